@@ -1,1 +1,55 @@
-fn main() {}
+//! `clpart`: the command-line front end (thin over the library crates).
+//!
+//! Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.
+
+mod analyze;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// OpenCL multi-device partitioning analyzer and launcher.
+#[derive(Parser)]
+#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyze a kernel: footprints, ranges, verdicts; emit stage outputs.
+    Analyze(analyze::AnalyzeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Analyze(a) => analyze::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("clpart: error: {}", one_line(&e));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The error and its causes on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in e.chain() {
+        let s = c.to_string().replace('\n', " ");
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+    }
+    parts.join(": ")
+}

@@ -1,1 +1,56 @@
-//! coarsen
+//! `coarsen`: the first stage of clpart.
+//!
+//! OpenCL C 1.2 source is parsed with libclang ([`parse_program`]) into the typed
+//! kernel IR ([`ir`]); [`emit_c`] turns a kernel into coarsened C in the SOpenCL
+//! style: one C function executing one work-group as loops over local ids, with
+//! barriers removed by loop fission.
+//!
+//! The crate is pure: it takes text and options and returns values.
+
+mod clang;
+pub mod emit;
+pub mod ir;
+mod parse;
+
+pub use emit::{emit_c, C_HEADER};
+pub use parse::parse_program;
+
+/// Options for parsing.
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// Extra clang arguments from the user (`-D`, `-I`, ...).
+    pub clang_args: Vec<String>,
+}
+
+/// Errors of the coarsening stage.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum CoarsenError {
+    #[error("{file}:{line}:{col}: {message}")]
+    Clang { file: String, line: u32, col: u32, message: String },
+    #[error("{file}: empty file, no kernel to analyze")]
+    Empty { file: String },
+    #[error("{file}: no kernel named '{name}' (kernels: {available})")]
+    UnknownKernel { file: String, name: String, available: String },
+    #[error("{file}: no __kernel function found")]
+    NoKernel { file: String },
+    #[error("{file}:{line}:{col}: kernel '{kernel}' cannot be coarsened: {message}")]
+    Unsupported { file: String, kernel: String, line: u32, col: u32, message: String },
+}
+
+impl ir::Program {
+    /// Finds the kernel `name`, or the only/first kernel when `name` is `None`.
+    pub fn kernel(&self, name: Option<&str>) -> Result<&ir::Function, CoarsenError> {
+        let kernels: Vec<&ir::Function> = self.kernels().collect();
+        if kernels.is_empty() {
+            return Err(CoarsenError::NoKernel { file: self.file.clone() });
+        }
+        match name {
+            None => Ok(kernels[0]),
+            Some(n) => kernels.iter().copied().find(|k| k.name == n).ok_or_else(|| CoarsenError::UnknownKernel {
+                file: self.file.clone(),
+                name: n.to_string(),
+                available: kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! A thin owning wrapper over libclang (clang-sys): index, translation unit,
+#![allow(non_upper_case_globals)]
+//! cursors, types and tokens. All `unsafe` FFI of the crate lives here.
+
+use clang_sys::*;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_uint, c_void};
+use std::sync::Mutex;
+
+/// libclang's global state is not safe to drive from several threads at once
+/// through one index; we serialize parses (they take milliseconds).
+static PARSE_LOCK: Mutex<()> = Mutex::new(());
+
+fn cxstring(s: CXString) -> String {
+    unsafe {
+        let p = clang_getCString(s);
+        let out = if p.is_null() { String::new() } else { CStr::from_ptr(p).to_string_lossy().into_owned() };
+        clang_disposeString(s);
+        out
+    }
+}
+
+/// An owned libclang index + translation unit.
+pub struct TranslationUnit {
+    index: CXIndex,
+    tu: CXTranslationUnit,
+}
+
+impl Drop for TranslationUnit {
+    fn drop(&mut self) {
+        unsafe {
+            if !self.tu.is_null() {
+                clang_disposeTranslationUnit(self.tu);
+            }
+            if !self.index.is_null() {
+                clang_disposeIndex(self.index);
+            }
+        }
+    }
+}
+
+/// A clang diagnostic in plain data.
+pub struct ClangDiag {
+    pub is_error: bool,
+    pub is_warning: bool,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl TranslationUnit {
+    /// Parses `source` as file `file_name` with `args`; `None` when libclang fails outright.
+    pub fn parse(file_name: &str, source: &str, args: &[String]) -> Option<TranslationUnit> {
+        let _guard = PARSE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let c_name = CString::new(file_name).ok()?;
+        let c_src = CString::new(source).ok()?;
+        let c_args: Vec<CString> = args.iter().filter_map(|a| CString::new(a.as_str()).ok()).collect();
+        let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut unsaved = CXUnsavedFile {
+            Filename: c_name.as_ptr(),
+            Contents: c_src.as_ptr(),
+            Length: source.len() as _,
+        };
+        unsafe {
+            let index = clang_createIndex(0, 0);
+            let mut tu: CXTranslationUnit = std::ptr::null_mut();
+            let err = clang_parseTranslationUnit2(
+                index,
+                c_name.as_ptr(),
+                arg_ptrs.as_ptr(),
+                arg_ptrs.len() as i32,
+                &mut unsaved,
+                1,
+                CXTranslationUnit_DetailedPreprocessingRecord * 0,
+                &mut tu,
+            );
+            let out = TranslationUnit { index, tu };
+            if err != CXError_Success || tu.is_null() {
+                return None;
+            }
+            Some(out)
+        }
+    }
+
+    pub fn diagnostics(&self) -> Vec<ClangDiag> {
+        let mut out = Vec::new();
+        unsafe {
+            let n = clang_getNumDiagnostics(self.tu);
+            for i in 0..n {
+                let d = clang_getDiagnostic(self.tu, i);
+                let sev = clang_getDiagnosticSeverity(d);
+                let loc = clang_getDiagnosticLocation(d);
+                let (file, line, col) = spelling_location(loc);
+                let message = cxstring(clang_getDiagnosticSpelling(d));
+                out.push(ClangDiag {
+                    is_error: sev >= CXDiagnostic_Error,
+                    is_warning: sev == CXDiagnostic_Warning,
+                    file,
+                    line,
+                    col,
+                    message,
+                });
+                clang_disposeDiagnostic(d);
+            }
+        }
+        out
+    }
+
+    pub fn root(&self) -> Cursor<'_> {
+        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.tu) }, tu: self }
+    }
+}
+
+fn spelling_location(loc: CXSourceLocation) -> (String, u32, u32) {
+    unsafe {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut line: c_uint = 0;
+        let mut col: c_uint = 0;
+        let mut offset: c_uint = 0;
+        clang_getSpellingLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+        let name = if file.is_null() { String::new() } else { cxstring(clang_getFileName(file)) };
+        (name, line, col)
+    }
+}
+
+/// A cursor borrowed from its translation unit.
+#[derive(Clone, Copy)]
+pub struct Cursor<'tu> {
+    raw: CXCursor,
+    tu: &'tu TranslationUnit,
+}
+
+/// Where a cursor lies: file, line, column and byte range (expansion location).
+pub struct Extent {
+    pub line: u32,
+    pub col: u32,
+    pub start: u32,
+    pub end: u32,
+    pub in_main_file: bool,
+}
+
+extern "C" fn collect_children(cursor: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
+    let v = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    v.push(cursor);
+    CXChildVisit_Continue
+}
+
+impl<'tu> Cursor<'tu> {
+    pub fn kind(&self) -> CXCursorKind {
+        unsafe { clang_getCursorKind(self.raw) }
+    }
+
+    pub fn kind_name(&self) -> String {
+        unsafe { cxstring(clang_getCursorKindSpelling(self.kind())) }
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { cxstring(clang_getCursorSpelling(self.raw)) }
+    }
+
+    pub fn children(&self) -> Vec<Cursor<'tu>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_visitChildren(self.raw, collect_children, &mut raw as *mut Vec<CXCursor> as *mut c_void);
+        }
+        raw.into_iter().map(|raw| Cursor { raw, tu: self.tu }).collect()
+    }
+
+    pub fn ty(&self) -> ClangType {
+        ClangType { raw: unsafe { clang_getCursorType(self.raw) } }
+    }
+
+    pub fn result_type(&self) -> ClangType {
+        ClangType { raw: unsafe { clang_getCursorResultType(self.raw) } }
+    }
+
+    pub fn is_definition(&self) -> bool {
+        unsafe { clang_isCursorDefinition(self.raw) != 0 }
+    }
+
+    pub fn binary_op(&self) -> CXBinaryOperatorKind {
+        unsafe { clang_getCursorBinaryOperatorKind(self.raw) }
+    }
+
+    pub fn unary_op(&self) -> CXUnaryOperatorKind {
+        unsafe { clang_getCursorUnaryOperatorKind(self.raw) }
+    }
+
+    pub fn referenced(&self) -> Option<Cursor<'tu>> {
+        let r = unsafe { clang_getCursorReferenced(self.raw) };
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            None
+        } else {
+            Some(Cursor { raw: r, tu: self.tu })
+        }
+    }
+
+    pub fn num_arguments(&self) -> i32 {
+        unsafe { clang_Cursor_getNumArguments(self.raw) }
+    }
+
+    pub fn argument(&self, i: u32) -> Cursor<'tu> {
+        Cursor { raw: unsafe { clang_Cursor_getArgument(self.raw, i) }, tu: self.tu }
+    }
+
+    /// Evaluates a constant expression: integer or floating value.
+    pub fn evaluate(&self) -> Option<EvalValue> {
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let out = match clang_EvalResult_getKind(r) {
+                CXEval_Int => {
+                    if clang_EvalResult_isUnsignedInt(r) != 0 {
+                        Some(EvalValue::Int(clang_EvalResult_getAsUnsigned(r) as i128))
+                    } else {
+                        Some(EvalValue::Int(clang_EvalResult_getAsLongLong(r) as i128))
+                    }
+                }
+                CXEval_Float => Some(EvalValue::Float(clang_EvalResult_getAsDouble(r))),
+                _ => None,
+            };
+            clang_EvalResult_dispose(r);
+            out
+        }
+    }
+
+    pub fn extent(&self) -> Extent {
+        unsafe {
+            let range = clang_getCursorExtent(self.raw);
+            let start = clang_getRangeStart(range);
+            let end = clang_getRangeEnd(range);
+            let mut file: CXFile = std::ptr::null_mut();
+            let (mut line, mut col, mut off): (c_uint, c_uint, c_uint) = (0, 0, 0);
+            clang_getExpansionLocation(start, &mut file, &mut line, &mut col, &mut off);
+            let mut efile: CXFile = std::ptr::null_mut();
+            let (mut el, mut ec, mut eoff): (c_uint, c_uint, c_uint) = (0, 0, 0);
+            clang_getExpansionLocation(end, &mut efile, &mut el, &mut ec, &mut eoff);
+            let in_main = clang_Location_isFromMainFile(start) != 0;
+            Extent { line, col, start: off, end: eoff.max(off), in_main_file: in_main }
+        }
+    }
+
+    /// The spellings of the tokens covering this cursor.
+    pub fn tokens(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        unsafe {
+            let range = clang_getCursorExtent(self.raw);
+            let mut toks: *mut CXToken = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_tokenize(self.tu.tu, range, &mut toks, &mut n);
+            if !toks.is_null() {
+                for i in 0..n as usize {
+                    out.push(cxstring(clang_getTokenSpelling(self.tu.tu, *toks.add(i))));
+                }
+                clang_disposeTokens(self.tu.tu, toks, n);
+            }
+        }
+        out
+    }
+}
+
+/// A constant value from `clang_Cursor_Evaluate`.
+pub enum EvalValue {
+    Int(i128),
+    Float(f64),
+}
+
+/// A clang type.
+#[derive(Clone, Copy)]
+pub struct ClangType {
+    raw: CXType,
+}
+
+impl ClangType {
+    pub fn kind(&self) -> CXTypeKind {
+        self.raw.kind
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { cxstring(clang_getTypeSpelling(self.raw)) }
+    }
+
+    pub fn canonical(&self) -> ClangType {
+        ClangType { raw: unsafe { clang_getCanonicalType(self.raw) } }
+    }
+
+    pub fn pointee(&self) -> ClangType {
+        ClangType { raw: unsafe { clang_getPointeeType(self.raw) } }
+    }
+
+    pub fn element(&self) -> ClangType {
+        ClangType { raw: unsafe { clang_getElementType(self.raw) } }
+    }
+
+    pub fn num_elements(&self) -> i64 {
+        unsafe { clang_getNumElements(self.raw) }
+    }
+
+    pub fn is_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
+    }
+}

@@ -1,0 +1,561 @@
+//! From libclang's AST to the kernel IR ([`crate::ir`]).
+#![allow(non_upper_case_globals)]
+
+use crate::clang::{ClangType, Cursor, EvalValue, TranslationUnit};
+use crate::ir::*;
+use crate::{CoarsenError, ParseOptions};
+use clang_sys::*;
+
+/// Parses OpenCL C source into a [`Program`].
+///
+/// Clang errors fail the parse (the first one is returned with its location);
+/// clang warnings and unsupported constructs are recorded as diagnostics.
+pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result<Program, CoarsenError> {
+    if source.trim().is_empty() {
+        return Err(CoarsenError::Empty { file: file.to_string() });
+    }
+    let mut args: Vec<String> = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(options.clang_args.iter().cloned());
+    let tu = TranslationUnit::parse(file, source, &args).ok_or_else(|| CoarsenError::Clang {
+        file: file.to_string(),
+        line: 0,
+        col: 0,
+        message: "libclang could not parse the file".into(),
+    })?;
+    let mut diagnostics = Vec::new();
+    for d in tu.diagnostics() {
+        let dfile = if d.file.is_empty() { file.to_string() } else { d.file.clone() };
+        if d.is_error {
+            return Err(CoarsenError::Clang { file: dfile, line: d.line, col: d.col, message: d.message });
+        }
+        if d.is_warning {
+            diagnostics.push(Diagnostic {
+                kind: DiagKind::Warning,
+                file: dfile,
+                span: Span { line: d.line, col: d.col, start: 0, end: 0 },
+                message: d.message,
+                function: None,
+            });
+        }
+    }
+    let mut cx = Cx { file: file.to_string(), diags: diagnostics, function: String::new() };
+    let mut functions = Vec::new();
+    for c in tu.root().children() {
+        if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || !c.extent().in_main_file {
+            continue;
+        }
+        functions.push(cx.function(&c));
+    }
+    // Recursion is outside the subset.
+    for f in &functions {
+        if calls_reach(&functions, &f.name, &f.name) {
+            cx.function = f.name.clone();
+            cx.unsupported(&f.span, format!("function '{}' is recursive", f.name));
+        }
+    }
+    Ok(Program { file: file.to_string(), source: source.to_string(), functions, diagnostics: cx.diags })
+}
+
+fn calls_reach(functions: &[Function], from: &str, target: &str) -> bool {
+    let mut seen = vec![from.to_string()];
+    let mut stack = vec![from.to_string()];
+    while let Some(n) = stack.pop() {
+        if let Some(f) = functions.iter().find(|f| f.name == n) {
+            for c in callees(&f.body) {
+                if c == target {
+                    return true;
+                }
+                if !seen.contains(&c) {
+                    seen.push(c.clone());
+                    stack.push(c);
+                }
+            }
+        }
+    }
+    false
+}
+
+struct Cx {
+    file: String,
+    diags: Vec<Diagnostic>,
+    function: String,
+}
+
+fn span_of(c: &Cursor) -> Span {
+    let e = c.extent();
+    Span { line: e.line, col: e.col, start: e.start, end: e.end }
+}
+
+/// Address space named in a type spelling such as `const __global float`.
+fn space_of_spelling(s: &str) -> AddrSpace {
+    for w in s.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        match w {
+            "__global" | "global" => return AddrSpace::Global,
+            "__constant" | "constant" => return AddrSpace::Constant,
+            "__local" | "local" => return AddrSpace::Local,
+            _ => {}
+        }
+    }
+    AddrSpace::Private
+}
+
+fn scalar_of_kind(k: CXTypeKind) -> Option<Scalar> {
+    Some(match k {
+        CXType_Bool => Scalar::Bool,
+        CXType_Char_S | CXType_SChar => Scalar::Char,
+        CXType_Char_U | CXType_UChar => Scalar::UChar,
+        CXType_Short => Scalar::Short,
+        CXType_UShort => Scalar::UShort,
+        CXType_Int => Scalar::Int,
+        CXType_UInt => Scalar::UInt,
+        CXType_Long | CXType_LongLong => Scalar::Long,
+        CXType_ULong | CXType_ULongLong => Scalar::ULong,
+        CXType_Half | CXType_Float16 => Scalar::Half,
+        CXType_Float => Scalar::Float,
+        CXType_Double => Scalar::Double,
+        _ => return None,
+    })
+}
+
+/// Converts a clang type to the IR's.
+pub(crate) fn convert_type(t: ClangType) -> Type {
+    let spelling = t.spelling();
+    let c = t.canonical();
+    if let Some(s) = scalar_of_kind(c.kind()) {
+        return Type::Scalar(s);
+    }
+    match c.kind() {
+        CXType_Void => Type::Void,
+        CXType_Vector | CXType_ExtVector => match scalar_of_kind(c.element().canonical().kind()) {
+            Some(s) => Type::Vector(s, c.num_elements() as u8),
+            None => Type::Other(spelling),
+        },
+        CXType_Pointer => {
+            let p = t.pointee();
+            Type::Pointer {
+                pointee: Box::new(convert_type(p)),
+                space: space_of_spelling(&p.spelling()),
+                is_const: p.is_const(),
+            }
+        }
+        CXType_ConstantArray => Type::Array { elem: Box::new(convert_type(c.element())), len: c.num_elements().max(0) as u64 },
+        _ => Type::Other(spelling),
+    }
+}
+
+fn is_expr_kind(k: CXCursorKind) -> bool {
+    unsafe { clang_isExpression(k) != 0 }
+}
+
+impl Cx {
+    fn unsupported(&mut self, span: &Span, message: String) {
+        self.diags.push(Diagnostic {
+            kind: DiagKind::Unsupported,
+            file: self.file.clone(),
+            span: span.clone(),
+            message,
+            function: Some(self.function.clone()),
+        });
+    }
+
+    fn function(&mut self, c: &Cursor) -> Function {
+        let name = c.spelling();
+        self.function = name.clone();
+        let span = span_of(c);
+        let toks = c.tokens();
+        let name_pos = toks.iter().position(|t| *t == name).unwrap_or(0);
+        let is_kernel = toks[..name_pos].iter().any(|t| t == "__kernel" || t == "kernel");
+        let mut params = Vec::new();
+        let mut body = Vec::new();
+        for ch in c.children() {
+            match ch.kind() {
+                CXCursor_ParmDecl => {
+                    let ty = convert_type(ch.ty());
+                    let pspan = span_of(&ch);
+                    if let Type::Other(s) = &ty {
+                        self.unsupported(&pspan, format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s));
+                    }
+                    params.push(Param { name: ch.spelling(), ty, span: pspan });
+                }
+                CXCursor_CompoundStmt => body = self.block(&ch),
+                _ => {}
+            }
+        }
+        Function { name, is_kernel, ret: convert_type(c.result_type()), params, body, span }
+    }
+
+    fn block(&mut self, c: &Cursor) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for ch in c.children() {
+            self.stmt_into(&ch, &mut out);
+        }
+        out
+    }
+
+    /// Converts a statement; declarations of several variables expand to several statements.
+    fn stmt_into(&mut self, c: &Cursor, out: &mut Vec<Stmt>) {
+        let span = span_of(c);
+        match c.kind() {
+            CXCursor_CompoundStmt => out.push(Stmt::Block(self.block(c))),
+            CXCursor_DeclStmt => {
+                for d in c.children() {
+                    if d.kind() == CXCursor_VarDecl {
+                        out.push(Stmt::Decl(self.var_decl(&d)));
+                    }
+                }
+            }
+            CXCursor_NullStmt => {}
+            CXCursor_IfStmt => {
+                let ch = c.children();
+                if ch.len() < 2 {
+                    self.unsupported(&span, "malformed 'if' statement".into());
+                    out.push(Stmt::Unsupported("if".into(), span));
+                    return;
+                }
+                let cond = self.expr(&ch[0]);
+                let then = self.stmt_list(&ch[1]);
+                let els = ch.get(2).map(|e| self.stmt_list(e));
+                out.push(Stmt::If { cond, then, els, span });
+            }
+            CXCursor_ForStmt => out.push(self.for_stmt(c, span)),
+            CXCursor_WhileStmt => {
+                let ch = c.children();
+                if ch.len() != 2 {
+                    self.unsupported(&span, "'while' with a declaration in its condition is not supported".into());
+                    out.push(Stmt::Unsupported("while".into(), span));
+                    return;
+                }
+                let cond = self.expr(&ch[0]);
+                let body = self.stmt_list(&ch[1]);
+                out.push(Stmt::While { cond, body, span });
+            }
+            CXCursor_ReturnStmt => {
+                let ch = c.children();
+                out.push(Stmt::Return(ch.first().map(|e| self.expr(e)), span));
+            }
+            CXCursor_BreakStmt => out.push(Stmt::Break(span)),
+            CXCursor_ContinueStmt => out.push(Stmt::Continue(span)),
+            CXCursor_GotoStmt | CXCursor_LabelStmt | CXCursor_IndirectGotoStmt => {
+                self.unsupported(&span, "'goto' and labels are not supported".into());
+                out.push(Stmt::Unsupported("goto".into(), span));
+            }
+            CXCursor_SwitchStmt => {
+                self.unsupported(&span, "'switch' is not supported".into());
+                out.push(Stmt::Unsupported("switch".into(), span));
+            }
+            CXCursor_DoStmt => {
+                self.unsupported(&span, "'do ... while' is not supported".into());
+                out.push(Stmt::Unsupported("do".into(), span));
+            }
+            k if is_expr_kind(k) => {
+                let e = self.expr(c);
+                match &e.kind {
+                    ExprKind::Call(name, _) if name == "barrier" || name == "work_group_barrier" => {
+                        out.push(Stmt::Barrier(span))
+                    }
+                    _ => out.push(Stmt::Expr(e)),
+                }
+            }
+            _ => {
+                let what = c.kind_name();
+                self.unsupported(&span, format!("statement '{}' is not supported", what));
+                out.push(Stmt::Unsupported(what, span));
+            }
+        }
+    }
+
+    fn stmt_list(&mut self, c: &Cursor) -> Vec<Stmt> {
+        if c.kind() == CXCursor_CompoundStmt {
+            return self.block(c);
+        }
+        let mut out = Vec::new();
+        self.stmt_into(c, &mut out);
+        out
+    }
+
+    fn var_decl(&mut self, d: &Cursor) -> VarDecl {
+        let span = span_of(d);
+        let ty = convert_type(d.ty());
+        let space = space_of_spelling(&d.ty().spelling());
+        let toks = d.tokens();
+        let has_init = toks.iter().any(|t| t == "=");
+        let init = if has_init {
+            d.children().iter().rev().find(|ch| is_expr_kind(ch.kind())).map(|e| self.expr(e))
+        } else {
+            None
+        };
+        if let Type::Other(s) = &ty {
+            self.unsupported(&span, format!("variable '{}' has unsupported type '{}'", d.spelling(), s));
+        }
+        if let Some(Expr { kind: ExprKind::Unsupported(_), .. }) = &init {
+            // already reported
+        } else if matches!(init.as_ref().map(|e| &e.kind), Some(ExprKind::VectorLit(_))) || init.is_none() {
+        }
+        VarDecl { name: d.spelling(), ty, space, init, span }
+    }
+
+    fn for_stmt(&mut self, c: &Cursor, span: Span) -> Stmt {
+        // libclang omits absent parts of the header: find which are present from tokens.
+        let toks = c.tokens();
+        let mut depth = 0i32;
+        let mut semis = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            match t.as_str() {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        semis.push(i);
+                        break;
+                    }
+                }
+                ";" if depth == 1 => semis.push(i),
+                _ => {}
+            }
+        }
+        if semis.len() != 3 {
+            self.unsupported(&span, "unrecognized 'for' header".into());
+            return Stmt::Unsupported("for".into(), span);
+        }
+        let has_init = semis[0] > 2;
+        let has_cond = semis[1] > semis[0] + 1;
+        let has_step = semis[2] > semis[1] + 1;
+        let mut ch = c.children().into_iter();
+        let init = if has_init {
+            ch.next().map(|i| {
+                let mut v = Vec::new();
+                self.stmt_into(&i, &mut v);
+                Box::new(if v.len() == 1 { v.pop().unwrap() } else { Stmt::Block(v) })
+            })
+        } else {
+            None
+        };
+        let cond = if has_cond { ch.next().map(|e| self.expr(&e)) } else { None };
+        let step = if has_step { ch.next().map(|e| self.expr(&e)) } else { None };
+        let body = ch.next().map(|b| self.stmt_list(&b)).unwrap_or_default();
+        Stmt::For { init, cond, step, body, span }
+    }
+
+    fn bad(&mut self, span: Span, ty: Type, message: String) -> Expr {
+        self.unsupported(&span, message.clone());
+        Expr { kind: ExprKind::Unsupported(message), ty, span }
+    }
+
+    fn expr(&mut self, c: &Cursor) -> Expr {
+        let span = span_of(c);
+        let ty = convert_type(c.ty());
+        let ch = c.children();
+        let mk = |kind: ExprKind, ty: Type, span: Span| Expr { kind, ty, span };
+        match c.kind() {
+            CXCursor_ParenExpr if ch.len() == 1 => self.expr(&ch[0]),
+            CXCursor_IntegerLiteral | CXCursor_CharacterLiteral => match c.evaluate() {
+                Some(EvalValue::Int(v)) => mk(ExprKind::IntLit(v), ty, span),
+                _ => self.bad(span, ty, "integer literal could not be evaluated".into()),
+            },
+            CXCursor_FloatingLiteral => {
+                let text = c.tokens().first().cloned().unwrap_or_default();
+                match c.evaluate() {
+                    Some(EvalValue::Float(v)) => mk(ExprKind::FloatLit(v, text), ty, span),
+                    _ => self.bad(span, ty, "floating literal could not be evaluated".into()),
+                }
+            }
+            CXCursor_DeclRefExpr => {
+                // Enumerators and macros already expanded; constants referenced by name stay vars.
+                if let Some(r) = c.referenced() {
+                    if r.kind() == CXCursor_EnumConstantDecl {
+                        if let Some(EvalValue::Int(v)) = c.evaluate() {
+                            return mk(ExprKind::IntLit(v), ty, span);
+                        }
+                    }
+                }
+                mk(ExprKind::Var(c.spelling()), ty, span)
+            }
+            CXCursor_BinaryOperator | CXCursor_CompoundAssignOperator if ch.len() == 2 => {
+                let l = Box::new(self.expr(&ch[0]));
+                let r = Box::new(self.expr(&ch[1]));
+                let op = c.binary_op();
+                let bin = match op {
+                    CXBinaryOperator_Mul | CXBinaryOperator_MulAssign => Some(BinOp::Mul),
+                    CXBinaryOperator_Div | CXBinaryOperator_DivAssign => Some(BinOp::Div),
+                    CXBinaryOperator_Rem | CXBinaryOperator_RemAssign => Some(BinOp::Rem),
+                    CXBinaryOperator_Add | CXBinaryOperator_AddAssign => Some(BinOp::Add),
+                    CXBinaryOperator_Sub | CXBinaryOperator_SubAssign => Some(BinOp::Sub),
+                    CXBinaryOperator_Shl | CXBinaryOperator_ShlAssign => Some(BinOp::Shl),
+                    CXBinaryOperator_Shr | CXBinaryOperator_ShrAssign => Some(BinOp::Shr),
+                    CXBinaryOperator_LT => Some(BinOp::Lt),
+                    CXBinaryOperator_GT => Some(BinOp::Gt),
+                    CXBinaryOperator_LE => Some(BinOp::Le),
+                    CXBinaryOperator_GE => Some(BinOp::Ge),
+                    CXBinaryOperator_EQ => Some(BinOp::Eq),
+                    CXBinaryOperator_NE => Some(BinOp::Ne),
+                    CXBinaryOperator_And | CXBinaryOperator_AndAssign => Some(BinOp::BitAnd),
+                    CXBinaryOperator_Xor | CXBinaryOperator_XorAssign => Some(BinOp::BitXor),
+                    CXBinaryOperator_Or | CXBinaryOperator_OrAssign => Some(BinOp::BitOr),
+                    CXBinaryOperator_LAnd => Some(BinOp::LogAnd),
+                    CXBinaryOperator_LOr => Some(BinOp::LogOr),
+                    CXBinaryOperator_Comma => Some(BinOp::Comma),
+                    CXBinaryOperator_Assign => None,
+                    _ => return self.bad(span, ty, "unsupported binary operator".into()),
+                };
+                let is_assign = op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign;
+                if is_assign {
+                    mk(ExprKind::Assign(bin, l, r), ty, span)
+                } else {
+                    mk(ExprKind::Binary(bin.unwrap(), l, r), ty, span)
+                }
+            }
+            CXCursor_UnaryOperator if ch.len() == 1 => {
+                let op = match c.unary_op() {
+                    CXUnaryOperator_PostInc => UnOp::PostInc,
+                    CXUnaryOperator_PostDec => UnOp::PostDec,
+                    CXUnaryOperator_PreInc => UnOp::PreInc,
+                    CXUnaryOperator_PreDec => UnOp::PreDec,
+                    CXUnaryOperator_AddrOf => UnOp::AddrOf,
+                    CXUnaryOperator_Deref => UnOp::Deref,
+                    CXUnaryOperator_Plus => UnOp::Plus,
+                    CXUnaryOperator_Minus => UnOp::Neg,
+                    CXUnaryOperator_Not => UnOp::BitNot,
+                    CXUnaryOperator_LNot => UnOp::Not,
+                    _ => return self.bad(span, ty, "unsupported unary operator".into()),
+                };
+                let a = self.expr(&ch[0]);
+                mk(ExprKind::Unary(op, Box::new(a)), ty, span)
+            }
+            CXCursor_UnaryExpr => match c.evaluate() {
+                // sizeof / alignof / vec_step
+                Some(EvalValue::Int(v)) => mk(ExprKind::IntLit(v), ty, span),
+                _ => self.bad(span, ty, "non-constant 'sizeof'-like expression".into()),
+            },
+            CXCursor_ArraySubscriptExpr if ch.len() == 2 => {
+                let b = self.expr(&ch[0]);
+                let i = self.expr(&ch[1]);
+                mk(ExprKind::Index(Box::new(b), Box::new(i)), ty, span)
+            }
+            CXCursor_ConditionalOperator if ch.len() == 3 => {
+                let a = self.expr(&ch[0]);
+                let b = self.expr(&ch[1]);
+                let d = self.expr(&ch[2]);
+                mk(ExprKind::Cond(Box::new(a), Box::new(b), Box::new(d)), ty, span)
+            }
+            CXCursor_CallExpr => self.call(c, span, ty),
+            CXCursor_CStyleCastExpr => {
+                let inner = ch.iter().rev().find(|x| is_expr_kind(x.kind()));
+                let Some(inner) = inner else {
+                    return self.bad(span, ty, "malformed cast".into());
+                };
+                if inner.kind() == CXCursor_InitListExpr || (inner.kind() == CXCursor_ParenExpr && matches!(ty, Type::Vector(..))) {
+                    let parts: Vec<Expr> = self.vector_parts(inner);
+                    return mk(ExprKind::VectorLit(parts), ty, span);
+                }
+                let e = self.expr(inner);
+                if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) = (&ty, &e.ty) {
+                    if a != b {
+                        return self.bad(span, ty.clone(), format!("pointer cast from '{}' to '{}' is not supported", e.ty.name(), ty.name()));
+                    }
+                }
+                mk(ExprKind::Cast(Box::new(e)), ty, span)
+            }
+            CXCursor_InitListExpr => {
+                let parts = ch.iter().map(|x| self.expr(x)).collect();
+                mk(ExprKind::VectorLit(parts), ty, span)
+            }
+            CXCursor_MemberRefExpr | CXCursor_UnexposedExpr if ch.len() == 1 => {
+                let inner_ext = ch[0].extent();
+                let ext = c.extent();
+                let inner_ty = convert_type(ch[0].ty());
+                let is_swizzle = matches!(inner_ty, Type::Vector(..)) && (inner_ext.end < ext.end);
+                if is_swizzle {
+                    let toks = c.tokens();
+                    let comp = toks.last().cloned().unwrap_or_default();
+                    let base = self.expr(&ch[0]);
+                    match swizzle_lanes(&comp) {
+                        Some(l) => return mk(ExprKind::Swizzle(Box::new(base), l), ty, span),
+                        None => return self.bad(span, ty, format!("unsupported vector component '.{comp}'")),
+                    }
+                }
+                if c.kind() == CXCursor_MemberRefExpr {
+                    return self.bad(span, ty, "struct member access is not supported".into());
+                }
+                let e = self.expr(&ch[0]);
+                if e.ty == ty || matches!(ty, Type::Other(_)) {
+                    e
+                } else {
+                    if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) = (&ty, &e.ty) {
+                        if a.name() != b.name() {
+                            return self.bad(span, ty.clone(), format!("pointer cast from '{}' to '{}' is not supported", e.ty.name(), ty.name()));
+                        }
+                        return e;
+                    }
+                    if matches!(e.ty, Type::Array { .. }) {
+                        return e; // array-to-pointer decay
+                    }
+                    mk(ExprKind::Cast(Box::new(e)), ty, span)
+                }
+            }
+            _ => {
+                if let Some(v) = c.evaluate() {
+                    return match v {
+                        EvalValue::Int(i) => mk(ExprKind::IntLit(i), ty, span),
+                        EvalValue::Float(f) => mk(ExprKind::FloatLit(f, format!("{f:?}")), ty, span),
+                    };
+                }
+                let what = c.kind_name();
+                self.bad(span, ty, format!("expression '{}' is not supported", what))
+            }
+        }
+    }
+
+    fn vector_parts(&mut self, c: &Cursor) -> Vec<Expr> {
+        match c.kind() {
+            CXCursor_ParenExpr => {
+                let ch = c.children();
+                if ch.len() == 1 {
+                    return self.vector_parts(&ch[0]);
+                }
+                ch.iter().map(|x| self.expr(x)).collect()
+            }
+            CXCursor_InitListExpr => c.children().iter().map(|x| self.expr(x)).collect(),
+            CXCursor_BinaryOperator if c.binary_op() == CXBinaryOperator_Comma => {
+                let ch = c.children();
+                let mut v = self.vector_parts(&ch[0]);
+                v.push(self.expr(&ch[1]));
+                v
+            }
+            _ => vec![self.expr(c)],
+        }
+    }
+
+    fn call(&mut self, c: &Cursor, span: Span, ty: Type) -> Expr {
+        let name = c.spelling();
+        let n = c.num_arguments().max(0) as u32;
+        let args: Vec<Expr> = (0..n).map(|i| self.expr(&c.argument(i))).collect();
+        if let Some(w) = WorkItemFn::from_name(&name) {
+            let dim = args.into_iter().next().unwrap_or(Expr { kind: ExprKind::IntLit(0), ty: Type::Scalar(Scalar::UInt), span: span.clone() });
+            return Expr { kind: ExprKind::WorkItem(w, Box::new(dim)), ty, span };
+        }
+        if name.starts_with("read_image") || name.starts_with("write_image") || name.starts_with("get_image") {
+            return self.bad(span, ty, format!("image builtin '{name}' is not supported"));
+        }
+        if name.is_empty() {
+            return self.bad(span, ty, "indirect call is not supported".into());
+        }
+        Expr { kind: ExprKind::Call(name, args), ty, span }
+    }
+}
+
+/// Lane indices of a vector component selector (`x`, `xy`, `s01`, `hi`, `even` ...).
+pub(crate) fn swizzle_lanes(comp: &str) -> Option<Vec<u8>> {
+    let xyzw = |c: char| "xyzw".find(c).map(|i| i as u8);
+    if let Some(rest) = comp.strip_prefix('s').or_else(|| comp.strip_prefix('S')) {
+        if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Some(rest.chars().map(|c| c.to_digit(16).unwrap() as u8).collect());
+        }
+    }
+    if !comp.is_empty() && comp.chars().all(|c| xyzw(c).is_some()) {
+        return Some(comp.chars().map(|c| xyzw(c).unwrap()).collect());
+    }
+    None
+}
