@@ -114,9 +114,9 @@ static inline double clpart_exp10(double x) { return pow(10.0, x); }
 
 /* vloadN / vstoreN. */
 #define CLPART_VLOAD(VT, N, off, p) ({ VT _v; size_t _o = (size_t)(off) * (N); \
-    for (int _k = 0; _k < (N); _k++) _v[_k] = (p)[_o + _k]; _v; })
+    for (int _k = 0; _k < (N); _k++) { _v[_k] = (p)[_o + _k]; } _v; })
 #define CLPART_VSTORE(N, v, off, p) ({ __typeof__(v) _v = (v); size_t _o = (size_t)(off) * (N); \
-    for (int _k = 0; _k < (N); _k++) (p)[_o + _k] = _v[_k]; (void)0; })
+    for (int _k = 0; _k < (N); _k++) { (p)[_o + _k] = _v[_k]; } (void)0; })
 /* as_type reinterpretation. */
 #define CLPART_AS(T, x) ({ __typeof__(x) _x = (x); T _t; memcpy(&_t, &_x, sizeof _t); _t; })
 

@@ -1,1 +1,150 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for clpart's end-to-end and corpus tests: the kernel corpus
+//! (`kernels/*.cl` and the directives in their header comments) and golden
+//! files (re-blessed with `CLPART_BLESS=1`).
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+/// What a corpus kernel's header says the analysis must conclude.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expect {
+    pub splittable: bool,
+    /// Arrays whose accesses cannot be modeled (transferred whole).
+    pub whole: Vec<String>,
+}
+
+/// One corpus kernel and its header directives.
+#[derive(Debug, Clone)]
+pub struct CorpusKernel {
+    pub path: PathBuf,
+    /// The kernel name (= the file stem).
+    pub name: String,
+    pub source: String,
+    /// `@run` argument lists (as `clpart run` takes them).
+    pub runs: Vec<Vec<String>>,
+    pub expect: Expect,
+    /// `@float`: outputs are floating point.
+    pub float: bool,
+    /// `@build` options.
+    pub build: Vec<String>,
+}
+
+impl CorpusKernel {
+    /// The value of `--flag` in run `i`.
+    pub fn run_flag(&self, i: usize, flag: &str) -> Option<String> {
+        let r = &self.runs[i];
+        r.iter().position(|a| a == flag).and_then(|p| r.get(p + 1).cloned())
+    }
+
+    /// The `--arg NAME=SPEC` pairs of run `i`.
+    pub fn run_args(&self, i: usize) -> Vec<(String, String)> {
+        let r = &self.runs[i];
+        let mut out = Vec::new();
+        for (j, a) in r.iter().enumerate() {
+            if a == "--arg" {
+                if let Some((n, s)) = r.get(j + 1).and_then(|x| x.split_once('=')) {
+                    out.push((n.to_string(), s.to_string()));
+                }
+            }
+        }
+        out
+    }
+
+    /// A comma-separated size list of run `i` (`--global` / `--local`).
+    pub fn run_sizes(&self, i: usize, flag: &str) -> Vec<usize> {
+        self.run_flag(i, flag)
+            .map(|s| s.split(',').map(|x| x.trim().parse().expect("size")).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Parses the header of one corpus file.
+pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut runs = Vec::new();
+    let mut expect = Expect { splittable: true, whole: Vec::new() };
+    let mut float = false;
+    let mut build = Vec::new();
+    for line in source.lines() {
+        let Some(rest) = line.strip_prefix("//") else { break };
+        let Some(d) = rest.trim_start().strip_prefix('@') else { continue };
+        let (key, val) = d.split_once(' ').unwrap_or((d, ""));
+        match key {
+            "run" => runs.push(val.split_whitespace().map(String::from).collect()),
+            "expect" => {
+                let mut words = val.split_whitespace();
+                expect.splittable = words.next() == Some("splittable");
+                for w in words {
+                    if let Some(list) = w.strip_prefix("whole=") {
+                        expect.whole = list.split(',').map(String::from).collect();
+                    }
+                }
+            }
+            "float" => float = true,
+            "build" => build = val.split_whitespace().map(String::from).collect(),
+            _ => {}
+        }
+    }
+    CorpusKernel { path: path.to_path_buf(), name, source, runs, expect, float, build }
+}
+
+/// Every corpus kernel (`kernels/*.cl`), sorted by name.
+pub fn corpus() -> Vec<CorpusKernel> {
+    let dir = workspace_root().join("kernels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("kernels/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    files.iter().map(|p| parse_corpus_file(p)).collect()
+}
+
+/// Whether golden files are being re-blessed (`CLPART_BLESS=1`).
+pub fn blessing() -> bool {
+    std::env::var("CLPART_BLESS").is_ok_and(|v| v == "1")
+}
+
+/// Compares `actual` with the golden file at `path` (relative to the workspace
+/// root), or rewrites it when blessing. Returns a message on mismatch.
+pub fn check_golden(rel: &str, actual: &str) -> Result<(), String> {
+    let path = workspace_root().join(rel);
+    if blessing() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(&path)
+        .map_err(|_| format!("{rel}: golden file missing; run with CLPART_BLESS=1 to create it"))?;
+    if expected == actual {
+        return Ok(());
+    }
+    Err(format!("{rel}: output differs from the golden file (run with CLPART_BLESS=1 to update)\n{}", diff(&expected, actual)))
+}
+
+/// A small line diff: the first differing lines with context.
+pub fn diff(expected: &str, actual: &str) -> String {
+    let e: Vec<&str> = expected.lines().collect();
+    let a: Vec<&str> = actual.lines().collect();
+    let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    let mut out = String::new();
+    for i in first.saturating_sub(2)..(first + 6).min(e.len().max(a.len())) {
+        match (e.get(i), a.get(i)) {
+            (Some(x), Some(y)) if x == y => out.push_str(&format!("   {x}\n")),
+            (x, y) => {
+                if let Some(x) = x {
+                    out.push_str(&format!(" - {x}\n"));
+                }
+                if let Some(y) = y {
+                    out.push_str(&format!(" + {y}\n"));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,22 @@
+/* coarsened by clpart from kernels/bicg.cl: kernel 'bicg' */
+#include "clpart_coarsen.h"
+
+void bicg(const float * A, const float * r, float * s, int nx, int ny, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int j = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        if (j < ny) {
+            s[j] = 0.0f;
+            for (int i = 0; i < nx; i++) {
+                s[j] += (r[i] * A[(i * ny) + j]);
+            }
+        }
+        __clpart_next_wi_0: ;
+    }
+}

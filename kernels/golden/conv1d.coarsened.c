@@ -1,0 +1,26 @@
+/* coarsened by clpart from kernels/conv1d.cl: kernel 'conv1d' */
+#include "clpart_coarsen.h"
+
+void conv1d(const float * in, float * filt, float * out, int n, int radius, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int i = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        if (i < n) {
+            float acc = 0.0f;
+            for (int k = -radius; k <= radius; k++) {
+                int j = i + k;
+                if ((j >= 0) && (j < n)) {
+                    acc += (filt[k + radius] * in[j]);
+                }
+            }
+            out[i] = acc;
+        }
+        __clpart_next_wi_0: ;
+    }
+}

@@ -1,0 +1,12 @@
+// Scatter-add with global atomics: atomic_add(&out[idx[i]], in[i]). Different
+// work-groups may add into the same element, so the kernel is not split; the
+// result is deterministic because integer addition commutes.
+// @run --global 1024 --local 64 --arg in=seq:1024 --arg idx=rand:1024:1 --arg out=zeros:1024
+// @run --global 1000 --local 8 --arg in=seq:1000 --arg idx=rand:1000:2 --arg out=zeros:1000
+// @expect not-splittable whole=out
+__kernel void scatter_conflict(__global const int *in, __global const int *idx,
+                               __global int *out)
+{
+    int i = get_global_id(0);
+    atomic_add(&out[idx[i]], in[i]);
+}

@@ -1,0 +1,251 @@
+//! Public expression types: [`PwExpr`], [`Condition`] and their bound forms.
+//!
+//! The life of an expression: the analysis prints it (isl's
+//! `isl_pw_aff_to_str` text, or a quasi-polynomial), the range file stores
+//! the text, the launcher parses it once ([`PwExpr::parse`]), binds the
+//! parameter names to positions of its value vector once ([`PwExpr::bind`]),
+//! and evaluates it per launch ([`BoundExpr::eval`]).
+//!
+//! See the crate docs for the syntax and the cost of evaluation.
+
+use std::fmt;
+
+use crate::ast::{self, Cond, Names, Piece};
+use crate::parse;
+use crate::rational::Rat;
+use crate::ExprError;
+
+/// A parsed piecewise quasi-affine expression (or quasi-polynomial): a list
+/// of pieces `(value, condition)`; the first piece whose condition holds
+/// gives the value, and no such piece means "undefined" (`None`).
+///
+/// Texts accepted, among others (see the syntax in the crate docs):
+/// `[N, lo, hi] -> { [(-1 + 16hi)] : hi > lo }`, `{ [(5)] }`,
+/// `[w] -> { [(floor((w)/16) + 2w)] : w >= 0; [(0)] : w < 0 }`, and a bare
+/// quasi-polynomial such as `1/2 * N^2 + [0, 1/2]_N`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PwExpr {
+    params: Vec<String>,
+    exist_names: Vec<String>,
+    pieces: Vec<Piece>,
+}
+
+/// A [`PwExpr`] whose parameters are resolved to positions of a value
+/// vector; cheap to evaluate many times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundExpr {
+    need: usize,
+    n_exist: usize,
+    pieces: Vec<Piece>,
+}
+
+impl PwExpr {
+    /// Parses isl's piecewise text, a braced list of pieces with an optional
+    /// `[params] ->` header, or a bare expression (one piece, always
+    /// defined). With a header, every name must be a header parameter or an
+    /// existential variable; without one, the parameters are the free names
+    /// in order of first appearance.
+    pub fn parse(text: &str) -> Result<PwExpr, ExprError> {
+        let (header, mut pieces) = parse::parse_pw(text)?;
+        let mut r = ast::Resolver::new(header);
+        for p in pieces.iter_mut() {
+            r.expr(&mut p.value)?;
+            r.cond(&mut p.cond)?;
+        }
+        check_unique(&r.params)?;
+        Ok(PwExpr {
+            params: r.params,
+            exist_names: r.exist_names,
+            pieces,
+        })
+    }
+
+    /// The parameter names, in the order of the text's header.
+    pub fn params(&self) -> &[String] {
+        &self.params
+    }
+
+    /// The number of pieces.
+    pub fn n_pieces(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// Resolves each parameter to its position in `names`; the values given
+    /// to [`BoundExpr::eval`] follow `names`. Extra names are fine, and so is
+    /// a header parameter that no piece uses; a used parameter missing from
+    /// `names` is [`ExprError::Unbound`].
+    pub fn bind(&self, names: &[&str]) -> Result<BoundExpr, ExprError> {
+        let mut binder = ast::Binder::new(&self.params, names);
+        let mut pieces = self.pieces.clone();
+        for p in pieces.iter_mut() {
+            binder.expr(&mut p.value);
+            binder.cond(&mut p.cond);
+        }
+        let need = binder.finish()?;
+        Ok(BoundExpr {
+            need,
+            n_exist: self.exist_names.len(),
+            pieces,
+        })
+    }
+
+    /// Parses, binds and evaluates in one call (slow path, for tests and
+    /// one-off use).
+    pub fn eval_named(&self, names: &[&str], values: &[i64]) -> Result<Option<i64>, ExprError> {
+        self.bind(names)?.eval(values)
+    }
+}
+
+impl BoundExpr {
+    /// Evaluates with `values[i]` the value of `names[i]` given to
+    /// [`PwExpr::bind`]. `Ok(None)` when no piece's condition holds. A value
+    /// that is not an integer (a quasi-polynomial at a point where it is
+    /// not integral) is [`ExprError::NotInteger`]; no allocation happens
+    /// unless an error is returned.
+    pub fn eval(&self, values: &[i64]) -> Result<Option<i64>, ExprError> {
+        match self.eval_exact(values)? {
+            Some(r) => r.to_i64().map(Some),
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn eval_exact(&self, values: &[i64]) -> Result<Option<Rat>, ExprError> {
+        if values.len() < self.need {
+            return Err(ExprError::TooFewValues {
+                needed: self.need,
+                got: values.len(),
+            });
+        }
+        ast::eval_pieces(&self.pieces, self.n_exist, values)
+    }
+
+    /// The least length of the value vector that [`BoundExpr::eval`] needs.
+    pub fn n_values(&self) -> usize {
+        self.need
+    }
+}
+
+/// Prints the canonical text: `[params] -> { [(value)] : cond; ... }`,
+/// which [`PwExpr::parse`] reads back to an equal expression.
+impl fmt::Display for PwExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = Names {
+            params: &self.params,
+            exist: &self.exist_names,
+        };
+        ast::write_header(&self.params, f)?;
+        f.write_str("{ ")?;
+        for (i, p) in self.pieces.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str("[(")?;
+            ast::write_expr(&p.value, 0, &names, f)?;
+            f.write_str(")]")?;
+            if p.cond != Cond::True {
+                f.write_str(" : ")?;
+                ast::write_cond(&p.cond, &names, f)?;
+            }
+        }
+        f.write_str(" }")
+    }
+}
+
+/// A parsed condition over parameters, as in a chamber domain or an
+/// assumption: `N >= 1 and hi > lo`, `0 <= lo < hi <= 10`,
+/// `[N] -> { : exists (e0 = floor((N)/2): 2e0 = N) }`. The empty text is
+/// `true`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    params: Vec<String>,
+    exist_names: Vec<String>,
+    cond: Cond,
+}
+
+/// A [`Condition`] bound to positions of a value vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundCondition {
+    need: usize,
+    n_exist: usize,
+    cond: Cond,
+}
+
+impl Condition {
+    /// Parses `cond`, `[params] -> { : cond }` or `{ : cond }`. Parameters
+    /// follow the same rules as in [`PwExpr::parse`].
+    pub fn parse(text: &str) -> Result<Condition, ExprError> {
+        let (header, mut cond) = parse::parse_cond(text)?;
+        let mut r = ast::Resolver::new(header);
+        r.cond(&mut cond)?;
+        check_unique(&r.params)?;
+        Ok(Condition {
+            params: r.params,
+            exist_names: r.exist_names,
+            cond,
+        })
+    }
+
+    /// The parameter names.
+    pub fn params(&self) -> &[String] {
+        &self.params
+    }
+
+    /// Resolves parameters to positions in `names` (see [`PwExpr::bind`]).
+    pub fn bind(&self, names: &[&str]) -> Result<BoundCondition, ExprError> {
+        let mut binder = ast::Binder::new(&self.params, names);
+        let mut cond = self.cond.clone();
+        binder.cond(&mut cond);
+        let need = binder.finish()?;
+        Ok(BoundCondition {
+            need,
+            n_exist: self.exist_names.len(),
+            cond,
+        })
+    }
+}
+
+impl BoundCondition {
+    /// Whether the condition holds for `values` (ordered as the names given
+    /// to [`Condition::bind`]).
+    pub fn eval(&self, values: &[i64]) -> Result<bool, ExprError> {
+        if values.len() < self.need {
+            return Err(ExprError::TooFewValues {
+                needed: self.need,
+                got: values.len(),
+            });
+        }
+        if self.n_exist == 0 {
+            return ast::eval_cond(&self.cond, values, &mut []);
+        }
+        let mut store = [Rat::ZERO; ast::MAX_EXISTENTIALS];
+        let n = self.n_exist.min(ast::MAX_EXISTENTIALS);
+        ast::eval_cond(&self.cond, values, &mut store[..n])
+    }
+}
+
+/// Prints `[params] -> { : cond }`, which [`Condition::parse`] reads back
+/// to an equal condition.
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = Names {
+            params: &self.params,
+            exist: &self.exist_names,
+        };
+        ast::write_header(&self.params, f)?;
+        f.write_str("{ : ")?;
+        ast::write_cond(&self.cond, &names, f)?;
+        f.write_str(" }")
+    }
+}
+
+fn check_unique(params: &[String]) -> Result<(), ExprError> {
+    for (i, p) in params.iter().enumerate() {
+        if params[..i].contains(p) {
+            return Err(ExprError::Parse {
+                col: 1,
+                message: format!("parameter '{p}' is listed twice"),
+            });
+        }
+    }
+    Ok(())
+}

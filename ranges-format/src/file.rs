@@ -1,0 +1,601 @@
+//! The range file types, their RON form, validation and atomic I/O.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::expr::{BoundCondition, BoundExpr, Condition, PwExpr};
+use crate::rational::Rat;
+use crate::{ExprError, RangesError};
+
+/// The range file format version this crate writes and the newest it reads.
+/// Bump it on any change that an older reader would misread.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A range file: the analysis of every kernel of one OpenCL program.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeFile {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// File name of the kernel source, as given to the analysis.
+    pub source_name: String,
+    /// Lower-case hex SHA-256 of `source` (see [`source_hash`]).
+    pub source_hash: String,
+    /// The original kernel source text.
+    pub source: String,
+    /// OpenCL build options the analysis assumed (`-D N=...`).
+    pub build_options: Vec<String>,
+    /// One entry per analyzed kernel.
+    pub kernels: Vec<KernelRanges>,
+}
+
+/// The analysis of one kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelRanges {
+    /// Kernel function name.
+    pub name: String,
+    /// Number of NDRange dimensions the analysis assumed.
+    pub work_dim: u32,
+    /// Every parameter that appears in any expression of this kernel.
+    pub params: Vec<Param>,
+    /// Every kernel argument, in order.
+    pub args: Vec<ArgInfo>,
+    /// The NDRange dimension split into slices; `None` if not splittable.
+    pub split_dim: Option<u32>,
+    /// Whether the kernel may run split across devices.
+    pub splittable: bool,
+    /// Why not, when `splittable` is false (end-user message).
+    pub reason: Option<String>,
+    /// One entry per global or constant buffer argument.
+    pub arrays: Vec<ArrayRanges>,
+    /// Conditions to check at launch before trusting the ranges.
+    pub assumptions: Vec<Assumption>,
+    /// The rewritten kernel that runs one slice.
+    pub subkernel: Option<Subkernel>,
+    /// Analysis diagnostics (end-user messages with locations).
+    pub diagnostics: Vec<String>,
+}
+
+/// A named parameter of the expressions and where its value comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// Name as used in the expressions.
+    pub name: String,
+    /// Source of the value at launch.
+    pub source: ParamSource,
+}
+
+/// Where a parameter's value comes from at launch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParamSource {
+    /// The value of scalar kernel argument `arg_index`.
+    ScalarArg {
+        /// Argument position.
+        arg_index: u32,
+    },
+    /// `get_global_size(d)`.
+    GlobalSize(u32),
+    /// `get_local_size(d)`.
+    LocalSize(u32),
+    /// `get_global_offset(d)`.
+    GlobalOffset(u32),
+    /// `get_num_groups(d)`.
+    NumGroups(u32),
+    /// First work-group index of the slice along `split_dim`.
+    SliceLo,
+    /// One past the last work-group index of the slice along `split_dim`.
+    SliceHi,
+}
+
+/// One kernel argument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgInfo {
+    /// Argument position.
+    pub index: u32,
+    /// Parameter name in the source.
+    pub name: String,
+    /// Scalar or kind of buffer.
+    pub kind: ArgKind,
+    /// OpenCL element (or scalar) type name, e.g. `float`, `float4`, `uint`.
+    pub elem_type: String,
+    /// Size of one element in bytes.
+    pub elem_size: u32,
+}
+
+/// The kind of a kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArgKind {
+    /// Passed by value.
+    Scalar,
+    /// `__global` pointer.
+    GlobalBuffer,
+    /// `__constant` pointer.
+    ConstantBuffer,
+    /// `__local` pointer (size given at launch).
+    LocalBuffer,
+}
+
+/// How a kernel uses an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    /// Read only.
+    R,
+    /// Written only.
+    W,
+    /// Read and written.
+    RW,
+}
+
+/// Whether an array's footprint is bounded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArrayStatus {
+    /// The ranges below hold.
+    Bounded,
+    /// The whole array is transferred.
+    Whole {
+        /// End-user reason with location.
+        reason: String,
+    },
+}
+
+/// Inclusive element-index bounds, each a piecewise quasi-affine expression
+/// text (see [`PwExpr`]) over the kernel's parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    /// Least element index touched.
+    pub lower: String,
+    /// Greatest element index touched.
+    pub upper: String,
+}
+
+/// The footprint of one global or constant buffer argument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayRanges {
+    /// Argument position.
+    pub arg_index: u32,
+    /// Argument name.
+    pub name: String,
+    /// OpenCL element type name.
+    pub elem_type: String,
+    /// Element size in bytes.
+    pub elem_size: u32,
+    /// Read, written or both.
+    pub mode: Mode,
+    /// Bounded, or whole with the reason.
+    pub status: ArrayStatus,
+    /// Footprint of the whole NDRange.
+    pub total: Option<Range>,
+    /// Footprint of the slice `[SliceLo, SliceHi)`.
+    pub slice: Option<Range>,
+    /// The read part of the slice's footprint.
+    pub read_slice: Option<Range>,
+    /// The written part of the slice's footprint.
+    pub write_slice: Option<Range>,
+    /// Distinct elements touched by the whole NDRange (Ehrhart).
+    pub count_total: Option<Count>,
+    /// Distinct elements touched by a slice (Ehrhart).
+    pub count_slice: Option<Count>,
+    /// Write-overlap verdict, for written arrays.
+    pub write: Option<WriteVerdict>,
+}
+
+/// An Ehrhart count: the sum over `terms` of the value of the first chamber
+/// whose domain holds; a term with no matching chamber contributes 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    /// Terms of the sum, each a list of chambers.
+    pub terms: Vec<Vec<Chamber>>,
+}
+
+/// One validity domain of a quasi-polynomial.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chamber {
+    /// Condition text over the parameters (see [`Condition`]).
+    pub domain: String,
+    /// Quasi-polynomial text (see [`PwExpr`]).
+    pub value: String,
+}
+
+/// What the analysis proved about an array's writes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteVerdict {
+    /// No element is written by two disjoint slices.
+    pub disjoint_across_slices: bool,
+    /// A slice writes every element of its write hull.
+    pub fills_hull: bool,
+    /// The written elements as runs (free text), when not the whole hull.
+    pub runs: Option<String>,
+}
+
+/// A condition the launcher checks before trusting the ranges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assumption {
+    /// End-user description.
+    pub description: String,
+    /// Condition text over the parameters (see [`Condition`]).
+    pub condition: String,
+}
+
+/// The rewritten kernel that runs one slice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subkernel {
+    /// Kernel function name.
+    pub name: String,
+    /// OpenCL C source.
+    pub source: String,
+    /// Arguments appended after the original ones, in order.
+    pub extra_args: Vec<ExtraArg>,
+}
+
+/// An argument the subkernel takes in addition to the original ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraArg {
+    /// Parameter name in the subkernel source.
+    pub name: String,
+    /// What value to pass.
+    pub meaning: ExtraArgMeaning,
+}
+
+/// The value of an [`ExtraArg`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExtraArgMeaning {
+    /// First element index of the device buffer of argument `arg_index`.
+    ArrayBase {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// First work-group index of the slice in dimension `d`.
+    GroupIdBase(u32),
+    /// The unsplit `get_global_size(d)`.
+    GlobalSize(u32),
+    /// The unsplit `get_num_groups(d)`.
+    NumGroups(u32),
+    /// The unsplit `get_global_offset(d)`.
+    GlobalOffset(u32),
+}
+
+/// Lower-case hex SHA-256 of a kernel source, as stored in
+/// [`RangeFile::source_hash`].
+pub fn source_hash(source: &str) -> String {
+    let digest = Sha256::digest(source.as_bytes());
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Only the version, read before the rest so that a newer file is reported
+/// as newer rather than as corrupt.
+#[derive(Deserialize)]
+#[serde(rename = "RangeFile")]
+struct VersionPeek {
+    #[serde(default, deserialize_with = "some_u32")]
+    format_version: Option<u32>,
+}
+
+fn some_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    u32::deserialize(d).map(Some)
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl RangeFile {
+    /// An empty range file of the current version for `source`.
+    pub fn new(source_name: impl Into<String>, source: impl Into<String>) -> RangeFile {
+        let source = source.into();
+        RangeFile {
+            format_version: FORMAT_VERSION,
+            source_name: source_name.into(),
+            source_hash: source_hash(&source),
+            source,
+            build_options: Vec::new(),
+            kernels: Vec::new(),
+        }
+    }
+
+    /// The kernel entry named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&KernelRanges> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Pretty RON text, with struct names and unescaped (multi-line)
+    /// strings.
+    pub fn to_ron_string(&self) -> Result<String, RangesError> {
+        let config = ron::ser::PrettyConfig::new()
+            .struct_names(true)
+            .escape_strings(false);
+        let mut text =
+            ron::ser::to_string_pretty(self, config).map_err(|e| RangesError::Serialize {
+                message: lower_first(&e.to_string()),
+            })?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Parses and validates a range file text: version first, then
+    /// structure, then every expression (see [`RangeFile::validate`]).
+    pub fn from_ron_str(text: &str) -> Result<RangeFile, RangesError> {
+        let peek: VersionPeek = ron::from_str(text).map_err(corrupt)?;
+        match peek.format_version {
+            None => {
+                return Err(RangesError::Corrupt {
+                    line: 1,
+                    col: 1,
+                    message: "missing field 'format_version'".into(),
+                })
+            }
+            Some(0) => {
+                return Err(RangesError::Corrupt {
+                    line: 1,
+                    col: 1,
+                    message: "format_version 0 is not a valid version".into(),
+                })
+            }
+            Some(v) if v > FORMAT_VERSION => {
+                return Err(RangesError::NewerVersion {
+                    found: v,
+                    supported: FORMAT_VERSION,
+                })
+            }
+            Some(_) => {}
+        }
+        let file: RangeFile = ron::from_str(text).map_err(corrupt)?;
+        file.validate()?;
+        Ok(file)
+    }
+
+    /// Reads and validates the range file at `path`.
+    pub fn read(path: impl AsRef<Path>) -> Result<RangeFile, RangesError> {
+        let path = path.as_ref();
+        let bytes = fs::read(path).map_err(|error| RangesError::Io {
+            op: "read",
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let (line, col) = line_col(&bytes[..e.valid_up_to()]);
+            RangesError::Corrupt {
+                line,
+                col,
+                message: "text is not valid utf-8".into(),
+            }
+        })?;
+        RangeFile::from_ron_str(text)
+    }
+
+    /// Validates, then writes to a temporary file in the same folder and
+    /// renames it over `path`, so that readers see the old file or the new
+    /// one, never a partial one.
+    pub fn write_atomic(&self, path: impl AsRef<Path>) -> Result<(), RangesError> {
+        self.validate()?;
+        let text = self.to_ron_string()?;
+        let path = path.as_ref();
+        let io_err = |error: std::io::Error| RangesError::Io {
+            op: "write",
+            path: path.to_path_buf(),
+            error,
+        };
+        let file_name = path.file_name().ok_or_else(|| {
+            io_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "path has no file name",
+            ))
+        })?;
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let tmp = dir.join(format!(
+            ".{}.tmp-{}-{}",
+            file_name.to_string_lossy(),
+            std::process::id(),
+            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let result = (|| {
+            let mut f = fs::File::create_new(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            drop(f);
+            fs::rename(&tmp, path)
+        })();
+        if let Err(error) = result {
+            let _ = fs::remove_file(&tmp);
+            return Err(io_err(error));
+        }
+        Ok(())
+    }
+
+    /// Checks that every expression parses and mentions only its kernel's
+    /// parameters, and that parameter names are unique per kernel.
+    pub fn validate(&self) -> Result<(), RangesError> {
+        self.kernels.iter().try_for_each(KernelRanges::validate)
+    }
+}
+
+impl KernelRanges {
+    /// The parameter names, in order: the `names` to bind expressions to.
+    pub fn param_names(&self) -> Vec<&str> {
+        self.params.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    /// See [`RangeFile::validate`].
+    pub fn validate(&self) -> Result<(), RangesError> {
+        let names = self.param_names();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return Err(RangesError::Invalid {
+                    kernel: self.name.clone(),
+                    message: format!("parameter '{n}' is listed twice"),
+                });
+            }
+        }
+        let bad = |array: &str, field: String, e: ExprError| RangesError::BadExpression {
+            kernel: self.name.clone(),
+            array: array.to_string(),
+            field,
+            message: e.to_string(),
+        };
+        let check_params = |params: &[String]| -> Result<(), ExprError> {
+            match params.iter().find(|p| !names.contains(&p.as_str())) {
+                Some(p) => Err(ExprError::UnknownParam {
+                    name: p.clone(),
+                    known: names.join(", "),
+                }),
+                None => Ok(()),
+            }
+        };
+        let check_pw = |text: &str| PwExpr::parse(text).and_then(|e| check_params(e.params()));
+        let check_cond = |text: &str| Condition::parse(text).and_then(|c| check_params(c.params()));
+
+        for a in &self.arrays {
+            let ranges = [
+                ("total", &a.total),
+                ("slice", &a.slice),
+                ("read_slice", &a.read_slice),
+                ("write_slice", &a.write_slice),
+            ];
+            for (field, r) in ranges {
+                if let Some(r) = r {
+                    check_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?;
+                    check_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?;
+                }
+            }
+            for (field, c) in [
+                ("count_total", &a.count_total),
+                ("count_slice", &a.count_slice),
+            ] {
+                let Some(c) = c else { continue };
+                for (t, term) in c.terms.iter().enumerate() {
+                    for (k, ch) in term.iter().enumerate() {
+                        check_cond(&ch.domain)
+                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].domain"), e))?;
+                        check_pw(&ch.value)
+                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].value"), e))?;
+                    }
+                }
+            }
+        }
+        for (i, asm) in self.assumptions.iter().enumerate() {
+            check_cond(&asm.condition)
+                .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// A [`Range`] parsed and bound to a value-vector order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundRange {
+    /// The bound lower bound.
+    pub lower: BoundExpr,
+    /// The bound upper bound.
+    pub upper: BoundExpr,
+}
+
+impl Range {
+    /// Parses both bounds and binds them to `names` (see [`PwExpr::bind`]).
+    pub fn bind(&self, names: &[&str]) -> Result<BoundRange, ExprError> {
+        Ok(BoundRange {
+            lower: PwExpr::parse(&self.lower)?.bind(names)?,
+            upper: PwExpr::parse(&self.upper)?.bind(names)?,
+        })
+    }
+}
+
+impl BoundRange {
+    /// `(lower, upper)`, inclusive; `None` when either bound is undefined
+    /// for these values (the footprint is empty). `lower > upper` also means
+    /// empty.
+    pub fn eval(&self, values: &[i64]) -> Result<Option<(i64, i64)>, ExprError> {
+        match (self.lower.eval(values)?, self.upper.eval(values)?) {
+            (Some(l), Some(u)) => Ok(Some((l, u))),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// A [`Count`] parsed and bound to a value-vector order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundCount {
+    terms: Vec<Vec<(BoundCondition, BoundExpr)>>,
+}
+
+impl Count {
+    /// Parses every chamber and binds it to `names` (see [`PwExpr::bind`]).
+    pub fn bind(&self, names: &[&str]) -> Result<BoundCount, ExprError> {
+        let terms = self
+            .terms
+            .iter()
+            .map(|term| {
+                term.iter()
+                    .map(|ch| {
+                        Ok((
+                            Condition::parse(&ch.domain)?.bind(names)?,
+                            PwExpr::parse(&ch.value)?.bind(names)?,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>, ExprError>>()
+            })
+            .collect::<Result<Vec<_>, ExprError>>()?;
+        Ok(BoundCount { terms })
+    }
+}
+
+impl BoundCount {
+    /// The count for `values`: per term, the value of the first chamber
+    /// whose domain holds (a chamber value with no defined piece, or a term
+    /// with no matching chamber, contributes 0); the exact sum must be an
+    /// integer.
+    pub fn eval(&self, values: &[i64]) -> Result<i64, ExprError> {
+        let mut total = Rat::ZERO;
+        for term in &self.terms {
+            for (domain, value) in term {
+                if domain.eval(values)? {
+                    if let Some(v) = value.eval_exact(values)? {
+                        total = total.add(v)?;
+                    }
+                    break;
+                }
+            }
+        }
+        total.to_i64()
+    }
+}
+
+/// Evaluates an Ehrhart count with `values[i]` the value of `names[i]`
+/// (parses on every call; bind once with [`Count::bind`] to evaluate often).
+pub fn eval_count(count: &Count, names: &[&str], values: &[i64]) -> Result<i64, ExprError> {
+    count.bind(names)?.eval(values)
+}
+
+fn corrupt(e: ron::error::SpannedError) -> RangesError {
+    RangesError::Corrupt {
+        line: e.span.start.line,
+        col: e.span.start.col,
+        message: lower_first(&e.code.to_string()),
+    }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f
+            .to_lowercase()
+            .chain(c)
+            .collect::<String>()
+            .trim_end_matches('.')
+            .to_string(),
+        None => String::new(),
+    }
+}
+
+fn line_col(prefix: &[u8]) -> (usize, usize) {
+    let line = 1 + prefix.iter().filter(|&&b| b == b'\n').count();
+    let col = 1 + prefix.iter().rev().take_while(|&&b| b != b'\n').count();
+    (line, col)
+}

@@ -1,0 +1,573 @@
+//! The range file: RON round trip, version check, corrupt input, validation
+//! and atomic writes.
+
+use proptest::prelude::*;
+use ranges_format::*;
+
+// ---------------------------------------------------------------------------
+// Strategies
+
+/// Expression texts over the parameters every generated kernel declares.
+const PW_POOL: &[&str] = &[
+    "[N, lo, hi] -> { [(-1 + 16hi)] : hi > lo }",
+    "[N] -> { [(N - 1)] }",
+    "{ [(5)] }",
+    "[w] -> { [(floor((w)/16) + 2w)] : w >= 0; [(0)] : w < 0 }",
+    "[N, lo, hi] -> { [(min(N, 64hi) - 1)] : hi > lo >= 0 and N > 64lo }",
+    "[lo] -> { [(-2 + 4 * floor((lo)/4))] }",
+    "[N] -> { [(N)] : exists (e0 = floor((-1 + N)/2): N >= 2e0 + 1) }",
+];
+const QP_POOL: &[&str] = &[
+    "1/2 * N^2 + 1/2 * N",
+    "16hi - 16lo",
+    "[ 3, 7/2 ]_N * 2",
+    "w*w",
+];
+const COND_POOL: &[&str] = &[
+    "N >= 1 and hi > lo",
+    "0 <= lo < hi <= 10",
+    "[N] -> { : N >= 1 }",
+    "",
+    "(w) mod 4 = 0",
+];
+
+fn text() -> impl Strategy<Value = String> {
+    // Any Unicode, including quotes, backslashes, '#', newlines and controls.
+    prop_oneof![any::<String>(), "[a-z_]{0,8}", "\"#*\\\\?\n?\r?\t?.{0,4}"]
+}
+
+fn from_pool(pool: &'static [&'static str]) -> impl Strategy<Value = String> {
+    proptest::sample::select(pool).prop_map(str::to_string)
+}
+
+fn range() -> impl Strategy<Value = Range> {
+    (from_pool(PW_POOL), from_pool(PW_POOL)).prop_map(|(lower, upper)| Range { lower, upper })
+}
+
+fn count() -> impl Strategy<Value = Count> {
+    let chamber = (from_pool(COND_POOL), from_pool(QP_POOL))
+        .prop_map(|(domain, value)| Chamber { domain, value });
+    proptest::collection::vec(proptest::collection::vec(chamber, 0..3), 0..3)
+        .prop_map(|terms| Count { terms })
+}
+
+fn param_source() -> impl Strategy<Value = ParamSource> {
+    prop_oneof![
+        any::<u32>().prop_map(|arg_index| ParamSource::ScalarArg { arg_index }),
+        any::<u32>().prop_map(ParamSource::GlobalSize),
+        any::<u32>().prop_map(ParamSource::LocalSize),
+        any::<u32>().prop_map(ParamSource::GlobalOffset),
+        any::<u32>().prop_map(ParamSource::NumGroups),
+        Just(ParamSource::SliceLo),
+        Just(ParamSource::SliceHi),
+    ]
+}
+
+fn arg_kind() -> impl Strategy<Value = ArgKind> {
+    prop_oneof![
+        Just(ArgKind::Scalar),
+        Just(ArgKind::GlobalBuffer),
+        Just(ArgKind::ConstantBuffer),
+        Just(ArgKind::LocalBuffer),
+    ]
+}
+
+fn mode() -> impl Strategy<Value = Mode> {
+    prop_oneof![Just(Mode::R), Just(Mode::W), Just(Mode::RW)]
+}
+
+fn array() -> impl Strategy<Value = ArrayRanges> {
+    (
+        (any::<u32>(), text(), text(), any::<u32>(), mode()),
+        prop_oneof![
+            Just(ArrayStatus::Bounded),
+            text().prop_map(|reason| ArrayStatus::Whole { reason })
+        ],
+        proptest::option::of(range()),
+        proptest::option::of(range()),
+        proptest::option::of(range()),
+        proptest::option::of(range()),
+        proptest::option::of(count()),
+        proptest::option::of(count()),
+        proptest::option::of(
+            (any::<bool>(), any::<bool>(), proptest::option::of(text())).prop_map(
+                |(disjoint_across_slices, fills_hull, runs)| WriteVerdict {
+                    disjoint_across_slices,
+                    fills_hull,
+                    runs,
+                },
+            ),
+        ),
+    )
+        .prop_map(
+            |(
+                (arg_index, name, elem_type, elem_size, mode),
+                status,
+                total,
+                slice,
+                read_slice,
+                write_slice,
+                count_total,
+                count_slice,
+                write,
+            )| ArrayRanges {
+                arg_index,
+                name,
+                elem_type,
+                elem_size,
+                mode,
+                status,
+                total,
+                slice,
+                read_slice,
+                write_slice,
+                count_total,
+                count_slice,
+                write,
+            },
+        )
+}
+
+fn extra_arg() -> impl Strategy<Value = ExtraArg> {
+    let meaning = prop_oneof![
+        any::<u32>().prop_map(|arg_index| ExtraArgMeaning::ArrayBase { arg_index }),
+        any::<u32>().prop_map(ExtraArgMeaning::GroupIdBase),
+        any::<u32>().prop_map(ExtraArgMeaning::GlobalSize),
+        any::<u32>().prop_map(ExtraArgMeaning::NumGroups),
+        any::<u32>().prop_map(ExtraArgMeaning::GlobalOffset),
+    ];
+    (text(), meaning).prop_map(|(name, meaning)| ExtraArg { name, meaning })
+}
+
+fn kernel() -> impl Strategy<Value = KernelRanges> {
+    let extra_params = proptest::collection::vec(("x[0-9]{1,3}", param_source()), 0..3);
+    (
+        (text(), 1u32..4, extra_params, param_source()),
+        proptest::collection::vec(
+            (any::<u32>(), text(), arg_kind(), text(), any::<u32>()).prop_map(
+                |(index, name, kind, elem_type, elem_size)| ArgInfo {
+                    index,
+                    name,
+                    kind,
+                    elem_type,
+                    elem_size,
+                },
+            ),
+            0..4,
+        ),
+        (
+            proptest::option::of(0u32..3),
+            any::<bool>(),
+            proptest::option::of(text()),
+        ),
+        proptest::collection::vec(array(), 0..3),
+        proptest::collection::vec(
+            (text(), from_pool(COND_POOL)).prop_map(|(description, condition)| Assumption {
+                description,
+                condition,
+            }),
+            0..3,
+        ),
+        proptest::option::of(
+            (text(), text(), proptest::collection::vec(extra_arg(), 0..4)).prop_map(
+                |(name, source, extra_args)| Subkernel {
+                    name,
+                    source,
+                    extra_args,
+                },
+            ),
+        ),
+        proptest::collection::vec(text(), 0..3),
+    )
+        .prop_map(
+            |(
+                (name, work_dim, extra, src),
+                args,
+                (split_dim, splittable, reason),
+                arrays,
+                assumptions,
+                subkernel,
+                diagnostics,
+            )| {
+                let mut params: Vec<Param> = ["N", "lo", "hi", "w"]
+                    .iter()
+                    .map(|n| Param {
+                        name: n.to_string(),
+                        source: src.clone(),
+                    })
+                    .collect();
+                for (name, source) in extra {
+                    if !params.iter().any(|p| p.name == name) {
+                        params.push(Param { name, source });
+                    }
+                }
+                KernelRanges {
+                    name,
+                    work_dim,
+                    params,
+                    args,
+                    split_dim,
+                    splittable,
+                    reason,
+                    arrays,
+                    assumptions,
+                    subkernel,
+                    diagnostics,
+                }
+            },
+        )
+}
+
+fn range_file() -> impl Strategy<Value = RangeFile> {
+    (
+        text(),
+        text(),
+        proptest::collection::vec(text(), 0..3),
+        proptest::collection::vec(kernel(), 0..3),
+    )
+        .prop_map(|(source_name, source, build_options, kernels)| {
+            let mut f = RangeFile::new(source_name, source);
+            f.build_options = build_options;
+            f.kernels = kernels;
+            f
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn ron_round_trip(f in range_file()) {
+        let text = f.to_ron_string().unwrap();
+        let back = RangeFile::from_ron_str(&text)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(back, f);
+    }
+
+    #[test]
+    fn truncated_file_is_corrupt_with_a_position(f in range_file(), frac in 0.0f64..1.0) {
+        let text = f.to_ron_string().unwrap();
+        let mut cut = (text.trim_end().len() as f64 * frac) as usize;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        match RangeFile::from_ron_str(&text[..cut]) {
+            Err(RangesError::Corrupt { line, col, message }) => {
+                prop_assert!(line >= 1 && col >= 1);
+                prop_assert!(!message.is_empty() && !message.contains('\n'), "{}", message);
+            }
+            other => prop_assert!(false, "cut at {}: {:?}", cut, other.map(|_| ())),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Fixed cases
+
+fn small_file() -> RangeFile {
+    let mut f = RangeFile::new("vadd.cl", "__kernel void vadd() {}\n");
+    f.kernels.push(KernelRanges {
+        name: "vadd".into(),
+        work_dim: 1,
+        params: vec![
+            Param {
+                name: "N".into(),
+                source: ParamSource::ScalarArg { arg_index: 3 },
+            },
+            Param {
+                name: "lo".into(),
+                source: ParamSource::SliceLo,
+            },
+            Param {
+                name: "hi".into(),
+                source: ParamSource::SliceHi,
+            },
+        ],
+        args: vec![],
+        split_dim: Some(0),
+        splittable: true,
+        reason: None,
+        arrays: vec![ArrayRanges {
+            arg_index: 0,
+            name: "a".into(),
+            elem_type: "float".into(),
+            elem_size: 4,
+            mode: Mode::R,
+            status: ArrayStatus::Bounded,
+            total: None,
+            slice: Some(Range {
+                lower: "[N, lo, hi] -> { [(16lo)] : hi > lo }".into(),
+                upper: "[N, lo, hi] -> { [(-1 + 16hi)] : hi > lo }".into(),
+            }),
+            read_slice: None,
+            write_slice: None,
+            count_total: None,
+            count_slice: None,
+            write: None,
+        }],
+        assumptions: vec![],
+        subkernel: None,
+        diagnostics: vec![],
+    });
+    f
+}
+
+#[test]
+fn newer_version_is_reported_before_anything_else() {
+    let text = small_file()
+        .to_ron_string()
+        .unwrap()
+        .replace("format_version: 1", "format_version: 7");
+    let err = RangeFile::from_ron_str(&text).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RangesError::NewerVersion {
+                found: 7,
+                supported: 1
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "range file has format_version 7, this clpart reads up to 1"
+    );
+
+    // A future layout this version cannot describe still reads as "newer".
+    let future =
+        r#"RangeFile(format_version: 2, programs: {"x": [1, 2, (a: Some(3))]}, kernels: "gone")"#;
+    let err = RangeFile::from_ron_str(future).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RangesError::NewerVersion {
+                found: 2,
+                supported: 1
+            }
+        ),
+        "{err:?}"
+    );
+    let future = r#"(kernels: Deep(Nested(x: 1)), format_version: 9)"#;
+    assert!(matches!(
+        RangeFile::from_ron_str(future),
+        Err(RangesError::NewerVersion { found: 9, .. })
+    ));
+}
+
+#[test]
+fn corrupt_files_report_line_and_column() {
+    let good = small_file().to_ron_string().unwrap();
+    let cases: Vec<(&str, String)> = vec![
+        ("garbage", "this is not ron at all {{{".to_string()),
+        ("empty", String::new()),
+        ("truncated", good[..good.len() / 2].to_string()),
+        (
+            "missing field",
+            good.replace("        splittable: true,\n", ""),
+        ),
+        (
+            "wrong type",
+            good.replace("work_dim: 1", "work_dim: \"one\""),
+        ),
+        ("unknown variant", good.replace("mode: R", "mode: X")),
+        (
+            "missing version",
+            good.replace("    format_version: 1,\n", ""),
+        ),
+        (
+            "bad version",
+            good.replace("format_version: 1", "format_version: -1"),
+        ),
+    ];
+    for (what, text) in cases {
+        match RangeFile::from_ron_str(&text) {
+            Err(e @ RangesError::Corrupt { .. }) => {
+                let RangesError::Corrupt {
+                    line,
+                    col,
+                    ref message,
+                } = e
+                else {
+                    unreachable!()
+                };
+                assert!(line >= 1 && col >= 1, "{what}");
+                let shown = e.to_string();
+                assert!(
+                    shown.starts_with("corrupt range file at line "),
+                    "{what}: {shown}"
+                );
+                assert!(!shown.contains('\n'), "{what}: {shown}");
+                assert!(
+                    message.chars().next().is_none_or(|c| !c.is_uppercase()),
+                    "{what}: {shown}"
+                );
+            }
+            other => panic!("{what}: {:?}", other.map(|_| ())),
+        }
+    }
+    // The position points at the damage.
+    let text = good.replace("work_dim: 1", "work_dim: \"one\"");
+    let want_line = 1 + text[..text.find("\"one\"").unwrap()].matches('\n').count();
+    let Err(RangesError::Corrupt { line, .. }) = RangeFile::from_ron_str(&text) else {
+        panic!()
+    };
+    assert_eq!(line, want_line);
+}
+
+#[test]
+fn bad_expressions_name_kernel_array_and_field() {
+    let mut f = small_file();
+    f.kernels[0].arrays[0].slice.as_mut().unwrap().upper =
+        "[N, lo, hi] -> { [(-1 + 16hi)] : hi > }".into();
+    let err = RangeFile::from_ron_str(&f.to_ron_string().unwrap()).unwrap_err();
+    let RangesError::BadExpression {
+        kernel,
+        array,
+        field,
+        message,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (kernel.as_str(), array.as_str(), field.as_str()),
+        ("vadd", "a", "slice.upper")
+    );
+    assert!(
+        message.starts_with("column 39: expected an expression"),
+        "{message}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("kernel 'vadd', array 'a': bad expression in slice.upper: column 39"),
+        "{err}"
+    );
+
+    // A name that is not a kernel parameter.
+    let mut f = small_file();
+    f.kernels[0].arrays[0].slice.as_mut().unwrap().lower = "16*M".into();
+    let err = f.validate().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel 'vadd', array 'a': bad expression in slice.lower: unknown parameter 'M' (parameters: N, lo, hi)"
+    );
+
+    // Kernel-level expressions.
+    let mut f = small_file();
+    f.kernels[0].assumptions.push(Assumption {
+        description: "x".into(),
+        condition: "N >=".into(),
+    });
+    let err = f.validate().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("kernel 'vadd': bad expression in assumptions[0].condition: "),
+        "{err}"
+    );
+
+    // Counts.
+    let mut f = small_file();
+    f.kernels[0].arrays[0].count_slice = Some(Count {
+        terms: vec![vec![Chamber {
+            domain: "N >= 1".into(),
+            value: "N +".into(),
+        }]],
+    });
+    let err = f.validate().unwrap_err();
+    assert!(
+        matches!(&err, RangesError::BadExpression { field, .. } if field == "count_slice[0][0].value"),
+        "{err}"
+    );
+
+    // Duplicate parameters.
+    let mut f = small_file();
+    let p = f.kernels[0].params[0].clone();
+    f.kernels[0].params.push(p);
+    assert_eq!(
+        f.validate().unwrap_err().to_string(),
+        "kernel 'vadd': parameter 'N' is listed twice"
+    );
+}
+
+#[test]
+fn write_atomic_then_read() {
+    let dir = std::env::temp_dir().join(format!("ranges-format-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("vadd.ranges.ron");
+    let f = small_file();
+    f.write_atomic(&path).unwrap();
+    assert_eq!(RangeFile::read(&path).unwrap(), f);
+    // Overwrite in place; no temporary file is left behind.
+    let mut g = f.clone();
+    g.build_options.push("-DN=4".into());
+    g.write_atomic(&path).unwrap();
+    assert_eq!(RangeFile::read(&path).unwrap(), g);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("vadd.ranges.ron")]);
+
+    // An invalid file is never written.
+    let mut bad = f.clone();
+    bad.kernels[0].arrays[0].slice.as_mut().unwrap().lower = "((".into();
+    assert!(matches!(
+        bad.write_atomic(&path),
+        Err(RangesError::BadExpression { .. })
+    ));
+    assert_eq!(RangeFile::read(&path).unwrap(), g);
+
+    // I/O errors name the file.
+    let missing = dir.join("nope").join("x.ron");
+    let err = RangeFile::read(&missing).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot read range file '"),
+        "{err}"
+    );
+    let err = f.write_atomic(&missing).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot write range file '"),
+        "{err}"
+    );
+
+    // Not UTF-8: corrupt, with the position of the bad byte.
+    std::fs::write(&path, b"RangeFile(\n  format_version: 1,\xff").unwrap();
+    let err = RangeFile::read(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RangesError::Corrupt {
+                line: 2,
+                col: 21,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn source_hash_is_sha256_hex() {
+    assert_eq!(
+        source_hash(""),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    let f = RangeFile::new("k.cl", "abc");
+    assert_eq!(
+        f.source_hash,
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(f.format_version, FORMAT_VERSION);
+}
+
+#[test]
+fn bound_range_evaluates_both_bounds() {
+    let f = small_file();
+    let k = f.kernel("vadd").unwrap();
+    let names = k.param_names();
+    let r = k.arrays[0].slice.as_ref().unwrap().bind(&names).unwrap();
+    assert_eq!(r.eval(&[1000, 2, 5]).unwrap(), Some((32, 79)));
+    assert_eq!(r.eval(&[1000, 5, 5]).unwrap(), None);
+}
