@@ -112,11 +112,21 @@ static inline double clpart_exp10(double x) { return pow(10.0, x); }
 #define clpart_length(a) fabsf(a)
 #define clpart_distance(a, b) fabsf((a) - (b))
 
+/* Access tracing (tests): with CLPART_TRACE defined, every subscript of a
+ * global or constant pointer reports (address, element size, 0 read / 1 write /
+ * 2 read-write) to clpart_trace(), which the test driver provides. */
+#ifdef CLPART_TRACE
+long clpart_trace(const void *p, long idx, size_t size, int mode);
+#define CLPART_T(p, i, w) clpart_trace((p), (long)(i), sizeof(*(p)), (w))
+#else
+#define CLPART_T(p, i, w) (i)
+#endif
+
 /* vloadN / vstoreN. */
 #define CLPART_VLOAD(VT, N, off, p) ({ VT _v; size_t _o = (size_t)(off) * (N); \
-    for (int _k = 0; _k < (N); _k++) { _v[_k] = (p)[_o + _k]; } _v; })
+    for (int _k = 0; _k < (N); _k++) { _v[_k] = (p)[CLPART_T(p, _o + _k, 0)]; } _v; })
 #define CLPART_VSTORE(N, v, off, p) ({ __typeof__(v) _v = (v); size_t _o = (size_t)(off) * (N); \
-    for (int _k = 0; _k < (N); _k++) { (p)[_o + _k] = _v[_k]; } (void)0; })
+    for (int _k = 0; _k < (N); _k++) { (p)[CLPART_T(p, _o + _k, 1)] = _v[_k]; } (void)0; })
 /* as_type reinterpretation. */
 #define CLPART_AS(T, x) ({ __typeof__(x) _x = (x); T _t; memcpy(&_t, &_x, sizeof _t); _t; })
 

@@ -25,6 +25,19 @@ pub const C_HEADER: &str = include_str!("clpart_coarsen.h");
 /// Emits the coarsened C of `kernel` (and of the helper functions it calls) as
 /// one C translation unit that includes `clpart_coarsen.h`.
 pub fn emit_c(program: &Program, kernel: &str) -> Result<String, CoarsenError> {
+    emit_c_with(program, kernel, &EmitOptions::default())
+}
+
+/// Options of [`emit_c_with`].
+#[derive(Debug, Clone, Default)]
+pub struct EmitOptions {
+    /// Wrap every subscript of a global/constant pointer in `CLPART_T(...)`,
+    /// which reports the access when the C is compiled with `-DCLPART_TRACE`.
+    pub trace: bool,
+}
+
+/// [`emit_c`] with options.
+pub fn emit_c_with(program: &Program, kernel: &str, options: &EmitOptions) -> Result<String, CoarsenError> {
     let k = program.kernel(Some(kernel))?;
     if let Some(d) = program.unsupported_in(kernel).first() {
         return Err(unsupported(program, kernel, &d.span, &d.message));
@@ -40,11 +53,13 @@ pub fn emit_c(program: &Program, kernel: &str) -> Result<String, CoarsenError> {
         }
         let helpers: BTreeSet<String> = reach.clone();
         let mut e = Emitter::new(program, kernel, helpers, BTreeMap::new());
+        e.trace = options.trace;
         e.helper(f)?;
         out.push_str(&e.out);
         out.push('\n');
     }
     let mut e = Emitter::new(program, kernel, reach, BTreeMap::new());
+    e.trace = options.trace;
     e.kernel(k)?;
     out.push_str(&e.out);
     Ok(out)
@@ -125,6 +140,9 @@ struct Emitter<'p> {
     indent: usize,
     out: String,
     in_kernel: bool,
+    trace: bool,
+    /// Access mode of the subscript being emitted: 0 read, 1 write, 2 read-write.
+    lvalue: u8,
 }
 
 impl<'p> Emitter<'p> {
@@ -140,6 +158,8 @@ impl<'p> Emitter<'p> {
             indent: 0,
             out: String::new(),
             in_kernel: false,
+            trace: false,
+            lvalue: 0,
         }
     }
 
@@ -441,6 +461,7 @@ impl<'p> Emitter<'p> {
     }
 
     fn expr(&mut self, e: &Expr) -> Result<String, CoarsenError> {
+        let mode = std::mem::take(&mut self.lvalue);
         Ok(match &e.kind {
             ExprKind::IntLit(v) => {
                 let unsigned = matches!(e.ty, Type::Scalar(s) if !s.is_signed());
@@ -468,7 +489,16 @@ impl<'p> Emitter<'p> {
                 }
             }
             ExprKind::Unary(op, a) => {
+                if matches!(op, UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf) {
+                    self.lvalue = 2;
+                } else if *op == UnOp::Deref {
+                    self.lvalue = mode;
+                }
+                let is_traced_deref = *op == UnOp::Deref && self.trace && is_traced_ptr(&a.ty);
                 let a = self.expr(a)?;
+                if is_traced_deref {
+                    return Ok(format!("(*({a} + CLPART_T({a}, 0, {mode})))"));
+                }
                 match op {
                     UnOp::Neg => format!("(-{a})"),
                     UnOp::Plus => format!("(+{a})"),
@@ -492,12 +522,22 @@ impl<'p> Emitter<'p> {
                         return Err(self.err(&e.span, "assignment to a multi-component vector swizzle"));
                     }
                 }
-                let (a, b) = (self.expr(a)?, self.expr(b)?);
+                self.lvalue = if op.is_some() { 2 } else { 1 };
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
                 format!("({a} {}= {b})", op.map(|o| o.symbol()).unwrap_or(""))
             }
             ExprKind::Index(a, b) => {
+                let traced = self.trace && is_traced_ptr(&a.ty);
+                if !traced {
+                    self.lvalue = mode; // e.g. a[i][j] on arrays: the outer subscript is the access
+                }
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
-                format!("{a}[{}]", strip(&b))
+                if traced {
+                    format!("{a}[CLPART_T({a}, {}, {mode})]", strip(&b))
+                } else {
+                    format!("{a}[{}]", strip(&b))
+                }
             }
             ExprKind::Cond(a, b, c) => {
                 let (a, b, c) = (self.expr(a)?, self.expr(b)?, self.expr(c)?);
@@ -516,6 +556,7 @@ impl<'p> Emitter<'p> {
                 }
             }
             ExprKind::Swizzle(a, lanes) => {
+                self.lvalue = mode;
                 let base = self.expr(a)?;
                 if lanes.len() == 1 {
                     format!("{base}[{}]", lanes[0])
@@ -605,6 +646,11 @@ impl<'p> Emitter<'p> {
         }
         Err(self.err(&e.span, &format!("builtin '{name}' is not supported by the coarsener")))
     }
+}
+
+/// Whether accesses through a value of type `t` are traced: global/constant pointers.
+fn is_traced_ptr(t: &Type) -> bool {
+    matches!(t, Type::Pointer { space: AddrSpace::Global | AddrSpace::Constant, .. })
 }
 
 fn vector_elem(t: &Type) -> Type {

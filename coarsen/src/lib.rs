@@ -12,7 +12,7 @@ pub mod emit;
 pub mod ir;
 mod parse;
 
-pub use emit::{emit_c, C_HEADER};
+pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};
 pub use parse::parse_program;
 
 /// Options for parsing.

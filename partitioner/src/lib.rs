@@ -1,1 +1,5 @@
 //! partitioner
+
+pub mod args;
+pub mod ehrhart;
+pub mod subkernel;

@@ -148,3 +148,17 @@ pub fn diff(expected: &str, actual: &str) -> String {
     }
     out
 }
+
+pub mod cdriver;
+
+/// Selects PoCL devices for this test process (`POCL_DEVICES`), before any
+/// OpenCL call. `None` keeps one pthread device. Every test binary is its own
+/// process under cargo-nextest; tests in one binary must agree on the value.
+pub fn pocl_env(devices: Option<&str>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let d = devices.unwrap_or("pthread").to_string();
+    ONCE.call_once(|| {
+        // SAFETY: called before any thread of this test process touches OpenCL or the environment.
+        unsafe { std::env::set_var("POCL_DEVICES", d) };
+    });
+}
