@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs every test of the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+if cargo nextest --version >/dev/null 2>&1; then
+    cargo nextest run --workspace --no-fail-fast
+else
+    cargo test --workspace --no-fail-fast
+fi
