@@ -1,28 +1,53 @@
 //! `clpart analyze`.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use partitioner::PartitionOptions;
+use ranges_format::{ArrayStatus, Mode};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Emit {
     /// The coarsened C (one work-group as loops over local ids).
     Coarsened,
+    /// The access relations (isl syntax) per array.
+    Access,
+    /// The range file (RON).
+    Ranges,
 }
 
 #[derive(Args)]
 pub struct AnalyzeArgs {
     /// The OpenCL C source file.
     pub file: PathBuf,
-    /// The kernel to analyze (default: every kernel; for --emit coarsened, the first).
+    /// The kernel to analyze (default: every kernel; for --emit coarsened/access, the first).
     #[arg(long)]
     pub kernel: Option<String>,
     /// Print one stage's output instead of the report.
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
-    /// Preprocessor options passed to clang (`-DNAME=VALUE`, `-IDIR`); repeatable.
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the range file here (atomically).
+    #[arg(short = 'o', long = "output", value_name = "FILE.ranges.ron")]
+    pub output: Option<PathBuf>,
+    /// Split along this NDRange dimension instead of choosing.
+    #[arg(long)]
+    pub split_dim: Option<u32>,
+    /// Specialize on this work-group size (makes get_group_id/get_local_id exact).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub local: Option<String>,
+    /// Specialize on a scalar argument's value (repeatable): NAME=VALUE.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub specialize: Vec<String>,
+    /// Skip the Ehrhart counts.
+    #[arg(long)]
+    pub no_counts: bool,
+    /// Preprocessor options passed to clang (`-DNAME=VALUE`); repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
+    /// Include directories passed to clang; repeatable.
     #[arg(short = 'I', value_name = "DIR")]
     pub includes: Vec<String>,
 }
@@ -40,6 +65,40 @@ pub fn read_source(path: &PathBuf) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))
 }
 
+/// Parses `X[,Y[,Z]]` into a 3-D size (missing dimensions are 1).
+pub fn parse_size3(text: &str, what: &str) -> Result<[i64; 3]> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("{what} '{text}' must have 1 to 3 comma-separated sizes");
+    }
+    let mut out = [1i64; 3];
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p.trim().parse::<i64>().ok().filter(|v| *v >= 1).with_context(|| format!("{what} '{text}': '{p}' is not a positive integer"))?;
+    }
+    Ok(out)
+}
+
+pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
+    let mut o = PartitionOptions { split_dim: args.split_dim, no_counts: args.no_counts, ..Default::default() };
+    if let Some(l) = &args.local {
+        o.analysis.local_size = Some(parse_size3(l, "--local")?);
+    }
+    for s in &args.specialize {
+        let (n, v) = s.split_once('=').with_context(|| format!("--specialize '{s}' must be NAME=VALUE"))?;
+        let v: i64 = v.trim().parse().with_context(|| format!("--specialize '{s}': '{v}' is not an integer"))?;
+        o.analysis.specialize.insert(n.trim().to_string(), v);
+    }
+    Ok(o)
+}
+
+fn mode(m: Mode) -> &'static str {
+    match m {
+        Mode::R => "r",
+        Mode::W => "w",
+        Mode::RW => "rw",
+    }
+}
+
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
     let file = args.file.display().to_string();
@@ -48,17 +107,66 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     for d in &program.diagnostics {
         eprintln!("{d}");
     }
-    let kernel = program.kernel(args.kernel.as_deref())?;
+    let first = program.kernel(args.kernel.as_deref())?.name.clone();
     match args.emit {
         Some(Emit::Coarsened) => {
-            let c = coarsen::emit_c(&program, &kernel.name)?;
-            print!("{c}");
+            print!("{}", coarsen::emit_c(&program, &first)?);
+            return Ok(0);
         }
-        None => {
-            for k in program.kernels() {
-                println!("kernel {}", k.name);
-            }
+        Some(Emit::Access) => {
+            let po = partition_options(&args)?;
+            let acc = access_analysis::analyze_kernel(&program, &first, &po.analysis)?;
+            print!("{acc}");
+            return Ok(0);
         }
+        _ => {}
+    }
+    let po = partition_options(&args)?;
+    let (_, rf) = partitioner::analyze_source(&file, &source, &args.clang_args(), args.kernel.as_deref(), &po)?;
+    if let Some(out) = &args.output {
+        rf.write_atomic(out).with_context(|| format!("cannot write '{}'", out.display()))?;
+    }
+    if args.emit == Some(Emit::Ranges) {
+        print!("{}", rf.to_ron_string()?);
+        return Ok(0);
+    }
+    if args.json {
+        let kernels: Vec<serde_json::Value> = rf
+            .kernels
+            .iter()
+            .map(|k| {
+                serde_json::json!({
+                    "name": k.name,
+                    "splittable": k.splittable,
+                    "reason": k.reason,
+                    "split_dim": k.split_dim,
+                    "arrays": k.arrays.iter().map(|a| {
+                        let (status, reason) = match &a.status {
+                            ArrayStatus::Bounded => ("bounded", None),
+                            ArrayStatus::Whole { reason } => ("whole", Some(reason.clone())),
+                        };
+                        serde_json::json!({
+                            "name": a.name, "arg_index": a.arg_index, "mode": mode(a.mode),
+                            "status": status, "reason": reason,
+                            "elem_type": a.elem_type, "elem_size": a.elem_size,
+                            "total": a.total.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
+                            "slice": a.slice.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
+                            "write": a.write.as_ref().map(|w| serde_json::json!({"disjoint_across_slices": w.disjoint_across_slices, "fills_hull": w.fills_hull})),
+                        })
+                    }).collect::<Vec<_>>(),
+                    "assumptions": k.assumptions.iter().map(|a| serde_json::json!({"description": a.description, "condition": a.condition})).collect::<Vec<_>>(),
+                    "notes": k.diagnostics,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file, "kernels": kernels }))?);
+        return Ok(0);
+    }
+    for k in &rf.kernels {
+        print!("{}", partitioner::report::human(k));
+    }
+    if let Some(out) = &args.output {
+        eprintln!("wrote {}", out.display());
     }
     Ok(0)
 }

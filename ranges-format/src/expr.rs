@@ -127,6 +127,75 @@ impl BoundExpr {
 
 /// Prints the canonical text: `[params] -> { [(value)] : cond; ... }`,
 /// which [`PwExpr::parse`] reads back to an equal expression.
+impl PwExpr {
+    /// The pieces as text: `(value, condition)`, the condition `""` when
+    /// always true. Names print as in [`fmt::Display`].
+    pub fn piece_texts(&self) -> Vec<(String, String)> {
+        let names = Names { params: &self.params, exist: &self.exist_names };
+        self.pieces
+            .iter()
+            .map(|p| {
+                struct V<'a>(&'a Piece, &'a Names<'a>, bool);
+                impl fmt::Display for V<'_> {
+                    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        if self.2 {
+                            ast::write_expr(&self.0.value, 0, self.1, f)
+                        } else {
+                            ast::write_cond(&self.0.cond, self.1, f)
+                        }
+                    }
+                }
+                let v = V(p, &names, true).to_string();
+                let c = if p.cond == Cond::True { String::new() } else { V(p, &names, false).to_string() };
+                (v, c)
+            })
+            .collect()
+    }
+
+    /// `sum_k coef_k * part_k` as one piecewise expression: the cross product
+    /// of the parts' pieces, conditions conjoined. `coef_k` is an expression
+    /// text over parameters (e.g. `width`, `nx*ny`, `1`). With no parts, or a
+    /// part without pieces, the result has no pieces (undefined everywhere).
+    pub fn linear_combination(terms: &[(&str, &PwExpr)]) -> Result<PwExpr, ExprError> {
+        let mut params: Vec<String> = Vec::new();
+        let mut pieces: Vec<(String, Vec<String>)> = vec![(String::new(), Vec::new())];
+        for (coef, part) in terms {
+            for p in &part.params {
+                if !params.contains(p) {
+                    params.push(p.clone());
+                }
+            }
+            for w in coef.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if !w.is_empty() && !w.chars().next().unwrap().is_ascii_digit() && !params.iter().any(|p| p == w) {
+                    params.push(w.to_string());
+                }
+            }
+            let mut next = Vec::new();
+            for (v, cs) in &pieces {
+                for (pv, pc) in part.piece_texts() {
+                    let term = if coef.trim() == "1" { format!("({pv})") } else { format!("({coef})*({pv})") };
+                    let value = if v.is_empty() { term } else { format!("{v} + {term}") };
+                    let mut conds = cs.clone();
+                    let pc = format!("({pc})");
+                    if pc != "()" && !conds.contains(&pc) {
+                        conds.push(pc);
+                    }
+                    next.push((value, conds));
+                }
+            }
+            pieces = next;
+        }
+        if terms.is_empty() {
+            pieces.clear();
+        }
+        let body: Vec<String> = pieces
+            .iter()
+            .map(|(v, cs)| if cs.is_empty() { format!("[({v})]") } else { format!("[({v})] : {}", cs.join(" and ")) })
+            .collect();
+        PwExpr::parse(&format!("[{}] -> {{ {} }}", params.join(", "), body.join("; ")))
+    }
+}
+
 impl fmt::Display for PwExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names = Names {

@@ -89,6 +89,13 @@ pub enum ParamSource {
     SliceLo,
     /// One past the last work-group index of the slice along `split_dim`.
     SliceHi,
+    /// The slice's first work-item along `split_dim`, relative to the global
+    /// offset: `SliceLo * get_local_size(split_dim)`. Footprints are affine in
+    /// global ids, so the analysis bounds slices with these.
+    SliceLoItem,
+    /// One past the slice's last work-item along `split_dim`, relative to the
+    /// global offset: `SliceHi * get_local_size(split_dim)`.
+    SliceHiItem,
 }
 
 /// One kernel argument.

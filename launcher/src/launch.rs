@@ -1,0 +1,984 @@
+//! The split launcher: slices, per-device ranges, transfers, subkernels,
+//! gluing, the report; and the unsplit run.
+
+use std::fmt;
+use std::time::Instant;
+
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem};
+use ranges_format::{ArgKind, BoundRange};
+use serde::Serialize;
+
+use crate::args::{ArgValue, KernelArgs};
+use crate::error::{cl_err, LaunchError, Result};
+use crate::exec::{self, Finisher, SetArg};
+use crate::ndrange::{split_groups, NdRange};
+use crate::plan::Plan;
+use crate::runtime::{DeviceCtx, Runtime};
+
+/// Options of one launch.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOptions {
+    /// Also run the unsplit kernel on one device and compare every output
+    /// byte ([`RunReport::verified`], [`RunReport::mismatch`]).
+    pub verify: bool,
+    /// The device that runs the verification (default: the device with the
+    /// largest share).
+    pub verify_device: Option<usize>,
+    /// Most bytes of buffers one device may hold for its slice; a launch
+    /// that needs more fails before any device runs.
+    pub mem_cap_bytes: Option<u64>,
+}
+
+/// What one device did in a launch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceReport {
+    /// Device index.
+    pub index: usize,
+    /// Device name.
+    pub name: String,
+    /// Work-groups the device ran.
+    pub work_groups: u64,
+    /// Its slice `[lo, hi)` of work-groups along the split dimension.
+    pub slice: (u64, u64),
+    /// Bytes copied host → device.
+    pub bytes_to_device: u64,
+    /// Bytes copied device → host.
+    pub bytes_from_device: u64,
+    /// Kernel execution time (profiling events), milliseconds.
+    pub kernel_ms: f64,
+}
+
+/// The first output element that differs between the split and the unsplit
+/// run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// The array argument.
+    pub array: String,
+    /// The element index.
+    pub elem_idx: u64,
+}
+
+/// The result of [`launch`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The kernel.
+    pub kernel: String,
+    /// The NDRange of the launch.
+    pub ndrange: NdRange,
+    /// Whether the kernel ran split (subkernels on several slices) rather
+    /// than whole on one device.
+    pub split: bool,
+    /// Whether the range file marks the kernel splittable.
+    pub splittable: bool,
+    /// The split dimension.
+    pub split_dim: Option<u32>,
+    /// Why the kernel ran whole, when it did.
+    pub reason: Option<String>,
+    /// Per participating device.
+    pub devices: Vec<DeviceReport>,
+    /// Bytes moved in both directions, all devices.
+    pub bytes_total: u64,
+    /// Bytes a whole-buffer approach would move: every buffer the kernel
+    /// reads to each participating device, every buffer it writes back from
+    /// each.
+    pub bytes_whole_buffers: u64,
+    /// Bytes of the distinct elements each slice touches (Ehrhart counts),
+    /// once for reads and once for writes; `None` when a count is missing.
+    pub bytes_exact: Option<u64>,
+    /// Wall time of the launch (validation, transfers, kernels, gluing),
+    /// milliseconds; verification not included.
+    pub wall_ms: f64,
+    /// `Some(true)` when verification ran and every output byte matched.
+    pub verified: Option<bool>,
+    /// The first differing element when verification failed.
+    pub mismatch: Option<Mismatch>,
+    /// Remarks: failed assumptions, devices left without work, ...
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel '{}', {}", self.kernel, self.ndrange)?;
+        match (&self.reason, self.split_dim) {
+            (Some(r), _) => writeln!(f, ", ran whole: {r}")?,
+            (None, Some(d)) => writeln!(f, ", split along dimension {d}")?,
+            (None, None) => writeln!(f)?,
+        }
+        for d in &self.devices {
+            writeln!(
+                f,
+                "  device {} '{}': {} work-groups [{}, {}), {} B to device, {} B from device, kernel {:.3} ms",
+                d.index, d.name, d.work_groups, d.slice.0, d.slice.1, d.bytes_to_device, d.bytes_from_device, d.kernel_ms
+            )?;
+        }
+        write!(f, "  bytes moved {}, whole buffers {}", self.bytes_total, self.bytes_whole_buffers)?;
+        match self.bytes_exact {
+            Some(b) => writeln!(f, ", exact footprint {b}")?,
+            None => writeln!(f)?,
+        }
+        write!(f, "  wall {:.3} ms", self.wall_ms)?;
+        match (self.verified, &self.mismatch) {
+            (Some(true), _) => write!(f, ", verified")?,
+            (Some(false), Some(m)) => write!(f, ", verification failed at '{}'[{}]", m.array, m.elem_idx)?,
+            (Some(false), None) => write!(f, ", verification failed")?,
+            (None, _) => {}
+        }
+        for n in &self.notes {
+            write!(f, "\n  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of an unsplit run ([`run_whole`], [`Plan::run_whole`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WholeRun {
+    /// The device.
+    pub device: usize,
+    /// Kernel execution time, milliseconds.
+    pub kernel_ms: f64,
+    /// Bytes copied host → device.
+    pub bytes_to_device: u64,
+    /// Bytes copied device → host.
+    pub bytes_from_device: u64,
+}
+
+/// Builds `source` (with `build_options` and `-cl-std=CL1.2`) on one device
+/// and runs kernel `kernel` over the whole NDRange. Every buffer goes to the
+/// device whole; afterwards every `__global` buffer of `args` holds the
+/// kernel's output.
+pub fn run_whole(
+    runtime: &Runtime,
+    source: &str,
+    kernel: &str,
+    build_options: &[String],
+    device: usize,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+) -> Result<WholeRun> {
+    nd.validate()?;
+    let program = runtime.program(device, kernel, source, build_options)?;
+    let ctx = runtime.ctx(device)?;
+    let k = Kernel::create(&program, kernel).map_err(|e| match e.0 {
+        opencl3::error_codes::CL_INVALID_KERNEL_NAME => LaunchError::RangeFile {
+            kernel: kernel.to_string(),
+            message: format!("the source has no kernel '{kernel}'"),
+        },
+        _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
+    })?;
+    let (kernel_ms, to, from) = run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    Ok(WholeRun {
+        device,
+        kernel_ms,
+        bytes_to_device: to,
+        bytes_from_device: from,
+    })
+}
+
+impl Plan {
+    /// Runs the original kernel whole on one device (see [`run_whole`]),
+    /// with the program built once per device.
+    pub fn run_whole(&mut self, device: usize, nd: &NdRange, args: &mut KernelArgs) -> Result<WholeRun> {
+        nd.validate()?;
+        self.check_args(args)?;
+        self.whole_kernel(device)?;
+        let dk = &self.kernels[&device];
+        let kernel = dk.whole.as_ref().expect("built above");
+        let (kernel_ms, to, from) =
+            run_original(&dk.ctx, kernel, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+        Ok(WholeRun {
+            device,
+            kernel_ms,
+            bytes_to_device: to,
+            bytes_from_device: from,
+        })
+    }
+}
+
+/// Runs a kernel on one device with every buffer whole; reads back the
+/// buffers `readback(arg_index, kind)` selects into `args`.
+fn run_original(
+    ctx: &std::sync::Arc<DeviceCtx>,
+    kernel: &Kernel,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    readback: &dyn Fn(u32, ArgKind) -> bool,
+) -> Result<(f64, u64, u64)> {
+    let infos = args.infos().to_vec();
+    let scalars = scalar_values(args);
+    let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
+    let mut to = 0u64;
+    let mut from = 0u64;
+    let mut fin = Finisher::new();
+    fin.add(ctx);
+    let mut ptrs = Vec::new();
+    for i in 0..infos.len() {
+        ptrs.push(match args.buffer_at_mut(i as u32) {
+            Some(b) => (b.as_bytes_mut().as_mut_ptr(), b.as_bytes().len()),
+            None => (std::ptr::null_mut(), 0),
+        });
+    }
+    for &(ptr, len) in &ptrs {
+        if ptr.is_null() {
+            bufs.push(None);
+            continue;
+        }
+        let buf = exec::alloc(ctx, len)?;
+        // SAFETY: the host buffer is borrowed mutably for this whole call and
+        // the queue is finished before it returns (Finisher).
+        drop(unsafe { exec::write(ctx, &buf, 0, ptr, len)? });
+        to += len as u64;
+        bufs.push(Some(buf));
+    }
+    let set: Vec<(&str, SetArg<'_>)> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| (info.name.as_str(), arg_value(&scalars[i], bufs[i].as_ref().map(|b| b.get()))))
+        .collect();
+    exec::set_args(ctx, kernel, &set)?;
+    let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
+    let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
+    let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
+    let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
+    for (i, info) in infos.iter().enumerate() {
+        let (ptr, len) = ptrs[i];
+        if let Some(buf) = &bufs[i] {
+            if readback(info.index, info.kind) {
+                // SAFETY: as above.
+                drop(unsafe { exec::read(ctx, buf, 0, ptr, len)? });
+                from += len as u64;
+            }
+        }
+    }
+    fin.finish()?;
+    Ok((exec::kernel_ms(ctx, &ev)?, to, from))
+}
+
+/// A by-value argument copied out of `KernelArgs`, so that no reference into
+/// the arguments is alive while transfers use raw pointers into them.
+enum ScalarArg {
+    Bytes(Vec<u8>),
+    Local(usize),
+    Buffer,
+}
+
+fn scalar_values(args: &KernelArgs) -> Vec<ScalarArg> {
+    args.values()
+        .iter()
+        .map(|v| match v {
+            ArgValue::Scalar { bytes, .. } => ScalarArg::Bytes(bytes.clone()),
+            ArgValue::Local { bytes } => ScalarArg::Local(*bytes as usize),
+            ArgValue::Buffer(_) => ScalarArg::Buffer,
+        })
+        .collect()
+}
+
+fn arg_value(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>) -> SetArg<'_> {
+    match (s, mem) {
+        (ScalarArg::Bytes(b), _) => SetArg::Bytes(b),
+        (ScalarArg::Local(n), _) => SetArg::Local(*n),
+        (ScalarArg::Buffer, Some(m)) => SetArg::Mem(m),
+        (ScalarArg::Buffer, None) => SetArg::Mem(std::ptr::null_mut()),
+    }
+}
+
+/// Checks the shares: non-empty, each in [0, 1], summing to 1 within 1e-6,
+/// known devices, none twice.
+fn check_shares(runtime: &Runtime, shares: &[(usize, f64)]) -> Result<()> {
+    let text = shares
+        .iter()
+        .map(|(d, s)| format!("{d}:{s}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let err = |message: String| LaunchError::Shares { message };
+    if shares.is_empty() {
+        return Err(err("no shares given (write them as 0:0.86,1:0.14)".into()));
+    }
+    for (i, &(d, s)) in shares.iter().enumerate() {
+        runtime.device(d)?;
+        if !s.is_finite() || !(0.0..=1.0 + 1e-6).contains(&s) {
+            return Err(err(format!("share '{s}' of device {d} is not between 0 and 1")));
+        }
+        if shares[..i].iter().any(|&(e, _)| e == d) {
+            return Err(err(format!("device {d} is listed twice in '{text}'")));
+        }
+    }
+    let sum: f64 = shares.iter().map(|s| s.1).sum();
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(err(format!("shares '{text}' sum to {sum}, not 1")));
+    }
+    Ok(())
+}
+
+/// Evaluates a range; `None` when it is empty.
+fn eval_range(
+    plan: &Plan,
+    r: &BoundRange,
+    what: &str,
+    array: &str,
+    params: &[i64],
+) -> Result<Option<(i64, i64)>> {
+    let v = r.eval(params).map_err(|e| LaunchError::Eval {
+        kernel: plan.kernel.name.clone(),
+        what: format!("{what} of array '{array}'"),
+        message: e.to_string(),
+    })?;
+    Ok(v.filter(|(l, u)| l <= u))
+}
+
+/// One array on one device.
+struct DevArray {
+    /// First element held in the device buffer.
+    base: i64,
+    /// Elements in the device buffer (0: untouched, a 1-element dummy).
+    extent: u64,
+    /// Whether the whole array is on the device.
+    whole: bool,
+    /// Inclusive element ranges copied to the device.
+    to_dev: Vec<(i64, i64)>,
+    /// Inclusive element range copied back.
+    from_dev: Option<(i64, i64)>,
+    /// Index into the staging buffers, when the range comes back through one.
+    staging: Option<usize>,
+}
+
+/// One device's part of a split launch.
+struct DevWork {
+    device: usize,
+    lo: u64,
+    hi: u64,
+    params: Vec<i64>,
+    arrays: Vec<DevArray>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Glue {
+    /// Read straight into the host array.
+    Direct,
+    /// Through staging, copied whole.
+    Copy,
+    /// Through staging, elements that differ from the original.
+    DiffMerge,
+}
+
+fn merge_intervals(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    v.sort();
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
+    for (l, u) in v {
+        match out.last_mut() {
+            Some(last) if l <= last.1 + 1 => last.1 = last.1.max(u),
+            _ => out.push((l, u)),
+        }
+    }
+    out
+}
+
+fn overlaps(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+/// Runs `plan`'s kernel over `nd` split across devices by `shares`
+/// (`(device index, fraction)` pairs summing to 1).
+///
+/// Everything is checked before any device runs: the shares, the NDRange,
+/// the arguments, that every buffer holds the elements the NDRange accesses,
+/// the per-device memory cap; the subkernels are built (once per device).
+/// Then each device gets buffers of its slice's ranges, non-blocking writes
+/// of what it reads, its subkernel, and non-blocking reads of what it
+/// writes, on its own queue; all devices are enqueued before the launcher
+/// waits for any. Outputs are glued into `args`' buffers, bit-for-bit what
+/// one device would produce. Kernels the range file marks unsplittable (or
+/// whose launch-time assumptions fail while they write) run whole on the
+/// device with the largest share, and the report says why.
+pub fn launch(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    shares: &[(usize, f64)],
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let t0 = Instant::now();
+    nd.validate()?;
+    if plan.kernel.work_dim != 0 && nd.work_dim() != plan.kernel.work_dim {
+        return Err(LaunchError::NdRange {
+            message: format!(
+                "kernel '{}' was analyzed for {} dimensions, the ndrange has {}",
+                plan.kernel.name,
+                plan.kernel.work_dim,
+                nd.work_dim()
+            ),
+        });
+    }
+    plan.check_args(args)?;
+    check_shares(&plan.runtime, shares)?;
+
+    let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+    let n_groups = nd.n_groups(split_dim);
+    let fractions: Vec<f64> = shares.iter().map(|s| s.1).collect();
+    let slices = split_groups(n_groups, &fractions);
+    let mut notes = Vec::new();
+    let mut participants = Vec::new();
+    for (&(device, share), &(lo, hi)) in shares.iter().zip(&slices) {
+        if hi > lo {
+            participants.push((device, lo, hi));
+        } else if share > 0.0 {
+            notes.push(format!(
+                "device {device} gets no work-group (share {share} of {n_groups})"
+            ));
+        }
+    }
+    let main_device = shares
+        .iter()
+        .fold(None::<(usize, f64)>, |best, &(d, s)| match best {
+            Some((_, bs)) if bs >= s => best,
+            _ => Some((d, s)),
+        })
+        .map(|(d, _)| d)
+        .unwrap_or(0);
+
+    let (base, lo_pos, hi_pos) = plan.base_params(nd, args, split_dim)?;
+    check_totals(plan, &base, args)?;
+    let slice_params = |lo: u64, hi: u64| {
+        let mut p = base.clone();
+        lo_pos.iter().for_each(|&(i, m)| p[i] = lo as i64 * m);
+        hi_pos.iter().for_each(|&(i, m)| p[i] = hi as i64 * m);
+        p
+    };
+
+    // launch-time assumptions
+    let mut all_whole = false;
+    let mut failed = None;
+    for (desc, text, cond) in &plan.assumptions {
+        let mut holds = true;
+        let points = std::iter::once(base.clone()).chain(participants.iter().map(|&(_, lo, hi)| slice_params(lo, hi)));
+        for p in points {
+            holds &= cond.eval(&p).map_err(|e| LaunchError::Eval {
+                kernel: plan.kernel.name.clone(),
+                what: format!("assumption '{desc}'"),
+                message: e.to_string(),
+            })?;
+        }
+        if !holds {
+            notes.push(format!(
+                "assumption does not hold: {desc} ({text}); every array is transferred whole"
+            ));
+            all_whole = true;
+            failed.get_or_insert_with(|| desc.clone());
+        }
+    }
+    let mut reason = plan.unsplit_reason.clone();
+    if reason.is_none() && all_whole && plan.arrays.iter().any(|a| a.writes) {
+        reason = Some(format!(
+            "a launch-time assumption does not hold: {}",
+            failed.unwrap_or_default()
+        ));
+    }
+
+    let verify_device = options.verify_device.unwrap_or(main_device);
+    if options.verify {
+        plan.runtime.device(verify_device)?;
+        plan.whole_kernel(verify_device)?;
+    }
+    let original = options.verify.then(|| args.clone());
+
+    let mut report = match reason {
+        Some(reason) => {
+            let w = DevWork {
+                device: main_device,
+                lo: 0,
+                hi: n_groups,
+                params: base.clone(),
+                arrays: Vec::new(),
+            };
+            run_unsplit(plan, nd, args, w, reason, options)?
+        }
+        None => {
+            let works = participants
+                .iter()
+                .map(|&(device, lo, hi)| {
+                    device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            run_split(plan, nd, args, works, split_dim, options)?
+        }
+    };
+    report.notes.splice(0..0, notes);
+    report.wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+
+    if let Some(mut reference) = original {
+        plan.run_whole(verify_device, nd, &mut reference)?;
+        let mut mismatch = None;
+        for ((name, got), (_, want)) in args.global_buffers().zip(reference.global_buffers()) {
+            let es = got.elem().size.max(1) as usize;
+            if let Some(pos) = got
+                .as_bytes()
+                .iter()
+                .zip(want.as_bytes())
+                .position(|(a, b)| a != b)
+            {
+                mismatch = Some(Mismatch {
+                    array: name.to_string(),
+                    elem_idx: (pos / es) as u64,
+                });
+                break;
+            }
+        }
+        report.verified = Some(mismatch.is_none());
+        report.mismatch = mismatch;
+    }
+    Ok(report)
+}
+
+/// Every bounded array's total range must lie inside its host buffer.
+fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
+    for a in &plan.arrays {
+        let (Some(total), None) = (&a.total, &a.whole_reason) else {
+            continue;
+        };
+        let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
+        if let Some((l, u)) = eval_range(plan, total, "the total range", &a.name, base)? {
+            if l < 0 || u as i128 >= len as i128 {
+                return Err(LaunchError::BufferTooSmall {
+                    array: a.name.clone(),
+                    lower: l,
+                    upper: u,
+                    len,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The ranges of every array for one device's slice.
+fn device_work(
+    plan: &Plan,
+    args: &KernelArgs,
+    device: usize,
+    lo: u64,
+    hi: u64,
+    params: Vec<i64>,
+    all_whole: bool,
+) -> Result<DevWork> {
+    let mut arrays = Vec::with_capacity(plan.arrays.len());
+    for a in &plan.arrays {
+        let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
+        let whole_range = (0, len - 1);
+        let whole = all_whole || a.whole_reason.is_some() || a.slice.is_none();
+        let (base, extent, read_r, write_r) = if whole {
+            (0, len as u64, a.reads.then_some(whole_range), a.writes.then_some(whole_range))
+        } else {
+            let slice = a.slice.as_ref().expect("checked above");
+            let hull = eval_range(plan, slice, "the slice range", &a.name, &params)?;
+            let part = |r: &Option<BoundRange>, used: bool, what: &str| -> Result<Option<(i64, i64)>> {
+                if !used {
+                    return Ok(None);
+                }
+                match r {
+                    Some(r) => eval_range(plan, r, what, &a.name, &params),
+                    None => Ok(hull),
+                }
+            };
+            let read_r = part(&a.read, a.reads, "the read range")?;
+            let write_r = part(&a.write, a.writes, "the write range")?;
+            // the buffer covers the hull and, defensively, the read and write ranges
+            let cover = [hull, read_r, write_r]
+                .into_iter()
+                .flatten()
+                .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)));
+            match cover {
+                None => (0, 0, None, None),
+                Some((l, u)) => {
+                    if l < 0 || u >= len {
+                        return Err(LaunchError::BufferTooSmall {
+                            array: a.name.clone(),
+                            lower: l,
+                            upper: u,
+                            len: len as u64,
+                        });
+                    }
+                    (l, (u - l + 1) as u64, read_r, write_r)
+                }
+            }
+        };
+        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull);
+        let mut to_dev: Vec<(i64, i64)> = read_r.into_iter().collect();
+        if let Some(w) = write_r {
+            if whole || a.reads || !fills {
+                to_dev.push(w);
+            }
+        }
+        arrays.push(DevArray {
+            base,
+            extent,
+            whole,
+            to_dev: merge_intervals(to_dev),
+            from_dev: write_r,
+            staging: None,
+        });
+    }
+    Ok(DevWork {
+        device,
+        lo,
+        hi,
+        params,
+        arrays,
+    })
+}
+
+fn groups_other_dims(nd: &NdRange, split_dim: u32) -> u64 {
+    (0..nd.work_dim())
+        .filter(|&d| d != split_dim)
+        .map(|d| nd.n_groups(d))
+        .product()
+}
+
+fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -> Result<()> {
+    if let Some(cap) = options.mem_cap_bytes {
+        if needed > cap {
+            return Err(LaunchError::MemoryCap {
+                device: plan.runtime.device(device)?.label(),
+                needed,
+                cap,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Bytes a whole-buffer approach moves for one device, and the exact bytes
+/// of its slice (None when a count is missing).
+fn whole_and_exact(plan: &Plan, args: &KernelArgs, params: &[i64], notes: &mut Vec<String>) -> (u64, Option<u64>) {
+    let mut whole = 0u64;
+    let mut exact = Some(0u64);
+    for info in args.infos() {
+        let Some(b) = args.buffer_at(info.index) else { continue };
+        let bytes = b.as_bytes().len() as u64;
+        match plan.arrays.iter().find(|a| a.arg_index == info.index) {
+            Some(a) => {
+                let dirs = a.reads as u64 + a.writes as u64;
+                whole += bytes * dirs;
+                exact = match (&a.count_slice, exact) {
+                    (Some(c), Some(acc)) => match c.eval(params) {
+                        Ok(n) => Some(acc + n.max(0) as u64 * a.elem_size * dirs),
+                        Err(e) => {
+                            notes.push(format!("count of array '{}' cannot be evaluated: {e}", a.name));
+                            None
+                        }
+                    },
+                    _ => None,
+                };
+            }
+            None => {
+                whole += bytes * if info.kind == ArgKind::GlobalBuffer { 2 } else { 1 };
+                exact = None;
+            }
+        }
+    }
+    (whole, exact)
+}
+
+fn run_unsplit(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    w: DevWork,
+    reason: String,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let needed: u64 = args
+        .values()
+        .iter()
+        .map(|v| match v {
+            ArgValue::Buffer(b) => b.as_bytes().len() as u64,
+            _ => 0,
+        })
+        .sum();
+    check_cap(plan, w.device, needed, options)?;
+    plan.whole_kernel(w.device)?;
+    let mut notes = Vec::new();
+    let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
+    let dk = &plan.kernels[&w.device];
+    let kernel = dk.whole.as_ref().expect("built above");
+    let arrays = &plan.arrays;
+    let (kernel_ms, to, from) = run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
+        match arrays.iter().find(|a| a.arg_index == index) {
+            Some(a) => a.writes,
+            None => kind == ArgKind::GlobalBuffer,
+        }
+    })?;
+    Ok(RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: false,
+        splittable: plan.kernel.splittable,
+        split_dim: plan.kernel.split_dim,
+        reason: Some(reason),
+        devices: vec![DeviceReport {
+            index: w.device,
+            name: dk.ctx.info.name.clone(),
+            work_groups: nd.n_groups_total(),
+            slice: (w.lo, w.hi),
+            bytes_to_device: to,
+            bytes_from_device: from,
+            kernel_ms,
+        }],
+        bytes_total: to + from,
+        bytes_whole_buffers: whole_bytes,
+        bytes_exact: exact,
+        wall_ms: 0.0,
+        verified: None,
+        mismatch: None,
+        notes,
+    })
+}
+
+fn run_split(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    mut works: Vec<DevWork>,
+    split_dim: u32,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    // memory cap, then build: all before any device runs
+    for w in &works {
+        let needed: u64 = w
+            .arrays
+            .iter()
+            .zip(&plan.arrays)
+            .map(|(da, a)| da.extent.max(1) * a.elem_size)
+            .sum();
+        check_cap(plan, w.device, needed, options)?;
+    }
+    for w in &works {
+        plan.sub_kernel(w.device)?;
+    }
+
+    // how each written array comes back
+    let mut glue = vec![Glue::Direct; plan.arrays.len()];
+    let mut n_staging = 0;
+    let mut staging_len = Vec::new();
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if !a.writes {
+            continue;
+        }
+        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull);
+        let any_whole = works.iter().any(|w| w.arrays[ai].whole);
+        let ranges: Vec<(usize, (i64, i64))> = works
+            .iter()
+            .enumerate()
+            .filter_map(|(wi, w)| w.arrays[ai].from_dev.map(|r| (wi, r)))
+            .collect();
+        let mut sorted: Vec<(i64, i64)> = ranges.iter().map(|r| r.1).collect();
+        sorted.sort();
+        let disjoint = sorted.windows(2).all(|p| p[0].1 < p[1].0);
+        let cross = ranges.iter().any(|&(wi, r)| {
+            works
+                .iter()
+                .enumerate()
+                .any(|(wj, w)| wj != wi && w.arrays[ai].to_dev.iter().any(|&t| overlaps(r, t)))
+        });
+        glue[ai] = if fills && !any_whole && disjoint && !cross {
+            Glue::Direct
+        } else if fills && !any_whole && disjoint {
+            Glue::Copy
+        } else {
+            Glue::DiffMerge
+        };
+        if glue[ai] != Glue::Direct {
+            for &(wi, (l, u)) in &ranges {
+                works[wi].arrays[ai].staging = Some(n_staging);
+                staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
+                n_staging += 1;
+            }
+        }
+    }
+
+    let infos = args.infos().to_vec();
+    let scalars = scalar_values(args);
+    let mut host: Vec<*mut u8> = Vec::with_capacity(infos.len());
+    for i in 0..infos.len() {
+        host.push(match args.buffer_at_mut(i as u32) {
+            Some(b) => b.as_bytes_mut().as_mut_ptr(),
+            None => std::ptr::null_mut(),
+        });
+    }
+    let array_of_arg: Vec<Option<usize>> = infos
+        .iter()
+        .map(|info| plan.arrays.iter().position(|a| a.arg_index == info.index))
+        .collect();
+    let extras: Vec<Vec<i64>> = works
+        .iter()
+        .map(|w| {
+            plan.extra_values(nd, split_dim, w.lo, |arg_index| {
+                plan.arrays
+                    .iter()
+                    .position(|a| a.arg_index == arg_index)
+                    .map_or(0, |ai| w.arrays[ai].base)
+            })
+        })
+        .collect();
+    let extra_names: Vec<String> = plan
+        .kernel
+        .subkernel
+        .as_ref()
+        .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
+        .unwrap_or_default();
+
+    // Order matters: memory that enqueued commands use (staging, device
+    // buffers) is declared before the Finisher, so that on an early return
+    // the Finisher waits for the queues before that memory is dropped.
+    let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
+    let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
+    let mut kernel_events = Vec::with_capacity(works.len());
+    let mut fin = Finisher::new();
+    let mut dev_reports = Vec::with_capacity(works.len());
+    for (wi, w) in works.iter().enumerate() {
+        let dk = &plan.kernels[&w.device];
+        let ctx = &dk.ctx;
+        let kernel = dk.sub.as_ref().expect("built above");
+        fin.add(ctx);
+        let mut to = 0u64;
+        let mut from = 0u64;
+        let mut bufs = Vec::with_capacity(w.arrays.len());
+        for (da, a) in w.arrays.iter().zip(&plan.arrays) {
+            let es = a.elem_size as i64;
+            let buf = exec::alloc(ctx, (da.extent.max(1) * a.elem_size) as usize)?;
+            let src = host[a.arg_index as usize];
+            for &(l, u) in &da.to_dev {
+                let len = ((u - l + 1) * es) as usize;
+                // SAFETY: `[l, u]` lies inside the host buffer (checked in
+                // device_work); host buffers are not touched until every
+                // queue is finished (Finisher).
+                drop(unsafe { exec::write(ctx, &buf, ((l - da.base) * es) as usize, src.add((l * es) as usize), len)? });
+                to += len as u64;
+            }
+            bufs.push(buf);
+        }
+        let mut set: Vec<(&str, SetArg<'_>)> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let mem = array_of_arg[i].map(|ai| bufs[ai].get());
+                (info.name.as_str(), arg_value(&scalars[i], mem))
+            })
+            .collect();
+        for (name, &v) in extra_names.iter().zip(&extras[wi]) {
+            set.push((name.as_str(), SetArg::Long(v)));
+        }
+        exec::set_args(ctx, kernel, &set)?;
+        let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
+        let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
+        let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
+        let d = split_dim as usize;
+        offsets[d] += w.lo as usize * local[d];
+        global[d] = (w.hi - w.lo) as usize * local[d];
+        kernel_events.push(exec::run_kernel(ctx, kernel, &offsets, &global, &local)?);
+        for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
+            let Some((l, u)) = da.from_dev else { continue };
+            let es = a.elem_size as i64;
+            let len = ((u - l + 1) * es) as usize;
+            let dst = match da.staging {
+                Some(si) => staging[si].as_mut_ptr(),
+                // SAFETY: inside the host buffer; no other device reads or
+                // writes this range of the host buffer (Glue::Direct).
+                None => unsafe { host[a.arg_index as usize].add((l * es) as usize) },
+            };
+            // SAFETY: see above; the destination outlives the queue.
+            drop(unsafe { exec::read(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, len)? });
+            from += len as u64;
+        }
+        fin.flush();
+        dev_bufs.push(bufs);
+        dev_reports.push(DeviceReport {
+            index: w.device,
+            name: ctx.info.name.clone(),
+            work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
+            slice: (w.lo, w.hi),
+            bytes_to_device: to,
+            bytes_from_device: from,
+            kernel_ms: 0.0,
+        });
+    }
+    fin.finish()?;
+    drop(dev_bufs);
+    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(&works) {
+        r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+    }
+
+    // glue
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if !a.writes || glue[ai] == Glue::Direct {
+            continue;
+        }
+        let es = a.elem_size as usize;
+        let out = args
+            .buffer_at_mut(a.arg_index)
+            .expect("checked: array arguments are buffers")
+            .as_bytes_mut();
+        let parts: Vec<((i64, i64), usize)> = works
+            .iter()
+            .filter_map(|w| Some((w.arrays[ai].from_dev?, w.arrays[ai].staging?)))
+            .collect();
+        if glue[ai] == Glue::Copy {
+            for ((l, u), si) in parts {
+                out[l as usize * es..(u as usize + 1) * es].copy_from_slice(&staging[si]);
+            }
+            continue;
+        }
+        let Some(gl) = parts.iter().map(|p| p.0 .0).min() else { continue };
+        let gu = parts.iter().map(|p| p.0 .1).max().unwrap_or(gl);
+        let original = out[gl as usize * es..(gu as usize + 1) * es].to_vec();
+        for ((l, u), si) in parts {
+            let orig = &original[(l - gl) as usize * es..(u - gl + 1) as usize * es];
+            let dst = &mut out[l as usize * es..(u as usize + 1) * es];
+            for ((d, s), o) in dst
+                .chunks_exact_mut(es)
+                .zip(staging[si].chunks_exact(es))
+                .zip(orig.chunks_exact(es))
+            {
+                if s != o {
+                    d.copy_from_slice(s);
+                }
+            }
+        }
+    }
+
+    let mut notes = Vec::new();
+    let mut whole_bytes = 0;
+    let mut exact = Some(0u64);
+    for w in &works {
+        let (wb, ex) = whole_and_exact(plan, args, &w.params, &mut notes);
+        whole_bytes += wb;
+        exact = exact.zip(ex).map(|(a, b)| a + b);
+    }
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if let Some(r) = &a.whole_reason {
+            notes.push(format!("array '{}' is transferred whole: {r}", a.name));
+        } else if works.iter().any(|w| w.arrays[ai].whole) && a.slice.is_none() {
+            notes.push(format!("array '{}' has no slice range and is transferred whole", a.name));
+        }
+        if glue[ai] == Glue::DiffMerge && a.writes {
+            notes.push(format!("array '{}' is glued element by element (diff-merge)", a.name));
+        }
+    }
+    let bytes_total = dev_reports.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();
+    Ok(RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: true,
+        splittable: plan.kernel.splittable,
+        split_dim: Some(split_dim),
+        reason: None,
+        devices: dev_reports,
+        bytes_total,
+        bytes_whole_buffers: whole_bytes,
+        bytes_exact: exact,
+        wall_ms: 0.0,
+        verified: None,
+        mismatch: None,
+        notes,
+    })
+}

@@ -1,0 +1,441 @@
+//! [`Plan`]: a kernel's ranges with every expression parsed and bound once,
+//! plus the built programs and kernel objects per device.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use opencl3::kernel::Kernel;
+use ranges_format::{
+    ArgKind, ArrayStatus, BoundCondition, BoundCount, BoundRange, Condition, ExtraArgMeaning,
+    KernelRanges, Mode, ParamSource, RangeFile, WriteVerdict,
+};
+
+use crate::args::{ArgValue, KernelArgs};
+use crate::elem::ElemType;
+use crate::error::{cl_err, LaunchError, Result};
+use crate::ndrange::NdRange;
+use crate::runtime::{DeviceCtx, Runtime};
+
+/// One array of the kernel with its bound expressions.
+pub(crate) struct ArrayPlan {
+    pub(crate) arg_index: u32,
+    pub(crate) name: String,
+    pub(crate) elem_size: u64,
+    pub(crate) reads: bool,
+    pub(crate) writes: bool,
+    /// `Some(reason)` for arrays the analysis could not bound.
+    pub(crate) whole_reason: Option<String>,
+    pub(crate) total: Option<BoundRange>,
+    pub(crate) slice: Option<BoundRange>,
+    pub(crate) read: Option<BoundRange>,
+    pub(crate) write: Option<BoundRange>,
+    pub(crate) count_slice: Option<BoundCount>,
+    pub(crate) verdict: Option<WriteVerdict>,
+}
+
+/// The kernel objects of one device.
+pub(crate) struct DeviceKernels {
+    pub(crate) ctx: Arc<DeviceCtx>,
+    pub(crate) sub: Option<Kernel>,
+    pub(crate) whole: Option<Kernel>,
+}
+
+/// A kernel ready to launch: its range file entry with every expression
+/// parsed and bound to the parameter order once, the static reasons it
+/// cannot split (if any), and the subkernel and original kernel built per
+/// device (programs come from the [`Runtime`]'s cache).
+pub struct Plan {
+    pub(crate) runtime: Runtime,
+    pub(crate) kernel: KernelRanges,
+    pub(crate) source: String,
+    pub(crate) build_options: Vec<String>,
+    pub(crate) arrays: Vec<ArrayPlan>,
+    pub(crate) assumptions: Vec<(String, String, BoundCondition)>,
+    /// `Some(reason)` when the kernel never runs split.
+    pub(crate) unsplit_reason: Option<String>,
+    pub(crate) kernels: HashMap<usize, DeviceKernels>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan")
+            .field("kernel", &self.kernel.name)
+            .field("unsplit_reason", &self.unsplit_reason)
+            .field("devices_built", &self.kernels.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Plan {
+    /// The plan for kernel `kernel` of a range file.
+    pub fn new(runtime: &Runtime, file: &RangeFile, kernel: &str) -> Result<Plan> {
+        let Some(k) = file.kernel(kernel) else {
+            return Err(LaunchError::RangeFile {
+                kernel: kernel.to_string(),
+                message: format!(
+                    "no such kernel in the range file (valid kernels: {})",
+                    file.kernels
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        };
+        Plan::from_kernel(runtime, k.clone(), &file.source, &file.build_options)
+    }
+
+    /// The plan for one kernel's ranges, `source` being the original program
+    /// (built for unsplit runs and verification).
+    pub fn from_kernel(
+        runtime: &Runtime,
+        kernel: KernelRanges,
+        source: &str,
+        build_options: &[String],
+    ) -> Result<Plan> {
+        let kname = kernel.name.clone();
+        let rf = |message: String| LaunchError::RangeFile {
+            kernel: kname.clone(),
+            message,
+        };
+        kernel.validate().map_err(|e| rf(e.to_string()))?;
+        let names = kernel.param_names();
+        let arg = |index: u32| kernel.args.iter().find(|a| a.index == index);
+
+        for p in &kernel.params {
+            match p.source {
+                ParamSource::ScalarArg { arg_index } => {
+                    let a = arg(arg_index).ok_or_else(|| {
+                        rf(format!("parameter '{}' refers to argument {arg_index}, which does not exist", p.name))
+                    })?;
+                    let elem = ElemType::parse(&a.elem_type, a.elem_size);
+                    if a.kind != ArgKind::Scalar || !elem.is_integer_scalar() {
+                        return Err(rf(format!(
+                            "parameter '{}' refers to argument '{}', which is not an integer scalar",
+                            p.name, a.name
+                        )));
+                    }
+                }
+                ParamSource::GlobalSize(d)
+                | ParamSource::LocalSize(d)
+                | ParamSource::GlobalOffset(d)
+                | ParamSource::NumGroups(d)
+                    if d > 2 =>
+                {
+                    return Err(rf(format!("parameter '{}' refers to dimension {d}", p.name)));
+                }
+                _ => {}
+            }
+        }
+
+        let mut arrays = Vec::new();
+        for a in &kernel.arrays {
+            let info = arg(a.arg_index).ok_or_else(|| {
+                rf(format!("array '{}' refers to argument {}, which does not exist", a.name, a.arg_index))
+            })?;
+            if !matches!(info.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer) {
+                return Err(rf(format!("array '{}' is not a global or constant buffer argument", a.name)));
+            }
+            let bind = |r: &Option<ranges_format::Range>, field: &str| -> Result<Option<BoundRange>> {
+                r.as_ref()
+                    .map(|r| r.bind(&names))
+                    .transpose()
+                    .map_err(|e| rf(format!("array '{}', {field}: {e}", a.name)))
+            };
+            let elem_size = if a.elem_size != 0 { a.elem_size } else { info.elem_size };
+            arrays.push(ArrayPlan {
+                arg_index: a.arg_index,
+                name: a.name.clone(),
+                elem_size: elem_size.max(1) as u64,
+                reads: matches!(a.mode, Mode::R | Mode::RW),
+                writes: matches!(a.mode, Mode::W | Mode::RW),
+                whole_reason: match &a.status {
+                    ArrayStatus::Bounded => None,
+                    ArrayStatus::Whole { reason } => Some(reason.clone()),
+                },
+                total: bind(&a.total, "total")?,
+                slice: bind(&a.slice, "slice")?,
+                read: bind(&a.read_slice, "read_slice")?,
+                write: bind(&a.write_slice, "write_slice")?,
+                count_slice: a
+                    .count_slice
+                    .as_ref()
+                    .map(|c| c.bind(&names))
+                    .transpose()
+                    .map_err(|e| rf(format!("array '{}', count_slice: {e}", a.name)))?,
+                verdict: a.write.clone(),
+            });
+        }
+
+        let assumptions = kernel
+            .assumptions
+            .iter()
+            .map(|a| {
+                Condition::parse(&a.condition)
+                    .and_then(|c| c.bind(&names))
+                    .map(|b| (a.description.clone(), a.condition.clone(), b))
+                    .map_err(|e| rf(format!("assumption '{}': {e}", a.description)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+
+        let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
+        Ok(Plan {
+            runtime: runtime.clone(),
+            kernel,
+            source: source.to_string(),
+            build_options: build_options.to_vec(),
+            arrays,
+            assumptions,
+            unsplit_reason,
+            kernels: HashMap::new(),
+        })
+    }
+
+    /// The kernel's range file entry.
+    pub fn kernel(&self) -> &KernelRanges {
+        &self.kernel
+    }
+
+    /// The runtime this plan builds on.
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// Why this kernel never runs split (`None` when it can).
+    pub fn unsplit_reason(&self) -> Option<&str> {
+        self.unsplit_reason.as_deref()
+    }
+
+    /// Builds the arguments of this kernel from `NAME=SPEC` strings.
+    pub fn args_from_specs<S: AsRef<str>>(&self, specs: &[S]) -> Result<KernelArgs> {
+        KernelArgs::from_specs(&self.kernel.name, &self.kernel.args, specs)
+    }
+
+    /// Builds the subkernel (when the kernel can split) and the original
+    /// kernel for these devices, ahead of the first launch. Launches do this
+    /// themselves for devices not prepared yet; built programs are cached.
+    pub fn prepare(&mut self, devices: &[usize]) -> Result<()> {
+        for &d in devices {
+            if self.unsplit_reason.is_none() {
+                self.sub_kernel(d)?;
+            }
+            self.whole_kernel(d)?;
+        }
+        Ok(())
+    }
+
+    fn slot(&mut self, device: usize) -> Result<&mut DeviceKernels> {
+        if !self.kernels.contains_key(&device) {
+            let ctx = self.runtime.ctx(device)?;
+            self.kernels.insert(
+                device,
+                DeviceKernels {
+                    ctx,
+                    sub: None,
+                    whole: None,
+                },
+            );
+        }
+        Ok(self.kernels.get_mut(&device).expect("inserted above"))
+    }
+
+    /// Builds (once) the subkernel for a device.
+    pub(crate) fn sub_kernel(&mut self, device: usize) -> Result<()> {
+        if self.slot(device)?.sub.is_some() {
+            return Ok(());
+        }
+        let sub = self.kernel.subkernel.as_ref().ok_or_else(|| LaunchError::RangeFile {
+            kernel: self.kernel.name.clone(),
+            message: "no subkernel".into(),
+        })?;
+        let program = self
+            .runtime
+            .program(device, &sub.name, &sub.source, &self.build_options)?;
+        let label = self.runtime.device(device)?.label();
+        let k = Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
+        self.slot(device)?.sub = Some(k);
+        Ok(())
+    }
+
+    /// Builds (once) the original kernel for a device.
+    pub(crate) fn whole_kernel(&mut self, device: usize) -> Result<()> {
+        if self.slot(device)?.whole.is_some() {
+            return Ok(());
+        }
+        let program = self
+            .runtime
+            .program(device, &self.kernel.name, &self.source, &self.build_options)?;
+        let label = self.runtime.device(device)?.label();
+        let k = Kernel::create(&program, &self.kernel.name)
+            .map_err(cl_err("clCreateKernel", Some(label)))?;
+        self.slot(device)?.whole = Some(k);
+        Ok(())
+    }
+
+    /// Checks that `args` are this kernel's arguments.
+    pub(crate) fn check_args(&self, args: &KernelArgs) -> Result<()> {
+        let mut want = self.kernel.args.clone();
+        want.sort_by_key(|a| a.index);
+        for (info, have) in want.iter().zip(args.infos()) {
+            if info.name != have.name || info.kind != have.kind {
+                return Err(LaunchError::MistypedArg {
+                    name: have.name.clone(),
+                    ty: have.elem_type.clone(),
+                    message: format!(
+                        "the arguments were made for another kernel (kernel '{}' expects '{}' here)",
+                        self.kernel.name, info.name
+                    ),
+                });
+            }
+        }
+        if want.len() > args.infos().len() {
+            return Err(LaunchError::MissingArg {
+                name: want[args.infos().len()].name.clone(),
+                kernel: self.kernel.name.clone(),
+            });
+        }
+        if want.len() < args.infos().len() {
+            return Err(LaunchError::UnknownArg {
+                name: args.infos()[want.len()].name.clone(),
+                kernel: self.kernel.name.clone(),
+                valid: want.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", "),
+            });
+        }
+        Ok(())
+    }
+
+    /// The parameter vector of the unsplit NDRange, with the slice
+    /// `[0, n_groups)`, and the positions of the slice parameters with their
+    /// multipliers (1 for `SliceLo`/`SliceHi`, the local size for the `*Item` forms).
+    pub(crate) fn base_params(
+        &self,
+        nd: &NdRange,
+        args: &KernelArgs,
+        split_dim: u32,
+    ) -> Result<(Vec<i64>, Vec<(usize, i64)>, Vec<(usize, i64)>)> {
+        let mut vals = Vec::with_capacity(self.kernel.params.len());
+        let mut lo_pos = Vec::new();
+        let mut hi_pos = Vec::new();
+        for (i, p) in self.kernel.params.iter().enumerate() {
+            let v: i64 = match p.source {
+                ParamSource::ScalarArg { arg_index } => match args.value(arg_index) {
+                    Some(ArgValue::Scalar { int: Some(v), .. }) => *v,
+                    _ => {
+                        let name = args
+                            .infos()
+                            .get(arg_index as usize)
+                            .map_or_else(|| format!("#{arg_index}"), |a| a.name.clone());
+                        return Err(LaunchError::Eval {
+                            kernel: self.kernel.name.clone(),
+                            what: format!("parameter '{}'", p.name),
+                            message: format!("argument '{name}' has no integer value that fits a long"),
+                        });
+                    }
+                },
+                ParamSource::GlobalSize(d) => nd.global_size(d) as i64,
+                ParamSource::LocalSize(d) => nd.local_size(d) as i64,
+                ParamSource::GlobalOffset(d) => nd.global_offset(d) as i64,
+                ParamSource::NumGroups(d) => nd.n_groups(d) as i64,
+                ParamSource::SliceLo => {
+                    lo_pos.push((i, 1));
+                    0
+                }
+                ParamSource::SliceHi => {
+                    hi_pos.push((i, 1));
+                    nd.n_groups(split_dim) as i64
+                }
+                ParamSource::SliceLoItem => {
+                    lo_pos.push((i, nd.local_size(split_dim) as i64));
+                    0
+                }
+                ParamSource::SliceHiItem => {
+                    hi_pos.push((i, nd.local_size(split_dim) as i64));
+                    nd.global_size(split_dim) as i64
+                }
+            };
+            vals.push(v);
+        }
+        Ok((vals, lo_pos, hi_pos))
+    }
+
+    /// The value of each extra argument of the subkernel for one slice.
+    pub(crate) fn extra_values(
+        &self,
+        nd: &NdRange,
+        split_dim: u32,
+        lo: u64,
+        base_of: impl Fn(u32) -> i64,
+    ) -> Vec<i64> {
+        let Some(sub) = &self.kernel.subkernel else {
+            return Vec::new();
+        };
+        sub.extra_args
+            .iter()
+            .map(|e| match e.meaning {
+                ExtraArgMeaning::ArrayBase { arg_index } => base_of(arg_index),
+                ExtraArgMeaning::GroupIdBase(k) => {
+                    if k == split_dim {
+                        lo as i64
+                    } else {
+                        0
+                    }
+                }
+                ExtraArgMeaning::GlobalSize(k) => nd.global_size(k) as i64,
+                ExtraArgMeaning::NumGroups(k) => nd.n_groups(k) as i64,
+                ExtraArgMeaning::GlobalOffset(k) => nd.global_offset(k) as i64,
+            })
+            .collect()
+    }
+}
+
+/// Why a kernel can never run split, from the range file alone; an error for
+/// a range file that contradicts itself.
+fn static_unsplit_reason(kernel: &KernelRanges, arrays: &[ArrayPlan]) -> Result<Option<String>, String> {
+    if !kernel.splittable {
+        return Ok(Some(
+            kernel
+                .reason
+                .clone()
+                .unwrap_or_else(|| "the analysis marks the kernel as not splittable".into()),
+        ));
+    }
+    let Some(d) = kernel.split_dim else {
+        return Ok(Some("the range file names no split dimension".into()));
+    };
+    if d >= kernel.work_dim.max(1) {
+        return Err(format!("split dimension {d} is not below work_dim {}", kernel.work_dim));
+    }
+    let Some(sub) = &kernel.subkernel else {
+        return Ok(Some("the range file has no subkernel".into()));
+    };
+    for e in &sub.extra_args {
+        if let ExtraArgMeaning::ArrayBase { arg_index } = e.meaning {
+            if !arrays.iter().any(|a| a.arg_index == arg_index) {
+                return Err(format!(
+                    "subkernel argument '{}' is the base of argument {arg_index}, which has no ranges",
+                    e.name
+                ));
+            }
+        }
+    }
+    for a in &kernel.args {
+        if matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)
+            && !arrays.iter().any(|r| r.arg_index == a.index)
+        {
+            return Ok(Some(format!("argument '{}' has no ranges in the range file", a.name)));
+        }
+    }
+    for a in arrays.iter().filter(|a| a.writes) {
+        match &a.verdict {
+            None => return Ok(Some(format!("array '{}' is written but has no write verdict", a.name))),
+            Some(v) if !v.disjoint_across_slices => {
+                return Ok(Some(format!(
+                    "array '{}': different slices may write the same element",
+                    a.name
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}

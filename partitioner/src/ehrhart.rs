@@ -1,0 +1,322 @@
+//! Ehrhart counting with PolyLib: how many integer points a parametric set
+//! has, as quasi-polynomials of the parameters, one per chamber, plus the
+//! set's parametric vertices.
+//!
+//! Input is isl text (`"[N, lo, hi] -> { [i] : 16lo <= i < 16hi and 0 <= i < N }"`).
+//! isl reads it, makes existentials explicit, splits the set into disjoint
+//! basic sets ("terms": the count is the sum of the terms' counts) and lifts
+//! integer divisions (from `floor`, `mod`, `exists`) into extra set
+//! dimensions, which keeps counts unchanged since each division is a function
+//! of the other variables. PolyLib's `Polyhedron_Enumerate` then counts each
+//! term and `Polyhedron2Param_Vertices` gives its vertices.
+//!
+//! PolyLib keeps global state, prints on stdout and stderr by itself, and
+//! aborts the process when its 64-bit arithmetic overflows inside
+//! `Polyhedron_Enumerate`. So it runs in a forked child process with its
+//! output silenced and a time limit (module `sandbox`); its THROWs are also
+//! caught in C (`csrc/polylib_shim.c`). Every failure becomes an
+//! [`EhrhartError`]; the caller's process and output are never touched.
+//!
+//! Text forms (all over the parameter names of [`Enumeration::params`]):
+//! - [`Chamber::value`]: `1/2 * N^2 + 3/2 * N + 1`; a periodic coefficient is
+//!   `[ a, b ]_N`, meaning element `N mod 2` (0-based, always non-negative);
+//! - [`Chamber::domain`]: `N >= 1 and -lo + hi >= 1`, `lo <= 0`, `N = 4`, or `true`;
+//!   constraints are affine with integer coefficients, joined by ` and `;
+//! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
+
+mod evalue;
+mod ffi;
+mod isl_input;
+mod polylib;
+mod rational;
+mod sandbox;
+mod text;
+mod wire;
+
+use std::fmt;
+use std::time::Duration;
+
+use evalue::QPoly;
+use rational::Rational;
+
+/// Most set dimensions (after lifting integer divisions) plus parameters
+/// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.
+pub const MAX_DIMENSIONS: usize = 8;
+
+/// Most disjoint pieces (terms) that [`enumerate`] accepts.
+pub const MAX_PIECES: usize = 32;
+
+/// Wall-clock time PolyLib gets for one [`enumerate`] call.
+pub const POLYLIB_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// Why an Ehrhart enumeration or evaluation failed. Callers fall back to
+/// isl's exact `count_val` at concrete parameter values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EhrhartError {
+    /// isl could not read a set or context text.
+    #[error("cannot read {text:?}: {message}")]
+    Parse {
+        /// The offending text.
+        text: String,
+        /// isl's message.
+        message: String,
+    },
+    /// An isl operation failed (including running out of its operation quota).
+    #[error("isl failed while {during}: {message}")]
+    Isl {
+        /// What was being done.
+        during: &'static str,
+        /// isl's message.
+        message: String,
+    },
+    /// The set is outside what this engine counts (e.g. unbounded).
+    #[error("cannot count with ehrhart polynomials: {reason}")]
+    Unsupported {
+        /// Why.
+        reason: String,
+    },
+    /// The problem exceeds a size limit ([`MAX_DIMENSIONS`], [`MAX_PIECES`], ...).
+    #[error("{what} exceed the limit of {limit}")]
+    TooLarge {
+        /// What is too large.
+        what: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// PolyLib failed: threw, aborted (its 64-bit arithmetic overflowed),
+    /// crashed, returned nothing, or gave something unexpected.
+    #[error("polylib failed: {detail}")]
+    PolyLib {
+        /// What went wrong, naming the PolyLib function where known.
+        detail: String,
+    },
+    /// PolyLib ran past [`POLYLIB_TIME_LIMIT`] and was stopped.
+    #[error("polylib took longer than {millis} ms")]
+    TimedOut {
+        /// The limit, in milliseconds.
+        millis: u64,
+    },
+    /// [`Enumeration::eval`] got the wrong number of parameter values.
+    #[error("expected {expected} parameter values ({names}), got {got}")]
+    ParamCount {
+        /// Number of parameters.
+        expected: usize,
+        /// Number of values given.
+        got: usize,
+        /// The parameter names, comma-separated.
+        names: String,
+    },
+    /// Evaluation overflowed `i128` or did not give a count in `i64`.
+    #[error("evaluating the ehrhart quasi-polynomial at {values:?} overflows")]
+    Overflow {
+        /// The parameter values.
+        values: Vec<i64>,
+    },
+    /// A quasi-polynomial evaluated to a non-integer: PolyLib gave a wrong result.
+    #[error("the ehrhart quasi-polynomial {value:?} is not an integer at {values:?}")]
+    NotInteger {
+        /// The quasi-polynomial text.
+        value: String,
+        /// The parameter values.
+        values: Vec<i64>,
+    },
+}
+
+/// The Ehrhart counts of a parametric set: per disjoint piece (term), a list
+/// of chambers. The number of integer points is the sum over the terms of
+/// the value of the first chamber (of that term) whose domain holds, 0 for a
+/// term where none does. The set counted is the input set intersected with
+/// the context, so counts are exact for every parameter value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enumeration {
+    /// Parameter names, in isl's order (the order of [`Enumeration::eval`]'s values).
+    pub params: Vec<String>,
+    /// Per term, its chambers.
+    pub terms: Vec<Vec<Chamber>>,
+    /// Per term (same order as `terms`), the parametric vertices of that
+    /// piece. Coordinates are over the piece's set dimensions, the set's own
+    /// first, then one per lifted integer division.
+    pub vertices: Vec<Vec<ParamVertex>>,
+}
+
+/// One chamber: where a quasi-polynomial gives a term's count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chamber {
+    /// Conjunction of affine constraints on the parameters,
+    /// e.g. `N >= 1 and -lo + hi >= 1`; `true` when unconstrained.
+    pub domain: String,
+    /// The count as a quasi-polynomial, e.g. `1/2 * N^2 + 1/2 * N` or
+    /// `1/2 * N + [ 0, 1/2 ]_N`.
+    pub value: String,
+    /// `domain` as PolyLib rows `[eq(0)/ineq(1), param coefs..., constant]`.
+    rows: Vec<Vec<i64>>,
+    /// `value` as a tree.
+    poly: QPoly,
+}
+
+/// One parametric vertex of a term's polyhedron.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamVertex {
+    /// Per set dimension, an affine expression of the parameters with
+    /// rational coefficients, e.g. `16 * hi - 1` or `1/2 * N - 1/2`.
+    pub coords: Vec<String>,
+    /// Where the vertex exists, as for [`Chamber::domain`].
+    pub domain: String,
+}
+
+impl Enumeration {
+    /// The number of integer points of the set at the given parameter values
+    /// (`values[k]` for `params[k]`), from the stored quasi-polynomials with
+    /// exact rational arithmetic.
+    pub fn eval(&self, values: &[i64]) -> Result<i64, EhrhartError> {
+        if values.len() != self.params.len() {
+            return Err(EhrhartError::ParamCount {
+                expected: self.params.len(),
+                got: values.len(),
+                names: self.params.join(", "),
+            });
+        }
+        let overflow = || EhrhartError::Overflow {
+            values: values.to_vec(),
+        };
+        let mut total = Rational::ZERO;
+        for term in &self.terms {
+            for chamber in term {
+                if !text::holds(&chamber.rows, values).ok_or_else(overflow)? {
+                    continue;
+                }
+                let v = chamber.poly.eval(values).ok_or_else(overflow)?;
+                if v.den() != 1 {
+                    return Err(EhrhartError::NotInteger {
+                        value: chamber.value.clone(),
+                        values: values.to_vec(),
+                    });
+                }
+                total = total.checked_add(v).ok_or_else(overflow)?;
+                break;
+            }
+        }
+        i64::try_from(total.num()).map_err(|_| overflow())
+    }
+}
+
+impl fmt::Display for Enumeration {
+    /// One line per chamber and vertex, e.g.
+    /// `term 0: N >= 1 -> N` and `term 0: vertex (N - 1) if N >= 1`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "params [{}]", self.params.join(", "))?;
+        for (t, chambers) in self.terms.iter().enumerate() {
+            for c in chambers {
+                writeln!(f, "term {t}: {} -> {}", c.domain, c.value)?;
+            }
+            for v in self.vertices.get(t).into_iter().flatten() {
+                writeln!(
+                    f,
+                    "term {t}: vertex ({}) if {}",
+                    v.coords.join(", "),
+                    v.domain
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counts the integer points of a parametric set given in isl text syntax,
+/// e.g. `"[N, lo, hi] -> { [i] : 16lo <= i < 16hi and 0 <= i < N }"` (any
+/// number of set dimensions and parameters, within [`MAX_DIMENSIONS`]), as
+/// Ehrhart quasi-polynomials with their chambers, and gives the parametric
+/// vertices of each piece.
+///
+/// `context_text` is a parameter set such as `"[N] -> { : N >= 1 }"`; the set
+/// is intersected with it and PolyLib gets its polyhedral hull as context.
+/// Without it the context is the universe.
+///
+/// Existentials (`exists`, `floor`, `mod`) are lifted into extra set
+/// dimensions; an unbounded set, one past the size limits, or a PolyLib
+/// failure gives an error, never a panic. Pure: no printing, no files.
+pub fn enumerate(set_text: &str, context_text: Option<&str>) -> Result<Enumeration, EhrhartError> {
+    let input = isl_input::read(set_text, context_text)?;
+    let pieces = if input.pieces.is_empty() {
+        Vec::new()
+    } else {
+        let reply = sandbox::run_isolated(
+            || wire::encode(&polylib::count_pieces(&input)),
+            POLYLIB_TIME_LIMIT,
+        )?;
+        wire::decode(&reply)?
+    };
+    let n = input.params.len();
+    let mut terms = Vec::with_capacity(pieces.len());
+    let mut vertices = Vec::with_capacity(pieces.len());
+    for raw in pieces {
+        let well_formed = raw
+            .chambers
+            .iter()
+            .all(|(rows, poly)| rows.iter().all(|r| r.len() == n + 2) && poly.is_over(n));
+        if !well_formed {
+            return Err(EhrhartError::PolyLib {
+                detail: "Polyhedron_Enumerate gave a chamber of the wrong width".into(),
+            });
+        }
+        let chambers = raw
+            .chambers
+            .into_iter()
+            .map(|(rows, poly)| Chamber {
+                domain: text::conjunction(&rows, &input.params),
+                value: poly.to_text(&input.params),
+                rows,
+                poly,
+            })
+            .collect();
+        let verts = raw
+            .vertices
+            .into_iter()
+            .map(|(coords, domain)| vertex_text(&coords, &domain, &input.params))
+            .collect::<Result<Vec<_>, _>>()?;
+        terms.push(chambers);
+        vertices.push(verts);
+    }
+    Ok(Enumeration {
+        params: input.params,
+        terms,
+        vertices,
+    })
+}
+
+fn vertex_text(
+    coords: &[Vec<i64>],
+    domain: &[Vec<i64>],
+    names: &[String],
+) -> Result<ParamVertex, EhrhartError> {
+    let n = names.len();
+    let bad = |detail: String| EhrhartError::PolyLib {
+        detail: format!("Polyhedron2Param_Vertices gave {detail}"),
+    };
+    let mut out = Vec::with_capacity(coords.len());
+    for row in coords {
+        if row.len() != n + 2 {
+            return Err(bad(format!(
+                "a vertex row of {} columns for {n} parameters",
+                row.len()
+            )));
+        }
+        let den = row[n + 1] as i128;
+        let q = |v: i64| {
+            Rational::new(v as i128, den)
+                .ok_or_else(|| bad("a vertex with a zero denominator".into()))
+        };
+        let coefs = row[..n]
+            .iter()
+            .map(|&v| q(v))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(text::affine(&coefs, q(row[n])?, names));
+    }
+    if domain.iter().any(|r| r.len() != n + 2) {
+        return Err(bad("a vertex domain of the wrong width".into()));
+    }
+    Ok(ParamVertex {
+        coords: out,
+        domain: text::conjunction(domain, names),
+    })
+}

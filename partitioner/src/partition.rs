@@ -1,0 +1,480 @@
+//! Per-slice ranges, counts and verdicts (thesis 4.1 listing 4.2, tables
+//! 4.3/4.4), from the access relations of `access-analysis`.
+//!
+//! A slice of work-groups `[lo, hi)` of the split dimension `d` is, in the
+//! analysis's global-id domain, `go_d + sx_lo <= x_d < go_d + sx_hi` with the
+//! parameters `sx_lo = lo*ls_d` and `sx_hi = hi*ls_d`
+//! ([`ParamSource::SliceLoItem`]/[`ParamSource::SliceHiItem`]). The slice is a
+//! parameter, not a ratio: one analysis serves every split.
+//!
+//! Per array and slice the footprint is `range(access ∩ slice)`; its bounds
+//! per array dimension are isl `dim_min`/`dim_max` (piecewise quasi-affine in
+//! the parameters). Delinearized arrays (`c[y][x]` with strides `[w, 1]`) get
+//! the linear bounds `sum_k stride_k * bound_k` — exact for the lexicographic
+//! corners of box-shaped footprints and sound in general, given the launch-time
+//! assumption `0 <= x < w`. Counts of distinct elements are Ehrhart
+//! quasi-polynomials from PolyLib ([`crate::ehrhart`]).
+
+use crate::ehrhart;
+use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
+use coarsen::ir::Program;
+use isl_rs::{Context, DimType, Map, Set};
+use ranges_format::{
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
+    WriteVerdict,
+};
+
+/// Options of the partitioner.
+#[derive(Debug, Clone, Default)]
+pub struct PartitionOptions {
+    /// Split along this dimension instead of choosing.
+    pub split_dim: Option<u32>,
+    /// Options passed to the access analysis (specialization, isl limit).
+    pub analysis: AnalysisOptions,
+    /// Skip the Ehrhart counts (they cost a PolyLib call per array and slice).
+    pub no_counts: bool,
+}
+
+/// Errors of the partitioner (analysis failures are verdicts, not errors).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionError {
+    #[error(transparent)]
+    Analysis(#[from] access_analysis::AnalysisError),
+    #[error("kernel '{kernel}': --split-dim {dim} is out of range (work_dim is {work_dim})")]
+    BadSplitDim { kernel: String, dim: u32, work_dim: u32 },
+}
+
+const SX_LO: &str = "sx_lo";
+const SX_HI: &str = "sx_hi";
+
+fn param_source(s: access_analysis::ParamSource) -> ParamSource {
+    use access_analysis::ParamSource as A;
+    match s {
+        A::ScalarArg { arg_index } => ParamSource::ScalarArg { arg_index },
+        A::GlobalSize(d) => ParamSource::GlobalSize(d),
+        A::LocalSize(d) => ParamSource::LocalSize(d),
+        A::GlobalOffset(d) => ParamSource::GlobalOffset(d),
+        A::NumGroups(d) => ParamSource::NumGroups(d),
+    }
+}
+
+fn mode(m: access_analysis::Mode) -> Mode {
+    match m {
+        access_analysis::Mode::R => Mode::R,
+        access_analysis::Mode::W => Mode::W,
+        access_analysis::Mode::RW => Mode::RW,
+    }
+}
+
+/// isl helpers over one context; every failure becomes `None` (callers fall back).
+struct Isl {
+    ctx: Context,
+}
+
+impl Isl {
+    fn new(max_ops: u64) -> Isl {
+        let ctx = Context::alloc();
+        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+        ctx.set_max_operations(max_ops.max(1));
+        Isl { ctx }
+    }
+    fn set(&self, t: &str) -> Option<Set> {
+        Set::read_from_str(&self.ctx, t).ok()
+    }
+    fn map(&self, t: &str) -> Option<Map> {
+        Map::read_from_str(&self.ctx, t).ok()
+    }
+}
+
+fn set_text(s: &Set) -> Option<String> {
+    s.to_str().ok().map(|x| x.to_string())
+}
+
+/// The analysis state of one kernel for the partitioner.
+struct Ctx<'a> {
+    acc: &'a KernelAccesses,
+    isl: Isl,
+    /// Params of the analysis plus the slice bounds.
+    param_names: Vec<String>,
+    local_size: Option<[i64; 3]>,
+}
+
+impl<'a> Ctx<'a> {
+    fn params_header(&self) -> String {
+        format!("[{}]", self.param_names.join(", "))
+    }
+
+    /// The work-items of the slice along `d`, within the NDRange.
+    fn slice(&self, d: u32) -> Option<Set> {
+        let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d} + ") } else { String::new() };
+        let gs = format!("gs{d}");
+        let text = format!(
+            "{} -> {{ W[x0, x1, x2] : {go}{SX_LO} <= x{d} < {go}{SX_HI} and 0 <= {SX_LO} < {SX_HI} <= {gs} }}",
+            self.params_header()
+        );
+        let s = self.isl.set(&text)?;
+        let dom = self.isl.set(&self.acc.domain)?;
+        let ctx = self.isl.set(&self.acc.context)?;
+        s.intersect(dom).ok()?.intersect_params(ctx).ok()
+    }
+
+    fn whole_domain(&self) -> Option<Set> {
+        let dom = self.isl.set(&self.acc.domain)?;
+        let ctx = self.isl.set(&self.acc.context)?;
+        dom.intersect_params(ctx).ok()
+    }
+
+    fn context_with_slice(&self, d: u32) -> Option<String> {
+        let base = self.isl.set(&self.acc.context)?;
+        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= gs{d} }}", self.params_header()))?;
+        set_text(&base.intersect(s).ok()?)
+    }
+
+    fn union_maps(&self, texts: &[&String]) -> Option<Map> {
+        let mut out: Option<Map> = None;
+        for t in texts {
+            if t.is_empty() {
+                continue;
+            }
+            let m = self.isl.map(t)?;
+            if m.is_empty().ok()? {
+                continue;
+            }
+            out = Some(match out {
+                None => m,
+                Some(o) => o.union(m).ok()?,
+            });
+        }
+        out
+    }
+
+    fn footprint(&self, map: &Map, dom: &Set) -> Option<Set> {
+        let m = map.copy().ok()?.intersect_domain(dom.copy().ok()?).ok()?;
+        m.range().ok()?.coalesce().ok()
+    }
+}
+
+/// The linear bounds `[lower, upper]` of a footprint with `strides`.
+fn linear_range(fp: &Set, strides: &[String]) -> Option<Range> {
+    if fp.is_empty().ok()? {
+        return None;
+    }
+    let n = fp.dim(DimType::Set).ok()? as usize;
+    if n != strides.len() || n == 0 {
+        return None;
+    }
+    let mut lows = Vec::new();
+    let mut highs = Vec::new();
+    for k in 0..n {
+        let lo = fp.copy().ok()?.dim_min(k as i32).ok()?;
+        let hi = fp.copy().ok()?.dim_max(k as i32).ok()?;
+        lows.push(PwExpr::parse(lo.to_str().ok()?).ok()?);
+        highs.push(PwExpr::parse(hi.to_str().ok()?).ok()?);
+    }
+    let lower = if n == 1 {
+        lows[0].clone()
+    } else {
+        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(lows.iter()).collect();
+        PwExpr::linear_combination(&terms).ok()?
+    };
+    let upper = if n == 1 {
+        highs[0].clone()
+    } else {
+        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(highs.iter()).collect();
+        PwExpr::linear_combination(&terms).ok()?
+    };
+    Some(Range { lower: lower.to_string(), upper: upper.to_string() })
+}
+
+fn count_of(fp: &Set, context: Option<&str>) -> Option<Count> {
+    let text = set_text(fp)?;
+    let e = ehrhart::enumerate(&text, context).ok()?;
+    Some(Count {
+        terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
+    })
+}
+
+/// Whether two work-items in different slices along `d` may write the same element.
+fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
+    let dom = cx.whole_domain()?;
+    let w = w.copy().ok()?.intersect_domain(dom).ok()?;
+    let same = w.copy().ok()?.apply_range(w.reverse().ok()?).ok()?;
+    let go = if cx.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d}") } else { "0".into() };
+    let differ = match cx.local_size {
+        Some(ls) => format!("floor((x{d} - {go})/{l}) < floor((y{d} - {go})/{l})", l = ls[d as usize].max(1)),
+        None => format!("x{d} < y{d}"),
+    };
+    let params: Vec<&str> = cx.acc.params.iter().map(|p| p.name.as_str()).collect();
+    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", ")))?;
+    Some(!same.intersect(rel).ok()?.is_empty().ok()?)
+}
+
+/// Whether the written elements of a slice fill the hull that is read back.
+fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<bool> {
+    let w = cx.footprint(must, slice)?;
+    if w.is_empty().ok()? {
+        return Some(true);
+    }
+    let n = strides.len();
+    let hull = Set::from_basic_set(w.copy().ok()?.polyhedral_hull().ok()?).ok()?;
+    let params = w.copy().ok()?.params().ok()?;
+    if n == 1 {
+        return hull.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
+    }
+    // 2-D row-major with a plain width: rows hull × [0, width).
+    if n == 2 && strides[1] == "1" && strides[0].chars().all(|c| c.is_alphanumeric() || c == '_') {
+        let rows = hull.project_out(DimType::Set, 1, 1).ok()?;
+        let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
+        let width = &strides[0];
+        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}"))?;
+        let bx = rows.flat_product(cols).ok()?;
+        let bx = bx.set_tuple_name(&name).ok()?;
+        return bx.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
+    }
+    Some(false)
+}
+
+/// Sample parameter values to compare split dimensions.
+fn sample_values(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> Vec<i64> {
+    let l = |dd: u32| ls.map(|x| x[dd as usize]).unwrap_or(16);
+    let gs = |dd: u32| l(dd) * 64;
+    k.params
+        .iter()
+        .map(|p| match p.source {
+            ParamSource::GlobalSize(dd) => gs(dd),
+            ParamSource::LocalSize(dd) => l(dd),
+            ParamSource::NumGroups(dd) => gs(dd) / l(dd),
+            ParamSource::GlobalOffset(_) => 0,
+            ParamSource::ScalarArg { .. } => 1024,
+            ParamSource::SliceLo | ParamSource::SliceLoItem => 0,
+            ParamSource::SliceHi => 32,
+            ParamSource::SliceHiItem => gs(d) / 2,
+        })
+        .collect()
+}
+
+fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
+    let names = k.param_names();
+    let vals = sample_values(k, d, ls);
+    let mut cost = 0i64;
+    for a in &k.arrays {
+        if let Some(r) = &a.slice {
+            if let Ok(b) = r.bind(&names) {
+                if let Ok(Some((lo, hi))) = b.eval(&vals) {
+                    cost += (hi - lo + 1).max(0) * a.elem_size as i64;
+                }
+            }
+        }
+    }
+    cost
+}
+
+/// Partitions one kernel: the analysis, then ranges, counts and verdicts for
+/// the best (or requested) split dimension, and the subkernel.
+pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges, PartitionError> {
+    let acc = access_analysis::analyze_kernel(program, kernel, &options.analysis)?;
+    let func = program.kernel(Some(kernel)).expect("analysis found the kernel");
+    let args = crate::args::arg_infos(func);
+    if let Some(d) = options.split_dim {
+        if d >= acc.work_dim {
+            return Err(PartitionError::BadSplitDim { kernel: kernel.into(), dim: d, work_dim: acc.work_dim });
+        }
+    }
+    let mut param_names: Vec<String> = acc.params.iter().map(|p| p.name.clone()).collect();
+    param_names.push(SX_LO.into());
+    param_names.push(SX_HI.into());
+    let cx = Ctx { acc: &acc, isl: Isl::new(options.analysis.max_operations), param_names, local_size: options.analysis.local_size };
+    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: param_source(p.source) }).collect();
+    params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
+    params.push(Param { name: SX_HI.into(), source: ParamSource::SliceHiItem });
+
+    let dims: Vec<u32> = match options.split_dim {
+        Some(d) => vec![d],
+        None => (0..acc.work_dim).rev().collect(),
+    };
+    let mut best: Option<(i64, bool, KernelRanges)> = None;
+    for &d in &dims {
+        let k = partition_along(&cx, program, func, &args, &params, d, options);
+        let ok = k.splittable;
+        let cost = slice_cost(&k, d, options.analysis.local_size);
+        let better = match &best {
+            None => true,
+            Some((c, bok, _)) => (ok && !bok) || (ok == *bok && cost < *c),
+        };
+        if better {
+            best = Some((cost, ok, k));
+        }
+    }
+    let (_, _, mut k) = best.expect("at least one dimension");
+    if dims.len() > 1 {
+        k.diagnostics.insert(0, format!("split dimension {} chosen (smallest slice footprint{})", k.split_dim.unwrap_or(0), if k.splittable { "" } else { "; no dimension is splittable" }));
+    }
+    Ok(k)
+}
+
+fn partition_along(
+    cx: &Ctx,
+    program: &Program,
+    func: &coarsen::ir::Function,
+    args: &[ranges_format::ArgInfo],
+    params: &[Param],
+    d: u32,
+    options: &PartitionOptions,
+) -> KernelRanges {
+    let acc = cx.acc;
+    let mut reasons: Vec<String> = Vec::new();
+    if let Some(r) = &acc.reason {
+        reasons.push(format!("not analyzable: {r}"));
+    }
+    for a in &acc.global_atomics {
+        reasons.push(format!("global atomic {a}"));
+    }
+    let slice = cx.slice(d);
+    let whole_dom = cx.whole_domain();
+    let ctx_slice = cx.context_with_slice(d);
+    let ctx_total = cx.isl.set(&acc.context).and_then(|s| set_text(&s));
+    let mut arrays = Vec::new();
+    let mut assumptions = Vec::new();
+    let mut diagnostics: Vec<String> = acc.notes.clone();
+    for a in &acc.arrays {
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons);
+        if r.status == ArrayStatus::Bounded {
+            for s in &a.assumptions {
+                assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
+            }
+        }
+        for n in &a.notes {
+            diagnostics.push(format!("array '{}': {n}", a.name));
+        }
+        arrays.push(r);
+    }
+    let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
+    let subkernel = match crate::subkernel::rewrite(program, &func.name, &rebased) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            reasons.push(e.to_string());
+            None
+        }
+    };
+    let _ = args.iter().filter(|a| a.kind == ArgKind::Scalar).count();
+    let splittable = reasons.is_empty();
+    KernelRanges {
+        name: func.name.clone(),
+        work_dim: acc.work_dim,
+        params: params.to_vec(),
+        args: args.to_vec(),
+        split_dim: Some(d),
+        splittable,
+        reason: if splittable { None } else { Some(reasons.join("; ")) },
+        arrays,
+        assumptions,
+        subkernel,
+        diagnostics,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn array_ranges(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    d: u32,
+    slice: Option<&Set>,
+    whole_dom: Option<&Set>,
+    ctx_slice: Option<&str>,
+    ctx_total: Option<&str>,
+    options: &PartitionOptions,
+    reasons: &mut Vec<String>,
+) -> ArrayRanges {
+    let m = mode(a.mode);
+    let mut out = ArrayRanges {
+        arg_index: a.arg_index,
+        name: a.name.clone(),
+        elem_type: a.elem_type.clone(),
+        elem_size: a.elem_size,
+        mode: m,
+        status: ArrayStatus::Bounded,
+        total: None,
+        slice: None,
+        read_slice: None,
+        write_slice: None,
+        count_total: None,
+        count_slice: None,
+        write: None,
+    };
+    let written = matches!(m, Mode::W | Mode::RW);
+    if let Some(r) = &a.whole {
+        out.status = ArrayStatus::Whole { reason: r.clone() };
+        if written {
+            reasons.push(format!("array '{}' is written but cannot be bounded: {r}", a.name));
+        }
+        return out;
+    }
+    let fail = |out: &mut ArrayRanges, reasons: &mut Vec<String>, why: &str| {
+        let reason = format!("array '{}': {why}", a.name);
+        out.status = ArrayStatus::Whole { reason: reason.clone() };
+        if written {
+            reasons.push(reason);
+        }
+    };
+    cx.isl.ctx.reset_operations();
+    let (Some(slice), Some(whole_dom)) = (slice, whole_dom) else {
+        fail(&mut out, reasons, "isl could not build the slice domain");
+        return out;
+    };
+    let all = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]);
+    let reads = cx.union_maps(&[&a.reads]);
+    let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
+    let must = cx.union_maps(&[&a.must_writes]);
+    let Some(all) = all else {
+        return out; // never accessed
+    };
+    let fp_total = cx.footprint(&all, whole_dom);
+    let fp_slice = cx.footprint(&all, slice);
+    let (Some(fp_total), Some(fp_slice)) = (fp_total, fp_slice) else {
+        fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
+        return out;
+    };
+    out.total = linear_range(&fp_total, &a.strides);
+    out.slice = linear_range(&fp_slice, &a.strides);
+    if out.total.is_none() && !fp_total.is_empty().unwrap_or(true) {
+        fail(&mut out, reasons, "the footprint bounds could not be computed");
+        return out;
+    }
+    if let Some(r) = &reads {
+        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&f, &a.strides));
+    }
+    if let Some(w) = &writes {
+        let wfp = cx.footprint(w, slice);
+        out.write_slice = wfp.as_ref().and_then(|f| linear_range(f, &a.strides));
+        let overlap = writes_may_overlap(cx, w, d);
+        // Writes that are not must-writes (the may-write map may repeat the must-writes).
+        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
+            (None, _) => false,
+            (Some(may), None) => !may.is_empty().unwrap_or(false),
+            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+        };
+        let fills = match (&must, has_may) {
+            (Some(mw), false) => fills_hull(cx, mw, slice, &a.strides).unwrap_or(false),
+            _ => false,
+        };
+        let disjoint = overlap == Some(false);
+        if !disjoint {
+            reasons.push(format!(
+                "array '{}': work-groups in different slices along dimension {d} may write the same elements{}",
+                a.name,
+                if overlap.is_none() { " (isl could not decide)" } else { "" }
+            ));
+        }
+        let runs = if !fills && a.strides.len() == 2 {
+            Some(format!("rows of {} elements: each slice writes a rectangle of rows x columns of the row-major [..][{}] array", a.elem_type, a.strides[0]))
+        } else {
+            None
+        };
+        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs });
+    }
+    if !options.no_counts {
+        out.count_total = count_of(&fp_total, ctx_total);
+        out.count_slice = count_of(&fp_slice, ctx_slice);
+    }
+    out
+}
