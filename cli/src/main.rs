@@ -3,13 +3,14 @@
 //! Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.
 
 mod analyze;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// OpenCL multi-device partitioning analyzer and launcher.
 #[derive(Parser)]
-#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron")]
+#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,6 +20,10 @@ struct Cli {
 enum Command {
     /// Analyze a kernel: footprints, ranges, verdicts; emit stage outputs.
     Analyze(analyze::AnalyzeArgs),
+    /// Run a kernel split across OpenCL devices, moving only the ranges each needs.
+    Run(run::RunArgs),
+    /// List the OpenCL devices.
+    Devices(run::DevicesArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +37,8 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Devices(a) => run::devices(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

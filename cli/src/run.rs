@@ -1,0 +1,194 @@
+//! `clpart run` and `clpart devices`.
+
+use crate::analyze::{parse_size3, read_source};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use launcher::{KernelArgs, LaunchOptions, NdRange, Plan, RunReport, Runtime};
+use partitioner::PartitionOptions;
+use ranges_format::RangeFile;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The OpenCL C source, or a range file made by `clpart analyze -o` (`*.ron`).
+    pub file: PathBuf,
+    /// The kernel to run (default: the first).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Global NDRange size.
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub global: String,
+    /// Work-group size (default: 1 in every dimension... pass it: the split unit is the work-group).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub local: Option<String>,
+    /// Kernel argument: NAME=VALUE for scalars, NAME=rand:N[:SEED] | zeros:N | seq:N | file:PATH.npy for
+    /// buffers (N elements), NAME=local:N for __local pointers. Repeatable.
+    #[arg(long = "arg", value_name = "NAME=SPEC")]
+    pub args: Vec<String>,
+    /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1 (default: even over all devices).
+    #[arg(long, value_name = "IDX:SHARE,...")]
+    pub split: Option<String>,
+    /// Split along this dimension (source files only; default: chosen by the analysis).
+    #[arg(long)]
+    pub split_dim: Option<u32>,
+    /// Also run unsplit on one device and compare every output byte (exit 1 on a mismatch).
+    #[arg(long)]
+    pub verify: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write an output buffer as .npy (repeatable): NAME=FILE.npy.
+    #[arg(long = "out", value_name = "NAME=FILE.npy")]
+    pub outs: Vec<String>,
+    /// Launch this many times (the report is the last launch's; wall times are listed).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Most bytes of buffers one device may hold for its slice.
+    #[arg(long, value_name = "BYTES")]
+    pub device_mem_cap: Option<u64>,
+    /// Preprocessor options passed to clang and the OpenCL compiler (`-DNAME=VALUE`); repeatable.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+}
+
+fn parse_sizes(text: &str, what: &str) -> Result<Vec<u64>> {
+    NdRange::parse_sizes(text).with_context(|| format!("{what} '{text}'"))
+}
+
+/// Parses `IDX:SHARE,...`.
+pub fn parse_shares(text: &str) -> Result<Vec<(usize, f64)>> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let (i, s) = part.split_once(':').with_context(|| format!("--split entry '{part}' must be IDX:SHARE"))?;
+        let i: usize = i.trim().parse().with_context(|| format!("--split entry '{part}': '{i}' is not a device index"))?;
+        let s: f64 = s.trim().parse().with_context(|| format!("--split entry '{part}': '{s}' is not a number"))?;
+        if !(0.0..=1.0).contains(&s) {
+            bail!("--split entry '{part}': share {s} is not between 0 and 1");
+        }
+        out.push((i, s));
+    }
+    Ok(out)
+}
+
+fn is_range_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ron")
+}
+
+/// Loads the plan's range file: read it, or analyze the source (specialized
+/// on the local size, which makes group and local ids exact).
+fn range_file(args: &RunArgs, local: &[u64]) -> Result<RangeFile> {
+    if is_range_file(&args.file) {
+        return RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()));
+    }
+    let source = read_source(&args.file)?;
+    let file = args.file.display().to_string();
+    let mut po = PartitionOptions { split_dim: args.split_dim, ..Default::default() };
+    let mut ls = [1i64; 3];
+    for (i, l) in local.iter().enumerate() {
+        ls[i] = *l as i64;
+    }
+    po.analysis.local_size = Some(ls);
+    let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
+    let (_, rf) = partitioner::analyze_source(&file, &source, &build, args.kernel.as_deref(), &po)?;
+    Ok(rf)
+}
+
+pub fn run(args: RunArgs) -> Result<u8> {
+    let global = parse_sizes(&args.global, "--global")?;
+    let local = match &args.local {
+        Some(l) => parse_sizes(l, "--local")?,
+        None => vec![1; global.len()],
+    };
+    if let Some(l) = &args.local {
+        parse_size3(l, "--local")?;
+    }
+    let nd = NdRange::new(&global, &local)?;
+    let rf = range_file(&args, &local)?;
+    let kernel = match &args.kernel {
+        Some(k) => k.clone(),
+        None => rf.kernels.first().map(|k| k.name.clone()).context("the range file holds no kernel")?,
+    };
+    let runtime = Runtime::new()?;
+    let shares = match &args.split {
+        Some(s) => parse_shares(s)?,
+        None => {
+            let n = runtime.devices().len();
+            if n == 0 {
+                bail!("no OpenCL device found");
+            }
+            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
+        }
+    };
+    let mut plan = Plan::new(&runtime, &rf, &kernel)?;
+    let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
+    // Check --out names before running anything.
+    let mut outs = Vec::new();
+    for o in &args.outs {
+        let (name, path) = o.split_once('=').with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+        if kargs.buffer(name).is_none() {
+            let valid: Vec<&str> = kargs.global_buffers().map(|(n, _)| n).collect();
+            bail!("--out '{o}': '{name}' is not a buffer argument (buffers: {})", valid.join(", "));
+        }
+        outs.push((name.to_string(), PathBuf::from(path)));
+    }
+    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap };
+    let mut walls = Vec::new();
+    let mut report: Option<RunReport> = None;
+    let pristine = if args.repeat > 1 { Some(kargs.clone()) } else { None };
+    for i in 0..args.repeat.max(1) {
+        if i > 0 {
+            if let Some(p) = &pristine {
+                kargs = p.clone();
+            }
+        }
+        let r = launcher::launch(&mut plan, &nd, &mut kargs, &shares, &options)?;
+        walls.push(r.wall_ms);
+        report = Some(r);
+    }
+    let report = report.expect("at least one launch");
+    for (name, path) in &outs {
+        let b = kargs.buffer(name).expect("checked above");
+        launcher::write_npy(path, b).with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
+    if args.json {
+        let mut v = serde_json::to_value(&report)?;
+        if args.repeat > 1 {
+            v["wall_ms_all"] = serde_json::json!(walls);
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("{report}");
+        if args.repeat > 1 {
+            let mut w = walls.clone();
+            w.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!("  {} launches: median wall {:.3} ms, min {:.3} ms", w.len(), w[w.len() / 2], w[0]);
+        }
+    }
+    if report.verified == Some(false) {
+        let m = report.mismatch.as_ref().map(|m| format!(": array '{}' differs first at element {}", m.array, m.elem_idx)).unwrap_or_default();
+        eprintln!("clpart: error: verification failed{m}");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+#[derive(Args)]
+pub struct DevicesArgs {
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn devices(args: DevicesArgs) -> Result<u8> {
+    let devs = launcher::devices()?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&devs)?);
+    } else if devs.is_empty() {
+        println!("no OpenCL devices");
+    } else {
+        for d in &devs {
+            println!("{d}");
+        }
+    }
+    Ok(0)
+}
