@@ -76,7 +76,7 @@ fn is_range_file(path: &Path) -> bool {
 
 /// Loads the plan's range file: read it, or analyze the source (specialized
 /// on the local size, which makes group and local ids exact).
-fn range_file(args: &RunArgs, local: &[u64]) -> Result<RangeFile> {
+fn range_file(args: &RunArgs, global: &[u64], local: &[u64]) -> Result<RangeFile> {
     if is_range_file(&args.file) {
         return RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()));
     }
@@ -90,6 +90,29 @@ fn range_file(args: &RunArgs, local: &[u64]) -> Result<RangeFile> {
     po.analysis.local_size = Some(ls);
     let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
     let (_, rf) = partitioner::analyze_source(&file, &source, &build, args.kernel.as_deref(), &po)?;
+    let Some(k) = rf.kernels.first() else { return Ok(rf) };
+    if k.splittable || k.arrays.iter().all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)) {
+        return Ok(rf);
+    }
+    // The parametric analysis could not prove the writes disjoint for every
+    // NDRange size; specialize on this launch's values (sizes, integer scalars).
+    let ints = ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"];
+    for (d, g) in global.iter().enumerate() {
+        po.analysis.specialize.insert(format!("gs{d}"), *g as i64);
+    }
+    for spec in &args.args {
+        if let Some((name, v)) = spec.split_once('=') {
+            let is_int = k.args.iter().any(|a| a.name == name && a.kind == ranges_format::ArgKind::Scalar && ints.contains(&a.elem_type.as_str()));
+            if let (true, Ok(v)) = (is_int, v.trim().parse::<i64>()) {
+                po.analysis.specialize.insert(name.to_string(), v);
+            }
+        }
+    }
+    let (_, mut special) = partitioner::analyze_source(&file, &source, &build, args.kernel.as_deref(), &po)?;
+    if special.kernels.first().is_some_and(|s| s.splittable) {
+        special.kernels[0].diagnostics.push("ranges specialized on this launch's NDRange sizes and scalar arguments".into());
+        return Ok(special);
+    }
     Ok(rf)
 }
 
@@ -103,7 +126,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         parse_size3(l, "--local")?;
     }
     let nd = NdRange::new(&global, &local)?;
-    let rf = range_file(&args, &local)?;
+    let rf = range_file(&args, &global, &local)?;
     let kernel = match &args.kernel {
         Some(k) => k.clone(),
         None => rf.kernels.first().map(|k| k.name.clone()).context("the range file holds no kernel")?,

@@ -86,8 +86,34 @@ impl Isl {
     }
 }
 
+extern "C" {
+    fn isl_set_to_str(set: usize) -> *mut std::ffi::c_char;
+    fn isl_pw_aff_to_str(pa: usize) -> *mut std::ffi::c_char;
+    fn free(p: *mut std::ffi::c_void);
+}
+
+/// Copies and frees a string isl returned; `None` for NULL (isl-rs's
+/// `to_str` would crash on it, e.g. after the operation limit was hit).
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string allocated with malloc.
+unsafe fn owned(p: *mut std::ffi::c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+    free(p as *mut std::ffi::c_void);
+    Some(s)
+}
+
 fn set_text(s: &Set) -> Option<String> {
-    s.to_str().ok().map(|x| x.to_string())
+    // SAFETY: `s.ptr` is a live isl_set owned by `s`; printing only reads it.
+    unsafe { owned(isl_set_to_str(s.ptr)) }
+}
+
+fn pw_aff_text(p: &isl_rs::PwAff) -> Option<String> {
+    // SAFETY: as in `set_text`.
+    unsafe { owned(isl_pw_aff_to_str(p.ptr)) }
 }
 
 /// The analysis state of one kernel for the partitioner.
@@ -97,9 +123,19 @@ struct Ctx<'a> {
     /// Params of the analysis plus the slice bounds.
     param_names: Vec<String>,
     local_size: Option<[i64; 3]>,
+    specialize: std::collections::BTreeMap<String, i64>,
 }
 
 impl<'a> Ctx<'a> {
+    /// `gs<d>` as isl text: the parameter, or its specialized value.
+    fn gs(&self, d: u32) -> String {
+        let name = format!("gs{d}");
+        if self.acc.params.iter().any(|p| p.name == name) {
+            return name;
+        }
+        self.specialize.get(&name).map(|v| v.to_string()).unwrap_or(name)
+    }
+
     fn params_header(&self) -> String {
         format!("[{}]", self.param_names.join(", "))
     }
@@ -107,7 +143,7 @@ impl<'a> Ctx<'a> {
     /// The work-items of the slice along `d`, within the NDRange.
     fn slice(&self, d: u32) -> Option<Set> {
         let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d} + ") } else { String::new() };
-        let gs = format!("gs{d}");
+        let gs = self.gs(d);
         let text = format!(
             "{} -> {{ W[x0, x1, x2] : {go}{SX_LO} <= x{d} < {go}{SX_HI} and 0 <= {SX_LO} < {SX_HI} <= {gs} }}",
             self.params_header()
@@ -126,7 +162,7 @@ impl<'a> Ctx<'a> {
 
     fn context_with_slice(&self, d: u32) -> Option<String> {
         let base = self.isl.set(&self.acc.context)?;
-        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= gs{d} }}", self.params_header()))?;
+        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {} }}", self.params_header(), self.gs(d)))?;
         set_text(&base.intersect(s).ok()?)
     }
 
@@ -168,8 +204,8 @@ fn linear_range(fp: &Set, strides: &[String]) -> Option<Range> {
     for k in 0..n {
         let lo = fp.copy().ok()?.dim_min(k as i32).ok()?;
         let hi = fp.copy().ok()?.dim_max(k as i32).ok()?;
-        lows.push(PwExpr::parse(lo.to_str().ok()?).ok()?);
-        highs.push(PwExpr::parse(hi.to_str().ok()?).ok()?);
+        lows.push(PwExpr::parse(&pw_aff_text(&lo)?).ok()?);
+        highs.push(PwExpr::parse(&pw_aff_text(&hi)?).ok()?);
     }
     let lower = if n == 1 {
         lows[0].clone()
@@ -283,7 +319,13 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
     let mut param_names: Vec<String> = acc.params.iter().map(|p| p.name.clone()).collect();
     param_names.push(SX_LO.into());
     param_names.push(SX_HI.into());
-    let cx = Ctx { acc: &acc, isl: Isl::new(options.analysis.max_operations), param_names, local_size: options.analysis.local_size };
+    let cx = Ctx {
+        acc: &acc,
+        isl: Isl::new(options.analysis.max_operations),
+        param_names,
+        local_size: options.analysis.local_size,
+        specialize: options.analysis.specialize.clone(),
+    };
     let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: param_source(p.source) }).collect();
     params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
     params.push(Param { name: SX_HI.into(), source: ParamSource::SliceHiItem });
