@@ -4,7 +4,7 @@ use crate::analyze::{parse_size3, read_source};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use launcher::{KernelArgs, LaunchOptions, NdRange, Plan, RunReport, Runtime};
-use partitioner::PartitionOptions;
+use partitioner::LaunchValues;
 use ranges_format::RangeFile;
 use std::path::{Path, PathBuf};
 
@@ -74,46 +74,23 @@ fn is_range_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ron")
 }
 
-/// Loads the plan's range file: read it, or analyze the source (specialized
-/// on the local size, which makes group and local ids exact).
+/// Loads the plan's range file: read it, or analyze the source for this launch.
 fn range_file(args: &RunArgs, global: &[u64], local: &[u64]) -> Result<RangeFile> {
     if is_range_file(&args.file) {
         return RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()));
     }
     let source = read_source(&args.file)?;
     let file = args.file.display().to_string();
-    let mut po = PartitionOptions { split_dim: args.split_dim, ..Default::default() };
-    let mut ls = [1i64; 3];
-    for (i, l) in local.iter().enumerate() {
-        ls[i] = *l as i64;
-    }
-    po.analysis.local_size = Some(ls);
-    let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
-    let (_, rf) = partitioner::analyze_source(&file, &source, &build, args.kernel.as_deref(), &po)?;
-    let Some(k) = rf.kernels.first() else { return Ok(rf) };
-    if k.splittable || k.arrays.iter().all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)) {
-        return Ok(rf);
-    }
-    // The parametric analysis could not prove the writes disjoint for every
-    // NDRange size; specialize on this launch's values (sizes, integer scalars).
-    let ints = ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"];
-    for (d, g) in global.iter().enumerate() {
-        po.analysis.specialize.insert(format!("gs{d}"), *g as i64);
-    }
+    let mut launch = LaunchValues { global: global.to_vec(), local: local.to_vec(), ..Default::default() };
     for spec in &args.args {
         if let Some((name, v)) = spec.split_once('=') {
-            let is_int = k.args.iter().any(|a| a.name == name && a.kind == ranges_format::ArgKind::Scalar && ints.contains(&a.elem_type.as_str()));
-            if let (true, Ok(v)) = (is_int, v.trim().parse::<i64>()) {
-                po.analysis.specialize.insert(name.to_string(), v);
+            if let Ok(v) = v.trim().parse::<i64>() {
+                launch.scalars.insert(name.to_string(), v);
             }
         }
     }
-    let (_, mut special) = partitioner::analyze_source(&file, &source, &build, args.kernel.as_deref(), &po)?;
-    if special.kernels.first().is_some_and(|s| s.splittable) {
-        special.kernels[0].diagnostics.push("ranges specialized on this launch's NDRange sizes and scalar arguments".into());
-        return Ok(special);
-    }
-    Ok(rf)
+    let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
+    Ok(partitioner::analyze_for_launch(&file, &source, &build, args.kernel.as_deref(), args.split_dim, &launch)?)
 }
 
 pub fn run(args: RunArgs) -> Result<u8> {

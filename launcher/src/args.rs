@@ -21,8 +21,7 @@ use crate::elem::{ElemType, ScalarKind};
 use crate::error::{LaunchError, Result};
 
 /// The spec kinds, for error messages.
-pub const SPEC_KINDS: &str =
-    "a literal, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";
+pub const SPEC_KINDS: &str = "a literal, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";
 
 /// One parsed argument spec (the part after `NAME=`).
 #[derive(Clone, Debug, PartialEq)]
@@ -76,9 +75,9 @@ impl FromStr for ArgSpec {
                 let (n, seed) = match rest.split_once(':') {
                     Some((n, seed)) => (
                         count(n)?,
-                        seed.trim()
-                            .parse()
-                            .map_err(|_| bad(format!("'{seed}' is not a seed (an unsigned integer)")))?,
+                        seed.trim().parse().map_err(|_| {
+                            bad(format!("'{seed}' is not a seed (an unsigned integer)"))
+                        })?,
                     ),
                     None => (count(rest)?, 0),
                 };
@@ -302,7 +301,11 @@ impl KernelArgs {
     /// Builds the arguments from values (for hosts that already hold the
     /// data, such as the C API). `values[i]` belongs to the argument with
     /// index `i`; kinds and sizes are checked.
-    pub fn from_values(kernel: &str, infos: &[ArgInfo], values: Vec<ArgValue>) -> Result<KernelArgs> {
+    pub fn from_values(
+        kernel: &str,
+        infos: &[ArgInfo],
+        values: Vec<ArgValue>,
+    ) -> Result<KernelArgs> {
         let infos = sorted_infos(kernel, infos)?;
         if values.len() < infos.len() {
             return Err(LaunchError::MissingArg {
@@ -445,7 +448,9 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
             "'{other}' makes a buffer but this is a scalar argument; give a literal such as 1024 or 0.5"
         ))),
         (ArgKind::LocalBuffer, ArgSpec::Local(n)) => Ok(ArgValue::Local {
-            bytes: n * elem.size as u64,
+            bytes: n
+                .checked_mul(elem.size as u64)
+                .ok_or_else(|| mistyped(format!("{n} elements are too many")))?,
         }),
         (ArgKind::LocalBuffer, other) => Err(mistyped(format!(
             "'{other}' does not fit a __local pointer; give local:N (N elements)"
@@ -456,7 +461,12 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
         (_, ArgSpec::Literal(text)) => Err(mistyped(format!(
             "the literal '{text}' is for scalar arguments; use rand:N, zeros:N, seq:N or file:PATH.npy"
         ))),
-        (_, ArgSpec::Zeros(n)) => Ok(ArgValue::Buffer(HostBuffer::zeros(elem, *n))),
+        (_, ArgSpec::Zeros(n)) => {
+            if n.checked_mul(elem.size as u64).is_none_or(|b| b > isize::MAX as u64) {
+                return Err(mistyped(format!("{n} elements are too many")));
+            }
+            Ok(ArgValue::Buffer(HostBuffer::zeros(elem, *n)))
+        }
         (_, ArgSpec::Seq(n)) => seq(&elem, *n).map(ArgValue::Buffer).map_err(mistyped),
         (_, ArgSpec::Rand { n, seed }) => rand(&elem, *n, *seed).map(ArgValue::Buffer).map_err(mistyped),
         (_, ArgSpec::File(path)) => read_file(path, &elem).map(ArgValue::Buffer),
@@ -515,7 +525,10 @@ fn scalar_literal(elem: &ElemType, text: &str) -> Result<ArgValue, String> {
             })?;
             let (lo, hi) = kind.int_bounds();
             if v < lo || v > hi {
-                return Err(format!("{part} is out of range for {} ({lo}..={hi})", elem.name));
+                return Err(format!(
+                    "{part} is out of range for {} ({lo}..={hi})",
+                    elem.name
+                ));
             }
             kind.put_int(v, &mut bytes);
             if elem.lanes == 1 {
@@ -576,7 +589,11 @@ fn generated_kind(elem: &ElemType, what: &str) -> Result<ScalarKind, String> {
     }
 }
 
-fn fill(elem: &ElemType, n: u64, mut lane_value: impl FnMut(ScalarKind, u64, u32, &mut Vec<u8>)) -> Result<HostBuffer, String> {
+fn fill(
+    elem: &ElemType,
+    n: u64,
+    mut lane_value: impl FnMut(ScalarKind, u64, u32, &mut Vec<u8>),
+) -> Result<HostBuffer, String> {
     let kind = generated_kind(elem, "")?;
     let total = n
         .checked_mul(elem.size as u64)
@@ -619,8 +636,12 @@ fn rand(elem: &ElemType, n: u64, seed: u64) -> Result<HostBuffer, String> {
     fill(elem, n, |kind, _, _, out| {
         let x = rng.next();
         match kind {
-            ScalarKind::F32 => out.extend_from_slice(&(((x >> 40) as f32) * (1.0 / (1u64 << 24) as f32)).to_le_bytes()),
-            ScalarKind::F64 => out.extend_from_slice(&(((x >> 11) as f64) * (1.0 / (1u64 << 53) as f64)).to_le_bytes()),
+            ScalarKind::F32 => out.extend_from_slice(
+                &(((x >> 40) as f32) * (1.0 / (1u64 << 24) as f32)).to_le_bytes(),
+            ),
+            ScalarKind::F64 => out.extend_from_slice(
+                &(((x >> 11) as f64) * (1.0 / (1u64 << 53) as f64)).to_le_bytes(),
+            ),
             _ => kind.put_int(((x as u128 * bound) >> 64) as i128, out),
         }
     })
@@ -655,7 +676,13 @@ mod tests {
         let args = KernelArgs::from_specs(
             "k",
             &infos(),
-            &["a=rand:5:7", "v=seq:3", "n=-3", "tmp=local:16", "idx=rand:1000"],
+            &[
+                "a=rand:5:7",
+                "v=seq:3",
+                "n=-3",
+                "tmp=local:16",
+                "idx=rand:1000",
+            ],
         )
         .unwrap();
         let a = args.buffer("a").unwrap().to_f32().unwrap();
@@ -664,7 +691,13 @@ mod tests {
         let again = KernelArgs::from_specs(
             "k",
             &infos(),
-            &["a=rand:5:7", "v=zeros:1", "n=1", "tmp=local:1", "idx=zeros:1"],
+            &[
+                "a=rand:5:7",
+                "v=zeros:1",
+                "n=1",
+                "tmp=local:1",
+                "idx=zeros:1",
+            ],
         )
         .unwrap();
         assert_eq!(args.buffer("a"), again.buffer("a"), "rand is deterministic");
@@ -695,7 +728,9 @@ mod tests {
     }
 
     fn err(specs: &[&str]) -> String {
-        KernelArgs::from_specs("k", &infos(), specs).unwrap_err().to_string()
+        KernelArgs::from_specs("k", &infos(), specs)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -706,24 +741,49 @@ mod tests {
             s.push(extra);
             s.into_iter().map(String::from).collect::<Vec<_>>()
         };
-        let e = KernelArgs::from_specs("k", &infos(), &with("zz=seq:1")).unwrap_err().to_string();
-        assert_eq!(e, "unknown argument 'zz' for kernel 'k' (valid arguments: a, v, n, tmp, idx)");
+        let e = KernelArgs::from_specs("k", &infos(), &with("zz=seq:1"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "unknown argument 'zz' for kernel 'k' (valid arguments: a, v, n, tmp, idx)"
+        );
         assert_eq!(
             err(&base),
             "missing argument 'a' for kernel 'k' (give it as a=SPEC)"
         );
-        let e = err(&["a=seq:1", "v=seq:1", "n=rand:3", "tmp=local:1", "idx=zeros:1"]);
-        assert!(e.starts_with("argument 'n' (int): 'rand:3:0' makes a buffer"), "{e}");
+        let e = err(&[
+            "a=seq:1",
+            "v=seq:1",
+            "n=rand:3",
+            "tmp=local:1",
+            "idx=zeros:1",
+        ]);
+        assert!(
+            e.starts_with("argument 'n' (int): 'rand:3:0' makes a buffer"),
+            "{e}"
+        );
         let e = err(&["a=seq:1", "v=seq:1", "n=0.5", "tmp=local:1", "idx=zeros:1"]);
         assert_eq!(e, "argument 'n' (int): '0.5' is not an integer");
-        let e = KernelArgs::from_specs("k", &infos(), &with("a=bogus:3")).unwrap_err().to_string();
+        let e = KernelArgs::from_specs("k", &infos(), &with("a=bogus:3"))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "invalid argument spec 'bogus:3': unknown spec kind 'bogus' (valid kinds: a literal, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N)"
         );
         let e = err(&["a=1", "v=seq:1", "n=1", "tmp=local:1", "idx=zeros:1"]);
-        assert!(e.contains("argument 'a' (__global float*): the literal '1' is for scalar"), "{e}");
-        let e = err(&["a=seq:1", "v=seq:1", "n=4294967296", "tmp=local:1", "idx=zeros:1"]);
+        assert!(
+            e.contains("argument 'a' (__global float*): the literal '1' is for scalar"),
+            "{e}"
+        );
+        let e = err(&[
+            "a=seq:1",
+            "v=seq:1",
+            "n=4294967296",
+            "tmp=local:1",
+            "idx=zeros:1",
+        ]);
         assert!(e.contains("out of range"), "{e}");
     }
 
@@ -731,19 +791,34 @@ mod tests {
     fn npy_round_trip() {
         let dir = std::env::temp_dir().join(format!("launcher-npy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for (ty, size, spec) in [("float", 4, "rand:10:3"), ("float4", 16, "seq:5"), ("uchar", 1, "rand:300"), ("long", 8, "seq:9")] {
+        for (ty, size, spec) in [
+            ("float", 4, "rand:10:3"),
+            ("float4", 16, "seq:5"),
+            ("uchar", 1, "rand:300"),
+            ("long", 8, "seq:9"),
+        ] {
             let infos = vec![info(0, "x", ArgKind::GlobalBuffer, ty, size)];
             let args = KernelArgs::from_specs("k", &infos, &[format!("x={spec}")]).unwrap();
             let path = dir.join(format!("{ty}.npy"));
             crate::npy::write_npy(&path, args.buffer("x").unwrap()).unwrap();
-            let back = KernelArgs::from_specs("k", &infos, &[format!("x=file:{}", path.display())]).unwrap();
+            let back = KernelArgs::from_specs("k", &infos, &[format!("x=file:{}", path.display())])
+                .unwrap();
             assert_eq!(args.buffer("x"), back.buffer("x"), "{ty}");
         }
         let infos = vec![info(0, "x", ArgKind::GlobalBuffer, "int", 4)];
-        let e = KernelArgs::from_specs("k", &infos, &[format!("x=file:{}", dir.join("float.npy").display())])
-            .unwrap_err()
-            .to_string();
-        assert!(e.ends_with("float.npy: dtype '<f4' does not match element type 'int' (expected '<i4')"), "{e}");
+        let e = KernelArgs::from_specs(
+            "k",
+            &infos,
+            &[format!("x=file:{}", dir.join("float.npy").display())],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.ends_with(
+                "float.npy: dtype '<f4' does not match element type 'int' (expected '<i4')"
+            ),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

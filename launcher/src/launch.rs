@@ -112,7 +112,11 @@ impl fmt::Display for RunReport {
                 d.index, d.name, d.work_groups, d.slice.0, d.slice.1, d.bytes_to_device, d.bytes_from_device, d.kernel_ms
             )?;
         }
-        write!(f, "  bytes moved {}, whole buffers {}", self.bytes_total, self.bytes_whole_buffers)?;
+        write!(
+            f,
+            "  bytes moved {}, whole buffers {}",
+            self.bytes_total, self.bytes_whole_buffers
+        )?;
         match self.bytes_exact {
             Some(b) => writeln!(f, ", exact footprint {b}")?,
             None => writeln!(f)?,
@@ -120,7 +124,9 @@ impl fmt::Display for RunReport {
         write!(f, "  wall {:.3} ms", self.wall_ms)?;
         match (self.verified, &self.mismatch) {
             (Some(true), _) => write!(f, ", verified")?,
-            (Some(false), Some(m)) => write!(f, ", verification failed at '{}'[{}]", m.array, m.elem_idx)?,
+            (Some(false), Some(m)) => {
+                write!(f, ", verification failed at '{}'[{}]", m.array, m.elem_idx)?
+            }
             (Some(false), None) => write!(f, ", verification failed")?,
             (None, _) => {}
         }
@@ -167,7 +173,8 @@ pub fn run_whole(
         },
         _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
     })?;
-    let (kernel_ms, to, from) = run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    let (kernel_ms, to, from) =
+        run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
     Ok(WholeRun {
         device,
         kernel_ms,
@@ -179,14 +186,20 @@ pub fn run_whole(
 impl Plan {
     /// Runs the original kernel whole on one device (see [`run_whole`]),
     /// with the program built once per device.
-    pub fn run_whole(&mut self, device: usize, nd: &NdRange, args: &mut KernelArgs) -> Result<WholeRun> {
+    pub fn run_whole(
+        &mut self,
+        device: usize,
+        nd: &NdRange,
+        args: &mut KernelArgs,
+    ) -> Result<WholeRun> {
         nd.validate()?;
         self.check_args(args)?;
         self.whole_kernel(device)?;
         let dk = &self.kernels[&device];
         let kernel = dk.whole.as_ref().expect("built above");
-        let (kernel_ms, to, from) =
-            run_original(&dk.ctx, kernel, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+        let (kernel_ms, to, from) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+            kind == ArgKind::GlobalBuffer
+        })?;
         Ok(WholeRun {
             device,
             kernel_ms,
@@ -207,6 +220,7 @@ fn run_original(
 ) -> Result<(f64, u64, u64)> {
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
+    let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
     let mut to = 0u64;
     let mut from = 0u64;
@@ -234,7 +248,12 @@ fn run_original(
     let set: Vec<(&str, SetArg<'_>)> = infos
         .iter()
         .enumerate()
-        .map(|(i, info)| (info.name.as_str(), arg_value(&scalars[i], bufs[i].as_ref().map(|b| b.get()))))
+        .map(|(i, info)| {
+            (
+                info.name.as_str(),
+                arg_value(&scalars[i], bufs[i].as_ref().map(|b| b.get())),
+            )
+        })
         .collect();
     exec::set_args(ctx, kernel, &set)?;
     let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
@@ -298,7 +317,9 @@ fn check_shares(runtime: &Runtime, shares: &[(usize, f64)]) -> Result<()> {
     for (i, &(d, s)) in shares.iter().enumerate() {
         runtime.device(d)?;
         if !s.is_finite() || !(0.0..=1.0 + 1e-6).contains(&s) {
-            return Err(err(format!("share '{s}' of device {d} is not between 0 and 1")));
+            return Err(err(format!(
+                "share '{s}' of device {d} is not between 0 and 1"
+            )));
         }
         if shares[..i].iter().any(|&(e, _)| e == d) {
             return Err(err(format!("device {d} is listed twice in '{text}'")));
@@ -451,7 +472,8 @@ pub fn launch(
     let mut failed = None;
     for (desc, text, cond) in &plan.assumptions {
         let mut holds = true;
-        let points = std::iter::once(base.clone()).chain(participants.iter().map(|&(_, lo, hi)| slice_params(lo, hi)));
+        let points = std::iter::once(base.clone())
+            .chain(participants.iter().map(|&(_, lo, hi)| slice_params(lo, hi)));
         for p in points {
             holds &= cond.eval(&p).map_err(|e| LaunchError::Eval {
                 kernel: plan.kernel.name.clone(),
@@ -567,19 +589,25 @@ fn device_work(
         let whole_range = (0, len - 1);
         let whole = all_whole || a.whole_reason.is_some() || a.slice.is_none();
         let (base, extent, read_r, write_r) = if whole {
-            (0, len as u64, a.reads.then_some(whole_range), a.writes.then_some(whole_range))
+            (
+                0,
+                len as u64,
+                a.reads.then_some(whole_range),
+                a.writes.then_some(whole_range),
+            )
         } else {
             let slice = a.slice.as_ref().expect("checked above");
             let hull = eval_range(plan, slice, "the slice range", &a.name, &params)?;
-            let part = |r: &Option<BoundRange>, used: bool, what: &str| -> Result<Option<(i64, i64)>> {
-                if !used {
-                    return Ok(None);
-                }
-                match r {
-                    Some(r) => eval_range(plan, r, what, &a.name, &params),
-                    None => Ok(hull),
-                }
-            };
+            let part =
+                |r: &Option<BoundRange>, used: bool, what: &str| -> Result<Option<(i64, i64)>> {
+                    if !used {
+                        return Ok(None);
+                    }
+                    match r {
+                        Some(r) => eval_range(plan, r, what, &a.name, &params),
+                        None => Ok(hull),
+                    }
+                };
             let read_r = part(&a.read, a.reads, "the read range")?;
             let write_r = part(&a.write, a.writes, "the write range")?;
             // the buffer covers the hull and, defensively, the read and write ranges
@@ -649,11 +677,18 @@ fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -
 
 /// Bytes a whole-buffer approach moves for one device, and the exact bytes
 /// of its slice (None when a count is missing).
-fn whole_and_exact(plan: &Plan, args: &KernelArgs, params: &[i64], notes: &mut Vec<String>) -> (u64, Option<u64>) {
+fn whole_and_exact(
+    plan: &Plan,
+    args: &KernelArgs,
+    params: &[i64],
+    notes: &mut Vec<String>,
+) -> (u64, Option<u64>) {
     let mut whole = 0u64;
     let mut exact = Some(0u64);
     for info in args.infos() {
-        let Some(b) = args.buffer_at(info.index) else { continue };
+        let Some(b) = args.buffer_at(info.index) else {
+            continue;
+        };
         let bytes = b.as_bytes().len() as u64;
         match plan.arrays.iter().find(|a| a.arg_index == info.index) {
             Some(a) => {
@@ -663,7 +698,10 @@ fn whole_and_exact(plan: &Plan, args: &KernelArgs, params: &[i64], notes: &mut V
                     (Some(c), Some(acc)) => match c.eval(params) {
                         Ok(n) => Some(acc + n.max(0) as u64 * a.elem_size * dirs),
                         Err(e) => {
-                            notes.push(format!("count of array '{}' cannot be evaluated: {e}", a.name));
+                            notes.push(format!(
+                                "count of array '{}' cannot be evaluated: {e}",
+                                a.name
+                            ));
                             None
                         }
                     },
@@ -671,7 +709,12 @@ fn whole_and_exact(plan: &Plan, args: &KernelArgs, params: &[i64], notes: &mut V
                 };
             }
             None => {
-                whole += bytes * if info.kind == ArgKind::GlobalBuffer { 2 } else { 1 };
+                whole += bytes
+                    * if info.kind == ArgKind::GlobalBuffer {
+                        2
+                    } else {
+                        1
+                    };
                 exact = None;
             }
         }
@@ -702,12 +745,14 @@ fn run_unsplit(
     let dk = &plan.kernels[&w.device];
     let kernel = dk.whole.as_ref().expect("built above");
     let arrays = &plan.arrays;
-    let (kernel_ms, to, from) = run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
-        match arrays.iter().find(|a| a.arg_index == index) {
+    let (kernel_ms, to, from) =
+        run_original(&dk.ctx, kernel, nd, args, &|index, kind| match arrays
+            .iter()
+            .find(|a| a.arg_index == index)
+        {
             Some(a) => a.writes,
             None => kind == ArgKind::GlobalBuffer,
-        }
-    })?;
+        })?;
     Ok(RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
@@ -830,6 +875,12 @@ fn run_split(
     // Order matters: memory that enqueued commands use (staging, device
     // buffers) is declared before the Finisher, so that on an early return
     // the Finisher waits for the queues before that memory is dropped.
+    let mut ctxs: Vec<_> = works
+        .iter()
+        .map(|w| plan.kernels[&w.device].ctx.clone())
+        .collect();
+    ctxs.sort_by_key(|c| c.info.index);
+    let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
     let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
@@ -852,7 +903,15 @@ fn run_split(
                 // SAFETY: `[l, u]` lies inside the host buffer (checked in
                 // device_work); host buffers are not touched until every
                 // queue is finished (Finisher).
-                drop(unsafe { exec::write(ctx, &buf, ((l - da.base) * es) as usize, src.add((l * es) as usize), len)? });
+                drop(unsafe {
+                    exec::write(
+                        ctx,
+                        &buf,
+                        ((l - da.base) * es) as usize,
+                        src.add((l * es) as usize),
+                        len,
+                    )?
+                });
                 to += len as u64;
             }
             bufs.push(buf);
@@ -928,7 +987,9 @@ fn run_split(
             }
             continue;
         }
-        let Some(gl) = parts.iter().map(|p| p.0 .0).min() else { continue };
+        let Some(gl) = parts.iter().map(|p| p.0 .0).min() else {
+            continue;
+        };
         let gu = parts.iter().map(|p| p.0 .1).max().unwrap_or(gl);
         let original = out[gl as usize * es..(gu as usize + 1) * es].to_vec();
         for ((l, u), si) in parts {
@@ -958,13 +1019,22 @@ fn run_split(
         if let Some(r) = &a.whole_reason {
             notes.push(format!("array '{}' is transferred whole: {r}", a.name));
         } else if works.iter().any(|w| w.arrays[ai].whole) && a.slice.is_none() {
-            notes.push(format!("array '{}' has no slice range and is transferred whole", a.name));
+            notes.push(format!(
+                "array '{}' has no slice range and is transferred whole",
+                a.name
+            ));
         }
         if glue[ai] == Glue::DiffMerge && a.writes {
-            notes.push(format!("array '{}' is glued element by element (diff-merge)", a.name));
+            notes.push(format!(
+                "array '{}' is glued element by element (diff-merge)",
+                a.name
+            ));
         }
     }
-    let bytes_total = dev_reports.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();
+    let bytes_total = dev_reports
+        .iter()
+        .map(|d| d.bytes_to_device + d.bytes_from_device)
+        .sum();
     Ok(RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),

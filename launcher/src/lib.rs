@@ -1,1 +1,38 @@
-//! launcher
+//! launcher: runs one OpenCL kernel split across several devices.
+//!
+//! The only crate of clpart that talks to OpenCL (through opencl3 over the
+//! ICD loader). It takes a kernel's range file entry ([`ranges_format`]),
+//! evaluates each array's ranges for every device's slice of the NDRange,
+//! moves to each device only those ranges, runs the rewritten subkernel
+//! there, and glues the outputs back bit-for-bit ([`launch`]). It also runs
+//! kernels whole ([`run_whole`]) for verification and unsplittable kernels,
+//! lists devices ([`devices`]) and turns `NAME=SPEC` strings into kernel
+//! arguments ([`KernelArgs`]) and `.npy` files into buffers and back.
+//!
+//! Main types: [`Runtime`] (devices, per-device context and queue, program
+//! cache), [`Plan`] (a kernel with expressions bound once and programs
+//! built per device), [`KernelArgs`], [`NdRange`], [`RunReport`].
+//!
+//! PoCL picks its devices from `POCL_DEVICES` when the ICD loader first
+//! loads it: set the variable before the first OpenCL call of the process.
+
+mod args;
+mod elem;
+mod error;
+mod exec;
+mod launch;
+mod ndrange;
+mod npy;
+mod plan;
+mod runtime;
+
+pub use args::{
+    parse_assignment, ArgSpec, ArgValue, HostBuffer, KernelArgs, SplitMix64, SPEC_KINDS,
+};
+pub use elem::{ElemType, ScalarKind};
+pub use error::{LaunchError, Result};
+pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};
+pub use ndrange::{split_groups, NdRange};
+pub use npy::{read_npy, write_npy};
+pub use plan::Plan;
+pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};

@@ -16,6 +16,10 @@ use crate::error::{cl_err, LaunchError, Result};
 use crate::ndrange::NdRange;
 use crate::runtime::{DeviceCtx, Runtime};
 
+/// Positions in the parameter vector that take a slice bound, each with its
+/// multiplier (1 for work-groups, the local size for work-items).
+pub(crate) type SlicePositions = Vec<(usize, i64)>;
+
 /// One array of the kernel with its bound expressions.
 pub(crate) struct ArrayPlan {
     pub(crate) arg_index: u32,
@@ -98,7 +102,7 @@ impl Plan {
             kernel: kname.clone(),
             message,
         };
-        kernel.validate().map_err(|e| rf(e.to_string()))?;
+        kernel.validate()?;
         let names = kernel.param_names();
         let arg = |index: u32| kernel.args.iter().find(|a| a.index == index);
 
@@ -106,7 +110,10 @@ impl Plan {
             match p.source {
                 ParamSource::ScalarArg { arg_index } => {
                     let a = arg(arg_index).ok_or_else(|| {
-                        rf(format!("parameter '{}' refers to argument {arg_index}, which does not exist", p.name))
+                        rf(format!(
+                            "parameter '{}' refers to argument {arg_index}, which does not exist",
+                            p.name
+                        ))
                     })?;
                     let elem = ElemType::parse(&a.elem_type, a.elem_size);
                     if a.kind != ArgKind::Scalar || !elem.is_integer_scalar() {
@@ -122,7 +129,10 @@ impl Plan {
                 | ParamSource::NumGroups(d)
                     if d > 2 =>
                 {
-                    return Err(rf(format!("parameter '{}' refers to dimension {d}", p.name)));
+                    return Err(rf(format!(
+                        "parameter '{}' refers to dimension {d}",
+                        p.name
+                    )));
                 }
                 _ => {}
             }
@@ -131,18 +141,29 @@ impl Plan {
         let mut arrays = Vec::new();
         for a in &kernel.arrays {
             let info = arg(a.arg_index).ok_or_else(|| {
-                rf(format!("array '{}' refers to argument {}, which does not exist", a.name, a.arg_index))
+                rf(format!(
+                    "array '{}' refers to argument {}, which does not exist",
+                    a.name, a.arg_index
+                ))
             })?;
             if !matches!(info.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer) {
-                return Err(rf(format!("array '{}' is not a global or constant buffer argument", a.name)));
+                return Err(rf(format!(
+                    "array '{}' is not a global or constant buffer argument",
+                    a.name
+                )));
             }
-            let bind = |r: &Option<ranges_format::Range>, field: &str| -> Result<Option<BoundRange>> {
-                r.as_ref()
-                    .map(|r| r.bind(&names))
-                    .transpose()
-                    .map_err(|e| rf(format!("array '{}', {field}: {e}", a.name)))
+            let bind =
+                |r: &Option<ranges_format::Range>, field: &str| -> Result<Option<BoundRange>> {
+                    r.as_ref()
+                        .map(|r| r.bind(&names))
+                        .transpose()
+                        .map_err(|e| rf(format!("array '{}', {field}: {e}", a.name)))
+                };
+            let elem_size = if a.elem_size != 0 {
+                a.elem_size
+            } else {
+                info.elem_size
             };
-            let elem_size = if a.elem_size != 0 { a.elem_size } else { info.elem_size };
             arrays.push(ArrayPlan {
                 arg_index: a.arg_index,
                 name: a.name.clone(),
@@ -244,15 +265,20 @@ impl Plan {
         if self.slot(device)?.sub.is_some() {
             return Ok(());
         }
-        let sub = self.kernel.subkernel.as_ref().ok_or_else(|| LaunchError::RangeFile {
-            kernel: self.kernel.name.clone(),
-            message: "no subkernel".into(),
-        })?;
+        let sub = self
+            .kernel
+            .subkernel
+            .as_ref()
+            .ok_or_else(|| LaunchError::RangeFile {
+                kernel: self.kernel.name.clone(),
+                message: "no subkernel".into(),
+            })?;
         let program = self
             .runtime
             .program(device, &sub.name, &sub.source, &self.build_options)?;
         let label = self.runtime.device(device)?.label();
-        let k = Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
+        let k =
+            Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
         self.slot(device)?.sub = Some(k);
         Ok(())
     }
@@ -262,9 +288,9 @@ impl Plan {
         if self.slot(device)?.whole.is_some() {
             return Ok(());
         }
-        let program = self
-            .runtime
-            .program(device, &self.kernel.name, &self.source, &self.build_options)?;
+        let program =
+            self.runtime
+                .program(device, &self.kernel.name, &self.source, &self.build_options)?;
         let label = self.runtime.device(device)?.label();
         let k = Kernel::create(&program, &self.kernel.name)
             .map_err(cl_err("clCreateKernel", Some(label)))?;
@@ -298,7 +324,11 @@ impl Plan {
             return Err(LaunchError::UnknownArg {
                 name: args.infos()[want.len()].name.clone(),
                 kernel: self.kernel.name.clone(),
-                valid: want.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", "),
+                valid: want
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         Ok(())
@@ -312,7 +342,7 @@ impl Plan {
         nd: &NdRange,
         args: &KernelArgs,
         split_dim: u32,
-    ) -> Result<(Vec<i64>, Vec<(usize, i64)>, Vec<(usize, i64)>)> {
+    ) -> Result<(Vec<i64>, SlicePositions, SlicePositions)> {
         let mut vals = Vec::with_capacity(self.kernel.params.len());
         let mut lo_pos = Vec::new();
         let mut hi_pos = Vec::new();
@@ -328,7 +358,9 @@ impl Plan {
                         return Err(LaunchError::Eval {
                             kernel: self.kernel.name.clone(),
                             what: format!("parameter '{}'", p.name),
-                            message: format!("argument '{name}' has no integer value that fits a long"),
+                            message: format!(
+                                "argument '{name}' has no integer value that fits a long"
+                            ),
                         });
                     }
                 },
@@ -390,20 +422,23 @@ impl Plan {
 
 /// Why a kernel can never run split, from the range file alone; an error for
 /// a range file that contradicts itself.
-fn static_unsplit_reason(kernel: &KernelRanges, arrays: &[ArrayPlan]) -> Result<Option<String>, String> {
+fn static_unsplit_reason(
+    kernel: &KernelRanges,
+    arrays: &[ArrayPlan],
+) -> Result<Option<String>, String> {
     if !kernel.splittable {
-        return Ok(Some(
-            kernel
-                .reason
-                .clone()
-                .unwrap_or_else(|| "the analysis marks the kernel as not splittable".into()),
-        ));
+        return Ok(Some(kernel.reason.clone().unwrap_or_else(|| {
+            "the analysis marks the kernel as not splittable".into()
+        })));
     }
     let Some(d) = kernel.split_dim else {
         return Ok(Some("the range file names no split dimension".into()));
     };
     if d >= kernel.work_dim.max(1) {
-        return Err(format!("split dimension {d} is not below work_dim {}", kernel.work_dim));
+        return Err(format!(
+            "split dimension {d} is not below work_dim {}",
+            kernel.work_dim
+        ));
     }
     let Some(sub) = &kernel.subkernel else {
         return Ok(Some("the range file has no subkernel".into()));
@@ -422,12 +457,20 @@ fn static_unsplit_reason(kernel: &KernelRanges, arrays: &[ArrayPlan]) -> Result<
         if matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)
             && !arrays.iter().any(|r| r.arg_index == a.index)
         {
-            return Ok(Some(format!("argument '{}' has no ranges in the range file", a.name)));
+            return Ok(Some(format!(
+                "argument '{}' has no ranges in the range file",
+                a.name
+            )));
         }
     }
     for a in arrays.iter().filter(|a| a.writes) {
         match &a.verdict {
-            None => return Ok(Some(format!("array '{}' is written but has no write verdict", a.name))),
+            None => {
+                return Ok(Some(format!(
+                    "array '{}' is written but has no write verdict",
+                    a.name
+                )))
+            }
             Some(v) if !v.disjoint_across_slices => {
                 return Ok(Some(format!(
                     "array '{}': different slices may write the same element",

@@ -162,3 +162,53 @@ pub fn pocl_env(devices: Option<&str>) {
         unsafe { std::env::set_var("POCL_DEVICES", d) };
     });
 }
+
+/// Runs corpus kernel `k`'s run `run` split with each of `share_sets`
+/// (analysis and program builds done once), returning the reports.
+pub fn split_runs(
+    rt: &launcher::Runtime,
+    k: &CorpusKernel,
+    run: usize,
+    share_sets: &[&[(usize, f64)]],
+    options: &launcher::LaunchOptions,
+) -> Result<Vec<launcher::RunReport>, String> {
+    let global: Vec<u64> = k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect();
+    let local: Vec<u64> = k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect();
+    let mut launch = partitioner::LaunchValues { global: global.clone(), local: local.clone(), ..Default::default() };
+    for (n, s) in k.run_args(run) {
+        if let Ok(v) = s.parse::<i64>() {
+            launch.scalars.insert(n, v);
+        }
+    }
+    let file = format!("kernels/{}.cl", k.name);
+    let rf = partitioner::analyze_for_launch(&file, &k.source, &k.build, Some(&k.name), None, &launch).map_err(|e| e.to_string())?;
+    let mut plan = launcher::Plan::new(rt, &rf, &k.name).map_err(|e| e.to_string())?;
+    let specs: Vec<String> = k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect();
+    let pristine = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
+    let nd = launcher::NdRange::new(&global, &local).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for shares in share_sets {
+        let mut args = pristine.clone();
+        out.push(launcher::launch(&mut plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
+    }
+    Ok(out)
+}
+
+/// Checks split runs: verified, and split exactly when the corpus expects it.
+pub fn check_split(rt: &launcher::Runtime, k: &CorpusKernel, run: usize, share_sets: &[&[(usize, f64)]]) -> Result<(), String> {
+    let opts = launcher::LaunchOptions { verify: true, ..Default::default() };
+    let reports = split_runs(rt, k, run, share_sets, &opts).map_err(|e| format!("{} run {run}: {e}", k.name))?;
+    for (r, shares) in reports.iter().zip(share_sets) {
+        if r.verified != Some(true) {
+            return Err(format!("{} run {run} {shares:?}: split output differs from unsplit: {:?}", k.name, r.mismatch));
+        }
+        let n_active = shares.iter().filter(|s| s.1 > 0.0).count();
+        if k.expect.splittable && n_active > 1 && !r.split {
+            return Err(format!("{} run {run}: expected to split, ran whole: {:?}", k.name, r.reason));
+        }
+        if !k.expect.splittable && r.split {
+            return Err(format!("{} run {run}: expected not splittable, but it ran split", k.name));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,379 @@
+//! Behaviours of the analysis on small inline kernels: pointer arithmetic,
+//! early returns, loops, unknown values, naming, options and bad input.
+
+mod common;
+
+use access_analysis::{analyze_kernel, AccessKind, AnalysisError, AnalysisOptions, Linearization, Mode, ParamSource};
+use common::{corpus, inline, map, set};
+use isl_rs::Context;
+
+fn opts() -> AnalysisOptions {
+    AnalysisOptions::default()
+}
+
+/// Asserts that the isl relation `got` equals `want` within the kernel context.
+fn same(ka: &access_analysis::KernelAccesses, got: &str, want: &str) {
+    let ctx = Context::alloc();
+    let g = map(&ctx, got).intersect_params(set(&ctx, &ka.context)).unwrap();
+    let w = map(&ctx, want).intersect_params(set(&ctx, &ka.context)).unwrap();
+    assert!(g.is_equal(&w).unwrap(), "got {got}\nwant {want}");
+}
+
+#[test]
+fn pointer_arithmetic_on_buffer_parameters_is_followed() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global float *b, int off) {
+            int i = get_global_id(0);
+            a += off;
+            __global float *q = b + 2 * i;
+            q++;
+            a[i] = *q + q[1];
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert_eq!(a.whole, None);
+    same(&ka, &a.must_writes, "[gs0, go0, off] -> { W[x0, 0, 0] -> a[x0 + off] : go0 <= x0 < go0 + gs0 }");
+    let b = ka.array("b").unwrap();
+    same(&ka, &b.reads, "[gs0, go0] -> { W[x0, 0, 0] -> b[e] : go0 <= x0 < go0 + gs0 and 2x0 + 1 <= e <= 2x0 + 2 }");
+    assert!(ka.params.iter().any(|p| p.name == "off" && p.source == ParamSource::ScalarArg { arg_index: 2 }));
+}
+
+#[test]
+fn early_return_guards_the_rest_exactly() {
+    let ka = inline(
+        "__kernel void k(__global float *a, int n) {
+            int i = get_global_id(0);
+            if (i >= n) return;
+            a[i] = 1.0f;
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert!(a.accesses.iter().all(|x| x.kind == AccessKind::MustWrite));
+    same(&ka, &a.must_writes, "[gs0, go0, n] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 and x0 < n }");
+}
+
+#[test]
+fn data_dependent_guards_make_may_writes() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global const float *v) {
+            int i = get_global_id(0);
+            if (v[i] > 0.5f) a[i] = 1.0f;
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert_eq!(a.whole, None);
+    assert!(a.must_writes.contains("false"));
+    same(&ka, &a.may_writes, "[gs0, go0] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 }");
+    assert!(a.notes.iter().any(|n| n.contains("may-write")), "{:?}", a.notes);
+}
+
+#[test]
+fn loop_carried_subscripts_make_only_their_array_whole() {
+    let ka = inline(
+        "__kernel void k(__global const int *a, __global float *b, __global float *c, int n) {
+            int i = get_global_id(0);
+            int j = 0;
+            while (a[j] != 0) {
+                b[j] = 0.0f;
+                c[i] = 1.0f;
+                j++;
+            }
+        }",
+        &opts(),
+    );
+    let b = ka.array("b").unwrap();
+    let reason = b.whole.as_deref().expect("b whole");
+    assert!(
+        reason.starts_with("subscript 'b[j]' is not affine: 'j' is modified in the loop at test.cl:4:13"),
+        "{reason}"
+    );
+    assert!(reason.ends_with("(test.cl:5:17)"), "{reason}");
+    // a[j] too (data-dependent loop), c[i] stays bounded but is only a may-write.
+    assert!(ka.array("a").unwrap().whole.is_some());
+    let c = ka.array("c").unwrap();
+    assert_eq!(c.whole, None);
+    same(&ka, &c.may_writes, "[gs0, go0] -> { W[x0, 0, 0] -> c[x0] : go0 <= x0 < go0 + gs0 }");
+    assert!(c.must_writes.contains("false"));
+}
+
+#[test]
+fn products_of_ids_make_the_array_whole_with_the_location() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global float *b) {
+            int x = get_global_id(0);
+            int y = get_global_id(1);
+            a[x * y] = b[x];
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    let reason = a.whole.as_deref().expect("a whole");
+    assert!(
+        reason.contains("'a[x * y]'") && reason.contains("not affine") && reason.contains("(test.cl:4:13)"),
+        "{reason}"
+    );
+    assert_eq!(a.mode, Mode::W);
+    assert_eq!(ka.array("b").unwrap().whole, None);
+    assert_eq!(ka.work_dim, 2);
+}
+
+#[test]
+fn loops_with_strides_and_negative_steps() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global float *b, int n) {
+            int i = get_global_id(0);
+            for (int k = n - 1; k >= 0; k -= 3)
+                a[k] = b[i + k];
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> a[k] : go0 <= x0 < go0 + gs0 and 0 <= k < n and (n - 1 - k) mod 3 = 0 }",
+    );
+}
+
+#[test]
+fn break_makes_loop_writes_may_writes() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global const float *v, int n) {
+            int i = get_global_id(0);
+            for (int k = 0; k < n; k++) {
+                if (v[k] < 0.0f) break;
+                a[i * 0 + k] = 1.0f;
+            }
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert!(a.accesses.iter().all(|x| x.kind == AccessKind::MayWrite));
+    same(&ka, &a.may_writes, "[gs0, go0, n] -> { W[x0, 0, 0] -> a[k] : go0 <= x0 < go0 + gs0 and 0 <= k < n }");
+}
+
+#[test]
+fn helper_returns_become_piecewise_values() {
+    let ka = inline(
+        "int wrap(int i, int n) { if (i >= n) return i - n; return i; }
+        __kernel void k(__global float *a, int n) {
+            int i = get_global_id(0);
+            a[wrap(i + 1, n)] = 0.0f;
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> a[x0 + 1 - n] : go0 <= x0 < go0 + gs0 and x0 + 1 >= n; W[x0, 0, 0] -> a[x0 + 1] : go0 <= x0 < go0 + gs0 and x0 + 1 < n }",
+    );
+}
+
+#[test]
+fn isl_keywords_and_reserved_names_are_renamed() {
+    let ka = inline(
+        "__kernel void k(__global float *a, int min, int gs0, int x0) {
+            int i = get_global_id(0);
+            a[i + min + gs0 + x0] = 0.0f;
+        }",
+        &opts(),
+    );
+    let names: Vec<&str> = ka.params.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"arg_min") && names.contains(&"arg_gs0") && names.contains(&"arg_x0"), "{names:?}");
+    let ctx = Context::alloc();
+    map(&ctx, &ka.array("a").unwrap().must_writes);
+}
+
+#[test]
+fn buffers_named_like_isl_keywords_get_valid_tuples() {
+    let ka = inline(
+        "__kernel void k(__global float *min, __global float *W, __global float *mod) {
+            int i = get_global_id(0);
+            min[i] = W[i] + mod[i];
+        }",
+        &opts(),
+    );
+    assert!(ka.arrays.iter().all(|a| a.whole.is_none()), "{ka}");
+    same(
+        &ka,
+        &ka.array("min").unwrap().must_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> arr_min[x0] : go0 <= x0 < go0 + gs0 }",
+    );
+    same(&ka, &ka.array("W").unwrap().reads, "[gs0, go0] -> { W[x0, 0, 0] -> arr_W[x0] : go0 <= x0 < go0 + gs0 }");
+}
+
+#[test]
+fn inconsistent_linearization_is_reported() {
+    let ka = inline(
+        "__kernel void k(__global float *a, int w, int h) {
+            int x = get_global_id(0);
+            int y = get_global_id(1);
+            a[y * w + x] = a[x * h + y];
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    let reason = a.whole.as_deref().expect("a whole");
+    assert!(reason.contains("inconsistent linearization"), "{reason}");
+    assert_eq!(a.mode, Mode::RW);
+}
+
+#[test]
+fn delinearization_can_be_disabled() {
+    let options = AnalysisOptions { delinearize: false, ..opts() };
+    let ka = corpus("matmul.cl", &options);
+    for a in &ka.arrays {
+        let reason = a.whole.as_deref().expect("whole");
+        assert!(reason.contains("delinearization is disabled"), "{reason}");
+    }
+}
+
+#[test]
+fn atomics_are_recorded_and_make_the_array_read_write() {
+    let ka = corpus("histogram.cl", &opts());
+    assert_eq!(ka.global_atomics, vec!["atomic_inc on 'bins' (histogram.cl:12:9)".to_string()]);
+    let bins = ka.array("bins").unwrap();
+    assert_eq!(bins.mode, Mode::RW);
+    assert_eq!(bins.whole.as_deref(), Some("subscript 'bins[data[i] % nbins]' is indirect (histogram.cl:12:21)"));
+    let ka = inline("__kernel void k(__global int *c) { atomic_add(&c[get_global_id(0) % 4], 1); }", &opts());
+    let c = ka.array("c").unwrap();
+    assert_eq!(c.whole, None);
+    assert_eq!(c.mode, Mode::RW);
+    assert_eq!(ka.global_atomics.len(), 1);
+}
+
+#[test]
+fn pointers_escaping_to_unknown_functions_make_the_array_whole() {
+    let ka = inline(
+        "float external(__global float *p);
+        __kernel void k(__global float *a, __global float *b) {
+            b[get_global_id(0)] = external(a + get_group_id(0) * 16);
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    let reason = a.whole.as_deref().expect("a whole");
+    assert_eq!(reason, "'a' is passed to 'external' (test.cl:3:35)");
+    assert_eq!(ka.array("b").unwrap().whole, None);
+    assert_eq!(a.mode, Mode::RW);
+}
+
+#[test]
+fn local_size_specialization_makes_group_ids_exact() {
+    let options = AnalysisOptions { local_size: Some([64, 1, 1]), ..opts() };
+    let ka = corpus("reduce_sum.cl", &options);
+    assert!(!ka.params.iter().any(|p| p.name == "ls0"));
+    let out = ka.array("out").unwrap();
+    assert!(out.accesses.iter().all(|x| x.kind == AccessKind::MustWrite));
+    same(&ka, &out.must_writes, "[gs0, go0, ng0] -> { W[x0, 0, 0] -> out[g] : x0 = go0 + 64g and 0 <= g < ng0 }");
+    // Without it, the group id is over-approximated and the write is a may-write.
+    let ka = corpus("reduce_sum.cl", &opts());
+    let out = ka.array("out").unwrap();
+    assert!(out.accesses.iter().all(|x| x.kind == AccessKind::MayWrite));
+    assert!(ka.notes.iter().any(|n| n.contains("local size is not known")));
+}
+
+#[test]
+fn specialization_and_linearization_kinds() {
+    let mut options = opts();
+    options.specialize.insert("width".into(), 40);
+    let ka = corpus("stencil2d.cl", &options);
+    let a = ka.array("in").unwrap();
+    assert_eq!(a.linearization, Linearization::Specialized);
+    assert!(ka.params.iter().all(|p| p.name != "width"));
+    assert!(ka.params.iter().any(|p| p.name == "height"));
+    let ka = corpus("stencil3d.cl", &opts());
+    let a = ka.array("in").unwrap();
+    assert_eq!(a.linearization, Linearization::Delinearized);
+    assert_eq!(a.strides, vec!["nx*ny", "nx", "1"]);
+}
+
+#[test]
+fn unsupported_constructs_make_the_kernel_unanalyzable() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/invalid/uses_goto.cl");
+    let source = std::fs::read_to_string(path).unwrap();
+    let program = coarsen::parse_program("uses_goto.cl", &source, &coarsen::ParseOptions::default()).unwrap();
+    let ka = analyze_kernel(&program, "uses_goto", &opts()).unwrap();
+    assert!(!ka.analyzable);
+    let reason = ka.reason.clone().unwrap();
+    assert!(reason.contains("goto") && reason.contains("uses_goto.cl:"), "{reason}");
+    for a in &ka.arrays {
+        assert!(a.whole.as_deref().unwrap().starts_with("kernel is not analyzable"));
+    }
+    assert_eq!(ka.array("a").unwrap().mode, Mode::R);
+    let b = ka.array("b").unwrap();
+    assert_eq!(b.mode, Mode::RW);
+    // Every work-item may write every element of b.
+    let ctx = Context::alloc();
+    let all = map(&ctx, "[gs0, go0] -> { W[x0, 0, 0] -> b[i] : go0 <= x0 < go0 + gs0 }")
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
+    assert!(map(&ctx, &b.may_writes).intersect_params(set(&ctx, &ka.context)).unwrap().is_equal(&all).unwrap());
+}
+
+#[test]
+fn bad_names_are_errors() {
+    let program =
+        coarsen::parse_program("t.cl", "__kernel void k(__global int *a, float f) { a[0] = 1; }", &Default::default())
+            .unwrap();
+    let e = analyze_kernel(&program, "nope", &opts()).unwrap_err();
+    assert_eq!(e.to_string(), "t.cl: no kernel named 'nope' (kernels: k)");
+    let mut options = opts();
+    options.specialize.insert("f".into(), 1);
+    let e = analyze_kernel(&program, "k", &options).unwrap_err();
+    assert!(matches!(e, AnalysisError::UnknownParameter { .. }), "{e}");
+    assert!(e.to_string().contains("valid: gs0, go0, ng0"), "{e}");
+    let options = AnalysisOptions { local_size: Some([0, 1, 1]), ..opts() };
+    assert!(matches!(analyze_kernel(&program, "k", &options), Err(AnalysisError::InvalidLocalSize { .. })));
+}
+
+#[test]
+fn whole_array_texts_are_parseable_and_display_is_stable() {
+    let ka = corpus("scatter_conflict.cl", &opts());
+    let ctx = Context::alloc();
+    for a in &ka.arrays {
+        for t in [&a.reads, &a.must_writes, &a.may_writes] {
+            map(&ctx, t);
+        }
+        for acc in &a.accesses {
+            map(&ctx, &acc.map);
+        }
+    }
+    assert_eq!(ka.to_string(), corpus("scatter_conflict.cl", &opts()).to_string());
+}
+
+#[test]
+fn taking_the_address_of_a_variable_forgets_its_value() {
+    let ka = inline(
+        "void set(int *p) { *p = 7; }
+        __kernel void k(__global float *a) {
+            int x = get_global_id(0);
+            set(&x);
+            a[x] = 0.0f;
+        }",
+        &opts(),
+    );
+    let reason = ka.array("a").unwrap().whole.as_deref().expect("a whole").to_string();
+    assert!(reason.contains("the address of 'x' is taken"), "{reason}");
+}
+
+#[test]
+fn exponential_inlining_is_cut_off_with_a_reason() {
+    let mut src = String::from("int f0(int x) { return x + 1; }\n");
+    for i in 1..20 {
+        src.push_str(&format!(
+            "int f{i}(int x) {{ int y = x; y = y + 1; y = y * 2; return f{}(y) + f{}(y + 1); }}\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    src.push_str("__kernel void k(__global int *a) { int i = get_global_id(0); a[i] = f19(i); }\n");
+    let ka = inline(&src, &opts());
+    assert!(!ka.analyzable);
+    assert!(ka.reason.as_deref().unwrap().contains("too large to analyze"), "{:?}", ka.reason);
+    assert!(ka.array("a").unwrap().whole.is_some());
+}

@@ -1,0 +1,171 @@
+//! The `clpart` binary: bad input gives one-line errors with exit 2 and no
+//! partial output; the analyze/run paths work end to end on PoCL.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn clpart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(args)
+        .current_dir(root())
+        .env("POCL_DEVICES", "pthread basic")
+        .output()
+        .expect("clpart runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit 2, exactly one `clpart: error:` line, no panic.
+fn assert_input_error(o: &Output, needle: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
+    assert!(!e.contains("panicked"), "{e}");
+    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("clpart: error:")).collect();
+    assert_eq!(errors.len(), 1, "{e}");
+    assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
+}
+
+const VADD_RUN: &[&str] = &["--global", "1000", "--local", "8", "--arg", "a=rand:1000:3", "--arg", "b=rand:1000:4", "--arg", "c=zeros:1000"];
+
+fn run_vadd(extra: &[&str]) -> Output {
+    let mut a = vec!["run", "kernels/vadd.cl"];
+    a.extend_from_slice(VADD_RUN);
+    a.extend_from_slice(extra);
+    clpart(&a)
+}
+
+#[test]
+fn syntax_error_is_reported_with_location() {
+    assert_input_error(&clpart(&["analyze", "kernels/invalid/syntax_error.cl"]), "syntax_error.cl:5:29");
+}
+
+#[test]
+fn empty_file_is_refused() {
+    assert_input_error(&clpart(&["analyze", "kernels/invalid/empty.cl"]), "empty file");
+}
+
+#[test]
+fn missing_file_is_refused() {
+    assert_input_error(&clpart(&["analyze", "kernels/nope.cl"]), "cannot read 'kernels/nope.cl'");
+}
+
+#[test]
+fn unknown_kernel_lists_the_valid_ones() {
+    assert_input_error(&clpart(&["analyze", "kernels/vadd.cl", "--kernel", "nope"]), "no kernel named 'nope' (kernels: vadd)");
+}
+
+#[test]
+fn unsupported_constructs_are_diagnosed_with_location() {
+    let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--emit", "coarsened"]);
+    assert_input_error(&o, "uses_goto.cl:8:9");
+    assert!(stderr(&o).contains("'goto'"));
+    // The kernel is still accepted by the analysis, as not splittable.
+    let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["kernels"][0]["splittable"], false);
+    assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("goto"));
+}
+
+#[test]
+fn analyze_json_has_the_documented_fields() {
+    let o = clpart(&["analyze", "kernels/gather.cl", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(k["name"], "gather");
+    assert_eq!(k["splittable"], true);
+    assert!(k["reason"].is_null());
+    let arrays = k["arrays"].as_array().unwrap();
+    let a = arrays.iter().find(|a| a["name"] == "a").unwrap();
+    assert_eq!(a["status"], "whole");
+    assert_eq!(a["mode"], "r");
+    assert!(a["reason"].as_str().unwrap().contains("gather.cl:"), "{a}");
+    let b = arrays.iter().find(|a| a["name"] == "b").unwrap();
+    assert_eq!((b["status"].as_str(), b["mode"].as_str(), b["arg_index"].as_u64()), (Some("bounded"), Some("w"), Some(2)));
+}
+
+#[test]
+fn range_file_round_trip_then_run_without_reanalysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let rf = dir.path().join("vadd.ranges.ron");
+    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", rf.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut a = vec!["run", rf.to_str().unwrap()];
+    a.extend_from_slice(VADD_RUN);
+    a.extend_from_slice(&["--split", "0:0.86,1:0.14", "--verify", "--json"]);
+    let o = clpart(&a);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["devices"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn corrupt_or_newer_range_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.ranges.ron");
+    assert_eq!(clpart(&["analyze", "kernels/vadd.cl", "-o", good.to_str().unwrap()]).status.code(), Some(0));
+    let text = std::fs::read_to_string(&good).unwrap();
+    let truncated = dir.path().join("trunc.ranges.ron");
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let mut a = vec!["run", truncated.to_str().unwrap()];
+    a.extend_from_slice(VADD_RUN);
+    assert_input_error(&clpart(&a), "corrupt range file");
+    let newer = dir.path().join("newer.ranges.ron");
+    std::fs::write(&newer, text.replacen("format_version: 1", "format_version: 99", 1)).unwrap();
+    let mut a = vec!["run", newer.to_str().unwrap()];
+    a.extend_from_slice(VADD_RUN);
+    assert_input_error(&clpart(&a), "format_version 99");
+}
+
+#[test]
+fn run_errors_are_clear() {
+    assert_input_error(&run_vadd(&["--split", "0:0.5,7:0.5"]), "7");
+    assert_input_error(&run_vadd(&["--split", "0:0.5,1:0.4"]), "sum");
+    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=rand:1000", "--arg", "b=rand:1000"]);
+    assert_input_error(&o, "'c'");
+    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=rand:1000", "--arg", "b=rand:1000", "--arg", "c=zeros:999"]);
+    assert_input_error(&o, "c");
+    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=bogus:1", "--arg", "b=rand:1000", "--arg", "c=zeros:1000"]);
+    assert_input_error(&o, "bogus");
+}
+
+#[test]
+fn outputs_are_written_only_on_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.npy");
+    let spec = format!("c={}", out.display());
+    let o = run_vadd(&["--split", "0:0.5,1:0.5", "--out", &spec]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"\x93NUMPY"));
+    // A failing run (shares do not sum to 1) leaves no file behind.
+    let out2 = dir.path().join("c2.npy");
+    let spec2 = format!("c={}", out2.display());
+    let o = run_vadd(&["--split", "0:0.5,1:0.6", "--out", &spec2]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out2.exists());
+}
+
+#[test]
+fn verified_split_run_reports_bytes() {
+    let o = run_vadd(&["--split", "0:0.86,1:0.14", "--verify", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verified"], true);
+    for key in ["bytes_total", "bytes_whole_buffers", "bytes_exact", "wall_ms"] {
+        assert!(v[key].is_number(), "{key} in {v}");
+    }
+    for d in v["devices"].as_array().unwrap() {
+        for key in ["index", "name", "work_groups", "bytes_to_device", "bytes_from_device", "kernel_ms"] {
+            assert!(!d[key].is_null(), "{key} in {d}");
+        }
+    }
+}

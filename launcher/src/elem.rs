@@ -1,0 +1,221 @@
+//! OpenCL C element types as the launcher sees them: a scalar kind, a number of
+//! lanes and a size in bytes.
+
+use std::fmt;
+
+/// The scalar kind of an OpenCL C type (the lane type of a vector type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarKind {
+    /// `char`
+    I8,
+    /// `uchar`, `bool`
+    U8,
+    /// `short`
+    I16,
+    /// `ushort`
+    U16,
+    /// `int`
+    I32,
+    /// `uint`
+    U32,
+    /// `long`
+    I64,
+    /// `ulong`
+    U64,
+    /// `half` (storage only: no literals, `rand:` or `seq:`)
+    F16,
+    /// `float`
+    F32,
+    /// `double`
+    F64,
+}
+
+impl ScalarKind {
+    /// Size in bytes.
+    pub fn size(self) -> u32 {
+        match self {
+            ScalarKind::I8 | ScalarKind::U8 => 1,
+            ScalarKind::I16 | ScalarKind::U16 | ScalarKind::F16 => 2,
+            ScalarKind::I32 | ScalarKind::U32 | ScalarKind::F32 => 4,
+            ScalarKind::I64 | ScalarKind::U64 | ScalarKind::F64 => 8,
+        }
+    }
+
+    /// True for the integer kinds.
+    pub fn is_integer(self) -> bool {
+        !matches!(self, ScalarKind::F16 | ScalarKind::F32 | ScalarKind::F64)
+    }
+
+    /// True for the signed integer kinds.
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            ScalarKind::I8 | ScalarKind::I16 | ScalarKind::I32 | ScalarKind::I64
+        )
+    }
+
+    /// The numpy dtype string (`<f4`, `|u1`, ...).
+    pub fn npy_descr(self) -> &'static str {
+        match self {
+            ScalarKind::I8 => "|i1",
+            ScalarKind::U8 => "|u1",
+            ScalarKind::I16 => "<i2",
+            ScalarKind::U16 => "<u2",
+            ScalarKind::I32 => "<i4",
+            ScalarKind::U32 => "<u4",
+            ScalarKind::I64 => "<i8",
+            ScalarKind::U64 => "<u8",
+            ScalarKind::F16 => "<f2",
+            ScalarKind::F32 => "<f4",
+            ScalarKind::F64 => "<f8",
+        }
+    }
+
+    /// Smallest and largest value of an integer kind (as i128).
+    pub(crate) fn int_bounds(self) -> (i128, i128) {
+        match self {
+            ScalarKind::I8 => (i8::MIN as i128, i8::MAX as i128),
+            ScalarKind::U8 => (0, u8::MAX as i128),
+            ScalarKind::I16 => (i16::MIN as i128, i16::MAX as i128),
+            ScalarKind::U16 => (0, u16::MAX as i128),
+            ScalarKind::I32 => (i32::MIN as i128, i32::MAX as i128),
+            ScalarKind::U32 => (0, u32::MAX as i128),
+            ScalarKind::I64 => (i64::MIN as i128, i64::MAX as i128),
+            ScalarKind::U64 => (0, u64::MAX as i128),
+            _ => (0, 0),
+        }
+    }
+
+    /// Writes an integer value (already range-checked) in little-endian.
+    pub(crate) fn put_int(self, v: i128, out: &mut Vec<u8>) {
+        let bytes = (v as u128).to_le_bytes();
+        out.extend_from_slice(&bytes[..self.size() as usize]);
+    }
+
+    /// Writes a float value in little-endian (`F32` or `F64`).
+    pub(crate) fn put_float(self, v: f64, out: &mut Vec<u8>) {
+        match self {
+            ScalarKind::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+            ScalarKind::F64 => out.extend_from_slice(&v.to_le_bytes()),
+            _ => unreachable!("put_float on an integer or half kind"),
+        }
+    }
+
+    fn from_name(name: &str) -> Option<ScalarKind> {
+        Some(match name {
+            "char" | "signed char" | "int8_t" => ScalarKind::I8,
+            "uchar" | "unsigned char" | "uint8_t" | "bool" => ScalarKind::U8,
+            "short" | "int16_t" => ScalarKind::I16,
+            "ushort" | "unsigned short" | "uint16_t" => ScalarKind::U16,
+            "int" | "int32_t" => ScalarKind::I32,
+            "uint" | "unsigned int" | "unsigned" | "uint32_t" => ScalarKind::U32,
+            "long" | "int64_t" => ScalarKind::I64,
+            "ulong" | "unsigned long" | "uint64_t" => ScalarKind::U64,
+            "half" => ScalarKind::F16,
+            "float" => ScalarKind::F32,
+            "double" => ScalarKind::F64,
+            _ => return None,
+        })
+    }
+}
+
+/// An element type: the OpenCL C name, its scalar kind (if it is a scalar or
+/// vector of a known scalar), its lanes and its size in bytes.
+///
+/// `float3` has 3 lanes but the size of 4 (`storage_lanes` is 4); the padding
+/// lane is written as zero. Types the launcher does not know (structs) keep
+/// `scalar == None` and are handled as opaque bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ElemType {
+    /// The OpenCL C name, e.g. `float4`.
+    pub name: String,
+    /// The lane type, `None` for unknown types.
+    pub scalar: Option<ScalarKind>,
+    /// Lanes of the vector type, 1 for scalars.
+    pub lanes: u32,
+    /// Size of one element in bytes.
+    pub size: u32,
+}
+
+impl ElemType {
+    /// Interprets an OpenCL C type name. `size` is the element size from the
+    /// range file; 0 means "compute it from the name".
+    pub fn parse(name: &str, size: u32) -> ElemType {
+        let clean = name
+            .trim()
+            .trim_start_matches("const ")
+            .trim_start_matches("__global ")
+            .trim();
+        let (base, lanes) = split_vector_suffix(clean);
+        match ScalarKind::from_name(base) {
+            Some(kind) => {
+                let storage = if lanes == 3 { 4 } else { lanes };
+                let natural = kind.size() * storage;
+                ElemType {
+                    name: clean.to_string(),
+                    scalar: Some(kind),
+                    lanes,
+                    size: if size == 0 { natural } else { size },
+                }
+            }
+            None => ElemType {
+                name: clean.to_string(),
+                scalar: None,
+                lanes: 1,
+                size: size.max(1),
+            },
+        }
+    }
+
+    /// Scalars stored per element (lanes plus padding).
+    pub fn storage_lanes(&self) -> u32 {
+        match self.scalar {
+            Some(k) => (self.size / k.size()).max(1),
+            None => self.size,
+        }
+    }
+
+    /// True when the type is an integer scalar (not a vector).
+    pub fn is_integer_scalar(&self) -> bool {
+        self.lanes == 1 && self.scalar.is_some_and(ScalarKind::is_integer)
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+fn split_vector_suffix(name: &str) -> (&str, u32) {
+    for lanes in [16u32, 8, 4, 3, 2] {
+        let suffix = lanes.to_string();
+        if let Some(base) = name.strip_suffix(suffix.as_str()) {
+            if ScalarKind::from_name(base).is_some() {
+                return (base, lanes);
+            }
+        }
+    }
+    (name, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_and_scalar_types() {
+        let f4 = ElemType::parse("float4", 16);
+        assert_eq!(
+            (f4.scalar, f4.lanes, f4.storage_lanes()),
+            (Some(ScalarKind::F32), 4, 4)
+        );
+        let f3 = ElemType::parse("float3", 0);
+        assert_eq!((f3.lanes, f3.size, f3.storage_lanes()), (3, 16, 4));
+        let u = ElemType::parse("uint", 4);
+        assert!(u.is_integer_scalar());
+        let s = ElemType::parse("struct point", 12);
+        assert_eq!((s.scalar, s.size), (None, 12));
+        assert_eq!(ElemType::parse("int16", 0).size, 64);
+    }
+}

@@ -1,0 +1,230 @@
+//! Thin, checked wrappers over the OpenCL calls a launch makes. Every
+//! transfer is non-blocking; [`Finisher`] makes sure no command is still in
+//! flight when host memory or device buffers go away, also on error paths.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use opencl3::command_queue::{enqueue_read_buffer, enqueue_write_buffer, CL_NON_BLOCKING};
+use opencl3::error_codes::ClError;
+use opencl3::event::Event;
+use opencl3::kernel::{set_kernel_arg, Kernel};
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::types::{cl_int, cl_mem};
+
+use crate::error::{cl_err, LaunchError, Result};
+use crate::runtime::DeviceCtx;
+
+fn code_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(cl_int) -> LaunchError + 'a {
+    move |code| LaunchError::OpenCl {
+        call,
+        code: String::from(ClError(code)),
+        device: Some(ctx.info.label()),
+    }
+}
+
+/// A device buffer of `bytes` bytes (at least one element's worth).
+pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
+    // SAFETY: no host pointer is given.
+    unsafe {
+        Buffer::<u8>::create(
+            &ctx.context,
+            CL_MEM_READ_WRITE,
+            bytes.max(1),
+            std::ptr::null_mut(),
+        )
+    }
+    .map_err(cl_err("clCreateBuffer", Some(ctx.info.label())))
+}
+
+/// Enqueues a non-blocking host → device copy.
+///
+/// # Safety
+/// `src..src+len` must stay valid and unmodified until the queue finishes.
+pub(crate) unsafe fn write(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    offset: usize,
+    src: *const u8,
+    len: usize,
+) -> Result<Event> {
+    // SAFETY: forwarded to the caller.
+    let ev = unsafe {
+        enqueue_write_buffer(
+            ctx.queue.get(),
+            buf.get(),
+            CL_NON_BLOCKING,
+            offset,
+            len,
+            src as *const c_void,
+            0,
+            std::ptr::null(),
+        )
+    }
+    .map_err(code_err("clEnqueueWriteBuffer", ctx))?;
+    Ok(Event::new(ev))
+}
+
+/// Enqueues a non-blocking device → host copy.
+///
+/// # Safety
+/// `dst..dst+len` must stay valid, and nothing else may access it, until the
+/// queue finishes.
+pub(crate) unsafe fn read(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    offset: usize,
+    dst: *mut u8,
+    len: usize,
+) -> Result<Event> {
+    // SAFETY: forwarded to the caller.
+    let ev = unsafe {
+        enqueue_read_buffer(
+            ctx.queue.get(),
+            buf.get(),
+            CL_NON_BLOCKING,
+            offset,
+            len,
+            dst as *mut c_void,
+            0,
+            std::ptr::null(),
+        )
+    }
+    .map_err(code_err("clEnqueueReadBuffer", ctx))?;
+    Ok(Event::new(ev))
+}
+
+/// One kernel argument value as it is handed to `clSetKernelArg`.
+pub(crate) enum SetArg<'a> {
+    Mem(cl_mem),
+    Bytes(&'a [u8]),
+    Local(usize),
+    Long(i64),
+}
+
+/// Sets all arguments of a kernel, naming the argument on failure.
+pub(crate) fn set_args(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    args: &[(&str, SetArg<'_>)],
+) -> Result<()> {
+    for (i, (name, arg)) in args.iter().enumerate() {
+        let i = i as u32;
+        // SAFETY: every pointer refers to a live value of the given size; the
+        // implementation copies it before returning.
+        let r = unsafe {
+            match arg {
+                SetArg::Mem(m) => set_kernel_arg(
+                    kernel.get(),
+                    i,
+                    std::mem::size_of::<cl_mem>(),
+                    m as *const cl_mem as *const c_void,
+                ),
+                SetArg::Bytes(b) => {
+                    set_kernel_arg(kernel.get(), i, b.len(), b.as_ptr() as *const c_void)
+                }
+                SetArg::Local(n) => set_kernel_arg(kernel.get(), i, (*n).max(1), std::ptr::null()),
+                SetArg::Long(v) => set_kernel_arg(
+                    kernel.get(),
+                    i,
+                    std::mem::size_of::<i64>(),
+                    v as *const i64 as *const c_void,
+                ),
+            }
+        };
+        r.map_err(|code| LaunchError::OpenCl {
+            call: "clSetKernelArg",
+            code: format!("{} (argument '{name}')", String::from(ClError(code))),
+            device: Some(ctx.info.label()),
+        })?;
+    }
+    Ok(())
+}
+
+/// Enqueues an NDRange.
+pub(crate) fn run_kernel(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    offset: &[usize],
+    global: &[usize],
+    local: &[usize],
+) -> Result<Event> {
+    // SAFETY: the three arrays have work_dim entries and live across the call.
+    unsafe {
+        ctx.queue.enqueue_nd_range_kernel(
+            kernel.get(),
+            global.len() as u32,
+            offset.as_ptr(),
+            global.as_ptr(),
+            local.as_ptr(),
+            &[],
+        )
+    }
+    .map_err(cl_err("clEnqueueNDRangeKernel", Some(ctx.info.label())))
+}
+
+/// Kernel time of a profiled event, in milliseconds.
+pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
+    ev.wait()
+        .map_err(cl_err("clWaitForEvents", Some(ctx.info.label())))?;
+    let start = ev
+        .profiling_command_start()
+        .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
+    let end = ev
+        .profiling_command_end()
+        .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
+    Ok(end.saturating_sub(start) as f64 / 1e6)
+}
+
+/// Waits for the queues it holds when dropped (errors ignored), so that an
+/// early return never frees memory an enqueued command still uses.
+/// [`Finisher::finish`] waits and reports errors.
+pub(crate) struct Finisher {
+    ctxs: Vec<Arc<DeviceCtx>>,
+}
+
+impl Finisher {
+    pub(crate) fn new() -> Finisher {
+        Finisher { ctxs: Vec::new() }
+    }
+
+    pub(crate) fn add(&mut self, ctx: &Arc<DeviceCtx>) {
+        if !self.ctxs.iter().any(|c| Arc::ptr_eq(c, ctx)) {
+            self.ctxs.push(ctx.clone());
+        }
+    }
+
+    /// Flushes every queue (so all devices start), then waits for each.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        let ctxs = std::mem::take(&mut self.ctxs);
+        for c in &ctxs {
+            let _ = c.queue.flush();
+        }
+        let mut first_err = None;
+        for c in &ctxs {
+            if let Err(e) = c.queue.finish() {
+                first_err.get_or_insert(LaunchError::OpenCl {
+                    call: "clFinish",
+                    code: String::from(e),
+                    device: Some(c.info.label()),
+                });
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Starts every queue without waiting.
+    pub(crate) fn flush(&self) {
+        for c in &self.ctxs {
+            let _ = c.queue.flush();
+        }
+    }
+}
+
+impl Drop for Finisher {
+    fn drop(&mut self) {
+        for c in &self.ctxs {
+            let _ = c.queue.finish();
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The NDRange of a launch.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::error::{LaunchError, Result};
+
+/// Global size, work-group (local) size and global offset, one entry per
+/// dimension (1 to 3). The global size must be a multiple of the local size
+/// (the split unit is the work-group).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NdRange {
+    /// Work-items per dimension.
+    pub global: Vec<u64>,
+    /// Work-items per work-group per dimension.
+    pub local: Vec<u64>,
+    /// Global work offset per dimension.
+    pub offset: Vec<u64>,
+}
+
+fn nd_err(message: String) -> LaunchError {
+    LaunchError::NdRange { message }
+}
+
+impl NdRange {
+    /// An NDRange without offset.
+    pub fn new(global: &[u64], local: &[u64]) -> Result<NdRange> {
+        NdRange::with_offset(global, local, &vec![0; global.len()])
+    }
+
+    /// An NDRange with a global work offset.
+    pub fn with_offset(global: &[u64], local: &[u64], offset: &[u64]) -> Result<NdRange> {
+        let r = NdRange {
+            global: global.to_vec(),
+            local: local.to_vec(),
+            offset: offset.to_vec(),
+        };
+        r.validate()?;
+        Ok(r)
+    }
+
+    /// Parses sizes written `1024`, `1024x768` or `1024,768`.
+    pub fn parse_sizes(text: &str) -> Result<Vec<u64>> {
+        text.split(['x', ','])
+            .map(|p| {
+                p.trim().parse::<u64>().map_err(|_| {
+                    nd_err(format!(
+                        "'{p}' in '{text}' is not a size (write sizes as 1024x768)"
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    /// Checks dimensions and divisibility.
+    pub fn validate(&self) -> Result<()> {
+        let dims = self.global.len();
+        if !(1..=3).contains(&dims) {
+            return Err(nd_err(format!("{dims} dimensions; give 1 to 3")));
+        }
+        if self.local.len() != dims || self.offset.len() != dims {
+            return Err(nd_err(format!(
+                "global size has {dims} dimensions, local size {} and offset {}",
+                self.local.len(),
+                self.offset.len()
+            )));
+        }
+        for d in 0..dims {
+            if self.global[d] == 0 || self.local[d] == 0 {
+                return Err(nd_err(format!("sizes in dimension {d} must be at least 1")));
+            }
+            if !self.global[d].is_multiple_of(self.local[d]) {
+                return Err(nd_err(format!(
+                    "global size {} is not a multiple of local size {} in dimension {d}",
+                    self.global[d], self.local[d]
+                )));
+            }
+            if i64::try_from(self.global[d] + self.offset[d]).is_err() {
+                return Err(nd_err(format!("sizes in dimension {d} are too large")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of dimensions.
+    pub fn work_dim(&self) -> u32 {
+        self.global.len() as u32
+    }
+
+    /// Work-groups along dimension `d` (1 beyond `work_dim`).
+    pub fn n_groups(&self, d: u32) -> u64 {
+        let d = d as usize;
+        if d < self.global.len() {
+            self.global[d] / self.local[d]
+        } else {
+            1
+        }
+    }
+
+    /// Total number of work-groups.
+    pub fn n_groups_total(&self) -> u64 {
+        (0..self.work_dim()).map(|d| self.n_groups(d)).product()
+    }
+
+    /// `get_global_size(d)` as the kernel sees it (1 beyond `work_dim`).
+    pub fn global_size(&self, d: u32) -> u64 {
+        self.global.get(d as usize).copied().unwrap_or(1)
+    }
+
+    /// `get_local_size(d)` (1 beyond `work_dim`).
+    pub fn local_size(&self, d: u32) -> u64 {
+        self.local.get(d as usize).copied().unwrap_or(1)
+    }
+
+    /// `get_global_offset(d)` (0 beyond `work_dim`).
+    pub fn global_offset(&self, d: u32) -> u64 {
+        self.offset.get(d as usize).copied().unwrap_or(0)
+    }
+}
+
+impl fmt::Display for NdRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let j = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("x");
+        write!(f, "global {} local {}", j(&self.global), j(&self.local))?;
+        if self.offset.iter().any(|&o| o != 0) {
+            write!(f, " offset {}", j(&self.offset))?;
+        }
+        Ok(())
+    }
+}
+
+/// Divides `n_groups` work-groups by `shares` (which sum to 1): each share
+/// gets the floor of its exact part, and the remaining groups go one each to
+/// the largest fractional parts (earlier shares win ties). Returns the
+/// half-open slice `[lo, hi)` of each share, in order; a zero share gets an
+/// empty slice.
+pub fn split_groups(n_groups: u64, shares: &[f64]) -> Vec<(u64, u64)> {
+    let exact: Vec<f64> = shares
+        .iter()
+        .map(|s| s.max(0.0) * n_groups as f64)
+        .collect();
+    let mut counts: Vec<u64> = exact
+        .iter()
+        .map(|e| (e.floor() as u64).min(n_groups))
+        .collect();
+    let assigned: u64 = counts.iter().sum();
+    let mut order: Vec<usize> = (0..shares.len()).filter(|&i| shares[i] > 0.0).collect();
+    order.sort_by(|&a, &b| {
+        let fa = exact[a] - exact[a].floor();
+        let fb = exact[b] - exact[b].floor();
+        fb.partial_cmp(&fa)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    if assigned < n_groups && !order.is_empty() {
+        let mut left = n_groups - assigned;
+        let mut k = 0;
+        while left > 0 {
+            counts[order[k % order.len()]] += 1;
+            left -= 1;
+            k += 1;
+        }
+    } else if assigned > n_groups {
+        // only from rounding noise: take from the largest counts
+        let mut over = assigned - n_groups;
+        while over > 0 {
+            let i = (0..counts.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
+            counts[i] -= 1;
+            over -= 1;
+        }
+    }
+    let mut lo = 0;
+    counts
+        .into_iter()
+        .map(|c| {
+            let s = (lo, lo + c);
+            lo += c;
+            s
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn largest_remainder() {
+        assert_eq!(split_groups(125, &[0.5, 0.5]), vec![(0, 63), (63, 125)]);
+        assert_eq!(split_groups(125, &[0.86, 0.14]), vec![(0, 108), (108, 125)]);
+        assert_eq!(split_groups(125, &[1.0, 0.0]), vec![(0, 125), (125, 125)]);
+        assert_eq!(
+            split_groups(10, &[1.0 / 3.0; 3]),
+            vec![(0, 4), (4, 7), (7, 10)]
+        );
+        assert_eq!(split_groups(1, &[0.5, 0.5]), vec![(0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn parse_and_validate() {
+        assert_eq!(NdRange::parse_sizes("1024x768").unwrap(), vec![1024, 768]);
+        assert_eq!(
+            NdRange::new(&[1000], &[12]).unwrap_err().to_string(),
+            "invalid ndrange: global size 1000 is not a multiple of local size 12 in dimension 0"
+        );
+    }
+}

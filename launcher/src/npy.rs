@@ -1,0 +1,242 @@
+//! Reading and writing `.npy` files (numpy format 1.0-3.0, little-endian,
+//! C order) for buffer arguments and outputs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::args::HostBuffer;
+use crate::elem::ElemType;
+use crate::error::{LaunchError, Result};
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+fn npy_err(path: &Path, message: impl Into<String>) -> LaunchError {
+    LaunchError::Npy {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// Parsed `.npy` header.
+struct Header {
+    descr: String,
+    fortran_order: bool,
+    shape: Vec<u64>,
+}
+
+/// Reads a `.npy` file as a buffer of `elem`. The dtype must be the element
+/// type's lane type (`<f4` for `float` and `float4`, `|u1` for `uchar`; types
+/// the launcher does not know accept `|u1` or `|V<size>`), and the file must
+/// hold a whole number of elements (`N*storage_lanes` scalars for vector types).
+pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
+    let bytes = std::fs::read(path).map_err(|source| LaunchError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let (header, data_start) = parse_header(path, &bytes)?;
+    let expected = expected_descr(elem);
+    if !descr_matches(&header.descr, &expected, elem) {
+        return Err(npy_err(
+            path,
+            format!(
+                "dtype '{}' does not match element type '{}' (expected '{}')",
+                header.descr, elem.name, expected
+            ),
+        ));
+    }
+    let scalar_size = descr_item_size(&header.descr).unwrap_or(1);
+    let n_scalars: u64 = header.shape.iter().product();
+    if header.fortran_order && header.shape.iter().filter(|&&d| d > 1).count() > 1 {
+        return Err(npy_err(
+            path,
+            "fortran-order arrays are not supported (save with C order)",
+        ));
+    }
+    let n_bytes = n_scalars
+        .checked_mul(scalar_size)
+        .ok_or_else(|| npy_err(path, "shape is too large"))?;
+    let data = &bytes[data_start..];
+    if (data.len() as u64) < n_bytes {
+        return Err(npy_err(
+            path,
+            format!(
+                "file is truncated: shape needs {n_bytes} bytes of data, found {}",
+                data.len()
+            ),
+        ));
+    }
+    if n_bytes % elem.size as u64 != 0 {
+        return Err(npy_err(
+            path,
+            format!(
+                "{n_scalars} values are not a whole number of '{}' elements ({} values each)",
+                elem.name,
+                elem.size as u64 / scalar_size
+            ),
+        ));
+    }
+    Ok(HostBuffer::from_bytes(
+        elem.clone(),
+        data[..n_bytes as usize].to_vec(),
+    ))
+}
+
+/// Writes a buffer as a `.npy` file atomically: the data goes to a temporary
+/// file in the same folder, which is then renamed over `path`. Vector types
+/// are written with shape `(N, storage_lanes)`, unknown types as `|V<size>`.
+pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
+    let elem = buffer.elem();
+    let n = buffer.len();
+    let (descr, shape) = match elem.scalar {
+        Some(k) if elem.storage_lanes() > 1 => (
+            k.npy_descr().to_string(),
+            format!("({}, {})", n, elem.storage_lanes()),
+        ),
+        Some(k) => (k.npy_descr().to_string(), format!("({n},)")),
+        None => (format!("|V{}", elem.size), format!("({n},)")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // magic(6) + version(2) + len(2) + header + '\n' aligned to 64
+    let unpadded = 10 + header.len() + 1;
+    let pad = (64 - unpadded % 64) % 64;
+    header.push_str(&" ".repeat(pad));
+    header.push('\n');
+    let io = |source| LaunchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| npy_err(path, "output path has no file name"))?;
+    let tmp: PathBuf = path.with_file_name(format!(
+        ".{}.tmp.{}",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(MAGIC)?;
+        f.write_all(&[1, 0])?;
+        f.write_all(&(header.len() as u16).to_le_bytes())?;
+        f.write_all(header.as_bytes())?;
+        f.write_all(buffer.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(())
+}
+
+fn expected_descr(elem: &ElemType) -> String {
+    match elem.scalar {
+        Some(k) => k.npy_descr().to_string(),
+        None => format!("|V{}", elem.size),
+    }
+}
+
+fn descr_matches(descr: &str, expected: &str, elem: &ElemType) -> bool {
+    let norm = |d: &str| -> String {
+        let (order, rest) = d.split_at(d.len().min(1));
+        match order {
+            "<" | "|" | "=" => rest.to_string(),
+            ">" if rest.ends_with('1') => rest.to_string(),
+            _ => d.to_string(),
+        }
+    };
+    if norm(descr) == norm(expected) {
+        return true;
+    }
+    // opaque types can also be given as raw bytes
+    elem.scalar.is_none() && matches!(descr, "|u1" | "<u1" | "|i1" | "<i1")
+}
+
+fn descr_item_size(descr: &str) -> Option<u64> {
+    let digits: String = descr.chars().filter(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize)> {
+    if bytes.len() < 10 || &bytes[..6] != MAGIC {
+        return Err(npy_err(path, "not a .npy file (bad magic)"));
+    }
+    let major = bytes[6];
+    let (len, start) = match major {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
+        2 | 3 => {
+            if bytes.len() < 12 {
+                return Err(npy_err(path, "truncated header"));
+            }
+            (
+                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+                12,
+            )
+        }
+        v => return Err(npy_err(path, format!("unsupported .npy version {v}"))),
+    };
+    let end = start
+        .checked_add(len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| npy_err(path, "truncated header"))?;
+    let text =
+        std::str::from_utf8(&bytes[start..end]).map_err(|_| npy_err(path, "header is not text"))?;
+    let descr = dict_value(text, "descr")
+        .and_then(quoted)
+        .ok_or_else(|| npy_err(path, "header has no 'descr'"))?;
+    let fortran_order = dict_value(text, "fortran_order")
+        .map(|v| v.trim_start().starts_with("True"))
+        .unwrap_or(false);
+    let shape_text =
+        dict_value(text, "shape").ok_or_else(|| npy_err(path, "header has no 'shape'"))?;
+    let shape_text = shape_text.trim_start();
+    let close = shape_text
+        .find(')')
+        .ok_or_else(|| npy_err(path, "malformed 'shape'"))?;
+    let inner = shape_text
+        .get(1..close)
+        .ok_or_else(|| npy_err(path, "malformed 'shape'"))?;
+    let mut shape = Vec::new();
+    for part in inner.split(',') {
+        let p = part.trim().trim_end_matches('L');
+        if p.is_empty() {
+            continue;
+        }
+        shape.push(
+            p.parse::<u64>()
+                .map_err(|_| npy_err(path, format!("malformed 'shape' entry '{p}'")))?,
+        );
+    }
+    Ok((
+        Header {
+            descr,
+            fortran_order,
+            shape,
+        },
+        end,
+    ))
+}
+
+fn dict_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    for q in ['\'', '"'] {
+        let pat = format!("{q}{key}{q}");
+        if let Some(pos) = text.find(&pat) {
+            let rest = &text[pos + pat.len()..];
+            let colon = rest.find(':')?;
+            return Some(&rest[colon + 1..]);
+        }
+    }
+    None
+}
+
+fn quoted(v: &str) -> Option<String> {
+    let v = v.trim_start();
+    let q = v.chars().next()?;
+    if q != '\'' && q != '"' {
+        return None;
+    }
+    let rest = &v[1..];
+    let end = rest.find(q)?;
+    Some(rest[..end].to_string())
+}

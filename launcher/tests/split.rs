@@ -1,0 +1,551 @@
+//! Split launches on two PoCL devices compared bit-for-bit with the unsplit
+//! kernel.
+
+mod common;
+
+use common::*;
+use launcher::{launch, run_whole, KernelArgs, LaunchOptions, NdRange, Plan};
+use ranges_format::Assumption;
+
+fn vadd_args(plan: &Plan, n: u64) -> KernelArgs {
+    plan.args_from_specs(&[
+        format!("a=rand:{n}:1"),
+        format!("b=rand:{n}:2"),
+        format!("c=zeros:{n}"),
+        format!("n={n}"),
+    ])
+    .unwrap()
+}
+
+fn whole_reference(
+    rt: &launcher::Runtime,
+    source: &str,
+    kernel: &str,
+    nd: &NdRange,
+    args: &KernelArgs,
+) -> KernelArgs {
+    let mut reference = args.clone();
+    run_whole(rt, source, kernel, &[], 0, nd, &mut reference).unwrap();
+    reference
+}
+
+#[test]
+fn vadd_split_equals_whole_for_every_share() {
+    let rt = two_devices();
+    let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let input = vadd_args(&plan, 1000);
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let expect: Vec<f32> = {
+        let a = input.buffer("a").unwrap().to_f32().unwrap();
+        let b = input.buffer("b").unwrap().to_f32().unwrap();
+        a.iter().zip(&b).map(|(x, y)| x + y).collect()
+    };
+    assert_eq!(reference.buffer("c").unwrap().to_f32().unwrap(), expect);
+
+    for (shares, groups) in [
+        (vec![(0, 0.5), (1, 0.5)], vec![63, 62]),
+        (vec![(0, 0.86), (1, 0.14)], vec![108, 17]),
+        (vec![(1, 0.86), (0, 0.14)], vec![108, 17]),
+        (vec![(0, 1.0), (1, 0.0)], vec![125]),
+    ] {
+        let mut args = input.clone();
+        let opts = LaunchOptions {
+            verify: true,
+            ..Default::default()
+        };
+        let report = launch(&mut plan, &nd, &mut args, &shares, &opts).unwrap();
+        assert!(report.split, "{report}");
+        assert_eq!(report.verified, Some(true), "{report}");
+        assert_eq!(args.buffer("c"), reference.buffer("c"), "shares {shares:?}");
+        assert_eq!(
+            report
+                .devices
+                .iter()
+                .map(|d| d.work_groups)
+                .collect::<Vec<_>>(),
+            groups
+        );
+        // every device moves exactly its slice of a and b in and of c out
+        for d in &report.devices {
+            assert_eq!(d.bytes_to_device, 2 * 4 * 8 * d.work_groups);
+            assert_eq!(d.bytes_from_device, 4 * 8 * d.work_groups);
+        }
+        assert_eq!(report.bytes_total, 3 * 4 * 1000);
+        assert_eq!(report.bytes_exact, Some(report.bytes_total));
+        assert_eq!(
+            report.bytes_whole_buffers,
+            report.devices.len() as u64 * 3 * 4 * 1000
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["bytes_total"], 12000);
+        assert_eq!(json["verified"], true);
+    }
+}
+
+#[test]
+fn vadd_with_offset_and_uneven_groups() {
+    let rt = two_devices();
+    // 7 groups of 8 with a global offset of 16: the kernel touches 16..72
+    let nd = NdRange::with_offset(&[56], &[8], &[16]).unwrap();
+    let mut ranges = vadd_ranges();
+    for a in &mut ranges.arrays {
+        let lower = "[lo, hi, l0, o0] -> { [(o0 + l0*lo)] }";
+        let upper = "[lo, hi, l0, o0] -> { [(o0 + l0*hi - 1)] }";
+        a.slice = range(lower, upper);
+        if a.read_slice.is_some() {
+            a.read_slice = range(lower, upper);
+        }
+        if a.write_slice.is_some() {
+            a.write_slice = range(lower, upper);
+        }
+        a.total = range("[o0] -> { [(o0)] }", "[g0, o0] -> { [(o0 + g0 - 1)] }");
+    }
+    ranges
+        .params
+        .push(param("o0", ranges_format::ParamSource::GlobalOffset(0)));
+    let mut plan = Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap();
+    let input = vadd_args(&plan, 100);
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.3), (1, 0.7)],
+        &LaunchOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");
+    assert_eq!(report.bytes_total, 3 * 4 * 56);
+    // elements outside the NDRange keep their host values
+    assert!(args.buffer("c").unwrap().to_f32().unwrap()[..16]
+        .iter()
+        .all(|&x| x == 0.0));
+}
+
+fn matmul_args(plan: &Plan, wa: u64, wb: u64, hc: u64) -> KernelArgs {
+    plan.args_from_specs(&[
+        format!("A=rand:{}:11", hc * wa),
+        format!("B=rand:{}:12", wa * wb),
+        format!("C=rand:{}:13", hc * wb),
+        format!("wa={wa}"),
+        format!("wb={wb}"),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn matmul_split_along_x_diff_merges_c() {
+    let rt = two_devices();
+    let mut plan = Plan::from_kernel(&rt, matmul_ranges(), MATMUL, &[]).unwrap();
+    let (wa, wb, hc) = (10, 56, 12);
+    let nd = NdRange::new(&[wb, hc], &[8, 4]).unwrap();
+    let input = matmul_args(&plan, wa, wb, hc);
+    let reference = whole_reference(&rt, MATMUL, "matmul", &nd, &input);
+    for shares in [
+        vec![(0, 0.5), (1, 0.5)],
+        vec![(1, 0.86), (0, 0.14)],
+        vec![(0, 0.0), (1, 1.0)],
+    ] {
+        let mut args = input.clone();
+        let opts = LaunchOptions {
+            verify: true,
+            verify_device: Some(1),
+            ..Default::default()
+        };
+        let report = launch(&mut plan, &nd, &mut args, &shares, &opts).unwrap();
+        assert!(report.split);
+        assert_eq!(report.verified, Some(true), "{report}");
+        assert_eq!(args.buffer("C"), reference.buffer("C"), "shares {shares:?}");
+        assert!(
+            report
+                .notes
+                .iter()
+                .any(|n| n.contains("'C' is glued element by element")),
+            "{report}"
+        );
+        // the hulls of B and C carry gaps: more bytes than the exact footprint
+        let exact = report.bytes_exact.unwrap();
+        assert!(report.bytes_total > exact, "{report}");
+        // per device: all of A, the hull of B, C's hull in (filled) and out
+        for d in &report.devices {
+            let cols = 8 * (d.slice.1 - d.slice.0);
+            let b_hull = (wa - 1) * wb + cols;
+            let c_hull = (hc - 1) * wb + cols;
+            assert_eq!(
+                d.bytes_to_device,
+                4 * (hc * wa + b_hull + c_hull),
+                "{report}"
+            );
+            assert_eq!(d.bytes_from_device, 4 * c_hull, "{report}");
+        }
+        let groups: u64 = report.devices.iter().map(|d| d.work_groups).sum();
+        assert_eq!(groups, 7 * 3);
+    }
+}
+
+#[test]
+fn unsplittable_kernel_runs_whole_on_the_largest_share() {
+    let rt = two_devices();
+    let mut ranges = vadd_ranges();
+    ranges.splittable = false;
+    ranges.reason = Some("array 'c': subscript 'c[idx[i]]' is indirect".into());
+    let mut plan = Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let input = vadd_args(&plan, 1000);
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.3), (1, 0.7)],
+        &LaunchOptions::default(),
+    )
+    .unwrap();
+    assert!(!report.split);
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("array 'c': subscript 'c[idx[i]]' is indirect")
+    );
+    assert_eq!(report.devices.len(), 1);
+    assert_eq!(report.devices[0].index, 1);
+    assert_eq!(report.devices[0].work_groups, 125);
+    assert_eq!(report.devices[0].bytes_to_device, 3 * 4000);
+    assert_eq!(report.devices[0].bytes_from_device, 4000);
+    assert_eq!(args.buffer("c"), reference.buffer("c"));
+}
+
+#[test]
+fn failed_assumption_runs_unsplit_and_says_so() {
+    let rt = two_devices();
+    let mut ranges = vadd_ranges();
+    ranges.params.push(param(
+        "n",
+        ranges_format::ParamSource::ScalarArg { arg_index: 3 },
+    ));
+    ranges.assumptions.push(Assumption {
+        description: "n is the global size".into(),
+        condition: "[n, g0] -> { : n = g0 }".into(),
+    });
+    let mut plan = Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+
+    let mut args = vadd_args(&plan, 1000);
+    let report = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap();
+    assert!(report.split && report.notes.is_empty(), "{report}");
+
+    let input = plan
+        .args_from_specs(&["a=rand:1000:1", "b=rand:1000:2", "c=seq:1000", "n=997"])
+        .unwrap();
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap();
+    assert!(!report.split, "{report}");
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("a launch-time assumption does not hold: n is the global size")
+    );
+    assert!(
+        report.notes[0].starts_with("assumption does not hold: n is the global size"),
+        "{report}"
+    );
+    assert_eq!(args.buffer("c"), reference.buffer("c"));
+}
+
+#[test]
+fn repeated_launches_reuse_built_programs() {
+    two_devices();
+    // a runtime of its own: other tests build programs concurrently
+    let rt = launcher::Runtime::new().unwrap();
+    let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    plan.prepare(&[0, 1]).unwrap();
+    let built = rt.n_cached_programs();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    for _ in 0..3 {
+        let mut args = vadd_args(&plan, 1000);
+        launch(
+            &mut plan,
+            &nd,
+            &mut args,
+            &[(0, 0.5), (1, 0.5)],
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+    }
+    // a second plan for the same kernel finds the programs in the cache
+    let mut again = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    again.prepare(&[0, 1]).unwrap();
+    assert_eq!(rt.n_cached_programs(), built);
+}
+
+#[test]
+fn memory_cap_names_the_device() {
+    let rt = two_devices();
+    let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let mut args = vadd_args(&plan, 1000);
+    let opts = LaunchOptions {
+        mem_cap_bytes: Some(8000),
+        ..Default::default()
+    };
+    let e = launch(&mut plan, &nd, &mut args, &[(0, 0.8), (1, 0.2)], &opts).unwrap_err();
+    let name = &rt.devices()[0].name;
+    assert_eq!(
+        e.to_string(),
+        format!("device 0 ('{name}') needs 9600 bytes of buffers for its slice, over the cap of 8000 bytes")
+    );
+    // the smaller slice fits
+    launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.2), (1, 0.8)],
+        &LaunchOptions {
+            mem_cap_bytes: Some(12000),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+}
+
+#[test]
+fn verification_reports_the_first_mismatch() {
+    let rt = two_devices();
+    let mut ranges = vadd_ranges();
+    ranges.subkernel.as_mut().unwrap().source = VADD_SUB.replace(
+        "a[i - base_a] + b[i - base_b]",
+        "a[i - base_a] + b[i - base_b] + (i == 700 ? 1.0f : 0.0f)",
+    );
+    let mut plan = Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let mut args = vadd_args(&plan, 1000);
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
+    let report = launch(&mut plan, &nd, &mut args, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert_eq!(report.verified, Some(false));
+    assert_eq!(
+        report.mismatch,
+        Some(launcher::Mismatch {
+            array: "c".into(),
+            elem_idx: 700
+        })
+    );
+    assert!(
+        report
+            .to_string()
+            .contains("verification failed at 'c'[700]"),
+        "{report}"
+    );
+}
+
+const GROUP_SUM: &str = r#"
+__kernel void group_sum(__global const int* in, __global int* out, __local int* tmp) {
+    int l = get_local_id(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (int k = 0; k < get_local_size(0); k++) s += tmp[k];
+        out[get_group_id(0)] = s * (int)get_num_groups(0);
+    }
+}
+"#;
+
+const GROUP_SUM_SUB: &str = r#"
+__kernel void group_sum_sub(__global const int* in, __global int* out, __local int* tmp,
+                            long base_in, long base_out, long group_base0, long num_groups0) {
+    int l = get_local_id(0);
+    tmp[l] = in[get_global_id(0) - base_in];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (int k = 0; k < get_local_size(0); k++) s += tmp[k];
+        out[get_group_id(0) + group_base0 - base_out] = s * (int)num_groups0;
+    }
+}
+"#;
+
+/// `__local` arguments, `get_group_id` and `get_num_groups` through the extra
+/// arguments: each device must see the unsplit values.
+#[test]
+fn local_buffers_and_group_ids() {
+    use ranges_format::{
+        ArgKind, ArrayRanges, ArrayStatus, ExtraArg, ExtraArgMeaning, KernelRanges, Mode,
+        ParamSource, Subkernel, WriteVerdict,
+    };
+    let rt = two_devices();
+    let p = "[lo, hi, l0]";
+    let ranges = KernelRanges {
+        name: "group_sum".into(),
+        work_dim: 1,
+        params: vec![
+            param("lo", ParamSource::SliceLo),
+            param("hi", ParamSource::SliceHi),
+            param("l0", ParamSource::LocalSize(0)),
+        ],
+        args: vec![
+            arg(0, "in", ArgKind::GlobalBuffer, "int", 4),
+            arg(1, "out", ArgKind::GlobalBuffer, "int", 4),
+            arg(2, "tmp", ArgKind::LocalBuffer, "int", 4),
+        ],
+        split_dim: Some(0),
+        splittable: true,
+        reason: None,
+        arrays: vec![
+            ArrayRanges {
+                arg_index: 0,
+                name: "in".into(),
+                elem_type: "int".into(),
+                elem_size: 4,
+                mode: Mode::R,
+                status: ArrayStatus::Bounded,
+                total: None,
+                slice: range(
+                    &format!("{p} -> {{ [(l0*lo)] }}"),
+                    &format!("{p} -> {{ [(l0*hi - 1)] }}"),
+                ),
+                read_slice: None,
+                write_slice: None,
+                count_total: None,
+                count_slice: count(&format!("{p} -> {{ [(l0*(hi - lo))] }}")),
+                write: None,
+            },
+            ArrayRanges {
+                arg_index: 1,
+                name: "out".into(),
+                elem_type: "int".into(),
+                elem_size: 4,
+                mode: Mode::W,
+                status: ArrayStatus::Bounded,
+                total: None,
+                slice: range(
+                    &format!("{p} -> {{ [(lo)] }}"),
+                    &format!("{p} -> {{ [(hi - 1)] }}"),
+                ),
+                read_slice: None,
+                write_slice: None,
+                count_total: None,
+                count_slice: count(&format!("{p} -> {{ [(hi - lo)] }}")),
+                write: Some(WriteVerdict {
+                    disjoint_across_slices: true,
+                    fills_hull: true,
+                    runs: None,
+                }),
+            },
+        ],
+        assumptions: vec![],
+        subkernel: Some(Subkernel {
+            name: "group_sum_sub".into(),
+            source: GROUP_SUM_SUB.into(),
+            extra_args: vec![
+                ExtraArg {
+                    name: "base_in".into(),
+                    meaning: ExtraArgMeaning::ArrayBase { arg_index: 0 },
+                },
+                ExtraArg {
+                    name: "base_out".into(),
+                    meaning: ExtraArgMeaning::ArrayBase { arg_index: 1 },
+                },
+                ExtraArg {
+                    name: "group_base0".into(),
+                    meaning: ExtraArgMeaning::GroupIdBase(0),
+                },
+                ExtraArg {
+                    name: "num_groups0".into(),
+                    meaning: ExtraArgMeaning::NumGroups(0),
+                },
+            ],
+        }),
+        diagnostics: vec![],
+    };
+    let mut plan = Plan::from_kernel(&rt, ranges, GROUP_SUM, &[]).unwrap();
+    let nd = NdRange::new(&[16 * 37], &[16]).unwrap();
+    let input = plan
+        .args_from_specs(&["in=rand:592:5", "out=seq:37", "tmp=local:16"])
+        .unwrap();
+    let reference = whole_reference(&rt, GROUP_SUM, "group_sum", &nd, &input);
+    let want: Vec<i32> = input
+        .buffer("in")
+        .unwrap()
+        .to_i32()
+        .unwrap()
+        .chunks(16)
+        .map(|c| c.iter().sum::<i32>() * 37)
+        .collect();
+    assert_eq!(reference.buffer("out").unwrap().to_i32().unwrap(), want);
+    for shares in [[(0, 0.5), (1, 0.5)], [(0, 0.1), (1, 0.9)]] {
+        let mut args = input.clone();
+        let report = launch(
+            &mut plan,
+            &nd,
+            &mut args,
+            &shares,
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+        assert!(report.split);
+        assert_eq!(args.buffer("out"), reference.buffer("out"), "{report}");
+        assert_eq!(report.bytes_exact, Some(report.bytes_total));
+    }
+}
+
+/// Slice bounds given in work-items (`SliceLoItem`/`SliceHiItem`), as the
+/// analysis writes them for footprints affine in global ids.
+#[test]
+fn slice_bounds_in_work_items() {
+    let rt = two_devices();
+    let mut ranges = vadd_ranges();
+    ranges.params = vec![
+        param("lo_i", ranges_format::ParamSource::SliceLoItem),
+        param("hi_i", ranges_format::ParamSource::SliceHiItem),
+        param("g0", ranges_format::ParamSource::GlobalSize(0)),
+    ];
+    for a in &mut ranges.arrays {
+        let r = range(
+            "[lo_i, hi_i] -> { [(lo_i)] }",
+            "[lo_i, hi_i] -> { [(hi_i - 1)] }",
+        );
+        a.slice = r.clone();
+        if a.read_slice.is_some() {
+            a.read_slice = r.clone();
+        }
+        if a.write_slice.is_some() {
+            a.write_slice = r;
+        }
+        a.count_slice = count("[lo_i, hi_i] -> { [(hi_i - lo_i)] }");
+    }
+    let mut plan = Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap();
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let input = vadd_args(&plan, 1000);
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.86), (1, 0.14)],
+        &LaunchOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");
+    assert_eq!(report.bytes_total, 12000);
+    assert_eq!(report.bytes_exact, Some(12000));
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is missing, then the main job on PoCL CPU devices: analyze a
+# kernel and run it split across two devices, verified against an unsplit run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+cargo build --release -q -p clpart
+clpart=target/release/clpart
+echo "== clpart analyze kernels/matmul.cl"
+$clpart analyze kernels/matmul.cl
+export POCL_DEVICES="pthread basic"
+echo "== clpart devices"
+$clpart devices
+echo "== clpart run kernels/matmul.cl split 86% / 14% across two PoCL devices, verified"
+$clpart run kernels/matmul.cl --global 64,48 --local 16,16 --arg width=64 \
+    --arg a=rand:3072:1 --arg b=rand:4096:2 --arg c=zeros:3072 \
+    --split 0:0.86,1:0.14 --verify
