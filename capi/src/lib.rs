@@ -1,1 +1,681 @@
-//! C API
+//! clpart's C API: `libclpart.so` / `libclpart.a` with the header
+//! `capi/include/clpart.h`.
+//!
+//! An OpenCL application keeps its host code (platforms, devices, host
+//! arrays, argument setting, the launch) and hands the kernel to a
+//! `clpart_plan` instead of `clEnqueueNDRangeKernel`: the plan analyzes the
+//! kernel (or loads its range file), splits the NDRange across the devices
+//! by the given shares, moves to each device only the ranges its slice
+//! touches and writes the glued outputs back into the application's arrays.
+//!
+//! This is the only crate of clpart with `extern "C"`. Every entry point
+//! runs inside [`status`]'s guard: errors become a status code plus a
+//! thread-local message, panics are caught (never unwind into C), and a plan
+//! handle is checked against the set of live plans before it is used, so a
+//! NULL, released or foreign handle gives `CLPART_INVALID_HANDLE` instead of
+//! undefined behavior. The safe state of a plan is [`plan::PlanState`].
+//!
+//! The header is written by hand; `tests/header.rs` parses it and this
+//! crate's sources and fails when a prototype, a status code or a struct
+//! field differs.
+
+#![allow(non_camel_case_types)]
+
+mod plan;
+pub mod status;
+
+use std::collections::BTreeSet;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Mutex;
+
+use launcher::NdRange;
+
+use crate::plan::{default_local, runtime, PlanState, Shares};
+pub use crate::status::*;
+use crate::status::{err, guard, last_error_ptr, status_cname, Error, Result};
+
+/// OpenCL's `cl_uint`.
+pub type cl_uint = u32;
+/// OpenCL's `cl_device_id` (an opaque handle).
+pub type cl_device_id = *mut c_void;
+
+/// A kernel ready to be launched split across devices (opaque to C).
+pub struct clpart_plan {
+    state: PlanState,
+}
+
+/// The outcome of a plan's last launch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct clpart_report {
+    /// 1 when the kernel ran split across devices, 0 when it ran whole on
+    /// one device (the text report says why).
+    pub split: c_int,
+    /// 1 when verification ran and every output byte matched, 0 when it
+    /// found a difference, -1 when verification was off.
+    pub verified: c_int,
+    /// 1 when this launch ran the analysis, 0 when it reused a cached one.
+    pub analyzed: c_int,
+    /// The NDRange dimension that was split (0 when it ran whole).
+    pub split_dim: cl_uint,
+    /// Devices that ran work-groups: entries of `clpart_plan_report_device`.
+    pub n_devices: cl_uint,
+    /// Bytes moved between host and devices, both directions, all devices.
+    pub bytes_total: u64,
+    /// Bytes a whole-buffer split would move.
+    pub bytes_whole_buffers: u64,
+    /// Bytes of the distinct elements the slices touch; `UINT64_MAX` when
+    /// unknown.
+    pub bytes_exact: u64,
+    /// Milliseconds spent analyzing the kernel for this launch (0 when cached).
+    pub analysis_ms: f64,
+    /// Milliseconds of the launch: transfers, kernels and gluing (without the
+    /// analysis and verification).
+    pub wall_ms: f64,
+}
+
+/// What one device did in a plan's last launch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct clpart_device_report {
+    /// The device's clpart index.
+    pub device_index: cl_uint,
+    /// Work-groups the device ran.
+    pub work_groups: u64,
+    /// First work-group of its slice along the split dimension.
+    pub slice_begin: u64,
+    /// One past the last work-group of its slice.
+    pub slice_end: u64,
+    /// Bytes copied host to device.
+    pub bytes_to_device: u64,
+    /// Bytes copied device to host.
+    pub bytes_from_device: u64,
+    /// Kernel execution time (OpenCL profiling), milliseconds.
+    pub kernel_ms: f64,
+}
+
+/// Addresses of the live plans: handles are checked here before use.
+static LIVE: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+
+fn live() -> std::sync::MutexGuard<'static, BTreeSet<usize>> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The state behind a handle, after checking that it is a live plan.
+///
+/// # Safety
+/// The plan must not be used by another thread during the call (the
+/// header's thread-safety rule).
+unsafe fn state<'a>(plan: *const clpart_plan) -> Result<&'a mut PlanState> {
+    if plan.is_null() {
+        return err(CLPART_INVALID_HANDLE, "the plan is NULL");
+    }
+    if !live().contains(&(plan as usize)) {
+        return err(
+            CLPART_INVALID_HANDLE,
+            format!("{plan:p} is not a live plan (released, or never created by clpart)"),
+        );
+    }
+    // SAFETY: live plans are boxes leaked by `register` and freed only by
+    // `clpart_plan_release`; one thread at a time uses a plan.
+    Ok(unsafe { &mut (*(plan as *mut clpart_plan)).state })
+}
+
+fn register(state: PlanState) -> *mut clpart_plan {
+    let p = Box::into_raw(Box::new(clpart_plan { state }));
+    live().insert(p as usize);
+    p
+}
+
+/// A NUL-terminated UTF-8 string argument.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string.
+unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str> {
+    if p.is_null() {
+        return err(CLPART_INVALID_ARGUMENT, format!("{what} is NULL"));
+    }
+    // SAFETY: the caller's contract.
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| Error::new(CLPART_INVALID_ARGUMENT, format!("{what} is not valid utf-8")))
+}
+
+/// Like [`c_str`], NULL giving `None`.
+unsafe fn opt_c_str<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>> {
+    if p.is_null() {
+        Ok(None)
+    } else {
+        unsafe { c_str(p, what) }.map(Some)
+    }
+}
+
+fn out_ptr<T>(p: *mut T, what: &str) -> Result<()> {
+    if p.is_null() {
+        return err(CLPART_INVALID_ARGUMENT, format!("{what} is NULL"));
+    }
+    Ok(())
+}
+
+/// The message of the last failed clpart call on this thread, `""` when the
+/// last call succeeded. Owned by clpart; valid until the next clpart call on
+/// this thread.
+#[no_mangle]
+pub extern "C" fn clpart_last_error() -> *const c_char {
+    std::panic::catch_unwind(last_error_ptr).unwrap_or(c"".as_ptr())
+}
+
+/// The name of a status code (`"CLPART_SIZE_MISMATCH"`), or
+/// `"CLPART_UNKNOWN_STATUS"`. A static string.
+#[no_mangle]
+pub extern "C" fn clpart_status_name(status: c_int) -> *const c_char {
+    status_cname(status)
+        .unwrap_or(c"CLPART_UNKNOWN_STATUS")
+        .as_ptr()
+}
+
+/// Number of OpenCL devices clpart sees (over all platforms).
+///
+/// # Safety
+/// `out_count` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_device_count(out_count: *mut cl_uint) -> c_int {
+    guard(|| {
+        out_ptr(out_count, "out_count")?;
+        let n = runtime()?.devices().len() as cl_uint;
+        // SAFETY: checked not null; the caller's contract.
+        unsafe { *out_count = n };
+        Ok(())
+    })
+}
+
+/// The name of device `device_index`, OpenCL style.
+///
+/// # Safety
+/// `buf` is NULL or writable for `buf_size` bytes; `out_size` is NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_device_name(
+    device_index: cl_uint,
+    buf: *mut c_char,
+    buf_size: usize,
+    out_size: *mut usize,
+) -> c_int {
+    guard(|| {
+        let rt = runtime()?;
+        let info = rt.device(device_index as usize)?;
+        let name = info.name.replace('\0', " ");
+        let needed = name.len() + 1;
+        if !out_size.is_null() {
+            // SAFETY: the caller's contract.
+            unsafe { *out_size = needed };
+        }
+        if buf.is_null() {
+            if out_size.is_null() {
+                return err(CLPART_INVALID_ARGUMENT, "buf and out_size are both NULL");
+            }
+            return Ok(());
+        }
+        if buf_size < needed {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("buf_size {buf_size} is too small for the name of device {device_index} ({needed} bytes)"),
+            );
+        }
+        // SAFETY: `buf` holds at least `needed` bytes (the caller's contract).
+        unsafe {
+            std::ptr::copy_nonoverlapping(name.as_ptr(), buf.cast::<u8>(), name.len());
+            *buf.add(name.len()) = 0;
+        }
+        Ok(())
+    })
+}
+
+/// The clpart index of one of the application's devices.
+///
+/// # Safety
+/// `out_index` is NULL or writable. `device` is only compared, never
+/// dereferenced.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_device_index(
+    device: cl_device_id,
+    out_index: *mut cl_uint,
+) -> c_int {
+    guard(|| {
+        out_ptr(out_index, "out_index")?;
+        let i = device_index(device)?;
+        // SAFETY: checked not null; the caller's contract.
+        unsafe { *out_index = i as cl_uint };
+        Ok(())
+    })
+}
+
+fn device_index(device: cl_device_id) -> Result<usize> {
+    if device.is_null() {
+        return err(CLPART_DEVICE_NOT_FOUND, "the cl_device_id is NULL");
+    }
+    let rt = runtime()?;
+    rt.device_index_of(device).ok_or_else(|| {
+        let valid = rt
+            .devices()
+            .iter()
+            .map(|d| d.label())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Error::new(
+            CLPART_DEVICE_NOT_FOUND,
+            format!("cl_device_id {device:p} is none of clpart's devices ({valid}); sub-devices are not supported"),
+        )
+    })
+}
+
+/// Creates a plan for kernel `kernel_name` (NULL: the first kernel) of an
+/// OpenCL C source; the analysis runs at launch.
+///
+/// # Safety
+/// The strings are NULL or NUL-terminated; `out_plan` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_create_from_source(
+    source: *const c_char,
+    kernel_name: *const c_char,
+    build_options: *const c_char,
+    out_plan: *mut *mut clpart_plan,
+) -> c_int {
+    guard(|| {
+        out_ptr(out_plan, "out_plan")?;
+        // SAFETY: checked not null.
+        unsafe { *out_plan = std::ptr::null_mut() };
+        let source = unsafe { c_str(source, "source") }?;
+        let kernel = unsafe { opt_c_str(kernel_name, "kernel_name") }?;
+        let options = unsafe { opt_c_str(build_options, "build_options") }?
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let state = PlanState::from_source(source, kernel, options)?;
+        // SAFETY: checked not null.
+        unsafe { *out_plan = register(state) };
+        Ok(())
+    })
+}
+
+/// Creates a plan for kernel `kernel_name` (NULL: the first kernel) of a
+/// range file written by `clpart analyze -o`.
+///
+/// # Safety
+/// The strings are NULL or NUL-terminated; `out_plan` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_create_from_range_file(
+    path: *const c_char,
+    kernel_name: *const c_char,
+    out_plan: *mut *mut clpart_plan,
+) -> c_int {
+    guard(|| {
+        out_ptr(out_plan, "out_plan")?;
+        // SAFETY: checked not null.
+        unsafe { *out_plan = std::ptr::null_mut() };
+        let path = unsafe { c_str(path, "path") }?;
+        let kernel = unsafe { opt_c_str(kernel_name, "kernel_name") }?;
+        let state = PlanState::from_range_file(path, kernel)?;
+        // SAFETY: checked not null.
+        unsafe { *out_plan = register(state) };
+        Ok(())
+    })
+}
+
+/// Number of arguments of the plan's kernel.
+///
+/// # Safety
+/// `plan` is used by this thread only; `out_count` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_num_args(
+    plan: *const clpart_plan,
+    out_count: *mut cl_uint,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        out_ptr(out_count, "out_count")?;
+        // SAFETY: checked not null.
+        unsafe { *out_count = s.n_args() as cl_uint };
+        Ok(())
+    })
+}
+
+/// Sets a by-value argument, as `clSetKernelArg` does.
+///
+/// # Safety
+/// `plan` is used by this thread only; `arg_value` is NULL or readable for
+/// `arg_size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_arg_scalar(
+    plan: *mut clpart_plan,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        if arg_value.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "arg_value is NULL");
+        }
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { std::slice::from_raw_parts(arg_value.cast::<u8>(), arg_size) };
+        s.set_scalar(arg_index, bytes)
+    })
+}
+
+/// Sets a `__global` or `__constant` buffer argument to a host array.
+///
+/// # Safety
+/// `plan` is used by this thread only; `host_ptr` stays valid for reads and
+/// writes of `size_bytes` bytes until the launches that use it return.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_arg_buffer(
+    plan: *mut clpart_plan,
+    arg_index: cl_uint,
+    host_ptr: *mut c_void,
+    size_bytes: usize,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        if host_ptr.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
+        }
+        if size_bytes > isize::MAX as usize {
+            return err(CLPART_SIZE_MISMATCH, format!("size_bytes {size_bytes} is too large"));
+        }
+        s.set_buffer(arg_index, host_ptr.cast::<u8>(), size_bytes)
+    })
+}
+
+/// Sets a `__local` pointer argument to `size_bytes` bytes per work-group.
+///
+/// # Safety
+/// `plan` is used by this thread only.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_arg_local(
+    plan: *mut clpart_plan,
+    arg_index: cl_uint,
+    size_bytes: usize,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        s.set_local(arg_index, size_bytes as u64)
+    })
+}
+
+/// Turns verification (an unsplit run compared byte for byte) on or off.
+///
+/// # Safety
+/// `plan` is used by this thread only.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_verify(plan: *mut clpart_plan, verify: c_int) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        s.set_verify(verify != 0);
+        Ok(())
+    })
+}
+
+/// Reads an array argument of `n` elements.
+///
+/// # Safety
+/// `p` is NULL or readable for `n` elements.
+unsafe fn array<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
+    // SAFETY: the caller's contract.
+    (!p.is_null()).then(|| unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// The NDRange of a launch from the C arrays.
+///
+/// # Safety
+/// The arrays are NULL or hold `work_dim` elements.
+unsafe fn ndrange(
+    work_dim: cl_uint,
+    global_offset: *const usize,
+    global_size: *const usize,
+    local_size: *const usize,
+) -> Result<NdRange> {
+    if !(1..=3).contains(&work_dim) {
+        return err(
+            CLPART_INVALID_NDRANGE,
+            format!("work_dim {work_dim} is not 1, 2 or 3"),
+        );
+    }
+    let n = work_dim as usize;
+    let to_u64 = |v: &[usize]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
+    let Some(global) = (unsafe { array(global_size, n) }).map(to_u64) else {
+        return err(CLPART_INVALID_NDRANGE, "global_size is NULL");
+    };
+    let local = match unsafe { array(local_size, n) } {
+        Some(l) => to_u64(l),
+        None => default_local(&global),
+    };
+    let offset = match unsafe { array(global_offset, n) } {
+        Some(o) => to_u64(o),
+        None => vec![0; n],
+    };
+    NdRange::with_offset(&global, &local, &offset).map_err(|e| Error::new(CLPART_INVALID_NDRANGE, e.to_string()))
+}
+
+/// Pairs devices with their shares: NULL shares are even, others are
+/// weights normalized by their sum.
+///
+/// # Safety
+/// `shares` is NULL or holds `devices.len()` elements.
+unsafe fn shares(devices: Vec<usize>, shares: *const f64) -> Result<Shares> {
+    let n = devices.len();
+    let weights: Vec<f64> = match unsafe { array(shares, n) } {
+        Some(w) => w.to_vec(),
+        None => vec![1.0; n],
+    };
+    for (i, &w) in weights.iter().enumerate() {
+        if !w.is_finite() || w < 0.0 {
+            return err(
+                CLPART_INVALID_ARGUMENT,
+                format!("shares[{i}] is '{w}'; give a finite share of at least 0"),
+            );
+        }
+    }
+    let sum: f64 = weights.iter().sum();
+    if sum <= 0.0 || !sum.is_finite() {
+        return err(
+            CLPART_INVALID_ARGUMENT,
+            "the shares sum to 0; give at least one positive share",
+        );
+    }
+    Ok(devices
+        .into_iter()
+        .zip(weights)
+        .map(|(d, w)| (d, w / sum))
+        .collect())
+}
+
+/// All devices when `n_devices` is 0 (then the device array and shares
+/// must be NULL).
+fn all_devices(has_devices: bool, has_shares: bool) -> Result<Vec<usize>> {
+    if has_devices || has_shares {
+        return err(
+            CLPART_INVALID_ARGUMENT,
+            "n_devices is 0 but a device array or shares are given; give n_devices, or NULL for both",
+        );
+    }
+    Ok((0..runtime()?.devices().len()).collect())
+}
+
+/// Launches the kernel on devices given by clpart index.
+///
+/// # Safety
+/// `plan` is used by this thread only; the arrays are NULL or hold
+/// `work_dim` (sizes) or `n_devices` (devices, shares) elements; every host
+/// array set on the plan is valid (see `clpart_plan_set_arg_buffer`).
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_launch(
+    plan: *mut clpart_plan,
+    work_dim: cl_uint,
+    global_offset: *const usize,
+    global_size: *const usize,
+    local_size: *const usize,
+    n_devices: cl_uint,
+    device_indices: *const cl_uint,
+    shares: *const f64,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        let nd = unsafe { ndrange(work_dim, global_offset, global_size, local_size) }?;
+        let devices = if n_devices == 0 {
+            all_devices(!device_indices.is_null(), !shares.is_null())?
+        } else {
+            match unsafe { array(device_indices, n_devices as usize) } {
+                Some(d) => d.iter().map(|&i| i as usize).collect(),
+                None => (0..n_devices as usize).collect(),
+            }
+        };
+        let shares = unsafe { self::shares(devices, shares) }?;
+        unsafe { s.launch(&nd, &shares) }
+    })
+}
+
+/// Launches the kernel on the application's own devices.
+///
+/// # Safety
+/// As [`clpart_plan_launch`]; `devices` holds `n_devices` handles.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_launch_on(
+    plan: *mut clpart_plan,
+    work_dim: cl_uint,
+    global_offset: *const usize,
+    global_size: *const usize,
+    local_size: *const usize,
+    n_devices: cl_uint,
+    devices: *const cl_device_id,
+    shares: *const f64,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        let nd = unsafe { ndrange(work_dim, global_offset, global_size, local_size) }?;
+        let indices = if n_devices == 0 {
+            all_devices(!devices.is_null(), !shares.is_null())?
+        } else {
+            let Some(d) = (unsafe { array(devices, n_devices as usize) }) else {
+                return err(CLPART_INVALID_ARGUMENT, "devices is NULL");
+            };
+            d.iter().map(|&id| device_index(id)).collect::<Result<Vec<_>>>()?
+        };
+        let shares = unsafe { self::shares(indices, shares) }?;
+        unsafe { s.launch(&nd, &shares) }
+    })
+}
+
+/// The report of the plan's last launch.
+///
+/// # Safety
+/// `plan` is used by this thread only; `out_report` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_report(
+    plan: *const clpart_plan,
+    out_report: *mut clpart_report,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        out_ptr(out_report, "out_report")?;
+        let Some(last) = &s.last else {
+            return err(CLPART_NO_REPORT, "the plan has not been launched yet");
+        };
+        let r = &last.report;
+        let out = clpart_report {
+            split: r.split as c_int,
+            verified: match r.verified {
+                Some(true) => 1,
+                Some(false) => 0,
+                None => -1,
+            },
+            analyzed: last.analyzed as c_int,
+            split_dim: if r.split { r.split_dim.unwrap_or(0) } else { 0 },
+            n_devices: r.devices.len() as cl_uint,
+            bytes_total: r.bytes_total,
+            bytes_whole_buffers: r.bytes_whole_buffers,
+            bytes_exact: r.bytes_exact.unwrap_or(u64::MAX),
+            analysis_ms: last.analysis_ms,
+            wall_ms: r.wall_ms,
+        };
+        // SAFETY: checked not null.
+        unsafe { *out_report = out };
+        Ok(())
+    })
+}
+
+/// The report of device entry `i` (0 to `n_devices - 1`) of the last launch.
+///
+/// # Safety
+/// `plan` is used by this thread only; `out_report` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_report_device(
+    plan: *const clpart_plan,
+    i: cl_uint,
+    out_report: *mut clpart_device_report,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        out_ptr(out_report, "out_report")?;
+        let Some(last) = &s.last else {
+            return err(CLPART_NO_REPORT, "the plan has not been launched yet");
+        };
+        let n = last.report.devices.len();
+        let Some(d) = last.report.devices.get(i as usize) else {
+            return err(
+                CLPART_INVALID_ARGUMENT,
+                format!("device entry {i} is out of range: the last launch used {n} devices (entries 0 to {})", n.saturating_sub(1)),
+            );
+        };
+        let out = clpart_device_report {
+            device_index: d.index as cl_uint,
+            work_groups: d.work_groups,
+            slice_begin: d.slice.0,
+            slice_end: d.slice.1,
+            bytes_to_device: d.bytes_to_device,
+            bytes_from_device: d.bytes_from_device,
+            kernel_ms: d.kernel_ms,
+        };
+        // SAFETY: checked not null.
+        unsafe { *out_report = out };
+        Ok(())
+    })
+}
+
+/// The last launch's report as text (several lines, as `clpart run`
+/// prints it). Owned by the plan; valid until its next launch or release.
+///
+/// # Safety
+/// `plan` is used by this thread only; `out_text` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_report_text(
+    plan: *const clpart_plan,
+    out_text: *mut *const c_char,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        out_ptr(out_text, "out_text")?;
+        let Some(last) = &s.last else {
+            return err(CLPART_NO_REPORT, "the plan has not been launched yet");
+        };
+        // SAFETY: checked not null.
+        unsafe { *out_text = last.text.as_ptr() };
+        Ok(())
+    })
+}
+
+/// Releases a plan and everything it holds.
+///
+/// # Safety
+/// No other thread uses the plan.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_release(plan: *mut clpart_plan) -> c_int {
+    guard(|| {
+        unsafe { state(plan) }?;
+        live().remove(&(plan as usize));
+        // SAFETY: a live plan is a leaked box, now unregistered.
+        drop(unsafe { Box::from_raw(plan) });
+        Ok(())
+    })
+}

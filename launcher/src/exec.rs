@@ -2,8 +2,10 @@
 //! transfer is non-blocking; [`Finisher`] makes sure no command is still in
 //! flight when host memory or device buffers go away, also on error paths.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use opencl3::command_queue::{enqueue_read_buffer, enqueue_write_buffer, CL_NON_BLOCKING};
 use opencl3::error_codes::ClError;
@@ -23,17 +25,45 @@ fn code_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(cl_int) -
     }
 }
 
+thread_local! {
+    /// Time this thread has spent inside the OpenCL calls made through this
+    /// module (and those `launch.rs` wraps in [`cl_timed`]): what
+    /// [`crate::RunReport::host_us`] subtracts from a launch's wall time.
+    static CL_TIME: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// Runs `f`, which makes OpenCL calls, adding its duration to this thread's
+/// OpenCL time ([`cl_time`]).
+pub(crate) fn cl_timed<T>(f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let r = f();
+    let dt = t.elapsed();
+    CL_TIME.with(|c| c.set(c.get() + dt));
+    r
+}
+
+/// This thread's OpenCL time so far (see [`cl_timed`]).
+pub(crate) fn cl_time() -> Duration {
+    CL_TIME.with(Cell::get)
+}
+
+/// Drops OpenCL handles (events, buffers: `clRelease*`), counted as OpenCL
+/// time.
+pub(crate) fn release<T>(handle: T) {
+    cl_timed(|| drop(handle));
+}
+
 /// A device buffer of `bytes` bytes (at least one element's worth).
 pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
     // SAFETY: no host pointer is given.
-    unsafe {
+    cl_timed(|| unsafe {
         Buffer::<u8>::create(
             &ctx.context,
             CL_MEM_READ_WRITE,
             bytes.max(1),
             std::ptr::null_mut(),
         )
-    }
+    })
     .map_err(cl_err("clCreateBuffer", Some(ctx.info.label())))
 }
 
@@ -49,7 +79,7 @@ pub(crate) unsafe fn write(
     len: usize,
 ) -> Result<Event> {
     // SAFETY: forwarded to the caller.
-    let ev = unsafe {
+    let ev = cl_timed(|| unsafe {
         enqueue_write_buffer(
             ctx.queue.get(),
             buf.get(),
@@ -60,7 +90,7 @@ pub(crate) unsafe fn write(
             0,
             std::ptr::null(),
         )
-    }
+    })
     .map_err(code_err("clEnqueueWriteBuffer", ctx))?;
     Ok(Event::new(ev))
 }
@@ -78,7 +108,7 @@ pub(crate) unsafe fn read(
     len: usize,
 ) -> Result<Event> {
     // SAFETY: forwarded to the caller.
-    let ev = unsafe {
+    let ev = cl_timed(|| unsafe {
         enqueue_read_buffer(
             ctx.queue.get(),
             buf.get(),
@@ -89,7 +119,7 @@ pub(crate) unsafe fn read(
             0,
             std::ptr::null(),
         )
-    }
+    })
     .map_err(code_err("clEnqueueReadBuffer", ctx))?;
     Ok(Event::new(ev))
 }
@@ -112,7 +142,7 @@ pub(crate) fn set_args(
         let i = i as u32;
         // SAFETY: every pointer refers to a live value of the given size; the
         // implementation copies it before returning.
-        let r = unsafe {
+        let r = cl_timed(|| unsafe {
             match arg {
                 SetArg::Mem(m) => set_kernel_arg(
                     kernel.get(),
@@ -131,7 +161,7 @@ pub(crate) fn set_args(
                     v as *const i64 as *const c_void,
                 ),
             }
-        };
+        });
         r.map_err(|code| LaunchError::OpenCl {
             call: "clSetKernelArg",
             code: format!("{} (argument '{name}')", String::from(ClError(code))),
@@ -150,7 +180,7 @@ pub(crate) fn run_kernel(
     local: &[usize],
 ) -> Result<Event> {
     // SAFETY: the three arrays have work_dim entries and live across the call.
-    unsafe {
+    cl_timed(|| unsafe {
         ctx.queue.enqueue_nd_range_kernel(
             kernel.get(),
             global.len() as u32,
@@ -159,12 +189,16 @@ pub(crate) fn run_kernel(
             local.as_ptr(),
             &[],
         )
-    }
+    })
     .map_err(cl_err("clEnqueueNDRangeKernel", Some(ctx.info.label())))
 }
 
 /// Kernel time of a profiled event, in milliseconds.
 pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
+    cl_timed(|| kernel_ms_untimed(ctx, ev))
+}
+
+fn kernel_ms_untimed(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
     ev.wait()
         .map_err(cl_err("clWaitForEvents", Some(ctx.info.label())))?;
     let start = ev
@@ -195,7 +229,11 @@ impl Finisher {
     }
 
     /// Flushes every queue (so all devices start), then waits for each.
-    pub(crate) fn finish(mut self) -> Result<()> {
+    pub(crate) fn finish(self) -> Result<()> {
+        cl_timed(|| self.finish_untimed())
+    }
+
+    fn finish_untimed(mut self) -> Result<()> {
         let ctxs = std::mem::take(&mut self.ctxs);
         for c in &ctxs {
             let _ = c.queue.flush();
@@ -215,9 +253,11 @@ impl Finisher {
 
     /// Starts every queue without waiting.
     pub(crate) fn flush(&self) {
-        for c in &self.ctxs {
-            let _ = c.queue.flush();
-        }
+        cl_timed(|| {
+            for c in &self.ctxs {
+                let _ = c.queue.flush();
+            }
+        });
     }
 }
 

@@ -89,6 +89,11 @@ pub struct RunReport {
     /// Wall time of the launch (validation, transfers, kernels, gluing),
     /// milliseconds; verification not included.
     pub wall_ms: f64,
+    /// Host time clpart adds to the launch, microseconds: `wall_ms` minus
+    /// the time spent inside OpenCL calls (buffer creation and release,
+    /// transfers, argument setting, enqueues, waits, program builds). What
+    /// remains is checks, range evaluation, slicing, bookkeeping and gluing.
+    pub host_us: f64,
     /// `Some(true)` when verification ran and every output byte matched.
     pub verified: Option<bool>,
     /// The first differing element when verification failed.
@@ -241,7 +246,7 @@ fn run_original(
         let buf = exec::alloc(ctx, len)?;
         // SAFETY: the host buffer is borrowed mutably for this whole call and
         // the queue is finished before it returns (Finisher).
-        drop(unsafe { exec::write(ctx, &buf, 0, ptr, len)? });
+        exec::release(unsafe { exec::write(ctx, &buf, 0, ptr, len)? });
         to += len as u64;
         bufs.push(Some(buf));
     }
@@ -265,13 +270,15 @@ fn run_original(
         if let Some(buf) = &bufs[i] {
             if readback(info.index, info.kind) {
                 // SAFETY: as above.
-                drop(unsafe { exec::read(ctx, buf, 0, ptr, len)? });
+                exec::release(unsafe { exec::read(ctx, buf, 0, ptr, len)? });
                 from += len as u64;
             }
         }
     }
     fin.finish()?;
-    Ok((exec::kernel_ms(ctx, &ev)?, to, from))
+    let kernel_ms = exec::kernel_ms(ctx, &ev)?;
+    exec::release((ev, bufs));
+    Ok((kernel_ms, to, from))
 }
 
 /// A by-value argument copied out of `KernelArgs`, so that no reference into
@@ -360,6 +367,8 @@ struct DevArray {
     to_dev: Vec<(i64, i64)>,
     /// Inclusive element range copied back.
     from_dev: Option<(i64, i64)>,
+    /// Whether the device writes every element of `from_dev`.
+    fills: bool,
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
 }
@@ -420,6 +429,7 @@ pub fn launch(
     options: &LaunchOptions,
 ) -> Result<RunReport> {
     let t0 = Instant::now();
+    let cl0 = exec::cl_time();
     nd.validate()?;
     if plan.kernel.work_dim != 0 && nd.work_dim() != plan.kernel.work_dim {
         return Err(LaunchError::NdRange {
@@ -500,7 +510,7 @@ pub fn launch(
     let verify_device = options.verify_device.unwrap_or(main_device);
     if options.verify {
         plan.runtime.device(verify_device)?;
-        plan.whole_kernel(verify_device)?;
+        exec::cl_timed(|| plan.whole_kernel(verify_device))?;
     }
     let original = options.verify.then(|| args.clone());
 
@@ -526,7 +536,9 @@ pub fn launch(
         }
     };
     report.notes.splice(0..0, notes);
-    report.wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let wall = t0.elapsed();
+    report.wall_ms = wall.as_secs_f64() * 1e3;
+    report.host_us = wall.saturating_sub(exec::cl_time() - cl0).as_secs_f64() * 1e6;
 
     if let Some(mut reference) = original {
         plan.run_whole(verify_device, nd, &mut reference)?;
@@ -630,7 +642,13 @@ fn device_work(
                 }
             }
         };
-        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull);
+        // The writes fill the write range when proved for all parameters, or
+        // when the slice's written-element count equals the range's length.
+        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull)
+            || match (&a.written_count, write_r) {
+                (Some(c), Some((l, u))) => c.eval(&params).is_ok_and(|n| n == u - l + 1),
+                _ => false,
+            };
         let mut to_dev: Vec<(i64, i64)> = read_r.into_iter().collect();
         if let Some(w) = write_r {
             if whole || a.reads || !fills {
@@ -643,6 +661,7 @@ fn device_work(
             whole,
             to_dev: merge_intervals(to_dev),
             from_dev: write_r,
+            fills,
             staging: None,
         });
     }
@@ -739,7 +758,7 @@ fn run_unsplit(
         })
         .sum();
     check_cap(plan, w.device, needed, options)?;
-    plan.whole_kernel(w.device)?;
+    exec::cl_timed(|| plan.whole_kernel(w.device))?;
     let mut notes = Vec::new();
     let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
     let dk = &plan.kernels[&w.device];
@@ -773,6 +792,7 @@ fn run_unsplit(
         bytes_whole_buffers: whole_bytes,
         bytes_exact: exact,
         wall_ms: 0.0,
+        host_us: 0.0,
         verified: None,
         mismatch: None,
         notes,
@@ -798,7 +818,7 @@ fn run_split(
         check_cap(plan, w.device, needed, options)?;
     }
     for w in &works {
-        plan.sub_kernel(w.device)?;
+        exec::cl_timed(|| plan.sub_kernel(w.device))?;
     }
 
     // how each written array comes back
@@ -809,7 +829,7 @@ fn run_split(
         if !a.writes {
             continue;
         }
-        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull);
+        let fills = works.iter().all(|w| w.arrays[ai].fills || w.arrays[ai].from_dev.is_none());
         let any_whole = works.iter().any(|w| w.arrays[ai].whole);
         let ranges: Vec<(usize, (i64, i64))> = works
             .iter()
@@ -903,7 +923,7 @@ fn run_split(
                 // SAFETY: `[l, u]` lies inside the host buffer (checked in
                 // device_work); host buffers are not touched until every
                 // queue is finished (Finisher).
-                drop(unsafe {
+                exec::release(unsafe {
                     exec::write(
                         ctx,
                         &buf,
@@ -946,7 +966,7 @@ fn run_split(
                 None => unsafe { host[a.arg_index as usize].add((l * es) as usize) },
             };
             // SAFETY: see above; the destination outlives the queue.
-            drop(unsafe { exec::read(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, len)? });
+            exec::release(unsafe { exec::read(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, len)? });
             from += len as u64;
         }
         fin.flush();
@@ -962,10 +982,11 @@ fn run_split(
         });
     }
     fin.finish()?;
-    drop(dev_bufs);
+    exec::release(dev_bufs);
     for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(&works) {
         r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
     }
+    exec::release(kernel_events);
 
     // glue
     for (ai, a) in plan.arrays.iter().enumerate() {
@@ -1047,6 +1068,7 @@ fn run_split(
         bytes_whole_buffers: whole_bytes,
         bytes_exact: exact,
         wall_ms: 0.0,
+        host_us: 0.0,
         verified: None,
         mismatch: None,
         notes,

@@ -34,6 +34,9 @@ pub(crate) struct ArrayPlan {
     pub(crate) read: Option<BoundRange>,
     pub(crate) write: Option<BoundRange>,
     pub(crate) count_slice: Option<BoundCount>,
+    /// Count of the elements a slice writes (all must-writes), see
+    /// [`WriteVerdict::written_count`].
+    pub(crate) written_count: Option<BoundCount>,
     pub(crate) verdict: Option<WriteVerdict>,
 }
 
@@ -184,6 +187,13 @@ impl Plan {
                     .map(|c| c.bind(&names))
                     .transpose()
                     .map_err(|e| rf(format!("array '{}', count_slice: {e}", a.name)))?,
+                written_count: a
+                    .write
+                    .as_ref()
+                    .and_then(|w| w.written_count.as_ref())
+                    .map(|c| c.bind(&names))
+                    .transpose()
+                    .map_err(|e| rf(format!("array '{}', written_count: {e}", a.name)))?,
                 verdict: a.write.clone(),
             });
         }

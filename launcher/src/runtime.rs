@@ -245,6 +245,18 @@ impl Runtime {
         }
     }
 
+    /// The index of the device whose OpenCL handle is `raw` (a `cl_device_id`
+    /// the host application got from `clGetDeviceIDs` in this process; the
+    /// ICD loader hands out the same handle to every caller). `None` for a
+    /// handle this runtime did not enumerate (e.g. a sub-device). Only the
+    /// pointer value is compared; the handle is never dereferenced.
+    pub fn device_index_of(&self, raw: *mut std::ffi::c_void) -> Option<usize> {
+        self.inner
+            .slots
+            .iter()
+            .position(|s| s.id as *mut std::ffi::c_void == raw)
+    }
+
     /// Number of built programs in the cache (all devices).
     pub fn n_cached_programs(&self) -> usize {
         self.inner

@@ -447,8 +447,7 @@ fn local_buffers_and_group_ids() {
                 write: Some(WriteVerdict {
                     disjoint_across_slices: true,
                     fills_hull: true,
-                    runs: None,
-                }),
+                    runs: None, written_count: None }),
             },
         ],
         assumptions: vec![],

@@ -512,7 +512,11 @@ fn array_ranges(
         } else {
             None
         };
-        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs });
+        let written_count = match (&must, has_may, fills, options.no_counts) {
+            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(&f, ctx_slice)),
+            _ => None,
+        };
+        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
     if !options.no_counts {
         out.count_total = count_of(&fp_total, ctx_total);

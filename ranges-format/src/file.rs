@@ -216,6 +216,12 @@ pub struct WriteVerdict {
     pub fills_hull: bool,
     /// The written elements as runs (free text), when not the whole hull.
     pub runs: Option<String>,
+    /// Distinct elements a slice writes (Ehrhart count), when every write is
+    /// a must-write: at launch, a count equal to the write range's length
+    /// means the writes fill it even where `fills_hull` could not be proved
+    /// for all parameter values.
+    #[serde(default)]
+    pub written_count: Option<Count>,
 }
 
 /// A condition the launcher checks before trusting the ranges.

@@ -94,8 +94,7 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 |(disjoint_across_slices, fills_hull, runs)| WriteVerdict {
                     disjoint_across_slices,
                     fills_hull,
-                    runs,
-                },
+                    runs, written_count: None },
             ),
         ),
     )

@@ -111,8 +111,7 @@ pub fn vadd_ranges() -> KernelRanges {
         write: (mode == Mode::W).then_some(WriteVerdict {
             disjoint_across_slices: true,
             fills_hull: true,
-            runs: None,
-        }),
+            runs: None, written_count: None }),
     };
     KernelRanges {
         name: "vadd".into(),
@@ -207,8 +206,7 @@ pub fn matmul_ranges() -> KernelRanges {
         write: (mode == Mode::W).then_some(WriteVerdict {
             disjoint_across_slices: true,
             fills_hull: false,
-            runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()),
-        }),
+            runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()), written_count: None }),
     };
     let p = "[lo, hi, l0, g1, wa, wb]";
     KernelRanges {

@@ -1,0 +1,72 @@
+//! Item 1: analysis time per corpus kernel, in-process
+//! (`partitioner::analyze_source`, what `clpart analyze` calls) and as a
+//! cold process (`clpart analyze kernels/X.cl --json`, spawned and waited
+//! for).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use clpart_tests::CorpusKernel;
+use partitioner::PartitionOptions;
+use serde::Serialize;
+
+use crate::stats::{median, time_ms};
+
+/// One kernel's analysis times.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelAnalysis {
+    pub kernel: String,
+    /// Median of the in-process runs, milliseconds.
+    pub in_process_ms: f64,
+    /// Median of the cold-process runs (spawn to exit), milliseconds.
+    pub cold_ms: f64,
+    /// Every in-process run, milliseconds.
+    pub in_process_all: Vec<f64>,
+    /// Every cold-process run, milliseconds.
+    pub cold_all: Vec<f64>,
+}
+
+/// Times every corpus kernel `n_reps` times each way.
+pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize) -> Result<Vec<KernelAnalysis>> {
+    let options = PartitionOptions::default();
+    let mut out = Vec::new();
+    for k in corpus {
+        let file = format!("kernels/{}.cl", k.name);
+        let mut in_process_all = Vec::new();
+        let mut cold_all = Vec::new();
+        // Interleaved, so that a burst of load from elsewhere hits both ways.
+        for _ in 0..n_reps {
+            let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &options));
+            r.with_context(|| format!("analyze {file}"))?;
+            in_process_all.push(ms);
+            let (ms, status) = time_ms(|| {
+                Command::new(clpart)
+                    .args(["analyze", &file, "--json"])
+                    .current_dir(root)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+            });
+            let status = status.with_context(|| format!("cannot run '{}'", clpart.display()))?;
+            if !status.success() {
+                bail!("'clpart analyze {file} --json' exited with {status}");
+            }
+            cold_all.push(ms);
+        }
+        eprintln!(
+            "  analysis {:<16} in-process {:8.1} ms  cold {:8.1} ms",
+            k.name,
+            median(&in_process_all),
+            median(&cold_all)
+        );
+        out.push(KernelAnalysis {
+            kernel: k.name.clone(),
+            in_process_ms: median(&in_process_all),
+            cold_ms: median(&cold_all),
+            in_process_all,
+            cold_all,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,119 @@
+//! Item 3: bytes moved by a 2-way 50/50 split of every splittable corpus
+//! kernel (its first `@run`), against the exact footprint (Ehrhart counts,
+//! `RunReport::bytes_exact`), beside whole-buffer copies
+//! (`RunReport::bytes_whole_buffers`) and the thesis's 1-D hull ranges.
+//!
+//! Hull bytes: per device and array, the hull `[lower, upper]` of the
+//! slice's footprint in linear index space (the range file's `slice`
+//! range), copied in when the array is read and out when it is written;
+//! arrays the analysis cannot bound count whole. That is what the thesis's
+//! ranges are; clpart moves less when reads and writes have different
+//! ranges (`read_slice`, `write_slice`) or when a write-only array's writes
+//! fill its range (nothing copied in).
+
+use anyhow::{Context, Result};
+use launcher::{ArgValue, KernelArgs, LaunchOptions, NdRange, Runtime};
+use ranges_format::{ArrayStatus, KernelRanges, Mode, ParamSource};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{ready, LaunchSpec};
+
+/// One kernel's bytes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KernelBytes {
+    pub kernel: String,
+    /// `global / local` of the run.
+    pub ndrange: String,
+    /// Whether it ran split (two slices).
+    pub split: bool,
+    /// Why it did not, when it did not.
+    pub reason: Option<String>,
+    pub bytes_total: u64,
+    pub bytes_exact: Option<u64>,
+    pub bytes_whole_buffers: u64,
+    pub bytes_hull: u64,
+    /// Arrays transferred whole (not bounded), with the launcher's notes.
+    pub notes: Vec<String>,
+}
+
+impl KernelBytes {
+    /// `x / bytes_exact`, when the exact count is known and not zero.
+    pub fn ratio(&self, x: u64) -> Option<f64> {
+        self.bytes_exact.filter(|&e| e > 0).map(|e| x as f64 / e as f64)
+    }
+}
+
+/// The worker (run with two devices): one 50/50 launch per spec.
+pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
+    let rt = Runtime::new()?;
+    let mut out = Vec::new();
+    for spec in specs {
+        let mut r = ready(&rt, spec)?;
+        let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default())
+            .with_context(|| format!("launch {}", spec.kernel))?;
+        let k = r.rf.kernel(&spec.kernel).context("kernel in its range file")?;
+        let mut bytes_hull = 0;
+        if rep.split {
+            let dim = rep.split_dim.unwrap_or(0);
+            for d in &rep.devices {
+                bytes_hull += hull_bytes(k, &r.nd, &r.args, dim, d.slice)?;
+            }
+        }
+        out.push(KernelBytes {
+            kernel: spec.kernel.clone(),
+            ndrange: spec.ndrange_text(),
+            split: rep.split,
+            reason: rep.reason.clone(),
+            bytes_total: rep.bytes_total,
+            bytes_exact: rep.bytes_exact,
+            bytes_whole_buffers: rep.bytes_whole_buffers,
+            bytes_hull,
+            notes: rep.notes.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// The parameter vector of one slice, as the launcher builds it.
+fn params(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, (lo, hi): (u64, u64)) -> Result<Vec<i64>> {
+    k.params
+        .iter()
+        .map(|p| {
+            Ok(match p.source {
+                ParamSource::ScalarArg { arg_index } => match args.value(arg_index) {
+                    Some(ArgValue::Scalar { int: Some(v), .. }) => *v,
+                    _ => anyhow::bail!("parameter '{}' has no integer value", p.name),
+                },
+                ParamSource::GlobalSize(d) => nd.global_size(d) as i64,
+                ParamSource::LocalSize(d) => nd.local_size(d) as i64,
+                ParamSource::GlobalOffset(d) => nd.global_offset(d) as i64,
+                ParamSource::NumGroups(d) => nd.n_groups(d) as i64,
+                ParamSource::SliceLo => lo as i64,
+                ParamSource::SliceHi => hi as i64,
+                ParamSource::SliceLoItem => (lo * nd.local_size(dim)) as i64,
+                ParamSource::SliceHiItem => (hi * nd.local_size(dim)) as i64,
+            })
+        })
+        .collect()
+}
+
+/// Hull bytes of one slice (see the module doc).
+fn hull_bytes(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, slice: (u64, u64)) -> Result<u64> {
+    let p = params(k, nd, args, dim, slice)?;
+    let names = k.param_names();
+    let mut total = 0;
+    for a in &k.arrays {
+        let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
+        let elem = args.buffer_at(a.arg_index).map_or(a.elem_size as u64, |b| b.elem().size as u64);
+        let dirs = matches!(a.mode, Mode::R | Mode::RW) as u64 + matches!(a.mode, Mode::W | Mode::RW) as u64;
+        let n_elems = match (&a.status, &a.slice) {
+            (ArrayStatus::Bounded, Some(r)) => match r.bind(&names)?.eval(&p)? {
+                Some((l, u)) if u >= l => (u - l + 1) as u64,
+                _ => 0,
+            },
+            _ => len,
+        };
+        total += n_elems * elem.max(1) * dirs;
+    }
+    Ok(total)
+}

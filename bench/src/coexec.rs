@@ -1,0 +1,120 @@
+//! Item 4: co-execution. One worker process per device configuration
+//! (PoCL reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once): each
+//! device alone (`launch` with one share), then the split; launch wall
+//! times (transfers, kernels, gluing), medians over the repeats.
+//!
+//! - Even: two equal devices, a 50/50 split, the single-device runs and the
+//!   split interleaved repeat by repeat.
+//! - Uneven: the single-device runs first; the split's shares are the
+//!   devices' measured throughputs (1 / median wall) normalized.
+//!
+//! Speed-up: the faster device's median wall over the split's. Efficiency:
+//! split throughput over the sum of the single-device throughputs.
+
+use anyhow::{bail, Result};
+use launcher::{LaunchOptions, Runtime};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{ready, LaunchSpec};
+use crate::stats::median;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Param {
+    pub spec: LaunchSpec,
+    pub reps: usize,
+    /// Shares from measured throughputs (else 50/50, interleaved).
+    pub uneven: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Output {
+    pub device_names: Vec<String>,
+    /// Median wall per device alone, ms.
+    pub single_ms: Vec<f64>,
+    pub single_all: Vec<Vec<f64>>,
+    /// The split's shares (device 0, device 1).
+    pub shares: Vec<f64>,
+    pub split_ms: f64,
+    pub split_all: Vec<f64>,
+    /// Median kernel time per device in the split, ms.
+    pub split_kernel_ms: Vec<f64>,
+    /// The split output equals the single-device output bit for bit.
+    pub same_output: bool,
+    pub speedup: f64,
+    pub efficiency: f64,
+}
+
+/// The worker (two devices).
+pub fn worker(p: &Param) -> Result<Output> {
+    let rt = Runtime::new()?;
+    let devs = rt.devices();
+    if devs.len() < 2 {
+        bail!("co-execution needs two OpenCL devices, found {}", devs.len());
+    }
+    let mut r = ready(&rt, &p.spec)?;
+    r.plan.prepare(&[0, 1])?;
+    let pristine = r.args.clone();
+    let opts = LaunchOptions::default();
+    let mut single_all = vec![Vec::new(), Vec::new()];
+    let mut split_all = Vec::new();
+    let mut split_kernel = vec![Vec::new(), Vec::new()];
+    let mut reference = None;
+    let mut same_output = true;
+    let mut run = |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<(f64, Vec<f64>, Vec<u8>)> {
+        r.args = pristine.clone();
+        let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
+        if shares.len() > 1 && !rep.split {
+            bail!("{} did not split: {:?}", p.spec.kernel, rep.reason);
+        }
+        let out: Vec<u8> = r.args.global_buffers().flat_map(|(_, b)| b.as_bytes().to_vec()).collect();
+        Ok((rep.wall_ms, rep.devices.iter().map(|d| d.kernel_ms).collect(), out))
+    };
+    let mut check = |out: Vec<u8>, reference: &mut Option<Vec<u8>>| match reference {
+        None => *reference = Some(out),
+        Some(want) => same_output &= *want == out,
+    };
+    let even = [(0, 0.5), (1, 0.5)];
+    for _ in 0..p.reps {
+        for d in 0..2 {
+            let (ms, _, out) = run(&mut r, &[(d, 1.0)])?;
+            single_all[d].push(ms);
+            check(out, &mut reference);
+        }
+        if !p.uneven {
+            let (ms, k, out) = run(&mut r, &even)?;
+            split_all.push(ms);
+            k.iter().enumerate().for_each(|(i, &x)| split_kernel[i].push(x));
+            check(out, &mut reference);
+        }
+    }
+    let single_ms: Vec<f64> = single_all.iter().map(|v| median(v)).collect();
+    let shares = if p.uneven {
+        let thr: Vec<f64> = single_ms.iter().map(|ms| 1.0 / ms).collect();
+        let s0 = thr[0] / (thr[0] + thr[1]);
+        let shares = vec![s0, 1.0 - s0];
+        for _ in 0..p.reps {
+            let (ms, k, out) = run(&mut r, &[(0, shares[0]), (1, shares[1])])?;
+            split_all.push(ms);
+            k.iter().enumerate().for_each(|(i, &x)| split_kernel[i].push(x));
+            check(out, &mut reference);
+        }
+        shares
+    } else {
+        vec![0.5, 0.5]
+    };
+    let split_ms = median(&split_all);
+    let best_single = single_ms.iter().copied().fold(f64::INFINITY, f64::min);
+    let efficiency = (1.0 / split_ms) / single_ms.iter().map(|ms| 1.0 / ms).sum::<f64>();
+    Ok(Output {
+        device_names: devs.iter().take(2).map(|d| d.name.clone()).collect(),
+        single_ms,
+        single_all,
+        shares,
+        split_ms,
+        split_all,
+        split_kernel_ms: split_kernel.iter().map(|v| median(v)).collect(),
+        same_output,
+        speedup: best_single / split_ms,
+        efficiency,
+    })
+}

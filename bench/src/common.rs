@@ -1,0 +1,94 @@
+//! What the workers share: a kernel analyzed for one launch, its plan and
+//! arguments; the worker protocol (a subprocess per OpenCL configuration).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use launcher::{KernelArgs, NdRange, Plan, Runtime};
+use partitioner::LaunchValues;
+use ranges_format::RangeFile;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// One launch's kernel, sizes and `NAME=SPEC` arguments.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct LaunchSpec {
+    /// Source name (`kernels/X.cl`, or a name for an inline source).
+    pub file: String,
+    pub source: String,
+    pub build: Vec<String>,
+    pub kernel: String,
+    pub global: Vec<u64>,
+    pub local: Vec<u64>,
+    pub args: Vec<String>,
+}
+
+impl LaunchSpec {
+    /// Run `run` of a corpus kernel.
+    pub fn corpus(k: &clpart_tests::CorpusKernel, run: usize) -> LaunchSpec {
+        LaunchSpec {
+            file: format!("kernels/{}.cl", k.name),
+            source: k.source.clone(),
+            build: k.build.clone(),
+            kernel: k.name.clone(),
+            global: k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect(),
+            local: k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect(),
+            args: k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect(),
+        }
+    }
+
+    /// The NDRange as `1024x768 / 16x16`.
+    pub fn ndrange_text(&self) -> String {
+        let j = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("x");
+        format!("{} / {}", j(&self.global), j(&self.local))
+    }
+}
+
+/// A kernel ready to launch.
+pub struct Ready {
+    pub rf: RangeFile,
+    pub plan: Plan,
+    pub args: KernelArgs,
+    pub nd: NdRange,
+}
+
+/// Analyzes `spec` for its launch (as `clpart run` does), makes the plan
+/// and the arguments.
+pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
+    let mut values = LaunchValues { global: spec.global.clone(), local: spec.local.clone(), ..Default::default() };
+    for a in &spec.args {
+        if let Some((n, v)) = a.split_once('=') {
+            if let Ok(v) = v.parse::<i64>() {
+                values.scalars.insert(n.to_string(), v);
+            }
+        }
+    }
+    let rf = partitioner::analyze_for_launch(&spec.file, &spec.source, &spec.build, Some(&spec.kernel), None, &values)
+        .with_context(|| format!("analyze {}", spec.file))?;
+    let plan = Plan::new(rt, &rf, &spec.kernel)?;
+    let args = plan.args_from_specs(&spec.args)?;
+    let nd = NdRange::new(&spec.global, &spec.local)?;
+    Ok(Ready { rf, plan, args, nd })
+}
+
+/// Runs this binary as a worker: `--worker NAME --param JSON` with `env`
+/// set (PoCL reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per
+/// process), and parses the JSON it prints.
+pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(name: &str, param: &P, env: &[(&str, &str)], root: &Path) -> Result<R> {
+    let exe = std::env::current_exe().context("cannot find the bench executable")?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["--worker", name, "--param", &serde_json::to_string(param)?])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().with_context(|| format!("cannot start worker '{name}'"))?;
+    if !out.status.success() {
+        bail!("worker '{name}' ({env:?}) exited with {}", out.status);
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).with_context(|| format!("worker '{name}' printed no valid JSON: {text}"))
+}

@@ -1,0 +1,421 @@
+//! `clpart-bench`: clpart's benchmark command. Measures, side by side, the
+//! five figures of the benchmarks issue and prints one table (figure,
+//! value, target, met) plus per-kernel detail tables; writes everything as
+//! JSON. `bash scripts/bench.sh` builds the release binaries and runs it;
+//! `BENCHMARKS.md` keeps the latest table.
+//!
+//! 1. analysis time per corpus kernel (in-process and cold `clpart analyze`),
+//! 2. launch overhead (host time outside OpenCL calls; clpart vs opencl3),
+//! 3. bytes moved by a 50/50 split vs the exact footprint,
+//! 4. co-execution speed-up and efficiency on two PoCL devices,
+//! 5. peak host memory of `clpart run`.
+//!
+//! Figures are medians over repeated runs; every ratio compares two things
+//! measured in the same run. Anything that needs its own PoCL configuration
+//! runs in a subprocess of this binary (`--worker NAME --param JSON`): PoCL
+//! reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per process.
+
+mod analysis;
+mod bytes;
+mod coexec;
+mod common;
+mod memory;
+mod overhead;
+mod stats;
+mod table;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, ValueEnum};
+use serde_json::json;
+
+use common::{spawn_worker, LaunchSpec};
+use stats::{geomean, max, median};
+use table::{detail, markdown, Row};
+
+/// Runs clpart's benchmarks (analysis time, launch overhead, bytes moved,
+/// co-execution speed-up, peak memory), prints the table and writes JSON.
+///
+/// Needs the release `clpart` binary (built by `scripts/bench.sh`) and PoCL.
+/// The full run takes about 10 minutes on a 2-core machine.
+///
+/// Examples:
+///   bash scripts/bench.sh
+///   target/release/clpart-bench --only bytes,launch --out /tmp/b.json
+///   target/release/clpart-bench --quick
+#[derive(Parser)]
+#[command(name = "clpart-bench", verbatim_doc_comment)]
+struct Cli {
+    /// Write the results as JSON here.
+    #[arg(long, default_value = "bench-results.json", value_name = "FILE")]
+    out: PathBuf,
+    /// Also write the tables as Markdown here.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// The clpart binary (default: `clpart` beside this executable).
+    #[arg(long, value_name = "PATH")]
+    clpart: Option<PathBuf>,
+    /// Fewer repeats and smaller co-execution sizes: a smoke run of about a
+    /// minute whose figures are not the benchmark's.
+    #[arg(long)]
+    quick: bool,
+    /// Run only these items (comma separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Item>,
+    /// Internal: run as a worker subprocess.
+    #[arg(long, hide = true)]
+    worker: Option<String>,
+    /// Internal: the worker's parameters (JSON).
+    #[arg(long, hide = true)]
+    param: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Item {
+    /// 1: analysis time per corpus kernel.
+    Analysis,
+    /// 2: launch overhead.
+    Launch,
+    /// 3: bytes moved by a 50/50 split.
+    Bytes,
+    /// 4: co-execution speed-up.
+    Coexec,
+    /// 5: peak host memory.
+    Memory,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r = match &cli.worker {
+        Some(w) => worker(w, cli.param.as_deref().unwrap_or("null")),
+        None => bench(&cli),
+    };
+    if let Err(e) = r {
+        eprintln!("clpart-bench: error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn worker(name: &str, param: &str) -> Result<()> {
+    let out = match name {
+        "launch" => serde_json::to_value(overhead::worker(&serde_json::from_str(param)?)?)?,
+        "bytes" => serde_json::to_value(bytes::worker(&serde_json::from_str::<Vec<LaunchSpec>>(param)?)?)?,
+        "coexec" => serde_json::to_value(coexec::worker(&serde_json::from_str(param)?)?)?,
+        _ => bail!("unknown worker '{name}' (workers: launch, bytes, coexec)"),
+    };
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}
+
+/// Repeat counts and sizes of one run.
+struct Scale {
+    analysis_reps: usize,
+    n_launches: usize,
+    coexec_reps: usize,
+    matmul_n: u64,
+    mdh_points: u64,
+    mdh_atoms: u64,
+    walk_items: u64,
+    walk_steps: u64,
+    mem_elements: u64,
+}
+
+const FULL: Scale = Scale {
+    analysis_reps: 5,
+    n_launches: 500,
+    coexec_reps: 3,
+    matmul_n: 1024,
+    mdh_points: 65536,
+    mdh_atoms: 2048,
+    walk_items: 16384,
+    walk_steps: 2048,
+    mem_elements: 16 << 20,
+};
+
+const QUICK: Scale = Scale {
+    analysis_reps: 1,
+    n_launches: 50,
+    coexec_reps: 1,
+    matmul_n: 256,
+    mdh_points: 8192,
+    mdh_atoms: 256,
+    walk_items: 2048,
+    walk_steps: 256,
+    mem_elements: 1 << 20,
+};
+
+fn bench(cli: &Cli) -> Result<()> {
+    let t_start = Instant::now();
+    let root = clpart_tests::workspace_root();
+    let clpart = match &cli.clpart {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()?.with_file_name("clpart"),
+    };
+    if !clpart.exists() {
+        bail!("'{}' does not exist; build it with 'cargo build --release -p clpart' or pass --clpart", clpart.display());
+    }
+    let scale = if cli.quick { &QUICK } else { &FULL };
+    let wants = |i: Item| cli.only.is_empty() || cli.only.contains(&i);
+    let corpus = clpart_tests::corpus();
+    let mut rows = Vec::new();
+    let mut details = String::new();
+    let mut results = serde_json::Map::new();
+
+    if wants(Item::Analysis) {
+        eprintln!("== 1. analysis time ({} kernels, {} runs each way)", corpus.len(), scale.analysis_reps);
+        let a = analysis::run(&corpus, &clpart, &root, scale.analysis_reps)?;
+        let inp: Vec<f64> = a.iter().map(|k| k.in_process_ms).collect();
+        let cold: Vec<f64> = a.iter().map(|k| k.cold_ms).collect();
+        let slowest = |v: &[f64]| {
+            let m = max(v);
+            let k = a.iter().zip(v).find(|(_, &x)| x == m).map_or("", |(k, _)| k.kernel.as_str());
+            (m, k.to_string())
+        };
+        let (inp_max, inp_k) = slowest(&inp);
+        let (cold_max, cold_k) = slowest(&cold);
+        rows.push(Row::target(1, "analysis in-process, median over kernels", format!("{:.1} ms", median(&inp)), "< 50 ms", median(&inp) < 50.0));
+        rows.push(Row::target(1, format!("analysis in-process, slowest ({inp_k})"), format!("{inp_max:.1} ms"), "< 1 s", inp_max < 1000.0));
+        rows.push(Row::target(1, "analysis cold `clpart analyze --json`, median over kernels", format!("{:.1} ms", median(&cold)), "< 50 ms", median(&cold) < 50.0));
+        rows.push(Row::target(1, format!("analysis cold process, slowest ({cold_k})"), format!("{cold_max:.1} ms"), "< 1 s", cold_max < 1000.0));
+        let cells: Vec<Vec<String>> = a
+            .iter()
+            .map(|k| vec![k.kernel.clone(), format!("{:.1}", k.in_process_ms), format!("{:.1}", k.cold_ms)])
+            .collect();
+        details.push_str(&format!(
+            "\nAnalysis time per kernel (median of {} runs, ms)\n\n{}",
+            scale.analysis_reps,
+            detail(&["kernel", "in-process", "cold process"], &cells)
+        ));
+        results.insert("analysis".into(), serde_json::to_value(&a)?);
+    }
+
+    let mut platform_version = None;
+    if wants(Item::Launch) {
+        eprintln!("== 2. launch overhead ({} launches per figure)", scale.n_launches);
+        let vadd = corpus.iter().find(|k| k.name == "vadd").context("kernels/vadd.cl")?;
+        let p = overhead::Param { vadd_source: vadd.source.clone(), n_launches: scale.n_launches };
+        let o: overhead::Output = spawn_worker("launch", &p, &[("POCL_DEVICES", "pthread pthread")], &root)?;
+        for h in &o.host {
+            let what = if h.n_devices == 1 { "1 device".to_string() } else { format!("{} devices 50/50", h.n_devices) };
+            rows.push(Row::target(
+                2,
+                format!("host time per launch outside OpenCL, {} ({} buffers, {} elements, {what})", h.kernel, h.n_buffers, h.n_elements),
+                format!("{:.1} µs (of {:.0} µs wall)", h.host_us, h.wall_us),
+                "< 20 µs",
+                h.host_us < 20.0,
+            ));
+        }
+        let t = &o.tiny;
+        rows.push(Row::target(
+            2,
+            format!("tiny kernel wall per launch, clpart 1 device / opencl3 direct (vadd {} ints)", t.n_elements),
+            format!("{:.3} ({:.1} µs / {:.1} µs)", t.ratio, t.clpart_us, t.direct_us),
+            "< 1.10",
+            t.ratio < 1.10,
+        ));
+        platform_version = Some(o.platform_version.clone());
+        results.insert("launch".into(), serde_json::to_value(&o)?);
+    }
+
+    if wants(Item::Bytes) {
+        let specs: Vec<LaunchSpec> = corpus.iter().filter(|k| k.expect.splittable).map(|k| LaunchSpec::corpus(k, 0)).collect();
+        eprintln!("== 3. bytes moved, 50/50 split ({} splittable kernels, first @run each)", specs.len());
+        let b: Vec<bytes::KernelBytes> = spawn_worker("bytes", &specs, &[("POCL_DEVICES", "pthread pthread")], &root)?;
+        let mut r_total = Vec::new();
+        let mut r_whole = Vec::new();
+        let mut r_hull = Vec::new();
+        let mut cells = Vec::new();
+        let fmt = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+        for k in &b {
+            let (t, w, h) = (k.ratio(k.bytes_total), k.ratio(k.bytes_whole_buffers), k.ratio(k.bytes_hull));
+            if let (true, Some(t), Some(w), Some(h)) = (k.split, t, w, h) {
+                r_total.push(t);
+                r_whole.push(w);
+                r_hull.push(h);
+            }
+            cells.push(vec![
+                k.kernel.clone(),
+                k.ndrange.clone(),
+                k.bytes_exact.map_or("n/a".into(), |e| e.to_string()),
+                k.bytes_total.to_string(),
+                fmt(t),
+                fmt(w),
+                fmt(h),
+                match (&k.reason, k.split) {
+                    (Some(r), _) => format!("ran whole: {r}"),
+                    (None, true) if k.bytes_exact.is_none() => "no exact count (an array is transferred whole)".into(),
+                    _ => String::new(),
+                },
+            ]);
+        }
+        let g = geomean(&r_total);
+        rows.push(Row::target(3, format!("bytes moved / exact, geometric mean over {} kernels", r_total.len()), format!("{g:.3}"), "<= 1.05", g <= 1.05));
+        rows.push(Row::info(3, "whole-buffer copies / exact, geometric mean", format!("{:.3}", geomean(&r_whole))));
+        rows.push(Row::info(3, "thesis 1-D hull ranges / exact, geometric mean", format!("{:.3}", geomean(&r_hull))));
+        let worst = b.iter().filter_map(|k| Some((k.ratio(k.bytes_total)?, k.kernel.as_str()))).fold((0.0, ""), |a, x| if x.0 > a.0 { x } else { a });
+        rows.push(Row::info(3, format!("bytes moved / exact, worst kernel ({})", worst.1), format!("{:.3}", worst.0)));
+        details.push_str(&format!(
+            "\nBytes moved by a 50/50 split on 2 devices (first @run of each kernel; ratios to the exact footprint)\n\n{}",
+            detail(&["kernel", "global / local", "exact B", "moved B", "moved/exact", "whole/exact", "hull/exact", "note"], &cells)
+        ));
+        results.insert("bytes".into(), serde_json::to_value(&b)?);
+    }
+
+    if wants(Item::Coexec) {
+        eprintln!("== 4. co-execution ({} repeats per figure)", scale.coexec_reps);
+        let specs = coexec_specs(&corpus, scale)?;
+        let mut all = Vec::new();
+        let mut cells = Vec::new();
+        for (label, env, uneven) in [
+            ("2 x pthread, 1 thread each", [("POCL_DEVICES", "pthread pthread"), ("POCL_MAX_PTHREAD_COUNT", "1")], false),
+            ("pthread (2 threads) + basic", [("POCL_DEVICES", "pthread basic"), ("POCL_MAX_PTHREAD_COUNT", "2")], true),
+        ] {
+            for spec in &specs {
+                let p = coexec::Param { spec: spec.clone(), reps: scale.coexec_reps, uneven };
+                let o: coexec::Output = spawn_worker("coexec", &p, &env, &root)?;
+                eprintln!(
+                    "  {:<12} {label}: alone {:.0} / {:.0} ms, split {:.0} ms ({:.2}/{:.2}), speed-up {:.2}, efficiency {:.2}",
+                    spec.kernel, o.single_ms[0], o.single_ms[1], o.split_ms, o.shares[0], o.shares[1], o.speedup, o.efficiency
+                );
+                let name = format!("{} {}", spec.kernel, spec.ndrange_text());
+                if uneven {
+                    rows.push(Row::info(4, format!("{name}, {label}, shares {:.2}/{:.2}: speed-up over the faster device", o.shares[0], o.shares[1]), format!("{:.2}x", o.speedup)));
+                    rows.push(Row::info(4, format!("{name}, {label}: efficiency"), format!("{:.2}", o.efficiency)));
+                } else {
+                    rows.push(Row::target(4, format!("{name}, {label}, 50/50: speed-up over one device"), format!("{:.2}x", o.speedup), ">= 1.8x", o.speedup >= 1.8));
+                    rows.push(Row::target(4, format!("{name}, {label}: efficiency"), format!("{:.2}", o.efficiency), ">= 0.90", o.efficiency >= 0.90));
+                }
+                if !o.same_output {
+                    rows.push(Row::target(4, format!("{name}, {label}: split output equals one-device output"), "no".into(), "yes", false));
+                }
+                cells.push(vec![
+                    spec.kernel.clone(),
+                    spec.ndrange_text(),
+                    label.to_string(),
+                    format!("{:.1} / {:.1}", o.single_ms[0], o.single_ms[1]),
+                    format!("{:.2} / {:.2}", o.shares[0], o.shares[1]),
+                    format!("{:.1}", o.split_ms),
+                    format!("{:.1} / {:.1}", o.split_kernel_ms[0], o.split_kernel_ms[1]),
+                    format!("{:.2}x", o.speedup),
+                    format!("{:.2}", o.efficiency),
+                    if o.same_output { "yes".into() } else { "NO".into() },
+                ]);
+                all.push(json!({ "kernel": spec.kernel, "ndrange": spec.ndrange_text(), "config": label, "env": env, "result": o }));
+            }
+        }
+        details.push_str(&format!(
+            "\nCo-execution (median launch wall of {} repeats, ms; kernel ms from profiling events)\n\n{}",
+            scale.coexec_reps,
+            detail(&["kernel", "global / local", "devices", "alone dev0 / dev1", "shares", "split", "split kernels dev0 / dev1", "speed-up", "efficiency", "same output"], &cells)
+        ));
+        results.insert("coexec".into(), json!(all));
+    }
+
+    if wants(Item::Memory) {
+        eprintln!("== 5. peak host memory of clpart run");
+        let tiny = memory::peak(&clpart, &root, 1024, "pthread", "0:1")?;
+        let one = memory::peak(&clpart, &root, scale.mem_elements, "pthread", "0:1")?;
+        let two = memory::peak(&clpart, &root, scale.mem_elements, "pthread pthread", "0:0.5,1:0.5")?;
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        rows.push(Row::info(5, format!("peak RSS, {} (fixed cost)", tiny.case), format!("{:.0} MiB", mib(tiny.peak_bytes))));
+        for p in [&one, &two] {
+            rows.push(Row::info(
+                5,
+                format!("peak RSS / argument buffers, {} ({} MiB of buffers)", p.case, mib(p.args_bytes)),
+                format!(
+                    "{:.2} ({:.0} MiB); above the fixed cost {:.2}",
+                    p.peak_bytes as f64 / p.args_bytes as f64,
+                    mib(p.peak_bytes),
+                    (p.peak_bytes.saturating_sub(tiny.peak_bytes)) as f64 / p.args_bytes as f64
+                ),
+            ));
+        }
+        results.insert("memory".into(), json!([tiny, one, two]));
+    }
+
+    let elapsed = t_start.elapsed().as_secs_f64();
+    let machine = machine(platform_version);
+    let summary = markdown(&rows);
+    println!("{details}\nSummary\n\n{summary}\n{machine}total bench time {elapsed:.0} s");
+    results.insert("rows".into(), serde_json::to_value(&rows)?);
+    results.insert("machine".into(), json!(machine));
+    results.insert("quick".into(), json!(cli.quick));
+    results.insert("elapsed_s".into(), json!(elapsed));
+    let text = serde_json::to_string_pretty(&serde_json::Value::Object(results))?;
+    std::fs::write(&cli.out, text + "\n").with_context(|| format!("cannot write '{}'", cli.out.display()))?;
+    eprintln!("wrote {}", cli.out.display());
+    if let Some(md) = &cli.markdown {
+        std::fs::write(md, format!("{summary}{details}\n{machine}total bench time {elapsed:.0} s\n"))
+            .with_context(|| format!("cannot write '{}'", md.display()))?;
+        eprintln!("wrote {}", md.display());
+    }
+    Ok(())
+}
+
+/// The co-execution kernels: matmul, MDH and the random walk at sizes that
+/// take about a second on one PoCL thread.
+fn coexec_specs(corpus: &[clpart_tests::CorpusKernel], s: &Scale) -> Result<Vec<LaunchSpec>> {
+    let src = |name: &str| -> Result<String> {
+        Ok(corpus.iter().find(|k| k.name == name).with_context(|| format!("kernels/{name}.cl"))?.source.clone())
+    };
+    let spec = |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| -> Result<LaunchSpec> {
+        Ok(LaunchSpec { file: format!("kernels/{name}.cl"), source: src(name)?, build: vec![], kernel: name.into(), global, local, args })
+    };
+    let n = s.matmul_n;
+    let nn = n * n;
+    let (pts, atoms) = (s.mdh_points, s.mdh_atoms);
+    let groups = s.walk_items / 32;
+    let mut mdh_args: Vec<String> = ["ax", "ay", "az", "charge", "size"].iter().enumerate().map(|(i, a)| format!("{a}=rand:{atoms}:{}", i + 1)).collect();
+    mdh_args.extend(["gx", "gy", "gz"].iter().enumerate().map(|(i, a)| format!("{a}=rand:{pts}:{}", i + 6)));
+    mdh_args.extend([format!("val=zeros:{pts}"), "pre1=0.5".into(), "xkappa=0.1".into(), format!("natoms={atoms}")]);
+    Ok(vec![
+        spec("matmul", vec![n, n], vec![16, 16], vec![format!("c=zeros:{nn}"), format!("a=rand:{nn}:1"), format!("b=rand:{nn}:2"), format!("width={n}")])?,
+        spec("mdh", vec![pts], vec![64], mdh_args)?,
+        spec(
+            "random_walk",
+            vec![s.walk_items],
+            vec![32],
+            vec![
+                "bval=rand:4096:1".into(),
+                format!("out=zeros:{groups}"),
+                "gw=64".into(),
+                "gh=64".into(),
+                "nwalks=4".into(),
+                format!("maxsteps={}", s.walk_steps),
+                "seed=12345".into(),
+            ],
+        )?,
+    ])
+}
+
+/// The machine, the OpenCL platform and the PoCL package, as Markdown lines.
+fn machine(platform: Option<String>) -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let n_cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| t.lines().next().map(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()).unwrap_or(0)))
+        .map_or("unknown".to_string(), |kb| format!("{:.0} GiB", kb as f64 / (1u64 << 20) as f64));
+    let run = |cmd: &str, args: &[&str]| -> String {
+        Command::new(cmd)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".into())
+    };
+    let pocl = run("dpkg-query", &["-W", "-f=${Version}", "pocl-opencl-icd"]);
+    let date = run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    let kernel = run("uname", &["-sr"]);
+    format!(
+        "machine: {cpu}, {n_cpus} CPUs, {mem} RAM, {kernel}\nOpenCL: {}; pocl-opencl-icd {pocl}\ndate: {date}\n",
+        platform.unwrap_or_else(|| "(platform not queried in this run)".into())
+    )
+}

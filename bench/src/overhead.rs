@@ -1,0 +1,246 @@
+//! Item 2: launch overhead with a loaded plan.
+//!
+//! - Host time clpart adds per launch: `RunReport::host_us`, the launch's
+//!   wall time minus the time inside OpenCL calls (the launcher times every
+//!   OpenCL call it makes), for `vadd` and for an 8-buffer kernel, on one
+//!   device and split 50/50 over two.
+//! - Wall time per launch of a tiny kernel (`vadd`, 1024 ints) through
+//!   clpart on one device against the same launch through opencl3 directly
+//!   (buffers created, written, kernel, read, finish, released: what
+//!   `launch` does), interleaved, timed the same way from outside.
+
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use launcher::{LaunchOptions, Runtime};
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context as ClContext;
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
+use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::platform::get_platforms;
+use opencl3::program::Program;
+use opencl3::types::CL_NON_BLOCKING;
+use serde::{Deserialize, Serialize};
+
+use crate::common::{ready, LaunchSpec};
+use crate::stats::median;
+
+/// A kernel with 8 buffer arguments (4 read, 4 written).
+pub const ARGS8_SOURCE: &str = "\
+__kernel void args8(__global const float *a0, __global const float *a1,
+                    __global const float *a2, __global const float *a3,
+                    __global float *b0, __global float *b1,
+                    __global float *b2, __global float *b3)
+{
+    int i = get_global_id(0);
+    b0[i] = a0[i] + a1[i];
+    b1[i] = a1[i] * a2[i];
+    b2[i] = a2[i] - a3[i];
+    b3[i] = a3[i] + a0[i];
+}
+";
+
+/// What the parent asks the worker.
+#[derive(Serialize, Deserialize)]
+pub struct Param {
+    pub vadd_source: String,
+    /// Timed launches per figure (after warm-up).
+    pub n_launches: usize,
+}
+
+/// Host time of one kernel on some devices.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HostTime {
+    pub kernel: String,
+    pub n_buffers: usize,
+    pub n_devices: usize,
+    pub n_elements: u64,
+    /// Median `host_us` over the launches.
+    pub host_us: f64,
+    /// Median launch wall time, microseconds.
+    pub wall_us: f64,
+    pub n_launches: usize,
+}
+
+/// The tiny-kernel comparison.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tiny {
+    pub n_elements: u64,
+    /// Median wall time per launch through clpart (one device), µs.
+    pub clpart_us: f64,
+    /// Median wall time per launch through opencl3 directly, µs.
+    pub direct_us: f64,
+    /// `clpart_us / direct_us`.
+    pub ratio: f64,
+    pub n_launches: usize,
+}
+
+/// The worker's answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Output {
+    pub host: Vec<HostTime>,
+    pub tiny: Tiny,
+    pub platform_version: String,
+}
+
+fn vadd_spec(source: &str, n: u64) -> LaunchSpec {
+    LaunchSpec {
+        file: "kernels/vadd.cl".into(),
+        source: source.into(),
+        build: vec![],
+        kernel: "vadd".into(),
+        global: vec![n],
+        local: vec![64],
+        args: vec![format!("a=rand:{n}:1"), format!("b=rand:{n}:2"), format!("c=zeros:{n}")],
+    }
+}
+
+fn args8_spec(n: u64) -> LaunchSpec {
+    let mut args: Vec<String> = (0..4).map(|i| format!("a{i}=rand:{n}:{i}")).collect();
+    args.extend((0..4).map(|i| format!("b{i}=zeros:{n}")));
+    LaunchSpec {
+        file: "args8.cl".into(),
+        source: ARGS8_SOURCE.into(),
+        build: vec![],
+        kernel: "args8".into(),
+        global: vec![n],
+        local: vec![64],
+        args,
+    }
+}
+
+/// The worker (run with `POCL_DEVICES="pthread pthread"`).
+pub fn worker(p: &Param) -> Result<Output> {
+    let rt = Runtime::new()?;
+    let n_elements = 1024;
+    let mut host = Vec::new();
+    for (spec, n_buffers) in [(vadd_spec(&p.vadd_source, n_elements), 3), (args8_spec(n_elements), 8)] {
+        let mut r = ready(&rt, &spec)?;
+        r.plan.prepare(&[0, 1])?;
+        let share_sets: [&[(usize, f64)]; 2] = [&[(0, 1.0)], &[(0, 0.5), (1, 0.5)]];
+        for shares in share_sets {
+            let mut hosts = Vec::with_capacity(p.n_launches);
+            let mut walls = Vec::with_capacity(p.n_launches);
+            for i in 0..p.n_launches + p.n_launches / 10 {
+                let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &LaunchOptions::default())?;
+                if rep.split != (shares.len() > 1) && shares.len() > 1 {
+                    return Err(anyhow!("{} did not split: {:?}", spec.kernel, rep.reason));
+                }
+                if i >= p.n_launches / 10 {
+                    hosts.push(rep.host_us);
+                    walls.push(rep.wall_ms * 1e3);
+                }
+            }
+            host.push(HostTime {
+                kernel: spec.kernel.clone(),
+                n_buffers,
+                n_devices: shares.len(),
+                n_elements,
+                host_us: median(&hosts),
+                wall_us: median(&walls),
+                n_launches: hosts.len(),
+            });
+        }
+    }
+    let (tiny, platform_version) = tiny(&rt, &p.vadd_source, n_elements, p.n_launches)?;
+    Ok(Output { host, tiny, platform_version })
+}
+
+/// The plain-opencl3 side of the comparison: one context and queue on the
+/// first PoCL device (no profiling: what a direct user would create), the
+/// program built once.
+struct Direct {
+    context: ClContext,
+    queue: CommandQueue,
+    kernel: Kernel,
+    a: Vec<i32>,
+    b: Vec<i32>,
+    c: Vec<i32>,
+}
+
+impl Direct {
+    fn new(source: &str, n: usize) -> Result<(Direct, String)> {
+        let platform = get_platforms()
+            .map_err(|e| anyhow!("clGetPlatformIDs: {e}"))?
+            .into_iter()
+            .next()
+            .context("no OpenCL platform")?;
+        let version = platform.version().map_err(|e| anyhow!("{e}"))?;
+        let id = *platform
+            .get_devices(CL_DEVICE_TYPE_ALL)
+            .map_err(|e| anyhow!("clGetDeviceIDs: {e}"))?
+            .first()
+            .context("no OpenCL device")?;
+        let context = ClContext::from_device(&Device::new(id)).map_err(|e| anyhow!("clCreateContext: {e}"))?;
+        let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+            .map_err(|e| anyhow!("clCreateCommandQueueWithProperties: {e}"))?;
+        let program = Program::create_and_build_from_source(&context, source, "-cl-std=CL1.2")
+            .map_err(|e| anyhow!("build vadd: {e}"))?;
+        let kernel = Kernel::create(&program, "vadd").map_err(|e| anyhow!("clCreateKernel: {e}"))?;
+        let a = (0..n as i32).collect();
+        let b = (0..n as i32).map(|x| 2 * x).collect();
+        Ok((Direct { context, queue, kernel, a, b, c: vec![0; n] }, version))
+    }
+
+    /// One launch: three buffers, two writes, the kernel, one read, finish.
+    fn launch(&mut self) -> Result<()> {
+        let n = self.a.len();
+        let e = |what: &'static str| move |err| anyhow!("{what}: {err}");
+        // SAFETY: no host pointer is given; the host vectors outlive the
+        // queue's finish below, which every enqueued command precedes.
+        unsafe {
+            let mut a = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                .map_err(e("clCreateBuffer"))?;
+            let mut b = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                .map_err(e("clCreateBuffer"))?;
+            let c = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                .map_err(e("clCreateBuffer"))?;
+            self.queue.enqueue_write_buffer(&mut a, CL_NON_BLOCKING, 0, &self.a, &[]).map_err(e("clEnqueueWriteBuffer"))?;
+            self.queue.enqueue_write_buffer(&mut b, CL_NON_BLOCKING, 0, &self.b, &[]).map_err(e("clEnqueueWriteBuffer"))?;
+            ExecuteKernel::new(&self.kernel)
+                .set_arg(&a)
+                .set_arg(&b)
+                .set_arg(&c)
+                .set_global_work_size(n)
+                .set_local_work_size(64)
+                .enqueue_nd_range(&self.queue)
+                .map_err(e("clEnqueueNDRangeKernel"))?;
+            self.queue.enqueue_read_buffer(&c, CL_NON_BLOCKING, 0, &mut self.c, &[]).map_err(e("clEnqueueReadBuffer"))?;
+            self.queue.finish().map_err(e("clFinish"))?;
+        }
+        Ok(())
+    }
+}
+
+fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(Tiny, String)> {
+    let spec = vadd_spec(vadd_source, n);
+    let mut r = ready(rt, &spec)?;
+    r.plan.prepare(&[0])?;
+    let (mut direct, version) = Direct::new(vadd_source, n as usize)?;
+    let opts = LaunchOptions::default();
+    let mut via_clpart = Vec::with_capacity(n_launches);
+    let mut via_direct = Vec::with_capacity(n_launches);
+    for i in 0..n_launches + n_launches / 10 {
+        let t = Instant::now();
+        launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 1.0)], &opts)?;
+        let c = t.elapsed().as_secs_f64() * 1e6;
+        let t = Instant::now();
+        direct.launch()?;
+        let d = t.elapsed().as_secs_f64() * 1e6;
+        if i >= n_launches / 10 {
+            via_clpart.push(c);
+            via_direct.push(d);
+        }
+    }
+    // the direct run computes a + 2a; check it did run
+    if direct.c.get(3) != Some(&9) {
+        return Err(anyhow!("the direct opencl3 launch computed {:?} for c[3], not 9", direct.c.get(3)));
+    }
+    let clpart_us = median(&via_clpart);
+    let direct_us = median(&via_direct);
+    Ok((
+        Tiny { n_elements: n, clpart_us, direct_us, ratio: clpart_us / direct_us, n_launches: via_clpart.len() },
+        version,
+    ))
+}

@@ -1,0 +1,275 @@
+/*
+ * clpart.h -- run one OpenCL kernel split across several OpenCL devices.
+ *
+ * An OpenCL application keeps its host code (platforms, devices, host
+ * arrays) and replaces the kernel launch:
+ *
+ *     clSetKernelArg(k, i, ...)            ->  clpart_plan_set_arg_*(plan, i, ...)
+ *     clEnqueueNDRangeKernel(q, k, dim,    ->  clpart_plan_launch_on(plan, dim,
+ *         offset, global, local, ...)             offset, global, local,
+ *                                                 n_devices, devices, shares)
+ *
+ * A plan analyzes the kernel (which array elements each slice of the
+ * NDRange touches), splits the NDRange into slices of whole work-groups by
+ * the shares, copies to each device only the ranges its slice reads, runs
+ * the slices on all devices at once and writes the outputs back into the
+ * application's host arrays, bit for bit what one device would produce.
+ * What cannot be proved safe to split runs whole on one device (the report
+ * says why); a split never changes a result.
+ *
+ * Build and link:   cc app.c $(pkg-config --cflags --libs clpart)
+ *
+ * STATUS AND ERRORS
+ *   Every function returns a status code (CLPART_SUCCESS or a negative
+ *   CLPART_* value), except clpart_last_error and clpart_status_name, which
+ *   return strings. After a failed call, clpart_last_error() gives a
+ *   one-line message naming the offending argument or value. No call
+ *   crashes on a NULL pointer where a pointer is required, on a NULL,
+ *   released or foreign plan handle (CLPART_INVALID_HANDLE), or on an
+ *   internal error (CLPART_PANIC): nothing unwinds into C.
+ *
+ * OWNERSHIP
+ *   - A plan is created by clpart_plan_create_* and owned by the caller
+ *     until clpart_plan_release; it owns everything it allocates (analysis
+ *     results, OpenCL programs, kernels, per-device buffers, reports).
+ *   - Strings and arrays passed in are read during the call only (they are
+ *     copied), except the host arrays of clpart_plan_set_arg_buffer: clpart
+ *     keeps the pointer, reads the array at every launch and writes the
+ *     kernel's outputs into it before the launch returns. It must stay valid
+ *     (and must not be freed or moved) until the last launch that uses it has
+ *     returned; clpart never frees it.
+ *   - Strings returned by clpart are owned by clpart: clpart_last_error's
+ *     until the next clpart call on the same thread, clpart_plan_report_text's
+ *     until the plan's next launch or release, clpart_status_name's forever.
+ *     Never free them.
+ *   - Out-parameters (out_*) are written by clpart; the caller owns the
+ *     storage.
+ *
+ * DEVICES AND OPENCL OBJECTS
+ *   clpart sees every device of every OpenCL platform (the ICD loader's
+ *   order), indexed 0 .. clpart_device_count()-1. The application may name
+ *   devices by index (clpart_plan_launch) or pass its own cl_device_ids
+ *   (clpart_plan_launch_on; handles from clGetDeviceIDs, not sub-devices).
+ *   clpart creates its own context and in-order queue per device and its own
+ *   buffers: the application's cl_context, cl_command_queue, cl_mem and
+ *   cl_kernel objects are not used (and not touched). Pass host arrays.
+ *   A launch is blocking: when it returns, the outputs are in the host
+ *   arrays and no clpart work is pending. Finish the application's own
+ *   queues that write those host arrays before launching.
+ *   PoCL reads POCL_DEVICES when OpenCL is first used in the process (for
+ *   example POCL_DEVICES="pthread basic" gives two CPU devices).
+ *
+ * THREAD SAFETY
+ *   A plan is not thread-safe: use each plan from one thread at a time.
+ *   Different plans may be created, launched and released concurrently from
+ *   different threads (launches that share a device take turns on it). The
+ *   functions without a plan argument are thread-safe. The last error
+ *   message is per thread.
+ */
+#ifndef CLPART_H
+#define CLPART_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status codes ---------------------------------------------------- */
+
+/* The call succeeded. */
+#define CLPART_SUCCESS 0
+/* A required pointer is NULL, a string is not UTF-8, or a value (shares,
+   device list, buffer aliasing) is invalid. */
+#define CLPART_INVALID_ARGUMENT -1
+/* The plan handle is NULL, already released, or not a plan. */
+#define CLPART_INVALID_HANDLE -2
+/* The kernel argument index is not below the kernel's argument count. */
+#define CLPART_INVALID_ARG_INDEX -3
+/* The kernel argument is of another kind (scalar, buffer or __local):
+   the message names the function that sets it. */
+#define CLPART_INVALID_ARG_KIND -4
+/* A size does not match: a scalar's size differs from the argument's type,
+   a buffer is not a whole number of elements, or a buffer is smaller than
+   the elements the NDRange accesses. */
+#define CLPART_SIZE_MISMATCH -5
+/* A launch found a kernel argument that was never set. */
+#define CLPART_ARGS_NOT_SET -6
+/* The work dimension, global, local or offset sizes are invalid (the global
+   size must be a multiple of the local size in every dimension). */
+#define CLPART_INVALID_NDRANGE -7
+/* No OpenCL device, or a device index or cl_device_id clpart does not know. */
+#define CLPART_DEVICE_NOT_FOUND -8
+/* The kernel source does not parse, or has no kernel of that name. */
+#define CLPART_ANALYSIS_FAILED -9
+/* The range file cannot be read, is corrupt, or has no kernel of that name. */
+#define CLPART_INVALID_RANGE_FILE -10
+/* The OpenCL compiler rejected the kernel (or its subkernel) on a device. */
+#define CLPART_BUILD_FAILED -11
+/* An OpenCL call failed during the launch. */
+#define CLPART_LAUNCH_FAILED -12
+/* Verification was on and the split result differs from an unsplit run
+   (the split result is in the host arrays; the message names the array and
+   element). */
+#define CLPART_VERIFY_FAILED -13
+/* A report was asked for before the plan's first successful launch. */
+#define CLPART_NO_REPORT -14
+/* An internal error (a bug in clpart) was caught; the message says where. */
+#define CLPART_PANIC -99
+
+/* ---- Types ----------------------------------------------------------- */
+
+/* A kernel ready to be launched split across devices. Opaque. */
+typedef struct clpart_plan clpart_plan;
+
+/* The outcome of a plan's last launch (clpart_plan_report). */
+typedef struct clpart_report {
+    int split;                    /* 1: ran split across devices; 0: ran whole on one device (the text report says why) */
+    int verified;                 /* 1: verified equal to an unsplit run; 0: differs; -1: verification off */
+    int analyzed;                 /* 1: this launch ran the analysis; 0: it reused a cached analysis or the range file */
+    cl_uint split_dim;            /* the NDRange dimension that was split (0 when it ran whole) */
+    cl_uint n_devices;            /* devices that ran work-groups: entries for clpart_plan_report_device */
+    uint64_t bytes_total;         /* bytes moved between host and devices, both directions, all devices */
+    uint64_t bytes_whole_buffers; /* bytes a split moving whole buffers would move */
+    uint64_t bytes_exact;         /* bytes of the distinct elements the slices touch; UINT64_MAX when unknown */
+    double analysis_ms;           /* time analyzing the kernel for this launch (0 when cached) */
+    double wall_ms;               /* time of transfers, kernels and gluing (no analysis, no verification) */
+} clpart_report;
+
+/* What one device did in a plan's last launch (clpart_plan_report_device). */
+typedef struct clpart_device_report {
+    cl_uint device_index;         /* the device's clpart index */
+    uint64_t work_groups;         /* work-groups it ran */
+    uint64_t slice_begin;         /* first work-group of its slice along the split dimension */
+    uint64_t slice_end;           /* one past the last */
+    uint64_t bytes_to_device;     /* bytes copied host to device */
+    uint64_t bytes_from_device;   /* bytes copied device to host */
+    double kernel_ms;             /* kernel time (OpenCL profiling) */
+} clpart_device_report;
+
+/* ---- Errors ---------------------------------------------------------- */
+
+/* The message of the last failed clpart call on this thread ("" when the
+   last call succeeded). Owned by clpart; valid until the next clpart call
+   on this thread. Never NULL. */
+const char *clpart_last_error(void);
+
+/* The name of a status code, e.g. "CLPART_SIZE_MISMATCH", or
+   "CLPART_UNKNOWN_STATUS". A static string. Never NULL. */
+const char *clpart_status_name(int status);
+
+/* ---- Devices --------------------------------------------------------- */
+
+/* The number of OpenCL devices clpart sees, over all platforms.
+   CLPART_DEVICE_NOT_FOUND when there is none. */
+int clpart_device_count(cl_uint *out_count);
+
+/* The name of device device_index, OpenCL style: with buf NULL, only
+   *out_size (bytes including the terminating NUL) is written; otherwise the
+   NUL-terminated name is copied into buf (buf_size bytes;
+   CLPART_SIZE_MISMATCH when too small). out_size may be NULL when buf is
+   given. */
+int clpart_device_name(cl_uint device_index, char *buf, size_t buf_size, size_t *out_size);
+
+/* The clpart index of one of the application's devices (a cl_device_id from
+   clGetDeviceIDs in this process). CLPART_DEVICE_NOT_FOUND for NULL, a
+   sub-device or an unknown handle. The handle is only compared. */
+int clpart_device_index(cl_device_id device, cl_uint *out_index);
+
+/* ---- Plans ----------------------------------------------------------- */
+
+/* Creates a plan for kernel kernel_name (NULL: the first kernel) of the
+   NUL-terminated OpenCL C source. build_options (NULL or e.g. "-DN=16
+   -DTYPE=float", separated by spaces; no quoting) are used both by the
+   analysis and by the OpenCL compiler. The source is parsed now
+   (CLPART_ANALYSIS_FAILED with file:line:col on a syntax error or an
+   unknown kernel name); the analysis runs at the first launch of each
+   distinct global size, local size and integer scalar argument values and
+   is cached in the plan (up to 16 configurations). On success *out_plan is
+   a new plan the caller releases with clpart_plan_release; on failure it is
+   set to NULL. */
+int clpart_plan_create_from_source(const char *source, const char *kernel_name, const char *build_options, clpart_plan **out_plan);
+
+/* Creates a plan for kernel kernel_name (NULL: the first kernel) of a range
+   file written by `clpart analyze -o FILE.ron` (nothing is analyzed at
+   launch). *out_plan as for clpart_plan_create_from_source. */
+int clpart_plan_create_from_range_file(const char *path, const char *kernel_name, clpart_plan **out_plan);
+
+/* The number of arguments of the plan's kernel. */
+int clpart_plan_num_args(const clpart_plan *plan, cl_uint *out_count);
+
+/* Sets a by-value argument as clSetKernelArg does: arg_size must be the
+   size of the argument's type (CLPART_SIZE_MISMATCH otherwise); the value
+   is copied. Integer scalars (e.g. a run-time width) may enter the
+   analysis. */
+int clpart_plan_set_arg_scalar(clpart_plan *plan, cl_uint arg_index, size_t arg_size, const void *arg_value);
+
+/* Sets a __global or __constant buffer argument to the host array host_ptr
+   of size_bytes bytes (a whole number of elements). clpart keeps the
+   pointer: at each launch it reads the array, and writes the kernel's
+   output into it (__global arrays only, and only when the kernel changed
+   them) before the launch returns. The array must stay valid until the
+   last launch that uses it has returned. Two buffer arguments must not
+   share memory when the kernel may write one of them
+   (CLPART_INVALID_ARGUMENT at launch). */
+int clpart_plan_set_arg_buffer(clpart_plan *plan, cl_uint arg_index, void *host_ptr, size_t size_bytes);
+
+/* Sets a __local pointer argument to size_bytes bytes per work-group, as
+   clSetKernelArg(k, i, size_bytes, NULL) does. */
+int clpart_plan_set_arg_local(clpart_plan *plan, cl_uint arg_index, size_t size_bytes);
+
+/* verify != 0: each launch also runs the kernel unsplit on one device and
+   compares every output byte (CLPART_VERIFY_FAILED on a difference). Off by
+   default; it costs an unsplit run. */
+int clpart_plan_set_verify(clpart_plan *plan, int verify);
+
+/* Runs the kernel over the NDRange split across devices, as
+   clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
+   are in the host arrays.
+   - work_dim: 1 to 3; global_offset: NULL (zeros) or work_dim sizes;
+     global_size: work_dim sizes.
+   - local_size: work_dim sizes, each dividing the global size. The
+     work-group is the split unit, so pass the size the kernel expects. NULL
+     lets clpart choose: the largest divisor of global_size[0] up to 64 in
+     dimension 0, 1 in the others.
+   - n_devices, device_indices, shares: the devices by clpart index (NULL:
+     0 .. n_devices-1) and their shares of the work-groups (NULL: even;
+     otherwise non-negative weights normalized by their sum, e.g. {86, 14}
+     or {0.86, 0.14}); n_devices 0 with both NULL: every device, even
+     shares.
+   Every argument must be set (CLPART_ARGS_NOT_SET names the first unset
+   one). The host arrays are unchanged when the launch fails before the
+   kernels run. */
+int clpart_plan_launch(clpart_plan *plan, cl_uint work_dim, const size_t *global_offset, const size_t *global_size, const size_t *local_size, cl_uint n_devices, const cl_uint *device_indices, const double *shares);
+
+/* As clpart_plan_launch, with the application's own devices: devices holds
+   n_devices cl_device_ids from clGetDeviceIDs (not sub-devices; see
+   clpart_device_index); shares as for clpart_plan_launch. */
+int clpart_plan_launch_on(clpart_plan *plan, cl_uint work_dim, const size_t *global_offset, const size_t *global_size, const size_t *local_size, cl_uint n_devices, const cl_device_id *devices, const double *shares);
+
+/* ---- Reports --------------------------------------------------------- */
+
+/* The report of the plan's last launch (CLPART_NO_REPORT before one). */
+int clpart_plan_report(const clpart_plan *plan, clpart_report *out_report);
+
+/* Device entry i (0 to n_devices-1 of clpart_plan_report) of the last
+   launch. */
+int clpart_plan_report_device(const clpart_plan *plan, cl_uint i, clpart_device_report *out_report);
+
+/* The last launch's report as text, several lines, as `clpart run` prints
+   it (devices, slices, bytes, times, why a kernel ran whole). *out_text is
+   owned by the plan: valid until its next launch or release. */
+int clpart_plan_report_text(const clpart_plan *plan, const char **out_text);
+
+/* Releases the plan and everything it owns (not the host arrays). The
+   handle is invalid afterwards; releasing it again returns
+   CLPART_INVALID_HANDLE. */
+int clpart_plan_release(clpart_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLPART_H */

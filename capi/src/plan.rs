@@ -1,0 +1,590 @@
+//! The safe side of a plan: the kernel's arguments as the application set
+//! them, the launcher plans (one per analyzed launch configuration for plans
+//! made from source), the last report.
+//!
+//! Host arrays are borrowed raw pointers: the C caller promises they stay
+//! valid until the launch that uses them returns. A launch copies each
+//! buffer into a launcher [`HostBuffer`], runs, and copies back every
+//! `__global` buffer whose bytes changed (so read-only arrays are never
+//! written, even when they live in read-only memory).
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use launcher::{
+    ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, RunReport, Runtime,
+};
+use ranges_format::{ArgInfo, ArgKind, KernelRanges, Mode, RangeFile};
+
+use crate::status::*;
+
+/// Most launcher plans a source plan keeps (one per distinct global size,
+/// local size and integer scalar values); the oldest goes first.
+const MAX_CACHED: usize = 16;
+
+/// The file name analysis messages use for source given as a string.
+pub(crate) const SOURCE_NAME: &str = "kernel.cl";
+
+/// The process's runtime: devices, contexts, queues and program cache,
+/// shared by every plan, created on first use.
+static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+
+pub(crate) fn runtime() -> Result<Runtime> {
+    let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(rt) = guard.as_ref() {
+        return Ok(rt.clone());
+    }
+    let rt = Runtime::new()?;
+    *guard = Some(rt.clone());
+    Ok(rt)
+}
+
+/// One argument as the application set it.
+#[derive(Clone, Debug)]
+pub(crate) enum ArgSlot {
+    Scalar { bytes: Vec<u8>, int: Option<i64> },
+    Buffer { ptr: *mut u8, len: usize },
+    Local { bytes: u64 },
+}
+
+/// Where the plan's ranges come from.
+enum Origin {
+    /// Analyzed at launch; launcher plans cached per launch configuration.
+    Source {
+        source: String,
+        build_options: Vec<String>,
+        cache: Vec<(LaunchKey, launcher::Plan)>,
+    },
+    /// A range file: one launcher plan, built at creation.
+    RangeFile { plan: Box<launcher::Plan> },
+}
+
+/// What the analysis of a launch depends on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LaunchKey {
+    global: Vec<u64>,
+    local: Vec<u64>,
+    /// Integer scalar arguments by index.
+    scalars: Vec<(u32, Option<i64>)>,
+}
+
+/// The last launch's report.
+pub(crate) struct Last {
+    pub(crate) report: RunReport,
+    pub(crate) text: CString,
+    pub(crate) analyzed: bool,
+    pub(crate) analysis_ms: f64,
+}
+
+/// A device selection for one launch: device indices with their shares.
+pub(crate) type Shares = Vec<(usize, f64)>;
+
+/// The state behind a `clpart_plan *`.
+pub(crate) struct PlanState {
+    kernel: String,
+    infos: Vec<ArgInfo>,
+    origin: Origin,
+    args: Vec<Option<ArgSlot>>,
+    verify: bool,
+    pub(crate) last: Option<Last>,
+}
+
+fn describe(info: &ArgInfo) -> String {
+    match info.kind {
+        ArgKind::Scalar => format!("{} ('{}', {})", info.index, info.name, info.elem_type),
+        ArgKind::GlobalBuffer => format!(
+            "{} ('{}', __global {}*)",
+            info.index, info.name, info.elem_type
+        ),
+        ArgKind::ConstantBuffer => format!(
+            "{} ('{}', __constant {}*)",
+            info.index, info.name, info.elem_type
+        ),
+        ArgKind::LocalBuffer => format!(
+            "{} ('{}', __local {}*)",
+            info.index, info.name, info.elem_type
+        ),
+    }
+}
+
+fn setter_for(kind: ArgKind) -> &'static str {
+    match kind {
+        ArgKind::Scalar => "clpart_plan_set_arg_scalar",
+        ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => "clpart_plan_set_arg_buffer",
+        ArgKind::LocalBuffer => "clpart_plan_set_arg_local",
+    }
+}
+
+fn sorted(mut infos: Vec<ArgInfo>) -> Vec<ArgInfo> {
+    infos.sort_by_key(|a| a.index);
+    infos
+}
+
+/// The integer value of a scalar argument's bytes, when its type is an
+/// integer scalar and the value fits an `i64`.
+fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
+    let elem = ElemType::parse(&info.elem_type, info.elem_size);
+    if !elem.is_integer_scalar() {
+        return None;
+    }
+    let kind = elem.scalar?;
+    let mut raw = [0u8; 8];
+    let n = bytes.len().min(8);
+    raw[..n].copy_from_slice(&bytes[..n]);
+    let unsigned = u64::from_le_bytes(raw);
+    let bits = 8 * n as u32;
+    if kind.is_signed() && bits > 0 && bits < 64 {
+        let shift = 64 - bits;
+        Some(((unsigned << shift) as i64) >> shift)
+    } else if kind.is_signed() {
+        Some(unsigned as i64)
+    } else {
+        i64::try_from(unsigned).ok()
+    }
+}
+
+/// The work-group size clpart picks when the application passes none: in
+/// dimension 0 the largest divisor of the global size up to 64, 1 in the
+/// others.
+pub(crate) fn default_local(global: &[u64]) -> Vec<u64> {
+    global
+        .iter()
+        .enumerate()
+        .map(|(d, &g)| {
+            if d == 0 {
+                (1..=g.clamp(1, 64)).rev().find(|l| g % l == 0).unwrap_or(1)
+            } else {
+                1
+            }
+        })
+        .collect()
+}
+
+impl PlanState {
+    /// A plan analyzed from source at each new launch configuration. The
+    /// source is parsed now (syntax errors and unknown kernel names fail
+    /// here); the analysis runs at launch.
+    pub(crate) fn from_source(
+        source: &str,
+        kernel: Option<&str>,
+        build_options: Vec<String>,
+    ) -> Result<PlanState> {
+        let analysis_err = |e: coarsen::CoarsenError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
+        let options = coarsen::ParseOptions {
+            clang_args: build_options.clone(),
+        };
+        let program =
+            coarsen::parse_program(SOURCE_NAME, source, &options).map_err(analysis_err)?;
+        let function = program.kernel(kernel).map_err(analysis_err)?;
+        let infos = sorted(partitioner::args::arg_infos(function));
+        Ok(PlanState {
+            kernel: function.name.clone(),
+            args: vec![None; infos.len()],
+            infos,
+            origin: Origin::Source {
+                source: source.to_string(),
+                build_options,
+                cache: Vec::new(),
+            },
+            verify: false,
+            last: None,
+        })
+    }
+
+    /// A plan for kernel `kernel` (default: the first) of a range file.
+    pub(crate) fn from_range_file(path: &str, kernel: Option<&str>) -> Result<PlanState> {
+        let file = RangeFile::read(path)
+            .map_err(|e| Error::new(CLPART_INVALID_RANGE_FILE, format!("{path}: {e}")))?;
+        let name = match kernel {
+            Some(k) => k.to_string(),
+            None => match file.kernels.first() {
+                Some(k) => k.name.clone(),
+                None => return err(CLPART_INVALID_RANGE_FILE, format!("{path}: the range file holds no kernel")),
+            },
+        };
+        let runtime = runtime()?;
+        let plan = launcher::Plan::new(&runtime, &file, &name).map_err(|e| {
+            let e = Error::from(e);
+            Error::new(e.code, format!("{path}: {}", e.message))
+        })?;
+        let infos = sorted(plan.kernel().args.clone());
+        Ok(PlanState {
+            kernel: name,
+            args: vec![None; infos.len()],
+            infos,
+            origin: Origin::RangeFile {
+                plan: Box::new(plan),
+            },
+            verify: false,
+            last: None,
+        })
+    }
+
+    pub(crate) fn n_args(&self) -> usize {
+        self.infos.len()
+    }
+
+    pub(crate) fn set_verify(&mut self, on: bool) {
+        self.verify = on;
+    }
+
+    /// The argument `index`, checked to be of a kind `ok` accepts.
+    fn arg_info(&self, index: u32, ok: &[ArgKind]) -> Result<&ArgInfo> {
+        let Some(info) = self.infos.get(index as usize) else {
+            let valid = self
+                .infos
+                .iter()
+                .map(|i| format!("{} '{}'", i.index, i.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return err(
+                CLPART_INVALID_ARG_INDEX,
+                format!(
+                    "argument index {index} is out of range: kernel '{}' has {} arguments ({valid})",
+                    self.kernel,
+                    self.infos.len()
+                ),
+            );
+        };
+        if !ok.contains(&info.kind) {
+            return err(
+                CLPART_INVALID_ARG_KIND,
+                format!(
+                    "argument {} is not set with this function; use {}",
+                    describe(info),
+                    setter_for(info.kind)
+                ),
+            );
+        }
+        Ok(info)
+    }
+
+    pub(crate) fn set_scalar(&mut self, index: u32, bytes: &[u8]) -> Result<()> {
+        let info = self.arg_info(index, &[ArgKind::Scalar])?;
+        if info.elem_size != 0 && bytes.len() != info.elem_size as usize {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!(
+                    "argument {}: the value has {} bytes, the argument {}",
+                    describe(info),
+                    bytes.len(),
+                    info.elem_size
+                ),
+            );
+        }
+        let int = int_value(info, bytes);
+        self.args[index as usize] = Some(ArgSlot::Scalar {
+            bytes: bytes.to_vec(),
+            int,
+        });
+        Ok(())
+    }
+
+    /// Records a host array (not null, checked by the caller); it is only
+    /// dereferenced by [`PlanState::launch`], whose contract covers it.
+    pub(crate) fn set_buffer(&mut self, index: u32, ptr: *mut u8, len: usize) -> Result<()> {
+        let info = self.arg_info(index, &[ArgKind::GlobalBuffer, ArgKind::ConstantBuffer])?;
+        if len == 0 {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("argument {}: the buffer size is 0 bytes", describe(info)),
+            );
+        }
+        let elem = ElemType::parse(&info.elem_type, info.elem_size);
+        let size = elem.size.max(1) as usize;
+        if len % size != 0 {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!(
+                    "argument {}: {len} bytes is not a whole number of {}-byte elements",
+                    describe(info),
+                    size
+                ),
+            );
+        }
+        self.args[index as usize] = Some(ArgSlot::Buffer { ptr, len });
+        Ok(())
+    }
+
+    pub(crate) fn set_local(&mut self, index: u32, bytes: u64) -> Result<()> {
+        let info = self.arg_info(index, &[ArgKind::LocalBuffer])?;
+        if bytes == 0 {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("argument {}: the __local size is 0 bytes", describe(info)),
+            );
+        }
+        self.args[index as usize] = Some(ArgSlot::Local { bytes });
+        Ok(())
+    }
+
+    /// The argument slots, or `CLPART_ARGS_NOT_SET` naming the first unset.
+    fn slots(&self) -> Result<Vec<ArgSlot>> {
+        self.args
+            .iter()
+            .zip(&self.infos)
+            .map(|(slot, info)| {
+                slot.clone().ok_or_else(|| {
+                    Error::new(
+                        CLPART_ARGS_NOT_SET,
+                        format!(
+                            "argument {} of kernel '{}' is not set (set it with {})",
+                            describe(info),
+                            self.kernel,
+                            setter_for(info.kind)
+                        ),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Runs the kernel over `nd` split by `shares`, the glued outputs landing
+    /// in the application's arrays.
+    ///
+    /// # Safety
+    /// Every buffer pointer set on this plan must be valid for reads and
+    /// writes of its length (the contract of `clpart_plan_set_arg_buffer`).
+    pub(crate) unsafe fn launch(&mut self, nd: &NdRange, shares: &Shares) -> Result<()> {
+        let slots = self.slots()?;
+        let runtime = runtime()?;
+        for &(d, _) in shares {
+            runtime.device(d)?;
+        }
+        let t0 = Instant::now();
+        let (plan, analyzed) =
+            launcher_plan(&mut self.origin, &self.kernel, &self.infos, nd, &slots)?;
+        let analysis_ms = if analyzed {
+            t0.elapsed().as_secs_f64() * 1e3
+        } else {
+            0.0
+        };
+        check_overlaps(plan.kernel(), &self.infos, &slots)?;
+
+        let mut values = Vec::with_capacity(slots.len());
+        for (slot, info) in slots.iter().zip(&self.infos) {
+            values.push(match slot {
+                ArgSlot::Scalar { bytes, int } => ArgValue::Scalar {
+                    bytes: bytes.clone(),
+                    int: *int,
+                },
+                ArgSlot::Local { bytes } => ArgValue::Local { bytes: *bytes },
+                ArgSlot::Buffer { ptr, len } => {
+                    // SAFETY: the caller's contract (see above).
+                    let host = unsafe { std::slice::from_raw_parts(*ptr, *len) };
+                    let elem = ElemType::parse(&info.elem_type, info.elem_size);
+                    ArgValue::Buffer(HostBuffer::from_bytes(elem, host.to_vec()))
+                }
+            });
+        }
+        let mut kargs = KernelArgs::from_values(&self.kernel, &self.infos, values)?;
+        let options = LaunchOptions {
+            verify: self.verify,
+            ..Default::default()
+        };
+        let report = launcher::launch(plan, nd, &mut kargs, shares, &options)?;
+
+        for (i, (slot, info)) in slots.iter().zip(&self.infos).enumerate() {
+            let (ArgSlot::Buffer { ptr, len }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
+                continue;
+            };
+            let Some(out) = kargs.buffer_at(i as u32) else {
+                continue;
+            };
+            // SAFETY: the caller's contract; `out` is the launcher's own copy.
+            let host = unsafe { std::slice::from_raw_parts_mut(*ptr, *len) };
+            if host[..] != out.as_bytes()[..] {
+                host.copy_from_slice(out.as_bytes());
+            }
+        }
+
+        let mut text = report.to_string();
+        if analyzed {
+            text.push_str(&format!("\n  analysis {analysis_ms:.3} ms"));
+        }
+        let verified = report.verified;
+        let mismatch = report.mismatch.clone();
+        self.last = Some(Last {
+            text: CString::new(text.replace('\0', " ")).unwrap_or_default(),
+            report,
+            analyzed,
+            analysis_ms,
+        });
+        if verified == Some(false) {
+            let at = mismatch
+                .map(|m| format!(": array '{}' differs first at element {}", m.array, m.elem_idx))
+                .unwrap_or_default();
+            return err(
+                CLPART_VERIFY_FAILED,
+                format!(
+                    "verification failed: the split run of kernel '{}' differs from the unsplit run{at}",
+                    self.kernel
+                ),
+            );
+        }
+        Ok(())
+    }
+
+}
+
+/// The launcher plan for this launch: the range file's, or the cached
+/// analysis of this configuration, or a new analysis. Also says whether the
+/// analysis ran now.
+fn launcher_plan<'a>(
+    origin: &'a mut Origin,
+    kernel: &str,
+    infos: &[ArgInfo],
+    nd: &NdRange,
+    slots: &[ArgSlot],
+) -> Result<(&'a mut launcher::Plan, bool)> {
+        let (source, build_options, cache) = match origin {
+            Origin::RangeFile { plan } => return Ok((plan.as_mut(), false)),
+            Origin::Source {
+                source,
+                build_options,
+                cache,
+            } => (source, build_options, cache),
+        };
+        let mut key = LaunchKey {
+            global: nd.global.clone(),
+            local: nd.local.clone(),
+            scalars: Vec::new(),
+        };
+        let mut scalars = BTreeMap::new();
+        for (slot, info) in slots.iter().zip(infos) {
+            if let ArgSlot::Scalar { bytes, int } = slot {
+                if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
+                    key.scalars.push((info.index, *int));
+                    if let Some(v) = int_value(info, bytes) {
+                        scalars.insert(info.name.clone(), v);
+                    }
+                }
+            }
+        }
+        if let Some(pos) = cache.iter().position(|(k, _)| *k == key) {
+            return Ok((&mut cache[pos].1, false));
+        }
+        let values = partitioner::LaunchValues {
+            global: nd.global.clone(),
+            local: nd.local.clone(),
+            scalars,
+        };
+        let runtime = runtime()?;
+        let file = match partitioner::analyze_for_launch(
+            SOURCE_NAME,
+            source,
+            build_options,
+            Some(kernel),
+            None,
+            &values,
+        ) {
+            Ok(file) => file,
+            // The source parsed at creation, so this is a limit of the
+            // analysis: run the kernel whole, with the reason in the report.
+            Err(e) => unsplit_file(source, build_options, kernel, infos, nd, &e.to_string()),
+        };
+        let plan = launcher::Plan::new(&runtime, &file, kernel)?;
+        if cache.len() >= MAX_CACHED {
+            cache.remove(0);
+        }
+        cache.push((key, plan));
+        let last = cache.len() - 1;
+        Ok((&mut cache[last].1, true))
+}
+
+/// A range file that runs the kernel whole, for a kernel the analysis
+/// could not handle.
+fn unsplit_file(
+    source: &str,
+    build_options: &[String],
+    kernel: &str,
+    infos: &[ArgInfo],
+    nd: &NdRange,
+    why: &str,
+) -> RangeFile {
+    let mut file = RangeFile::new(SOURCE_NAME, source);
+    file.build_options = build_options.to_vec();
+    file.kernels.push(KernelRanges {
+        name: kernel.to_string(),
+        work_dim: nd.work_dim(),
+        params: Vec::new(),
+        args: infos.to_vec(),
+        split_dim: None,
+        splittable: false,
+        reason: Some(format!("the analysis failed: {why}")),
+        arrays: Vec::new(),
+        assumptions: Vec::new(),
+        subkernel: None,
+        diagnostics: Vec::new(),
+    });
+    file
+}
+
+/// Refuses host arrays that overlap when one of them may be written: each
+/// argument is its own array to clpart (it copies them separately), so
+/// aliasing would change the kernel's result.
+fn check_overlaps(kernel: &KernelRanges, infos: &[ArgInfo], slots: &[ArgSlot]) -> Result<()> {
+    let may_write = |info: &ArgInfo| match kernel.arrays.iter().find(|a| a.arg_index == info.index) {
+        Some(a) => matches!(a.mode, Mode::W | Mode::RW),
+        None => info.kind == ArgKind::GlobalBuffer,
+    };
+    let buffers: Vec<(&ArgInfo, usize, usize)> = slots
+        .iter()
+        .zip(infos)
+        .filter_map(|(s, i)| match s {
+            ArgSlot::Buffer { ptr, len } => Some((i, *ptr as usize, *len)),
+            _ => None,
+        })
+        .collect();
+    for (k, &(a, pa, la)) in buffers.iter().enumerate() {
+        for &(b, pb, lb) in &buffers[..k] {
+            let overlap = pa < pb.saturating_add(lb) && pb < pa.saturating_add(la);
+            if overlap && (may_write(a) || may_write(b)) {
+                return err(
+                    CLPART_INVALID_ARGUMENT,
+                    format!(
+                        "arguments {} and {} share host memory and the kernel may write one of them; give each buffer argument its own array",
+                        describe(b),
+                        describe(a)
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(ty: &str, size: u32) -> ArgInfo {
+        ArgInfo {
+            index: 0,
+            name: "n".into(),
+            kind: ArgKind::Scalar,
+            elem_type: ty.into(),
+            elem_size: size,
+        }
+    }
+
+    #[test]
+    fn integer_values_are_sign_extended_by_type() {
+        assert_eq!(int_value(&info("int", 4), &(-3i32).to_le_bytes()), Some(-3));
+        assert_eq!(int_value(&info("uint", 4), &u32::MAX.to_le_bytes()), Some(u32::MAX as i64));
+        assert_eq!(int_value(&info("char", 1), &[0xff]), Some(-1));
+        assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
+        assert_eq!(int_value(&info("long", 8), &i64::MIN.to_le_bytes()), Some(i64::MIN));
+        assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
+    }
+
+    #[test]
+    fn default_local_divides_the_global_size() {
+        assert_eq!(default_local(&[1024]), vec![64]);
+        assert_eq!(default_local(&[1000, 7]), vec![50, 1]);
+        assert_eq!(default_local(&[97]), vec![1]);
+        assert_eq!(default_local(&[48, 64, 2]), vec![48, 1, 1]);
+    }
+}

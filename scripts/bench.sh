@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds the release binaries and runs every
+# benchmark (analysis time, launch overhead, bytes moved, co-execution,
+# peak memory): prints the tables and writes bench-results.json (and
+# bench-results.md). About 10 minutes on a 2-core machine. Extra arguments
+# go to clpart-bench (e.g. --quick, --only bytes,launch, --out FILE).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+cargo build --release -q -p clpart -p clpart-bench
+target="${CARGO_TARGET_DIR:-target}"
+exec "$target/release/clpart-bench" --out bench-results.json --markdown bench-results.md "$@"
