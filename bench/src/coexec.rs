@@ -60,7 +60,7 @@ pub fn worker(p: &Param) -> Result<Output> {
     let mut split_kernel = vec![Vec::new(), Vec::new()];
     let mut reference = None;
     let mut same_output = true;
-    let mut run = |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<(f64, Vec<f64>, Vec<u8>)> {
+    let run = |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<(f64, Vec<f64>, Vec<u8>)> {
         r.args = pristine.clone();
         let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
         if shares.len() > 1 && !rep.split {

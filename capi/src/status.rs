@@ -165,3 +165,35 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> c_int {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn message() -> String {
+        unsafe { CStr::from_ptr(last_error_ptr()) }
+            .to_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status_code() {
+        let code = guard(|| panic!("boom at {}", 42));
+        assert_eq!(code, CLPART_PANIC);
+        assert_eq!(message(), "internal error, a bug in clpart: boom at 42");
+        assert_eq!(guard(|| Ok(())), CLPART_SUCCESS);
+        assert_eq!(message(), "");
+    }
+
+    #[test]
+    fn errors_set_the_thread_message() {
+        let code = guard(|| err(CLPART_SIZE_MISMATCH, "a\0b"));
+        assert_eq!(code, CLPART_SIZE_MISMATCH);
+        assert_eq!(message(), "a b");
+        std::thread::spawn(|| assert_eq!(message(), "", "the message is per thread"))
+            .join()
+            .unwrap();
+    }
+}

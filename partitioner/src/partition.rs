@@ -140,13 +140,25 @@ impl<'a> Ctx<'a> {
         format!("[{}]", self.param_names.join(", "))
     }
 
+    /// With a known local size, slice bounds are multiples of it (whole work-groups).
+    fn aligned(&self, d: u32) -> String {
+        match self.local_size {
+            Some(ls) if ls[d as usize] > 1 => {
+                let l = ls[d as usize];
+                format!(" and exists (k_lo, k_hi : {SX_LO} = {l}k_lo and {SX_HI} = {l}k_hi)")
+            }
+            _ => String::new(),
+        }
+    }
+
     /// The work-items of the slice along `d`, within the NDRange.
     fn slice(&self, d: u32) -> Option<Set> {
         let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d} + ") } else { String::new() };
         let gs = self.gs(d);
         let text = format!(
-            "{} -> {{ W[x0, x1, x2] : {go}{SX_LO} <= x{d} < {go}{SX_HI} and 0 <= {SX_LO} < {SX_HI} <= {gs} }}",
-            self.params_header()
+            "{} -> {{ W[x0, x1, x2] : {go}{SX_LO} <= x{d} < {go}{SX_HI} and 0 <= {SX_LO} < {SX_HI} <= {gs}{} }}",
+            self.params_header(),
+            self.aligned(d)
         );
         let s = self.isl.set(&text)?;
         let dom = self.isl.set(&self.acc.domain)?;
@@ -162,7 +174,7 @@ impl<'a> Ctx<'a> {
 
     fn context_with_slice(&self, d: u32) -> Option<String> {
         let base = self.isl.set(&self.acc.context)?;
-        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {} }}", self.params_header(), self.gs(d)))?;
+        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d)))?;
         set_text(&base.intersect(s).ok()?)
     }
 
@@ -190,8 +202,10 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The linear bounds `[lower, upper]` of a footprint with `strides`.
-fn linear_range(fp: &Set, strides: &[String]) -> Option<Range> {
+/// The linear bounds `[lower, upper]` of a footprint with `strides`; the bounds
+/// are simplified against `context` (the parameters' context with the slice
+/// constraints), which removes existentials isl cannot eliminate by itself.
+fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
     if fp.is_empty().ok()? {
         return None;
     }
@@ -202,8 +216,12 @@ fn linear_range(fp: &Set, strides: &[String]) -> Option<Range> {
     let mut lows = Vec::new();
     let mut highs = Vec::new();
     for k in 0..n {
-        let lo = fp.copy().ok()?.dim_min(k as i32).ok()?;
-        let hi = fp.copy().ok()?.dim_max(k as i32).ok()?;
+        let mut lo = fp.copy().ok()?.dim_min(k as i32).ok()?;
+        let mut hi = fp.copy().ok()?.dim_max(k as i32).ok()?;
+        if let Some(c) = context {
+            lo = lo.gist_params(c.copy().ok()?).ok()?;
+            hi = hi.gist_params(c.copy().ok()?).ok()?;
+        }
         lows.push(PwExpr::parse(&pw_aff_text(&lo)?).ok()?);
         highs.push(PwExpr::parse(&pw_aff_text(&hi)?).ok()?);
     }
@@ -222,9 +240,18 @@ fn linear_range(fp: &Set, strides: &[String]) -> Option<Range> {
     Some(Range { lower: lower.to_string(), upper: upper.to_string() })
 }
 
-fn count_of(fp: &Set, context: Option<&str>) -> Option<Count> {
-    let text = set_text(fp)?;
-    let e = ehrhart::enumerate(&text, context).ok()?;
+/// The Ehrhart count of a footprint. The footprint is first simplified
+/// against the context and stripped of the parameters it does not involve
+/// (PolyLib's cost grows fast with dimensions); chamber domains are then
+/// valid within the context.
+fn count_of(fp: &Set, context: Option<&Set>) -> Option<Count> {
+    let mut fp = fp.copy().ok()?;
+    if let Some(c) = context {
+        fp = fp.gist_params(c.copy().ok()?).ok()?;
+    }
+    let fp = fp.drop_unused_params().ok()?;
+    let text = set_text(&fp)?;
+    let e = ehrhart::enumerate(&text, None).ok()?;
     Some(Count {
         terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
     })
@@ -476,18 +503,22 @@ fn array_ranges(
         fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
         return out;
     };
-    out.total = linear_range(&fp_total, &a.strides);
-    out.slice = linear_range(&fp_slice, &a.strides);
-    if out.total.is_none() && !fp_total.is_empty().unwrap_or(true) {
-        fail(&mut out, reasons, "the footprint bounds could not be computed");
+    let ctx_total_set = ctx_total.and_then(|t| cx.isl.set(t));
+    let ctx_slice_set = ctx_slice.and_then(|t| cx.isl.set(t));
+    out.total = linear_range(&fp_total, &a.strides, ctx_total_set.as_ref());
+    out.slice = linear_range(&fp_slice, &a.strides, ctx_slice_set.as_ref());
+    if (out.total.is_none() && !fp_total.is_empty().unwrap_or(true)) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
+        out.total = None;
+        out.slice = None;
+        fail(&mut out, reasons, "the footprint bounds could not be expressed (isl limit or an unsupported bound form)");
         return out;
     }
     if let Some(r) = &reads {
-        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&f, &a.strides));
+        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&f, &a.strides, ctx_slice_set.as_ref()));
     }
     if let Some(w) = &writes {
         let wfp = cx.footprint(w, slice);
-        out.write_slice = wfp.as_ref().and_then(|f| linear_range(f, &a.strides));
+        out.write_slice = wfp.as_ref().and_then(|f| linear_range(f, &a.strides, ctx_slice_set.as_ref()));
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
         let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
@@ -513,14 +544,14 @@ fn array_ranges(
             None
         };
         let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(&f, ctx_slice)),
+            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(&f, ctx_slice_set.as_ref())),
             _ => None,
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
     if !options.no_counts {
-        out.count_total = count_of(&fp_total, ctx_total);
-        out.count_slice = count_of(&fp_slice, ctx_slice);
+        out.count_total = count_of(&fp_total, ctx_total_set.as_ref());
+        out.count_slice = count_of(&fp_slice, ctx_slice_set.as_ref());
     }
     out
 }
