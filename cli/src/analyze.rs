@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use partitioner::PartitionOptions;
-use ranges_format::{ArrayStatus, Mode};
+use ranges_format::ArrayStatus;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -91,13 +91,6 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
     Ok(o)
 }
 
-fn mode(m: Mode) -> &'static str {
-    match m {
-        Mode::R => "r",
-        Mode::W => "w",
-        Mode::RW => "rw",
-    }
-}
 
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
@@ -146,7 +139,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
                             ArrayStatus::Whole { reason } => ("whole", Some(reason.clone())),
                         };
                         serde_json::json!({
-                            "name": a.name, "arg_index": a.arg_index, "mode": mode(a.mode),
+                            "name": a.name, "arg_index": a.arg_index, "mode": a.mode.as_str(),
                             "status": status, "reason": reason,
                             "elem_type": a.elem_type, "elem_size": a.elem_size,
                             "total": a.total.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),

@@ -76,18 +76,10 @@ fn unsupported(program: &Program, kernel: &str, span: &Span, message: &str) -> C
 }
 
 fn reachable_helpers(program: &Program, kernel: &str) -> BTreeSet<String> {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![kernel.to_string()];
-    while let Some(n) = stack.pop() {
-        if let Some(f) = program.function(&n) {
-            for c in callees(&f.body) {
-                if program.function(&c).is_some_and(|g| !g.is_kernel) && seen.insert(c.clone()) {
-                    stack.push(c);
-                }
-            }
-        }
-    }
-    seen
+    called_functions(&program.functions, kernel)
+        .into_iter()
+        .filter(|n| program.function(n).is_some_and(|f| !f.is_kernel))
+        .collect()
 }
 
 /// C spelling of a type (address spaces dropped).

@@ -456,23 +456,31 @@ impl Program {
 
     /// Unsupported-construct diagnostics of a function and of the helpers it calls.
     pub fn unsupported_in(&self, function: &str) -> Vec<&Diagnostic> {
-        let mut names = vec![function.to_string()];
-        let mut i = 0;
-        while i < names.len() {
-            if let Some(f) = self.function(&names[i]) {
-                for callee in callees(&f.body) {
-                    if self.function(&callee).is_some() && !names.contains(&callee) {
-                        names.push(callee);
-                    }
-                }
-            }
-            i += 1;
-        }
+        let mut names = called_functions(&self.functions, function);
+        names.push(function.to_string());
         self.diagnostics
             .iter()
             .filter(|d| d.kind == DiagKind::Unsupported && d.function.as_ref().is_some_and(|f| names.contains(f)))
             .collect()
     }
+}
+
+/// The functions of `functions` that `from` calls, directly or through other
+/// functions of the list; `from` itself is included only when it is recursive.
+pub fn called_functions(functions: &[Function], from: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(n) = stack.pop() {
+        if let Some(f) = functions.iter().find(|f| f.name == n) {
+            for c in callees(&f.body) {
+                if functions.iter().any(|g| g.name == c) && !found.contains(&c) {
+                    found.push(c.clone());
+                    stack.push(c);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Names of all functions called in `body` (helpers and builtins).

@@ -51,31 +51,12 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
     }
     // Recursion is outside the subset.
     for f in &functions {
-        if calls_reach(&functions, &f.name, &f.name) {
+        if called_functions(&functions, &f.name).contains(&f.name) {
             cx.function = f.name.clone();
             cx.unsupported(&f.span, format!("function '{}' is recursive", f.name));
         }
     }
     Ok(Program { file: file.to_string(), source: source.to_string(), functions, diagnostics: cx.diags })
-}
-
-fn calls_reach(functions: &[Function], from: &str, target: &str) -> bool {
-    let mut seen = vec![from.to_string()];
-    let mut stack = vec![from.to_string()];
-    while let Some(n) = stack.pop() {
-        if let Some(f) = functions.iter().find(|f| f.name == n) {
-            for c in callees(&f.body) {
-                if c == target {
-                    return true;
-                }
-                if !seen.contains(&c) {
-                    seen.push(c.clone());
-                    stack.push(c);
-                }
-            }
-        }
-    }
-    false
 }
 
 struct Cx {

@@ -2,16 +2,9 @@
 //! mode, status, total and per-slice ranges, counts and write verdict (the
 //! thesis's tables 4.3 and 4.4).
 
-use ranges_format::{ArrayStatus, KernelRanges, Mode, ParamSource};
+use ranges_format::{ArrayStatus, KernelRanges, ParamSource};
 use std::fmt::Write;
 
-fn mode(m: Mode) -> &'static str {
-    match m {
-        Mode::R => "r",
-        Mode::W => "w",
-        Mode::RW => "rw",
-    }
-}
 
 /// The human-readable report of one kernel.
 pub fn human(k: &KernelRanges) -> String {
@@ -35,7 +28,7 @@ pub fn human(k: &KernelRanges) -> String {
         writeln!(s, "  slice: {} (along dimension {}, relative to the global offset)", slice.join(", "), k.split_dim.unwrap_or(0)).unwrap();
     }
     for a in &k.arrays {
-        writeln!(s, "  array {} ({} {}), mode {}", a.name, a.elem_type, if a.elem_size > 0 { format!("{} bytes", a.elem_size) } else { String::new() }, mode(a.mode)).unwrap();
+        writeln!(s, "  array {} ({} {}), mode {}", a.name, a.elem_type, if a.elem_size > 0 { format!("{} bytes", a.elem_size) } else { String::new() }, a.mode.as_str()).unwrap();
         match &a.status {
             ArrayStatus::Bounded => writeln!(s, "    status: bounded").unwrap(),
             ArrayStatus::Whole { reason } => {

@@ -35,10 +35,8 @@ const REWRITTEN: [WorkItemFn; 4] = [WorkItemFn::GroupId, WorkItemFn::GlobalSize,
 pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subkernel, SubkernelError> {
     let k = program.function(kernel).filter(|f| f.is_kernel).ok_or_else(|| SubkernelError::NoKernel(kernel.into()))?;
     // Helpers must not use the builtins we rewrite: they have no access to the extra arguments.
-    for f in program.functions.iter().filter(|f| !f.is_kernel) {
-        if !calls_reach(program, kernel, &f.name) {
-            continue;
-        }
+    let reached = called_functions(&program.functions, kernel);
+    for f in program.functions.iter().filter(|f| !f.is_kernel && reached.contains(&f.name)) {
         let mut bad = None;
         visit_exprs(&f.body, &mut |e| {
             if let ExprKind::WorkItem(w, _) = &e.kind {
@@ -176,25 +174,6 @@ struct Edit {
     at: usize,
     del: usize,
     text: String,
-}
-
-fn calls_reach(program: &Program, from: &str, target: &str) -> bool {
-    let mut seen = vec![from.to_string()];
-    let mut i = 0;
-    while i < seen.len() {
-        if let Some(f) = program.function(&seen[i].clone()) {
-            for c in callees(&f.body) {
-                if c == target {
-                    return true;
-                }
-                if !seen.contains(&c) {
-                    seen.push(c);
-                }
-            }
-        }
-        i += 1;
-    }
-    false
 }
 
 fn uses_in_macro(body: &[Stmt], w: WorkItemFn, src: &str) -> bool {

@@ -137,6 +137,17 @@ pub enum Mode {
     RW,
 }
 
+impl Mode {
+    /// `r`, `w` or `rw`, as reports print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::R => "r",
+            Mode::W => "w",
+            Mode::RW => "rw",
+        }
+    }
+}
+
 /// Whether an array's footprint is bounded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ArrayStatus {
