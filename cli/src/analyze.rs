@@ -41,6 +41,13 @@ pub struct AnalyzeArgs {
     /// Specialize on a scalar argument's value (repeatable): NAME=VALUE.
     #[arg(long, value_name = "NAME=VALUE")]
     pub specialize: Vec<String>,
+    /// Also print the ranges at these values, as in the thesis's tables:
+    /// NAME=VALUE,... (gs<d>, ls<d>, scalar arguments).
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    pub at: Option<String>,
+    /// With --at: the number of equal slices to show.
+    #[arg(long, default_value_t = 2)]
+    pub slices: u32,
     /// Skip the Ehrhart counts.
     #[arg(long)]
     pub no_counts: bool,
@@ -155,8 +162,26 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file, "kernels": kernels }))?);
         return Ok(0);
     }
+    let at = match &args.at {
+        Some(t) => {
+            let mut m = std::collections::BTreeMap::new();
+            for part in t.split(',') {
+                let (n, v) = part.split_once('=').with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
+                let v: i64 = v.trim().parse().with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
+                m.insert(n.trim().to_string(), v);
+            }
+            Some(m)
+        }
+        None => None,
+    };
     for k in &rf.kernels {
         print!("{}", partitioner::report::human(k));
+        if let Some(m) = &at {
+            match partitioner::report::table_at(k, m, args.slices.max(1)) {
+                Ok(t) => print!("{t}"),
+                Err(e) => bail!("kernel '{}': {e}", k.name),
+            }
+        }
     }
     if let Some(out) = &args.output {
         eprintln!("wrote {}", out.display());
