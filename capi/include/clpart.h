@@ -208,9 +208,9 @@ int clpart_plan_set_arg_scalar(clpart_plan *plan, cl_uint arg_index, size_t arg_
 
 /* Sets a __global or __constant buffer argument to the host array host_ptr
    of size_bytes bytes (a whole number of elements). clpart keeps the
-   pointer: at each launch it reads the array, and writes the kernel's
-   output into it (__global arrays only, and only when the kernel changed
-   them) before the launch returns. The array must stay valid until the
+   pointer: at each launch it copies the array (the kernel works on the
+   copy), and writes the kernel's output back into it (__global arrays
+   only, and only when the kernel changed them) before the launch returns. The array must stay valid until the
    last launch that uses it has returned. Two buffer arguments must not
    share memory when the kernel may write one of them
    (CLPART_INVALID_ARGUMENT at launch). */
@@ -240,8 +240,8 @@ int clpart_plan_set_verify(clpart_plan *plan, int verify);
      or {0.86, 0.14}); n_devices 0 with both NULL: every device, even
      shares.
    Every argument must be set (CLPART_ARGS_NOT_SET names the first unset
-   one). The host arrays are unchanged when the launch fails before the
-   kernels run. */
+   one). When a launch fails the host arrays are unchanged, except with
+   CLPART_VERIFY_FAILED, where they hold the split result. */
 int clpart_plan_launch(clpart_plan *plan, cl_uint work_dim, const size_t *global_offset, const size_t *global_size, const size_t *local_size, cl_uint n_devices, const cl_uint *device_indices, const double *shares);
 
 /* As clpart_plan_launch, with the application's own devices: devices holds

@@ -136,9 +136,12 @@ unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str> {
         return err(CLPART_INVALID_ARGUMENT, format!("{what} is NULL"));
     }
     // SAFETY: the caller's contract.
-    unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map_err(|_| Error::new(CLPART_INVALID_ARGUMENT, format!("{what} is not valid utf-8")))
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| {
+        Error::new(
+            CLPART_INVALID_ARGUMENT,
+            format!("{what} is not valid utf-8"),
+        )
+    })
 }
 
 /// Like [`c_str`], NULL giving `None`.
@@ -382,7 +385,10 @@ pub unsafe extern "C" fn clpart_plan_set_arg_buffer(
             return err(CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
         }
         if size_bytes > isize::MAX as usize {
-            return err(CLPART_SIZE_MISMATCH, format!("size_bytes {size_bytes} is too large"));
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("size_bytes {size_bytes} is too large"),
+            );
         }
         s.set_buffer(arg_index, host_ptr.cast::<u8>(), size_bytes)
     })
@@ -455,7 +461,8 @@ unsafe fn ndrange(
         Some(o) => to_u64(o),
         None => vec![0; n],
     };
-    NdRange::with_offset(&global, &local, &offset).map_err(|e| Error::new(CLPART_INVALID_NDRANGE, e.to_string()))
+    NdRange::with_offset(&global, &local, &offset)
+        .map_err(|e| Error::new(CLPART_INVALID_NDRANGE, e.to_string()))
 }
 
 /// Pairs devices with their shares: NULL shares are even, others are
@@ -560,7 +567,9 @@ pub unsafe extern "C" fn clpart_plan_launch_on(
             let Some(d) = (unsafe { array(devices, n_devices as usize) }) else {
                 return err(CLPART_INVALID_ARGUMENT, "devices is NULL");
             };
-            d.iter().map(|&id| device_index(id)).collect::<Result<Vec<_>>>()?
+            d.iter()
+                .map(|&id| device_index(id))
+                .collect::<Result<Vec<_>>>()?
         };
         let shares = unsafe { self::shares(indices, shares) }?;
         unsafe { s.launch(&nd, &shares) }

@@ -171,7 +171,8 @@ impl PlanState {
         kernel: Option<&str>,
         build_options: Vec<String>,
     ) -> Result<PlanState> {
-        let analysis_err = |e: coarsen::CoarsenError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
+        let analysis_err =
+            |e: coarsen::CoarsenError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
         let options = coarsen::ParseOptions {
             clang_args: build_options.clone(),
         };
@@ -201,7 +202,12 @@ impl PlanState {
             Some(k) => k.to_string(),
             None => match file.kernels.first() {
                 Some(k) => k.name.clone(),
-                None => return err(CLPART_INVALID_RANGE_FILE, format!("{path}: the range file holds no kernel")),
+                None => {
+                    return err(
+                        CLPART_INVALID_RANGE_FILE,
+                        format!("{path}: the range file holds no kernel"),
+                    )
+                }
             },
         };
         let runtime = runtime()?;
@@ -294,7 +300,7 @@ impl PlanState {
         }
         let elem = ElemType::parse(&info.elem_type, info.elem_size);
         let size = elem.size.max(1) as usize;
-        if len % size != 0 {
+        if !len.is_multiple_of(size) {
             return err(
                 CLPART_SIZE_MISMATCH,
                 format!(
@@ -414,7 +420,12 @@ impl PlanState {
         });
         if verified == Some(false) {
             let at = mismatch
-                .map(|m| format!(": array '{}' differs first at element {}", m.array, m.elem_idx))
+                .map(|m| {
+                    format!(
+                        ": array '{}' differs first at element {}",
+                        m.array, m.elem_idx
+                    )
+                })
                 .unwrap_or_default();
             return err(
                 CLPART_VERIFY_FAILED,
@@ -426,7 +437,6 @@ impl PlanState {
         }
         Ok(())
     }
-
 }
 
 /// The launcher plan for this launch: the range file's, or the cached
@@ -439,59 +449,59 @@ fn launcher_plan<'a>(
     nd: &NdRange,
     slots: &[ArgSlot],
 ) -> Result<(&'a mut launcher::Plan, bool)> {
-        let (source, build_options, cache) = match origin {
-            Origin::RangeFile { plan } => return Ok((plan.as_mut(), false)),
-            Origin::Source {
-                source,
-                build_options,
-                cache,
-            } => (source, build_options, cache),
-        };
-        let mut key = LaunchKey {
-            global: nd.global.clone(),
-            local: nd.local.clone(),
-            scalars: Vec::new(),
-        };
-        let mut scalars = BTreeMap::new();
-        for (slot, info) in slots.iter().zip(infos) {
-            if let ArgSlot::Scalar { bytes, int } = slot {
-                if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
-                    key.scalars.push((info.index, *int));
-                    if let Some(v) = int_value(info, bytes) {
-                        scalars.insert(info.name.clone(), v);
-                    }
+    let (source, build_options, cache) = match origin {
+        Origin::RangeFile { plan } => return Ok((plan.as_mut(), false)),
+        Origin::Source {
+            source,
+            build_options,
+            cache,
+        } => (source, build_options, cache),
+    };
+    let mut key = LaunchKey {
+        global: nd.global.clone(),
+        local: nd.local.clone(),
+        scalars: Vec::new(),
+    };
+    let mut scalars = BTreeMap::new();
+    for (slot, info) in slots.iter().zip(infos) {
+        if let ArgSlot::Scalar { bytes, int } = slot {
+            if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
+                key.scalars.push((info.index, *int));
+                if let Some(v) = int_value(info, bytes) {
+                    scalars.insert(info.name.clone(), v);
                 }
             }
         }
-        if let Some(pos) = cache.iter().position(|(k, _)| *k == key) {
-            return Ok((&mut cache[pos].1, false));
-        }
-        let values = partitioner::LaunchValues {
-            global: nd.global.clone(),
-            local: nd.local.clone(),
-            scalars,
-        };
-        let runtime = runtime()?;
-        let file = match partitioner::analyze_for_launch(
-            SOURCE_NAME,
-            source,
-            build_options,
-            Some(kernel),
-            None,
-            &values,
-        ) {
-            Ok(file) => file,
-            // The source parsed at creation, so this is a limit of the
-            // analysis: run the kernel whole, with the reason in the report.
-            Err(e) => unsplit_file(source, build_options, kernel, infos, nd, &e.to_string()),
-        };
-        let plan = launcher::Plan::new(&runtime, &file, kernel)?;
-        if cache.len() >= MAX_CACHED {
-            cache.remove(0);
-        }
-        cache.push((key, plan));
-        let last = cache.len() - 1;
-        Ok((&mut cache[last].1, true))
+    }
+    if let Some(pos) = cache.iter().position(|(k, _)| *k == key) {
+        return Ok((&mut cache[pos].1, false));
+    }
+    let values = partitioner::LaunchValues {
+        global: nd.global.clone(),
+        local: nd.local.clone(),
+        scalars,
+    };
+    let runtime = runtime()?;
+    let file = match partitioner::analyze_for_launch(
+        SOURCE_NAME,
+        source,
+        build_options,
+        Some(kernel),
+        None,
+        &values,
+    ) {
+        Ok(file) => file,
+        // The source parsed at creation, so this is a limit of the
+        // analysis: run the kernel whole, with the reason in the report.
+        Err(e) => unsplit_file(source, build_options, kernel, infos, nd, &e.to_string()),
+    };
+    let plan = launcher::Plan::new(&runtime, &file, kernel)?;
+    if cache.len() >= MAX_CACHED {
+        cache.remove(0);
+    }
+    cache.push((key, plan));
+    let last = cache.len() - 1;
+    Ok((&mut cache[last].1, true))
 }
 
 /// A range file that runs the kernel whole, for a kernel the analysis
@@ -526,7 +536,8 @@ fn unsplit_file(
 /// argument is its own array to clpart (it copies them separately), so
 /// aliasing would change the kernel's result.
 fn check_overlaps(kernel: &KernelRanges, infos: &[ArgInfo], slots: &[ArgSlot]) -> Result<()> {
-    let may_write = |info: &ArgInfo| match kernel.arrays.iter().find(|a| a.arg_index == info.index) {
+    let may_write = |info: &ArgInfo| match kernel.arrays.iter().find(|a| a.arg_index == info.index)
+    {
         Some(a) => matches!(a.mode, Mode::W | Mode::RW),
         None => info.kind == ArgKind::GlobalBuffer,
     };
@@ -573,10 +584,16 @@ mod tests {
     #[test]
     fn integer_values_are_sign_extended_by_type() {
         assert_eq!(int_value(&info("int", 4), &(-3i32).to_le_bytes()), Some(-3));
-        assert_eq!(int_value(&info("uint", 4), &u32::MAX.to_le_bytes()), Some(u32::MAX as i64));
+        assert_eq!(
+            int_value(&info("uint", 4), &u32::MAX.to_le_bytes()),
+            Some(u32::MAX as i64)
+        );
         assert_eq!(int_value(&info("char", 1), &[0xff]), Some(-1));
         assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
-        assert_eq!(int_value(&info("long", 8), &i64::MIN.to_le_bytes()), Some(i64::MIN));
+        assert_eq!(
+            int_value(&info("long", 8), &i64::MIN.to_le_bytes()),
+            Some(i64::MIN)
+        );
         assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
     }
 

@@ -124,7 +124,10 @@ pub(crate) fn last_error_ptr() -> *const c_char {
 
 /// The status name of a code, or `None`.
 pub(crate) fn status_cname(code: c_int) -> Option<&'static std::ffi::CStr> {
-    STATUS_NAMES.iter().find(|(c, _)| *c == code).map(|(_, n)| *n)
+    STATUS_NAMES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| *n)
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

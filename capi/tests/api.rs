@@ -8,7 +8,8 @@ use std::sync::Once;
 
 use clpart::*;
 
-const VADD: &str = "__kernel void vadd(__global const int *a, __global const int *b, __global int *c)\n\
+const VADD: &str =
+    "__kernel void vadd(__global const int *a, __global const int *b, __global int *c)\n\
 {\n    int i = get_global_id(0);\n    c[i] = a[i] + b[i];\n}\n";
 
 const SCALE: &str = "// two kernels, a scalar and a __local buffer\n\
@@ -26,7 +27,10 @@ fn setup() {
 }
 
 fn last_error() -> String {
-    unsafe { CStr::from_ptr(clpart_last_error()) }.to_str().unwrap().to_string()
+    unsafe { CStr::from_ptr(clpart_last_error()) }
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Asserts a status code and that the message contains `needle`.
@@ -42,12 +46,18 @@ fn expect(status: c_int, want: c_int, needle: &str) {
     );
     assert!(msg.contains(needle), "message '{msg}' lacks '{needle}'");
     if want != CLPART_SUCCESS {
-        assert!(!msg.is_empty() && !msg.ends_with('.') && !msg.contains('\n'), "message '{msg}'");
+        assert!(
+            !msg.is_empty() && !msg.ends_with('.') && !msg.contains('\n'),
+            "message '{msg}'"
+        );
     }
 }
 
 fn name(status: c_int) -> String {
-    unsafe { CStr::from_ptr(clpart_status_name(status)) }.to_str().unwrap().to_string()
+    unsafe { CStr::from_ptr(clpart_status_name(status)) }
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 fn plan_from(source: &str, kernel: Option<&str>) -> *mut clpart_plan {
@@ -55,7 +65,12 @@ fn plan_from(source: &str, kernel: Option<&str>) -> *mut clpart_plan {
     let k = kernel.map(|k| CString::new(k).unwrap());
     let mut plan = null_mut();
     let st = unsafe {
-        clpart_plan_create_from_source(src.as_ptr(), k.as_ref().map_or(null(), |k| k.as_ptr()), null(), &mut plan)
+        clpart_plan_create_from_source(
+            src.as_ptr(),
+            k.as_ref().map_or(null(), |k| k.as_ptr()),
+            null(),
+            &mut plan,
+        )
     };
     expect(st, CLPART_SUCCESS, "");
     assert!(!plan.is_null());
@@ -64,7 +79,12 @@ fn plan_from(source: &str, kernel: Option<&str>) -> *mut clpart_plan {
 
 fn set_buffer<T>(plan: *mut clpart_plan, index: u32, data: &mut [T]) -> c_int {
     unsafe {
-        clpart_plan_set_arg_buffer(plan, index, data.as_mut_ptr().cast(), std::mem::size_of_val(data))
+        clpart_plan_set_arg_buffer(
+            plan,
+            index,
+            data.as_mut_ptr().cast(),
+            std::mem::size_of_val(data),
+        )
     }
 }
 
@@ -86,7 +106,11 @@ fn launch(plan: *mut clpart_plan, global: &[usize], local: &[usize], shares: &[f
 
 fn report(plan: *mut clpart_plan) -> clpart_report {
     let mut r = clpart_report::default();
-    expect(unsafe { clpart_plan_report(plan, &mut r) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_report(plan, &mut r) },
+        CLPART_SUCCESS,
+        "",
+    );
     r
 }
 
@@ -101,44 +125,134 @@ fn null_and_dead_handles_are_refused() {
     let mut buf = [0i32; 4];
     let size = [4usize];
     unsafe {
-        expect(clpart_plan_num_args(null(), &mut n), CLPART_INVALID_HANDLE, "the plan is NULL");
-        expect(clpart_plan_set_arg_scalar(null_mut(), 0, 4, (&v as *const i32).cast()), CLPART_INVALID_HANDLE, "NULL");
-        expect(set_buffer(null_mut(), 0, &mut buf), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_set_arg_local(null_mut(), 0, 16), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_set_verify(null_mut(), 1), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_launch(null_mut(), 1, null(), size.as_ptr(), null(), 0, null(), null()), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_launch_on(null_mut(), 1, null(), size.as_ptr(), null(), 0, null(), null()), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_report(null(), &mut r), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_report_device(null(), 0, &mut d), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_report_text(null(), &mut text), CLPART_INVALID_HANDLE, "NULL");
-        expect(clpart_plan_release(null_mut()), CLPART_INVALID_HANDLE, "NULL");
+        expect(
+            clpart_plan_num_args(null(), &mut n),
+            CLPART_INVALID_HANDLE,
+            "the plan is NULL",
+        );
+        expect(
+            clpart_plan_set_arg_scalar(null_mut(), 0, 4, (&v as *const i32).cast()),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            set_buffer(null_mut(), 0, &mut buf),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_set_arg_local(null_mut(), 0, 16),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_set_verify(null_mut(), 1),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_launch(
+                null_mut(),
+                1,
+                null(),
+                size.as_ptr(),
+                null(),
+                0,
+                null(),
+                null(),
+            ),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_launch_on(
+                null_mut(),
+                1,
+                null(),
+                size.as_ptr(),
+                null(),
+                0,
+                null(),
+                null(),
+            ),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_report(null(), &mut r),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_report_device(null(), 0, &mut d),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_report_text(null(), &mut text),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
+        expect(
+            clpart_plan_release(null_mut()),
+            CLPART_INVALID_HANDLE,
+            "NULL",
+        );
 
         // a pointer that was never a plan is not dereferenced
         let bogus = 0x1000usize as *mut clpart_plan;
-        expect(clpart_plan_num_args(bogus, &mut n), CLPART_INVALID_HANDLE, "not a live plan");
-        expect(clpart_plan_release(bogus), CLPART_INVALID_HANDLE, "not a live plan");
+        expect(
+            clpart_plan_num_args(bogus, &mut n),
+            CLPART_INVALID_HANDLE,
+            "not a live plan",
+        );
+        expect(
+            clpart_plan_release(bogus),
+            CLPART_INVALID_HANDLE,
+            "not a live plan",
+        );
 
         // released twice, used after release
         let plan = plan_from(VADD, None);
         expect(clpart_plan_release(plan), CLPART_SUCCESS, "");
         assert_eq!(last_error(), "", "success clears the message");
-        expect(clpart_plan_release(plan), CLPART_INVALID_HANDLE, "not a live plan");
-        expect(set_buffer(plan, 0, &mut buf), CLPART_INVALID_HANDLE, "not a live plan");
+        expect(
+            clpart_plan_release(plan),
+            CLPART_INVALID_HANDLE,
+            "not a live plan",
+        );
+        expect(
+            set_buffer(plan, 0, &mut buf),
+            CLPART_INVALID_HANDLE,
+            "not a live plan",
+        );
     }
 }
 
 #[test]
 fn creation_errors() {
     setup();
-    let mut plan = 0x1 as *mut clpart_plan;
+    let mut plan = std::ptr::dangling_mut::<clpart_plan>();
     let src = CString::new(VADD).unwrap();
     unsafe {
-        expect(clpart_plan_create_from_source(null(), null(), null(), &mut plan), CLPART_INVALID_ARGUMENT, "source is NULL");
+        expect(
+            clpart_plan_create_from_source(null(), null(), null(), &mut plan),
+            CLPART_INVALID_ARGUMENT,
+            "source is NULL",
+        );
         assert!(plan.is_null(), "out_plan is set to NULL on failure");
-        expect(clpart_plan_create_from_source(src.as_ptr(), null(), null(), null_mut()), CLPART_INVALID_ARGUMENT, "out_plan is NULL");
+        expect(
+            clpart_plan_create_from_source(src.as_ptr(), null(), null(), null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "out_plan is NULL",
+        );
 
         let bad = CString::new("__kernel void k(__global int *a) { a[0] = ; }").unwrap();
-        expect(clpart_plan_create_from_source(bad.as_ptr(), null(), null(), &mut plan), CLPART_ANALYSIS_FAILED, "kernel.cl:1:");
+        expect(
+            clpart_plan_create_from_source(bad.as_ptr(), null(), null(), &mut plan),
+            CLPART_ANALYSIS_FAILED,
+            "kernel.cl:1:",
+        );
         assert!(plan.is_null());
 
         let missing = CString::new("nope").unwrap();
@@ -149,8 +263,16 @@ fn creation_errors() {
         );
 
         let path = CString::new("/nonexistent/k.ranges.ron").unwrap();
-        expect(clpart_plan_create_from_range_file(path.as_ptr(), null(), &mut plan), CLPART_INVALID_RANGE_FILE, "/nonexistent/k.ranges.ron");
-        expect(clpart_plan_create_from_range_file(null(), null(), &mut plan), CLPART_INVALID_ARGUMENT, "path is NULL");
+        expect(
+            clpart_plan_create_from_range_file(path.as_ptr(), null(), &mut plan),
+            CLPART_INVALID_RANGE_FILE,
+            "/nonexistent/k.ranges.ron",
+        );
+        expect(
+            clpart_plan_create_from_range_file(null(), null(), &mut plan),
+            CLPART_INVALID_ARGUMENT,
+            "path is NULL",
+        );
 
         let not_utf8 = [0xffu8, 0xfe, 0];
         expect(
@@ -172,38 +294,113 @@ fn argument_errors() {
     unsafe {
         expect(clpart_plan_num_args(plan, &mut n), CLPART_SUCCESS, "");
         assert_eq!(n, 4);
-        expect(clpart_plan_num_args(plan, null_mut()), CLPART_INVALID_ARGUMENT, "out_count is NULL");
+        expect(
+            clpart_plan_num_args(plan, null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "out_count is NULL",
+        );
 
         expect(set_buffer(plan, 7, &mut x), CLPART_INVALID_ARG_INDEX, "argument index 7 is out of range: kernel 'scale' has 4 arguments (0 'x', 1 'f', 2 'n', 3 'tmp')");
-        expect(clpart_plan_set_arg_scalar(plan, 4, 4, (&f as *const f32).cast()), CLPART_INVALID_ARG_INDEX, "argument index 4");
-        expect(clpart_plan_set_arg_local(plan, 99, 4), CLPART_INVALID_ARG_INDEX, "argument index 99");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 4, 4, (&f as *const f32).cast()),
+            CLPART_INVALID_ARG_INDEX,
+            "argument index 4",
+        );
+        expect(
+            clpart_plan_set_arg_local(plan, 99, 4),
+            CLPART_INVALID_ARG_INDEX,
+            "argument index 99",
+        );
 
         // wrong kind: the message names the right setter
-        expect(clpart_plan_set_arg_scalar(plan, 0, 4, (&f as *const f32).cast()), CLPART_INVALID_ARG_KIND, "use clpart_plan_set_arg_buffer");
-        expect(set_buffer(plan, 1, &mut x), CLPART_INVALID_ARG_KIND, "argument 1 ('f', float) is not set with this function; use clpart_plan_set_arg_scalar");
-        expect(clpart_plan_set_arg_local(plan, 0, 64), CLPART_INVALID_ARG_KIND, "use clpart_plan_set_arg_buffer");
-        expect(set_buffer(plan, 3, &mut x), CLPART_INVALID_ARG_KIND, "use clpart_plan_set_arg_local");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 0, 4, (&f as *const f32).cast()),
+            CLPART_INVALID_ARG_KIND,
+            "use clpart_plan_set_arg_buffer",
+        );
+        expect(
+            set_buffer(plan, 1, &mut x),
+            CLPART_INVALID_ARG_KIND,
+            "argument 1 ('f', float) is not set with this function; use clpart_plan_set_arg_scalar",
+        );
+        expect(
+            clpart_plan_set_arg_local(plan, 0, 64),
+            CLPART_INVALID_ARG_KIND,
+            "use clpart_plan_set_arg_buffer",
+        );
+        expect(
+            set_buffer(plan, 3, &mut x),
+            CLPART_INVALID_ARG_KIND,
+            "use clpart_plan_set_arg_local",
+        );
 
         // sizes
-        expect(clpart_plan_set_arg_scalar(plan, 1, 8, (&wide as *const f64).cast()), CLPART_SIZE_MISMATCH, "the value has 8 bytes, the argument 4");
-        expect(clpart_plan_set_arg_scalar(plan, 1, 4, null()), CLPART_INVALID_ARGUMENT, "arg_value is NULL");
-        expect(clpart_plan_set_arg_buffer(plan, 0, x.as_mut_ptr().cast(), 6), CLPART_SIZE_MISMATCH, "6 bytes is not a whole number of 4-byte elements");
-        expect(clpart_plan_set_arg_buffer(plan, 0, x.as_mut_ptr().cast(), 0), CLPART_SIZE_MISMATCH, "0 bytes");
-        expect(clpart_plan_set_arg_buffer(plan, 0, null_mut(), 16), CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
-        expect(clpart_plan_set_arg_local(plan, 3, 0), CLPART_SIZE_MISMATCH, "0 bytes");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 1, 8, (&wide as *const f64).cast()),
+            CLPART_SIZE_MISMATCH,
+            "the value has 8 bytes, the argument 4",
+        );
+        expect(
+            clpart_plan_set_arg_scalar(plan, 1, 4, null()),
+            CLPART_INVALID_ARGUMENT,
+            "arg_value is NULL",
+        );
+        expect(
+            clpart_plan_set_arg_buffer(plan, 0, x.as_mut_ptr().cast(), 6),
+            CLPART_SIZE_MISMATCH,
+            "6 bytes is not a whole number of 4-byte elements",
+        );
+        expect(
+            clpart_plan_set_arg_buffer(plan, 0, x.as_mut_ptr().cast(), 0),
+            CLPART_SIZE_MISMATCH,
+            "0 bytes",
+        );
+        expect(
+            clpart_plan_set_arg_buffer(plan, 0, null_mut(), 16),
+            CLPART_INVALID_ARGUMENT,
+            "host_ptr is NULL",
+        );
+        expect(
+            clpart_plan_set_arg_local(plan, 3, 0),
+            CLPART_SIZE_MISMATCH,
+            "0 bytes",
+        );
 
         // launch before every argument is set
         expect(set_buffer(plan, 0, &mut x), CLPART_SUCCESS, "");
-        expect(clpart_plan_set_arg_scalar(plan, 1, 4, (&f as *const f32).cast()), CLPART_SUCCESS, "");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 1, 4, (&f as *const f32).cast()),
+            CLPART_SUCCESS,
+            "",
+        );
         expect(launch(plan, &[64], &[16], &[0.5, 0.5]), CLPART_ARGS_NOT_SET, "argument 2 ('n', int) of kernel 'scale' is not set (set it with clpart_plan_set_arg_scalar)");
         let mut r = clpart_report::default();
-        expect(clpart_plan_report(plan, &mut r), CLPART_NO_REPORT, "not been launched");
-        assert!(x.iter().all(|&v| v == 1.0), "a refused launch leaves the arrays alone");
+        expect(
+            clpart_plan_report(plan, &mut r),
+            CLPART_NO_REPORT,
+            "not been launched",
+        );
+        assert!(
+            x.iter().all(|&v| v == 1.0),
+            "a refused launch leaves the arrays alone"
+        );
 
         let n_val = 60i32;
-        expect(clpart_plan_set_arg_scalar(plan, 2, 4, (&n_val as *const i32).cast()), CLPART_SUCCESS, "");
-        expect(launch(plan, &[64], &[16], &[0.5, 0.5]), CLPART_ARGS_NOT_SET, "argument 3 ('tmp', __local float*)");
-        expect(clpart_plan_set_arg_local(plan, 3, 16 * 4), CLPART_SUCCESS, "");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 2, 4, (&n_val as *const i32).cast()),
+            CLPART_SUCCESS,
+            "",
+        );
+        expect(
+            launch(plan, &[64], &[16], &[0.5, 0.5]),
+            CLPART_ARGS_NOT_SET,
+            "argument 3 ('tmp', __local float*)",
+        );
+        expect(
+            clpart_plan_set_arg_local(plan, 3, 16 * 4),
+            CLPART_SUCCESS,
+            "",
+        );
 
         // now it runs: scalar, __local and the guard all work
         expect(launch(plan, &[64], &[16], &[0.5, 0.5]), CLPART_SUCCESS, "");
@@ -224,46 +421,133 @@ fn launch_errors() {
     assert_eq!(set_buffer(plan, 2, &mut c), CLPART_SUCCESS);
     let g = [256usize, 1, 1, 1];
     unsafe {
-        let dims = |w: u32| clpart_plan_launch(plan, w, null(), g.as_ptr(), null(), 0, null(), null());
-        expect(dims(0), CLPART_INVALID_NDRANGE, "work_dim 0 is not 1, 2 or 3");
+        let dims =
+            |w: u32| clpart_plan_launch(plan, w, null(), g.as_ptr(), null(), 0, null(), null());
+        expect(
+            dims(0),
+            CLPART_INVALID_NDRANGE,
+            "work_dim 0 is not 1, 2 or 3",
+        );
         expect(dims(4), CLPART_INVALID_NDRANGE, "work_dim 4");
-        expect(clpart_plan_launch(plan, 1, null(), null(), null(), 0, null(), null()), CLPART_INVALID_NDRANGE, "global_size is NULL");
-        expect(launch(plan, &[256], &[48], &[1.0]), CLPART_INVALID_NDRANGE, "global size 256 is not a multiple of local size 48");
-        expect(launch(plan, &[256], &[0], &[1.0]), CLPART_INVALID_NDRANGE, "at least 1");
+        expect(
+            clpart_plan_launch(plan, 1, null(), null(), null(), 0, null(), null()),
+            CLPART_INVALID_NDRANGE,
+            "global_size is NULL",
+        );
+        expect(
+            launch(plan, &[256], &[48], &[1.0]),
+            CLPART_INVALID_NDRANGE,
+            "global size 256 is not a multiple of local size 48",
+        );
+        expect(
+            launch(plan, &[256], &[0], &[1.0]),
+            CLPART_INVALID_NDRANGE,
+            "at least 1",
+        );
 
         // shares and devices
-        expect(launch(plan, &[256], &[64], &[0.5, -0.5]), CLPART_INVALID_ARGUMENT, "shares[1] is '-0.5'");
-        expect(launch(plan, &[256], &[64], &[0.0, 0.0]), CLPART_INVALID_ARGUMENT, "sum to 0");
-        expect(launch(plan, &[256], &[64], &[f64::NAN]), CLPART_INVALID_ARGUMENT, "shares[0] is 'NaN'");
+        expect(
+            launch(plan, &[256], &[64], &[0.5, -0.5]),
+            CLPART_INVALID_ARGUMENT,
+            "shares[1] is '-0.5'",
+        );
+        expect(
+            launch(plan, &[256], &[64], &[0.0, 0.0]),
+            CLPART_INVALID_ARGUMENT,
+            "sum to 0",
+        );
+        expect(
+            launch(plan, &[256], &[64], &[f64::NAN]),
+            CLPART_INVALID_ARGUMENT,
+            "shares[0] is 'NaN'",
+        );
         let nine = [0u32, 9];
         let sh = [0.5, 0.5];
         expect(
-            clpart_plan_launch(plan, 1, null(), g.as_ptr(), null(), 2, nine.as_ptr(), sh.as_ptr()),
+            clpart_plan_launch(
+                plan,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                2,
+                nine.as_ptr(),
+                sh.as_ptr(),
+            ),
             CLPART_DEVICE_NOT_FOUND,
             "unknown device 9 (valid devices: 0, 1)",
         );
         let twice = [1u32, 1];
-        expect(clpart_plan_launch(plan, 1, null(), g.as_ptr(), null(), 2, twice.as_ptr(), sh.as_ptr()), CLPART_INVALID_ARGUMENT, "listed twice");
-        expect(clpart_plan_launch(plan, 1, null(), g.as_ptr(), null(), 0, null(), sh.as_ptr()), CLPART_INVALID_ARGUMENT, "n_devices is 0");
+        expect(
+            clpart_plan_launch(
+                plan,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                2,
+                twice.as_ptr(),
+                sh.as_ptr(),
+            ),
+            CLPART_INVALID_ARGUMENT,
+            "listed twice",
+        );
+        expect(
+            clpart_plan_launch(plan, 1, null(), g.as_ptr(), null(), 0, null(), sh.as_ptr()),
+            CLPART_INVALID_ARGUMENT,
+            "n_devices is 0",
+        );
         let foreign: [cl_device_id; 1] = [0x1234 as *mut c_void];
-        expect(clpart_plan_launch_on(plan, 1, null(), g.as_ptr(), null(), 1, foreign.as_ptr(), null()), CLPART_DEVICE_NOT_FOUND, "is none of clpart's devices");
-        expect(clpart_plan_launch_on(plan, 1, null(), g.as_ptr(), null(), 1, null(), null()), CLPART_INVALID_ARGUMENT, "devices is NULL");
+        expect(
+            clpart_plan_launch_on(
+                plan,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                1,
+                foreign.as_ptr(),
+                null(),
+            ),
+            CLPART_DEVICE_NOT_FOUND,
+            "is none of clpart's devices",
+        );
+        expect(
+            clpart_plan_launch_on(plan, 1, null(), g.as_ptr(), null(), 1, null(), null()),
+            CLPART_INVALID_ARGUMENT,
+            "devices is NULL",
+        );
 
         // the NDRange reads past the buffers
         expect(launch(plan, &[512], &[64], &[0.5, 0.5]), CLPART_SIZE_MISMATCH, "argument 'a' is too small for this ndrange: the kernel accesses elements 0..=511 but the buffer holds 256");
-        assert!(c.iter().all(|&v| v == 0), "a failed launch leaves the arrays alone");
+        assert!(
+            c.iter().all(|&v| v == 0),
+            "a failed launch leaves the arrays alone"
+        );
 
         // the output aliases an input
         assert_eq!(set_buffer(plan, 2, &mut a), CLPART_SUCCESS);
-        expect(launch(plan, &[256], &[64], &[0.5, 0.5]), CLPART_INVALID_ARGUMENT, "share host memory");
+        expect(
+            launch(plan, &[256], &[64], &[0.5, 0.5]),
+            CLPART_INVALID_ARGUMENT,
+            "share host memory",
+        );
         assert_eq!(set_buffer(plan, 2, &mut c), CLPART_SUCCESS);
 
         // report entries
         expect(launch(plan, &[256], &[64], &[0.5, 0.5]), CLPART_SUCCESS, "");
         assert!(c.iter().all(|&v| v == 3));
         let mut d = clpart_device_report::default();
-        expect(clpart_plan_report_device(plan, 2, &mut d), CLPART_INVALID_ARGUMENT, "device entry 2 is out of range: the last launch used 2 devices");
-        expect(clpart_plan_report_device(plan, 0, null_mut()), CLPART_INVALID_ARGUMENT, "out_report is NULL");
+        expect(
+            clpart_plan_report_device(plan, 2, &mut d),
+            CLPART_INVALID_ARGUMENT,
+            "device entry 2 is out of range: the last launch used 2 devices",
+        );
+        expect(
+            clpart_plan_report_device(plan, 0, null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "out_report is NULL",
+        );
         expect(clpart_plan_release(plan), CLPART_SUCCESS, "");
     }
 }
@@ -275,22 +559,60 @@ fn devices_are_listed_and_named() {
     unsafe {
         expect(clpart_device_count(&mut n), CLPART_SUCCESS, "");
         assert_eq!(n, 2, "POCL_DEVICES='pthread basic' gives two devices");
-        expect(clpart_device_count(null_mut()), CLPART_INVALID_ARGUMENT, "out_count is NULL");
+        expect(
+            clpart_device_count(null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "out_count is NULL",
+        );
         let mut size = 0usize;
-        expect(clpart_device_name(1, null_mut(), 0, &mut size), CLPART_SUCCESS, "");
+        expect(
+            clpart_device_name(1, null_mut(), 0, &mut size),
+            CLPART_SUCCESS,
+            "",
+        );
         assert!(size > 1);
         let mut buf = vec![0u8; size];
-        expect(clpart_device_name(1, buf.as_mut_ptr().cast(), size, null_mut()), CLPART_SUCCESS, "");
+        expect(
+            clpart_device_name(1, buf.as_mut_ptr().cast(), size, null_mut()),
+            CLPART_SUCCESS,
+            "",
+        );
         let name = CStr::from_bytes_with_nul(&buf).unwrap().to_str().unwrap();
-        assert!(launcher::devices().unwrap()[1].name == name, "device 1 is '{name}'");
-        expect(clpart_device_name(1, buf.as_mut_ptr().cast(), 2, null_mut()), CLPART_SIZE_MISMATCH, "too small");
-        expect(clpart_device_name(5, buf.as_mut_ptr().cast(), size, null_mut()), CLPART_DEVICE_NOT_FOUND, "unknown device 5");
-        expect(clpart_device_name(0, null_mut(), 0, null_mut()), CLPART_INVALID_ARGUMENT, "both NULL");
+        assert!(
+            launcher::devices().unwrap()[1].name == name,
+            "device 1 is '{name}'"
+        );
+        expect(
+            clpart_device_name(1, buf.as_mut_ptr().cast(), 2, null_mut()),
+            CLPART_SIZE_MISMATCH,
+            "too small",
+        );
+        expect(
+            clpart_device_name(5, buf.as_mut_ptr().cast(), size, null_mut()),
+            CLPART_DEVICE_NOT_FOUND,
+            "unknown device 5",
+        );
+        expect(
+            clpart_device_name(0, null_mut(), 0, null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "both NULL",
+        );
         let mut idx = 0u32;
-        expect(clpart_device_index(null_mut(), &mut idx), CLPART_DEVICE_NOT_FOUND, "NULL");
-        expect(clpart_device_index(0x99 as cl_device_id, null_mut()), CLPART_INVALID_ARGUMENT, "out_index is NULL");
+        expect(
+            clpart_device_index(null_mut(), &mut idx),
+            CLPART_DEVICE_NOT_FOUND,
+            "NULL",
+        );
+        expect(
+            clpart_device_index(0x99 as cl_device_id, null_mut()),
+            CLPART_INVALID_ARGUMENT,
+            "out_index is NULL",
+        );
         assert_eq!(name_of(clpart_status_name(12345)), "CLPART_UNKNOWN_STATUS");
-        assert_eq!(name_of(clpart_status_name(CLPART_SIZE_MISMATCH)), "CLPART_SIZE_MISMATCH");
+        assert_eq!(
+            name_of(clpart_status_name(CLPART_SIZE_MISMATCH)),
+            "CLPART_SIZE_MISMATCH"
+        );
     }
 }
 
@@ -314,7 +636,10 @@ fn matmul_ref(a: &[f32], b: &[f32], w: usize, h: usize) -> Vec<f32> {
 
 fn close(got: &[f32], want: &[f32]) {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "element {i}: {g} vs {w}");
+        assert!(
+            (g - w).abs() <= 1e-4 * w.abs().max(1.0),
+            "element {i}: {g} vs {w}"
+        );
     }
 }
 
@@ -333,8 +658,16 @@ fn matmul_splits_caches_its_analysis_and_verifies() {
             assert_eq!(set_buffer(plan, 0, &mut c), CLPART_SUCCESS);
             assert_eq!(set_buffer(plan, 1, &mut a2), CLPART_SUCCESS);
             assert_eq!(set_buffer(plan, 2, &mut b2), CLPART_SUCCESS);
-            expect(clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()), CLPART_SUCCESS, "");
-            expect(clpart_plan_set_verify(plan, verify as c_int), CLPART_SUCCESS, "");
+            expect(
+                clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()),
+                CLPART_SUCCESS,
+                "",
+            );
+            expect(
+                clpart_plan_set_verify(plan, verify as c_int),
+                CLPART_SUCCESS,
+                "",
+            );
         }
         expect(launch(plan, &[w, h], &[16, 8], shares), CLPART_SUCCESS, "");
         close(&c, &matmul_ref(&a, &b, w, h));
@@ -342,26 +675,48 @@ fn matmul_splits_caches_its_analysis_and_verifies() {
         report(plan)
     };
     let r1 = run(64, 48, &[0.86, 0.14], false);
-    assert_eq!((r1.split, r1.n_devices, r1.analyzed, r1.verified), (1, 2, 1, -1));
+    assert_eq!(
+        (r1.split, r1.n_devices, r1.analyzed, r1.verified),
+        (1, 2, 1, -1)
+    );
     assert!(r1.bytes_total < r1.bytes_whole_buffers, "{r1:?}");
     let r2 = run(64, 48, &[30.0, 70.0], true);
-    assert_eq!((r2.analyzed, r2.verified, r2.analysis_ms), (0, 1, 0.0), "same configuration: cached");
+    assert_eq!(
+        (r2.analyzed, r2.verified, r2.analysis_ms),
+        (0, 1, 0.0),
+        "same configuration: cached"
+    );
     let r3 = run(32, 16, &[1.0, 1.0], true);
-    assert_eq!((r3.split, r3.analyzed, r3.verified), (1, 1, 1), "a new width is analyzed");
+    assert_eq!(
+        (r3.split, r3.analyzed, r3.verified),
+        (1, 1, 1),
+        "a new width is analyzed"
+    );
 
     let mut sum = 0;
     for i in 0..r3.n_devices {
         let mut d = clpart_device_report::default();
-        expect(unsafe { clpart_plan_report_device(plan, i, &mut d) }, CLPART_SUCCESS, "");
+        expect(
+            unsafe { clpart_plan_report_device(plan, i, &mut d) },
+            CLPART_SUCCESS,
+            "",
+        );
         assert_eq!(d.device_index, i);
         assert!(d.slice_end > d.slice_begin && d.bytes_to_device > 0);
         sum += d.bytes_to_device + d.bytes_from_device;
     }
     assert_eq!(sum, r3.bytes_total);
     let mut text: *const c_char = null();
-    expect(unsafe { clpart_plan_report_text(plan, &mut text) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_report_text(plan, &mut text) },
+        CLPART_SUCCESS,
+        "",
+    );
     let text = name_of(text);
-    assert!(text.starts_with("kernel 'matmul', global 32x16 local 16x8, split along dimension"), "{text}");
+    assert!(
+        text.starts_with("kernel 'matmul', global 32x16 local 16x8, split along dimension"),
+        "{text}"
+    );
     assert!(text.contains("verified"), "{text}");
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
@@ -370,7 +725,8 @@ fn matmul_splits_caches_its_analysis_and_verifies() {
 fn range_file_plans_and_app_devices() {
     setup();
     // a range file as `clpart analyze -o` writes it
-    let (_, file) = partitioner::analyze_source("vadd.cl", VADD, &[], None, &Default::default()).unwrap();
+    let (_, file) =
+        partitioner::analyze_source("vadd.cl", VADD, &[], None, &Default::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vadd.ranges.ron");
     file.write_atomic(&path).unwrap();
@@ -379,8 +735,16 @@ fn range_file_plans_and_app_devices() {
     let wrong = CString::new("vsub").unwrap();
     let mut plan = null_mut();
     unsafe {
-        expect(clpart_plan_create_from_range_file(cpath.as_ptr(), wrong.as_ptr(), &mut plan), CLPART_INVALID_RANGE_FILE, "no such kernel in the range file (valid kernels: vadd)");
-        expect(clpart_plan_create_from_range_file(cpath.as_ptr(), kernel.as_ptr(), &mut plan), CLPART_SUCCESS, "");
+        expect(
+            clpart_plan_create_from_range_file(cpath.as_ptr(), wrong.as_ptr(), &mut plan),
+            CLPART_INVALID_RANGE_FILE,
+            "no such kernel in the range file (valid kernels: vadd)",
+        );
+        expect(
+            clpart_plan_create_from_range_file(cpath.as_ptr(), kernel.as_ptr(), &mut plan),
+            CLPART_SUCCESS,
+            "",
+        );
     }
     let n = 1000usize;
     let a: Vec<i32> = (0..n as i32).collect();
@@ -401,7 +765,16 @@ fn range_file_plans_and_app_devices() {
         expect(clpart_device_index(ids[1], &mut idx), CLPART_SUCCESS, "");
         assert_eq!(idx, 1);
         expect(
-            clpart_plan_launch_on(plan, 1, null(), global.as_ptr(), local.as_ptr(), 2, devices.as_ptr(), shares.as_ptr()),
+            clpart_plan_launch_on(
+                plan,
+                1,
+                null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                2,
+                devices.as_ptr(),
+                shares.as_ptr(),
+            ),
             CLPART_SUCCESS,
             "",
         );
@@ -412,19 +785,42 @@ fn range_file_plans_and_app_devices() {
     let r = report(plan);
     assert_eq!((r.split, r.analyzed, r.n_devices), (1, 0, 2));
     let mut d = clpart_device_report::default();
-    expect(unsafe { clpart_plan_report_device(plan, 0, &mut d) }, CLPART_SUCCESS, "");
-    assert_eq!((d.device_index, d.slice_begin), (1, 0), "the first entry is the first device given");
-    assert_eq!(d.work_groups, 31, "a quarter of 125 work-groups, rounded by the largest remainder");
+    expect(
+        unsafe { clpart_plan_report_device(plan, 0, &mut d) },
+        CLPART_SUCCESS,
+        "",
+    );
+    assert_eq!(
+        (d.device_index, d.slice_begin),
+        (1, 0),
+        "the first entry is the first device given"
+    );
+    assert_eq!(
+        d.work_groups, 31,
+        "a quarter of 125 work-groups, rounded by the largest remainder"
+    );
 
     // NULL local size: clpart picks 50 (the largest divisor of 1000 up to 64)
     c.iter_mut().for_each(|v| *v = 0);
     unsafe {
-        expect(clpart_plan_launch(plan, 1, null(), global.as_ptr(), null(), 0, null(), null()), CLPART_SUCCESS, "");
+        expect(
+            clpart_plan_launch(plan, 1, null(), global.as_ptr(), null(), 0, null(), null()),
+            CLPART_SUCCESS,
+            "",
+        );
     }
     assert!((0..n).all(|i| c[i] == a[i] + b[i]));
     let mut text: *const c_char = null();
-    expect(unsafe { clpart_plan_report_text(plan, &mut text) }, CLPART_SUCCESS, "");
-    assert!(name_of(text).contains("global 1000 local 50"), "{}", name_of(text));
+    expect(
+        unsafe { clpart_plan_report_text(plan, &mut text) },
+        CLPART_SUCCESS,
+        "",
+    );
+    assert!(
+        name_of(text).contains("global 1000 local 50"),
+        "{}",
+        name_of(text)
+    );
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
 
@@ -439,21 +835,33 @@ fn raw_ids(rt: &launcher::Runtime) -> Vec<cl_device_id> {
     #[link(name = "OpenCL")]
     extern "C" {
         fn clGetPlatformIDs(n: u32, platforms: *mut *mut c_void, n_out: *mut u32) -> i32;
-        fn clGetDeviceIDs(p: *mut c_void, ty: u64, n: u32, devices: *mut cl_device_id, n_out: *mut u32) -> i32;
+        fn clGetDeviceIDs(
+            p: *mut c_void,
+            ty: u64,
+            n: u32,
+            devices: *mut cl_device_id,
+            n_out: *mut u32,
+        ) -> i32;
     }
     let mut n_platforms = 0u32;
     let mut out = Vec::new();
     unsafe {
         assert_eq!(clGetPlatformIDs(0, null_mut(), &mut n_platforms), 0);
         let mut platforms = vec![null_mut(); n_platforms as usize];
-        assert_eq!(clGetPlatformIDs(n_platforms, platforms.as_mut_ptr(), null_mut()), 0);
+        assert_eq!(
+            clGetPlatformIDs(n_platforms, platforms.as_mut_ptr(), null_mut()),
+            0
+        );
         for p in platforms {
             let mut n = 0u32;
             if clGetDeviceIDs(p, u64::from(u32::MAX), 0, null_mut(), &mut n) != 0 {
                 continue;
             }
             let mut ids = vec![null_mut(); n as usize];
-            assert_eq!(clGetDeviceIDs(p, u64::from(u32::MAX), n, ids.as_mut_ptr(), null_mut()), 0);
+            assert_eq!(
+                clGetDeviceIDs(p, u64::from(u32::MAX), n, ids.as_mut_ptr(), null_mut()),
+                0
+            );
             out.extend(ids);
         }
     }
@@ -503,7 +911,11 @@ fn an_unsplittable_kernel_runs_whole_and_says_why() {
     let r = report(plan);
     assert_eq!((r.split, r.n_devices), (0, 1));
     let mut text: *const c_char = null();
-    expect(unsafe { clpart_plan_report_text(plan, &mut text) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_report_text(plan, &mut text) },
+        CLPART_SUCCESS,
+        "",
+    );
     assert!(name_of(text).contains("ran whole:"), "{}", name_of(text));
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }

@@ -50,7 +50,16 @@ fn tokens(decl: &str) -> String {
 
 /// A C prototype in canonical form: `RET NAME(PARAM, PARAM)`.
 fn canonical(ret: &str, name: &str, params: &[String]) -> String {
-    format!("{} {}({})", tokens(ret), name, params.iter().map(|p| tokens(p)).collect::<Vec<_>>().join(", "))
+    format!(
+        "{} {}({})",
+        tokens(ret),
+        name,
+        params
+            .iter()
+            .map(|p| tokens(p))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// `name → prototype` of every `clpart_*` function the header declares.
@@ -111,7 +120,9 @@ fn c_type(rust: &str) -> String {
         "f64" => "double",
         "u64" => "uint64_t",
         "cl_uint" | "cl_device_id" | "clpart_plan" | "clpart_report" | "clpart_device_report" => t,
-        other => panic!("no C spelling for the Rust type '{other}': extend c_type in tests/header.rs"),
+        other => {
+            panic!("no C spelling for the Rust type '{other}': extend c_type in tests/header.rs")
+        }
     }
     .to_string()
 }
@@ -120,7 +131,10 @@ fn c_type(rust: &str) -> String {
 fn rust_functions() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -150,7 +164,9 @@ fn rust_functions() -> BTreeMap<String, String> {
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
                 .map(|p| {
-                    let (pname, ty) = p.split_once(':').unwrap_or_else(|| panic!("parameter '{p}' of '{name}'"));
+                    let (pname, ty) = p
+                        .split_once(':')
+                        .unwrap_or_else(|| panic!("parameter '{p}' of '{name}'"));
                     format!("{} {}", c_type(ty), pname.trim())
                 })
                 .collect();
@@ -166,11 +182,14 @@ fn rust_functions() -> BTreeMap<String, String> {
                 file.display()
             );
             assert!(
-                rest[..at].trim_end().ends_with("pub unsafe") || rest[..at].trim_end().ends_with("pub"),
+                rest[..at].trim_end().ends_with("pub unsafe")
+                    || rest[..at].trim_end().ends_with("pub"),
                 "'{name}' must be pub"
             );
             assert!(
-                rest[..at].rfind("#[no_mangle]").is_some_and(|m| !rest[m..at].contains("fn ")),
+                rest[..at]
+                    .rfind("#[no_mangle]")
+                    .is_some_and(|m| !rest[m..at].contains("fn ")),
                 "'{name}' must be #[no_mangle]"
             );
             out.insert(name.clone(), canonical(&ret, &name, &params));
@@ -184,23 +203,33 @@ fn rust_functions() -> BTreeMap<String, String> {
 fn every_function_matches_the_header() {
     let header = header_functions(&read("include/clpart.h"));
     let rust = rust_functions();
-    assert!(rust.len() >= 15, "found only {} extern functions", rust.len());
+    assert!(
+        rust.len() >= 15,
+        "found only {} extern functions",
+        rust.len()
+    );
     let mut problems = Vec::new();
     for (name, proto) in &rust {
         match header.get(name) {
             None => problems.push(format!("missing in clpart.h: {proto};")),
-            Some(h) if h != proto => {
-                problems.push(format!("differs: '{name}'\n    clpart.h: {h}\n    rust:     {proto}"))
-            }
+            Some(h) if h != proto => problems.push(format!(
+                "differs: '{name}'\n    clpart.h: {h}\n    rust:     {proto}"
+            )),
             _ => {}
         }
     }
     for (name, proto) in &header {
         if !rust.contains_key(name) {
-            problems.push(format!("declared in clpart.h but not defined in rust: {proto}"));
+            problems.push(format!(
+                "declared in clpart.h but not defined in rust: {proto}"
+            ));
         }
     }
-    assert!(problems.is_empty(), "clpart.h drifted from capi/src:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "clpart.h drifted from capi/src:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -212,9 +241,13 @@ fn status_codes_match_the_header() {
         if words.next() != Some("#define") {
             continue;
         }
-        let (Some(name), Some(value)) = (words.next(), words.next()) else { continue };
+        let (Some(name), Some(value)) = (words.next(), words.next()) else {
+            continue;
+        };
         if name.starts_with("CLPART_") && name != "CLPART_H" {
-            let v: i32 = value.parse().unwrap_or_else(|_| panic!("#define {name} {value}: not a number"));
+            let v: i32 = value
+                .parse()
+                .unwrap_or_else(|_| panic!("#define {name} {value}: not a number"));
             defines.insert(name.to_string(), v);
         }
     }
@@ -222,17 +255,30 @@ fn status_codes_match_the_header() {
     let source = read("src/status.rs");
     let mut consts = BTreeMap::new();
     for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix("pub const CLPART_") else { continue };
-        let (name, value) = rest.split_once(": c_int =").expect("pub const CLPART_X: c_int = N;");
-        consts.insert(format!("CLPART_{name}"), value.trim().trim_end_matches(';').parse::<i32>().unwrap());
+        let Some(rest) = line.trim().strip_prefix("pub const CLPART_") else {
+            continue;
+        };
+        let (name, value) = rest
+            .split_once(": c_int =")
+            .expect("pub const CLPART_X: c_int = N;");
+        consts.insert(
+            format!("CLPART_{name}"),
+            value.trim().trim_end_matches(';').parse::<i32>().unwrap(),
+        );
     }
     // the table behind clpart_status_name
     let table: BTreeMap<String, i32> = clpart::STATUS_NAMES
         .iter()
         .map(|(v, n)| (n.to_str().unwrap().to_string(), *v))
         .collect();
-    assert_eq!(defines, consts, "#define CLPART_* in clpart.h vs pub const CLPART_* in src/status.rs");
-    assert_eq!(table, consts, "STATUS_NAMES vs pub const CLPART_* in src/status.rs");
+    assert_eq!(
+        defines, consts,
+        "#define CLPART_* in clpart.h vs pub const CLPART_* in src/status.rs"
+    );
+    assert_eq!(
+        table, consts,
+        "STATUS_NAMES vs pub const CLPART_* in src/status.rs"
+    );
     let mut values: Vec<i32> = consts.values().copied().collect();
     values.sort();
     values.dedup();
@@ -251,7 +297,9 @@ fn header_structs(header: &str) -> BTreeMap<String, Vec<(String, String)>> {
     let mut rest = code.as_str();
     while let Some(at) = rest.find("typedef struct ") {
         let after = &rest[at + "typedef struct ".len()..];
-        let (Some(open), Some(semi)) = (after.find('{'), after.find(';')) else { break };
+        let (Some(open), Some(semi)) = (after.find('{'), after.find(';')) else {
+            break;
+        };
         if semi < open {
             rest = &after[semi..]; // an opaque typedef
             continue;
@@ -262,7 +310,12 @@ fn header_structs(header: &str) -> BTreeMap<String, Vec<(String, String)>> {
             .split(';')
             .map(|f| f.split_whitespace().collect::<Vec<_>>())
             .filter(|w| !w.is_empty())
-            .map(|w| (tokens(&w[..w.len() - 1].join(" ")), w[w.len() - 1].to_string()))
+            .map(|w| {
+                (
+                    tokens(&w[..w.len() - 1].join(" ")),
+                    w[w.len() - 1].to_string(),
+                )
+            })
             .collect();
         out.insert(name, fields);
         rest = &after[close..];
@@ -303,5 +356,8 @@ fn report_structs_match_the_header() {
         header.keys().collect::<Vec<_>>(),
         vec!["clpart_device_report", "clpart_report"]
     );
-    assert_eq!(header, rust, "typedef structs of clpart.h vs #[repr(C)] structs of src/lib.rs");
+    assert_eq!(
+        header, rust,
+        "typedef structs of clpart.h vs #[repr(C)] structs of src/lib.rs"
+    );
 }

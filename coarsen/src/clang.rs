@@ -72,7 +72,7 @@ impl TranslationUnit {
                 arg_ptrs.len() as i32,
                 &mut unsaved,
                 1,
-                CXTranslationUnit_DetailedPreprocessingRecord * 0,
+                CXTranslationUnit_None,
                 &mut tu,
             );
             let out = TranslationUnit { index, tu };

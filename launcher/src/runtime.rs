@@ -254,7 +254,7 @@ impl Runtime {
         self.inner
             .slots
             .iter()
-            .position(|s| s.id as *mut std::ffi::c_void == raw)
+            .position(|s| std::ptr::eq(s.id, raw))
     }
 
     /// Number of built programs in the cache (all devices).
