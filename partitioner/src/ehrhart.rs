@@ -46,8 +46,10 @@ pub const MAX_DIMENSIONS: usize = 8;
 /// Most disjoint pieces (terms) that [`enumerate`] accepts.
 pub const MAX_PIECES: usize = 32;
 
-/// Wall-clock time PolyLib gets for one [`enumerate`] call.
-pub const POLYLIB_TIME_LIMIT: Duration = Duration::from_secs(10);
+/// Wall-clock time PolyLib gets for one [`enumerate`] call. Counts that take
+/// longer (strided sets with large coefficients, e.g. `x + 1000y`) are left
+/// out: the analysis of one kernel must stay interactive.
+pub const POLYLIB_TIME_LIMIT: Duration = Duration::from_secs(2);
 
 /// Why an Ehrhart enumeration or evaluation failed. Callers fall back to
 /// isl's exact `count_val` at concrete parameter values.
