@@ -27,8 +27,9 @@ pub struct KernelAnalysis {
     pub cold_all: Vec<f64>,
 }
 
-/// Times every corpus kernel `n_reps` times each way.
-pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize) -> Result<Vec<KernelAnalysis>> {
+/// Times every corpus kernel up to `n_reps` times each way, fewer once the
+/// kernel's runs have taken `budget_ms` (at least once each way).
+pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, budget_ms: f64) -> Result<Vec<KernelAnalysis>> {
     let options = PartitionOptions::default();
     let mut out = Vec::new();
     for k in corpus {
@@ -36,7 +37,11 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize) -
         let mut in_process_all = Vec::new();
         let mut cold_all = Vec::new();
         // Interleaved, so that a burst of load from elsewhere hits both ways.
-        for _ in 0..n_reps {
+        let mut spent = 0.0;
+        for _ in 0..n_reps.max(1) {
+            if spent > budget_ms && !cold_all.is_empty() {
+                break;
+            }
             let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &options));
             r.with_context(|| format!("analyze {file}"))?;
             in_process_all.push(ms);
@@ -53,6 +58,7 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize) -
                 bail!("'clpart analyze {file} --json' exited with {status}");
             }
             cold_all.push(ms);
+            spent += ms + in_process_all.last().copied().unwrap_or(0.0);
         }
         eprintln!(
             "  analysis {:<16} in-process {:8.1} ms  cold {:8.1} ms",

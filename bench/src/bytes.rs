@@ -10,8 +10,18 @@
 //! ranges are; clpart moves less when reads and writes have different
 //! ranges (`read_slice`, `write_slice`) or when a write-only array's writes
 //! fill its range (nothing copied in).
+//!
+//! The exact footprint two ways: the launcher's `bytes_exact` (Ehrhart
+//! counts of each slice's footprint, once per direction; missing when an
+//! array has no count, e.g. non-affine or indirect subscripts), and the
+//! traced footprint, every kernel: the coarsened C run over the NDRange
+//! with every global access traced (`clpart_tests::cdriver`), counting the
+//! distinct elements each slice reads and, separately, writes.
+
+use std::collections::HashSet;
 
 use anyhow::{Context, Result};
+use clpart_tests::cdriver::{run_coarsened, DriverOptions};
 use launcher::{ArgValue, KernelArgs, LaunchOptions, NdRange, Runtime};
 use ranges_format::{ArrayStatus, KernelRanges, Mode, ParamSource};
 use serde::{Deserialize, Serialize};
@@ -32,6 +42,10 @@ pub struct KernelBytes {
     pub bytes_exact: Option<u64>,
     pub bytes_whole_buffers: u64,
     pub bytes_hull: u64,
+    /// Distinct elements each slice reads plus those it writes, traced,
+    /// in bytes; `None` when tracing failed (see `trace_error`).
+    pub bytes_traced: Option<u64>,
+    pub trace_error: Option<String>,
     /// Arrays transferred whole (not bounded), with the launcher's notes.
     pub notes: Vec<String>,
 }
@@ -41,6 +55,11 @@ impl KernelBytes {
     pub fn ratio(&self, x: u64) -> Option<f64> {
         self.bytes_exact.filter(|&e| e > 0).map(|e| x as f64 / e as f64)
     }
+
+    /// `x / bytes_traced`, when traced and not zero.
+    pub fn ratio_traced(&self, x: u64) -> Option<f64> {
+        self.bytes_traced.filter(|&e| e > 0).map(|e| x as f64 / e as f64)
+    }
 }
 
 /// The worker (run with two devices): one 50/50 launch per spec.
@@ -49,14 +68,21 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
     let mut out = Vec::new();
     for spec in specs {
         let mut r = ready(&rt, spec)?;
+        let pristine = r.args.clone();
         let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default())
             .with_context(|| format!("launch {}", spec.kernel))?;
         let k = r.rf.kernel(&spec.kernel).context("kernel in its range file")?;
         let mut bytes_hull = 0;
+        let (mut bytes_traced, mut trace_error) = (None, None);
         if rep.split {
             let dim = rep.split_dim.unwrap_or(0);
-            for d in &rep.devices {
-                bytes_hull += hull_bytes(k, &r.nd, &r.args, dim, d.slice)?;
+            let slices: Vec<(u64, u64)> = rep.devices.iter().map(|d| d.slice).collect();
+            for &s in &slices {
+                bytes_hull += hull_bytes(k, &r.nd, &pristine, dim, s)?;
+            }
+            match traced_bytes(spec, &r.nd, &pristine, dim, &slices) {
+                Ok(b) => bytes_traced = Some(b),
+                Err(e) => trace_error = Some(e),
             }
         }
         out.push(KernelBytes {
@@ -68,6 +94,8 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
             bytes_exact: rep.bytes_exact,
             bytes_whole_buffers: rep.bytes_whole_buffers,
             bytes_hull,
+            bytes_traced,
+            trace_error,
             notes: rep.notes.clone(),
         });
     }
@@ -114,6 +142,30 @@ fn hull_bytes(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, slice
             _ => len,
         };
         total += n_elems * elem.max(1) * dirs;
+    }
+    Ok(total)
+}
+
+/// Traced footprint bytes of the slices (see the module doc).
+fn traced_bytes(spec: &LaunchSpec, nd: &NdRange, args: &KernelArgs, dim: u32, slices: &[(u64, u64)]) -> Result<u64, String> {
+    let parse = coarsen::ParseOptions { clang_args: spec.build.clone() };
+    let program = coarsen::parse_program(&spec.file, &spec.source, &parse).map_err(|e| e.to_string())?;
+    let dir = std::env::temp_dir().join(format!("clpart-bench-{}-{}", std::process::id(), spec.kernel));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut scratch = args.clone();
+    let trace = run_coarsened(&program, &spec.kernel, nd, &mut scratch, &dir, &DriverOptions { trace: true });
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = trace?;
+    let mut total = 0;
+    for &(lo, hi) in slices {
+        let mut reads = HashSet::new();
+        let mut writes = HashSet::new();
+        for t in trace.iter().filter(|t| (lo..hi).contains(&t.group[dim as usize])) {
+            if t.is_write { &mut writes } else { &mut reads }.insert((t.arg_index, t.index));
+        }
+        for (arg, _) in reads.iter().chain(&writes) {
+            total += args.buffer_at(*arg).map_or(0, |b| b.elem().size.max(1) as u64);
+        }
     }
     Ok(total)
 }

@@ -5,6 +5,11 @@
 //!
 //! - Even: two equal devices, a 50/50 split, the single-device runs and the
 //!   split interleaved repeat by repeat.
+//!
+//! A pthread device is listed first in the shares: the launcher enqueues
+//! and flushes device by device, and PoCL's basic device runs its commands
+//! inside `clFlush` in the calling thread, so a basic device listed first
+//! would finish its slice before the other device gets its work.
 //! - Uneven: the single-device runs first; the split's shares are the
 //!   devices' measured throughputs (1 / median wall) normalized.
 //!
@@ -28,6 +33,7 @@ pub struct Param {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Output {
+    /// The two devices, in share order (a pthread device first).
     pub device_names: Vec<String>,
     /// Median wall per device alone, ms.
     pub single_ms: Vec<f64>,
@@ -51,13 +57,15 @@ pub fn worker(p: &Param) -> Result<Output> {
     if devs.len() < 2 {
         bail!("co-execution needs two OpenCL devices, found {}", devs.len());
     }
+    let pthread_second = !devs[0].name.starts_with("pthread") && devs[1].name.starts_with("pthread");
+    let order = if pthread_second { [1, 0] } else { [0, 1] };
     let mut r = ready(&rt, &p.spec)?;
-    r.plan.prepare(&[0, 1])?;
+    r.plan.prepare(&order)?;
     let pristine = r.args.clone();
     let opts = LaunchOptions::default();
     let mut single_all = vec![Vec::new(), Vec::new()];
     let mut split_all = Vec::new();
-    let mut split_kernel = vec![Vec::new(), Vec::new()];
+    let mut split_kernel = [Vec::new(), Vec::new()];
     let mut reference = None;
     let mut same_output = true;
     let run = |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<(f64, Vec<f64>, Vec<u8>)> {
@@ -73,10 +81,10 @@ pub fn worker(p: &Param) -> Result<Output> {
         None => *reference = Some(out),
         Some(want) => same_output &= *want == out,
     };
-    let even = [(0, 0.5), (1, 0.5)];
+    let even = [(order[0], 0.5), (order[1], 0.5)];
     for _ in 0..p.reps {
         for d in 0..2 {
-            let (ms, _, out) = run(&mut r, &[(d, 1.0)])?;
+            let (ms, _, out) = run(&mut r, &[(order[d], 1.0)])?;
             single_all[d].push(ms);
             check(out, &mut reference);
         }
@@ -93,7 +101,7 @@ pub fn worker(p: &Param) -> Result<Output> {
         let s0 = thr[0] / (thr[0] + thr[1]);
         let shares = vec![s0, 1.0 - s0];
         for _ in 0..p.reps {
-            let (ms, k, out) = run(&mut r, &[(0, shares[0]), (1, shares[1])])?;
+            let (ms, k, out) = run(&mut r, &[(order[0], shares[0]), (order[1], shares[1])])?;
             split_all.push(ms);
             k.iter().enumerate().for_each(|(i, &x)| split_kernel[i].push(x));
             check(out, &mut reference);
@@ -106,7 +114,7 @@ pub fn worker(p: &Param) -> Result<Output> {
     let best_single = single_ms.iter().copied().fold(f64::INFINITY, f64::min);
     let efficiency = (1.0 / split_ms) / single_ms.iter().map(|ms| 1.0 / ms).sum::<f64>();
     Ok(Output {
-        device_names: devs.iter().take(2).map(|d| d.name.clone()).collect(),
+        device_names: order.iter().map(|&i| devs[i].name.clone()).collect(),
         single_ms,
         single_all,
         shares,

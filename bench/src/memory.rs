@@ -26,7 +26,7 @@ pub struct Peak {
 /// Runs `clpart run kernels/vadd.cl` with `n` ints per buffer and returns
 /// its peak resident set.
 pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> Result<Peak> {
-    let local = if n % 256 == 0 { 256 } else { 1 };
+    let local = if n.is_multiple_of(256) { 256 } else { 1 };
     let mut child = Command::new(clpart)
         .args(["run", "kernels/vadd.cl", "--global", &n.to_string(), "--local", &local.to_string()])
         .args(["--arg", &format!("a=rand:{n}:1"), "--arg", &format!("b=rand:{n}:2"), "--arg", &format!("c=zeros:{n}")])

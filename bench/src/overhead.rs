@@ -71,6 +71,17 @@ pub struct Tiny {
     pub clpart_us: f64,
     /// Median wall time per launch through opencl3 directly, µs.
     pub direct_us: f64,
+    /// Median wall time per launch through opencl3 with clpart's pattern of
+    /// OpenCL calls (profiling queue, a flush after the enqueues, the kernel
+    /// event's profiling times read), µs: separates the cost of those calls
+    /// from clpart's host time.
+    pub direct_pattern_us: f64,
+    /// Median kernel time (profiling events) of clpart's subkernel and of
+    /// the original kernel through opencl3 with clpart's pattern, µs.
+    pub clpart_kernel_us: f64,
+    pub direct_kernel_us: f64,
+    /// Median host time clpart adds (`RunReport::host_us`) in these launches.
+    pub clpart_host_us: f64,
     /// `clpart_us / direct_us`.
     pub ratio: f64,
     pub n_launches: usize,
@@ -151,6 +162,8 @@ pub fn worker(p: &Param) -> Result<Output> {
 /// first PoCL device (no profiling: what a direct user would create), the
 /// program built once.
 struct Direct {
+    /// Profiling queue, flush, kernel event times: clpart's call pattern.
+    pattern: bool,
     context: ClContext,
     queue: CommandQueue,
     kernel: Kernel,
@@ -160,7 +173,7 @@ struct Direct {
 }
 
 impl Direct {
-    fn new(source: &str, n: usize) -> Result<(Direct, String)> {
+    fn new(source: &str, n: usize, pattern: bool) -> Result<(Direct, String)> {
         let platform = get_platforms()
             .map_err(|e| anyhow!("clGetPlatformIDs: {e}"))?
             .into_iter()
@@ -173,18 +186,20 @@ impl Direct {
             .first()
             .context("no OpenCL device")?;
         let context = ClContext::from_device(&Device::new(id)).map_err(|e| anyhow!("clCreateContext: {e}"))?;
-        let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+        let props = if pattern { opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE } else { 0 };
+        let queue = CommandQueue::create_default_with_properties(&context, props, 0)
             .map_err(|e| anyhow!("clCreateCommandQueueWithProperties: {e}"))?;
         let program = Program::create_and_build_from_source(&context, source, "-cl-std=CL1.2")
             .map_err(|e| anyhow!("build vadd: {e}"))?;
         let kernel = Kernel::create(&program, "vadd").map_err(|e| anyhow!("clCreateKernel: {e}"))?;
         let a = (0..n as i32).collect();
         let b = (0..n as i32).map(|x| 2 * x).collect();
-        Ok((Direct { context, queue, kernel, a, b, c: vec![0; n] }, version))
+        Ok((Direct { pattern, context, queue, kernel, a, b, c: vec![0; n] }, version))
     }
 
     /// One launch: three buffers, two writes, the kernel, one read, finish.
-    fn launch(&mut self) -> Result<()> {
+    /// Returns the kernel time (profiling) in µs with the pattern, else 0.
+    fn launch(&mut self) -> Result<f64> {
         let n = self.a.len();
         let e = |what: &'static str| move |err| anyhow!("{what}: {err}");
         // SAFETY: no host pointer is given; the host vectors outlive the
@@ -198,7 +213,7 @@ impl Direct {
                 .map_err(e("clCreateBuffer"))?;
             self.queue.enqueue_write_buffer(&mut a, CL_NON_BLOCKING, 0, &self.a, &[]).map_err(e("clEnqueueWriteBuffer"))?;
             self.queue.enqueue_write_buffer(&mut b, CL_NON_BLOCKING, 0, &self.b, &[]).map_err(e("clEnqueueWriteBuffer"))?;
-            ExecuteKernel::new(&self.kernel)
+            let kev = ExecuteKernel::new(&self.kernel)
                 .set_arg(&a)
                 .set_arg(&b)
                 .set_arg(&c)
@@ -207,9 +222,21 @@ impl Direct {
                 .enqueue_nd_range(&self.queue)
                 .map_err(e("clEnqueueNDRangeKernel"))?;
             self.queue.enqueue_read_buffer(&c, CL_NON_BLOCKING, 0, &mut self.c, &[]).map_err(e("clEnqueueReadBuffer"))?;
+            if self.pattern {
+                // the launcher flushes after each device's enqueues, and
+                // again before it waits
+                self.queue.flush().map_err(e("clFlush"))?;
+                self.queue.flush().map_err(e("clFlush"))?;
+            }
             self.queue.finish().map_err(e("clFinish"))?;
+            if self.pattern {
+                kev.wait().map_err(e("clWaitForEvents"))?;
+                let t0 = kev.profiling_command_start().map_err(e("clGetEventProfilingInfo"))?;
+                let t1 = kev.profiling_command_end().map_err(e("clGetEventProfilingInfo"))?;
+                return Ok(t1.saturating_sub(t0) as f64 / 1e3);
+            }
         }
-        Ok(())
+        Ok(0.0)
     }
 }
 
@@ -217,20 +244,30 @@ fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(T
     let spec = vadd_spec(vadd_source, n);
     let mut r = ready(rt, &spec)?;
     r.plan.prepare(&[0])?;
-    let (mut direct, version) = Direct::new(vadd_source, n as usize)?;
+    let (mut direct, version) = Direct::new(vadd_source, n as usize, false)?;
+    let (mut pattern, _) = Direct::new(vadd_source, n as usize, true)?;
     let opts = LaunchOptions::default();
     let mut via_clpart = Vec::with_capacity(n_launches);
     let mut via_direct = Vec::with_capacity(n_launches);
+    let mut via_pattern = Vec::with_capacity(n_launches);
+    let (mut k_clpart, mut k_direct, mut host) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..n_launches + n_launches / 10 {
         let t = Instant::now();
-        launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 1.0)], &opts)?;
+        let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 1.0)], &opts)?;
         let c = t.elapsed().as_secs_f64() * 1e6;
         let t = Instant::now();
         direct.launch()?;
         let d = t.elapsed().as_secs_f64() * 1e6;
+        let t = Instant::now();
+        let kd = pattern.launch()?;
+        let pt = t.elapsed().as_secs_f64() * 1e6;
         if i >= n_launches / 10 {
             via_clpart.push(c);
             via_direct.push(d);
+            via_pattern.push(pt);
+            k_clpart.push(rep.devices[0].kernel_ms * 1e3);
+            k_direct.push(kd);
+            host.push(rep.host_us);
         }
     }
     // the direct run computes a + 2a; check it did run
@@ -240,7 +277,17 @@ fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(T
     let clpart_us = median(&via_clpart);
     let direct_us = median(&via_direct);
     Ok((
-        Tiny { n_elements: n, clpart_us, direct_us, ratio: clpart_us / direct_us, n_launches: via_clpart.len() },
+        Tiny {
+            n_elements: n,
+            clpart_us,
+            direct_us,
+            direct_pattern_us: median(&via_pattern),
+            clpart_kernel_us: median(&k_clpart),
+            direct_kernel_us: median(&k_direct),
+            clpart_host_us: median(&host),
+            ratio: clpart_us / direct_us,
+            n_launches: via_clpart.len(),
+        },
         version,
     ))
 }

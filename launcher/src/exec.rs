@@ -195,17 +195,11 @@ pub(crate) fn run_kernel(
 
 /// Kernel time of a profiled event, in milliseconds.
 pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
-    cl_timed(|| kernel_ms_untimed(ctx, ev))
-}
-
-fn kernel_ms_untimed(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
-    ev.wait()
+    cl_timed(|| ev.wait())
         .map_err(cl_err("clWaitForEvents", Some(ctx.info.label())))?;
-    let start = ev
-        .profiling_command_start()
+    let start = cl_timed(|| ev.profiling_command_start())
         .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
-    let end = ev
-        .profiling_command_end()
+    let end = cl_timed(|| ev.profiling_command_end())
         .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
