@@ -2,7 +2,8 @@
 # Installs what is missing, builds the release binaries and runs every
 # benchmark (analysis time, launch overhead, bytes moved, co-execution,
 # peak memory): prints the tables and writes bench-results.json (and
-# bench-results.md). About 10 minutes on a 2-core machine. Extra arguments
+# bench-results.md). About 12 minutes on a 2-core machine (plus the first
+# release build, about 10 minutes). Extra arguments
 # go to clpart-bench (e.g. --quick, --only bytes,launch, --out FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -40,7 +40,7 @@ use table::{detail, markdown, Row};
 /// co-execution speed-up, peak memory), prints the table and writes JSON.
 ///
 /// Needs the release `clpart` binary (built by `scripts/bench.sh`) and PoCL.
-/// The full run takes about 10 minutes on a 2-core machine.
+/// The full run takes about 12 minutes on a 2-core machine.
 ///
 /// Examples:
 ///   bash scripts/bench.sh
@@ -155,6 +155,10 @@ const QUICK: Scale = Scale {
 fn bench(cli: &Cli) -> Result<()> {
     let t_start = Instant::now();
     let load_start = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    // Other processes on a shared machine move every timing: say how much
+    // of it was free.
+    let cap_start = cpu_capacity();
+    eprintln!("CPU capacity free for the bench: {cap_start:.2} of 2");
     let root = clpart_tests::workspace_root();
     let clpart = match &cli.clpart {
         Some(p) => p.clone(),
@@ -379,7 +383,11 @@ fn bench(cli: &Cli) -> Result<()> {
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();
-    let machine = machine(platform_version);
+    let cap_end = cpu_capacity();
+    let machine = format!(
+        "{}CPU capacity free for the bench (2.00 = two idle cores): {cap_start:.2} at the start, {cap_end:.2} at the end\n",
+        machine(platform_version)
+    );
     let summary = markdown(&rows);
     println!("{details}\nSummary\n\n{summary}\n{machine}total bench time {elapsed:.0} s");
     results.insert("rows".into(), serde_json::to_value(&rows)?);
@@ -387,6 +395,8 @@ fn bench(cli: &Cli) -> Result<()> {
     results.insert("quick".into(), json!(cli.quick));
     results.insert("elapsed_s".into(), json!(elapsed));
     results.insert("loadavg_start".into(), json!(load_start.trim()));
+    results.insert("cpu_capacity_start".into(), json!(cap_start));
+    results.insert("cpu_capacity_end".into(), json!(cap_end));
     let text = serde_json::to_string_pretty(&serde_json::Value::Object(results))?;
     std::fs::write(&cli.out, text + "\n").with_context(|| format!("cannot write '{}'", cli.out.display()))?;
     eprintln!("wrote {}", cli.out.display());
