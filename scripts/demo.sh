@@ -13,6 +13,6 @@ export POCL_DEVICES="pthread basic"
 echo "== clpart devices"
 $clpart devices
 echo "== clpart run kernels/matmul.cl split 86% / 14% across two PoCL devices, verified"
-$clpart run kernels/matmul.cl --global 64,48 --local 16,16 --arg width=64 \
-    --arg a=rand:3072:1 --arg b=rand:4096:2 --arg c=zeros:3072 \
+$clpart run kernels/matmul.cl --global 128,128 --local 16,16 --arg width=128 \
+    --arg a=rand:16384:1 --arg b=rand:16384:2 --arg c=zeros:16384 \
     --split 0:0.86,1:0.14 --verify
