@@ -1,20 +1,25 @@
 //! The range file types, their RON form, validation and atomic I/O.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::checksum::{self, SectionChecksum};
 use crate::expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 use crate::rational::Rat;
 use crate::{ExprError, RangesError};
 
 /// The range file format version this crate writes and the newest it reads.
 /// Bump it on any change that an older reader would misread.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 added the per-section checksums; version 1 files are refused
+/// (regenerate them with `clpart analyze -o`).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest version this crate reads.
+pub const OLDEST_FORMAT_VERSION: u32 = 2;
 
 /// A range file: the analysis of every kernel of one OpenCL program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -306,7 +311,33 @@ fn some_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Er
     u32::deserialize(d).map(Some)
 }
 
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+/// The file as written: the fields of [`RangeFile`] plus the checksums,
+/// last.
+#[derive(Serialize)]
+#[serde(rename = "RangeFile")]
+struct OnDiskRef<'a> {
+    format_version: u32,
+    source_name: &'a str,
+    source_hash: &'a str,
+    source: &'a str,
+    build_options: &'a [String],
+    kernels: &'a [KernelRanges],
+    checksums: Vec<SectionChecksum>,
+}
+
+/// The file as read (see [`OnDiskRef`]).
+#[derive(Deserialize)]
+#[serde(rename = "RangeFile")]
+struct OnDisk {
+    format_version: u32,
+    source_name: String,
+    source_hash: String,
+    source: String,
+    build_options: Vec<String>,
+    kernels: Vec<KernelRanges>,
+    #[serde(default)]
+    checksums: Vec<SectionChecksum>,
+}
 
 impl RangeFile {
     /// An empty range file of the current version for `source`.
@@ -328,22 +359,48 @@ impl RangeFile {
     }
 
     /// Pretty RON text, with struct names and unescaped (multi-line)
-    /// strings.
+    /// strings, and the checksum of every section last.
     pub fn to_ron_string(&self) -> Result<String, RangesError> {
         let config = ron::ser::PrettyConfig::new()
             .struct_names(true)
             .escape_strings(false);
+        let disk = OnDiskRef {
+            format_version: self.format_version,
+            source_name: &self.source_name,
+            source_hash: &self.source_hash,
+            source: &self.source,
+            build_options: &self.build_options,
+            kernels: &self.kernels,
+            checksums: checksum::sections(self)?,
+        };
         let mut text =
-            ron::ser::to_string_pretty(self, config).map_err(|e| RangesError::Serialize {
+            ron::ser::to_string_pretty(&disk, config).map_err(|e| RangesError::Serialize {
                 message: lower_first(&e.to_string()),
             })?;
         text.push('\n');
         Ok(text)
     }
 
-    /// Parses and validates a range file text: version first, then
-    /// structure, then every expression (see [`RangeFile::validate`]).
+    /// Parses, validates and verifies a range file text: version first,
+    /// then structure, then consistency and every expression (see
+    /// [`RangeFile::validate`]), then the checksum of every section.
     pub fn from_ron_str(text: &str) -> Result<RangeFile, RangesError> {
+        let (file, checksums) = RangeFile::parse(text)?;
+        file.validate()?;
+        checksum::verify(&file, &checksums)?;
+        Ok(file)
+    }
+
+    /// Parses a range file text and verifies its version, structure and
+    /// checksums, but not its consistency: for tools that inspect or repair
+    /// files. Never launch from the result; use [`RangeFile::from_ron_str`].
+    pub fn from_ron_str_unvalidated(text: &str) -> Result<RangeFile, RangesError> {
+        let (file, checksums) = RangeFile::parse(text)?;
+        checksum::verify(&file, &checksums)?;
+        Ok(file)
+    }
+
+    fn parse(text: &str) -> Result<(RangeFile, Vec<SectionChecksum>), RangesError> {
         let peek: VersionPeek = ron::from_str(text).map_err(corrupt)?;
         match peek.format_version {
             None => {
@@ -366,11 +423,21 @@ impl RangeFile {
                     supported: FORMAT_VERSION,
                 })
             }
+            Some(v) if v < OLDEST_FORMAT_VERSION => {
+                return Err(RangesError::OlderVersion { found: v })
+            }
             Some(_) => {}
         }
-        let file: RangeFile = ron::from_str(text).map_err(corrupt)?;
-        file.validate()?;
-        Ok(file)
+        let d: OnDisk = ron::from_str(text).map_err(corrupt)?;
+        let file = RangeFile {
+            format_version: d.format_version,
+            source_name: d.source_name,
+            source_hash: d.source_hash,
+            source: d.source,
+            build_options: d.build_options,
+            kernels: d.kernels,
+        };
+        Ok((file, d.checksums))
     }
 
     /// Reads and validates the range file at `path`.
@@ -394,7 +461,7 @@ impl RangeFile {
 
     /// Validates, then writes to a temporary file in the same folder and
     /// renames it over `path`, so that readers see the old file or the new
-    /// one, never a partial one.
+    /// one, never a partial one (see [`crate::output::write_file`]).
     pub fn write_atomic(&self, path: impl AsRef<Path>) -> Result<(), RangesError> {
         self.validate()?;
         let text = self.to_ron_string()?;
@@ -404,40 +471,8 @@ impl RangeFile {
             path: path.to_path_buf(),
             error,
         };
-        let file_name = path.file_name().ok_or_else(|| {
-            io_err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "path has no file name",
-            ))
-        })?;
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            file_name.to_string_lossy(),
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = (|| {
-            let mut f = fs::File::create_new(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, path)
-        })();
-        if let Err(error) = result {
-            let _ = fs::remove_file(&tmp);
-            return Err(io_err(error));
-        }
+        crate::output::write_file(path, |w| w.write_all(text.as_bytes())).map_err(io_err)?;
         Ok(())
-    }
-
-    /// Checks that every expression parses and mentions only its kernel's
-    /// parameters, and that parameter names are unique per kernel.
-    pub fn validate(&self) -> Result<(), RangesError> {
-        self.kernels.iter().try_for_each(KernelRanges::validate)
     }
 }
 
@@ -445,70 +480,6 @@ impl KernelRanges {
     /// The parameter names, in order: the `names` to bind expressions to.
     pub fn param_names(&self) -> Vec<&str> {
         self.params.iter().map(|p| p.name.as_str()).collect()
-    }
-
-    /// See [`RangeFile::validate`].
-    pub fn validate(&self) -> Result<(), RangesError> {
-        let names = self.param_names();
-        for (i, n) in names.iter().enumerate() {
-            if names[..i].contains(n) {
-                return Err(RangesError::Invalid {
-                    kernel: self.name.clone(),
-                    message: format!("parameter '{n}' is listed twice"),
-                });
-            }
-        }
-        let bad = |array: &str, field: String, e: ExprError| RangesError::BadExpression {
-            kernel: self.name.clone(),
-            array: array.to_string(),
-            field,
-            message: e.to_string(),
-        };
-        let check_params = |params: &[String]| -> Result<(), ExprError> {
-            match params.iter().find(|p| !names.contains(&p.as_str())) {
-                Some(p) => Err(ExprError::UnknownParam {
-                    name: p.clone(),
-                    known: names.join(", "),
-                }),
-                None => Ok(()),
-            }
-        };
-        let check_pw = |text: &str| PwExpr::parse(text).and_then(|e| check_params(e.params()));
-        let check_cond = |text: &str| Condition::parse(text).and_then(|c| check_params(c.params()));
-
-        for a in &self.arrays {
-            let ranges = [
-                ("total", &a.total),
-                ("slice", &a.slice),
-                ("read_slice", &a.read_slice),
-                ("write_slice", &a.write_slice),
-            ];
-            for (field, r) in ranges {
-                if let Some(r) = r {
-                    check_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?;
-                    check_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?;
-                }
-            }
-            for (field, c) in [
-                ("count_total", &a.count_total),
-                ("count_slice", &a.count_slice),
-            ] {
-                let Some(c) = c else { continue };
-                for (t, term) in c.terms.iter().enumerate() {
-                    for (k, ch) in term.iter().enumerate() {
-                        check_cond(&ch.domain)
-                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].domain"), e))?;
-                        check_pw(&ch.value)
-                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].value"), e))?;
-                    }
-                }
-            }
-        }
-        for (i, asm) in self.assumptions.iter().enumerate() {
-            check_cond(&asm.condition)
-                .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?;
-        }
-        Ok(())
     }
 }
 

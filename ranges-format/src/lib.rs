@@ -11,9 +11,13 @@
 //!
 //! The file is RON with a [`FORMAT_VERSION`]. Loading checks the version
 //! first (a newer file is [`RangesError::NewerVersion`]), then the structure
-//! ([`RangesError::Corrupt`] with a line and column), then that every
-//! expression parses and uses only the kernel's parameters
-//! ([`RangesError::BadExpression`]).
+//! ([`RangesError::Corrupt`] with a line and column), then every field
+//! against the others and the kernel's signature ([`RangesError::Invalid`]),
+//! then that every expression parses and binds to the kernel's parameters
+//! ([`RangesError::BadExpression`]), then the per-section checksums
+//! ([`RangesError::Checksum`], naming the section that changed). A range
+//! file is untrusted input; it also carries kernel code, so it is trusted
+//! like a program: the checksums detect edits, not forgery.
 //!
 //! Expressions: [`PwExpr`] (piecewise values), [`Condition`] (chamber domains
 //! and assumptions), [`Count`] (Ehrhart counts). Each is parsed once, bound
@@ -65,23 +69,28 @@
 //! (`cargo run --release -p ranges-format --example eval_cost` prints a
 //! table).
 //!
-//! This crate does no I/O except [`RangeFile::read`] and
-//! [`RangeFile::write_atomic`].
+//! This crate does no I/O except [`RangeFile::read`],
+//! [`RangeFile::write_atomic`] and [`output::write_file`] (the safe output
+//! file writer every clpart output uses).
 
 #![warn(missing_docs)]
 
 mod ast;
+mod checksum;
 mod expr;
 mod file;
+pub mod output;
 mod parse;
 mod rational;
+mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 pub use file::{
     eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount,
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
-    Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION,
+    Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
+pub use validate::{opencl_type, TypeInfo};
 
 use std::path::PathBuf;
 
@@ -152,6 +161,13 @@ pub enum RangesError {
         /// [`FORMAT_VERSION`].
         supported: u32,
     },
+    /// The file was written by an older clpart whose format this one no
+    /// longer reads.
+    #[error("range file has format_version {found}, which this clpart no longer reads: regenerate it with 'clpart analyze -o'")]
+    OlderVersion {
+        /// Version in the file.
+        found: u32,
+    },
     /// The text is not a well-formed range file (syntax, missing or
     /// mistyped field, truncated); `line` and `col` are 1-based.
     #[error("corrupt range file at line {line}, column {col}: {message}")]
@@ -183,6 +199,24 @@ pub enum RangesError {
     Invalid {
         /// Kernel name.
         kernel: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file-level field is inconsistent (`source_hash`, `build_options`).
+    #[error("{field}: {message}")]
+    File {
+        /// The field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A section's stored checksum does not match its content, is missing
+    /// or names no section: the file was edited or damaged after it was
+    /// written.
+    #[error("{section}: {message}; regenerate the file with 'clpart analyze -o'")]
+    Checksum {
+        /// The section, e.g. `kernel 'vadd': subkernel`.
+        section: String,
         /// What is wrong.
         message: String,
     },

@@ -1,5 +1,6 @@
-//! Hand-written range files of past format versions (`tests/data/v*_*.ranges.ron`)
-//! must keep loading and evaluating to the same values.
+//! Frozen range files of past format versions (`tests/data/v*_*.ranges.ron`):
+//! those of a version this clpart reads must keep loading and evaluating to
+//! the same values; older ones must be refused with the regenerate hint.
 
 use std::path::{Path, PathBuf};
 
@@ -61,6 +62,9 @@ fn every_sample_loads_and_round_trips() {
         if !name.ends_with(".ranges.ron") {
             continue;
         }
+        if name.starts_with("v1_") {
+            continue;
+        }
         let f = load(&name);
         assert!(f.format_version <= FORMAT_VERSION, "{name}");
         assert_eq!(f.source_hash, source_hash(&f.source), "{name}: source hash");
@@ -72,9 +76,9 @@ fn every_sample_loads_and_round_trips() {
 }
 
 #[test]
-fn v1_vadd_evaluates() {
-    let f = load("v1_vadd.ranges.ron");
-    assert_eq!(f.format_version, 1);
+fn v2_vadd_evaluates() {
+    let f = load("v2_vadd.ranges.ron");
+    assert_eq!(f.format_version, 2);
     let k = f.kernel("vadd").unwrap();
     assert_eq!(k.param_names(), ["N", "lo", "hi", "L"]);
     assert_eq!(k.split_dim, Some(0));
@@ -109,8 +113,8 @@ fn v1_vadd_evaluates() {
 }
 
 #[test]
-fn v1_matmul_evaluates() {
-    let f = load("v1_matmul.ranges.ron");
+fn v2_matmul_evaluates() {
+    let f = load("v2_matmul.ranges.ron");
     let k = f.kernel("matmul").unwrap();
     assert_eq!(k.param_names(), ["w", "lo", "hi", "G0", "G1"]);
     assert_eq!(k.split_dim, Some(1));
@@ -130,4 +134,34 @@ fn v1_matmul_evaluates() {
     // Empty slice.
     assert_eq!(range(k, "a", "slice", &[64, 3, 3, 64, 64]), None);
     assert_eq!(count(k, "a", true, &[64, 3, 3, 64, 64]), 0);
+}
+
+#[test]
+fn v1_files_are_refused_with_the_regenerate_hint() {
+    for name in ["v1_vadd.ranges.ron", "v1_matmul.ranges.ron"] {
+        let err = RangeFile::read(data(name)).unwrap_err();
+        assert!(
+            matches!(err, ranges_format::RangesError::OlderVersion { found: 1 }),
+            "{name}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "range file has format_version 1, which this clpart no longer reads: \
+             regenerate it with 'clpart analyze -o'"
+        );
+    }
+}
+
+#[test]
+fn an_edited_v2_sample_names_the_section() {
+    let text = std::fs::read_to_string(data("v2_vadd.ranges.ron")).unwrap();
+    // Narrow a's slice range: still a consistent file, caught by the checksum.
+    let edited = text.replacen("[(16lo)] : 0 <= lo < hi and N > 16lo", "[(16lo + 1)] : 0 <= lo < hi and N > 16lo", 1);
+    assert_ne!(edited, text);
+    let err = RangeFile::from_ron_str(&edited).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel 'vadd': array 'a': checksum mismatch (the file was edited after clpart wrote it); \
+         regenerate the file with 'clpart analyze -o'"
+    );
 }

@@ -1,0 +1,449 @@
+//! Consistency checks of a range file: every field against the others and
+//! against the kernel's signature recorded in the file. A range file is
+//! untrusted input: a launcher that loads one copies data by its element
+//! sizes and ranges and builds the kernel code it carries, so nothing in it
+//! is taken for granted.
+
+use crate::expr::{Condition, PwExpr};
+use crate::file::{
+    ArgInfo, ArgKind, ArrayRanges, ArrayStatus, ExtraArgMeaning, KernelRanges, Mode, ParamSource,
+    RangeFile,
+};
+use crate::{ExprError, RangesError};
+
+/// What an OpenCL C type name says about its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TypeInfo {
+    /// Size in bytes (3-vectors are sized as 4-vectors).
+    pub size: u32,
+    /// Lanes, 1 for scalars.
+    pub lanes: u32,
+    /// An integer scalar or vector.
+    pub integer: bool,
+}
+
+fn scalar(name: &str) -> Option<(u32, bool)> {
+    Some(match name {
+        "char" | "signed char" | "int8_t" | "uchar" | "unsigned char" | "uint8_t" | "bool" => {
+            (1, true)
+        }
+        "short" | "int16_t" | "ushort" | "unsigned short" | "uint16_t" => (2, true),
+        "int" | "int32_t" | "uint" | "unsigned int" | "unsigned" | "uint32_t" => (4, true),
+        "long" | "int64_t" | "ulong" | "unsigned long" | "uint64_t" => (8, true),
+        "half" => (2, false),
+        "float" => (4, false),
+        "double" => (8, false),
+        _ => return None,
+    })
+}
+
+/// The size and kind of an OpenCL C scalar or vector type name (`float`,
+/// `uint`, `float4`, `char3`, with an optional `const `); `None` for structs
+/// and names this crate does not know.
+pub fn opencl_type(name: &str) -> Option<TypeInfo> {
+    let clean = name
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("__global ")
+        .trim();
+    if let Some((size, integer)) = scalar(clean) {
+        return Some(TypeInfo {
+            size,
+            lanes: 1,
+            integer,
+        });
+    }
+    for lanes in [16u32, 8, 4, 3, 2] {
+        if let Some(base) = clean.strip_suffix(lanes.to_string().as_str()) {
+            if let Some((size, integer)) = scalar(base) {
+                let storage = if lanes == 3 { 4 } else { lanes };
+                return Some(TypeInfo {
+                    size: size * storage,
+                    lanes,
+                    integer,
+                });
+            }
+        }
+    }
+    None
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+/// `elem_type`/`elem_size` of an argument or array: a known type has its
+/// OpenCL C size, any other a nonzero size.
+fn check_elem(elem_type: &str, elem_size: u32) -> Result<(), String> {
+    match opencl_type(elem_type) {
+        Some(t) if t.size != elem_size => Err(format!(
+            "elem_size {elem_size} does not match element type '{elem_type}' ({} bytes)",
+            t.size
+        )),
+        None if elem_size == 0 => Err(format!(
+            "elem_size 0 is not a valid size for element type '{elem_type}'"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn is_buffer(a: &ArgInfo) -> bool {
+    matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)
+}
+
+impl RangeFile {
+    /// Checks the whole file: `source_hash` is the hash of `source`, kernel
+    /// names are unique, and every kernel entry is consistent (see
+    /// [`KernelRanges::validate`]).
+    pub fn validate(&self) -> Result<(), RangesError> {
+        let want = crate::source_hash(&self.source);
+        if self.source_hash != want {
+            return Err(RangesError::File {
+                field: "source_hash".into(),
+                message: format!(
+                    "'{}' is not the sha-256 of source ('{want}'): the source was edited",
+                    self.source_hash
+                ),
+            });
+        }
+        for (i, o) in self.build_options.iter().enumerate() {
+            if o.contains('\0') {
+                return Err(RangesError::File {
+                    field: format!("build_options[{i}]"),
+                    message: "contains a nul byte".into(),
+                });
+            }
+        }
+        if self.source.contains('\0') {
+            return Err(RangesError::File {
+                field: "source".into(),
+                message: "contains a nul byte".into(),
+            });
+        }
+        for (i, k) in self.kernels.iter().enumerate() {
+            if self.kernels[..i].iter().any(|o| o.name == k.name) {
+                return Err(RangesError::Invalid {
+                    kernel: k.name.clone(),
+                    message: "the kernel is listed twice".into(),
+                });
+            }
+            k.validate()?;
+        }
+        Ok(())
+    }
+}
+
+impl KernelRanges {
+    /// Checks every field of the entry against the others and against the
+    /// kernel's signature (`args`): names, `work_dim` and `split_dim`,
+    /// parameter sources, element types and sizes, array argument indices,
+    /// subkernel extra arguments and guard lists; then that every expression
+    /// parses and binds to the kernel's parameters.
+    pub fn validate(&self) -> Result<(), RangesError> {
+        self.validate_fields().map_err(|message| RangesError::Invalid {
+            kernel: self.name.clone(),
+            message,
+        })?;
+        self.validate_expressions()
+    }
+
+    fn validate_fields(&self) -> Result<(), String> {
+        if !is_ident(&self.name) {
+            return Err(format!(
+                "name '{}' is not an opencl c identifier",
+                self.name.escape_debug()
+            ));
+        }
+        if !(1..=3).contains(&self.work_dim) {
+            return Err(format!(
+                "work_dim {} is not 1, 2 or 3",
+                self.work_dim
+            ));
+        }
+        if let Some(d) = self.split_dim {
+            if d >= self.work_dim {
+                return Err(format!(
+                    "split_dim {d} is not below work_dim {}",
+                    self.work_dim
+                ));
+            }
+        }
+
+        // arguments: the kernel's signature
+        for (i, a) in self.args.iter().enumerate() {
+            let what = format!("args[{i}]");
+            if a.index as usize != i {
+                return Err(format!("{what}: index {} is not its position {i}", a.index));
+            }
+            if !is_ident(&a.name) {
+                return Err(format!(
+                    "{what}: name '{}' is not an opencl c identifier",
+                    a.name.escape_debug()
+                ));
+            }
+            if self.args[..i].iter().any(|o| o.name == a.name) {
+                return Err(format!("argument '{}' is listed twice", a.name));
+            }
+            check_elem(&a.elem_type, a.elem_size)
+                .map_err(|m| format!("argument '{}': {m}", a.name))?;
+        }
+        let arg = |index: u32| self.args.get(index as usize);
+        let buffer_arg = |what: &str, index: u32| -> Result<&ArgInfo, String> {
+            match arg(index) {
+                None => Err(format!(
+                    "{what} refers to argument {index}, which does not exist ({} arguments)",
+                    self.args.len()
+                )),
+                Some(a) if !is_buffer(a) => Err(format!(
+                    "{what} refers to argument '{}', which is not a global or constant buffer",
+                    a.name
+                )),
+                Some(a) => Ok(a),
+            }
+        };
+
+        // parameters
+        let names = self.param_names();
+        for (i, p) in self.params.iter().enumerate() {
+            if !is_ident(&p.name) {
+                return Err(format!(
+                    "params[{i}]: name '{}' is not an identifier",
+                    p.name.escape_debug()
+                ));
+            }
+            if names[..i].contains(&p.name.as_str()) {
+                return Err(format!("parameter '{}' is listed twice", p.name));
+            }
+            match p.source {
+                ParamSource::ScalarArg { arg_index } => {
+                    let Some(a) = arg(arg_index) else {
+                        return Err(format!(
+                            "parameter '{}' refers to argument {arg_index}, which does not exist",
+                            p.name
+                        ));
+                    };
+                    let integer = opencl_type(&a.elem_type).is_some_and(|t| t.integer && t.lanes == 1);
+                    if a.kind != ArgKind::Scalar || !integer {
+                        return Err(format!(
+                            "parameter '{}' refers to argument '{}', which is not an integer scalar",
+                            p.name, a.name
+                        ));
+                    }
+                }
+                ParamSource::GlobalSize(d)
+                | ParamSource::LocalSize(d)
+                | ParamSource::GlobalOffset(d)
+                | ParamSource::NumGroups(d) => {
+                    if d >= self.work_dim {
+                        return Err(format!(
+                            "parameter '{}' refers to dimension {d}, not below work_dim {}",
+                            p.name, self.work_dim
+                        ));
+                    }
+                }
+                ParamSource::SliceLo
+                | ParamSource::SliceHi
+                | ParamSource::SliceLoItem
+                | ParamSource::SliceHiItem => {
+                    if self.split_dim.is_none() {
+                        return Err(format!(
+                            "parameter '{}' is a slice bound but the kernel has no split_dim",
+                            p.name
+                        ));
+                    }
+                }
+            }
+        }
+
+        // arrays
+        for (i, a) in self.arrays.iter().enumerate() {
+            let info = buffer_arg(&format!("array '{}'", a.name), a.arg_index)?;
+            self.validate_array(a, info)?;
+            if self.arrays[..i].iter().any(|o| o.arg_index == a.arg_index) {
+                return Err(format!(
+                    "argument {} ('{}') has two array entries",
+                    a.arg_index, info.name
+                ));
+            }
+        }
+
+        // subkernel
+        if let Some(sub) = &self.subkernel {
+            if !is_ident(&sub.name) {
+                return Err(format!(
+                    "subkernel: name '{}' is not an opencl c identifier",
+                    sub.name.escape_debug()
+                ));
+            }
+            if sub.source.contains('\0') {
+                return Err("subkernel: source contains a nul byte".into());
+            }
+            let mut flags = 0;
+            for (i, e) in sub.extra_args.iter().enumerate() {
+                let what = format!("subkernel extra argument '{}'", e.name);
+                if !is_ident(&e.name) {
+                    return Err(format!(
+                        "subkernel: extra_args[{i}]: name '{}' is not an identifier",
+                        e.name.escape_debug()
+                    ));
+                }
+                if sub.extra_args[..i].iter().any(|o| o.name == e.name)
+                    || self.args.iter().any(|a| a.name == e.name)
+                {
+                    return Err(format!("{what} repeats the name of another argument"));
+                }
+                match e.meaning {
+                    ExtraArgMeaning::ArrayBase { arg_index }
+                    | ExtraArgMeaning::ReadLo { arg_index }
+                    | ExtraArgMeaning::ReadHi { arg_index }
+                    | ExtraArgMeaning::WriteLo { arg_index }
+                    | ExtraArgMeaning::WriteHi { arg_index }
+                    | ExtraArgMeaning::Extent { arg_index } => {
+                        let info = buffer_arg(&what, arg_index)?;
+                        if !self.arrays.iter().any(|a| a.arg_index == arg_index) {
+                            return Err(format!(
+                                "{what} refers to argument '{}', which has no array entry",
+                                info.name
+                            ));
+                        }
+                    }
+                    ExtraArgMeaning::GroupIdBase(d)
+                    | ExtraArgMeaning::GlobalSize(d)
+                    | ExtraArgMeaning::NumGroups(d)
+                    | ExtraArgMeaning::GlobalOffset(d) => {
+                        if d >= self.work_dim {
+                            return Err(format!(
+                                "{what} refers to dimension {d}, not below work_dim {}",
+                                self.work_dim
+                            ));
+                        }
+                    }
+                    ExtraArgMeaning::GuardFlags => {
+                        flags += 1;
+                        if flags > 1 {
+                            return Err(format!("{what}: the guard flag buffer is listed twice"));
+                        }
+                    }
+                }
+            }
+            for (i, &g) in sub.guarded.iter().enumerate() {
+                buffer_arg(&format!("subkernel guarded[{i}]"), g)?;
+                if sub.guarded[..i].contains(&g) {
+                    return Err(format!("subkernel: guarded lists argument {g} twice"));
+                }
+            }
+            for (i, (u, _)) in sub.unguarded.iter().enumerate() {
+                buffer_arg(&format!("subkernel unguarded[{i}]"), *u)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_array(&self, a: &ArrayRanges, info: &ArgInfo) -> Result<(), String> {
+        let what = format!("array '{}'", a.name);
+        if a.name != info.name {
+            return Err(format!(
+                "{what}: argument {} is named '{}'",
+                a.arg_index, info.name
+            ));
+        }
+        if a.elem_type != info.elem_type {
+            return Err(format!(
+                "{what}: elem_type '{}' differs from the argument's '{}'",
+                a.elem_type, info.elem_type
+            ));
+        }
+        check_elem(&a.elem_type, a.elem_size).map_err(|m| format!("{what}: {m}"))?;
+        if a.elem_size != info.elem_size {
+            return Err(format!(
+                "{what}: elem_size {} differs from the argument's elem_size {}",
+                a.elem_size, info.elem_size
+            ));
+        }
+        let writes = matches!(a.mode, Mode::W | Mode::RW);
+        if writes && info.kind == ArgKind::ConstantBuffer {
+            return Err(format!("{what}: a __constant buffer cannot be written"));
+        }
+        if !writes && a.write.is_some() {
+            return Err(format!("{what}: a write verdict for an array that is not written"));
+        }
+        if !writes && a.write_slice.is_some() {
+            return Err(format!("{what}: a write_slice for an array that is not written"));
+        }
+        if a.mode == Mode::W && a.read_slice.is_some() {
+            return Err(format!("{what}: a read_slice for an array that is not read"));
+        }
+        if let ArrayStatus::Whole { .. } = a.status {
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    fn validate_expressions(&self) -> Result<(), RangesError> {
+        let names = self.param_names();
+        let bad = |array: &str, field: String, e: ExprError| RangesError::BadExpression {
+            kernel: self.name.clone(),
+            array: array.to_string(),
+            field,
+            message: e.to_string(),
+        };
+        let check_params = |params: &[String]| -> Result<(), ExprError> {
+            match params.iter().find(|p| !names.contains(&p.as_str())) {
+                Some(p) => Err(ExprError::UnknownParam {
+                    name: p.clone(),
+                    known: names.join(", "),
+                }),
+                None => Ok(()),
+            }
+        };
+        let check_pw = |text: &str| {
+            let e = PwExpr::parse(text)?;
+            check_params(e.params())?;
+            e.bind(&names).map(|_| ())
+        };
+        let check_cond = |text: &str| {
+            let c = Condition::parse(text)?;
+            check_params(c.params())?;
+            c.bind(&names).map(|_| ())
+        };
+
+        for a in &self.arrays {
+            let ranges = [
+                ("total", &a.total),
+                ("slice", &a.slice),
+                ("read_slice", &a.read_slice),
+                ("write_slice", &a.write_slice),
+            ];
+            for (field, r) in ranges {
+                if let Some(r) = r {
+                    check_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?;
+                    check_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?;
+                }
+            }
+            let written = a.write.as_ref().and_then(|w| w.written_count.as_ref());
+            for (field, c) in [
+                ("count_total", a.count_total.as_ref()),
+                ("count_slice", a.count_slice.as_ref()),
+                ("write.written_count", written),
+            ] {
+                let Some(c) = c else { continue };
+                for (t, term) in c.terms.iter().enumerate() {
+                    for (k, ch) in term.iter().enumerate() {
+                        check_cond(&ch.domain)
+                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].domain"), e))?;
+                        check_pw(&ch.value)
+                            .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].value"), e))?;
+                    }
+                }
+            }
+        }
+        for (i, asm) in self.assumptions.iter().enumerate() {
+            check_cond(&asm.condition)
+                .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?;
+        }
+        Ok(())
+    }
+}
