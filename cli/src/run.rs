@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Also run unsplit on one device and compare every output byte (exit 1 on a mismatch).
     #[arg(long)]
     pub verify: bool,
+    /// With --verify: write the --out files even when verification fails
+    /// (by default a failed verification writes no output).
+    #[arg(long, requires = "verify")]
+    pub out_on_mismatch: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +50,10 @@ pub struct RunArgs {
     /// Most bytes of buffers one device may hold for its slice.
     #[arg(long, value_name = "BYTES")]
     pub device_mem_cap: Option<u64>,
+    /// Turn the run-time guard off: subkernels do not check their accesses against their ranges
+    /// (faster; a defect of the analysis could then corrupt memory or change results).
+    #[arg(long)]
+    pub unchecked: bool,
     /// Preprocessor options passed to clang and the OpenCL compiler (`-DNAME=VALUE`); repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
@@ -77,6 +85,8 @@ fn is_range_file(path: &Path) -> bool {
 /// Loads the plan's range file: read it, or analyze the source for this launch.
 fn range_file(args: &RunArgs, global: &[u64], local: &[u64]) -> Result<RangeFile> {
     if is_range_file(&args.file) {
+        // A range file is untrusted input (it also carries kernel code):
+        // RangeFile::read validates every field and verifies the checksums.
         return RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()));
     }
     let source = read_source(&args.file)?;
@@ -131,7 +141,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         }
         outs.push((name.to_string(), PathBuf::from(path)));
     }
-    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap };
+    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked };
     let mut walls = Vec::new();
     let mut report: Option<RunReport> = None;
     let pristine = if args.repeat > 1 { Some(kargs.clone()) } else { None };
@@ -146,9 +156,14 @@ pub fn run(args: RunArgs) -> Result<u8> {
         report = Some(r);
     }
     let report = report.expect("at least one launch");
-    for (name, path) in &outs {
-        let b = kargs.buffer(name).expect("checked above");
-        launcher::write_npy(path, b).with_context(|| format!("cannot write '{}'", path.display()))?;
+    let mismatch = report.verified == Some(false);
+    if !mismatch || args.out_on_mismatch {
+        for (name, path) in &outs {
+            let b = kargs.buffer(name).expect("checked above");
+            launcher::write_npy(path, b)?;
+        }
+    } else if !outs.is_empty() {
+        eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
     }
     if args.json {
         let mut v = serde_json::to_value(&report)?;

@@ -145,6 +145,58 @@ pub enum LaunchError {
         /// Why.
         message: String,
     },
+    /// The run-time guard caught an access outside the host buffer of an
+    /// array (or outside a `__local` argument) in an unsplit run: the kernel
+    /// needs a larger buffer. Nothing was written back.
+    #[error("kernel '{kernel}' accesses {what} '{array}' outside its {len} elements (caught by the run-time guard; nothing was written back)")]
+    GuardOutOfBounds {
+        /// The kernel.
+        kernel: String,
+        /// `array` or `__local argument`.
+        what: &'static str,
+        /// The argument.
+        array: String,
+        /// Elements it holds.
+        len: u64,
+    },
+    /// A `__local` argument is larger than a device's local memory.
+    #[error("__local argument '{name}' needs {bytes} bytes, more than the {limit} bytes of local memory of device {device}")]
+    LocalTooLarge {
+        /// The argument.
+        name: String,
+        /// Bytes asked for.
+        bytes: u64,
+        /// `N ('name')`.
+        device: String,
+        /// `CL_DEVICE_LOCAL_MEM_SIZE`.
+        limit: u64,
+    },
+    /// Host memory for a buffer could not be had.
+    #[error("argument '{name}': cannot allocate {bytes} bytes of host memory")]
+    Alloc {
+        /// The argument.
+        name: String,
+        /// Bytes asked for.
+        bytes: u64,
+    },
+    /// A host copy would reach outside its host or device buffer (a range
+    /// file whose sizes or ranges do not fit the real buffers); nothing was
+    /// copied.
+    #[error("refused {op} of {len} bytes at offset {offset}: outside the {what} buffer of {size} bytes{}", on_device(.device))]
+    CopyOutOfBounds {
+        /// `host-to-device copy` or `device-to-host copy`.
+        op: &'static str,
+        /// `host` or `device`.
+        what: &'static str,
+        /// Byte offset into that buffer.
+        offset: u64,
+        /// Bytes to copy.
+        len: u64,
+        /// Bytes the buffer holds.
+        size: u64,
+        /// `N ('name')`.
+        device: Option<String>,
+    },
     /// A device's buffers exceed the per-device memory cap.
     #[error("device {device} needs {needed} bytes of buffers for its slice, over the cap of {cap} bytes")]
     MemoryCap {

@@ -13,7 +13,7 @@ use crate::args::{ArgValue, KernelArgs};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, SetArg};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::Plan;
+use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
@@ -28,6 +28,17 @@ pub struct LaunchOptions {
     /// Most bytes of buffers one device may hold for its slice; a launch
     /// that needs more fails before any device runs.
     pub mem_cap_bytes: Option<u64>,
+    /// Turns the run-time guard off: subkernels run without checking their
+    /// accesses against their ranges (`--unchecked`). With the guard on (the
+    /// default), an access outside the analyzed range is skipped, the
+    /// launch's device results are discarded and the kernel re-runs
+    /// unsplit; kernels whose buffers the guard cannot check run unsplit.
+    pub unchecked: bool,
+    /// Test-only: the read range of this array is made one element shorter
+    /// at its top on every device (after its buffer is sized), as an analysis
+    /// that under-approximates would; the guard must catch it.
+    #[doc(hidden)]
+    pub test_underapproximate: Option<String>,
 }
 
 /// What one device did in a launch.
@@ -100,6 +111,9 @@ pub struct RunReport {
     pub mismatch: Option<Mismatch>,
     /// Remarks: failed assumptions, devices left without work, ...
     pub notes: Vec<String>,
+    /// Whether the run-time guard caught an access outside a slice's range
+    /// (the launch then re-ran unsplit; see `reason`).
+    pub guard_fired: bool,
 }
 
 impl fmt::Display for RunReport {
@@ -223,12 +237,42 @@ fn run_original(
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
 ) -> Result<(f64, u64, u64)> {
+    match run_on_one(ctx, kernel, nd, args, None, readback)? {
+        Ok(r) => Ok(r),
+        Err(_) => unreachable!("no guard, no flags"),
+    }
+}
+
+/// The guarded form of a whole run: the subkernel's extra arguments, the
+/// guarded arguments in flag-slot order.
+struct GuardedRun<'a> {
+    names: &'a [String],
+    values: &'a [ExtraValue],
+    guarded: &'a [u32],
+}
+
+/// Runs a kernel (the original, or with `guard` the guarded subkernel) on
+/// one device over the whole NDRange with every buffer whole. With the
+/// guard, the flags are read before any output: when one is raised nothing
+/// is read back and the raised `(argument index, flag)` pairs are returned.
+fn run_on_one(
+    ctx: &std::sync::Arc<DeviceCtx>,
+    kernel: &Kernel,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    guard: Option<GuardedRun<'_>>,
+    readback: &dyn Fn(u32, ArgKind) -> bool,
+) -> Result<std::result::Result<(f64, u64, u64), Vec<(u32, i32)>>> {
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
+    let sink = if guard.is_some() { GUARD_SINK } else { 0 };
     let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
     let mut to = 0u64;
     let mut from = 0u64;
+    let n_flags = guard.as_ref().map_or(0, |g| g.guarded.len());
+    let zero_flags = vec![0u8; 4 * n_flags.max(1)];
+    let mut flags = zero_flags.clone();
     let mut fin = Finisher::new();
     fin.add(ctx);
     let mut ptrs = Vec::new();
@@ -238,33 +282,72 @@ fn run_original(
             None => (std::ptr::null_mut(), 0),
         });
     }
-    for &(ptr, len) in &ptrs {
+    for (i, &(ptr, len)) in ptrs.iter().enumerate() {
         if ptr.is_null() {
             bufs.push(None);
             continue;
         }
-        let buf = exec::alloc(ctx, len)?;
+        let es = infos[i].elem_size.max(1) as u64;
+        let buf = exec::alloc(ctx, len + (sink * es) as usize)?;
         // SAFETY: the host buffer is borrowed mutably for this whole call and
         // the queue is finished before it returns (Finisher).
         exec::release(unsafe { exec::write(ctx, &buf, 0, ptr, len)? });
         to += len as u64;
         bufs.push(Some(buf));
     }
-    let set: Vec<(&str, SetArg<'_>)> = infos
+    let flag_buf = match &guard {
+        Some(_) => {
+            let b = exec::alloc(ctx, zero_flags.len())?;
+            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            Some(b)
+        }
+        None => None,
+    };
+    let mut set: Vec<(&str, SetArg<'_>)> = infos
         .iter()
         .enumerate()
         .map(|(i, info)| {
             (
                 info.name.as_str(),
-                arg_value(&scalars[i], bufs[i].as_ref().map(|b| b.get())),
+                guarded_arg(&scalars[i], bufs[i].as_ref().map(|b| b.get()), sink, info.elem_size),
             )
         })
         .collect();
+    if let Some(g) = &guard {
+        for (name, v) in g.names.iter().zip(g.values) {
+            set.push((
+                name.as_str(),
+                match v {
+                    ExtraValue::Long(v) => SetArg::Long(*v),
+                    ExtraValue::GuardFlags => SetArg::Mem(flag_buf.as_ref().expect("guarded").get()),
+                },
+            ));
+        }
+    }
     exec::set_args(ctx, kernel, &set)?;
     let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
     let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
     let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
     let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
+    if let (Some(g), Some(fb)) = (&guard, &flag_buf) {
+        // SAFETY: `flags` outlives the queue (declared before the Finisher).
+        exec::release(unsafe { exec::read(ctx, fb, 0, flags.as_mut_ptr(), flags.len())? });
+        fin.finish()?;
+        let raised: Vec<(u32, i32)> = g
+            .guarded
+            .iter()
+            .enumerate()
+            .map(|(slot, &ai)| (ai, i32::from_ne_bytes(flags[4 * slot..4 * slot + 4].try_into().expect("4 bytes"))))
+            .filter(|&(_, f)| f != 0)
+            .collect();
+        if !raised.is_empty() {
+            exec::release((ev, bufs, flag_buf));
+            return Ok(Err(raised));
+        }
+        fin = Finisher::new();
+        fin.add(ctx);
+    }
     for (i, info) in infos.iter().enumerate() {
         let (ptr, len) = ptrs[i];
         if let Some(buf) = &bufs[i] {
@@ -277,8 +360,8 @@ fn run_original(
     }
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
-    exec::release((ev, bufs));
-    Ok((kernel_ms, to, from))
+    exec::release((ev, bufs, flag_buf));
+    Ok(Ok((kernel_ms, to, from)))
 }
 
 /// A by-value argument copied out of `KernelArgs`, so that no reference into
@@ -363,6 +446,8 @@ struct DevArray {
     extent: u64,
     /// Whether the whole array is on the device.
     whole: bool,
+    /// Inclusive element range the slice reads (the guard's read window).
+    read_r: Option<(i64, i64)>,
     /// Inclusive element ranges copied to the device.
     to_dev: Vec<(i64, i64)>,
     /// Inclusive element range copied back.
@@ -499,7 +584,15 @@ pub fn launch(
             failed.get_or_insert_with(|| desc.clone());
         }
     }
+    check_locals(plan, args, shares)?;
     let mut reason = plan.unsplit_reason.clone();
+    if reason.is_none() && !options.unchecked {
+        if let Err(why) = &plan.guard {
+            reason = Some(format!(
+                "{why}; it runs unsplit (--unchecked splits it without the guard)"
+            ));
+        }
+    }
     if reason.is_none() && all_whole && plan.arrays.iter().any(|a| a.writes) {
         reason = Some(format!(
             "a launch-time assumption does not hold: {}",
@@ -529,10 +622,28 @@ pub fn launch(
             let works = participants
                 .iter()
                 .map(|&(device, lo, hi)| {
-                    device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole)
+                    device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole, options)
                 })
                 .collect::<Result<Vec<_>>>()?;
-            run_split(plan, nd, args, works, split_dim, options)?
+            match run_split(plan, nd, args, works, split_dim, options)? {
+                SplitOutcome::Done(r) => r,
+                SplitOutcome::GuardFired(fired) => {
+                    let w = DevWork {
+                        device: main_device,
+                        lo: 0,
+                        hi: n_groups,
+                        params: base.clone(),
+                        arrays: Vec::new(),
+                    };
+                    let why = format!(
+                        "the run-time guard caught {} (an analysis defect); the split results were discarded",
+                        fired.join(", ")
+                    );
+                    let mut r = run_unsplit(plan, nd, args, w, why.clone(), options)?;
+                    r.guard_fired = true;
+                    r
+                }
+            }
         }
     };
     report.notes.splice(0..0, notes);
@@ -594,6 +705,7 @@ fn device_work(
     hi: u64,
     params: Vec<i64>,
     all_whole: bool,
+    options: &LaunchOptions,
 ) -> Result<DevWork> {
     let mut arrays = Vec::with_capacity(plan.arrays.len());
     for a in &plan.arrays {
@@ -649,6 +761,10 @@ fn device_work(
                 (Some(c), Some((l, u))) => c.eval(&params).is_ok_and(|n| n == u - l + 1),
                 _ => false,
             };
+        let read_r = match (read_r, &options.test_underapproximate) {
+            (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
+            (r, _) => r,
+        };
         let mut to_dev: Vec<(i64, i64)> = read_r.into_iter().collect();
         if let Some(w) = write_r {
             if whole || a.reads || !fills {
@@ -659,6 +775,7 @@ fn device_work(
             base,
             extent,
             whole,
+            read_r,
             to_dev: merge_intervals(to_dev),
             from_dev: write_r,
             fills,
@@ -741,6 +858,72 @@ fn whole_and_exact(
     (whole, exact)
 }
 
+/// What [`run_split`] ended with.
+enum SplitOutcome {
+    Done(RunReport),
+    /// The run-time guard caught these accesses; nothing reached the host.
+    GuardFired(Vec<String>),
+}
+
+/// The guard window of an array on one device: what the slice may read and
+/// write, relative to its device buffer.
+fn split_window(da: &DevArray) -> Window {
+    let rel = |r: Option<(i64, i64)>| r.map_or((0, 0), |(l, u)| (l - da.base, u - da.base + 1));
+    Window {
+        base: da.base,
+        read: rel(da.read_r),
+        write: rel(da.from_dev),
+        extent: da.extent as i64,
+    }
+}
+
+/// The guard window of a `__local` argument: all of it.
+fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
+    let es = args.infos().get(arg_index as usize).map_or(1, |i| i.elem_size.max(1)) as i64;
+    match args.value(arg_index) {
+        Some(ArgValue::Local { bytes }) => {
+            let n = *bytes as i64 / es;
+            Window { base: 0, read: (0, n), write: (0, n), extent: n }
+        }
+        _ => Window::default(),
+    }
+}
+
+/// An argument as the guarded subkernel takes it: `__local` arguments get
+/// the guard's sink after their elements.
+fn guarded_arg(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>, sink: u64, elem_size: u32) -> SetArg<'_> {
+    match s {
+        ScalarArg::Local(n) if sink > 0 => {
+            // An element type of unknown size gets a generous sink.
+            let es = if elem_size == 0 { 256 } else { elem_size as u64 };
+            SetArg::Local(*n + (sink * es) as usize)
+        }
+        _ => arg_value(s, mem),
+    }
+}
+
+/// `__local` arguments must fit every device's local memory (with the
+/// guard's sink).
+fn check_locals(plan: &Plan, args: &KernelArgs, shares: &[(usize, f64)]) -> Result<()> {
+    for (info, v) in args.infos().iter().zip(args.values()) {
+        let ArgValue::Local { bytes } = v else { continue };
+        let es = if info.elem_size == 0 { 256 } else { info.elem_size as u64 };
+        let need = *bytes + GUARD_SINK * es;
+        for &(d, _) in shares {
+            let dev = plan.runtime.device(d)?;
+            if dev.local_mem_bytes > 0 && need > dev.local_mem_bytes {
+                return Err(LaunchError::LocalTooLarge {
+                    name: info.name.clone(),
+                    bytes: *bytes,
+                    device: dev.label(),
+                    limit: dev.local_mem_bytes,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn run_unsplit(
     plan: &mut Plan,
     nd: &NdRange,
@@ -758,20 +941,72 @@ fn run_unsplit(
         })
         .sum();
     check_cap(plan, w.device, needed, options)?;
-    exec::cl_timed(|| plan.whole_kernel(w.device))?;
     let mut notes = Vec::new();
     let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
-    let dk = &plan.kernels[&w.device];
-    let kernel = dk.whole.as_ref().expect("built above");
-    let arrays = &plan.arrays;
-    let (kernel_ms, to, from) =
-        run_original(&dk.ctx, kernel, nd, args, &|index, kind| match arrays
-            .iter()
-            .find(|a| a.arg_index == index)
-        {
+    let mut result = None;
+    // With the guard, the guarded subkernel runs over the whole NDRange: a
+    // buffer too small for what the kernel accesses, or an access of a mode
+    // the analysis did not see, is caught before any output is read back.
+    if let (false, Ok(guarded)) = (options.unchecked, &plan.guard) {
+        let guarded = guarded.clone();
+        exec::cl_timed(|| plan.sub_kernel(w.device, false))?;
+        let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+        let extras = plan.extra_values(nd, split_dim, 0, |arg_index| {
+            match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+                Some(a) => {
+                    let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
+                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len }
+                }
+                None => local_window(args, arg_index),
+            }
+        });
+        let names: Vec<String> = plan.kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default();
+        let dk = &plan.kernels[&w.device];
+        let kernel = dk.sub.as_ref().expect("built above");
+        let arrays = &plan.arrays;
+        let g = GuardedRun { names: &names, values: &extras, guarded: &guarded };
+        match run_on_one(&dk.ctx, kernel, nd, args, Some(g), &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
             Some(a) => a.writes,
             None => kind == ArgKind::GlobalBuffer,
-        })?;
+        })? {
+            Ok(r) => result = Some(r),
+            Err(raised) => {
+                if let Some(&(ai, _)) = raised.iter().find(|(_, f)| f & 1 != 0) {
+                    let info = &args.infos()[ai as usize];
+                    let (what, len) = match args.value(ai) {
+                        Some(ArgValue::Local { bytes }) => ("__local argument", bytes / info.elem_size.max(1) as u64),
+                        _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
+                    };
+                    return Err(LaunchError::GuardOutOfBounds { kernel: plan.kernel.name.clone(), what, array: info.name.clone(), len });
+                }
+                let names: Vec<&str> = raised.iter().map(|&(ai, _)| args.infos()[ai as usize].name.as_str()).collect();
+                notes.push(format!(
+                    "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran with every buffer read back",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    let (kernel_ms, to, from) = match result {
+        Some(r) => r,
+        None => {
+            exec::cl_timed(|| plan.whole_kernel(w.device))?;
+            let dk = &plan.kernels[&w.device];
+            let kernel = dk.whole.as_ref().expect("built above");
+            let arrays = &plan.arrays;
+            let guard_caught = notes.iter().any(|n| n.starts_with("the run-time guard"));
+            run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
+                if guard_caught {
+                    return kind == ArgKind::GlobalBuffer;
+                }
+                match arrays.iter().find(|a| a.arg_index == index) {
+                    Some(a) => a.writes,
+                    None => kind == ArgKind::GlobalBuffer,
+                }
+            })?
+        }
+    };
+    let dk = &plan.kernels[&w.device];
     Ok(RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
@@ -796,6 +1031,7 @@ fn run_unsplit(
         verified: None,
         mismatch: None,
         notes,
+        guard_fired: false,
     })
 }
 
@@ -806,7 +1042,7 @@ fn run_split(
     mut works: Vec<DevWork>,
     split_dim: u32,
     options: &LaunchOptions,
-) -> Result<RunReport> {
+) -> Result<SplitOutcome> {
     // memory cap, then build: all before any device runs
     for w in &works {
         let needed: u64 = w
@@ -817,8 +1053,9 @@ fn run_split(
             .sum();
         check_cap(plan, w.device, needed, options)?;
     }
+    let unchecked = options.unchecked || plan.guard.is_err();
     for w in &works {
-        exec::cl_timed(|| plan.sub_kernel(w.device))?;
+        exec::cl_timed(|| plan.sub_kernel(w.device, unchecked))?;
     }
 
     // how each written array comes back
@@ -863,6 +1100,9 @@ fn run_split(
 
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
+    let guarded = !options.unchecked && plan.guard.is_ok();
+    let n_flags = plan.guard.as_ref().map_or(0, |g| g.len());
+    let sink = if guarded { GUARD_SINK } else { 0 };
     let mut host: Vec<*mut u8> = Vec::with_capacity(infos.len());
     for i in 0..infos.len() {
         host.push(match args.buffer_at_mut(i as u32) {
@@ -874,14 +1114,14 @@ fn run_split(
         .iter()
         .map(|info| plan.arrays.iter().position(|a| a.arg_index == info.index))
         .collect();
-    let extras: Vec<Vec<i64>> = works
+    let extras: Vec<Vec<ExtraValue>> = works
         .iter()
         .map(|w| {
             plan.extra_values(nd, split_dim, w.lo, |arg_index| {
-                plan.arrays
-                    .iter()
-                    .position(|a| a.arg_index == arg_index)
-                    .map_or(0, |ai| w.arrays[ai].base)
+                match plan.arrays.iter().position(|a| a.arg_index == arg_index) {
+                    Some(ai) => split_window(&w.arrays[ai]),
+                    None => local_window(args, arg_index),
+                }
             })
         })
         .collect();
@@ -892,9 +1132,9 @@ fn run_split(
         .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
         .unwrap_or_default();
 
-    // Order matters: memory that enqueued commands use (staging, device
-    // buffers) is declared before the Finisher, so that on an early return
-    // the Finisher waits for the queues before that memory is dropped.
+    // Order matters: memory that enqueued commands use (staging, flags,
+    // device buffers) is declared before the Finisher, so that on an early
+    // return the Finisher waits for the queues before that memory is dropped.
     let mut ctxs: Vec<_> = works
         .iter()
         .map(|w| plan.kernels[&w.device].ctx.clone())
@@ -902,21 +1142,24 @@ fn run_split(
     ctxs.sort_by_key(|c| c.info.index);
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
+    let zero_flags = vec![0u8; 4 * n_flags.max(1)];
+    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; 4 * n_flags.max(1)]).collect();
     let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
+    let mut flag_bufs: Vec<Buffer<u8>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
     let mut dev_reports = Vec::with_capacity(works.len());
+    // Phase 1: every device's transfers and kernel (and its guard flags).
     for (wi, w) in works.iter().enumerate() {
         let dk = &plan.kernels[&w.device];
         let ctx = &dk.ctx;
-        let kernel = dk.sub.as_ref().expect("built above");
+        let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
         fin.add(ctx);
         let mut to = 0u64;
-        let mut from = 0u64;
         let mut bufs = Vec::with_capacity(w.arrays.len());
         for (da, a) in w.arrays.iter().zip(&plan.arrays) {
             let es = a.elem_size as i64;
-            let buf = exec::alloc(ctx, (da.extent.max(1) * a.elem_size) as usize)?;
+            let buf = exec::alloc(ctx, ((da.extent + sink).max(1) * a.elem_size) as usize)?;
             let src = host[a.arg_index as usize];
             for &(l, u) in &da.to_dev {
                 let len = ((u - l + 1) * es) as usize;
@@ -936,16 +1179,27 @@ fn run_split(
             }
             bufs.push(buf);
         }
+        let flag_buf = exec::alloc(ctx, zero_flags.len())?;
+        if guarded {
+            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::write(ctx, &flag_buf, 0, zero_flags.as_ptr(), zero_flags.len())? });
+        }
         let mut set: Vec<(&str, SetArg<'_>)> = infos
             .iter()
             .enumerate()
             .map(|(i, info)| {
                 let mem = array_of_arg[i].map(|ai| bufs[ai].get());
-                (info.name.as_str(), arg_value(&scalars[i], mem))
+                (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
             })
             .collect();
-        for (name, &v) in extra_names.iter().zip(&extras[wi]) {
-            set.push((name.as_str(), SetArg::Long(v)));
+        for (name, v) in extra_names.iter().zip(&extras[wi]) {
+            set.push((
+                name.as_str(),
+                match v {
+                    ExtraValue::Long(v) => SetArg::Long(*v),
+                    ExtraValue::GuardFlags => SetArg::Mem(flag_buf.get()),
+                },
+            ));
         }
         exec::set_args(ctx, kernel, &set)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
@@ -955,6 +1209,50 @@ fn run_split(
         offsets[d] += w.lo as usize * local[d];
         global[d] = (w.hi - w.lo) as usize * local[d];
         kernel_events.push(exec::run_kernel(ctx, kernel, &offsets, &global, &local)?);
+        if guarded {
+            // SAFETY: `flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::read(ctx, &flag_buf, 0, flags[wi].as_mut_ptr(), flags[wi].len())? });
+        }
+        fin.flush();
+        dev_bufs.push(bufs);
+        flag_bufs.push(flag_buf);
+        dev_reports.push(DeviceReport {
+            index: w.device,
+            name: ctx.info.name.clone(),
+            work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
+            slice: (w.lo, w.hi),
+            bytes_to_device: to,
+            bytes_from_device: 0,
+            kernel_ms: 0.0,
+        });
+    }
+    if guarded {
+        // The guard's verdict comes before any output reaches the host.
+        fin.finish()?;
+        let mut fired = Vec::new();
+        for (wi, w) in works.iter().enumerate() {
+            for (slot, arg_index) in plan.guard.as_ref().map(|g| g.as_slice()).unwrap_or(&[]).iter().enumerate() {
+                let f = i32::from_ne_bytes(flags[wi][4 * slot..4 * slot + 4].try_into().expect("4 bytes"));
+                if f != 0 {
+                    let name = infos.get(*arg_index as usize).map_or("?", |i| i.name.as_str());
+                    let what = if f & 1 != 0 { "outside its device buffer" } else { "outside its analyzed range" };
+                    fired.push(format!("an access of '{name}' {what} on device {}", w.device));
+                }
+            }
+        }
+        if !fired.is_empty() {
+            exec::release((dev_bufs, flag_bufs, kernel_events));
+            return Ok(SplitOutcome::GuardFired(fired));
+        }
+        fin = Finisher::new();
+        for w in &works {
+            fin.add(&plan.kernels[&w.device].ctx);
+        }
+    }
+    // Phase 2: what each device wrote comes back.
+    for ((w, bufs), report) in works.iter().zip(&dev_bufs).zip(dev_reports.iter_mut()) {
+        let ctx = &plan.kernels[&w.device].ctx;
+        let mut from = 0u64;
         for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
             let Some((l, u)) = da.from_dev else { continue };
             let es = a.elem_size as i64;
@@ -970,19 +1268,10 @@ fn run_split(
             from += len as u64;
         }
         fin.flush();
-        dev_bufs.push(bufs);
-        dev_reports.push(DeviceReport {
-            index: w.device,
-            name: ctx.info.name.clone(),
-            work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
-            slice: (w.lo, w.hi),
-            bytes_to_device: to,
-            bytes_from_device: from,
-            kernel_ms: 0.0,
-        });
+        report.bytes_from_device = from;
     }
     fin.finish()?;
-    exec::release(dev_bufs);
+    exec::release((dev_bufs, flag_bufs));
     for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(&works) {
         r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
     }
@@ -1056,7 +1345,7 @@ fn run_split(
         .iter()
         .map(|d| d.bytes_to_device + d.bytes_from_device)
         .sum();
-    Ok(RunReport {
+    Ok(SplitOutcome::Done(RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
         split: true,
@@ -1072,5 +1361,6 @@ fn run_split(
         verified: None,
         mismatch: None,
         notes,
-    })
+        guard_fired: false,
+    }))
 }

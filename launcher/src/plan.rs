@@ -43,8 +43,34 @@ pub(crate) struct ArrayPlan {
 /// The kernel objects of one device.
 pub(crate) struct DeviceKernels {
     pub(crate) ctx: Arc<DeviceCtx>,
+    /// The subkernel with the run-time guard.
     pub(crate) sub: Option<Kernel>,
+    /// The subkernel built with `-DCLPART_UNCHECKED` (guard compiled out).
+    pub(crate) sub_unchecked: Option<Kernel>,
     pub(crate) whole: Option<Kernel>,
+}
+
+/// Elements in the sink past each guarded device buffer (and `__local`
+/// argument): where a refused access goes. 16 covers `vstore16`.
+pub(crate) const GUARD_SINK: u64 = 16;
+
+/// The guard window of one buffer argument for one run, in elements of
+/// its device buffer (see `partitioner::subkernel`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Window {
+    /// First element index of the host array the device buffer holds.
+    pub(crate) base: i64,
+    pub(crate) read: (i64, i64),
+    pub(crate) write: (i64, i64),
+    /// Elements of the device buffer before the sink.
+    pub(crate) extent: i64,
+}
+
+/// One extra subkernel argument's value.
+pub(crate) enum ExtraValue {
+    Long(i64),
+    /// The guard's flag buffer.
+    GuardFlags,
 }
 
 /// A kernel ready to launch: its range file entry with every expression
@@ -60,6 +86,9 @@ pub struct Plan {
     pub(crate) assumptions: Vec<(String, String, BoundCondition)>,
     /// `Some(reason)` when the kernel never runs split.
     pub(crate) unsplit_reason: Option<String>,
+    /// `Ok(guarded argument indices)` when the subkernel checks every buffer
+    /// argument (the run-time guard), `Err(why)` when it cannot.
+    pub(crate) guard: std::result::Result<Vec<u32>, String>,
     pub(crate) kernels: HashMap<usize, DeviceKernels>,
 }
 
@@ -93,7 +122,10 @@ impl Plan {
     }
 
     /// The plan for one kernel's ranges, `source` being the original program
-    /// (built for unsplit runs and verification).
+    /// (built for unsplit runs and verification). The entry is untrusted:
+    /// it is validated in full ([`KernelRanges::validate`]) before anything
+    /// is bound, and element sizes must be the arguments' (every host copy's
+    /// length is computed from them).
     pub fn from_kernel(
         runtime: &Runtime,
         kernel: KernelRanges,
@@ -162,15 +194,19 @@ impl Plan {
                         .transpose()
                         .map_err(|e| rf(format!("array '{}', {field}: {e}", a.name)))
                 };
-            let elem_size = if a.elem_size != 0 {
-                a.elem_size
-            } else {
-                info.elem_size
-            };
+            // `validate` checked both against the element type; a copy's
+            // length comes from this size, so it must be the argument's.
+            if a.elem_size == 0 || a.elem_size != info.elem_size {
+                return Err(rf(format!(
+                    "array '{}': elem_size {} differs from the argument's elem_size {}",
+                    a.name, a.elem_size, info.elem_size
+                )));
+            }
+            let elem_size = a.elem_size;
             arrays.push(ArrayPlan {
                 arg_index: a.arg_index,
                 name: a.name.clone(),
-                elem_size: elem_size.max(1) as u64,
+                elem_size: elem_size as u64,
                 reads: matches!(a.mode, Mode::R | Mode::RW),
                 writes: matches!(a.mode, Mode::W | Mode::RW),
                 whole_reason: match &a.status {
@@ -210,6 +246,7 @@ impl Plan {
             .collect::<Result<Vec<_>>>()?;
 
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
+        let guard = guard_status(&kernel);
         Ok(Plan {
             runtime: runtime.clone(),
             kernel,
@@ -218,6 +255,7 @@ impl Plan {
             arrays,
             assumptions,
             unsplit_reason,
+            guard,
             kernels: HashMap::new(),
         })
     }
@@ -248,7 +286,7 @@ impl Plan {
     pub fn prepare(&mut self, devices: &[usize]) -> Result<()> {
         for &d in devices {
             if self.unsplit_reason.is_none() {
-                self.sub_kernel(d)?;
+                self.sub_kernel(d, false)?;
             }
             self.whole_kernel(d)?;
         }
@@ -263,6 +301,7 @@ impl Plan {
                 DeviceKernels {
                     ctx,
                     sub: None,
+                    sub_unchecked: None,
                     whole: None,
                 },
             );
@@ -270,9 +309,11 @@ impl Plan {
         Ok(self.kernels.get_mut(&device).expect("inserted above"))
     }
 
-    /// Builds (once) the subkernel for a device.
-    pub(crate) fn sub_kernel(&mut self, device: usize) -> Result<()> {
-        if self.slot(device)?.sub.is_some() {
+    /// Builds (once) the subkernel for a device, with the run-time guard or
+    /// (`unchecked`) with the guard compiled out.
+    pub(crate) fn sub_kernel(&mut self, device: usize, unchecked: bool) -> Result<()> {
+        let slot = self.slot(device)?;
+        if (if unchecked { &slot.sub_unchecked } else { &slot.sub }).is_some() {
             return Ok(());
         }
         let sub = self
@@ -283,14 +324,32 @@ impl Plan {
                 kernel: self.kernel.name.clone(),
                 message: "no subkernel".into(),
             })?;
+        let mut options = self.build_options.clone();
+        if unchecked {
+            options.push("-DCLPART_UNCHECKED".into());
+        }
         let program = self
             .runtime
-            .program(device, &sub.name, &sub.source, &self.build_options)?;
+            .program(device, &sub.name, &sub.source, &options)?;
         let label = self.runtime.device(device)?.label();
         let k =
             Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
-        self.slot(device)?.sub = Some(k);
+        let slot = self.slot(device)?;
+        if unchecked {
+            slot.sub_unchecked = Some(k);
+        } else {
+            slot.sub = Some(k);
+        }
         Ok(())
+    }
+
+    /// Whether the run-time guard checks every buffer of this kernel's
+    /// subkernel (`Err(why)` when it cannot).
+    pub fn guard_status(&self) -> std::result::Result<&[u32], &str> {
+        match &self.guard {
+            Ok(g) => Ok(g),
+            Err(e) => Err(e),
+        }
     }
 
     /// Builds (once) the original kernel for a device.
@@ -313,7 +372,8 @@ impl Plan {
         let mut want = self.kernel.args.clone();
         want.sort_by_key(|a| a.index);
         for (info, have) in want.iter().zip(args.infos()) {
-            if info.name != have.name || info.kind != have.kind {
+            if info.name != have.name || info.kind != have.kind || info.elem_size != have.elem_size
+            {
                 return Err(LaunchError::MistypedArg {
                     name: have.name.clone(),
                     ty: have.elem_type.clone(),
@@ -400,34 +460,65 @@ impl Plan {
         Ok((vals, lo_pos, hi_pos))
     }
 
-    /// The value of each extra argument of the subkernel for one slice.
+    /// The value of each extra argument of the subkernel for one slice
+    /// starting at work-group `lo`; `window_of(arg_index)` gives each buffer
+    /// argument's base and guard window.
     pub(crate) fn extra_values(
         &self,
         nd: &NdRange,
         split_dim: u32,
         lo: u64,
-        base_of: impl Fn(u32) -> i64,
-    ) -> Vec<i64> {
+        window_of: impl Fn(u32) -> Window,
+    ) -> Vec<ExtraValue> {
         let Some(sub) = &self.kernel.subkernel else {
             return Vec::new();
         };
         sub.extra_args
             .iter()
-            .map(|e| match e.meaning {
-                ExtraArgMeaning::ArrayBase { arg_index } => base_of(arg_index),
-                ExtraArgMeaning::GroupIdBase(k) => {
-                    if k == split_dim {
-                        lo as i64
-                    } else {
-                        0
+            .map(|e| {
+                ExtraValue::Long(match e.meaning {
+                    ExtraArgMeaning::ArrayBase { arg_index } => window_of(arg_index).base,
+                    ExtraArgMeaning::ReadLo { arg_index } => window_of(arg_index).read.0,
+                    ExtraArgMeaning::ReadHi { arg_index } => window_of(arg_index).read.1,
+                    ExtraArgMeaning::WriteLo { arg_index } => window_of(arg_index).write.0,
+                    ExtraArgMeaning::WriteHi { arg_index } => window_of(arg_index).write.1,
+                    ExtraArgMeaning::Extent { arg_index } => window_of(arg_index).extent,
+                    ExtraArgMeaning::GuardFlags => return ExtraValue::GuardFlags,
+                    ExtraArgMeaning::GroupIdBase(k) => {
+                        if k == split_dim {
+                            lo as i64
+                        } else {
+                            0
+                        }
                     }
-                }
-                ExtraArgMeaning::GlobalSize(k) => nd.global_size(k) as i64,
-                ExtraArgMeaning::NumGroups(k) => nd.n_groups(k) as i64,
-                ExtraArgMeaning::GlobalOffset(k) => nd.global_offset(k) as i64,
+                    ExtraArgMeaning::GlobalSize(k) => nd.global_size(k) as i64,
+                    ExtraArgMeaning::NumGroups(k) => nd.n_groups(k) as i64,
+                    ExtraArgMeaning::GlobalOffset(k) => nd.global_offset(k) as i64,
+                })
             })
             .collect()
     }
+}
+
+/// Whether the subkernel guards every buffer argument: `Ok(guarded)` or
+/// `Err(why not)`.
+fn guard_status(kernel: &KernelRanges) -> std::result::Result<Vec<u32>, String> {
+    let Some(sub) = &kernel.subkernel else {
+        return Err("the range file has no subkernel".into());
+    };
+    if let Some((i, why)) = sub.unguarded.first() {
+        let name = kernel.args.iter().find(|a| a.index == *i).map_or("?", |a| a.name.as_str());
+        return Err(format!("the run-time guard cannot check argument '{name}': {why}"));
+    }
+    if !sub.extra_args.iter().any(|e| e.meaning == ExtraArgMeaning::GuardFlags) && !sub.guarded.is_empty() {
+        return Err("the subkernel has no guard flag argument".into());
+    }
+    for a in &kernel.args {
+        if a.kind != ArgKind::Scalar && !sub.guarded.contains(&a.index) {
+            return Err(format!("the subkernel does not guard argument '{}'", a.name));
+        }
+    }
+    Ok(sub.guarded.clone())
 }
 
 /// Why a kernel can never run split, from the range file alone; an error for

@@ -63,6 +63,8 @@ pub struct DeviceInfo {
     pub compute_units: u32,
     /// `CL_DEVICE_GLOBAL_MEM_SIZE` in bytes.
     pub global_mem_bytes: u64,
+    /// `CL_DEVICE_LOCAL_MEM_SIZE` in bytes.
+    pub local_mem_bytes: u64,
 }
 
 impl DeviceInfo {
@@ -133,6 +135,9 @@ fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>> {
                         .map_err(cl_err("clGetDeviceInfo", None))?,
                     global_mem_bytes: d
                         .global_mem_size()
+                        .map_err(cl_err("clGetDeviceInfo", None))?,
+                    local_mem_bytes: d
+                        .local_mem_size()
                         .map_err(cl_err("clGetDeviceInfo", None))?,
                 },
                 id,

@@ -472,6 +472,8 @@ fn local_buffers_and_group_ids() {
                     meaning: ExtraArgMeaning::NumGroups(0),
                 },
             ],
+            guarded: vec![],
+            unguarded: vec![],
         }),
         diagnostics: vec![],
     };

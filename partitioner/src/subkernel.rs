@@ -15,6 +15,22 @@
 //! way; any other use of the pointer, or a use the spans cannot pin down (inside
 //! a macro expansion), falls back to rebasing the pointer itself once at kernel
 //! entry.
+//!
+//! **The run-time guard.** Every `__global`/`__constant` buffer parameter
+//! whose every use is a subscript `a[e]`, a dereference `*a` / `*(a + k)` or a
+//! `vloadN`/`vstoreN` gets each access checked against a window of its device
+//! buffer: reads against `[__clpart_rlo_a, __clpart_rhi_a)`, writes against
+//! `[__clpart_wlo_a, __clpart_whi_a)` (indices relative to the buffer, extra
+//! `long` arguments set per launch). A refused access is redirected to the
+//! buffer's sink (the elements past `__clpart_len_a`, which the launcher
+//! allocates and never copies back) and raises the array's flag in the
+//! `__global int *__clpart_guard` buffer: bit 1 when the index lies outside
+//! the buffer, bit 2 when it lies inside the buffer but outside the window
+//! the analysis promised. Building with `-DCLPART_UNCHECKED` turns the checks
+//! into plain indices. A buffer used any other way (passed to a helper,
+//! copied to a local pointer, compared) is listed in
+//! [`Subkernel::unguarded`] with the reason; the launcher does not split such
+//! a kernel while the guard is on.
 
 use coarsen::ir::*;
 use ranges_format::{ExtraArg, ExtraArgMeaning, Subkernel};
@@ -61,7 +77,56 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
     let mut extra_args: Vec<ExtraArg> = Vec::new();
     let mut prologue = String::new();
 
+    // The guard first: every buffer parameter whose uses can all be checked.
+    let mut guarded: Vec<u32> = Vec::new();
+    let mut unguarded: Vec<(u32, String)> = Vec::new();
+    let mut guard_edits: Vec<Edit> = Vec::new();
+    let hidden = unsupported_texts(&k.body, src);
+    for (idx, p) in k.params.iter().enumerate() {
+        if !matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local) {
+            continue;
+        }
+        let idx = idx as u32;
+        let slot = guarded.len();
+        let mut g = Guarder { name: &p.name, pointee: pointee_name(&p.ty), slot, src, edits: Vec::new(), failure: None, handled: Vec::new() };
+        g.stmts(&k.body, 0);
+        let failure = g.failure.take().or_else(|| {
+            // Any use the walk did not account for (or one hidden inside a construct the IR does not model).
+            let mut other = None;
+            visit_exprs(&k.body, &mut |e| {
+                if let ExprKind::Var(n) = &e.kind {
+                    if n == &p.name && !g.handled.contains(&(e.span.start, e.span.end)) && other.is_none() {
+                        other = Some(format!("'{}' is used other than by subscript at {}:{}:{}", p.name, program.file, e.span.line, e.span.col));
+                    }
+                }
+            });
+            other.or_else(|| {
+                hidden.iter().find(|(t, _)| mentions(t, &p.name)).map(|(_, sp)| {
+                    format!("'{}' appears in a construct clpart does not model at {}:{}:{}", p.name, program.file, sp.line, sp.col)
+                })
+            })
+        });
+        match failure {
+            None => {
+                guarded.push(idx);
+                guard_edits.append(&mut g.edits);
+                let n = &p.name;
+                extra_args.push(ExtraArg { name: format!("__clpart_base_{n}"), meaning: ExtraArgMeaning::ArrayBase { arg_index: idx } });
+                extra_args.push(ExtraArg { name: format!("__clpart_rlo_{n}"), meaning: ExtraArgMeaning::ReadLo { arg_index: idx } });
+                extra_args.push(ExtraArg { name: format!("__clpart_rhi_{n}"), meaning: ExtraArgMeaning::ReadHi { arg_index: idx } });
+                extra_args.push(ExtraArg { name: format!("__clpart_wlo_{n}"), meaning: ExtraArgMeaning::WriteLo { arg_index: idx } });
+                extra_args.push(ExtraArg { name: format!("__clpart_whi_{n}"), meaning: ExtraArgMeaning::WriteHi { arg_index: idx } });
+                extra_args.push(ExtraArg { name: format!("__clpart_len_{n}"), meaning: ExtraArgMeaning::Extent { arg_index: idx } });
+            }
+            Some(why) => unguarded.push((idx, why)),
+        }
+    }
+    edits.append(&mut guard_edits);
+
     for &idx in rebased {
+        if guarded.contains(&idx) {
+            continue; // rebased by the guard's rewrite
+        }
         let Some(p) = k.params.get(idx as usize) else { continue };
         let base = format!("__clpart_base_{}", p.name);
         extra_args.push(ExtraArg { name: base.clone(), meaning: ExtraArgMeaning::ArrayBase { arg_index: idx } });
@@ -74,7 +139,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             let renamed = format!("__clpart_dev_{}", p.name);
             let name_at = find_name_in_span(src, &p.span, &p.name);
             match name_at {
-                Some(at) => edits.push(Edit { at, del: p.name.len(), text: renamed.clone() }),
+                Some(at) => edits.push(Edit { at, del: p.name.len(), text: renamed.clone(), order: 500 }),
                 None => continue,
             }
             let ty = param_c_type(&p.ty);
@@ -113,7 +178,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
                 WorkItemFn::NumGroups => format!("((size_t){})", pick("__clpart_num_groups")),
                 _ => format!("((size_t){})", pick("__clpart_global_offset")),
             };
-            wi_edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text: new });
+            wi_edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text: new, order: 500 });
         }
     });
     // Builtins used through macros: mark all dims as needed (rewritten by #define).
@@ -139,41 +204,501 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
         }
     }
 
+    if !guarded.is_empty() {
+        extra_args.push(ExtraArg { name: "__clpart_guard".into(), meaning: ExtraArgMeaning::GuardFlags });
+    }
     // Extra parameters go after the last original parameter.
-    let params_text: String = extra_args.iter().map(|a| format!("long {}", a.name)).collect::<Vec<_>>().join(", ");
+    let params_text: String = extra_args
+        .iter()
+        .map(|a| match a.meaning {
+            ExtraArgMeaning::GuardFlags => format!("__global int *{}", a.name),
+            _ => format!("long {}", a.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     if !params_text.is_empty() {
         let (at, text) = match k.params.last() {
             Some(p) => (p.span.end as usize, format!(", {params_text}")),
             None => (open_paren_after_name(src, k).unwrap_or(k.span.start as usize), params_text.clone()),
         };
-        edits.push(Edit { at, del: 0, text });
+        edits.push(Edit { at, del: 0, text, order: 500 });
     }
     if !prologue.is_empty() {
         if let Some(at) = body_open_brace(src, k) {
-            edits.push(Edit { at: at + 1, del: 0, text: format!("\n{prologue}") });
+            edits.push(Edit { at: at + 1, del: 0, text: format!("\n{prologue}"), order: 500 });
         }
     }
     let mut out = src.clone();
-    edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)));
+    // At one position: replacements first, then insertions with the smaller
+    // `order` ending up first in the text (outer prefixes before inner ones,
+    // inner suffixes before outer ones).
+    edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
     for e in &edits {
         if e.at + e.del <= out.len() {
             out.replace_range(e.at..e.at + e.del, &e.text);
         }
     }
     let mut header = String::from("/* clpart subkernel: arrays rebased to their range, work-item builtins of the unsplit NDRange */\n");
+    if !guarded.is_empty() {
+        header.push_str(GUARD_HEADER);
+    }
     if macro_use {
         header.push_str("#define get_group_id(d) (get_group_id(d) + ((d) == 0 ? __clpart_group_base0 : (d) == 1 ? __clpart_group_base1 : __clpart_group_base2))\n");
         header.push_str("#define get_global_size(d) ((size_t)((d) == 0 ? __clpart_global_size0 : (d) == 1 ? __clpart_global_size1 : __clpart_global_size2))\n");
         header.push_str("#define get_num_groups(d) ((size_t)((d) == 0 ? __clpart_num_groups0 : (d) == 1 ? __clpart_num_groups1 : __clpart_num_groups2))\n");
         header.push_str("#define get_global_offset(d) ((size_t)((d) == 0 ? __clpart_global_offset0 : (d) == 1 ? __clpart_global_offset1 : __clpart_global_offset2))\n");
     }
-    Ok(Subkernel { name: k.name.clone(), source: header + &out, extra_args })
+    Ok(Subkernel { name: k.name.clone(), source: header + &out, extra_args, guarded, unguarded })
 }
 
 struct Edit {
     at: usize,
     del: usize,
     text: String,
+    /// Among insertions at one position, smaller comes first in the text.
+    order: u32,
+}
+
+/// The guard's checks (see the module doc). `__clpart_r`/`__clpart_w`/
+/// `__clpart_rw` check one element, `__clpart_rn`/`__clpart_wn` `n`
+/// consecutive ones (vloadN/vstoreN); each returns the index to use.
+const GUARD_HEADER: &str = r#"#ifdef CLPART_UNCHECKED
+#define __clpart_r(i, lo, hi, len, f) (i)
+#define __clpart_w(i, lo, hi, len, f) (i)
+#define __clpart_rw(i, rlo, rhi, wlo, whi, len, f) (i)
+#define __clpart_rn(i, n, lo, hi, len, f) (i)
+#define __clpart_wn(i, n, lo, hi, len, f) (i)
+#else
+long __clpart_refuse(long i, long n, long len, __global int *f) {
+    atomic_or((volatile __global int *)f, (i < 0 || i > len - n) ? 1 : 2);
+    return len;
+}
+long __clpart_r(long i, long lo, long hi, long len, __global int *f) {
+    return (i >= lo && i < hi) ? i : __clpart_refuse(i, 1, len, f);
+}
+long __clpart_w(long i, long lo, long hi, long len, __global int *f) {
+    return (i >= lo && i < hi) ? i : __clpart_refuse(i, 1, len, f);
+}
+long __clpart_rw(long i, long rlo, long rhi, long wlo, long whi, long len, __global int *f) {
+    return (i >= rlo && i < rhi && i >= wlo && i < whi) ? i : __clpart_refuse(i, 1, len, f);
+}
+long __clpart_rn(long i, long n, long lo, long hi, long len, __global int *f) {
+    return (i >= lo && i <= hi - n) ? i : __clpart_refuse(i, n, len, f);
+}
+long __clpart_wn(long i, long n, long lo, long hi, long len, __global int *f) {
+    return (i >= lo && i <= hi - n) ? i : __clpart_refuse(i, n, len, f);
+}
+#endif
+"#;
+
+/// How an access uses the element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+/// Rewrites every access of one buffer parameter into a guarded one, or
+/// records why it cannot.
+struct Guarder<'a> {
+    name: &'a str,
+    /// The parameter's element type spelling (implicit pointer conversions
+    /// to the same element type are looked through).
+    pointee: Option<String>,
+    slot: usize,
+    src: &'a str,
+    edits: Vec<Edit>,
+    failure: Option<String>,
+    /// Spans of the uses of the parameter that were rewritten.
+    handled: Vec<(u32, u32)>,
+}
+
+impl Guarder<'_> {
+    fn fail(&mut self, e: &Expr, what: &str) {
+        if self.failure.is_none() {
+            self.failure = Some(format!("'{}': {what} at line {}:{}", self.name, e.span.line, e.span.col));
+        }
+    }
+
+    /// `e` names the parameter (through implicit same-type pointer conversions).
+    fn param_use<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        match &e.kind {
+            ExprKind::Var(n) if n == self.name => Some(e),
+            ExprKind::Cast(inner) => {
+                let same = match (&e.ty, &self.pointee) {
+                    (Type::Pointer { pointee, .. }, Some(p)) => &pointee.name() == p,
+                    _ => false,
+                };
+                if same {
+                    self.param_use(inner)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The use of the parameter in a pointer expression `a + k1 - k2 + ...`
+    /// (the parameter as the pointer operand of a chain of additions and
+    /// subtractions of integers).
+    fn offset_chain<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        if let Some(p) = self.param_use(e) {
+            return Some(p);
+        }
+        match &e.kind {
+            ExprKind::Binary(BinOp::Add, l, r) => {
+                if matches!(l.ty, Type::Pointer { .. }) {
+                    self.offset_chain(l).filter(|_| !self.mentions_param(r))
+                } else {
+                    self.offset_chain(r).filter(|_| !self.mentions_param(l))
+                }
+            }
+            ExprKind::Binary(BinOp::Sub, l, r) if matches!(l.ty, Type::Pointer { .. }) && !matches!(r.ty, Type::Pointer { .. }) => {
+                self.offset_chain(l).filter(|_| !self.mentions_param(r))
+            }
+            _ => None,
+        }
+    }
+
+    fn mentions_param(&self, e: &Expr) -> bool {
+        let mut found = false;
+        visit_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Var(n) if n == self.name));
+        found
+    }
+
+    /// Visits the offsets of a pointer chain (see [`Self::offset_chain`]).
+    fn expr_skipping_param(&mut self, e: &Expr, depth: u32) {
+        if self.param_use(e).is_some() {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Binary(_, l, r) => {
+                self.expr_skipping_param(l, depth);
+                self.expr_skipping_param(r, depth);
+            }
+            _ => self.expr(e, Access::Read, depth),
+        }
+    }
+
+    fn text(&self, sp: &Span) -> Option<&str> {
+        if sp.end <= sp.start {
+            return None;
+        }
+        self.src.get(sp.start as usize..sp.end as usize)
+    }
+
+    fn check_call(&self, access: Access, n: Option<&str>) -> (String, String) {
+        let nm = self.name;
+        let s = self.slot;
+        let f = format!("__clpart_guard + {s}");
+        let (r, w) = (format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"), format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"));
+        let head = match (access, n) {
+            (Access::Read, None) => "__clpart_r((long)(".to_string(),
+            (Access::Write, None) => "__clpart_w((long)(".to_string(),
+            (Access::ReadWrite, None) => "__clpart_rw((long)(".to_string(),
+            (Access::Read, Some(_)) => "__clpart_rn((long)(".to_string(),
+            (_, Some(_)) => "__clpart_wn((long)(".to_string(),
+        };
+        let tail = match (access, n) {
+            (Access::Read, None) => format!(") - __clpart_base_{nm}, {r}, __clpart_len_{nm}, {f})"),
+            (Access::Write, None) => format!(") - __clpart_base_{nm}, {w}, __clpart_len_{nm}, {f})"),
+            (Access::ReadWrite, None) => format!(") - __clpart_base_{nm}, {r}, {w}, __clpart_len_{nm}, {f})"),
+            (Access::Read, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {r}, __clpart_len_{nm}, {f})"),
+            (_, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {w}, __clpart_len_{nm}, {f})"),
+        };
+        (head, tail)
+    }
+
+    /// Wraps the index expression `i` of an access in its check.
+    fn wrap_index(&mut self, i: &Expr, access: Access, depth: u32) {
+        let (head, tail) = self.check_call(access, None);
+        self.edits.push(Edit { at: i.span.start as usize, del: 0, text: head, order: depth });
+        self.edits.push(Edit { at: i.span.end as usize, del: 0, text: tail, order: 1000 - depth });
+    }
+
+    fn stmts(&mut self, body: &[Stmt], depth: u32) {
+        for s in body {
+            self.stmt(s, depth);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, depth: u32) {
+        match s {
+            Stmt::Decl(d) => {
+                if let Some(e) = &d.init {
+                    self.expr(e, Access::Read, depth)
+                }
+            }
+            Stmt::Expr(e) => self.expr(e, Access::Read, depth),
+            Stmt::If { cond, then, els, .. } => {
+                self.expr(cond, Access::Read, depth);
+                self.stmts(then, depth);
+                if let Some(e) = els {
+                    self.stmts(e, depth);
+                }
+            }
+            Stmt::For { init, cond, step, body, .. } => {
+                if let Some(i) = init {
+                    self.stmt(i, depth);
+                }
+                if let Some(c) = cond {
+                    self.expr(c, Access::Read, depth);
+                }
+                if let Some(st) = step {
+                    self.expr(st, Access::Read, depth);
+                }
+                self.stmts(body, depth);
+            }
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond, Access::Read, depth);
+                self.stmts(body, depth);
+            }
+            Stmt::Block(b) => self.stmts(b, depth),
+            Stmt::Return(Some(e), _) => self.expr(e, Access::Read, depth),
+            Stmt::Barrier(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Unsupported(..) => {}
+        }
+    }
+
+    /// Visits `e`, an expression used as `access` (an lvalue context for
+    /// `Write`/`ReadWrite`).
+    fn expr(&mut self, e: &Expr, access: Access, depth: u32) {
+        if self.failure.is_some() {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Index(b, i) => {
+                if let Some(v) = self.param_use(b) {
+                    if self.text(&v.span).map(str::trim) != Some(self.name) || self.text(&i.span).is_none() || i.span.start < b.span.end {
+                        return self.fail(e, "a subscript inside a macro expansion");
+                    }
+                    self.handled.push((v.span.start, v.span.end));
+                    self.wrap_index(i, access, depth);
+                    self.expr(i, Access::Read, depth + 1);
+                } else {
+                    self.expr(b, Access::Read, depth + 1);
+                    self.expr(i, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::Unary(UnOp::Deref, x) if self.param_use(x).is_none() && self.offset_chain(x).is_some() => {
+                // `*(a + k1 + k2 - k3)`: `a[check((a + k1 + k2 - k3) - a)]`;
+                // the pointer difference is the element offset.
+                let p = self.offset_chain(x).expect("checked by the guard");
+                let (Some(et), Some(_)) = (self.text(&e.span), self.text(&p.span)) else {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                };
+                if !et.starts_with('*') || x.span.start < e.span.start || x.span.end > e.span.end {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                }
+                self.handled.push((p.span.start, p.span.end));
+                let (head, tail) = self.check_call(access, None);
+                self.edits.push(Edit { at: e.span.start as usize, del: 1, text: format!("{}[{head}(", self.name), order: depth });
+                self.edits.push(Edit { at: e.span.end as usize, del: 0, text: format!(") - {}{tail}]", self.name), order: 1000 - depth });
+                self.expr_skipping_param(x, depth + 1);
+            }
+            ExprKind::Call(f, args)
+                if (f.starts_with("atomic_") || f.starts_with("atom_"))
+                    && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Unary(UnOp::AddrOf, x)) if matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some())) =>
+            {
+                // `atomic_op(&a[i], ...)` reads and writes element i.
+                let Some(ExprKind::Unary(UnOp::AddrOf, x)) = args.first().map(|a| &a.kind) else { return };
+                self.expr(x, Access::ReadWrite, depth + 1);
+                for a in &args[1..] {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::Unary(UnOp::Deref, x) => {
+                let (p, k) = match &x.kind {
+                    _ if self.param_use(x).is_some() => (self.param_use(x), None),
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(l).is_some() => (self.param_use(l), Some(&**r)),
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(r).is_some() => (self.param_use(r), Some(&**l)),
+                    _ => (None, None),
+                };
+                let Some(p) = p else {
+                    return self.expr(x, Access::Read, depth + 1);
+                };
+                let (Some(et), Some(_)) = (self.text(&e.span), self.text(&p.span)) else {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                };
+                if !et.starts_with('*') {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                }
+                self.handled.push((p.span.start, p.span.end));
+                let (head, tail) = self.check_call(access, None);
+                match k {
+                    None => {
+                        // `*a` → `a[check(0)]`
+                        let text = format!("{}[{head}0{tail}]", self.name);
+                        self.edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text, order: depth });
+                    }
+                    Some(k) => {
+                        if self.text(&k.span).is_none() || k.span.start < e.span.start || k.span.end > e.span.end {
+                            return self.fail(e, "a dereference inside a macro expansion");
+                        }
+                        // `*(a + k)` → `a[check(k)]`, keeping `k`'s own text (and its edits).
+                        self.edits.push(Edit {
+                            at: e.span.start as usize,
+                            del: (k.span.start - e.span.start) as usize,
+                            text: format!("{}[{head}", self.name),
+                            order: depth,
+                        });
+                        self.edits.push(Edit {
+                            at: k.span.end as usize,
+                            del: (e.span.end - k.span.end) as usize,
+                            text: format!("{tail}]"),
+                            order: 1000 - depth,
+                        });
+                        self.expr(k, Access::Read, depth + 1);
+                    }
+                }
+            }
+            ExprKind::Call(f, args) if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 => {
+                let n = f.trim_start_matches("vload").trim_start_matches("vstore");
+                let last = args.len() - 1;
+                match self.param_use(&args[last]) {
+                    Some(p) if n.parse::<u32>().is_ok() => {
+                        let o = &args[last - 1];
+                        let (Some(ot), Some(pt)) = (self.text(&o.span).map(str::to_string), self.text(&p.span)) else {
+                            return self.fail(e, "a vector load or store inside a macro expansion");
+                        };
+                        if pt.trim() != self.name {
+                            return self.fail(e, "a vector load or store inside a macro expansion");
+                        }
+                        if o.span.end > p.span.start {
+                            return self.fail(e, "a vector load or store with unexpected operands");
+                        }
+                        let mut inner = false;
+                        visit_expr(o, &mut |x| inner |= matches!(&x.kind, ExprKind::Index(..) | ExprKind::Call(..) | ExprKind::WorkItem(..) | ExprKind::Unary(UnOp::Deref, _)));
+                        if inner {
+                            return self.fail(e, "a vector load or store whose offset holds an access or call");
+                        }
+                        self.handled.push((p.span.start, p.span.end));
+                        let acc = if f.starts_with("vload") { Access::Read } else { Access::Write };
+                        let (head, tail) = self.check_call(acc, Some(n));
+                        // vloadN(o, a) → vloadN(0, a + check(N*o))
+                        self.edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: depth });
+                        self.edits.push(Edit {
+                            at: p.span.end as usize,
+                            del: 0,
+                            text: format!(" + {head}(long){n} * (long)({ot}){tail}"),
+                            order: 1000 - depth,
+                        });
+                        for a in &args[..last - 1] {
+                            self.expr(a, Access::Read, depth + 1);
+                        }
+                    }
+                    _ => {
+                        for a in args {
+                            self.expr(a, Access::Read, depth + 1);
+                        }
+                    }
+                }
+            }
+            ExprKind::Assign(op, l, r) => {
+                self.expr(l, if op.is_some() { Access::ReadWrite } else { Access::Write }, depth + 1);
+                self.expr(r, Access::Read, depth + 1);
+            }
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, x) => {
+                self.expr(x, Access::ReadWrite, depth + 1)
+            }
+            ExprKind::Unary(UnOp::AddrOf, x) => {
+                // `&a[i]` makes a pointer into the buffer: not checkable per access.
+                let mut names_param = false;
+                visit_expr(x, &mut |y| names_param |= matches!(&y.kind, ExprKind::Var(n) if n == self.name));
+                if names_param {
+                    return self.fail(e, "its address is taken ('&')");
+                }
+                self.expr(x, Access::Read, depth + 1)
+            }
+            // A partial write `a[i].x = v` writes the element.
+            ExprKind::Swizzle(x, _) => self.expr(x, access, depth + 1),
+            ExprKind::Var(n) if n == self.name => self.fail(e, "the pointer itself is used (copied, passed or compared)"),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::WorkItem(_, a) => self.expr(a, Access::Read, depth + 1),
+            ExprKind::Binary(_, a, b) => {
+                self.expr(a, Access::Read, depth + 1);
+                self.expr(b, Access::Read, depth + 1);
+            }
+            ExprKind::Cond(a, b, c) => {
+                self.expr(a, Access::Read, depth + 1);
+                self.expr(b, access, depth + 1);
+                self.expr(c, access, depth + 1);
+            }
+            ExprKind::Call(_, args) | ExprKind::VectorLit(args) => {
+                for a in args {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::IntLit(_) | ExprKind::FloatLit(..) | ExprKind::Var(_) | ExprKind::Unsupported(_) => {}
+        }
+    }
+}
+
+fn pointee_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Pointer { pointee, .. } => Some(pointee.name()),
+        _ => None,
+    }
+}
+
+/// The source texts of the constructs the IR does not model (unsupported
+/// expressions and statements), with their spans.
+fn unsupported_texts(body: &[Stmt], src: &str) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    let mut add = |sp: &Span| {
+        let t = src.get(sp.start as usize..sp.end as usize).unwrap_or("").to_string();
+        // A span that does not cover the text (macro expansions) hides everything.
+        out.push((if sp.end <= sp.start { String::from("*") } else { t }, sp.clone()));
+    };
+    fn stmts(body: &[Stmt], add: &mut dyn FnMut(&Span)) {
+        for s in body {
+            match s {
+                Stmt::Unsupported(_, sp) => add(sp),
+                Stmt::If { then, els, .. } => {
+                    stmts(then, add);
+                    if let Some(e) = els {
+                        stmts(e, add);
+                    }
+                }
+                Stmt::For { init, body, .. } => {
+                    if let Some(i) = init {
+                        stmts(std::slice::from_ref(&**i), add);
+                    }
+                    stmts(body, add);
+                }
+                Stmt::While { body, .. } => stmts(body, add),
+                Stmt::Block(b) => stmts(b, add),
+                _ => {}
+            }
+        }
+    }
+    stmts(body, &mut add);
+    visit_exprs(body, &mut |e| {
+        if matches!(e.kind, ExprKind::Unsupported(_)) {
+            add(&e.span)
+        }
+    });
+    out
+}
+
+/// Whether `text` mentions identifier `name` (or is the wildcard `*`).
+fn mentions(text: &str, name: &str) -> bool {
+    if text == "*" {
+        return true;
+    }
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let at = from + i;
+        let before = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let end = at + name.len();
+        let after = end >= b.len() || !(b[end].is_ascii_alphanumeric() || b[end] == b'_');
+        if before && after {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 fn uses_in_macro(body: &[Stmt], w: WorkItemFn, src: &str) -> bool {
@@ -257,8 +782,8 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: i.span.start as usize, del: 0, text: "(".into() });
-                edits.push(Edit { at: i.span.end as usize, del: 0, text: format!(") - {base}") });
+                edits.push(Edit { at: i.span.start as usize, del: 0, text: "(".into(), order: 500 });
+                edits.push(Edit { at: i.span.end as usize, del: 0, text: format!(") - {base}"), order: 500 });
                 handled.push((b.span.start, b.span.end));
             }
             ExprKind::Binary(BinOp::Add, l, r) if is_var(l) || is_var(r) => {
@@ -267,8 +792,8 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: k.span.start as usize, del: 0, text: "((".into() });
-                edits.push(Edit { at: k.span.end as usize, del: 0, text: format!(") - {base})") });
+                edits.push(Edit { at: k.span.start as usize, del: 0, text: "((".into(), order: 500 });
+                edits.push(Edit { at: k.span.end as usize, del: 0, text: format!(") - {base})"), order: 500 });
                 handled.push((p.span.start, p.span.end));
             }
             ExprKind::Call(f, args) if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 => {
@@ -284,9 +809,9 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     return;
                 }
                 // vloadN(o, a) reads a[N*o ..]: becomes vloadN(0, a + ((size_t)N*(o) - base)).
-                edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into() });
+                edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: 500 });
                 let ot = src[o.span.start as usize..o.span.end as usize].to_string();
-                edits.push(Edit { at: p.span.end as usize, del: 0, text: format!(" + ((long){n} * (long)({ot}) - {base})") });
+                edits.push(Edit { at: p.span.end as usize, del: 0, text: format!(" + ((long){n} * (long)({ot}) - {base})"), order: 500 });
                 handled.push((p.span.start, p.span.end));
             }
             _ => {}

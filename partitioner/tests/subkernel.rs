@@ -57,3 +57,30 @@ fn every_corpus_kernel_rewrites_to_valid_opencl() {
         }
     }
 }
+
+/// Issue 10: every buffer of every corpus kernel is checked by the run-time
+/// guard, except the listed pointer uses the guard cannot check.
+#[test]
+fn issue10_guard_covers_every_corpus_buffer() {
+    let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
+    let mut unguarded = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "cl") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let p = program(&name);
+        let k = p.kernel(None).unwrap();
+        let Ok(s) = rewrite(&p, &k.name, &[]) else { continue };
+        reparse(&s.source);
+        for (i, why) in &s.unguarded {
+            unguarded.push(format!("{name}: {i}: {why}"));
+        }
+        let n_buffers = k.params.iter().filter(|q| matches!(q.space(), coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant | coarsen::ir::AddrSpace::Local)).count();
+        assert_eq!(s.guarded.len() + s.unguarded.len(), n_buffers, "{name}");
+    }
+    unguarded.sort();
+    eprintln!("{}", unguarded.join("\n"));
+    assert!(unguarded.is_empty(), "unguarded buffers:\n{}", unguarded.join("\n"));
+}

@@ -258,6 +258,16 @@ pub struct Subkernel {
     pub source: String,
     /// Arguments appended after the original ones, in order.
     pub extra_args: Vec<ExtraArg>,
+    /// The run-time guard: the buffer arguments whose every access the
+    /// subkernel checks against its window, in flag-slot order (slot `i` of
+    /// the [`ExtraArgMeaning::GuardFlags`] buffer belongs to `guarded[i]`).
+    #[serde(default)]
+    pub guarded: Vec<u32>,
+    /// Buffer arguments the guard cannot check (a use of the pointer other
+    /// than a subscript, `*p`, `*(p + k)` or `vloadN`/`vstoreN`), each with
+    /// the reason and location. With the guard on, such a kernel runs unsplit.
+    #[serde(default)]
+    pub unguarded: Vec<(u32, String)>,
 }
 
 /// An argument the subkernel takes in addition to the original ones.
@@ -285,6 +295,36 @@ pub enum ExtraArgMeaning {
     NumGroups(u32),
     /// The unsplit `get_global_offset(d)`.
     GlobalOffset(u32),
+    /// Guard window: first element index (relative to the device buffer)
+    /// the subkernel may read from argument `arg_index`.
+    ReadLo {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// Guard window: one past the last element index it may read.
+    ReadHi {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// Guard window: first element index it may write.
+    WriteLo {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// Guard window: one past the last element index it may write.
+    WriteHi {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// Elements of the device buffer of `arg_index` before its sink (the
+    /// guard redirects a refused access to the sink, past this extent).
+    Extent {
+        /// Argument position of the array.
+        arg_index: u32,
+    },
+    /// The guard's flag buffer (`__global int *`, one `int` per entry of
+    /// [`Subkernel::guarded`]); not a `long`.
+    GuardFlags,
 }
 
 /// Lower-case hex SHA-256 of a kernel source, as stored in

@@ -173,6 +173,8 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                     name,
                     source,
                     extra_args,
+                    guarded: vec![],
+                    unguarded: vec![],
                 },
             ),
         ),

@@ -202,6 +202,10 @@ pub fn check_split(rt: &launcher::Runtime, k: &CorpusKernel, run: usize, share_s
         if r.verified != Some(true) {
             return Err(format!("{} run {run} {shares:?}: split output differs from unsplit: {:?}", k.name, r.mismatch));
         }
+        // Issue 10: the run-time guard is on and never fires on the corpus.
+        if r.guard_fired {
+            return Err(format!("{} run {run} {shares:?}: the run-time guard fired: {:?}", k.name, r.reason));
+        }
         let n_active = shares.iter().filter(|s| s.1 > 0.0).count();
         if k.expect.splittable && n_active > 1 && !r.split {
             return Err(format!("{} run {run}: expected to split, ran whole: {:?}", k.name, r.reason));

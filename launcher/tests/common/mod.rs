@@ -150,6 +150,8 @@ pub fn vadd_ranges() -> KernelRanges {
                     },
                 })
                 .collect(),
+            guarded: vec![],
+            unguarded: vec![],
         }),
         diagnostics: vec![],
     }
@@ -291,6 +293,8 @@ pub fn matmul_ranges() -> KernelRanges {
                     meaning: ExtraArgMeaning::NumGroups(0),
                 },
             ],
+            guarded: vec![],
+            unguarded: vec![],
         }),
         diagnostics: vec![],
     }
