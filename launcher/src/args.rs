@@ -139,13 +139,25 @@ pub struct HostBuffer {
 }
 
 impl HostBuffer {
-    /// A buffer of `n` zero elements.
-    pub fn zeros(elem: ElemType, n: u64) -> HostBuffer {
-        let len = n as usize * elem.size as usize;
-        HostBuffer {
-            elem,
-            bytes: vec![0; len],
+    /// A buffer of `n` zero elements; an error (not an abort) when the
+    /// memory cannot be had.
+    pub fn zeros(elem: ElemType, n: u64) -> Result<HostBuffer, String> {
+        let len = (n as usize).saturating_mul(elem.size as usize);
+        if len == 0 {
+            return Ok(HostBuffer { elem, bytes: Vec::new() });
         }
+        let layout = std::alloc::Layout::array::<u8>(len).map_err(|e| e.to_string())?;
+        // SAFETY: `layout` has a nonzero size. Zeroed pages from the
+        // allocator are not touched here, as with `vec![0; len]`, but a
+        // failed allocation is an error instead of an abort.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(format!("cannot allocate {len} bytes"));
+        }
+        // SAFETY: `ptr` was allocated by the global allocator with the layout
+        // of `len` bytes, all initialized (zero).
+        let bytes = unsafe { Vec::from_raw_parts(ptr, len, len) };
+        Ok(HostBuffer { elem, bytes })
     }
 
     /// Wraps bytes; the length is rounded down to whole elements.
@@ -465,7 +477,9 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
             if n.checked_mul(elem.size as u64).is_none_or(|b| b > isize::MAX as u64) {
                 return Err(mistyped(format!("{n} elements are too many")));
             }
-            Ok(ArgValue::Buffer(HostBuffer::zeros(elem, *n)))
+            HostBuffer::zeros(elem, *n)
+                .map(ArgValue::Buffer)
+                .map_err(|_| LaunchError::Alloc { name: info.name.clone(), bytes: n.saturating_mul(info.elem_size as u64) })
         }
         (_, ArgSpec::Seq(n)) => seq(&elem, *n).map(ArgValue::Buffer).map_err(mistyped),
         (_, ArgSpec::Rand { n, seed }) => rand(&elem, *n, *seed).map(ArgValue::Buffer).map_err(mistyped),
@@ -599,7 +613,10 @@ fn fill(
         .checked_mul(elem.size as u64)
         .filter(|&b| b <= isize::MAX as u64)
         .ok_or_else(|| format!("{n} elements are too many"))?;
-    let mut bytes = Vec::with_capacity(total as usize);
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(total as usize)
+        .map_err(|_| format!("cannot allocate {total} bytes of host memory"))?;
     for i in 0..n {
         for lane in 0..elem.storage_lanes() {
             if lane >= elem.lanes {

@@ -67,7 +67,108 @@ pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
     .map_err(cl_err("clCreateBuffer", Some(ctx.info.label())))
 }
 
-/// Enqueues a non-blocking host → device copy.
+/// A whole host buffer that transfers may touch: its base pointer and its
+/// real length. Copies through [`write_host`] and [`read_host`] are checked
+/// against it, whatever the range file says.
+// `launch.rs` switches its copies to these (issue 10); until then unused.
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostRegion {
+    ptr: *mut u8,
+    len: usize,
+}
+
+#[allow(dead_code)]
+impl HostRegion {
+    /// The region of a whole host buffer (or staging vector).
+    pub(crate) fn of(bytes: &mut [u8]) -> HostRegion {
+        HostRegion {
+            ptr: bytes.as_mut_ptr(),
+            len: bytes.len(),
+        }
+    }
+
+    /// Bytes in the region.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// `offset..offset+len` inside `size` bytes, without overflow.
+fn check_span(
+    ctx: &DeviceCtx,
+    op: &'static str,
+    what: &'static str,
+    offset: usize,
+    len: usize,
+    size: usize,
+) -> Result<()> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(LaunchError::CopyOutOfBounds {
+            op,
+            what,
+            offset: offset as u64,
+            len: len as u64,
+            size: size as u64,
+            device: Some(ctx.info.label()),
+        }),
+    }
+}
+
+/// The size of a device buffer in bytes.
+fn device_size(ctx: &DeviceCtx, buf: &Buffer<u8>) -> Result<usize> {
+    cl_timed(|| buf.size()).map_err(cl_err("clGetMemObjectInfo", Some(ctx.info.label())))
+}
+
+/// Enqueues a non-blocking copy of `len` bytes from `host` at `host_offset`
+/// to `buf` at `dev_offset`, refusing ([`LaunchError::CopyOutOfBounds`]) a
+/// copy that reaches outside either buffer.
+///
+/// # Safety
+/// The region must stay valid and unmodified until the queue finishes.
+#[allow(dead_code)]
+pub(crate) unsafe fn write_host(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    dev_offset: usize,
+    host: HostRegion,
+    host_offset: usize,
+    len: usize,
+) -> Result<Event> {
+    const OP: &str = "host-to-device copy";
+    check_span(ctx, OP, "host", host_offset, len, host.len)?;
+    check_span(ctx, OP, "device", dev_offset, len, device_size(ctx, buf)?)?;
+    // SAFETY: inside the region (checked); validity forwarded to the caller.
+    unsafe { write(ctx, buf, dev_offset, host.ptr.add(host_offset), len) }
+}
+
+/// Enqueues a non-blocking copy of `len` bytes from `buf` at `dev_offset`
+/// into `host` at `host_offset`, refusing ([`LaunchError::CopyOutOfBounds`])
+/// a copy that reaches outside either buffer.
+///
+/// # Safety
+/// The region must stay valid, and nothing else may access the bytes
+/// copied, until the queue finishes.
+#[allow(dead_code)]
+pub(crate) unsafe fn read_host(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    dev_offset: usize,
+    host: HostRegion,
+    host_offset: usize,
+    len: usize,
+) -> Result<Event> {
+    const OP: &str = "device-to-host copy";
+    check_span(ctx, OP, "host", host_offset, len, host.len)?;
+    check_span(ctx, OP, "device", dev_offset, len, device_size(ctx, buf)?)?;
+    // SAFETY: inside the region (checked); validity forwarded to the caller.
+    unsafe { read(ctx, buf, dev_offset, host.ptr.add(host_offset), len) }
+}
+
+/// Enqueues a non-blocking host → device copy. The device side is checked
+/// against the buffer's size; the host side is the caller's (prefer
+/// [`write_host`], which checks both).
 ///
 /// # Safety
 /// `src..src+len` must stay valid and unmodified until the queue finishes.
@@ -78,6 +179,7 @@ pub(crate) unsafe fn write(
     src: *const u8,
     len: usize,
 ) -> Result<Event> {
+    check_span(ctx, "host-to-device copy", "device", offset, len, device_size(ctx, buf)?)?;
     // SAFETY: forwarded to the caller.
     let ev = cl_timed(|| unsafe {
         enqueue_write_buffer(
@@ -95,7 +197,9 @@ pub(crate) unsafe fn write(
     Ok(Event::new(ev))
 }
 
-/// Enqueues a non-blocking device → host copy.
+/// Enqueues a non-blocking device → host copy. The device side is checked
+/// against the buffer's size; the host side is the caller's (prefer
+/// [`read_host`], which checks both).
 ///
 /// # Safety
 /// `dst..dst+len` must stay valid, and nothing else may access it, until the
@@ -107,6 +211,7 @@ pub(crate) unsafe fn read(
     dst: *mut u8,
     len: usize,
 ) -> Result<Event> {
+    check_span(ctx, "device-to-host copy", "device", offset, len, device_size(ctx, buf)?)?;
     // SAFETY: forwarded to the caller.
     let ev = cl_timed(|| unsafe {
         enqueue_read_buffer(

@@ -76,9 +76,14 @@ impl NdRange {
                     self.global[d], self.local[d]
                 )));
             }
-            if i64::try_from(self.global[d] + self.offset[d]).is_err() {
+            let end = self.global[d].checked_add(self.offset[d]);
+            if end.is_none_or(|e| i64::try_from(e).is_err()) {
                 return Err(nd_err(format!("sizes in dimension {d} are too large")));
             }
+        }
+        let groups = (0..dims).try_fold(1u64, |acc, d| acc.checked_mul(self.global[d] / self.local[d]));
+        if groups.is_none_or(|g| i64::try_from(g).is_err()) {
+            return Err(nd_err("the number of work-groups is too large".into()));
         }
         Ok(())
     }

@@ -1,8 +1,7 @@
 //! Reading and writing `.npy` files (numpy format 1.0-3.0, little-endian,
 //! C order) for buffer arguments and outputs.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::args::HostBuffer;
 use crate::elem::ElemType;
@@ -81,8 +80,10 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
     ))
 }
 
-/// Writes a buffer as a `.npy` file atomically: the data goes to a temporary
-/// file in the same folder, which is then renamed over `path`. Vector types
+/// Writes a buffer as a `.npy` file atomically: the data goes to a new
+/// temporary file in the same folder (exclusive create, no symlink followed,
+/// unpredictable name), which is then renamed over `path`; a device or FIFO
+/// target is written in place (see [`ranges_format::output::write_file`]). Vector types
 /// are written with shape `(N, storage_lanes)`, unknown types as `|V<size>`.
 pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
     let elem = buffer.elem();
@@ -105,29 +106,14 @@ pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| npy_err(path, "output path has no file name"))?;
-    let tmp: PathBuf = path.with_file_name(format!(
-        ".{}.tmp.{}",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+    ranges_format::output::write_file(path, |f| {
         f.write_all(MAGIC)?;
         f.write_all(&[1, 0])?;
         f.write_all(&(header.len() as u16).to_le_bytes())?;
         f.write_all(header.as_bytes())?;
-        f.write_all(buffer.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
+        f.write_all(buffer.as_bytes())
+    })
+    .map_err(io)
 }
 
 fn expected_descr(elem: &ElemType) -> String {

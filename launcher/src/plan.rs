@@ -546,7 +546,8 @@ fn static_unsplit_reason(
     };
     for e in &sub.extra_args {
         if let ExtraArgMeaning::ArrayBase { arg_index } = e.meaning {
-            if !arrays.iter().any(|a| a.arg_index == arg_index) {
+            let local = kernel.args.iter().any(|a| a.index == arg_index && a.kind == ArgKind::LocalBuffer);
+            if !local && !arrays.iter().any(|a| a.arg_index == arg_index) {
                 return Err(format!(
                     "subkernel argument '{}' is the base of argument {arg_index}, which has no ranges",
                     e.name

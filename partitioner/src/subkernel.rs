@@ -82,13 +82,32 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
     let mut unguarded: Vec<(u32, String)> = Vec::new();
     let mut guard_edits: Vec<Edit> = Vec::new();
     let hidden = unsupported_texts(&k.body, src);
+    let buffer_names: Vec<String> = k
+        .params
+        .iter()
+        .filter(|p| matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local))
+        .map(|p| p.name.clone())
+        .collect();
+    let mut clones: Vec<(String, String)> = Vec::new();
     for (idx, p) in k.params.iter().enumerate() {
         if !matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local) {
             continue;
         }
         let idx = idx as u32;
         let slot = guarded.len();
-        let mut g = Guarder { name: &p.name, pointee: pointee_name(&p.ty), slot, src, edits: Vec::new(), failure: None, handled: Vec::new() };
+        let mut g = Guarder {
+            name: &p.name,
+            tag: &p.name,
+            program: Some(program),
+            buffers: &buffer_names,
+            clones: Vec::new(),
+            pointee: pointee_name(&p.ty),
+            slot,
+            src,
+            edits: Vec::new(),
+            failure: None,
+            handled: Vec::new(),
+        };
         g.stmts(&k.body, 0);
         let failure = g.failure.take().or_else(|| {
             // Any use the walk did not account for (or one hidden inside a construct the IR does not model).
@@ -110,6 +129,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             None => {
                 guarded.push(idx);
                 guard_edits.append(&mut g.edits);
+                clones.append(&mut g.clones);
                 let n = &p.name;
                 extra_args.push(ExtraArg { name: format!("__clpart_base_{n}"), meaning: ExtraArgMeaning::ArrayBase { arg_index: idx } });
                 extra_args.push(ExtraArg { name: format!("__clpart_rlo_{n}"), meaning: ExtraArgMeaning::ReadLo { arg_index: idx } });
@@ -122,6 +142,10 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
         }
     }
     edits.append(&mut guard_edits);
+    if !clones.is_empty() {
+        let text: String = clones.iter().map(|(_, t)| format!("{t}\n\n")).collect();
+        edits.push(Edit { at: k.span.start as usize, del: 0, text, order: 0 });
+    }
 
     for &idx in rebased {
         if guarded.contains(&idx) {
@@ -302,7 +326,18 @@ enum Access {
 /// Rewrites every access of one buffer parameter into a guarded one, or
 /// records why it cannot.
 struct Guarder<'a> {
+    /// The pointer's name in the code walked (the kernel parameter, or the
+    /// helper parameter it is passed to).
     name: &'a str,
+    /// The kernel parameter's name: the suffix of the extra arguments.
+    tag: &'a str,
+    /// The program, when helpers taking the pointer may be cloned (not
+    /// inside a clone).
+    program: Option<&'a Program>,
+    /// Every buffer parameter of the kernel.
+    buffers: &'a [String],
+    /// Guarded clones of helpers (name, text).
+    clones: Vec<(String, String)>,
     /// The parameter's element type spelling (implicit pointer conversions
     /// to the same element type are looked through).
     pointee: Option<String>,
@@ -390,7 +425,7 @@ impl Guarder<'_> {
     }
 
     fn check_call(&self, access: Access, n: Option<&str>) -> (String, String) {
-        let nm = self.name;
+        let nm = self.tag;
         let s = self.slot;
         let f = format!("__clpart_guard + {s}");
         let (r, w) = (format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"), format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"));
@@ -604,8 +639,9 @@ impl Guarder<'_> {
             }
             ExprKind::Unary(UnOp::AddrOf, x) => {
                 // `&a[i]` makes a pointer into the buffer: not checkable per access.
-                let mut names_param = false;
-                visit_expr(x, &mut |y| names_param |= matches!(&y.kind, ExprKind::Var(n) if n == self.name));
+                let names_param = self.param_use(x).is_some()
+                    || matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some())
+                    || matches!(&x.kind, ExprKind::Unary(UnOp::Deref, p) if self.offset_chain(p).is_some());
                 if names_param {
                     return self.fail(e, "its address is taken ('&')");
                 }
@@ -624,6 +660,7 @@ impl Guarder<'_> {
                 self.expr(b, access, depth + 1);
                 self.expr(c, access, depth + 1);
             }
+            ExprKind::Call(f, args) if args.iter().any(|a| self.param_use(a).is_some()) => self.helper_call(e, f, args, depth),
             ExprKind::Call(_, args) | ExprKind::VectorLit(args) => {
                 for a in args {
                     self.expr(a, Access::Read, depth + 1);
@@ -632,6 +669,131 @@ impl Guarder<'_> {
             ExprKind::IntLit(_) | ExprKind::FloatLit(..) | ExprKind::Var(_) | ExprKind::Unsupported(_) => {}
         }
     }
+}
+
+impl Guarder<'_> {
+    /// `helper(..., a, ...)`: the call goes to a clone of the helper whose
+    /// accesses through that parameter are guarded with the kernel
+    /// parameter's window (extra arguments appended to the call).
+    fn helper_call(&mut self, e: &Expr, f: &str, args: &[Expr], depth: u32) {
+        let Some(program) = self.program else {
+            return self.fail(e, "passed on from a helper to another function");
+        };
+        let Some(helper) = program.function(f).filter(|h| !h.is_kernel) else {
+            return self.fail(e, &format!("passed to '{f}'"));
+        };
+        let positions: Vec<usize> = (0..args.len()).filter(|&i| self.param_use(&args[i]).is_some()).collect();
+        let others = args.iter().enumerate().any(|(i, a)| {
+            let mut any = false;
+            if !positions.contains(&i) {
+                visit_expr(a, &mut |x| any |= matches!(&x.kind, ExprKind::Var(m) if self.buffers.contains(m)));
+            }
+            any
+        });
+        if positions.len() != 1 || others {
+            return self.fail(e, &format!("passed to helper '{f}' together with other buffers"));
+        }
+        let pos = positions[0];
+        let Some(hp) = helper.params.get(pos) else {
+            return self.fail(e, &format!("passed to helper '{f}' with more arguments than it takes"));
+        };
+        let p = self.param_use(&args[pos]).expect("found above");
+        let call_text = self.text(&e.span).unwrap_or("");
+        if !call_text.starts_with(f) || !call_text.ends_with(')') || self.text(&p.span).map(str::trim) != Some(self.name) {
+            return self.fail(e, &format!("passed to helper '{f}' inside a macro expansion"));
+        }
+        let mut nested = Guarder {
+            name: &hp.name,
+            tag: self.tag,
+            program: None,
+            buffers: self.buffers,
+            clones: Vec::new(),
+            pointee: pointee_name(&hp.ty),
+            slot: self.slot,
+            src: self.src,
+            edits: Vec::new(),
+            failure: None,
+            handled: Vec::new(),
+        };
+        if nested.pointee != self.pointee {
+            return self.fail(e, &format!("passed to helper '{f}' as a pointer of another type"));
+        }
+        nested.stmts(&helper.body, 0);
+        let mut other = nested.failure.take();
+        visit_exprs(&helper.body, &mut |x| {
+            if let ExprKind::Var(n) = &x.kind {
+                if n == &hp.name && !nested.handled.contains(&(x.span.start, x.span.end)) && other.is_none() {
+                    other = Some(format!("'{n}' is used other than by subscript at line {}:{}", x.span.line, x.span.col));
+                }
+            }
+        });
+        if other.is_none() && unsupported_texts(&helper.body, self.src).iter().any(|(t, _)| mentions(t, &hp.name)) {
+            other = Some(format!("'{}' appears in a construct clpart does not model", hp.name));
+        }
+        if let Some(why) = other {
+            return self.fail(e, &format!("passed to helper '{f}', where {why}"));
+        }
+        let clone_name = format!("{f}__clpart_{}", self.tag);
+        if !self.clones.iter().any(|(n, _)| n == &clone_name) {
+            let Some(text) = clone_text(self.src, helper, &clone_name, self.tag, nested.edits) else {
+                return self.fail(e, &format!("passed to helper '{f}', whose definition cannot be copied"));
+            };
+            self.clones.push((clone_name.clone(), text));
+        }
+        self.handled.push((p.span.start, p.span.end));
+        let t = self.tag;
+        self.edits.push(Edit { at: e.span.start as usize, del: f.len(), text: clone_name, order: depth });
+        self.edits.push(Edit {
+            at: e.span.end as usize - 1,
+            del: 0,
+            text: format!(
+                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, __clpart_guard"
+            ),
+            order: 1000 - depth,
+        });
+        for (i, a) in args.iter().enumerate() {
+            if i != pos {
+                self.expr(a, Access::Read, depth + 1);
+            }
+        }
+    }
+}
+
+/// The text of helper `h` renamed to `name`, with `edits` (absolute source
+/// positions inside its span) applied and the guard's parameters for `tag`
+/// appended.
+fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edit>) -> Option<String> {
+    let (start, end) = (h.span.start as usize, h.span.end as usize);
+    let text = src.get(start..end)?;
+    // the function name: its first occurrence followed by '('
+    let mut at = None;
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&h.name) {
+        let j = from + i;
+        let before_ok = j == 0 || !(text.as_bytes()[j - 1].is_ascii_alphanumeric() || text.as_bytes()[j - 1] == b'_');
+        if before_ok && text[j + h.name.len()..].trim_start().starts_with('(') {
+            at = Some(j);
+            break;
+        }
+        from = j + 1;
+    }
+    let at = start + at?;
+    edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0 });
+    let extra = format!(
+        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, __global int *__clpart_guard"
+    );
+    let last = h.params.last()?;
+    edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0 });
+    let mut out = text.to_string();
+    edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
+    for e in &edits {
+        if e.at < start || e.at + e.del > end {
+            return None;
+        }
+        let (a, d) = (e.at - start, e.del);
+        out.replace_range(a..a + d, &e.text);
+    }
+    Some(out)
 }
 
 fn pointee_name(t: &Type) -> Option<String> {

@@ -19,9 +19,16 @@ fn vadd_subscripts_are_rebased() {
     let p = program("vadd");
     let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
     reparse(&s.source);
-    assert!(s.source.contains("c[(i) - __clpart_base_c] = a[(i) - __clpart_base_a] + b[(i) - __clpart_base_b]"), "{}", s.source);
-    assert_eq!(s.extra_args.len(), 3);
+    // every access rebased and checked by the run-time guard (issue 10)
+    assert!(
+        s.source.contains("c[__clpart_w((long)(i) - __clpart_base_c, __clpart_wlo_c, __clpart_whi_c, __clpart_len_c, __clpart_guard + 2)] = a[__clpart_r((long)(i) - __clpart_base_a, __clpart_rlo_a, __clpart_rhi_a, __clpart_len_a, __clpart_guard + 0)]"),
+        "{}",
+        s.source
+    );
+    assert_eq!(s.guarded, vec![0, 1, 2]);
+    assert_eq!(s.extra_args.len(), 3 * 6 + 1);
     assert_eq!(s.extra_args[0].meaning, ExtraArgMeaning::ArrayBase { arg_index: 0 });
+    assert_eq!(s.extra_args.last().unwrap().meaning, ExtraArgMeaning::GuardFlags);
 }
 
 #[test]
@@ -81,6 +88,38 @@ fn issue10_guard_covers_every_corpus_buffer() {
         assert_eq!(s.guarded.len() + s.unguarded.len(), n_buffers, "{name}");
     }
     unguarded.sort();
-    eprintln!("{}", unguarded.join("\n"));
     assert!(unguarded.is_empty(), "unguarded buffers:\n{}", unguarded.join("\n"));
+}
+
+/// Issue 10: pointers passed to helpers are checked inside a clone of the
+/// helper; pointer arithmetic chains and atomics are checked in place.
+#[test]
+fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
+    let p = program("helper_call");
+    let s = rewrite(&p, "helper_call", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
+    assert!(s.source.contains("float pair_avg__clpart_b(__global const float *p, int i, long __clpart_base_b"), "{}", s.source);
+    assert!(s.source.contains("pair_avg__clpart_b(b, i, __clpart_base_b"), "{}", s.source);
+    let p = program("fan1");
+    let s = rewrite(&p, "fan1", &[0, 1]).unwrap();
+    reparse(&s.source);
+    assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
+    assert!(s.source.contains("m_dev[__clpart_w((long)(((m_dev + size"), "{}", s.source);
+    let p = program("histogram");
+    let s = rewrite(&p, "histogram", &[]).unwrap();
+    reparse(&s.source);
+    assert!(s.source.contains("atomic_inc(&bins[__clpart_rw("), "{}", s.source);
+}
+
+/// Issue 10: a pointer the guard cannot follow is reported with its reason.
+#[test]
+fn issue10_guard_reports_pointers_it_cannot_check() {
+    let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
+    let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
+    let s = rewrite(&p, "k", &[]).unwrap();
+    reparse(&s.source);
+    assert_eq!(s.guarded, vec![1]);
+    assert_eq!(s.unguarded.len(), 1);
+    assert!(s.unguarded[0].1.contains("'a'"), "{:?}", s.unguarded);
 }

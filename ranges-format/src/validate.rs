@@ -302,6 +302,10 @@ impl KernelRanges {
                     | ExtraArgMeaning::WriteLo { arg_index }
                     | ExtraArgMeaning::WriteHi { arg_index }
                     | ExtraArgMeaning::Extent { arg_index } => {
+                        // `__local` arguments are guarded too (no array entry).
+                        if arg(arg_index).is_some_and(|a| a.kind == ArgKind::LocalBuffer) {
+                            continue;
+                        }
                         let info = buffer_arg(&what, arg_index)?;
                         if !self.arrays.iter().any(|a| a.arg_index == arg_index) {
                             return Err(format!(
@@ -330,13 +334,17 @@ impl KernelRanges {
                 }
             }
             for (i, &g) in sub.guarded.iter().enumerate() {
-                buffer_arg(&format!("subkernel guarded[{i}]"), g)?;
+                if !arg(g).is_some_and(|a| a.kind == ArgKind::LocalBuffer) {
+                    buffer_arg(&format!("subkernel guarded[{i}]"), g)?;
+                }
                 if sub.guarded[..i].contains(&g) {
                     return Err(format!("subkernel: guarded lists argument {g} twice"));
                 }
             }
             for (i, (u, _)) in sub.unguarded.iter().enumerate() {
-                buffer_arg(&format!("subkernel unguarded[{i}]"), *u)?;
+                if !arg(*u).is_some_and(|a| a.kind == ArgKind::LocalBuffer) {
+                    buffer_arg(&format!("subkernel unguarded[{i}]"), *u)?;
+                }
             }
         }
         Ok(())
