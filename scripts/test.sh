@@ -9,3 +9,7 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
     cargo test --workspace --no-fail-fast
 fi
+# Fuzzing (bounded, 20 s per target) on CI or when asked; a crash fails.
+if [ -n "${CI:-}" ] || [ "${CLPART_FUZZ:-}" = 1 ]; then
+    bash scripts/fuzz.sh "${CLPART_FUZZ_SECONDS:-20}"
+fi

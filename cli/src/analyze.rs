@@ -124,7 +124,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let po = partition_options(&args)?;
     let (_, rf) = partitioner::analyze_source(&file, &source, &args.clang_args(), args.kernel.as_deref(), &po)?;
     if let Some(out) = &args.output {
-        rf.write_atomic(out).with_context(|| format!("cannot write '{}'", out.display()))?;
+        rf.write_atomic(out)?;
     }
     if args.emit == Some(Emit::Ranges) {
         print!("{}", rf.to_ron_string()?);

@@ -1,6 +1,7 @@
 //! `clpart`: the command-line front end (thin over the library crates).
 //!
-//! Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.
+//! Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error
+//! (a range file that fails validation or its checksums is an input error).
 
 mod analyze;
 mod run;
@@ -26,7 +27,23 @@ enum Command {
     Devices(run::DevicesArgs),
 }
 
+/// Removes the temporaries of output files being written when SIGINT or
+/// SIGTERM arrives, then exits with 128 + the signal number.
+fn install_signal_cleanup() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            ranges_format::output::remove_live_temporaries();
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
 fn main() -> ExitCode {
+    install_signal_cleanup();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -58,5 +75,21 @@ fn one_line(e: &anyhow::Error) -> String {
             parts.push(s);
         }
     }
-    parts.join(": ")
+    lower_os_messages(&parts.join(": "))
+}
+
+/// OS error texts (`No space left on device (os error 28)`) in lower case,
+/// like every other message.
+fn lower_os_messages(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(pos) = out[from..].find(" (os error ").map(|p| p + from) {
+        let start = out[..pos].rfind(": ").map_or(0, |p| p + 2);
+        let lowered = out[start..start + 1].to_lowercase();
+        if out.is_char_boundary(start + 1) {
+            out.replace_range(start..start + 1, &lowered);
+        }
+        from = pos + 1;
+    }
+    out
 }

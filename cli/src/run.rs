@@ -141,7 +141,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         }
         outs.push((name.to_string(), PathBuf::from(path)));
     }
-    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked };
+    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, ..Default::default() };
     let mut walls = Vec::new();
     let mut report: Option<RunReport> = None;
     let pristine = if args.repeat > 1 { Some(kargs.clone()) } else { None };
