@@ -286,7 +286,10 @@ impl Plan {
     pub fn prepare(&mut self, devices: &[usize]) -> Result<()> {
         for &d in devices {
             if self.unsplit_reason.is_none() {
-                self.sub_kernel(d, false)?;
+                // what a launch with the guard on runs: the guarded subkernel,
+                // or the unchecked one when the guard cannot check it
+                let unchecked = self.guard.is_err();
+                self.sub_kernel(d, unchecked)?;
             }
             self.whole_kernel(d)?;
         }

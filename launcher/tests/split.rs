@@ -52,6 +52,7 @@ fn vadd_split_equals_whole_for_every_share() {
         let mut args = input.clone();
         let opts = LaunchOptions {
             verify: true,
+            unchecked: true,
             ..Default::default()
         };
         let report = launch(&mut plan, &nd, &mut args, &shares, &opts).unwrap();
@@ -113,7 +114,7 @@ fn vadd_with_offset_and_uneven_groups() {
         &nd,
         &mut args,
         &[(0, 0.3), (1, 0.7)],
-        &LaunchOptions::default(),
+        &LaunchOptions { unchecked: true, ..Default::default() },
     )
     .unwrap();
     assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");
@@ -152,6 +153,7 @@ fn matmul_split_along_x_diff_merges_c() {
         let opts = LaunchOptions {
             verify: true,
             verify_device: Some(1),
+            unchecked: true,
             ..Default::default()
         };
         let report = launch(&mut plan, &nd, &mut args, &shares, &opts).unwrap();
@@ -201,7 +203,7 @@ fn unsplittable_kernel_runs_whole_on_the_largest_share() {
         &nd,
         &mut args,
         &[(0, 0.3), (1, 0.7)],
-        &LaunchOptions::default(),
+        &LaunchOptions { unchecked: true, ..Default::default() },
     )
     .unwrap();
     assert!(!report.split);
@@ -238,7 +240,7 @@ fn failed_assumption_runs_unsplit_and_says_so() {
         &nd,
         &mut args,
         &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions::default(),
+        &LaunchOptions { unchecked: true, ..Default::default() },
     )
     .unwrap();
     assert!(report.split && report.notes.is_empty(), "{report}");
@@ -253,7 +255,7 @@ fn failed_assumption_runs_unsplit_and_says_so() {
         &nd,
         &mut args,
         &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions::default(),
+        &LaunchOptions { unchecked: true, ..Default::default() },
     )
     .unwrap();
     assert!(!report.split, "{report}");
@@ -284,7 +286,7 @@ fn repeated_launches_reuse_built_programs() {
             &nd,
             &mut args,
             &[(0, 0.5), (1, 0.5)],
-            &LaunchOptions::default(),
+            &LaunchOptions { unchecked: true, ..Default::default() },
         )
         .unwrap();
     }
@@ -302,6 +304,7 @@ fn memory_cap_names_the_device() {
     let mut args = vadd_args(&plan, 1000);
     let opts = LaunchOptions {
         mem_cap_bytes: Some(8000),
+        unchecked: true,
         ..Default::default()
     };
     let e = launch(&mut plan, &nd, &mut args, &[(0, 0.8), (1, 0.2)], &opts).unwrap_err();
@@ -318,6 +321,7 @@ fn memory_cap_names_the_device() {
         &[(0, 0.2), (1, 0.8)],
         &LaunchOptions {
             mem_cap_bytes: Some(12000),
+            unchecked: true,
             ..Default::default()
         },
     )
@@ -337,6 +341,7 @@ fn verification_reports_the_first_mismatch() {
     let mut args = vadd_args(&plan, 1000);
     let opts = LaunchOptions {
         verify: true,
+        unchecked: true,
         ..Default::default()
     };
     let report = launch(&mut plan, &nd, &mut args, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
@@ -499,7 +504,7 @@ fn local_buffers_and_group_ids() {
             &nd,
             &mut args,
             &shares,
-            &LaunchOptions::default(),
+            &LaunchOptions { unchecked: true, ..Default::default() },
         )
         .unwrap();
         assert!(report.split);
@@ -543,7 +548,7 @@ fn slice_bounds_in_work_items() {
         &nd,
         &mut args,
         &[(0, 0.86), (1, 0.14)],
-        &LaunchOptions::default(),
+        &LaunchOptions { unchecked: true, ..Default::default() },
     )
     .unwrap();
     assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");

@@ -37,7 +37,7 @@ proptest! {
             format!("c=zeros:{n}"),
             format!("n={n}"),
         ]).unwrap();
-        let opts = LaunchOptions { verify: true, verify_device: Some(2), ..Default::default() };
+        let opts = LaunchOptions { verify: true, verify_device: Some(2), unchecked: true, ..Default::default() };
         let report = launch(&mut plan, &nd, &mut args, &shares_from(&w), &opts).unwrap();
         prop_assert_eq!(report.verified, Some(true), "{}", report);
         prop_assert_eq!(report.devices.iter().map(|d| d.work_groups).sum::<u64>(), n_groups);
@@ -57,7 +57,7 @@ proptest! {
             format!("wa={wa}"),
             format!("wb={wb}"),
         ]).unwrap();
-        let opts = LaunchOptions { verify: true, ..Default::default() };
+        let opts = LaunchOptions { verify: true, unchecked: true, ..Default::default() };
         let report = launch(&mut plan, &nd, &mut args, &shares_from(&w), &opts).unwrap();
         prop_assert_eq!(report.verified, Some(true), "{}", report);
         prop_assert_eq!(report.devices.iter().map(|d| d.work_groups).sum::<u64>(), gx * gy);

@@ -1,5 +1,7 @@
 //! Shared helpers of the launcher tests: PoCL device setup and hand-written
-//! range file entries for the test kernels.
+//! range file entries for the test kernels. Their subkernels are hand-written
+//! without the run-time guard, so the tests launch with `unchecked: true`
+//! (the guard itself is tested end to end in `tests/tests/guard.rs`).
 #![allow(dead_code)]
 
 use std::sync::{Once, OnceLock};
