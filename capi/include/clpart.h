@@ -225,6 +225,15 @@ int clpart_plan_set_arg_local(clpart_plan *plan, cl_uint arg_index, size_t size_
    default; it costs an unsplit run. */
 int clpart_plan_set_verify(clpart_plan *plan, int verify);
 
+/* unchecked != 0 turns the run-time guard off. With the guard on (the
+   default) each device's subkernel checks every access against the range the
+   analysis gave its slice; an access outside it is skipped, that launch's
+   device results are discarded and the kernel re-runs unsplit (noted in the
+   report); an access outside a host array or __local argument makes the
+   launch fail with nothing written back. Off, a defect of the analysis could
+   corrupt memory or change results. */
+int clpart_plan_set_unchecked(clpart_plan *plan, int unchecked);
+
 /* Runs the kernel over the NDRange split across devices, as
    clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
    are in the host arrays.

@@ -423,6 +423,19 @@ pub unsafe extern "C" fn clpart_plan_set_verify(plan: *mut clpart_plan, verify: 
     })
 }
 
+/// Turns the run-time guard off (`unchecked != 0`) or back on (the default).
+///
+/// # Safety
+/// `plan` is used by this thread only.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_unchecked(plan: *mut clpart_plan, unchecked: c_int) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        s.set_unchecked(unchecked != 0);
+        Ok(())
+    })
+}
+
 /// Reads an array argument of `n` elements.
 ///
 /// # Safety

@@ -88,6 +88,8 @@ pub(crate) struct PlanState {
     origin: Origin,
     args: Vec<Option<ArgSlot>>,
     verify: bool,
+    /// The run-time guard is off.
+    unchecked: bool,
     pub(crate) last: Option<Last>,
 }
 
@@ -190,6 +192,7 @@ impl PlanState {
                 cache: Vec::new(),
             },
             verify: false,
+            unchecked: false,
             last: None,
         })
     }
@@ -224,6 +227,7 @@ impl PlanState {
                 plan: Box::new(plan),
             },
             verify: false,
+            unchecked: false,
             last: None,
         })
     }
@@ -234,6 +238,10 @@ impl PlanState {
 
     pub(crate) fn set_verify(&mut self, on: bool) {
         self.verify = on;
+    }
+
+    pub(crate) fn set_unchecked(&mut self, on: bool) {
+        self.unchecked = on;
     }
 
     /// The argument `index`, checked to be of a kind `ok` accepts.
@@ -388,6 +396,7 @@ impl PlanState {
         let mut kargs = KernelArgs::from_values(&self.kernel, &self.infos, values)?;
         let options = LaunchOptions {
             verify: self.verify,
+            unchecked: self.unchecked,
             ..Default::default()
         };
         let report = launcher::launch(plan, nd, &mut kargs, shares, &options)?;

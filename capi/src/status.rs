@@ -97,7 +97,8 @@ impl From<launcher::LaunchError> for Error {
                 CLPART_INVALID_ARGUMENT
             }
             L::MistypedArg { .. } => CLPART_INVALID_ARG_KIND,
-            L::BufferTooSmall { .. } => CLPART_SIZE_MISMATCH,
+            L::BufferTooSmall { .. } | L::GuardOutOfBounds { .. } => CLPART_SIZE_MISMATCH,
+            L::LocalTooLarge { .. } => CLPART_INVALID_ARGUMENT,
             L::Build { .. } => CLPART_BUILD_FAILED,
             L::RangeFile { .. } | L::Ranges(_) => CLPART_INVALID_RANGE_FILE,
             _ => CLPART_LAUNCH_FAILED,
