@@ -19,6 +19,7 @@ mod analysis;
 mod bytes;
 mod coexec;
 mod common;
+mod guard;
 mod memory;
 mod overhead;
 mod stats;
@@ -85,6 +86,8 @@ enum Item {
     Coexec,
     /// 5: peak host memory.
     Memory,
+    /// 6: the run-time guard's cost in kernel time.
+    Guard,
 }
 
 fn main() {
@@ -103,6 +106,7 @@ fn worker(name: &str, param: &str) -> Result<()> {
     let out = match name {
         "launch" => serde_json::to_value(overhead::worker(&serde_json::from_str(param)?)?)?,
         "bytes" => serde_json::to_value(bytes::worker(&serde_json::from_str::<Vec<LaunchSpec>>(param)?)?)?,
+        "guard" => serde_json::to_value(guard::worker(&serde_json::from_str(param)?)?)?,
         "coexec" => serde_json::to_value(coexec::worker(&serde_json::from_str(param)?)?)?,
         _ => bail!("unknown worker '{name}' (workers: launch, bytes, coexec)"),
     };
@@ -380,6 +384,44 @@ fn bench(cli: &Cli) -> Result<()> {
             ));
         }
         results.insert("memory".into(), json!([tiny, one, two]));
+    }
+
+    if wants(Item::Guard) {
+        let mut specs: Vec<LaunchSpec> = corpus.iter().filter(|k| k.expect.splittable).map(|k| LaunchSpec::corpus(k, 0)).collect();
+        specs.extend(guard::large_specs(cli.quick));
+        let reps = if cli.quick { 3 } else { 15 };
+        eprintln!("== 6. run-time guard cost ({} kernels, {reps} launches each way)", specs.len());
+        let g: Vec<guard::KernelGuard> = spawn_worker("guard", &guard::Param { specs, reps }, &[("POCL_DEVICES", "pthread pthread")], &root)?;
+        let on: f64 = g.iter().filter(|k| k.split).map(|k| k.guarded_ms).sum();
+        let off: f64 = g.iter().filter(|k| k.split).map(|k| k.unchecked_ms).sum();
+        let ratio = on / off.max(1e-9);
+        rows.push(Row::target(
+            6,
+            format!("kernel time with the guard / without, summed over {} split kernels", g.iter().filter(|k| k.split).count()),
+            format!("{ratio:.3} ({on:.2} ms / {off:.2} ms)"),
+            "<= 1.03",
+            ratio <= 1.03,
+        ));
+        let fired = g.iter().filter(|k| k.fired).count();
+        rows.push(Row::target(6, "launches where the guard fired on a correct analysis", fired.to_string(), "0", fired == 0));
+        let cells: Vec<Vec<String>> = g
+            .iter()
+            .map(|k| {
+                vec![
+                    k.kernel.clone(),
+                    k.ndrange.clone(),
+                    if k.split { "yes".into() } else { "no".into() },
+                    format!("{:.4}", k.guarded_ms),
+                    format!("{:.4}", k.unchecked_ms),
+                    format!("{:.3}", k.guarded_ms / k.unchecked_ms.max(1e-9)),
+                ]
+            })
+            .collect();
+        details.push_str(&format!(
+            "\nRun-time guard: kernel time per launch, median, both devices summed (ms)\n\n{}",
+            detail(&["kernel", "ndrange", "split", "guard on", "guard off", "ratio"], &cells)
+        ));
+        results.insert("guard".into(), serde_json::to_value(&g)?);
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();
