@@ -21,6 +21,8 @@ pub(crate) enum IslFail {
     Limit(u64),
     /// Any other isl error (a bug in the generated text, most likely).
     Error(String),
+    /// The wall-clock budget ([`crate::AnalysisOptions::time_budget_ms`]) ran out.
+    Deadline(u64),
 }
 
 pub(crate) type IslResult<T> = Result<T, IslFail>;
@@ -28,8 +30,11 @@ pub(crate) type IslResult<T> = Result<T, IslFail>;
 /// Owns the `isl_ctx`. Every isl object created through it must be dropped
 /// before it (all objects are local to the functions using them).
 pub(crate) struct Isl {
+    /// Declared before `ctx`: dropped (joined) before the context is freed.
+    watchdog: Option<crate::budget::Watchdog>,
     ctx: Context,
     max_ops: u64,
+    budget_ms: u64,
 }
 
 /// ISL_ON_ERROR_CONTINUE from isl/options.h.
@@ -41,7 +46,18 @@ impl Isl {
         // Failing to set the option only means isl may print warnings.
         let _ = Options::set_on_error(&ctx, ON_ERROR_CONTINUE);
         ctx.set_max_operations(max_ops);
-        Isl { ctx, max_ops }
+        Isl { watchdog: None, ctx, max_ops, budget_ms: 0 }
+    }
+
+    /// Aborts every isl operation of this context from `deadline` on.
+    pub fn arm(&mut self, deadline: std::time::Instant, budget_ms: u64) {
+        self.budget_ms = budget_ms;
+        self.watchdog = Some(crate::budget::Watchdog::arm(&self.ctx, deadline));
+    }
+
+    /// Whether the time budget ran out.
+    pub fn expired(&self) -> bool {
+        self.watchdog.as_ref().is_some_and(|w| w.expired())
     }
 
     /// Starts a fresh operation budget (one per array) and clears stale errors.
@@ -55,7 +71,9 @@ impl Isl {
         let text = e.to_string();
         let stale = self.ctx.last_error();
         self.ctx.reset_error();
-        if text.starts_with("[Quota]") || stale == Error::Quota {
+        if self.expired() {
+            IslFail::Deadline(self.budget_ms)
+        } else if text.starts_with("[Quota]") || stale == Error::Quota {
             IslFail::Limit(self.max_ops)
         } else {
             IslFail::Error(text)
@@ -81,21 +99,30 @@ impl Isl {
     fn unlimited<T>(&self, f: impl FnOnce() -> T) -> T {
         self.ctx.set_max_operations(0);
         let r = f();
-        self.ctx.set_max_operations(self.max_ops);
+        // An expired watchdog re-asserts its limit of 1 shortly anyway.
+        self.ctx.set_max_operations(if self.expired() { 1 } else { self.max_ops });
         r
+    }
+
+    fn print_fail(&self, what: &str) -> IslFail {
+        if self.expired() {
+            IslFail::Deadline(self.budget_ms)
+        } else {
+            IslFail::Error(format!("isl could not print a {what}"))
+        }
     }
 
     pub fn map_str(&self, m: &Map) -> IslResult<String> {
         // SAFETY: `m.ptr` is a live isl_map owned by `m`; isl_map_to_str only
         // reads it and returns a malloc'ed string (or NULL), which we free.
         self.unlimited(|| unsafe { owned_str(isl_map_to_str(m.ptr)) })
-            .ok_or_else(|| IslFail::Error("isl could not print a map".into()))
+            .ok_or_else(|| self.print_fail("map"))
     }
 
     pub fn set_str(&self, s: &Set) -> IslResult<String> {
         // SAFETY: as in `map_str`.
         self.unlimited(|| unsafe { owned_str(isl_set_to_str(s.ptr)) })
-            .ok_or_else(|| IslFail::Error("isl could not print a set".into()))
+            .ok_or_else(|| self.print_fail("set"))
     }
 }
 

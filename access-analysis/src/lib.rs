@@ -71,6 +71,7 @@
 //!
 //! The crate is pure: no I/O, no environment, no printing.
 
+mod budget;
 mod eval;
 mod isl;
 mod poly;
@@ -79,7 +80,8 @@ mod render;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use render::analyze_kernel;
+pub use budget::Watchdog;
+pub use render::{analyze_kernel, analyze_kernel_until};
 
 /// Options of the analysis (hashable: results can be cached by options).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -95,11 +97,18 @@ pub struct AnalysisOptions {
     pub local_size: Option<[i64; 3]>,
     /// Delinearize non-affine linearized subscripts (`y*width + x`).
     pub delinearize: bool,
+    /// Wall-clock budget of one kernel's analysis in milliseconds (the
+    /// partitioner's work included when it drives the analysis); isl work
+    /// still running when it expires is abandoned and the arrays concerned
+    /// are whole with the reason. 0 means no budget. The operation limit
+    /// stays the deterministic bound; this one catches operations whose
+    /// single steps are slow (huge coefficients).
+    pub time_budget_ms: u64,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { max_operations: 2_000_000, specialize: BTreeMap::new(), local_size: None, delinearize: true }
+        AnalysisOptions { max_operations: 2_000_000, specialize: BTreeMap::new(), local_size: None, delinearize: true, time_budget_ms: 8_000 }
     }
 }
 

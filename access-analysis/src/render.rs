@@ -20,6 +20,19 @@ pub fn analyze_kernel(
     kernel: &str,
     options: &AnalysisOptions,
 ) -> Result<KernelAccesses, AnalysisError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(options.time_budget_ms);
+    analyze_kernel_until(program, kernel, options, deadline)
+}
+
+/// [`analyze_kernel`] with an explicit deadline (the caller's per-kernel
+/// budget): isl work still running at `deadline` is abandoned and the arrays
+/// it was for are whole. With `time_budget_ms == 0` there is no deadline.
+pub fn analyze_kernel_until(
+    program: &Program,
+    kernel: &str,
+    options: &AnalysisOptions,
+    deadline: std::time::Instant,
+) -> Result<KernelAccesses, AnalysisError> {
     let k = program.kernel(Some(kernel)).map_err(|_| AnalysisError::UnknownKernel {
         file: program.file.clone(),
         name: kernel.to_string(),
@@ -196,7 +209,10 @@ pub fn analyze_kernel(
         }
     }
 
-    let r = Renderer::new(&ndr, &spec, &params, options, &program.file);
+    let mut r = Renderer::new(&ndr, &spec, &params, options, &program.file);
+    if options.time_budget_ms > 0 {
+        r.isl.arm(deadline, options.time_budget_ms);
+    }
     let context = r.context_text();
     let domain_raw = format!("{}{{ W[x0, x1, x2] : {} }}", r.header, r.x_domain);
     let (context_s, domain_s) = {
@@ -597,6 +613,7 @@ impl<'a> Renderer<'a> {
                     let reason = match f {
                         IslFail::Limit(n) => format!("isl operation limit ({n}) exceeded while analyzing '{}'", b.name),
                         IslFail::Error(m) => format!("internal error: isl failed while analyzing '{}': {m}", b.name),
+                        IslFail::Deadline(ms) => format!("analysis time budget ({ms} ms) exceeded while analyzing '{}'", b.name),
                     };
                     whole = Some(whole.map_or(reason.clone(), |w| w));
                     a.assumptions.clear();

@@ -238,13 +238,18 @@ impl fmt::Display for Enumeration {
 /// dimensions; an unbounded set, one past the size limits, or a PolyLib
 /// failure gives an error, never a panic. Pure: no printing, no files.
 pub fn enumerate(set_text: &str, context_text: Option<&str>) -> Result<Enumeration, EhrhartError> {
+    enumerate_within(set_text, context_text, POLYLIB_TIME_LIMIT)
+}
+
+/// [`enumerate`] with PolyLib's time limit given (the rest of a kernel's budget).
+pub fn enumerate_within(set_text: &str, context_text: Option<&str>, limit: Duration) -> Result<Enumeration, EhrhartError> {
     let input = isl_input::read(set_text, context_text)?;
     let pieces = if input.pieces.is_empty() {
         Vec::new()
     } else {
         let reply = sandbox::run_isolated(
             || wire::encode(&polylib::count_pieces(&input)),
-            POLYLIB_TIME_LIMIT,
+            limit,
         )?;
         wire::decode(&reply)?
     };

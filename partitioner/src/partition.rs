@@ -68,15 +68,22 @@ fn mode(m: access_analysis::Mode) -> Mode {
 
 /// isl helpers over one context; every failure becomes `None` (callers fall back).
 struct Isl {
+    /// Declared before `ctx`: joined before the context is freed.
+    watchdog: Option<access_analysis::Watchdog>,
     ctx: Context,
 }
 
 impl Isl {
-    fn new(max_ops: u64) -> Isl {
+    fn new(max_ops: u64, deadline: Option<std::time::Instant>) -> Isl {
         let ctx = Context::alloc();
         let _ = isl_rs::Options::set_on_error(&ctx, 1);
         ctx.set_max_operations(max_ops.max(1));
-        Isl { ctx }
+        let watchdog = deadline.map(|d| access_analysis::Watchdog::arm(&ctx, d));
+        Isl { watchdog, ctx }
+    }
+    /// Whether the kernel's time budget ran out (every isl call fails from then on).
+    fn expired(&self) -> bool {
+        self.watchdog.as_ref().is_some_and(|w| w.expired())
     }
     fn set(&self, t: &str) -> Option<Set> {
         Set::read_from_str(&self.ctx, t).ok()
@@ -124,6 +131,10 @@ struct Ctx<'a> {
     param_names: Vec<String>,
     local_size: Option<[i64; 3]>,
     specialize: std::collections::BTreeMap<String, i64>,
+    /// The kernel's wall-clock deadline ([`access_analysis::AnalysisOptions::time_budget_ms`]).
+    deadline: Option<std::time::Instant>,
+    budget_ms: u64,
+    max_ops: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -244,14 +255,25 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
 /// against the context and stripped of the parameters it does not involve
 /// (PolyLib's cost grows fast with dimensions); chamber domains are then
 /// valid within the context.
-fn count_of(fp: &Set, context: Option<&Set>) -> Option<Count> {
-    let mut fp = fp.copy().ok()?;
+fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Count> {
+    // Counts are optional: they run in a context of their own, with at most
+    // PolyLib's limit and only while half of the kernel's budget is left, so
+    // a slow count never costs the ranges and verdicts their budget.
+    let now = std::time::Instant::now();
+    let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
+    if let Some(d) = cx.deadline {
+        let reserve = std::time::Duration::from_millis(cx.budget_ms / 2);
+        limit = limit.min(d.checked_duration_since(now)?.checked_sub(reserve)?);
+    }
+    let sub = Isl::new(cx.max_ops, Some(now + limit));
+    let mut fp = sub.set(&set_text(fp)?)?;
     if let Some(c) = context {
-        fp = fp.gist_params(c.copy().ok()?).ok()?;
+        fp = fp.gist_params(sub.set(&set_text(c)?)?).ok()?;
     }
     let fp = fp.drop_unused_params().ok()?;
     let text = set_text(&fp)?;
-    let e = ehrhart::enumerate(&text, None).ok()?;
+    let left = (now + limit).checked_duration_since(std::time::Instant::now())?;
+    let e = ehrhart::enumerate_within(&text, None, left).ok()?;
     Some(Count {
         terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
     })
@@ -335,7 +357,10 @@ fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
 /// Partitions one kernel: the analysis, then ranges, counts and verdicts for
 /// the best (or requested) split dimension, and the subkernel.
 pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges, PartitionError> {
-    let acc = access_analysis::analyze_kernel(program, kernel, &options.analysis)?;
+    let budget_ms = options.analysis.time_budget_ms;
+    let start = std::time::Instant::now();
+    let deadline = (budget_ms > 0).then(|| start + std::time::Duration::from_millis(budget_ms));
+    let acc = access_analysis::analyze_kernel_until(program, kernel, &options.analysis, deadline.unwrap_or(start))?;
     let func = program.kernel(Some(kernel)).expect("analysis found the kernel");
     let args = crate::args::arg_infos(func);
     if let Some(d) = options.split_dim {
@@ -348,7 +373,10 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
     param_names.push(SX_HI.into());
     let cx = Ctx {
         acc: &acc,
-        isl: Isl::new(options.analysis.max_operations),
+        isl: Isl::new(options.analysis.max_operations, deadline),
+        deadline,
+        budget_ms,
+        max_ops: options.analysis.max_operations,
         param_names,
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
@@ -479,7 +507,11 @@ fn array_ranges(
         return out;
     }
     let fail = |out: &mut ArrayRanges, reasons: &mut Vec<String>, why: &str| {
-        let reason = format!("array '{}': {why}", a.name);
+        let reason = if cx.isl.expired() {
+            format!("array '{}': analysis time budget ({} ms) exceeded; whole array is transferred", a.name, cx.budget_ms)
+        } else {
+            format!("array '{}': {why}", a.name)
+        };
         out.status = ArrayStatus::Whole { reason: reason.clone() };
         if written {
             reasons.push(reason);
@@ -535,7 +567,13 @@ fn array_ranges(
             reasons.push(format!(
                 "array '{}': work-groups in different slices along dimension {d} may write the same elements{}",
                 a.name,
-                if overlap.is_none() { " (isl could not decide)" } else { "" }
+                if overlap.is_some() {
+                    String::new()
+                } else if cx.isl.expired() {
+                    format!(" (analysis time budget of {} ms exceeded)", cx.budget_ms)
+                } else {
+                    " (isl could not decide)".to_string()
+                }
             ));
         }
         let runs = if !fills && a.strides.len() == 2 {
@@ -544,14 +582,14 @@ fn array_ranges(
             None
         };
         let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(&f, ctx_slice_set.as_ref())),
+            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref())),
             _ => None,
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
     if !options.no_counts {
-        out.count_total = count_of(&fp_total, ctx_total_set.as_ref());
-        out.count_slice = count_of(&fp_slice, ctx_slice_set.as_ref());
+        out.count_total = count_of(cx, &fp_total, ctx_total_set.as_ref());
+        out.count_slice = count_of(cx, &fp_slice, ctx_slice_set.as_ref());
     }
     out
 }
