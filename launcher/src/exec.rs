@@ -71,14 +71,12 @@ pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
 /// real length. Copies through [`write_host`] and [`read_host`] are checked
 /// against it, whatever the range file says.
 // `launch.rs` switches its copies to these (issue 10); until then unused.
-#[allow(dead_code)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HostRegion {
     ptr: *mut u8,
     len: usize,
 }
 
-#[allow(dead_code)]
 impl HostRegion {
     /// The region of a whole host buffer (or staging vector).
     pub(crate) fn of(bytes: &mut [u8]) -> HostRegion {
@@ -127,7 +125,6 @@ fn device_size(ctx: &DeviceCtx, buf: &Buffer<u8>) -> Result<usize> {
 ///
 /// # Safety
 /// The region must stay valid and unmodified until the queue finishes.
-#[allow(dead_code)]
 pub(crate) unsafe fn write_host(
     ctx: &DeviceCtx,
     buf: &Buffer<u8>,
@@ -150,7 +147,6 @@ pub(crate) unsafe fn write_host(
 /// # Safety
 /// The region must stay valid, and nothing else may access the bytes
 /// copied, until the queue finishes.
-#[allow(dead_code)]
 pub(crate) unsafe fn read_host(
     ctx: &DeviceCtx,
     buf: &Buffer<u8>,

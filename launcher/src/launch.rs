@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::args::{ArgValue, KernelArgs};
 use crate::error::{cl_err, LaunchError, Result};
-use crate::exec::{self, Finisher, SetArg};
+use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
 use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
@@ -275,23 +275,21 @@ fn run_on_one(
     let mut flags = zero_flags.clone();
     let mut fin = Finisher::new();
     fin.add(ctx);
-    let mut ptrs = Vec::new();
+    let mut regions = Vec::new();
     for i in 0..infos.len() {
-        ptrs.push(match args.buffer_at_mut(i as u32) {
-            Some(b) => (b.as_bytes_mut().as_mut_ptr(), b.as_bytes().len()),
-            None => (std::ptr::null_mut(), 0),
-        });
+        regions.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
     }
-    for (i, &(ptr, len)) in ptrs.iter().enumerate() {
-        if ptr.is_null() {
+    for (i, region) in regions.iter().enumerate() {
+        let Some(region) = *region else {
             bufs.push(None);
             continue;
-        }
+        };
+        let len = region.len();
         let es = infos[i].elem_size.max(1) as u64;
         let buf = exec::alloc(ctx, len + (sink * es) as usize)?;
         // SAFETY: the host buffer is borrowed mutably for this whole call and
         // the queue is finished before it returns (Finisher).
-        exec::release(unsafe { exec::write(ctx, &buf, 0, ptr, len)? });
+        exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
         to += len as u64;
         bufs.push(Some(buf));
     }
@@ -349,11 +347,11 @@ fn run_on_one(
         fin.add(ctx);
     }
     for (i, info) in infos.iter().enumerate() {
-        let (ptr, len) = ptrs[i];
-        if let Some(buf) = &bufs[i] {
+        if let (Some(buf), Some(region)) = (&bufs[i], regions[i]) {
             if readback(info.index, info.kind) {
+                let len = region.len();
                 // SAFETY: as above.
-                exec::release(unsafe { exec::read(ctx, buf, 0, ptr, len)? });
+                exec::release(unsafe { exec::read_host(ctx, buf, 0, region, 0, len)? });
                 from += len as u64;
             }
         }
@@ -1103,12 +1101,9 @@ fn run_split(
     let guarded = !options.unchecked && plan.guard.is_ok();
     let n_flags = plan.guard.as_ref().map_or(0, |g| g.len());
     let sink = if guarded { GUARD_SINK } else { 0 };
-    let mut host: Vec<*mut u8> = Vec::with_capacity(infos.len());
+    let mut host: Vec<Option<HostRegion>> = Vec::with_capacity(infos.len());
     for i in 0..infos.len() {
-        host.push(match args.buffer_at_mut(i as u32) {
-            Some(b) => b.as_bytes_mut().as_mut_ptr(),
-            None => std::ptr::null_mut(),
-        });
+        host.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
     }
     let array_of_arg: Vec<Option<usize>> = infos
         .iter()
@@ -1160,20 +1155,14 @@ fn run_split(
         for (da, a) in w.arrays.iter().zip(&plan.arrays) {
             let es = a.elem_size as i64;
             let buf = exec::alloc(ctx, ((da.extent + sink).max(1) * a.elem_size) as usize)?;
-            let src = host[a.arg_index as usize];
+            let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
             for &(l, u) in &da.to_dev {
                 let len = ((u - l + 1) * es) as usize;
-                // SAFETY: `[l, u]` lies inside the host buffer (checked in
-                // device_work); host buffers are not touched until every
+                // SAFETY: the copy is bounds-checked against the host and the
+                // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher).
                 exec::release(unsafe {
-                    exec::write(
-                        ctx,
-                        &buf,
-                        ((l - da.base) * es) as usize,
-                        src.add((l * es) as usize),
-                        len,
-                    )?
+                    exec::write_host(ctx, &buf, ((l - da.base) * es) as usize, src, (l * es) as usize, len)?
                 });
                 to += len as u64;
             }
@@ -1257,14 +1246,14 @@ fn run_split(
             let Some((l, u)) = da.from_dev else { continue };
             let es = a.elem_size as i64;
             let len = ((u - l + 1) * es) as usize;
-            let dst = match da.staging {
-                Some(si) => staging[si].as_mut_ptr(),
-                // SAFETY: inside the host buffer; no other device reads or
-                // writes this range of the host buffer (Glue::Direct).
-                None => unsafe { host[a.arg_index as usize].add((l * es) as usize) },
+            let (dst, at) = match da.staging {
+                Some(si) => (HostRegion::of(&mut staging[si]), 0),
+                // No other device reads or writes this range of the host
+                // buffer (Glue::Direct).
+                None => (host[a.arg_index as usize].expect("checked: array arguments are buffers"), (l * es) as usize),
             };
-            // SAFETY: see above; the destination outlives the queue.
-            exec::release(unsafe { exec::read(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, len)? });
+            // SAFETY: bounds-checked; the destination outlives the queue.
+            exec::release(unsafe { exec::read_host(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, at, len)? });
             from += len as u64;
         }
         fin.flush();
