@@ -199,6 +199,6 @@ fn corrupt_ranges_are_reported_with_the_kernel() {
         .to_string();
     assert_eq!(
         e,
-        "range file, kernel 'vadd': parameter 'n' refers to argument 'a', which is not an integer scalar"
+        "kernel 'vadd': parameter 'n' refers to argument 'a', which is not an integer scalar"
     );
 }
