@@ -8,10 +8,19 @@
 //! [`Rec`]: its subscript (or why it cannot be modeled), the path condition,
 //! the loop iterators in scope and whether the recorded set is exact.
 //!
-//! Integer arithmetic is taken as mathematical integers: integer conversions
-//! (`(int)get_global_id(0)`, `uint` operands) are treated as exact, i.e. the
-//! analysis assumes no wrap-around in subscripts and bounds, as any in-bounds
-//! subscript of a real buffer satisfies.
+//! Integer arithmetic follows C: signed overflow is undefined behaviour, so
+//! signed arithmetic is taken as mathematical; unsigned arithmetic (`uint`,
+//! `ulong`) and every integer conversion (explicit casts, the implicit ones
+//! clang records, stores to narrower variables) wrap. A wrapping operation is
+//! modelled exactly when interval bounds show its value stays in the target
+//! type's range; otherwise, for an affine value, exactly as a quasi-affine
+//! remainder (`(uchar)e` = `e mod 256`, signed targets with the
+//! two's-complement shift `((e + 2^(n-1)) mod 2^n) - 2^(n-1)`); otherwise the
+//! value is unknown (the array whole, with the location). The bounds come from
+//! the C types of parameters and loop iterators, and for the NDRange builtins
+//! from the premise that global ids, sizes and offsets fit in `int`
+//! (`go_d + gs_d <= 2^31`), which OpenCL C kernels that store
+//! `get_global_id` in an `int` rely on too.
 
 use crate::poly::{Atom, Cond, Poly, Rule, Why, WhyKind};
 use crate::AccessKind;
@@ -235,6 +244,12 @@ pub(crate) struct Walker<'a> {
     pub buf_names: Vec<String>,
     /// Statements walked so far (see [`MAX_STEPS`]).
     steps: usize,
+    /// Value ranges of integer scalar parameters, by isl name (from their C type).
+    pub param_bounds: HashMap<String, (i128, i128)>,
+    /// Value ranges of loop-iterator dimensions (from the iterator's type and start).
+    dim_bounds: HashMap<String, (i128, i128)>,
+    /// Declared integer types of variables (innermost declaration wins).
+    var_types: HashMap<String, Scalar>,
 }
 
 fn is_int(t: &Type) -> bool {
@@ -243,6 +258,43 @@ fn is_int(t: &Type) -> bool {
 
 fn is_unsigned(t: &Type) -> bool {
     matches!(t, Type::Scalar(Scalar::UChar | Scalar::UShort | Scalar::UInt | Scalar::ULong | Scalar::Bool))
+}
+
+/// The value range of an integer type (`None` for non-integers).
+pub(crate) fn int_range(t: &Type) -> Option<(i128, i128, u32, bool)> {
+    let Type::Scalar(s) = t else { return None };
+    if s.is_float() {
+        return None;
+    }
+    if *s == Scalar::Bool {
+        return Some((0, 1, 1, false));
+    }
+    let bits = s.size() * 8;
+    let signed = s.is_signed();
+    Some(if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1, bits, true)
+    } else {
+        (0, (1i128 << bits) - 1, bits, false)
+    })
+}
+
+/// Name prefix of the `x_d - go_d` dimensions used only inside range checks.
+const OFFSET_DIM: &str = "u";
+
+/// `Some(t)` for signed types of 32 bits or more, whose arithmetic cannot
+/// wrap without undefined behaviour (narrower ones are promoted to `int` and
+/// truncated on the store).
+fn no_ub(t: &Type) -> Option<&Type> {
+    match int_range(t) {
+        Some((_, _, bits, true)) if bits >= 32 => Some(t),
+        _ => None,
+    }
+}
+
+/// Interval product.
+fn imul(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
+    let c = [a.0.checked_mul(b.0)?, a.0.checked_mul(b.1)?, a.1.checked_mul(b.0)?, a.1.checked_mul(b.1)?];
+    Some((*c.iter().min()?, *c.iter().max()?))
 }
 
 /// Strips casts around an expression.
@@ -335,6 +387,9 @@ impl<'a> Walker<'a> {
             loop_notes: Vec::new(),
             buf_names: Vec::new(),
             steps: 0,
+            param_bounds: HashMap::new(),
+            dim_bounds: HashMap::new(),
+            var_types: HashMap::new(),
         }
     }
 
@@ -421,6 +476,11 @@ impl<'a> Walker<'a> {
         name
     }
 
+    /// Records the integer type of a kernel parameter.
+    pub fn var_types_insert(&mut self, name: &str, sc: Scalar) {
+        self.var_types.insert(name.to_string(), sc);
+    }
+
     /// Substitutes specialized parameters and returns the constant, if any.
     fn const_of(&self, v: &IntVal) -> Option<i128> {
         v.single()?.subst(self.spec)?.as_const()
@@ -476,7 +536,10 @@ impl<'a> Walker<'a> {
                         _ => Val::Other,
                     },
                 };
-                let v = self.convert(v, &d.ty, &d.span);
+                if let Type::Scalar(sc) = &d.ty {
+                    self.var_types.insert(d.name.clone(), *sc);
+                }
+                let v = self.convert(v, d.init.as_ref().map(|e| &e.ty), &d.ty, &d.span);
                 self.declare(&d.name, v);
                 Cond::False
             }
@@ -668,6 +731,25 @@ impl<'a> Walker<'a> {
                         }
                     }
                 };
+                // Bounds of the iterator for wrap-around checks: its type's
+                // range, and its start in the direction of the step (for
+                // `int`-sized and wider types; the condition keeps them from
+                // wrapping, which narrower iterators promoted to `int` may do).
+                if let Some(sc) = self.var_types.get(name.as_str()).copied() {
+                    if let Some((mut lo, mut hi, bits, _)) = int_range(&Type::Scalar(sc)) {
+                        if let (IntVal::Known(ps), true) = (&init_val, bits >= 32) {
+                            let rs: Option<Vec<(i128, i128)>> = ps.iter().map(|(_, p)| self.poly_range(p)).collect();
+                            if let Some(rs) = rs.filter(|r| !r.is_empty()) {
+                                if dir > 0 {
+                                    lo = lo.max(rs.iter().map(|r| r.0).min().unwrap_or(lo));
+                                } else if dir < 0 {
+                                    hi = hi.min(rs.iter().map(|r| r.1).max().unwrap_or(hi));
+                                }
+                            }
+                        }
+                        self.dim_bounds.insert(dim.clone(), (lo, hi));
+                    }
+                }
                 if step_const.is_none() {
                     loop_exact = false;
                     notes.push(format!(
@@ -762,10 +844,11 @@ impl<'a> Walker<'a> {
     // --------------------------------------------------------- expressions
 
     /// Converts a value to the declared type of a variable.
-    fn convert(&self, v: Val, ty: &Type, span: &Span) -> Val {
+    /// `from` is the C type of the stored value (see [`Walker::wrap`]).
+    fn convert(&self, v: Val, from: Option<&Type>, ty: &Type, span: &Span) -> Val {
         match ty {
             t if is_int(t) => match v {
-                Val::Int(i) => Val::Int(i),
+                Val::Int(i) => Val::Int(self.wrap(i, from, t, span)),
                 _ => Val::Int(IntVal::unknown(format!("value at {} is not an integer expression", self.loc(span)))),
             },
             Type::Pointer { space: coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant, .. } => match v {
@@ -849,8 +932,8 @@ impl<'a> Walker<'a> {
                 let v = self.eval(a);
                 if is_int(&e.ty) {
                     match v {
-                        // Integer conversions are taken as exact (see module doc).
-                        Val::Int(i) if is_int(&a.ty) => Val::Int(i),
+                        // Integer conversions wrap (see the module doc).
+                        Val::Int(i) if is_int(&a.ty) => Val::Int(self.wrap(i, Some(&a.ty), &e.ty, &e.span)),
                         _ if !is_int(&a.ty) => Val::Int(IntVal::unknown(format!(
                             "'{}' is converted from a non-integer value",
                             self.text(&e.span)
@@ -996,13 +1079,19 @@ impl<'a> Walker<'a> {
         match op {
             UnOp::Plus => self.eval(a),
             UnOp::Neg => match self.eval(a) {
-                Val::Int(v) => Val::Int(v.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow))),
+                Val::Int(v) => {
+                    let r = v.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
+                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                }
                 _ => Val::Other,
             },
             UnOp::BitNot => match self.eval(a) {
-                Val::Int(v) => Val::Int(v.lift1(&|p| {
-                    p.scale(-1).and_then(|q| q.add_const(-1)).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
-                })),
+                Val::Int(v) => {
+                    let r = v.lift1(&|p| {
+                        p.scale(-1).and_then(|q| q.add_const(-1)).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
+                    });
+                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                }
                 _ => Val::Other,
             },
             UnOp::Not => {
@@ -1045,7 +1134,8 @@ impl<'a> Walker<'a> {
                 if let Some(n) = var_name(a) {
                     let old = self.eval(a);
                     let new = match &old {
-                        Val::Int(v) => Val::Int(add_int(v, &IntVal::konst(delta))),
+                        // `c++` on a `uchar` is `c = (uchar)(c + 1)`: wraps like every store.
+                        Val::Int(v) => Val::Int(self.wrap(add_int(v, &IntVal::konst(delta)), no_ub(&a.ty), &a.ty, &a.span)),
                         Val::Ptr(ts) => Val::Ptr(offset_targets(ts, &IntVal::konst(delta), &self.ndr.rules)),
                         _ => Val::Other,
                     };
@@ -1099,7 +1189,9 @@ impl<'a> Walker<'a> {
             }
             (_, Val::Int(x), Val::Int(y)) => {
                 let unsigned = is_unsigned(&e.ty);
-                Val::Int(self.int_op(op, &x, &y, unsigned, e))
+                let v = self.int_op(op, &x, &y, unsigned, e);
+                // Unsigned arithmetic wraps; signed overflow is undefined.
+                Val::Int(if unsigned { self.wrap(v, None, &e.ty, &e.span) } else { v })
             }
             _ => Val::Other,
         }
@@ -1167,6 +1259,125 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Bounds of an atom (see the module doc for the NDRange premise).
+    fn atom_range(&self, a: &Atom) -> Option<(i128, i128)> {
+        // Everything of the NDRange fits in `int`: values up to 2^31 - 1.
+        const NDR: i128 = (1 << 31) - 1;
+        match a {
+            Atom::Dim(d) => {
+                if let Some(b) = self.dim_bounds.get(d) {
+                    return Some(*b);
+                }
+                let (k, rest) = d.split_at(1);
+                let nd = (k == "x" || k == "l" || k == "g" || k == OFFSET_DIM)
+                    && rest.len() == 1
+                    && rest.chars().all(|c| c.is_ascii_digit());
+                nd.then_some((0, NDR))
+            }
+            Atom::Param(p) => {
+                if let Some(v) = self.spec.get(p) {
+                    return Some((*v, *v));
+                }
+                if is_ndrange_size(p) {
+                    return Some((1, NDR));
+                }
+                if self.is_nd_param(p) {
+                    return Some((0, NDR)); // go_d
+                }
+                self.param_bounds.get(p).copied()
+            }
+            Atom::Div(num, d) => {
+                let (lo, hi) = self.poly_range(num)?;
+                Some((lo.div_euclid(*d), hi.div_euclid(*d)))
+            }
+        }
+    }
+
+    /// Interval bounds of a polynomial, `None` when some atom is unbounded.
+    /// Both the polynomial as written and with each global id `x_d` written
+    /// as `go_d + u_d` (`0 <= u_d < gs_d`) are bounded, and the tighter bounds
+    /// of the two kept (`x0 - go0` is non-negative only in the second form).
+    fn poly_range(&self, p: &Poly) -> Option<(i128, i128)> {
+        let direct = self.poly_range_raw(p);
+        let mut sub = Poly::default();
+        let mut changed = false;
+        for (m, c) in &p.terms {
+            let mut t = Poly::konst(*c);
+            for a in m {
+                let f = match a {
+                    Atom::Dim(d) if d.len() == 2 && d.starts_with('x') && d[1..].chars().all(|c| c.is_ascii_digit()) => {
+                        changed = true;
+                        Poly::param(&format!("go{}", &d[1..])).add(&Poly::dim(&format!("{OFFSET_DIM}{}", &d[1..])))?
+                    }
+                    _ => Poly::atom(a.clone()),
+                };
+                t = t.mul(&f, &[])?;
+            }
+            sub = sub.add(&t)?;
+        }
+        let shifted = if changed { self.poly_range_raw(&sub) } else { None };
+        match (direct, shifted) {
+            (Some(a), Some(b)) => Some((a.0.max(b.0), a.1.min(b.1))),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn poly_range_raw(&self, p: &Poly) -> Option<(i128, i128)> {
+        let mut acc = (0i128, 0i128);
+        for (m, c) in &p.terms {
+            let mut t = (*c, *c);
+            for a in m {
+                t = imul(t, self.atom_range(a)?)?;
+            }
+            acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
+        }
+        Some(acc)
+    }
+
+    /// The value of `v` converted to the integer type `ty` (C semantics: modulo
+    /// 2^n, two's complement for signed targets); see the module doc.
+    ///
+    /// `from` is the C type the value already has, when it has one: a value of
+    /// a type whose range lies within `ty`'s needs no wrapping (values of
+    /// signed types are in range because signed overflow is undefined).
+    fn wrap(&self, v: IntVal, from: Option<&Type>, ty: &Type, span: &Span) -> IntVal {
+        let Some((lo, hi, bits, signed)) = int_range(ty) else { return v };
+        if let Some((flo, fhi, _, _)) = from.and_then(int_range) {
+            if flo >= lo && fhi <= hi {
+                return v;
+            }
+        }
+        let IntVal::Known(pieces) = v else { return v };
+        if pieces.iter().all(|(_, p)| self.poly_range(p).is_some_and(|(a, b)| a >= lo && b <= hi)) {
+            return IntVal::Known(pieces);
+        }
+        let text = self.text(span);
+        let why = || Why::other(format!("'{text}' may wrap around in '{}' ({})", ty.name(), self.loc(span)));
+        if bits == 1 {
+            return IntVal::Unknown(why());
+        }
+        let m = 1i128 << bits;
+        let half = if signed { m / 2 } else { 0 };
+        let mut out = Vec::new();
+        for (c, p) in pieces {
+            if self.poly_range(&p).is_some_and(|(a, b)| a >= lo && b <= hi) {
+                out.push((c, p));
+                continue;
+            }
+            // r = ((p + half) mod m) - half
+            let shifted = match p.add_const(half) {
+                Some(q) => q,
+                None => return IntVal::Unknown(why()),
+            };
+            let Some(q) = shifted.floor_div(m) else { return IntVal::Unknown(why()) };
+            let Some(r) = q.scale(m).and_then(|qm| shifted.sub(&qm)).and_then(|r| r.add_const(-half)) else {
+                return IntVal::Unknown(why());
+            };
+            out.push((c, r));
+        }
+        IntVal::Known(out)
+    }
+
     fn nonneg_atom(&self, a: &Atom) -> bool {
         match a {
             Atom::Dim(d) => {
@@ -1185,14 +1396,16 @@ impl<'a> Walker<'a> {
     fn assign(&mut self, op: Option<BinOp>, l: &Expr, r: &Expr, e: &Expr) -> Val {
         let rv = self.eval(r);
         if let Some(n) = var_name(l) {
-            let nv = match op {
-                None => rv,
+            let (nv, from) = match op {
+                None => (rv, Some(&r.ty)),
                 Some(o) => {
                     let old = self.eval(l);
-                    self.arith(o, old, rv, e)
+                    // Computed in the promoted type: exact for `int` and wider
+                    // signed (overflow is undefined), wrapped for unsigned.
+                    (self.arith(o, old, rv, e), no_ub(&l.ty).or(if is_unsigned(&l.ty) { Some(&l.ty) } else { None }))
                 }
             };
-            let nv = self.convert(nv, &l.ty, &l.span);
+            let nv = self.convert(nv, from, &l.ty, &l.span);
             self.store(n, nv.clone());
             return nv;
         }
@@ -1359,8 +1572,11 @@ impl<'a> Walker<'a> {
             return if is_int(&e.ty) { Val::Int(IntVal::unknown("inlining too deep")) } else { Val::Other };
         }
         let mut frame = HashMap::new();
-        for (p, v) in f.params.iter().zip(vals) {
-            let v = self.convert(v, &p.ty, &p.span);
+        for ((p, v), arg) in f.params.iter().zip(vals).zip(args) {
+            if let Type::Scalar(sc) = &p.ty {
+                self.var_types.insert(p.name.clone(), *sc);
+            }
+            let v = self.convert(v, Some(&arg.ty), &p.ty, &p.span);
             frame.insert(p.name.clone(), v);
         }
         self.frames.push(self.scopes.len());

@@ -138,6 +138,14 @@ pub fn analyze_kernel_until(
 
     let mut walker = Walker::new(program, &ndr, &spec, taken);
     walker.buf_names = buf_names;
+    for p in &k.params {
+        if let (Some((isl_name, _)), Some((lo, hi, _, _))) = (scalar_isl.get(&p.name), crate::eval::int_range(&p.ty)) {
+            walker.param_bounds.insert(isl_name.clone(), (lo, hi));
+        }
+        if let Type::Scalar(sc) = &p.ty {
+            walker.var_types_insert(&p.name, *sc);
+        }
+    }
     walker.run(k, env);
     if walker.exhausted() && reason.is_none() {
         reason = Some(format!(
