@@ -250,6 +250,9 @@ pub(crate) struct Walker<'a> {
     dim_bounds: HashMap<String, (i128, i128)>,
     /// Declared integer types of variables (innermost declaration wins).
     var_types: HashMap<String, Scalar>,
+    /// Argument indices of the `__global`/`__constant` buffer arguments: the
+    /// candidates of a pointer whose targets cannot be tracked.
+    pub buf_args: Vec<u32>,
 }
 
 fn is_int(t: &Type) -> bool {
@@ -276,6 +279,19 @@ pub(crate) fn int_range(t: &Type) -> Option<(i128, i128, u32, bool)> {
     } else {
         (0, (1i128 << bits) - 1, bits, false)
     })
+}
+
+/// Whether `t` is a pointer into a buffer argument's address space.
+/// (The IR takes a pointer's space from its pointee's spelling, so a private
+/// `__global float **` reads as a global pointer: pointers to pointers are
+/// not buffer pointers.)
+fn is_buffer_ptr(t: &Type) -> bool {
+    match t {
+        Type::Pointer { space: coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant, pointee, .. } => {
+            !matches!(**pointee, Type::Pointer { .. })
+        }
+        _ => false,
+    }
 }
 
 /// Name prefix of the `x_d - go_d` dimensions used only inside range checks.
@@ -390,6 +406,7 @@ impl<'a> Walker<'a> {
             param_bounds: HashMap::new(),
             dim_bounds: HashMap::new(),
             var_types: HashMap::new(),
+            buf_args: Vec::new(),
         }
     }
 
@@ -449,14 +466,9 @@ impl<'a> Walker<'a> {
         for n in names {
             let v = match self.lookup(n) {
                 Some(Val::Int(_)) => Val::Int(IntVal::Unknown(Why::other(format!("'{n}' {why}")))),
-                Some(Val::Ptr(ts)) => Val::Ptr(
-                    ts.iter()
-                        .map(|t| PtrTarget {
-                            buf: t.buf,
-                            off: IntVal::Unknown(Why::other(format!("pointer '{n}' {why}"))),
-                        })
-                        .collect(),
-                ),
+                // It may take the value of any pointer assigned in the loop
+                // (`t = src; src = dst; dst = t;`): any buffer.
+                Some(Val::Ptr(_)) => self.any_buffer(format!("pointer '{n}' {why}")),
                 _ => continue,
             };
             self.store(n, v);
@@ -474,6 +486,18 @@ impl<'a> Walker<'a> {
         }
         self.taken.push(name.clone());
         name
+    }
+
+    /// A pointer whose targets cannot be tracked (loaded from memory, made
+    /// from an integer, merged with something else, modified in a loop): it
+    /// may point anywhere into any buffer argument.
+    fn any_buffer(&self, why: String) -> Val {
+        Val::Ptr(
+            self.buf_args
+                .iter()
+                .map(|b| PtrTarget { buf: *b, off: IntVal::Unknown(Why::other(why.clone())) })
+                .collect(),
+        )
     }
 
     /// Records the integer type of a kernel parameter.
@@ -633,6 +657,7 @@ impl<'a> Walker<'a> {
                             Val::Ptr(v)
                         }
                     }
+                    (Val::Ptr(_), _) | (_, Val::Ptr(_)) => self.any_buffer(why().msg),
                     _ => Val::Other,
                 };
             }
@@ -851,9 +876,9 @@ impl<'a> Walker<'a> {
                 Val::Int(i) => Val::Int(self.wrap(i, from, t, span)),
                 _ => Val::Int(IntVal::unknown(format!("value at {} is not an integer expression", self.loc(span)))),
             },
-            Type::Pointer { space: coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant, .. } => match v {
+            t if is_buffer_ptr(t) => match v {
                 Val::Ptr(p) => Val::Ptr(p),
-                _ => Val::Other,
+                _ => self.any_buffer(format!("the target of the pointer at {} cannot be tracked", self.loc(span))),
             },
             _ => Val::Other,
         }
@@ -903,6 +928,9 @@ impl<'a> Walker<'a> {
     /// Evaluates an expression, recording its accesses.
     pub fn eval(&mut self, e: &Expr) -> Val {
         let v = self.eval_raw(e);
+        if is_buffer_ptr(&e.ty) && !matches!(v, Val::Ptr(_)) {
+            return self.any_buffer(format!("the target of pointer '{}' ({}) cannot be tracked", self.text(&e.span), self.loc(&e.span)));
+        }
         if is_int(&e.ty) {
             match v {
                 Val::Int(_) => v,
@@ -1117,9 +1145,14 @@ impl<'a> Walker<'a> {
                 ExprKind::Unary(UnOp::Deref, p) => self.eval(p),
                 ExprKind::Var(n) => {
                     // The variable may be modified through the pointer.
-                    if let Some(Val::Int(_)) = self.lookup(n) {
-                        let why = format!("the address of '{n}' is taken at {}", self.loc(&e.span));
-                        self.store(n, Val::Int(IntVal::unknown(why)));
+                    let why = format!("the address of '{n}' is taken at {}", self.loc(&e.span));
+                    match self.lookup(n) {
+                        Some(Val::Int(_)) => self.store(n, Val::Int(IntVal::unknown(why))),
+                        Some(Val::Ptr(_)) => {
+                            let v = self.any_buffer(why);
+                            self.store(n, v)
+                        }
+                        _ => {}
                     }
                     Val::Other
                 }

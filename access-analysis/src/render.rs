@@ -108,6 +108,7 @@ pub fn analyze_kernel_until(
     let mut env: HashMap<String, Val> = HashMap::new();
     let mut buffers = Vec::new();
     let mut buf_names = Vec::new();
+    let mut buf_args: Vec<u32> = Vec::new();
     for (i, p) in k.params.iter().enumerate() {
         buf_names.push(p.name.clone());
         let v = match &p.ty {
@@ -125,6 +126,7 @@ pub fn analyze_kernel_until(
                     is_constant_space: *space == AddrSpace::Constant,
                     read_only: *is_const || *space == AddrSpace::Constant,
                 });
+                buf_args.push(i as u32);
                 Val::Ptr(vec![PtrTarget { buf: i as u32, off: IntVal::konst(0) }])
             }
             t if is_int_type(t) => Val::Int(IntVal::poly(Poly::param(&scalar_isl[&p.name].0))),
@@ -138,6 +140,7 @@ pub fn analyze_kernel_until(
 
     let mut walker = Walker::new(program, &ndr, &spec, taken);
     walker.buf_names = buf_names;
+    walker.buf_args = buf_args;
     for p in &k.params {
         if let (Some((isl_name, _)), Some((lo, hi, _, _))) = (scalar_isl.get(&p.name), crate::eval::int_range(&p.ty)) {
             walker.param_bounds.insert(isl_name.clone(), (lo, hi));
