@@ -270,8 +270,7 @@ fn run_on_one(
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
     let mut to = 0u64;
     let mut from = 0u64;
-    let n_flags = guard.as_ref().map_or(0, |g| g.guarded.len());
-    let zero_flags = vec![0u8; 4 * n_flags.max(1)];
+    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flags = zero_flags.clone();
     let mut fin = Finisher::new();
     fin.add(ctx);
@@ -336,7 +335,7 @@ fn run_on_one(
             .guarded
             .iter()
             .enumerate()
-            .map(|(slot, &ai)| (ai, i32::from_ne_bytes(flags[4 * slot..4 * slot + 4].try_into().expect("4 bytes"))))
+            .map(|(slot, &ai)| (ai, guard_bits(&flags, slot)))
             .filter(|&(_, f)| f != 0)
             .collect();
         if !raised.is_empty() {
@@ -856,6 +855,18 @@ fn whole_and_exact(
     (whole, exact)
 }
 
+/// Bytes of the guard's flag buffer: two `int`s, two bits per guarded
+/// argument (see `partitioner::subkernel`).
+const GUARD_FLAG_BYTES: usize = 8;
+
+/// The guard's two bits for flag slot `slot` (1: an access outside the
+/// buffer, 2: inside it but outside the window).
+fn guard_bits(flags: &[u8], slot: usize) -> i32 {
+    let lo = u32::from_ne_bytes(flags[0..4].try_into().expect("4 bytes")) as u64;
+    let hi = u32::from_ne_bytes(flags[4..8].try_into().expect("4 bytes")) as u64;
+    (((hi << 32 | lo) >> (2 * slot)) & 3) as i32
+}
+
 /// What [`run_split`] ended with.
 enum SplitOutcome {
     Done(RunReport),
@@ -1099,7 +1110,6 @@ fn run_split(
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
     let guarded = !options.unchecked && plan.guard.is_ok();
-    let n_flags = plan.guard.as_ref().map_or(0, |g| g.len());
     let sink = if guarded { GUARD_SINK } else { 0 };
     let mut host: Vec<Option<HostRegion>> = Vec::with_capacity(infos.len());
     for i in 0..infos.len() {
@@ -1137,8 +1147,8 @@ fn run_split(
     ctxs.sort_by_key(|c| c.info.index);
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
-    let zero_flags = vec![0u8; 4 * n_flags.max(1)];
-    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; 4 * n_flags.max(1)]).collect();
+    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
+    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
     let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut flag_bufs: Vec<Buffer<u8>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
@@ -1221,7 +1231,7 @@ fn run_split(
         let mut fired = Vec::new();
         for (wi, w) in works.iter().enumerate() {
             for (slot, arg_index) in plan.guard.as_ref().map(|g| g.as_slice()).unwrap_or(&[]).iter().enumerate() {
-                let f = i32::from_ne_bytes(flags[wi][4 * slot..4 * slot + 4].try_into().expect("4 bytes"));
+                let f = guard_bits(&flags[wi], slot);
                 if f != 0 {
                     let name = infos.get(*arg_index as usize).map_or("?", |i| i.name.as_str());
                     let what = if f & 1 != 0 { "outside its device buffer" } else { "outside its analyzed range" };

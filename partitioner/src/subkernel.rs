@@ -26,7 +26,9 @@
 //! allocates and never copies back) and raises the array's flag in the
 //! `__global int *__clpart_guard` buffer: bit 1 when the index lies outside
 //! the buffer, bit 2 when it lies inside the buffer but outside the window
-//! the analysis promised. Building with `-DCLPART_UNCHECKED` turns the checks
+//! the analysis promised (two bits per slot, accumulated branch-free in the
+//! work-item's private `__clpart_bad` and flushed with two `atomic_or`s on
+//! the two ints of the buffer at every exit of the kernel). Building with `-DCLPART_UNCHECKED` turns the checks
 //! into plain indices. A buffer used any other way (passed to a helper,
 //! copied to a local pointer, compared) is listed in
 //! [`Subkernel::unguarded`] with the reason; the launcher does not split such
@@ -42,6 +44,8 @@ pub enum SubkernelError {
     HelperUsesBuiltin { file: String, line: u32, col: u32, helper: String, builtin: String },
     #[error("kernel '{0}' not found")]
     NoKernel(String),
+    #[error("kernel '{0}': the braces of its body are not in the source (a macro), so the run-time guard cannot be placed")]
+    NoBody(String),
 }
 
 const REWRITTEN: [WorkItemFn; 4] = [WorkItemFn::GroupId, WorkItemFn::GlobalSize, WorkItemFn::NumGroups, WorkItemFn::GlobalOffset];
@@ -95,6 +99,10 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
         }
         let idx = idx as u32;
         let slot = guarded.len();
+        if slot >= 32 {
+            unguarded.push((idx, "the guard checks at most 32 buffer arguments".into()));
+            continue;
+        }
         let mut g = Guarder {
             name: &p.name,
             tag: &p.name,
@@ -230,6 +238,23 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
 
     if !guarded.is_empty() {
         extra_args.push(ExtraArg { name: "__clpart_guard".into(), meaning: ExtraArgMeaning::GuardFlags });
+        // The work-item's private accumulator, flushed to the flag buffer
+        // at every exit of the kernel.
+        let flush = "__clpart_flush(__clpart_bad, __clpart_guard);";
+        match (body_open_brace(src, k), src.as_bytes().get(k.span.end as usize - 1)) {
+            (Some(open), Some(b'}')) => {
+                edits.push(Edit { at: open + 1, del: 0, text: "\n    ulong __clpart_bad = 0;".into(), order: 0 });
+                edits.push(Edit { at: k.span.end as usize - 1, del: 0, text: format!("    {flush}\n"), order: 1000 });
+                let mut returns = Vec::new();
+                collect_returns(&k.body, &mut returns);
+                for sp in returns {
+                    let Some(semi) = src.get(sp.end as usize..).and_then(|t| t.find(';')) else { continue };
+                    edits.push(Edit { at: sp.start as usize, del: 0, text: format!("{{ {flush} "), order: 0 });
+                    edits.push(Edit { at: sp.end as usize + semi + 1, del: 0, text: " }".into(), order: 1000 });
+                }
+            }
+            _ => return Err(SubkernelError::NoBody(k.name.clone())),
+        }
     }
     // Extra parameters go after the last original parameter.
     let params_text: String = extra_args
@@ -287,30 +312,35 @@ struct Edit {
 /// `__clpart_rw` check one element, `__clpart_rn`/`__clpart_wn` `n`
 /// consecutive ones (vloadN/vstoreN); each returns the index to use.
 const GUARD_HEADER: &str = r#"#ifdef CLPART_UNCHECKED
-#define __clpart_r(i, lo, hi, len, f) (i)
-#define __clpart_w(i, lo, hi, len, f) (i)
-#define __clpart_rw(i, rlo, rhi, wlo, whi, len, f) (i)
-#define __clpart_rn(i, n, lo, hi, len, f) (i)
-#define __clpart_wn(i, n, lo, hi, len, f) (i)
+#define __clpart_r(i, lo, hi, len, bad, s) (i)
+#define __clpart_w(i, lo, hi, len, bad, s) (i)
+#define __clpart_rw(i, rlo, rhi, wlo, whi, len, bad, s) (i)
+#define __clpart_rn(i, n, lo, hi, len, bad, s) (i)
+#define __clpart_wn(i, n, lo, hi, len, bad, s) (i)
+#define __clpart_flush(bad, f)
 #else
-long __clpart_refuse(long i, long n, long len, __global int *f) {
-    atomic_or((volatile __global int *)f, (i < 0 || i > len - n) ? 1 : 2);
-    return len;
+/* Branch-free: a refused index goes to the sink (len) and sets the slot's
+   bits in the work-item's private accumulator (1: outside the buffer,
+   2: inside it but outside the window), flushed to the flag buffer once
+   when the work-item ends. */
+long __clpart_chk(long i, long n, long lo, long hi, long len, ulong *bad, int s) {
+    int ok = (i >= lo) & (i <= hi - n);
+    ulong oob = (ulong)((i < 0) | (i > len - n));
+    *bad |= (ok ? 0UL : (2UL - oob)) << (2 * s);
+    return ok ? i : len;
 }
-long __clpart_r(long i, long lo, long hi, long len, __global int *f) {
-    return (i >= lo && i < hi) ? i : __clpart_refuse(i, 1, len, f);
+#define __clpart_r(i, lo, hi, len, bad, s) __clpart_chk((i), 1, (lo), (hi), (len), (bad), (s))
+#define __clpart_w(i, lo, hi, len, bad, s) __clpart_chk((i), 1, (lo), (hi), (len), (bad), (s))
+#define __clpart_rn(i, n, lo, hi, len, bad, s) __clpart_chk((i), (n), (lo), (hi), (len), (bad), (s))
+#define __clpart_wn(i, n, lo, hi, len, bad, s) __clpart_chk((i), (n), (lo), (hi), (len), (bad), (s))
+long __clpart_rw(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s) {
+    return __clpart_chk(i, 1, rlo > wlo ? rlo : wlo, rhi < whi ? rhi : whi, len, bad, s);
 }
-long __clpart_w(long i, long lo, long hi, long len, __global int *f) {
-    return (i >= lo && i < hi) ? i : __clpart_refuse(i, 1, len, f);
-}
-long __clpart_rw(long i, long rlo, long rhi, long wlo, long whi, long len, __global int *f) {
-    return (i >= rlo && i < rhi && i >= wlo && i < whi) ? i : __clpart_refuse(i, 1, len, f);
-}
-long __clpart_rn(long i, long n, long lo, long hi, long len, __global int *f) {
-    return (i >= lo && i <= hi - n) ? i : __clpart_refuse(i, n, len, f);
-}
-long __clpart_wn(long i, long n, long lo, long hi, long len, __global int *f) {
-    return (i >= lo && i <= hi - n) ? i : __clpart_refuse(i, n, len, f);
+void __clpart_flush(ulong bad, __global int *f) {
+    if (bad) {
+        atomic_or((volatile __global int *)f, (int)(uint)bad);
+        atomic_or((volatile __global int *)f + 1, (int)(uint)(bad >> 32));
+    }
 }
 #endif
 "#;
@@ -427,7 +457,8 @@ impl Guarder<'_> {
     fn check_call(&self, access: Access, n: Option<&str>) -> (String, String) {
         let nm = self.tag;
         let s = self.slot;
-        let f = format!("__clpart_guard + {s}");
+        // in the kernel the private accumulator, in a helper clone its pointer
+        let f = if self.program.is_some() { format!("&__clpart_bad, {s}") } else { format!("__clpart_badp, {s}") };
         let (r, w) = (format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"), format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"));
         let head = match (access, n) {
             (Access::Read, None) => "__clpart_r((long)(".to_string(),
@@ -747,7 +778,7 @@ impl Guarder<'_> {
             at: e.span.end as usize - 1,
             del: 0,
             text: format!(
-                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, __clpart_guard"
+                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad"
             ),
             order: 1000 - depth,
         });
@@ -780,7 +811,7 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edi
     let at = start + at?;
     edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0 });
     let extra = format!(
-        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, __global int *__clpart_guard"
+        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp"
     );
     let last = h.params.last()?;
     edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0 });
@@ -794,6 +825,23 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edi
         out.replace_range(a..a + d, &e.text);
     }
     Some(out)
+}
+
+/// The spans of the `return` statements of a body.
+fn collect_returns(body: &[Stmt], out: &mut Vec<Span>) {
+    for s in body {
+        match s {
+            Stmt::Return(_, sp) => out.push(sp.clone()),
+            Stmt::If { then, els, .. } => {
+                collect_returns(then, out);
+                if let Some(e) = els {
+                    collect_returns(e, out);
+                }
+            }
+            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Block(body) => collect_returns(body, out),
+            _ => {}
+        }
+    }
 }
 
 fn pointee_name(t: &Type) -> Option<String> {
