@@ -97,7 +97,7 @@ fn tampered_files_are_refused_naming_the_field() {
         ),
         (
             "subkernel computes a - b",
-            edit_after(&text, "__clpart_guard + 0)", "] + b[", "] - b["),
+            edit_after(&text, "&__clpart_bad, 0)", "] + b[", "] - b["),
             "kernel 'vadd': subkernel: checksum mismatch",
         ),
         (
