@@ -312,15 +312,7 @@ fn run_on_one(
         })
         .collect();
     if let Some(g) = &guard {
-        for (name, v) in g.names.iter().zip(g.values) {
-            set.push((
-                name.as_str(),
-                match v {
-                    ExtraValue::Long(v) => SetArg::Long(*v),
-                    ExtraValue::GuardFlags => SetArg::Mem(flag_buf.as_ref().expect("guarded").get()),
-                },
-            ));
-        }
+        push_extra_args(&mut set, g.names, g.values, flag_buf.as_ref());
     }
     exec::set_args(ctx, kernel, &set)?;
     let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
@@ -636,7 +628,7 @@ pub fn launch(
                         "the run-time guard caught {} (an analysis defect); the split results were discarded",
                         fired.join(", ")
                     );
-                    let mut r = run_unsplit(plan, nd, args, w, why.clone(), options)?;
+                    let mut r = run_unsplit(plan, nd, args, w, why, options)?;
                     r.guard_fired = true;
                     r
                 }
@@ -855,6 +847,20 @@ fn whole_and_exact(
     (whole, exact)
 }
 
+/// Appends the subkernel's extra arguments; the guard's flag buffer is
+/// `flags` (NULL when the guard is compiled out and never touches it).
+fn push_extra_args<'a>(set: &mut Vec<(&'a str, SetArg<'a>)>, names: &'a [String], values: &[ExtraValue], flags: Option<&Buffer<u8>>) {
+    for (name, v) in names.iter().zip(values) {
+        set.push((
+            name.as_str(),
+            match v {
+                ExtraValue::Long(v) => SetArg::Long(*v),
+                ExtraValue::GuardFlags => SetArg::Mem(flags.map_or(std::ptr::null_mut(), |b| b.get())),
+            },
+        ));
+    }
+}
+
 /// Bytes of the guard's flag buffer: two `int`s, two bits per guarded
 /// argument (see `partitioner::subkernel`).
 const GUARD_FLAG_BYTES: usize = 8;
@@ -902,13 +908,15 @@ fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
 /// the guard's sink after their elements.
 fn guarded_arg(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>, sink: u64, elem_size: u32) -> SetArg<'_> {
     match s {
-        ScalarArg::Local(n) if sink > 0 => {
-            // An element type of unknown size gets a generous sink.
-            let es = if elem_size == 0 { 256 } else { elem_size as u64 };
-            SetArg::Local(*n + (sink * es) as usize)
-        }
+        ScalarArg::Local(n) if sink > 0 => SetArg::Local(*n + local_sink_bytes(elem_size) as usize),
         _ => arg_value(s, mem),
     }
+}
+
+/// Bytes of the guard's sink after a `__local` argument of elements of
+/// `elem_size` bytes (an element type of unknown size gets a generous one).
+fn local_sink_bytes(elem_size: u32) -> u64 {
+    GUARD_SINK * if elem_size == 0 { 256 } else { elem_size as u64 }
 }
 
 /// `__local` arguments must fit every device's local memory (with the
@@ -916,8 +924,7 @@ fn guarded_arg(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>, sink: u64, el
 fn check_locals(plan: &Plan, args: &KernelArgs, shares: &[(usize, f64)]) -> Result<()> {
     for (info, v) in args.infos().iter().zip(args.values()) {
         let ArgValue::Local { bytes } = v else { continue };
-        let es = if info.elem_size == 0 { 256 } else { info.elem_size as u64 };
-        let need = *bytes + GUARD_SINK * es;
+        let need = *bytes + local_sink_bytes(info.elem_size);
         for &(d, _) in shares {
             let dev = plan.runtime.device(d)?;
             if dev.local_mem_bytes > 0 && need > dev.local_mem_bytes {
@@ -953,6 +960,9 @@ fn run_unsplit(
     let mut notes = Vec::new();
     let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
     let mut result = None;
+    // Set when the guard caught a write the analysis did not see: the
+    // original kernel then re-runs with every buffer read back.
+    let mut guard_caught = false;
     // With the guard, the guarded subkernel runs over the whole NDRange: a
     // buffer too small for what the kernel accesses, or an access of a mode
     // the analysis did not see, is caught before any output is read back.
@@ -969,7 +979,7 @@ fn run_unsplit(
                 None => local_window(args, arg_index),
             }
         });
-        let names: Vec<String> = plan.kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default();
+        let names = plan.extra_names();
         let dk = &plan.kernels[&w.device];
         let kernel = dk.sub.as_ref().expect("built above");
         let arrays = &plan.arrays;
@@ -989,6 +999,7 @@ fn run_unsplit(
                     return Err(LaunchError::GuardOutOfBounds { kernel: plan.kernel.name.clone(), what, array: info.name.clone(), len });
                 }
                 let names: Vec<&str> = raised.iter().map(|&(ai, _)| args.infos()[ai as usize].name.as_str()).collect();
+                guard_caught = true;
                 notes.push(format!(
                     "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran with every buffer read back",
                     names.join(", ")
@@ -1003,7 +1014,6 @@ fn run_unsplit(
             let dk = &plan.kernels[&w.device];
             let kernel = dk.whole.as_ref().expect("built above");
             let arrays = &plan.arrays;
-            let guard_caught = notes.iter().any(|n| n.starts_with("the run-time guard"));
             run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
                 if guard_caught {
                     return kind == ArgKind::GlobalBuffer;
@@ -1130,12 +1140,7 @@ fn run_split(
             })
         })
         .collect();
-    let extra_names: Vec<String> = plan
-        .kernel
-        .subkernel
-        .as_ref()
-        .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
-        .unwrap_or_default();
+    let extra_names = plan.extra_names();
 
     // Order matters: memory that enqueued commands use (staging, flags,
     // device buffers) is declared before the Finisher, so that on an early
@@ -1150,7 +1155,7 @@ fn run_split(
     let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
     let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
-    let mut flag_bufs: Vec<Buffer<u8>> = Vec::with_capacity(works.len());
+    let mut flag_bufs: Vec<Option<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
     let mut dev_reports = Vec::with_capacity(works.len());
@@ -1178,11 +1183,14 @@ fn run_split(
             }
             bufs.push(buf);
         }
-        let flag_buf = exec::alloc(ctx, zero_flags.len())?;
-        if guarded {
+        let flag_buf = if guarded {
+            let b = exec::alloc(ctx, zero_flags.len())?;
             // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::write(ctx, &flag_buf, 0, zero_flags.as_ptr(), zero_flags.len())? });
-        }
+            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            Some(b)
+        } else {
+            None
+        };
         let mut set: Vec<(&str, SetArg<'_>)> = infos
             .iter()
             .enumerate()
@@ -1191,15 +1199,7 @@ fn run_split(
                 (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
             })
             .collect();
-        for (name, v) in extra_names.iter().zip(&extras[wi]) {
-            set.push((
-                name.as_str(),
-                match v {
-                    ExtraValue::Long(v) => SetArg::Long(*v),
-                    ExtraValue::GuardFlags => SetArg::Mem(flag_buf.get()),
-                },
-            ));
-        }
+        push_extra_args(&mut set, &extra_names, &extras[wi], flag_buf.as_ref());
         exec::set_args(ctx, kernel, &set)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
         let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
@@ -1208,9 +1208,9 @@ fn run_split(
         offsets[d] += w.lo as usize * local[d];
         global[d] = (w.hi - w.lo) as usize * local[d];
         kernel_events.push(exec::run_kernel(ctx, kernel, &offsets, &global, &local)?);
-        if guarded {
+        if let Some(fb) = &flag_buf {
             // SAFETY: `flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::read(ctx, &flag_buf, 0, flags[wi].as_mut_ptr(), flags[wi].len())? });
+            exec::release(unsafe { exec::read(ctx, fb, 0, flags[wi].as_mut_ptr(), flags[wi].len())? });
         }
         fin.flush();
         dev_bufs.push(bufs);

@@ -349,10 +349,12 @@ impl Plan {
     /// Whether the run-time guard checks every buffer of this kernel's
     /// subkernel (`Err(why)` when it cannot).
     pub fn guard_status(&self) -> std::result::Result<&[u32], &str> {
-        match &self.guard {
-            Ok(g) => Ok(g),
-            Err(e) => Err(e),
-        }
+        self.guard.as_deref().map_err(String::as_str)
+    }
+
+    /// The names of the subkernel's extra arguments, in order.
+    pub(crate) fn extra_names(&self) -> Vec<String> {
+        self.kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default()
     }
 
     /// Builds (once) the original kernel for a device.

@@ -116,23 +116,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             failure: None,
             handled: Vec::new(),
         };
-        g.stmts(&k.body, 0);
-        let failure = g.failure.take().or_else(|| {
-            // Any use the walk did not account for (or one hidden inside a construct the IR does not model).
-            let mut other = None;
-            visit_exprs(&k.body, &mut |e| {
-                if let ExprKind::Var(n) = &e.kind {
-                    if n == &p.name && !g.handled.contains(&(e.span.start, e.span.end)) && other.is_none() {
-                        other = Some(format!("'{}' is used other than by subscript at {}:{}:{}", p.name, program.file, e.span.line, e.span.col));
-                    }
-                }
-            });
-            other.or_else(|| {
-                hidden.iter().find(|(t, _)| mentions(t, &p.name)).map(|(_, sp)| {
-                    format!("'{}' appears in a construct clpart does not model at {}:{}:{}", p.name, program.file, sp.line, sp.col)
-                })
-            })
-        });
+        let failure = g.guard_body(&k.body, &hidden, &program.file);
         match failure {
             None => {
                 guarded.push(idx);
@@ -380,6 +364,30 @@ struct Guarder<'a> {
 }
 
 impl Guarder<'_> {
+    /// Rewrites every access of the pointer in `body` (a kernel's or a
+    /// helper's); the reason it cannot be guarded, if any: a use the walk
+    /// could not rewrite, any other use of the pointer, or a mention inside
+    /// a construct the IR does not model (`hidden`, from [`unsupported_texts`]).
+    fn guard_body(&mut self, body: &[Stmt], hidden: &[(String, Span)], file: &str) -> Option<String> {
+        self.stmts(body, 0);
+        if let Some(f) = self.failure.take() {
+            return Some(f);
+        }
+        let mut other = None;
+        visit_exprs(body, &mut |e| {
+            if let ExprKind::Var(n) = &e.kind {
+                if n == self.name && !self.handled.contains(&(e.span.start, e.span.end)) && other.is_none() {
+                    other = Some(format!("'{n}' is used other than by subscript at {file}:{}:{}", e.span.line, e.span.col));
+                }
+            }
+        });
+        other.or_else(|| {
+            hidden.iter().find(|(t, _)| mentions(t, self.name)).map(|(_, sp)| {
+                format!("'{}' appears in a construct clpart does not model at {file}:{}:{}", self.name, sp.line, sp.col)
+            })
+        })
+    }
+
     fn fail(&mut self, e: &Expr, what: &str) {
         if self.failure.is_none() {
             self.failure = Some(format!("'{}': {what} at line {}:{}", self.name, e.span.line, e.span.col));
@@ -749,19 +757,8 @@ impl Guarder<'_> {
         if nested.pointee != self.pointee {
             return self.fail(e, &format!("passed to helper '{f}' as a pointer of another type"));
         }
-        nested.stmts(&helper.body, 0);
-        let mut other = nested.failure.take();
-        visit_exprs(&helper.body, &mut |x| {
-            if let ExprKind::Var(n) = &x.kind {
-                if n == &hp.name && !nested.handled.contains(&(x.span.start, x.span.end)) && other.is_none() {
-                    other = Some(format!("'{n}' is used other than by subscript at line {}:{}", x.span.line, x.span.col));
-                }
-            }
-        });
-        if other.is_none() && unsupported_texts(&helper.body, self.src).iter().any(|(t, _)| mentions(t, &hp.name)) {
-            other = Some(format!("'{}' appears in a construct clpart does not model", hp.name));
-        }
-        if let Some(why) = other {
+        let hidden = unsupported_texts(&helper.body, self.src);
+        if let Some(why) = nested.guard_body(&helper.body, &hidden, &program.file) {
             return self.fail(e, &format!("passed to helper '{f}', where {why}"));
         }
         let clone_name = format!("{f}__clpart_{}", self.tag);
