@@ -68,32 +68,36 @@ pub(crate) fn sections(f: &RangeFile) -> Result<Vec<SectionChecksum>, RangesErro
 }
 
 /// Checks the stored checksums against the content; the error names the
-/// first section that differs, lacks a checksum or is unknown.
+/// first section that differs, lacks a checksum or is unknown. Sections are
+/// compared in file order, one to one, so two sections of the same name
+/// (arrays of an inconsistent file) are each checked against their own
+/// digest.
 pub(crate) fn verify(f: &RangeFile, stored: &[SectionChecksum]) -> Result<(), RangesError> {
     let want = sections(f)?;
     let err = |section: &str, message: &str| RangesError::Checksum {
         section: section.to_string(),
         message: message.to_string(),
     };
-    for w in &want {
-        let mut found = stored.iter().filter(|s| s.section == w.section);
-        match (found.next(), found.next()) {
-            (None, _) => return Err(err(&w.section, "no checksum (the file was edited or damaged)")),
-            (Some(_), Some(_)) => return Err(err(&w.section, "checksum listed twice")),
-            (Some(s), None) if s.sha256 != w.sha256 => {
+    for i in 0..want.len().max(stored.len()) {
+        match (want.get(i), stored.get(i)) {
+            (Some(w), Some(s)) if s.section != w.section => {
+                return Err(err(&w.section, "no checksum (the file was edited or damaged)"))
+            }
+            (Some(w), None) => return Err(err(&w.section, "no checksum (the file was edited or damaged)")),
+            (Some(w), Some(s)) if s.sha256 != w.sha256 => {
                 return Err(err(
                     &w.section,
                     "checksum mismatch (the file was edited after clpart wrote it)",
                 ))
             }
+            (None, Some(s)) => {
+                return Err(err(
+                    &s.section,
+                    "checksum of a section the file does not have (the file was edited)",
+                ))
+            }
             _ => {}
         }
-    }
-    if let Some(s) = stored.iter().find(|s| !want.iter().any(|w| w.section == s.section)) {
-        return Err(err(
-            &s.section,
-            "checksum of a section the file does not have (the file was edited)",
-        ));
     }
     Ok(())
 }

@@ -591,3 +591,23 @@ fn bound_range_evaluates_both_bounds() {
     assert_eq!(r.eval(&[1000, 2, 5]).unwrap(), Some((32, 79)));
     assert_eq!(r.eval(&[1000, 5, 5]).unwrap(), None);
 }
+
+/// Two sections of the same name (two arrays called alike, which only an
+/// inconsistent file has) are each checked against their own checksum: the
+/// structure still round trips, the full load refuses the file for its
+/// content, not its checksums, and an edit of the second one is still
+/// caught. (Found by `ron_round_trip`.)
+#[test]
+fn issue10_same_named_sections_keep_their_own_checksums() {
+    let mut f = small_file();
+    let dup = f.kernels[0].arrays[0].clone();
+    f.kernels[0].arrays.push(dup);
+    let text = f.to_ron_string().unwrap();
+    assert_eq!(RangeFile::from_ron_str_unvalidated(&text).unwrap(), f);
+    let e = RangeFile::from_ron_str(&text).unwrap_err().to_string();
+    assert!(!e.contains("checksum"), "{e}");
+    let at = text.rfind("16hi").expect("the second array's upper bound");
+    let edited = format!("{}17hi{}", &text[..at], &text[at + 4..]);
+    let e = RangeFile::from_ron_str_unvalidated(&edited).unwrap_err().to_string();
+    assert!(e.contains("array 'a'") && e.contains("checksum mismatch"), "{e}");
+}
