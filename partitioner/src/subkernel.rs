@@ -34,6 +34,10 @@
 //! [`Subkernel::unguarded`] with the reason; the launcher does not split such
 //! a kernel while the guard is on.
 
+mod group;
+
+use std::cell::RefCell;
+
 use coarsen::ir::*;
 use ranges_format::{ExtraArg, ExtraArgMeaning, Subkernel};
 
@@ -93,6 +97,9 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
         .map(|p| p.name.clone())
         .collect();
     let mut clones: Vec<(String, String)> = Vec::new();
+    // Builtins used through macros are rewritten by `#define`s (below).
+    let macro_use = REWRITTEN.iter().any(|w| uses_in_macro(&k.body, *w, src));
+    let group = RefCell::new(group::GroupCheck::new(k, macro_use));
     for (idx, p) in k.params.iter().enumerate() {
         if !matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local) {
             continue;
@@ -115,7 +122,9 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             edits: Vec::new(),
             failure: None,
             handled: Vec::new(),
+            group: Some(&group),
         };
+        let before = group.borrow().snapshot();
         let failure = g.guard_body(&k.body, &hidden, &program.file);
         match failure {
             None => {
@@ -130,13 +139,16 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
                 extra_args.push(ExtraArg { name: format!("__clpart_whi_{n}"), meaning: ExtraArgMeaning::WriteHi { arg_index: idx } });
                 extra_args.push(ExtraArg { name: format!("__clpart_len_{n}"), meaning: ExtraArgMeaning::Extent { arg_index: idx } });
             }
-            Some(why) => unguarded.push((idx, why)),
+            Some(why) => {
+                group.borrow_mut().restore(before);
+                unguarded.push((idx, why));
+            }
         }
     }
     edits.append(&mut guard_edits);
     if !clones.is_empty() {
         let text: String = clones.iter().map(|(_, t)| format!("{t}\n\n")).collect();
-        edits.push(Edit { at: k.span.start as usize, del: 0, text, order: 0 });
+        edits.push(Edit { at: k.span.start as usize, del: 0, text, order: 0, fast: None });
     }
 
     for &idx in rebased {
@@ -155,7 +167,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             let renamed = format!("__clpart_dev_{}", p.name);
             let name_at = find_name_in_span(src, &p.span, &p.name);
             match name_at {
-                Some(at) => edits.push(Edit { at, del: p.name.len(), text: renamed.clone(), order: 500 }),
+                Some(at) => edits.push(Edit { at, del: p.name.len(), text: renamed.clone(), order: 500, fast: None }),
                 None => continue,
             }
             let ty = param_c_type(&p.ty);
@@ -194,11 +206,10 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
                 WorkItemFn::NumGroups => format!("((size_t){})", pick("__clpart_num_groups")),
                 _ => format!("((size_t){})", pick("__clpart_global_offset")),
             };
-            wi_edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text: new, order: 500 });
+            wi_edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text: new, order: 500, fast: None });
         }
     });
     // Builtins used through macros: mark all dims as needed (rewritten by #define).
-    let macro_use = REWRITTEN.iter().any(|w| uses_in_macro(&k.body, *w, src));
     if macro_use {
         for row in used.iter_mut() {
             *row = [true; 3];
@@ -227,14 +238,14 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
         let flush = "__clpart_flush(__clpart_bad, __clpart_guard);";
         match (body_open_brace(src, k), src.as_bytes().get(k.span.end as usize - 1)) {
             (Some(open), Some(b'}')) => {
-                edits.push(Edit { at: open + 1, del: 0, text: "\n    ulong __clpart_bad = 0;".into(), order: 0 });
-                edits.push(Edit { at: k.span.end as usize - 1, del: 0, text: format!("    {flush}\n"), order: 1000 });
+                edits.push(Edit { at: open + 1, del: 0, text: "\n    ulong __clpart_bad = 0;".into(), order: 1, fast: None });
+                edits.push(Edit { at: k.span.end as usize - 1, del: 0, text: format!("    {flush}\n"), order: 1000, fast: None });
                 let mut returns = Vec::new();
                 collect_returns(&k.body, &mut returns);
                 for sp in returns {
                     let Some(semi) = src.get(sp.end as usize..).and_then(|t| t.find(';')) else { continue };
-                    edits.push(Edit { at: sp.start as usize, del: 0, text: format!("{{ {flush} "), order: 0 });
-                    edits.push(Edit { at: sp.end as usize + semi + 1, del: 0, text: " }".into(), order: 1000 });
+                    edits.push(Edit { at: sp.start as usize, del: 0, text: format!("{{ {flush} "), order: 0, fast: None });
+                    edits.push(Edit { at: sp.end as usize + semi + 1, del: 0, text: " }".into(), order: 1000, fast: None });
                 }
             }
             _ => return Err(SubkernelError::NoBody(k.name.clone())),
@@ -254,23 +265,22 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             Some(p) => (p.span.end as usize, format!(", {params_text}")),
             None => (open_paren_after_name(src, k).unwrap_or(k.span.start as usize), params_text.clone()),
         };
-        edits.push(Edit { at, del: 0, text, order: 500 });
+        edits.push(Edit { at, del: 0, text, order: 500, fast: None });
     }
     if !prologue.is_empty() {
         if let Some(at) = body_open_brace(src, k) {
-            edits.push(Edit { at: at + 1, del: 0, text: format!("\n{prologue}"), order: 500 });
+            edits.push(Edit { at: at + 1, del: 0, text: format!("\n{prologue}"), order: 500, fast: None });
         }
     }
-    let mut out = src.clone();
     // At one position: replacements first, then insertions with the smaller
     // `order` ending up first in the text (outer prefixes before inner ones,
     // inner suffixes before outer ones).
     edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
-    for e in &edits {
-        if e.at + e.del <= out.len() {
-            out.replace_range(e.at..e.at + e.del, &e.text);
-        }
-    }
+    let group = group.borrow();
+    let out = match versioned(src, k, &mut edits, &group) {
+        Some(out) => out,
+        None => apply(src, &edits, false),
+    };
     let mut header = String::from("/* clpart subkernel: arrays rebased to their range, work-item builtins of the unsplit NDRange */\n");
     if !guarded.is_empty() {
         header.push_str(GUARD_HEADER);
@@ -284,12 +294,117 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
     Ok(Subkernel { name: k.name.clone(), source: header + &out, extra_args, guarded, unguarded })
 }
 
+/// Applies `edits` (sorted as in [`rewrite`]) to `src`, with their fast
+/// texts for the fast copy of the body.
+fn apply(src: &str, edits: &[Edit], fast: bool) -> String {
+    let mut out = src.to_string();
+    for e in edits {
+        if e.at + e.del <= out.len() {
+            let text = if fast { e.fast.as_deref().unwrap_or(&e.text) } else { &e.text };
+            out.replace_range(e.at..e.at + e.del, text);
+        }
+    }
+    out
+}
+
+const BODY_BEGIN: &str = "/*@clpart body@*/";
+const BODY_END: &str = "/*@clpart end@*/";
+
+/// The kernel with its body in two copies (module [`group`]): the prologue's
+/// per-work-group test picks the fast copy, where the proven accesses use
+/// their plain rebased index, or the checked one. `None` when no access is
+/// proven, or when the body's `__local` declarations cannot be moved in
+/// front of the copies (they must stay at kernel scope).
+fn versioned(src: &str, k: &Function, edits: &mut Vec<Edit>, group: &group::GroupCheck<'_>) -> Option<String> {
+    if group.proven == 0 {
+        return None;
+    }
+    let open = body_open_brace(src, k)?;
+    let close = k.span.end as usize - 1;
+    if src.as_bytes().get(close) != Some(&b'}') {
+        return None;
+    }
+    // `__local` declarations: only at the top of the body, one per statement
+    let mut hoisted = String::new();
+    let mut moves = Vec::new();
+    let mut nested_local = false;
+    visit_decls(&k.body, 0, &mut |d, depth| {
+        if d.space == AddrSpace::Local {
+            if depth > 0 {
+                nested_local = true;
+                return;
+            }
+            let rest = src.get(d.span.end as usize..).unwrap_or("");
+            match rest.find(';') {
+                Some(semi) if rest[..semi].trim().is_empty() => {
+                    let end = d.span.end as usize + semi + 1;
+                    hoisted.push_str(&format!("    {}\n", &src[d.span.start as usize..end]));
+                    moves.push(Edit { at: d.span.start as usize, del: end - d.span.start as usize, text: String::new(), order: 0, fast: None });
+                }
+                _ => nested_local = true,
+            }
+        }
+    });
+    if nested_local {
+        return None;
+    }
+    let mut all: Vec<Edit> = std::mem::take(edits);
+    all.extend(moves);
+    all.push(Edit { at: open + 1, del: 0, text: BODY_BEGIN.into(), order: 0, fast: None });
+    all.push(Edit { at: close, del: 0, text: BODY_END.into(), order: u32::MAX, fast: None });
+    all.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
+    *edits = all;
+    let checked = apply(src, edits, false);
+    let fast = apply(src, edits, true);
+    let body = |t: &str| -> Option<(usize, usize)> {
+        let b = t.find(BODY_BEGIN)?;
+        let e = t.rfind(BODY_END)?;
+        (b < e).then_some((b, e))
+    };
+    let (cb, ce) = body(&checked)?;
+    let (fb, fe) = body(&fast)?;
+    let checked_body = &checked[cb + BODY_BEGIN.len()..ce];
+    let fast_body = &fast[fb + BODY_BEGIN.len()..fe];
+    Some(format!(
+        "{}\n{hoisted}#ifndef CLPART_UNCHECKED\n    /* one test per work-group: every access below that the prologue bounds stays in its window */\n{}    if (__clpart_fast) {{\n#endif\n{fast_body}\n#ifndef CLPART_UNCHECKED\n    }} else {{\n{checked_body}\n    }}\n#endif\n{}",
+        &checked[..cb],
+        group.prologue(),
+        &checked[ce + BODY_END.len()..]
+    ))
+}
+
+/// Calls `f` on every declaration of `body` with its block depth.
+fn visit_decls<'b>(body: &'b [Stmt], depth: u32, f: &mut dyn FnMut(&'b VarDecl, u32)) {
+    for s in body {
+        match s {
+            Stmt::Decl(d) => f(d, depth),
+            Stmt::If { then, els, .. } => {
+                visit_decls(then, depth + 1, f);
+                if let Some(e) = els {
+                    visit_decls(e, depth + 1, f);
+                }
+            }
+            Stmt::For { init, body, .. } => {
+                if let Some(i) = init {
+                    visit_decls(std::slice::from_ref(&**i), depth + 1, f);
+                }
+                visit_decls(body, depth + 1, f);
+            }
+            Stmt::While { body, .. } | Stmt::Block(body) => visit_decls(body, depth + 1, f),
+            _ => {}
+        }
+    }
+}
+
 struct Edit {
     at: usize,
     del: usize,
     text: String,
     /// Among insertions at one position, smaller comes first in the text.
     order: u32,
+    /// The text in the body's fast copy, when it differs (an access the
+    /// per-work-group test proves: its plain rebased index).
+    fast: Option<String>,
 }
 
 /// The guard's checks (see the module doc). `__clpart_r`/`__clpart_w`/
@@ -326,6 +441,22 @@ void __clpart_flush(ulong bad, __global int *f) {
         atomic_or((volatile __global int *)f + 1, (int)(uint)(bad >> 32));
     }
 }
+/* The per-work-group test's arithmetic: exact, or *ok cleared on overflow. */
+long __clpart_gadd(long a, long b, int *ok) {
+    long s = (long)((ulong)a + (ulong)b);
+    *ok &= ((a ^ s) & (b ^ s)) >= 0;
+    return s;
+}
+long __clpart_gsub(long a, long b, int *ok) {
+    long s = (long)((ulong)a - (ulong)b);
+    *ok &= ((a ^ b) & (a ^ s)) >= 0;
+    return s;
+}
+long __clpart_gmul(long a, long b, int *ok) {
+    long p = (long)((ulong)a * (ulong)b);
+    *ok &= mul_hi(a, b) == (p >> 63);
+    return p;
+}
 #endif
 "#;
 
@@ -361,6 +492,26 @@ struct Guarder<'a> {
     failure: Option<String>,
     /// Spans of the uses of the parameter that were rewritten.
     handled: Vec<(u32, u32)>,
+    /// The per-work-group test (in the kernel, not in helper clones).
+    group: Option<&'a RefCell<group::GroupCheck<'a>>>,
+}
+
+/// An access's check: `head` and `tail` around the index; `fast`, the same
+/// for the fast copy of the body (plain rebased index) when proven per
+/// work-group.
+struct Check {
+    head: String,
+    tail: String,
+    fast: Option<(String, String)>,
+}
+
+impl Check {
+    fn fast_parts(&self) -> (Option<String>, Option<String>) {
+        match &self.fast {
+            Some((h, t)) => (Some(h.clone()), Some(t.clone())),
+            None => (None, None),
+        }
+    }
 }
 
 impl Guarder<'_> {
@@ -462,8 +613,26 @@ impl Guarder<'_> {
         self.src.get(sp.start as usize..sp.end as usize)
     }
 
-    fn check_call(&self, access: Access, n: Option<&str>) -> (String, String) {
+    /// The check around an access's index (`head`, `tail`), and the plain
+    /// rebased index for the fast copy of the body when the per-work-group
+    /// test proves the access.
+    fn check_call(&self, access: Access, n: Option<&str>, index: group::Index<'_>) -> Check {
         let nm = self.tag;
+        let fast = self.group.and_then(|g| {
+            let win = |lo: &str, hi: &str| (format!("__clpart_{lo}_{nm}"), format!("__clpart_{hi}_{nm}"));
+            let bounds = match access {
+                Access::Read => vec![win("rlo", "rhi")],
+                Access::Write => vec![win("wlo", "whi")],
+                Access::ReadWrite => vec![win("rlo", "rhi"), win("wlo", "whi")],
+            };
+            let w = group::Window {
+                base: format!("__clpart_base_{nm}"),
+                bounds,
+                n: n.and_then(|n| n.parse().ok()).unwrap_or(1),
+                ptr: self.name,
+            };
+            g.borrow_mut().access(index, &w).then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
+        });
         let s = self.slot;
         // in the kernel the private accumulator, in a helper clone its pointer
         let f = if self.program.is_some() { format!("&__clpart_bad, {s}") } else { format!("__clpart_badp, {s}") };
@@ -482,14 +651,15 @@ impl Guarder<'_> {
             (Access::Read, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {r}, __clpart_len_{nm}, {f})"),
             (_, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {w}, __clpart_len_{nm}, {f})"),
         };
-        (head, tail)
+        Check { head, tail, fast }
     }
 
     /// Wraps the index expression `i` of an access in its check.
     fn wrap_index(&mut self, i: &Expr, access: Access, depth: u32) {
-        let (head, tail) = self.check_call(access, None);
-        self.edits.push(Edit { at: i.span.start as usize, del: 0, text: head, order: depth });
-        self.edits.push(Edit { at: i.span.end as usize, del: 0, text: tail, order: 1000 - depth });
+        let c = self.check_call(access, None, group::Index::Expr(i));
+        let (fh, ft) = c.fast_parts();
+        self.edits.push(Edit { at: i.span.start as usize, del: 0, text: c.head, order: depth, fast: fh });
+        self.edits.push(Edit { at: i.span.end as usize, del: 0, text: c.tail, order: 1000 - depth, fast: ft });
     }
 
     fn stmts(&mut self, body: &[Stmt], depth: u32) {
@@ -566,9 +736,11 @@ impl Guarder<'_> {
                     return self.fail(e, "a dereference inside a macro expansion");
                 }
                 self.handled.push((p.span.start, p.span.end));
-                let (head, tail) = self.check_call(access, None);
-                self.edits.push(Edit { at: e.span.start as usize, del: 1, text: format!("{}[{head}(", self.name), order: depth });
-                self.edits.push(Edit { at: e.span.end as usize, del: 0, text: format!(") - {}{tail}]", self.name), order: 1000 - depth });
+                let c = self.check_call(access, None, group::Index::Chain(x));
+                let nm = self.name;
+                let (fh, ft) = c.fast_parts();
+                self.edits.push(Edit { at: e.span.start as usize, del: 1, text: format!("{nm}[{}(", c.head), order: depth, fast: fh.map(|h| format!("{nm}[{h}(")) });
+                self.edits.push(Edit { at: e.span.end as usize, del: 0, text: format!(") - {nm}{}]", c.tail), order: 1000 - depth, fast: ft.map(|t| format!(") - {nm}{t}]")) });
                 self.expr_skipping_param(x, depth + 1);
             }
             ExprKind::Call(f, args)
@@ -599,29 +771,35 @@ impl Guarder<'_> {
                     return self.fail(e, "a dereference inside a macro expansion");
                 }
                 self.handled.push((p.span.start, p.span.end));
-                let (head, tail) = self.check_call(access, None);
+                let nm = self.name;
                 match k {
                     None => {
                         // `*a` → `a[check(0)]`
-                        let text = format!("{}[{head}0{tail}]", self.name);
-                        self.edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text, order: depth });
+                        let c = self.check_call(access, None, group::Index::Zero);
+                        let text = format!("{nm}[{}0{}]", c.head, c.tail);
+                        let fast = c.fast.map(|(h, t)| format!("{nm}[{h}0{t}]"));
+                        self.edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text, order: depth, fast });
                     }
                     Some(k) => {
                         if self.text(&k.span).is_none() || k.span.start < e.span.start || k.span.end > e.span.end {
                             return self.fail(e, "a dereference inside a macro expansion");
                         }
                         // `*(a + k)` → `a[check(k)]`, keeping `k`'s own text (and its edits).
+                        let c = self.check_call(access, None, group::Index::Expr(k));
+                        let (fh, ft) = c.fast_parts();
                         self.edits.push(Edit {
                             at: e.span.start as usize,
                             del: (k.span.start - e.span.start) as usize,
-                            text: format!("{}[{head}", self.name),
+                            text: format!("{nm}[{}", c.head),
                             order: depth,
+                            fast: fh.map(|h| format!("{nm}[{h}")),
                         });
                         self.edits.push(Edit {
                             at: k.span.end as usize,
                             del: (e.span.end - k.span.end) as usize,
-                            text: format!("{tail}]"),
+                            text: format!("{}]", c.tail),
                             order: 1000 - depth,
+                            fast: ft.map(|t| format!("{t}]")),
                         });
                         self.expr(k, Access::Read, depth + 1);
                     }
@@ -649,14 +827,16 @@ impl Guarder<'_> {
                         }
                         self.handled.push((p.span.start, p.span.end));
                         let acc = if f.starts_with("vload") { Access::Read } else { Access::Write };
-                        let (head, tail) = self.check_call(acc, Some(n));
+                        let width: u32 = n.parse().unwrap_or(1);
+                        let c = self.check_call(acc, Some(n), group::Index::Scaled(o, width));
                         // vloadN(o, a) → vloadN(0, a + check(N*o))
-                        self.edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: depth });
+                        self.edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: depth, fast: None });
                         self.edits.push(Edit {
                             at: p.span.end as usize,
                             del: 0,
-                            text: format!(" + {head}(long){n} * (long)({ot}){tail}"),
+                            text: format!(" + {}(long){n} * (long)({ot}){}", c.head, c.tail),
                             order: 1000 - depth,
+                            fast: c.fast.map(|(h, t)| format!(" + {h}(long){n} * (long)({ot}){t}")),
                         });
                         for a in &args[..last - 1] {
                             self.expr(a, Access::Read, depth + 1);
@@ -753,6 +933,7 @@ impl Guarder<'_> {
             edits: Vec::new(),
             failure: None,
             handled: Vec::new(),
+            group: None,
         };
         if nested.pointee != self.pointee {
             return self.fail(e, &format!("passed to helper '{f}' as a pointer of another type"));
@@ -770,7 +951,7 @@ impl Guarder<'_> {
         }
         self.handled.push((p.span.start, p.span.end));
         let t = self.tag;
-        self.edits.push(Edit { at: e.span.start as usize, del: f.len(), text: clone_name, order: depth });
+        self.edits.push(Edit { at: e.span.start as usize, del: f.len(), text: clone_name, order: depth, fast: None });
         self.edits.push(Edit {
             at: e.span.end as usize - 1,
             del: 0,
@@ -778,6 +959,7 @@ impl Guarder<'_> {
                 ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad"
             ),
             order: 1000 - depth,
+            fast: None,
         });
         for (i, a) in args.iter().enumerate() {
             if i != pos {
@@ -806,12 +988,12 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edi
         from = j + 1;
     }
     let at = start + at?;
-    edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0 });
+    edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0, fast: None });
     let extra = format!(
         "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp"
     );
     let last = h.params.last()?;
-    edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0 });
+    edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0, fast: None });
     let mut out = text.to_string();
     edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
     for e in &edits {
@@ -989,8 +1171,8 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: i.span.start as usize, del: 0, text: "(".into(), order: 500 });
-                edits.push(Edit { at: i.span.end as usize, del: 0, text: format!(") - {base}"), order: 500 });
+                edits.push(Edit { at: i.span.start as usize, del: 0, text: "(".into(), order: 500, fast: None });
+                edits.push(Edit { at: i.span.end as usize, del: 0, text: format!(") - {base}"), order: 500, fast: None });
                 handled.push((b.span.start, b.span.end));
             }
             ExprKind::Binary(BinOp::Add, l, r) if is_var(l) || is_var(r) => {
@@ -999,8 +1181,8 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: k.span.start as usize, del: 0, text: "((".into(), order: 500 });
-                edits.push(Edit { at: k.span.end as usize, del: 0, text: format!(") - {base})"), order: 500 });
+                edits.push(Edit { at: k.span.start as usize, del: 0, text: "((".into(), order: 500, fast: None });
+                edits.push(Edit { at: k.span.end as usize, del: 0, text: format!(") - {base})"), order: 500, fast: None });
                 handled.push((p.span.start, p.span.end));
             }
             ExprKind::Call(f, args) if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 => {
@@ -1016,9 +1198,9 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
                     return;
                 }
                 // vloadN(o, a) reads a[N*o ..]: becomes vloadN(0, a + ((size_t)N*(o) - base)).
-                edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: 500 });
+                edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: 500, fast: None });
                 let ot = src[o.span.start as usize..o.span.end as usize].to_string();
-                edits.push(Edit { at: p.span.end as usize, del: 0, text: format!(" + ((long){n} * (long)({ot}) - {base})"), order: 500 });
+                edits.push(Edit { at: p.span.end as usize, del: 0, text: format!(" + ((long){n} * (long)({ot}) - {base})"), order: 500, fast: None });
                 handled.push((p.span.start, p.span.end));
             }
             _ => {}

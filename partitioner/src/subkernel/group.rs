@@ -1,0 +1,696 @@
+//! The guard's fast path: one check per work-group instead of one per access.
+//!
+//! A per-access check turns an index that is consecutive across work-items
+//! (`a[i - base]`) into a `select`, which OpenCL compilers can no longer
+//! vectorize (PoCL: 3-5x slower streaming kernels). Most subscripts are simple
+//! functions of the work-item ids, loop counters and scalar arguments, so the
+//! subkernel bounds every value such a subscript can take in the whole
+//! work-group before the body runs, by interval arithmetic over the group:
+//! - `get_global_id(d)` lies in `[gid - lid, gid - lid + lsize - 1]` (the same
+//!   for every work-item of the group), `get_local_id(d)` in `[0, lsize - 1]`;
+//! - scalar arguments and the other work-item builtins are one value;
+//! - a local integer assigned only by its declaration has its initializer's
+//!   interval; the counter of a `for (T k = e0; k < e1; k += s)` loop (any of
+//!   `<`, `<=`, `>`, `>=`, `++`, `--`, `+=`, `-=`), declared by the loop and
+//!   assigned only by its step, lies between the bounds' extremes;
+//! - `+ - *`, division, remainder and shifts by positive amounts, `&` with a
+//!   non-negative side, `min`/`max`/`clamp`/`mul24`/`mad24`, conversions and
+//!   `?:` combine intervals; comparisons give `[0, 1]`.
+//!
+//! The intervals are computed exactly, in `long` with overflow detection, and
+//! every sub-expression's interval must fit its C type, so that no operation
+//! of the kernel can wrap anywhere in the group: the kernel then computes
+//! exactly the mathematical value, which lies inside the interval. If every
+//! such subscript's interval lies inside its window, the group runs a copy
+//! of the body whose proven accesses use their plain rebased index (the
+//! others keep their checks); otherwise the fully checked copy runs. The test
+//! uses only values that are the same for the whole work-group, so both
+//! copies may hold barriers. Anything the intervals do not model (loads,
+//! calls, variables assigned more than once, floating point) leaves the
+//! access checked per access.
+
+use std::collections::HashMap;
+
+use coarsen::ir::*;
+
+/// An interval of `long` values in the prologue: two C expressions (names of
+/// prologue temporaries or literals).
+#[derive(Clone, Debug)]
+pub(super) struct Iv {
+    lo: String,
+    hi: String,
+}
+
+impl Iv {
+    fn point(v: String) -> Iv {
+        Iv { lo: v.clone(), hi: v }
+    }
+
+    fn is_point(&self) -> bool {
+        self.lo == self.hi
+    }
+}
+
+/// The value of a literal the prologue wrote (`-12L`).
+fn lit(s: &str) -> Option<i64> {
+    s.strip_suffix('L')?.parse().ok()
+}
+
+fn lit_text(v: i64) -> String {
+    format!("{v}L")
+}
+
+/// How a for-loop moves its counter.
+#[derive(Clone, Copy)]
+struct LoopShape<'a> {
+    init: &'a Expr,
+    /// The other side of the condition `k OP bound` (normalized so that `k`
+    /// is on the left).
+    bound: &'a Expr,
+    op: BinOp,
+    /// The step's magnitude (`1` for `++`/`--`).
+    step: Option<&'a Expr>,
+    up: bool,
+    /// The type the condition compares in.
+    cmp_ty: &'a Type,
+}
+
+/// What a variable name can be bounded by.
+#[derive(Clone, Copy)]
+enum Fact<'a> {
+    /// An integer scalar argument never assigned: one value.
+    Uniform(&'a Type),
+    /// A local assigned only by its declaration.
+    Def(&'a Expr, &'a Type),
+    /// A for-loop counter.
+    Loop(LoopShape<'a>, &'a Type),
+}
+
+/// Where a checked access's element index comes from.
+pub(super) enum Index<'e> {
+    /// `a[e]`: the index is `e`.
+    Expr(&'e Expr),
+    /// `*(a + k1 - k2 ...)`: the pointer expression, `a` counting as 0.
+    Chain(&'e Expr),
+    /// `*a`.
+    Zero,
+    /// `vloadN(o, a)`: the index is `N * o`.
+    Scaled(&'e Expr, u32),
+}
+
+/// The window an access must stay in, as the prologue names it.
+pub(super) struct Window<'s> {
+    pub base: String,
+    /// `[lo, hi)` windows the access must lie in (one, or two for a
+    /// read-modify-write).
+    pub bounds: Vec<(String, String)>,
+    /// Elements accessed from the index (vloadN: N).
+    pub n: u32,
+    pub ptr: &'s str,
+}
+
+/// Builds the prologue that decides, once per work-group, whether the fast
+/// copy of the body may run.
+pub(super) struct GroupCheck<'a> {
+    facts: HashMap<&'a str, Fact<'a>>,
+    /// Whether the rewritten work-item builtins are `#define`d (then the
+    /// prologue calls them by name).
+    macro_use: bool,
+    code: String,
+    next: usize,
+    memo: HashMap<String, Iv>,
+    busy: Vec<String>,
+    /// Accesses proven by the prologue.
+    pub proven: usize,
+}
+
+const FAST: &str = "__clpart_fast";
+
+impl<'a> GroupCheck<'a> {
+    pub fn new(k: &'a Function, macro_use: bool) -> GroupCheck<'a> {
+        GroupCheck { facts: facts(k), macro_use, code: String::new(), next: 0, memo: HashMap::new(), busy: Vec::new(), proven: 0 }
+    }
+
+    /// The state to go back to when a buffer turns out unguardable.
+    pub fn snapshot(&self) -> (usize, usize, HashMap<String, Iv>, usize) {
+        (self.code.len(), self.next, self.memo.clone(), self.proven)
+    }
+
+    pub fn restore(&mut self, (code, next, memo, proven): (usize, usize, HashMap<String, Iv>, usize)) {
+        self.code.truncate(code);
+        self.next = next;
+        self.memo = memo;
+        self.proven = proven;
+    }
+
+    /// The prologue: declarations of the test's temporaries and the flag
+    /// `__clpart_fast`, true when every proven access stays in its window in
+    /// the whole work-group.
+    pub fn prologue(&self) -> String {
+        format!("    int {FAST} = 1;\n{}", self.code)
+    }
+
+    /// Tries to prove the access once per work-group; true when the
+    /// prologue now tests it (the fast copy may use the plain index).
+    pub fn access(&mut self, index: Index<'_>, w: &Window<'_>) -> bool {
+        let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
+        let iv = match index {
+            Index::Expr(e) => self.iv(e, None),
+            Index::Chain(e) => self.iv(e, Some(w.ptr)),
+            Index::Zero => Some(Iv::point("0L".into())),
+            Index::Scaled(e, n) => self.iv(e, None).and_then(|o| self.mul(&o, &Iv::point(format!("{n}L")))),
+        };
+        let Some(iv) = iv else {
+            // roll back what the failed attempt emitted
+            self.code.truncate(code_len);
+            self.next = next;
+            self.memo = memo;
+            return false;
+        };
+        let lo = self.tmp(format!("__clpart_gsub({}, {}, &{FAST})", iv.lo, w.base));
+        let hi = self.tmp(format!("__clpart_gsub({}, {}, &{FAST})", iv.hi, w.base));
+        for (wlo, whi) in &w.bounds {
+            self.code.push_str(&format!("    {FAST} &= ({lo} >= {wlo}) & ({hi} <= {whi} - {});\n", w.n));
+        }
+        self.proven += 1;
+        true
+    }
+
+    fn tmp(&mut self, value: String) -> String {
+        let n = format!("__clpart_g{}", self.next);
+        self.next += 1;
+        self.code.push_str(&format!("    long {n} = {value};\n"));
+        n
+    }
+
+    fn require(&mut self, cond: String) {
+        if cond.ends_with("L >= 1L)") && cond.starts_with('(') {
+            // `(K >= 1L)` with a literal K: decided now
+            if let Some(v) = lit(cond[1..cond.len() - " >= 1L)".len()].trim()) {
+                if v >= 1 {
+                    return;
+                }
+            }
+        }
+        let line = format!("    {FAST} &= {cond};\n");
+        if !self.code.contains(&line) {
+            self.code.push_str(&line);
+        }
+    }
+
+    /// Requires the interval to fit the integer type (no wrap-around, no
+    /// value-changing conversion); false for non-integer types.
+    fn fits(&mut self, iv: &Iv, ty: &Type) -> bool {
+        self.fits_inner(iv, ty)
+    }
+
+    fn fits_inner(&mut self, iv: &Iv, ty: &Type) -> bool {
+        let Type::Scalar(s) = ty else { return false };
+        let (min, max): (Option<i128>, Option<i128>) = match s {
+            Scalar::Bool => (Some(0), Some(1)),
+            Scalar::Char => (Some(-128), Some(127)),
+            Scalar::UChar => (Some(0), Some(255)),
+            Scalar::Short => (Some(-32768), Some(32767)),
+            Scalar::UShort => (Some(0), Some(65535)),
+            Scalar::Int => (Some(-(1 << 31)), Some((1 << 31) - 1)),
+            Scalar::UInt => (Some(0), Some((1 << 32) - 1)),
+            Scalar::Long => (None, None),
+            Scalar::ULong => (Some(0), None),
+            Scalar::Half | Scalar::Float | Scalar::Double => return false,
+        };
+        let mut parts = Vec::new();
+        if let Some(m) = min {
+            match lit(&iv.lo) {
+                Some(v) if i128::from(v) >= m => {}
+                Some(_) => parts.push("0".to_string()),
+                None => parts.push(format!("({} >= {m}L)", iv.lo)),
+            }
+        }
+        if let Some(m) = max {
+            match lit(&iv.hi) {
+                Some(v) if i128::from(v) <= m => {}
+                Some(_) => parts.push("0".to_string()),
+                None => parts.push(format!("({} <= {m}L)", iv.hi)),
+            }
+        }
+        if !parts.is_empty() {
+            self.require(parts.join(" & "));
+        }
+        true
+    }
+
+    /// One arithmetic step: folded when both sides are literals (and the
+    /// result fits), else a temporary.
+    fn op(&mut self, x: &str, y: &str, fold: fn(i64, i64) -> Option<i64>, code: &dyn Fn(&str, &str) -> String) -> String {
+        match (lit(x), lit(y)) {
+            (Some(a), Some(b)) if fold(a, b).is_some_and(|v| v.unsigned_abs() < 1 << 62) => lit_text(fold(a, b).unwrap_or(0)),
+            _ => self.tmp(code(x, y)),
+        }
+    }
+
+    fn add(&mut self, a: &Iv, b: &Iv) -> Iv {
+        if lit(&b.lo) == Some(0) && lit(&b.hi) == Some(0) {
+            return a.clone();
+        }
+        let f = |x: &str, y: &str| format!("__clpart_gadd({x}, {y}, &{FAST})");
+        let lo = self.op(&a.lo, &b.lo, i64::checked_add, &f);
+        let hi = if a.is_point() && b.is_point() { lo.clone() } else { self.op(&a.hi, &b.hi, i64::checked_add, &f) };
+        Iv { lo, hi }
+    }
+
+    fn sub(&mut self, a: &Iv, b: &Iv) -> Iv {
+        if lit(&b.lo) == Some(0) && lit(&b.hi) == Some(0) {
+            return a.clone();
+        }
+        let f = |x: &str, y: &str| format!("__clpart_gsub({x}, {y}, &{FAST})");
+        let lo = self.op(&a.lo, &b.hi, i64::checked_sub, &f);
+        let hi = if a.is_point() && b.is_point() { lo.clone() } else { self.op(&a.hi, &b.lo, i64::checked_sub, &f) };
+        Iv { lo, hi }
+    }
+
+    /// The extremes of `f` over the corners of two intervals (`f` monotone
+    /// in each argument when the other is fixed).
+    fn corners(&mut self, a: &Iv, b: &Iv, fold: fn(i64, i64) -> Option<i64>, f: &dyn Fn(&str, &str) -> String) -> Iv {
+        let xs: Vec<&String> = if a.is_point() { vec![&a.lo] } else { vec![&a.lo, &a.hi] };
+        let ys: Vec<&String> = if b.is_point() { vec![&b.lo] } else { vec![&b.lo, &b.hi] };
+        let mut ps = Vec::new();
+        for x in &xs {
+            for y in &ys {
+                ps.push(self.op(x, y, fold, f));
+            }
+        }
+        if ps.len() == 1 {
+            return Iv::point(ps.remove(0));
+        }
+        let lo = self.tmp(ps.iter().skip(1).fold(ps[0].clone(), |acc, p| format!("min({acc}, {p})")));
+        let hi = self.tmp(ps.iter().skip(1).fold(ps[0].clone(), |acc, p| format!("max({acc}, {p})")));
+        Iv { lo, hi }
+    }
+
+    fn mul(&mut self, a: &Iv, b: &Iv) -> Option<Iv> {
+        Some(self.corners(a, b, i64::checked_mul, &|x, y| format!("__clpart_gmul({x}, {y}, &{FAST})")))
+    }
+
+    /// The interval of `e` over the work-group; `ptr` counts as 0 (pointer
+    /// chains). `None` when the expression is outside what the test models.
+    fn iv(&mut self, e: &Expr, ptr: Option<&str>) -> Option<Iv> {
+        if let Some(p) = ptr {
+            if param_through_casts(e, p).is_some() {
+                return Some(Iv::point("0L".into()));
+            }
+            if matches!(e.ty, Type::Pointer { .. }) {
+                return match &e.kind {
+                    ExprKind::Binary(BinOp::Add, l, r) => {
+                        let (pl, il) = if matches!(l.ty, Type::Pointer { .. }) { (l, r) } else { (r, l) };
+                        let a = self.iv(pl, ptr)?;
+                        let b = self.iv(il, None)?;
+                        Some(self.add(&a, &b))
+                    }
+                    ExprKind::Binary(BinOp::Sub, l, r) if !matches!(r.ty, Type::Pointer { .. }) => {
+                        let a = self.iv(l, ptr)?;
+                        let b = self.iv(r, None)?;
+                        Some(self.sub(&a, &b))
+                    }
+                    _ => None,
+                };
+            }
+        }
+        let out = match &e.kind {
+            ExprKind::IntLit(v) => {
+                if v.unsigned_abs() >= 1u128 << 62 {
+                    return None;
+                }
+                Iv::point(format!("{v}L"))
+            }
+            ExprKind::Var(n) => self.var(n)?,
+            ExprKind::Cast(x) => {
+                if !x.ty.is_integer() {
+                    return None;
+                }
+                self.iv(x, None)?
+            }
+            ExprKind::WorkItem(w, d) => {
+                let d = d.const_int().filter(|d| (0..3).contains(d))? as u32;
+                self.work_item(*w, d)
+            }
+            ExprKind::Unary(UnOp::Plus, x) => self.iv(x, None)?,
+            ExprKind::Unary(UnOp::Neg, x) => {
+                let a = self.iv(x, None)?;
+                self.sub(&Iv::point("0L".into()), &a)
+            }
+            ExprKind::Unary(UnOp::Not, _) => Iv { lo: "0L".into(), hi: "1L".into() },
+            ExprKind::Binary(op, l, r) => {
+                use BinOp::*;
+                if matches!(op, Lt | Gt | Le | Ge | Eq | Ne | LogAnd | LogOr) {
+                    Iv { lo: "0L".into(), hi: "1L".into() }
+                } else {
+                    let a = self.iv(l, None)?;
+                    let b = self.iv(r, None)?;
+                    // the operands as the operation sees them
+                    if !self.fits(&a, &e.ty) || !self.fits(&b, &e.ty) {
+                        return None;
+                    }
+                    match op {
+                        Add => self.add(&a, &b),
+                        Sub => self.sub(&a, &b),
+                        Mul => self.mul(&a, &b)?,
+                        Div => {
+                            self.require(format!("({} >= 1L)", b.lo));
+                            self.corners(&a, &b, |x, y| if y >= 1 { x.checked_div(y) } else { None }, &|x, y| format!("({x} / {y})"))
+                        }
+                        Rem => {
+                            self.require(format!("({} >= 1L)", b.lo));
+                            let lo = self.tmp(format!("({0} >= 0L ? 0L : max({0}, 1L - {1}))", a.lo, b.hi));
+                            let hi = self.tmp(format!("({0} <= 0L ? 0L : min({0}, {1} - 1L))", a.hi, b.hi));
+                            Iv { lo, hi }
+                        }
+                        Shl | Shr => {
+                            let bits = (e.ty.size()? * 8).min(62);
+                            self.require(format!("({} >= 0L) & ({} < {bits}L)", b.lo, b.hi));
+                            if *op == Shl {
+                                self.corners(&a, &b, |x, y| if (0..62).contains(&y) { x.checked_mul(1 << y) } else { None }, &|x, y| {
+                                    format!("__clpart_gmul({x}, 1L << {y}, &{FAST})")
+                                })
+                            } else {
+                                self.corners(&a, &b, |x, y| if (0..62).contains(&y) { Some(x >> y) } else { None }, &|x, y| format!("({x} >> {y})"))
+                            }
+                        }
+                        BitAnd => {
+                            // with a non-negative side, the result lies in [0, that side]
+                            let lo = "0L".to_string();
+                            let hi = self.tmp(format!(
+                                "({0} >= 0L && {1} >= 0L) ? min({2}, {3}) : {0} >= 0L ? {2} : {3}",
+                                a.lo, b.lo, a.hi, b.hi
+                            ));
+                            self.require(format!("(({} >= 0L) | ({} >= 0L))", a.lo, b.lo));
+                            Iv { lo, hi }
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            ExprKind::Cond(_, t, f) => {
+                let a = self.iv(t, None)?;
+                let b = self.iv(f, None)?;
+                let lo = self.tmp(format!("min({}, {})", a.lo, b.lo));
+                let hi = self.tmp(format!("max({}, {})", a.hi, b.hi));
+                Iv { lo, hi }
+            }
+            ExprKind::Call(f, args) => self.call(f, args, &e.ty)?,
+            _ => return None,
+        };
+        if !self.fits(&out, &e.ty) {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn call(&mut self, f: &str, args: &[Expr], ty: &Type) -> Option<Iv> {
+        if !ty.is_integer() {
+            return None;
+        }
+        let ivs: Vec<Iv> = args.iter().map(|a| self.iv(a, None)).collect::<Option<_>>()?;
+        for a in &ivs {
+            if !self.fits(a, ty) {
+                return None;
+            }
+        }
+        Some(match (f, ivs.as_slice()) {
+            ("min", [a, b]) => {
+                let lo = self.tmp(format!("min({}, {})", a.lo, b.lo));
+                let hi = self.tmp(format!("min({}, {})", a.hi, b.hi));
+                Iv { lo, hi }
+            }
+            ("max", [a, b]) => {
+                let lo = self.tmp(format!("max({}, {})", a.lo, b.lo));
+                let hi = self.tmp(format!("max({}, {})", a.hi, b.hi));
+                Iv { lo, hi }
+            }
+            ("clamp", [x, a, b]) => {
+                // defined only for a <= b
+                self.require(format!("({} <= {})", a.hi, b.lo));
+                let lo = self.tmp(format!("min(max({}, {}), {})", x.lo, a.lo, b.lo));
+                let hi = self.tmp(format!("min(max({}, {}), {})", x.hi, a.hi, b.hi));
+                Iv { lo, hi }
+            }
+            ("mul24" | "mad24", [a, b, rest @ ..]) if rest.len() == usize::from(f == "mad24") => {
+                // exact only for 24-bit operands
+                let (m, n) = if matches!(ty, Type::Scalar(s) if s.is_signed()) { (-(1i64 << 23), (1i64 << 23) - 1) } else { (0, (1i64 << 24) - 1) };
+                for x in [a, b] {
+                    self.require(format!("({} >= {m}L) & ({} <= {n}L)", x.lo, x.hi));
+                }
+                let p = self.mul(a, b)?;
+                match rest.first() {
+                    Some(c) => self.add(&p, c),
+                    None => p,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn work_item(&mut self, w: WorkItemFn, d: u32) -> Iv {
+        match w {
+            WorkItemFn::GlobalId => {
+                let lo = self.tmp(format!("(long)get_global_id({d}) - (long)get_local_id({d})"));
+                let hi = self.tmp(format!("{lo} + (long)get_local_size({d}) - 1L"));
+                Iv { lo, hi }
+            }
+            WorkItemFn::LocalId => Iv { lo: "0L".into(), hi: format!("((long)get_local_size({d}) - 1L)") },
+            WorkItemFn::LocalSize => Iv::point(format!("(long)get_local_size({d})")),
+            WorkItemFn::WorkDim => Iv::point("(long)get_work_dim()".into()),
+            // the rewritten builtins: the unsplit NDRange's values (see `rewrite`)
+            _ if self.macro_use => Iv::point(format!("(long){}({d})", w.name())),
+            WorkItemFn::GroupId => Iv::point(format!("((long)get_group_id({d}) + __clpart_group_base{d})")),
+            WorkItemFn::GlobalSize => Iv::point(format!("__clpart_global_size{d}")),
+            WorkItemFn::NumGroups => Iv::point(format!("__clpart_num_groups{d}")),
+            WorkItemFn::GlobalOffset => Iv::point(format!("__clpart_global_offset{d}")),
+        }
+    }
+
+    fn var(&mut self, n: &str) -> Option<Iv> {
+        if let Some(iv) = self.memo.get(n) {
+            return Some(iv.clone());
+        }
+        if self.busy.iter().any(|b| b == n) {
+            return None;
+        }
+        let fact = *self.facts.get(n)?;
+        self.busy.push(n.to_string());
+        let iv = self.fact(n, fact);
+        self.busy.pop();
+        let iv = iv?;
+        self.memo.insert(n.to_string(), iv.clone());
+        Some(iv)
+    }
+
+    fn fact(&mut self, n: &str, fact: Fact<'_>) -> Option<Iv> {
+        match fact {
+            Fact::Uniform(ty) => {
+                let iv = Iv::point(format!("(long){n}"));
+                // an unsigned long argument above LONG_MAX does not fit
+                self.fits(&iv, ty).then_some(iv)
+            }
+            Fact::Def(init, ty) => {
+                let iv = self.iv(init, None)?;
+                self.fits(&iv, ty).then_some(iv)
+            }
+            Fact::Loop(l, ty) => {
+                let init = self.iv(l.init, None)?;
+                let bound = self.iv(l.bound, None)?;
+                let step = match l.step {
+                    Some(s) => self.iv(s, None)?,
+                    None => Iv::point("1L".into()),
+                };
+                self.require(format!("({} >= 1L)", step.lo));
+                use BinOp::*;
+                // the counter's values in the body, and the furthest value
+                // it takes (after the last step): no wrap-around allowed
+                let (lo, hi) = match (l.up, l.op) {
+                    (true, Lt) => (init.lo.clone(), self.tmp(format!("__clpart_gsub({}, 1L, &{FAST})", bound.hi))),
+                    (true, Le) => (init.lo.clone(), bound.hi.clone()),
+                    (false, Gt) => (self.tmp(format!("__clpart_gadd({}, 1L, &{FAST})", bound.lo)), init.hi.clone()),
+                    (false, Ge) => (bound.lo.clone(), init.hi.clone()),
+                    _ => return None,
+                };
+                let reach = if l.up {
+                    let top = self.tmp(format!("max({}, {})", init.hi, hi));
+                    let t = self.tmp(format!("__clpart_gadd({top}, {}, &{FAST})", step.hi));
+                    Iv { lo: init.lo.clone(), hi: t }
+                } else {
+                    let bottom = self.tmp(format!("min({}, {})", init.lo, lo));
+                    let t = self.tmp(format!("__clpart_gsub({bottom}, {}, &{FAST})", step.hi));
+                    Iv { lo: t, hi: init.hi.clone() }
+                };
+                // every value the counter takes (up to one step past the
+                // bound) fits its type and the comparison's type
+                if !self.fits(&reach, ty) || !self.fits(&reach, l.cmp_ty) || !self.fits(&bound, l.cmp_ty) {
+                    return None;
+                }
+                Some(Iv { lo, hi })
+            }
+        }
+    }
+}
+
+/// `e` is `p` itself (through conversions).
+fn param_through_casts<'e>(e: &'e Expr, p: &str) -> Option<&'e Expr> {
+    match &e.kind {
+        ExprKind::Var(n) if n == p => Some(e),
+        ExprKind::Cast(x) if matches!(e.ty, Type::Pointer { .. }) => param_through_casts(x, p),
+        _ => None,
+    }
+}
+
+fn strip_casts(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(x) => strip_casts(x),
+        _ => e,
+    }
+}
+
+fn is_var(e: &Expr, n: &str) -> bool {
+    matches!(&strip_casts(e).kind, ExprKind::Var(v) if v == n)
+}
+
+fn mentions(e: &Expr, n: &str) -> bool {
+    let mut found = false;
+    visit_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Var(v) if v == n));
+    found
+}
+
+/// The names the prologue may bound, with how.
+fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
+    let mut decls: HashMap<&str, usize> = HashMap::new();
+    let mut assigned: HashMap<String, usize> = HashMap::new();
+    let mut addr: Vec<String> = Vec::new();
+    let mut loops: HashMap<&str, LoopShape<'_>> = HashMap::new();
+    let mut defs: HashMap<&str, (&VarDecl, bool)> = HashMap::new();
+    walk(&k.body, &mut decls, &mut defs, &mut loops);
+    visit_exprs(&k.body, &mut |e| match &e.kind {
+        ExprKind::Assign(_, l, _) | ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, l) => {
+            if let ExprKind::Var(n) = &strip_casts(l).kind {
+                *assigned.entry(n.clone()).or_default() += 1;
+            }
+        }
+        ExprKind::Unary(UnOp::AddrOf, x) => {
+            let mut b = &**x;
+            while let ExprKind::Index(base, _) = &b.kind {
+                b = base;
+            }
+            if let ExprKind::Var(n) = &strip_casts(b).kind {
+                addr.push(n.clone());
+            }
+        }
+        _ => {}
+    });
+    // a name declared once, never address-taken
+    let clean = |n: &str, extra_decls: usize| decls.get(n).copied().unwrap_or(0) + extra_decls == 1 && !addr.iter().any(|a| a == n);
+    let mut out = HashMap::new();
+    for p in &k.params {
+        if p.ty.is_integer() && clean(&p.name, 1) && !assigned.contains_key(&p.name) {
+            out.insert(p.name.as_str(), Fact::Uniform(&p.ty));
+        }
+    }
+    for (n, (d, in_for)) in &defs {
+        if !d.ty.is_integer() || !clean(n, 0) || k.params.iter().any(|p| p.name == *n) {
+            continue;
+        }
+        let writes = assigned.get(*n).copied().unwrap_or(0);
+        if *in_for {
+            if let Some(l) = loops.get(n) {
+                // the step is the one assignment
+                if writes == 1 {
+                    out.insert(*n, Fact::Loop(*l, &d.ty));
+                }
+                continue;
+            }
+        }
+        if writes == 0 {
+            if let Some(init) = &d.init {
+                out.insert(*n, Fact::Def(init, &d.ty));
+            }
+        }
+    }
+    out
+}
+
+fn walk<'a>(
+    body: &'a [Stmt],
+    decls: &mut HashMap<&'a str, usize>,
+    defs: &mut HashMap<&'a str, (&'a VarDecl, bool)>,
+    loops: &mut HashMap<&'a str, LoopShape<'a>>,
+) {
+    for s in body {
+        match s {
+            Stmt::Decl(d) => {
+                *decls.entry(d.name.as_str()).or_default() += 1;
+                defs.insert(d.name.as_str(), (d, false));
+            }
+            Stmt::If { then, els, .. } => {
+                walk(then, decls, defs, loops);
+                if let Some(e) = els {
+                    walk(e, decls, defs, loops);
+                }
+            }
+            Stmt::For { init, cond, step, body, .. } => {
+                if let Some(init) = init {
+                    if let Stmt::Decl(d) = &**init {
+                        *decls.entry(d.name.as_str()).or_default() += 1;
+                        defs.insert(d.name.as_str(), (d, true));
+                        if let Some(l) = loop_shape(d, cond.as_ref(), step.as_ref()) {
+                            loops.insert(d.name.as_str(), l);
+                        }
+                    } else {
+                        walk(std::slice::from_ref(&**init), decls, defs, loops);
+                    }
+                }
+                walk(body, decls, defs, loops);
+            }
+            Stmt::While { body, .. } | Stmt::Block(body) => walk(body, decls, defs, loops),
+            _ => {}
+        }
+    }
+}
+
+/// `for (T k = e0; k OP e1; k STEP)` in one of the shapes the prologue
+/// bounds.
+fn loop_shape<'a>(d: &'a VarDecl, cond: Option<&'a Expr>, step: Option<&'a Expr>) -> Option<LoopShape<'a>> {
+    let k = d.name.as_str();
+    let init = d.init.as_ref()?;
+    let (op, l, r) = match &cond?.kind {
+        ExprKind::Binary(op, l, r) => (*op, &**l, &**r),
+        _ => return None,
+    };
+    use BinOp::*;
+    let (op, bound, cmp_ty) = if is_var(l, k) && !mentions(r, k) {
+        (op, r, &l.ty)
+    } else if is_var(r, k) && !mentions(l, k) {
+        let flipped = match op {
+            Lt => Gt,
+            Gt => Lt,
+            Le => Ge,
+            Ge => Le,
+            _ => return None,
+        };
+        (flipped, l, &r.ty)
+    } else {
+        return None;
+    };
+    let (up, step) = match &step?.kind {
+        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) if is_var(x, k) => (true, None),
+        ExprKind::Unary(UnOp::PreDec | UnOp::PostDec, x) if is_var(x, k) => (false, None),
+        ExprKind::Assign(Some(Add), x, s) if is_var(x, k) && !mentions(s, k) => (true, Some(&**s)),
+        ExprKind::Assign(Some(Sub), x, s) if is_var(x, k) && !mentions(s, k) => (false, Some(&**s)),
+        ExprKind::Assign(None, x, v) if is_var(x, k) => match &strip_casts(v).kind {
+            ExprKind::Binary(Add, a, s) if is_var(a, k) && !mentions(s, k) => (true, Some(&**s)),
+            ExprKind::Binary(Sub, a, s) if is_var(a, k) && !mentions(s, k) => (false, Some(&**s)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if !matches!((up, op), (true, Lt | Le) | (false, Gt | Ge)) {
+        return None;
+    }
+    Some(LoopShape { init, bound, op, step, up, cmp_ty })
+}
