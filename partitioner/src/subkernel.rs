@@ -123,6 +123,7 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             failure: None,
             handled: Vec::new(),
             group: Some(&group),
+            conds: Vec::new(),
         };
         let before = group.borrow().snapshot();
         let failure = g.guard_body(&k.body, &hidden, &program.file);
@@ -494,6 +495,17 @@ struct Guarder<'a> {
     handled: Vec<(u32, u32)>,
     /// The per-work-group test (in the kernel, not in helper clones).
     group: Option<&'a RefCell<group::GroupCheck<'a>>>,
+    /// Conditions known to hold (true) or not (false) where the walk is.
+    conds: Vec<(bool, &'a Expr)>,
+}
+
+/// The block always leaves by `return`, `continue` or `break` at its end.
+fn ends_in_jump(body: &[Stmt]) -> bool {
+    match body.last() {
+        Some(Stmt::Return(..) | Stmt::Continue(_) | Stmt::Break(_)) => true,
+        Some(Stmt::Block(b)) => ends_in_jump(b),
+        _ => false,
+    }
 }
 
 /// An access's check: `head` and `tail` around the index; `fast`, the same
@@ -514,12 +526,12 @@ impl Check {
     }
 }
 
-impl Guarder<'_> {
+impl<'a> Guarder<'a> {
     /// Rewrites every access of the pointer in `body` (a kernel's or a
     /// helper's); the reason it cannot be guarded, if any: a use the walk
     /// could not rewrite, any other use of the pointer, or a mention inside
     /// a construct the IR does not model (`hidden`, from [`unsupported_texts`]).
-    fn guard_body(&mut self, body: &[Stmt], hidden: &[(String, Span)], file: &str) -> Option<String> {
+    fn guard_body(&mut self, body: &'a [Stmt], hidden: &[(String, Span)], file: &str) -> Option<String> {
         self.stmts(body, 0);
         if let Some(f) = self.failure.take() {
             return Some(f);
@@ -631,7 +643,7 @@ impl Guarder<'_> {
                 n: n.and_then(|n| n.parse().ok()).unwrap_or(1),
                 ptr: self.name,
             };
-            g.borrow_mut().access(index, &w).then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
+            g.borrow_mut().access(index, &w, &self.conds).then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
         });
         let s = self.slot;
         // in the kernel the private accumulator, in a helper clone its pointer
@@ -662,13 +674,22 @@ impl Guarder<'_> {
         self.edits.push(Edit { at: i.span.end as usize, del: 0, text: c.tail, order: 1000 - depth, fast: ft });
     }
 
-    fn stmts(&mut self, body: &[Stmt], depth: u32) {
+    fn stmts(&mut self, body: &'a [Stmt], depth: u32) {
+        let known = self.conds.len();
         for s in body {
             self.stmt(s, depth);
+            // `if (c) return;` (or `continue`/`break`): !c holds for the
+            // rest of the block
+            if let Stmt::If { cond, then, els: None, .. } = s {
+                if ends_in_jump(then) {
+                    self.conds.push((false, cond));
+                }
+            }
         }
+        self.conds.truncate(known);
     }
 
-    fn stmt(&mut self, s: &Stmt, depth: u32) {
+    fn stmt(&mut self, s: &'a Stmt, depth: u32) {
         match s {
             Stmt::Decl(d) => {
                 if let Some(e) = &d.init {
@@ -678,9 +699,13 @@ impl Guarder<'_> {
             Stmt::Expr(e) => self.expr(e, Access::Read, depth),
             Stmt::If { cond, then, els, .. } => {
                 self.expr(cond, Access::Read, depth);
+                self.conds.push((true, cond));
                 self.stmts(then, depth);
+                self.conds.pop();
                 if let Some(e) = els {
+                    self.conds.push((false, cond));
                     self.stmts(e, depth);
+                    self.conds.pop();
                 }
             }
             Stmt::For { init, cond, step, body, .. } => {
@@ -890,7 +915,7 @@ impl Guarder<'_> {
     }
 }
 
-impl Guarder<'_> {
+impl<'a> Guarder<'a> {
     /// `helper(..., a, ...)`: the call goes to a clone of the helper whose
     /// accesses through that parameter are guarded with the kernel
     /// parameter's window (extra arguments appended to the call).
@@ -934,6 +959,7 @@ impl Guarder<'_> {
             failure: None,
             handled: Vec::new(),
             group: None,
+            conds: Vec::new(),
         };
         if nested.pointee != self.pointee {
             return self.fail(e, &format!("passed to helper '{f}' as a pointer of another type"));

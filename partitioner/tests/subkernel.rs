@@ -131,3 +131,69 @@ fn issue10_guard_reports_pointers_it_cannot_check() {
     assert_eq!(s.unguarded.len(), 1);
     assert!(s.unguarded[0].1.contains("'a'"), "{:?}", s.unguarded);
 }
+
+/// The body between the per-work-group test's `if` and `else`: the fast copy.
+fn fast_copy(src: &str) -> &str {
+    let a = src.find("if (__clpart_fast) {").unwrap_or_else(|| panic!("no per-work-group test:\n{src}"));
+    let b = src[a..].find("} else {").map(|b| a + b).unwrap();
+    &src[a..b]
+}
+
+#[test]
+fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
+    let p = program("vadd");
+    let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    let fast = fast_copy(&s.source);
+    assert!(fast.contains("c[((long)(i) - __clpart_base_c)] = a[((long)(i) - __clpart_base_a)] + b[((long)(i) - __clpart_base_b)]"), "{fast}");
+    // the checked copy keeps every check; the test compares each access's
+    // interval over the group with its window
+    assert!(s.source.contains("} else {") && s.source.contains("c[__clpart_w((long)(i) - __clpart_base_c"), "{}", s.source);
+    assert!(s.source.contains("(__clpart_g3 <= __clpart_rhi_a - 1)") || s.source.contains("<= __clpart_rhi_a - 1)"), "{}", s.source);
+    // compiled out with the checks
+    assert!(s.source.contains("#ifndef CLPART_UNCHECKED"), "{}", s.source);
+}
+
+#[test]
+fn issue10_the_fast_copy_keeps_checks_it_cannot_prove() {
+    // a data-dependent subscript, a narrowing conversion of a loaded value,
+    // and a variable assigned twice stay checked in the fast copy
+    let src = "__kernel void k(__global const int *idx, __global int *a, __global int *b, int n) {
+    int i = get_global_id(0);
+    int j = i;
+    j = j + n;
+    a[idx[i]] = 1;
+    b[j] = 2;
+}";
+    let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
+    let s = rewrite(&p, "k", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    let fast = fast_copy(&s.source);
+    assert!(fast.contains("a[__clpart_w("), "{fast}");
+    assert!(fast.contains("b[__clpart_w("), "{fast}");
+    assert!(fast.contains("idx[((long)(i) - __clpart_base_idx)]"), "{fast}");
+}
+
+#[test]
+fn issue10_local_tiles_stay_at_kernel_scope() {
+    let p = program("matmul_tiled");
+    let s = rewrite(&p, "matmul_tiled", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    let fast = fast_copy(&s.source);
+    assert!(!fast.contains("__local float"), "{fast}");
+    let test = s.source.find("#ifndef CLPART_UNCHECKED\n    /* one test").unwrap();
+    let decl = s.source.find("__local float as[TILE][TILE];").unwrap();
+    assert!(decl < test, "{}", s.source);
+    assert!(!fast.contains("__clpart_r(") && !fast.contains("__clpart_w("), "every tile load is proven: {fast}");
+}
+
+#[test]
+fn issue10_narrowing_conversions_are_tested_not_assumed() {
+    // (uchar)i is exact only while i < 256: the test requires it at run time
+    let p = program("issue10_uchar_subscript");
+    let k = p.kernel(None).unwrap().name.clone();
+    let n = p.kernel(None).unwrap().params.len() as u32;
+    let s = rewrite(&p, &k, &(0..n).collect::<Vec<_>>()).unwrap();
+    reparse(&s.source);
+    assert!(s.source.contains("<= 255L)"), "{}", s.source);
+}

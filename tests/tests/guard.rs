@@ -135,3 +135,101 @@ fn issue10_unchecked_runs_without_the_guard() {
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
 }
+
+/// Kernels whose every subscript the per-work-group test bounds, so that
+/// groups run the body's fast copy (plain indices): conditions narrowing
+/// the ids (a 2-D stencil), an early `return` under a padded NDRange with a
+/// loop counting down, and `__local` tiles loaded in a loop.
+/// (name, source, global, local, arguments, array whose window is cut, output)
+type FastCase = (&'static str, &'static str, &'static [u64], &'static [u64], &'static [&'static str], &'static str, &'static str);
+
+const FAST_PATH_KERNELS: [FastCase; 3] = [
+    (
+        "stencil",
+        "__kernel void stencil(__global const float *in, __global float *out, int width, int height) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    if (x < width && y < height) {
+        int idx = y * width + x;
+        if (x > 0 && x < width - 1 && y > 0 && y < height - 1)
+            out[idx] = 0.25f * (in[idx - 1] + in[idx + 1] + in[idx - width] + in[idx + width]);
+        else
+            out[idx] = in[idx];
+    }
+}",
+        &[64, 32],
+        &[16, 8],
+        &["in=rand:2048:1", "out=zeros:2048", "width=64", "height=32"],
+        "in",
+        "out",
+    ),
+    (
+        "rowsum",
+        "__kernel void rowsum(__global const float *m, __global float *s, int n, int cols) {
+    int r = get_global_id(0);
+    if (r >= n) return;
+    float acc = 0.0f;
+    for (int j = cols - 1; j >= 0; j--)
+        acc += m[r * cols + j];
+    s[r] = acc;
+}",
+        &[96],
+        &[16],
+        &["m=rand:900:1", "s=zeros:90", "n=90", "cols=10"],
+        "m",
+        "s",
+    ),
+    (
+        "tiled",
+        "#define T 8
+__kernel void tiled(__global const float *a, __global const float *b, __global float *c, int w) {
+    __local float as[T][T];
+    __local float bs[T][T];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int col = get_global_id(0), row = get_global_id(1);
+    float acc = 0.0f;
+    for (int t = 0; t < w / T; t++) {
+        as[ly][lx] = a[row * w + t * T + lx];
+        bs[ly][lx] = b[(t * T + ly) * w + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < T; k++)
+            acc += as[ly][k] * bs[k][lx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    c[row * w + col] = acc;
+}",
+        &[32, 32],
+        &[8, 8],
+        &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024", "w=32"],
+        "a",
+        "c",
+    ),
+];
+
+#[test]
+fn issue10_the_per_group_test_never_trusts_a_short_window() {
+    let rt = runtime();
+    for (name, src, global, local, specs, short, out) in FAST_PATH_KERNELS {
+        let scalars: Vec<(&str, i64)> =
+            specs.iter().filter_map(|s| s.split_once('=')).filter_map(|(n, v)| v.parse().ok().map(|v| (n, v))).collect();
+        let mut p = plan(&rt, name, src, global, local, &scalars);
+        assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
+        let nd = NdRange::new(global, local).unwrap();
+        let pristine = args(&p, specs);
+        let mut want = pristine.clone();
+        p.run_whole(0, &nd, &mut want).unwrap();
+        // a correct split: the groups pass their test, nothing fires
+        let mut got = pristine.clone();
+        let opts = LaunchOptions { verify: true, ..Default::default() };
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(r.split && !r.guard_fired && r.verified == Some(true), "{name}: {r}");
+        // a window one element short: the group that needs the element
+        // fails its test, runs the checked copy, and the guard fires
+        let mut got = pristine.clone();
+        let opts = LaunchOptions { verify: true, test_underapproximate: Some(short.into()), ..Default::default() };
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(r.guard_fired && !r.split, "{name}: the guard must fire on '{short}': {r}");
+        assert_eq!(r.verified, Some(true), "{name}: {r}");
+        assert_eq!(got.buffer(out).unwrap().as_bytes(), want.buffer(out).unwrap().as_bytes(), "{name}");
+    }
+}

@@ -120,6 +120,10 @@ pub(super) struct GroupCheck<'a> {
     next: usize,
     memo: HashMap<String, Iv>,
     busy: Vec<String>,
+    /// Comparisons `var OP expr` known to hold at the access being proven.
+    known: Vec<(String, BinOp, Expr)>,
+    /// A key naming `known` (memoized intervals depend on it).
+    ctx: String,
     /// Accesses proven by the prologue.
     pub proven: usize,
 }
@@ -128,7 +132,7 @@ const FAST: &str = "__clpart_fast";
 
 impl<'a> GroupCheck<'a> {
     pub fn new(k: &'a Function, macro_use: bool) -> GroupCheck<'a> {
-        GroupCheck { facts: facts(k), macro_use, code: String::new(), next: 0, memo: HashMap::new(), busy: Vec::new(), proven: 0 }
+        GroupCheck { facts: facts(k), macro_use, code: String::new(), next: 0, memo: HashMap::new(), busy: Vec::new(), known: Vec::new(), ctx: String::new(), proven: 0 }
     }
 
     /// The state to go back to when a buffer turns out unguardable.
@@ -152,8 +156,14 @@ impl<'a> GroupCheck<'a> {
 
     /// Tries to prove the access once per work-group; true when the
     /// prologue now tests it (the fast copy may use the plain index).
-    pub fn access(&mut self, index: Index<'_>, w: &Window<'_>) -> bool {
+    pub fn access(&mut self, index: Index<'_>, w: &Window<'_>, conds: &[(bool, &Expr)]) -> bool {
         let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
+        // the comparisons known to hold at the access bound variables further
+        self.known = Vec::new();
+        for (holds, c) in conds {
+            known_comparisons(c, *holds, &mut self.known);
+        }
+        self.ctx = self.known.iter().map(|(n, op, e)| format!("{n}{}{}-{};", op.symbol(), e.span.start, e.span.end)).collect();
         let iv = match index {
             Index::Expr(e) => self.iv(e, None),
             Index::Chain(e) => self.iv(e, Some(w.ptr)),
@@ -469,7 +479,8 @@ impl<'a> GroupCheck<'a> {
     }
 
     fn var(&mut self, n: &str) -> Option<Iv> {
-        if let Some(iv) = self.memo.get(n) {
+        let key = format!("{}|{n}", self.ctx);
+        if let Some(iv) = self.memo.get(&key) {
             return Some(iv.clone());
         }
         if self.busy.iter().any(|b| b == n) {
@@ -477,10 +488,49 @@ impl<'a> GroupCheck<'a> {
         }
         let fact = *self.facts.get(n)?;
         self.busy.push(n.to_string());
-        let iv = self.fact(n, fact);
+        let iv = match fact {
+            // one value: nothing to narrow
+            Fact::Uniform(_) => self.fact(n, fact),
+            _ => self.fact(n, fact).and_then(|iv| self.refine(n, iv)),
+        };
         self.busy.pop();
         let iv = iv?;
-        self.memo.insert(n.to_string(), iv.clone());
+        self.memo.insert(key, iv.clone());
+        Some(iv)
+    }
+
+    /// Narrows `n`'s interval by the comparisons known to hold. Each holds
+    /// at the access: its variables never change while it is in force
+    /// (arguments and single-assignment locals never change; a loop counter
+    /// changes only at its loop's step, outside any condition tested in
+    /// its body).
+    fn refine(&mut self, n: &str, mut iv: Iv) -> Option<Iv> {
+        let known: Vec<(BinOp, Expr)> = self.known.iter().filter(|(v, ..)| v == n).map(|(_, op, e)| (*op, e.clone())).collect();
+        for (op, e) in known {
+            // the comparison's operands are converted to its type: both
+            // must keep their values
+            let Some(b) = self.iv(&e, None) else { continue };
+            let cmp_ty = e.ty.clone();
+            if !self.fits(&iv, &cmp_ty) {
+                continue;
+            }
+            use BinOp::*;
+            let one = Iv::point("1L".into());
+            let (lo, hi) = match op {
+                Lt => (None, Some(self.sub(&Iv::point(b.hi.clone()), &one).lo)),
+                Le => (None, Some(b.hi.clone())),
+                Gt => (Some(self.add(&Iv::point(b.lo.clone()), &one).lo), None),
+                Ge => (Some(b.lo.clone()), None),
+                Eq => (Some(b.lo.clone()), Some(b.hi.clone())),
+                _ => continue,
+            };
+            if let Some(l) = lo {
+                iv.lo = self.tmp(format!("max({}, {l})", iv.lo));
+            }
+            if let Some(h) = hi {
+                iv.hi = self.tmp(format!("min({}, {h})", iv.hi));
+            }
+        }
         Some(iv)
     }
 
@@ -530,6 +580,59 @@ impl<'a> GroupCheck<'a> {
                 Some(Iv { lo, hi })
             }
         }
+    }
+}
+
+/// Collects the comparisons `var OP expr` that `c` implies when it
+/// evaluates to `holds` (through `&&`, `||`, `!` and conversions; the
+/// expression side converted to the comparison's type).
+fn known_comparisons(c: &Expr, holds: bool, out: &mut Vec<(String, BinOp, Expr)>) {
+    use BinOp::*;
+    match &c.kind {
+        ExprKind::Binary(LogAnd, a, b) if holds => {
+            known_comparisons(a, true, out);
+            known_comparisons(b, true, out);
+        }
+        ExprKind::Binary(LogOr, a, b) if !holds => {
+            known_comparisons(a, false, out);
+            known_comparisons(b, false, out);
+        }
+        ExprKind::Unary(UnOp::Not, a) => known_comparisons(a, !holds, out),
+        ExprKind::Cast(a) if c.ty.is_integer() || matches!(c.ty, Type::Scalar(Scalar::Bool)) => known_comparisons(a, holds, out),
+        ExprKind::Binary(op @ (Lt | Le | Gt | Ge | Eq | Ne), l, r) => {
+            let op = if holds {
+                *op
+            } else {
+                match op {
+                    Lt => Ge,
+                    Le => Gt,
+                    Gt => Le,
+                    Ge => Lt,
+                    Eq => Ne,
+                    _ => Eq,
+                }
+            };
+            let flip = |op: BinOp| match op {
+                Lt => Gt,
+                Gt => Lt,
+                Le => Ge,
+                Ge => Le,
+                o => o,
+            };
+            // the variable side must be the variable itself, converted
+            // at most to the comparison's type
+            if let ExprKind::Var(n) = &strip_casts(l).kind {
+                if !mentions(r, n) && l.ty == r.ty {
+                    out.push((n.clone(), op, (**r).clone()));
+                }
+            }
+            if let ExprKind::Var(n) = &strip_casts(r).kind {
+                if !mentions(l, n) && l.ty == r.ty {
+                    out.push((n.clone(), flip(op), (**l).clone()));
+                }
+            }
+        }
+        _ => {}
     }
 }
 
