@@ -214,3 +214,54 @@ fn dev_null_stays_a_device_and_dev_full_is_a_one_line_error() {
         assert_refused(&o, "no space left on device");
     }
 }
+
+/// SIGINT or SIGTERM while an output is being written removes its
+/// temporary, leaves the target untouched and exits with 128 + the signal.
+/// (The debug build holds the written temporary on
+/// `CLPART_TEST_HOLD_OUTPUT_MS`, so the signal lands mid-write.)
+#[test]
+fn a_signal_during_the_output_write_leaves_no_temporary() {
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("c.npy");
+        std::fs::write(&out, b"previous").unwrap();
+        let spec = format!("c={}", out.display());
+        let mut args = vec!["run", "kernels/vadd.cl"];
+        args.extend_from_slice(RUN);
+        args.extend_from_slice(&["--out", &spec]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(&args)
+            .current_dir(root())
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_TEST_HOLD_OUTPUT_MS", "30000")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let temporaries = || -> Vec<String> {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".tmp"))
+                .collect()
+        };
+        // wait (up to 60 s) for the temporary to appear
+        let mut seen = false;
+        for _ in 0..600 {
+            if !temporaries().is_empty() {
+                seen = true;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(seen, "no temporary appeared");
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "signal {sig}");
+        assert!(temporaries().is_empty(), "signal {sig}: {:?}", temporaries());
+        assert_eq!(std::fs::read(&out).unwrap(), b"previous", "the target is untouched");
+    }
+}

@@ -302,4 +302,10 @@ impl ClangType {
     pub fn is_const(&self) -> bool {
         unsafe { clang_isConstQualifiedType(self.raw) != 0 }
     }
+
+    /// Size in bytes for the parse target (OpenCL C layout), if complete.
+    pub fn size_of(&self) -> Option<u64> {
+        let s = unsafe { clang_Type_getSizeOf(self.raw) };
+        (s > 0).then_some(s as u64)
+    }
 }

@@ -543,7 +543,10 @@ impl<'p> Emitter<'p> {
                         let lanes = vec!["__s"; if *n == 3 { 4 } else { *n as usize }].join(", ");
                         format!("({{ {} __s = {}; ({}){{{lanes}}}; }})", c_type(&vector_elem(&e.ty)), inner, c_type(&e.ty))
                     }
-                    (Type::Pointer { .. }, _) | (Type::Other(_), _) => inner,
+                    // integer to pointer: C needs the cast (an implicit
+                    // conversion is an error)
+                    (Type::Pointer { .. }, t) if t.is_integer() => format!("(({}){})", c_type(&e.ty), inner),
+                    (Type::Pointer { .. }, _) | (Type::Other(_) | Type::Struct { .. }, _) => inner,
                     _ => format!("(({}){})", c_type(&e.ty), inner),
                 }
             }

@@ -138,6 +138,9 @@ pub enum Type {
     },
     /// A fixed-size array (e.g. a `__local float tile[16][16]`, outer dimension first).
     Array { elem: Box<Type>, len: u64 },
+    /// A struct or union: its name and its size in OpenCL C's layout (the
+    /// members are not modelled; member accesses are unsupported).
+    Struct { name: String, size: u32 },
     /// A type outside the subset (images, structs, ...), with clang's spelling.
     Other(String),
 }
@@ -147,6 +150,7 @@ impl Type {
     pub fn size(&self) -> Option<u32> {
         match self {
             Type::Void | Type::Other(_) => None,
+            Type::Struct { size, .. } => Some(*size),
             Type::Scalar(s) => Some(s.size()),
             Type::Vector(s, n) => Some(s.size() * if *n == 3 { 4 } else { *n as u32 }),
             Type::Pointer { .. } => Some(8),
@@ -162,7 +166,7 @@ impl Type {
             Type::Vector(s, n) => format!("{}{}", s.name(), n),
             Type::Pointer { pointee, .. } => format!("{}*", pointee.name()),
             Type::Array { elem, len } => format!("{}[{}]", elem.name(), len),
-            Type::Other(s) => s.clone(),
+            Type::Other(s) | Type::Struct { name: s, .. } => s.clone(),
         }
     }
 

@@ -102,6 +102,20 @@ fn scalar_of_kind(k: CXTypeKind) -> Option<Scalar> {
 }
 
 /// Converts a clang type to the IR's.
+/// A type spelling without address-space and cv qualifiers.
+fn unqualified(spelling: &str) -> String {
+    let mut s = spelling.trim();
+    loop {
+        let before = s;
+        for q in ["__global ", "global ", "__constant ", "constant ", "__local ", "local ", "__private ", "private ", "const ", "volatile "] {
+            s = s.strip_prefix(q).unwrap_or(s).trim_start();
+        }
+        if s == before {
+            return s.to_string();
+        }
+    }
+}
+
 pub(crate) fn convert_type(t: ClangType) -> Type {
     let spelling = t.spelling();
     let c = t.canonical();
@@ -123,6 +137,10 @@ pub(crate) fn convert_type(t: ClangType) -> Type {
             }
         }
         CXType_ConstantArray => Type::Array { elem: Box::new(convert_type(c.element())), len: c.num_elements().max(0) as u64 },
+        CXType_Record => match c.size_of().and_then(|s| u32::try_from(s).ok()) {
+            Some(size) => Type::Struct { name: unqualified(&spelling), size },
+            None => Type::Other(spelling),
+        },
         _ => Type::Other(spelling),
     }
 }
@@ -156,7 +174,7 @@ impl Cx {
                 CXCursor_ParmDecl => {
                     let ty = convert_type(ch.ty());
                     let pspan = span_of(&ch);
-                    if let Type::Other(s) = &ty {
+                    if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
                         self.unsupported(&pspan, format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s));
                     }
                     params.push(Param { name: ch.spelling(), ty, span: pspan });
@@ -268,7 +286,7 @@ impl Cx {
         } else {
             None
         };
-        if let Type::Other(s) = &ty {
+        if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
             self.unsupported(&span, format!("variable '{}' has unsupported type '{}'", d.spelling(), s));
         }
         if let Some(Expr { kind: ExprKind::Unsupported(_), .. }) = &init {
@@ -461,7 +479,7 @@ impl Cx {
                     return self.bad(span, ty, "struct member access is not supported".into());
                 }
                 let e = self.expr(&ch[0]);
-                if e.ty == ty || matches!(ty, Type::Other(_)) {
+                if e.ty == ty || matches!(ty, Type::Other(_) | Type::Struct { .. }) {
                     e
                 } else {
                     if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) = (&ty, &e.ty) {

@@ -305,6 +305,27 @@ pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 
+/// Runs `f` on every device at once: the first in this thread, the others
+/// each in a thread of their own. Some drivers run a queue's commands
+/// inside the thread that flushes or finishes it (PoCL's `basic` device), so
+/// flushing devices one after another would serialize them and make the
+/// launch depend on the order of the devices.
+fn on_each<R: Send>(ctxs: &[Arc<DeviceCtx>], f: impl Fn(&DeviceCtx) -> R + Sync) -> Vec<R> {
+    match ctxs {
+        [] => Vec::new(),
+        [one] => vec![f(one)],
+        [first, rest @ ..] => std::thread::scope(|s| {
+            let f = &f;
+            let others: Vec<_> = rest.iter().map(|c| s.spawn(move || f(c))).collect();
+            let mut out = vec![f(first)];
+            // a panicking driver call is re-raised here, as it would be
+            // without the threads
+            out.extend(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
+            out
+        }),
+    }
+}
+
 /// Waits for the queues it holds when dropped (errors ignored), so that an
 /// early return never frees memory an enqueued command still uses.
 /// [`Finisher::finish`] waits and reports errors.
@@ -330,12 +351,13 @@ impl Finisher {
 
     fn finish_untimed(mut self) -> Result<()> {
         let ctxs = std::mem::take(&mut self.ctxs);
-        for c in &ctxs {
+        let results = on_each(&ctxs, |c| {
             let _ = c.queue.flush();
-        }
+            c.queue.finish()
+        });
         let mut first_err = None;
-        for c in &ctxs {
-            if let Err(e) = c.queue.finish() {
+        for (c, r) in ctxs.iter().zip(results) {
+            if let Err(e) = r {
                 first_err.get_or_insert(LaunchError::OpenCl {
                     call: "clFinish",
                     code: String::from(e),
@@ -349,9 +371,9 @@ impl Finisher {
     /// Starts every queue without waiting.
     pub(crate) fn flush(&self) {
         cl_timed(|| {
-            for c in &self.ctxs {
+            on_each(&self.ctxs, |c| {
                 let _ = c.queue.flush();
-            }
+            })
         });
     }
 }

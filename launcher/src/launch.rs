@@ -1212,7 +1212,6 @@ fn run_split(
             // SAFETY: `flags` outlives the queue (declared before the Finisher).
             exec::release(unsafe { exec::read(ctx, fb, 0, flags[wi].as_mut_ptr(), flags[wi].len())? });
         }
-        fin.flush();
         dev_bufs.push(bufs);
         flag_bufs.push(flag_buf);
         dev_reports.push(DeviceReport {
@@ -1225,6 +1224,8 @@ fn run_split(
             kernel_ms: 0.0,
         });
     }
+    // Every device starts at once, whatever their order (see `exec::on_each`).
+    fin.flush();
     if guarded {
         // The guard's verdict comes before any output reaches the host.
         fin.finish()?;
@@ -1266,7 +1267,6 @@ fn run_split(
             exec::release(unsafe { exec::read_host(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, at, len)? });
             from += len as u64;
         }
-        fin.flush();
         report.bytes_from_device = from;
     }
     fin.finish()?;

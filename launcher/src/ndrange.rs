@@ -135,44 +135,53 @@ impl fmt::Display for NdRange {
     }
 }
 
-/// Divides `n_groups` work-groups by `shares` (which sum to 1): each share
-/// gets the floor of its exact part, and the remaining groups go one each to
-/// the largest fractional parts (earlier shares win ties). Returns the
-/// half-open slice `[lo, hi)` of each share, in order; a zero share gets an
-/// empty slice.
+/// Divides `n_groups` work-groups by `shares` (normally summing to 1; any
+/// other finite non-negative weights are normalized first, and non-finite or
+/// negative ones count as 0; if no share is positive, all count equally):
+/// each share gets the floor of its exact part, and the remaining groups go
+/// one each to the largest fractional parts (earlier shares win ties).
+/// Returns the half-open slice `[lo, hi)` of each share, in order; a zero
+/// share gets an empty slice. Time is linear in the number of shares,
+/// whatever `n_groups`.
 pub fn split_groups(n_groups: u64, shares: &[f64]) -> Vec<(u64, u64)> {
-    let exact: Vec<f64> = shares
-        .iter()
-        .map(|s| s.max(0.0) * n_groups as f64)
-        .collect();
-    let mut counts: Vec<u64> = exact
-        .iter()
-        .map(|e| (e.floor() as u64).min(n_groups))
-        .collect();
+    if shares.is_empty() {
+        return Vec::new();
+    }
+    let clean: Vec<f64> = shares.iter().map(|&s| if s.is_finite() && s > 0.0 { s } else { 0.0 }).collect();
+    // scaled by the largest so that the sum cannot overflow
+    let max = clean.iter().copied().fold(0.0f64, f64::max);
+    let weights: Vec<f64> = if max > 0.0 { clean.iter().map(|s| s / max).collect() } else { vec![1.0; shares.len()] };
+    let total: f64 = weights.iter().sum();
+    let exact: Vec<f64> = weights.iter().map(|w| w / total * n_groups as f64).collect();
+    let mut counts: Vec<u64> = exact.iter().map(|e| (e.floor() as u64).min(n_groups)).collect();
     let assigned: u64 = counts.iter().sum();
-    let mut order: Vec<usize> = (0..shares.len()).filter(|&i| shares[i] > 0.0).collect();
+    let mut order: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] > 0.0).collect();
     order.sort_by(|&a, &b| {
         let fa = exact[a] - exact[a].floor();
         let fb = exact[b] - exact[b].floor();
-        fb.partial_cmp(&fa)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(&b))
+        fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b))
     });
-    if assigned < n_groups && !order.is_empty() {
-        let mut left = n_groups - assigned;
-        let mut k = 0;
-        while left > 0 {
-            counts[order[k % order.len()]] += 1;
-            left -= 1;
-            k += 1;
+    if assigned < n_groups {
+        // fewer than one group per share is left, up to rounding: spread
+        // it arithmetically, never one group at a time
+        let left = n_groups - assigned;
+        let n = order.len() as u64;
+        let (each, extra) = (left / n, left % n);
+        for (k, &i) in order.iter().enumerate() {
+            counts[i] += each + u64::from((k as u64) < extra);
         }
     } else if assigned > n_groups {
-        // only from rounding noise: take from the largest counts
+        // only from rounding: take from the largest counts, largest first
         let mut over = assigned - n_groups;
-        while over > 0 {
-            let i = (0..counts.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
-            counts[i] -= 1;
-            over -= 1;
+        let mut by_size: Vec<usize> = (0..counts.len()).collect();
+        by_size.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+        for i in by_size {
+            let take = over.min(counts[i]);
+            counts[i] -= take;
+            over -= take;
+            if over == 0 {
+                break;
+            }
         }
     }
     let mut lo = 0;
@@ -200,6 +209,24 @@ mod tests {
             vec![(0, 4), (4, 7), (7, 10)]
         );
         assert_eq!(split_groups(1, &[0.5, 0.5]), vec![(0, 1), (1, 1)]);
+    }
+
+    /// Issue 10: shares that do not sum to 1 (or are not finite) used to
+    /// loop once per group (hours for 2^40 groups) or leave groups unrun.
+    #[test]
+    fn unnormalized_shares_are_a_partition_without_a_step_per_group() {
+        let n = 1u64 << 40;
+        for shares in [vec![1.0, 1.0, 1.0], vec![1e-300, 1e-300], vec![3.0, 1.0], vec![f64::NAN, 1.0], vec![0.0, 0.0], vec![f64::INFINITY, 1.0], vec![-1.0, 2.0], vec![1e308, 1e308]] {
+            // 2^40 groups: one step per group would not finish
+            let s = split_groups(n, &shares);
+            assert_eq!(s.len(), shares.len());
+            assert_eq!(s.first().unwrap().0, 0);
+            assert_eq!(s.last().unwrap().1, n, "{shares:?}: every group is assigned");
+            assert!(s.windows(2).all(|w| w[0].1 == w[1].0), "{shares:?}: contiguous");
+        }
+        assert_eq!(split_groups(8, &[3.0, 1.0]), vec![(0, 6), (6, 8)]);
+        assert_eq!(split_groups(8, &[0.0, 0.0]), vec![(0, 4), (4, 8)]);
+        assert_eq!(split_groups(8, &[f64::NAN, 1.0]), vec![(0, 0), (0, 8)]);
     }
 
     #[test]

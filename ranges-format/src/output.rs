@@ -128,6 +128,7 @@ pub fn write_file(
         .open(&tmp_path)?;
     let mut tmp = Temp::register(tmp_path);
     write(&mut f)?;
+    hold_for_tests();
     f.flush()?;
     f.sync_all()?;
     if let Some(m) = &existing {
@@ -137,4 +138,15 @@ pub fn write_file(
     fs::rename(&tmp.path, path)?;
     tmp.committed = true;
     Ok(())
+}
+
+/// Debug builds only: `CLPART_TEST_HOLD_OUTPUT_MS` keeps a written temporary
+/// in place that long before it is renamed, so that a test can deliver a
+/// signal while an output is being written. Release builds ignore it.
+fn hold_for_tests() {
+    if cfg!(debug_assertions) {
+        if let Some(ms) = std::env::var("CLPART_TEST_HOLD_OUTPUT_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms.min(60_000)));
+        }
+    }
 }

@@ -31,6 +31,10 @@ pub struct CorpusKernel {
     pub float: bool,
     /// `@build` options.
     pub build: Vec<String>,
+    /// `@uncoarsenable MESSAGE`: the kernel uses a construct the coarsened C
+    /// cannot express (it still runs, unsplit); coarsening must fail with
+    /// MESSAGE, and the tests that run the coarsened C skip it.
+    pub uncoarsenable: Option<String>,
 }
 
 impl CorpusKernel {
@@ -70,6 +74,7 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
     let mut expect = Expect { splittable: true, whole: Vec::new() };
     let mut float = false;
     let mut build = Vec::new();
+    let mut uncoarsenable = None;
     for line in source.lines() {
         let Some(rest) = line.strip_prefix("//") else { break };
         let Some(d) = rest.trim_start().strip_prefix('@') else { continue };
@@ -87,10 +92,11 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
             }
             "float" => float = true,
             "build" => build = val.split_whitespace().map(String::from).collect(),
+            "uncoarsenable" => uncoarsenable = Some(val.trim().to_string()),
             _ => {}
         }
     }
-    CorpusKernel { path: path.to_path_buf(), name, source, runs, expect, float, build }
+    CorpusKernel { path: path.to_path_buf(), name, source, runs, expect, float, build, uncoarsenable }
 }
 
 /// Every corpus kernel (`kernels/*.cl`), sorted by name.

@@ -1,0 +1,39 @@
+//! Issue 10: buffers of structs get their element size from OpenCL C's
+//! layout (clang's, for the OpenCL target), never 0 or 1.
+
+use coarsen::ir::Type;
+
+fn pointee_of_first_param(src: &str) -> Type {
+    let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
+    let k = p.kernels().next().unwrap();
+    k.params[0].ty.pointee().unwrap().clone()
+}
+
+#[test]
+fn struct_element_sizes_follow_opencl_layout() {
+    let cases = [
+        ("typedef struct { float x, y, z; } point;", "point", 12),
+        // float3 takes 16 bytes, aligned to 16: 16 + 4, padded to 32
+        ("typedef struct { float3 v; int tag; } tagged;", "tagged", 32),
+        ("typedef struct { char c; double d; } padded;", "padded", 16),
+        ("struct pair { int a; long b; }; typedef struct pair pair;", "pair", 16),
+        ("typedef union { float f; uint u; } bits;", "bits", 4),
+    ];
+    for (decl, name, size) in cases {
+        let src = format!("{decl}\n__kernel void k(__global {name} *p) {{ }}\n");
+        let t = pointee_of_first_param(&src);
+        assert_eq!(t, Type::Struct { name: name.to_string(), size }, "{decl}");
+        assert_eq!(t.size(), Some(size));
+    }
+}
+
+#[test]
+fn struct_by_value_stays_unsupported() {
+    let src = "typedef struct { float x, y; } v2;\n__kernel void k(v2 q, __global float *o) { o[0] = 1.0f; }\n";
+    let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
+    assert!(
+        p.unsupported_in("k").iter().any(|d| d.message.contains("parameter 'q' has unsupported type 'v2'")),
+        "{:?}",
+        p.diagnostics
+    );
+}
