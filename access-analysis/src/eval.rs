@@ -1019,6 +1019,11 @@ impl<'a> Walker<'a> {
                 Val::Other
             }
             ExprKind::Unsupported(m) => Val::Int(IntVal::unknown(format!("unsupported expression: {m}"))),
+            // never analyzed: the parser reports every member access
+            ExprKind::Member(a, _) => {
+                self.eval(a);
+                Val::Int(IntVal::unknown("struct member access is not supported".to_string()))
+            }
         }
     }
 

@@ -583,6 +583,7 @@ impl<'p> Emitter<'p> {
             }
             ExprKind::Call(name, args) => self.call(e, name, args)?,
             ExprKind::Unsupported(m) => return Err(self.err(&e.span, m)),
+            ExprKind::Member(..) => return Err(self.err(&e.span, "struct member access is not supported")),
         })
     }
 

@@ -328,6 +328,9 @@ pub enum ExprKind {
     Swizzle(Box<Expr>, Vec<u8>),
     /// A vector literal `(float4)(a, b, c, d)`.
     VectorLit(Vec<Expr>),
+    /// A struct member `s.m` / `p->m` (not analyzed: always comes with an
+    /// unsupported-construct diagnostic; kept for the run-time guard).
+    Member(Box<Expr>, String),
     /// Something outside the subset; a diagnostic was recorded.
     Unsupported(String),
 }
@@ -548,7 +551,7 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
 pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match &e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Swizzle(a, _) | ExprKind::WorkItem(_, a) => visit_expr(a, f),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Swizzle(a, _) | ExprKind::WorkItem(_, a) | ExprKind::Member(a, _) => visit_expr(a, f),
         ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) => {
             visit_expr(a, f);
             visit_expr(b, f);

@@ -476,7 +476,12 @@ impl Cx {
                     }
                 }
                 if c.kind() == CXCursor_MemberRefExpr {
-                    return self.bad(span, ty, "struct member access is not supported".into());
+                    // Not analyzed (the diagnostic makes the kernel run
+                    // unsplit), but kept with its base so that the run-time
+                    // guard still checks the element `p[i]` of `p[i].x`.
+                    self.unsupported(&span, "struct member access is not supported".into());
+                    let base = self.expr(&ch[0]);
+                    return mk(ExprKind::Member(Box::new(base), c.spelling()), ty, span);
                 }
                 let e = self.expr(&ch[0]);
                 if e.ty == ty || matches!(ty, Type::Other(_) | Type::Struct { .. }) {

@@ -891,8 +891,9 @@ impl<'a> Guarder<'a> {
                 }
                 self.expr(x, Access::Read, depth + 1)
             }
-            // A partial write `a[i].x = v` writes the element.
-            ExprKind::Swizzle(x, _) => self.expr(x, access, depth + 1),
+            // A partial write `a[i].x = v` (vector lane or struct member)
+            // writes the element.
+            ExprKind::Swizzle(x, _) | ExprKind::Member(x, _) => self.expr(x, access, depth + 1),
             ExprKind::Var(n) if n == self.name => self.fail(e, "the pointer itself is used (copied, passed or compared)"),
             ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::WorkItem(_, a) => self.expr(a, Access::Read, depth + 1),
             ExprKind::Binary(_, a, b) => {
