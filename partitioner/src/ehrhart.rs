@@ -24,6 +24,7 @@
 //!   constraints are affine with integer coefficients, joined by ` and `;
 //! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
 
+mod barvinok;
 mod evalue;
 mod ffi;
 mod isl_input;
@@ -36,6 +37,7 @@ mod wire;
 use std::fmt;
 use std::time::Duration;
 
+pub use barvinok::{available as barvinok_available, card_within, Card};
 use evalue::QPoly;
 use rational::Rational;
 
@@ -95,6 +97,25 @@ pub enum EhrhartError {
     /// PolyLib ran past [`POLYLIB_TIME_LIMIT`] and was stopped.
     #[error("polylib took longer than {millis} ms")]
     TimedOut {
+        /// The limit, in milliseconds.
+        millis: u64,
+    },
+    /// barvinok's libraries could not be loaded (see `barvinok_sys::locate`).
+    #[error("barvinok is unavailable: {reason}")]
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
+    /// barvinok failed: could not read or count the set, crashed, or gave
+    /// something `ranges-format` cannot read.
+    #[error("barvinok failed: {detail}")]
+    Barvinok {
+        /// What went wrong.
+        detail: String,
+    },
+    /// barvinok ran past its time limit and was stopped.
+    #[error("barvinok took longer than {millis} ms")]
+    BarvinokTimedOut {
         /// The limit, in milliseconds.
         millis: u64,
     },

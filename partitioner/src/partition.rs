@@ -251,32 +251,53 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
     Some(Range { lower: lower.to_string(), upper: upper.to_string() })
 }
 
-/// The Ehrhart count of a footprint. The footprint is first simplified
-/// against the context and stripped of the parameters it does not involve
-/// (PolyLib's cost grows fast with dimensions); chamber domains are then
-/// valid within the context.
-fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Count> {
+/// The Ehrhart count of a footprint, or why there is none. The footprint is
+/// first simplified against the context and stripped of the parameters it
+/// does not involve; chamber domains are then valid within the context.
+/// barvinok counts first (exact for any bounded set, existentials included);
+/// PolyLib counts when barvinok is unavailable or fails, within the same
+/// time limit.
+fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> {
     // Counts are optional: they run in a context of their own, with at most
-    // PolyLib's limit and only while half of the kernel's budget is left, so
-    // a slow count never costs the ranges and verdicts their budget.
+    // the engines' limit and only while half of the kernel's budget is left,
+    // so a slow count never costs the ranges and verdicts their budget.
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.deadline {
         let reserve = std::time::Duration::from_millis(cx.budget_ms / 2);
-        limit = limit.min(d.checked_duration_since(now)?.checked_sub(reserve)?);
+        limit = limit.min(
+            d.checked_duration_since(now)
+                .and_then(|l| l.checked_sub(reserve))
+                .ok_or("the analysis budget is half spent")?,
+        );
     }
+    let isl_failed = || "isl failed while simplifying the footprint".to_string();
     let sub = Isl::new(cx.max_ops, Some(now + limit));
-    let mut fp = sub.set(&set_text(fp)?)?;
+    let mut fp = sub.set(&set_text(fp).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
     if let Some(c) = context {
-        fp = fp.gist_params(sub.set(&set_text(c)?)?).ok()?;
+        let c = sub.set(&set_text(c).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
+        fp = fp.gist_params(c).map_err(|_| isl_failed())?;
     }
-    let fp = fp.drop_unused_params().ok()?;
-    let text = set_text(&fp)?;
-    let left = (now + limit).checked_duration_since(std::time::Instant::now())?;
-    let e = ehrhart::enumerate_within(&text, None, left).ok()?;
-    Some(Count {
-        terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
-    })
+    let fp = fp.drop_unused_params().map_err(|_| isl_failed())?;
+    let text = set_text(&fp).ok_or_else(isl_failed)?;
+    let left = || (now + limit).checked_duration_since(std::time::Instant::now()).unwrap_or_default();
+    let by_barvinok = match ehrhart::card_within(&text, left()) {
+        Ok(card) => return Ok(card.count),
+        Err(ehrhart::EhrhartError::Unavailable { .. }) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    if left().is_zero() {
+        return Err(by_barvinok.unwrap_or_else(|| "no time left".into()));
+    }
+    match ehrhart::enumerate_within(&text, None, left()) {
+        Ok(e) => Ok(Count {
+            terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
+        }),
+        Err(e) => Err(match by_barvinok {
+            Some(b) => format!("{b}; {e}"),
+            None => e.to_string(),
+        }),
+    }
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.
@@ -434,7 +455,7 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons, &mut diagnostics);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -444,6 +465,11 @@ fn partition_along(
             diagnostics.push(format!("array '{}': {n}", a.name));
         }
         arrays.push(r);
+    }
+    if !options.no_counts && arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
+        if let Err(why) = ehrhart::barvinok_available() {
+            diagnostics.push(format!("counts from polylib (barvinok is unavailable: {why})"));
+        }
     }
     let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
     let subkernel = match crate::subkernel::rewrite(program, &func.name, &rebased) {
@@ -481,6 +507,7 @@ fn array_ranges(
     ctx_total: Option<&str>,
     options: &PartitionOptions,
     reasons: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> ArrayRanges {
     let m = mode(a.mode);
     let mut out = ArrayRanges {
@@ -582,14 +609,24 @@ fn array_ranges(
             None
         };
         let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref())),
+            (Some(mw), false, false, false) => {
+                let c = cx.footprint(mw, slice).ok_or_else(|| "isl failed on the written footprint".to_string()).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref()));
+                c.map_err(|e| notes.push(format!("array '{}': no count of the elements a slice writes: {e}", a.name))).ok()
+            }
             _ => None,
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
     if !options.no_counts {
-        out.count_total = count_of(cx, &fp_total, ctx_total_set.as_ref());
-        out.count_slice = count_of(cx, &fp_slice, ctx_slice_set.as_ref());
+        for (what, fp, ctx, slot) in [
+            ("the whole NDRange", &fp_total, ctx_total_set.as_ref(), &mut out.count_total),
+            ("a slice", &fp_slice, ctx_slice_set.as_ref(), &mut out.count_slice),
+        ] {
+            match count_of(cx, fp, ctx) {
+                Ok(c) => *slot = Some(c),
+                Err(e) => notes.push(format!("array '{}': no count of the elements {what} touches: {e}", a.name)),
+            }
+        }
     }
     out
 }
