@@ -410,9 +410,13 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         Some(d) => vec![d],
         None => (0..acc.work_dim).rev().collect(),
     };
+    // The choice needs ranges only: with several candidates, counts (the
+    // slow part) are left out while choosing and made for the chosen one.
+    let choosing = PartitionOptions { no_counts: true, ..options.clone() };
+    let trial = if dims.len() > 1 { &choosing } else { options };
     let mut best: Option<(i64, bool, KernelRanges)> = None;
     for &d in &dims {
-        let k = partition_along(&cx, program, func, &args, &params, d, options);
+        let k = partition_along(&cx, program, func, &args, &params, d, trial);
         let ok = k.splittable;
         let cost = slice_cost(&k, d, options.analysis.local_size);
         let better = match &best {
@@ -424,6 +428,11 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
+    if dims.len() > 1 && !options.no_counts {
+        if let Some(d) = k.split_dim {
+            k = partition_along(&cx, program, func, &args, &params, d, options);
+        }
+    }
     if dims.len() > 1 {
         k.diagnostics.insert(0, format!("split dimension {} chosen (smallest slice footprint{})", k.split_dim.unwrap_or(0), if k.splittable { "" } else { "; no dimension is splittable" }));
     }
@@ -554,7 +563,12 @@ fn array_ranges(
     let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
     let must = cx.union_maps(&[&a.must_writes]);
     let Some(all) = all else {
-        return out; // never accessed
+        // Never accessed: no element, in any slice (an empty sum).
+        if !options.no_counts {
+            out.count_total = Some(Count { terms: Vec::new() });
+            out.count_slice = Some(Count { terms: Vec::new() });
+        }
+        return out;
     };
     let fp_total = cx.footprint(&all, whole_dom);
     let fp_slice = cx.footprint(&all, slice);
