@@ -284,6 +284,8 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
     let by_barvinok = match ehrhart::card_within(&text, left()) {
         Ok(card) => return Ok(card.count),
         Err(ehrhart::EhrhartError::Unavailable { .. }) => None,
+        // Stable text (the limit left varies with the machine's load).
+        Err(ehrhart::EhrhartError::BarvinokTimedOut { .. }) => Some(format!("barvinok ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())),
         Err(e) => Some(e.to_string()),
     };
     if left().is_zero() {
@@ -293,10 +295,16 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
         Ok(e) => Ok(Count {
             terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
         }),
-        Err(e) => Err(match by_barvinok {
-            Some(b) => format!("{b}; {e}"),
-            None => e.to_string(),
-        }),
+        Err(e) => {
+            let e = match e {
+                ehrhart::EhrhartError::TimedOut { .. } => format!("polylib ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs()),
+                e => e.to_string(),
+            };
+            Err(match by_barvinok {
+                Some(b) => format!("{b}; {e}"),
+                None => e,
+            })
+        }
     }
 }
 
