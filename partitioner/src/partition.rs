@@ -438,7 +438,15 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
     let (_, _, mut k) = best.expect("at least one dimension");
     if dims.len() > 1 && !options.no_counts {
         if let Some(d) = k.split_dim {
-            k = partition_along(&cx, program, func, &args, &params, d, options);
+            // The same analysis again, with counts; kept unless the budget
+            // ran out meanwhile and made it worse than the one chosen.
+            let counted = partition_along(&cx, program, func, &args, &params, d, options);
+            let same = counted.splittable == k.splittable && counted.arrays.iter().map(|a| &a.status).eq(k.arrays.iter().map(|a| &a.status));
+            if same {
+                k = counted;
+            } else {
+                k.diagnostics.push("counts left out: the analysis budget ran out".into());
+            }
         }
     }
     if dims.len() > 1 {
