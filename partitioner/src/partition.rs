@@ -308,6 +308,72 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
     }
 }
 
+/// Adds the Ehrhart counts of the kernel's bounded arrays along `d` (total,
+/// per slice, and what a slice writes where the writes may not fill the
+/// slice's range); a count that cannot be had is a note with the reason.
+fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
+    let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
+        k.diagnostics.push("no counts: isl could not build the slice domain".into());
+        return;
+    };
+    let ctx_slice = cx.context_with_slice(d).and_then(|t| cx.isl.set(&t));
+    let ctx_total = cx.isl.set(&cx.acc.context);
+    let mut notes = Vec::new();
+    for (a, out) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()) {
+        if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
+            cx.isl.ctx.reset_operations();
+            array_counts(cx, a, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut notes);
+        }
+    }
+    if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
+        if let Err(why) = ehrhart::barvinok_available() {
+            notes.push(format!("counts from polylib (barvinok is unavailable: {why})"));
+        }
+    }
+    k.diagnostics.extend(notes);
+}
+
+/// One array's counts (see [`add_counts`]).
+#[allow(clippy::too_many_arguments)]
+fn array_counts(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    slice: &Set,
+    whole_dom: &Set,
+    ctx_slice: Option<&Set>,
+    ctx_total: Option<&Set>,
+    out: &mut ArrayRanges,
+    notes: &mut Vec<String>,
+) {
+    let Some(all) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else {
+        // Never accessed: no element, in any slice (an empty sum).
+        out.count_total = Some(Count { terms: Vec::new() });
+        out.count_slice = Some(Count { terms: Vec::new() });
+        return;
+    };
+    let mut count = |what: &str, fp: Option<Set>, ctx: Option<&Set>| -> Option<Count> {
+        let c = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_of(cx, &f, ctx));
+        c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", a.name))).ok()
+    };
+    if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
+        let must = cx.union_maps(&[&a.must_writes]);
+        // Only when every write is a must-write (the may-write map may repeat them).
+        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
+            (None, _) => false,
+            (Some(may), None) => !may.is_empty().unwrap_or(false),
+            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+        };
+        if let (Some(mw), false) = (&must, has_may) {
+            let c = count("a slice writes", cx.footprint(mw, slice), ctx_slice);
+            if let Some(w) = &mut out.write {
+                w.written_count = c;
+            }
+        }
+    }
+    out.count_total = count("the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
+    out.count_slice = count("a slice touches", cx.footprint(&all, slice), ctx_slice);
+}
+
 /// Whether two work-items in different slices along `d` may write the same element.
 fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
     let dom = cx.whole_domain()?;
@@ -418,13 +484,11 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         Some(d) => vec![d],
         None => (0..acc.work_dim).rev().collect(),
     };
-    // The choice needs ranges only: with several candidates, counts (the
-    // slow part) are left out while choosing and made for the chosen one.
-    let choosing = PartitionOptions { no_counts: true, ..options.clone() };
-    let trial = if dims.len() > 1 { &choosing } else { options };
+    // The choice needs ranges only: counts (the slow part) are made for the
+    // chosen dimension alone, once it is chosen.
     let mut best: Option<(i64, bool, KernelRanges)> = None;
     for &d in &dims {
-        let k = partition_along(&cx, program, func, &args, &params, d, trial);
+        let k = partition_along(&cx, program, func, &args, &params, d);
         let ok = k.splittable;
         let cost = slice_cost(&k, d, options.analysis.local_size);
         let better = match &best {
@@ -436,17 +500,9 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
-    if dims.len() > 1 && !options.no_counts {
+    if !options.no_counts {
         if let Some(d) = k.split_dim {
-            // The same analysis again, with counts; kept unless the budget
-            // ran out meanwhile and made it worse than the one chosen.
-            let counted = partition_along(&cx, program, func, &args, &params, d, options);
-            let same = counted.splittable == k.splittable && counted.arrays.iter().map(|a| &a.status).eq(k.arrays.iter().map(|a| &a.status));
-            if same {
-                k = counted;
-            } else {
-                k.diagnostics.push("counts left out: the analysis budget ran out".into());
-            }
+            add_counts(&cx, d, &mut k);
         }
     }
     if dims.len() > 1 {
@@ -462,7 +518,6 @@ fn partition_along(
     args: &[ranges_format::ArgInfo],
     params: &[Param],
     d: u32,
-    options: &PartitionOptions,
 ) -> KernelRanges {
     let acc = cx.acc;
     let mut reasons: Vec<String> = Vec::new();
@@ -480,7 +535,7 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons, &mut diagnostics);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), &mut reasons);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -490,11 +545,6 @@ fn partition_along(
             diagnostics.push(format!("array '{}': {n}", a.name));
         }
         arrays.push(r);
-    }
-    if !options.no_counts && arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
-        if let Err(why) = ehrhart::barvinok_available() {
-            diagnostics.push(format!("counts from polylib (barvinok is unavailable: {why})"));
-        }
     }
     let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
     let subkernel = match crate::subkernel::rewrite(program, &func.name, &rebased) {
@@ -530,9 +580,7 @@ fn array_ranges(
     whole_dom: Option<&Set>,
     ctx_slice: Option<&str>,
     ctx_total: Option<&str>,
-    options: &PartitionOptions,
     reasons: &mut Vec<String>,
-    notes: &mut Vec<String>,
 ) -> ArrayRanges {
     let m = mode(a.mode);
     let mut out = ArrayRanges {
@@ -579,12 +627,7 @@ fn array_ranges(
     let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
     let must = cx.union_maps(&[&a.must_writes]);
     let Some(all) = all else {
-        // Never accessed: no element, in any slice (an empty sum).
-        if !options.no_counts {
-            out.count_total = Some(Count { terms: Vec::new() });
-            out.count_slice = Some(Count { terms: Vec::new() });
-        }
-        return out;
+        return out; // never accessed
     };
     let fp_total = cx.footprint(&all, whole_dom);
     let fp_slice = cx.footprint(&all, slice);
@@ -638,25 +681,7 @@ fn array_ranges(
         } else {
             None
         };
-        let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => {
-                let c = cx.footprint(mw, slice).ok_or_else(|| "isl failed on the written footprint".to_string()).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref()));
-                c.map_err(|e| notes.push(format!("array '{}': no count of the elements a slice writes: {e}", a.name))).ok()
-            }
-            _ => None,
-        };
-        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
-    }
-    if !options.no_counts {
-        for (what, fp, ctx, slot) in [
-            ("the whole NDRange", &fp_total, ctx_total_set.as_ref(), &mut out.count_total),
-            ("a slice", &fp_slice, ctx_slice_set.as_ref(), &mut out.count_slice),
-        ] {
-            match count_of(cx, fp, ctx) {
-                Ok(c) => *slot = Some(c),
-                Err(e) => notes.push(format!("array '{}': no count of the elements {what} touches: {e}", a.name)),
-            }
-        }
+        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count: None });
     }
     out
 }
