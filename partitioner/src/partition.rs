@@ -251,6 +251,12 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
     Some(Range { lower: lower.to_string(), upper: upper.to_string() })
 }
 
+/// Why a count is missing when time ran out, whichever step it was in (the
+/// same text whatever the machine's load, so that range files compare).
+fn out_of_time() -> String {
+    format!("counting ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())
+}
+
 /// The Ehrhart count of a footprint, or why there is none. The footprint is
 /// first simplified against the context and stripped of the parameters it
 /// does not involve; chamber domains are then valid within the context.
@@ -258,21 +264,22 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
 /// PolyLib counts when barvinok is unavailable or fails, within the same
 /// time limit.
 fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> {
-    // Counts are optional: they run in a context of their own, with at most
-    // the engines' limit and only while half of the kernel's budget is left,
-    // so a slow count never costs the ranges and verdicts their budget.
+    // Counts are optional and come last (after the ranges and verdicts of
+    // the chosen dimension): they run in a context of their own, with at
+    // most the engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.deadline {
-        let reserve = std::time::Duration::from_millis(cx.budget_ms / 2);
-        limit = limit.min(
-            d.checked_duration_since(now)
-                .and_then(|l| l.checked_sub(reserve))
-                .ok_or("the analysis budget is half spent")?,
-        );
+        limit = limit.min(d.checked_duration_since(now).filter(|l| !l.is_zero()).ok_or("the analysis budget is spent")?);
     }
-    let isl_failed = || "isl failed while simplifying the footprint".to_string();
     let sub = Isl::new(cx.max_ops, Some(now + limit));
+    let isl_failed = || {
+        if sub.expired() {
+            out_of_time()
+        } else {
+            "isl failed while simplifying the footprint".to_string()
+        }
+    };
     let mut fp = sub.set(&set_text(fp).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
     if let Some(c) = context {
         let c = sub.set(&set_text(c).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
@@ -284,12 +291,11 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
     let by_barvinok = match ehrhart::card_within(&text, left()) {
         Ok(card) => return Ok(card.count),
         Err(ehrhart::EhrhartError::Unavailable { .. }) => None,
-        // Stable text (the limit left varies with the machine's load).
-        Err(ehrhart::EhrhartError::BarvinokTimedOut { .. }) => Some(format!("barvinok ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())),
+        Err(ehrhart::EhrhartError::BarvinokTimedOut { .. }) => Some(out_of_time()),
         Err(e) => Some(e.to_string()),
     };
     if left().is_zero() {
-        return Err(by_barvinok.unwrap_or_else(|| "no time left".into()));
+        return Err(by_barvinok.unwrap_or_else(out_of_time));
     }
     match ehrhart::enumerate_within(&text, None, left()) {
         Ok(e) => Ok(Count {
@@ -297,7 +303,7 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
         }),
         Err(e) => {
             let e = match e {
-                ehrhart::EhrhartError::TimedOut { .. } => format!("polylib ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs()),
+                ehrhart::EhrhartError::TimedOut { .. } => out_of_time(),
                 e => e.to_string(),
             };
             Err(match by_barvinok {

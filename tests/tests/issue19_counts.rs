@@ -3,7 +3,7 @@
 //! launcher's `bytes_exact` exists when every buffer argument is a bounded
 //! array with a per-slice count. Every kernel whose accesses are all affine
 //! (every buffer bounded) must have its counts with barvinok, unless
-//! barvinok ran past its time limit (a budget decision the kernel's notes
+//! counting ran past its time limit (a budget decision the kernel's notes
 //! state: `stencil3d`'s 7-point footprint over nine parameters needs about
 //! 14 s); the test prints how many have them and which engine gave them.
 //!
@@ -46,7 +46,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
         counted_affine += (is_affine && has_exact) as usize;
         if is_affine && !has_exact {
             let notes: Vec<&String> = kr.diagnostics.iter().filter(|d| d.contains("no count of")).collect();
-            let over_time = !notes.is_empty() && notes.iter().all(|n| n.contains("barvinok ran out of time"));
+            let over_time = !notes.is_empty() && notes.iter().all(|n| n.contains("counting ran out of time"));
             if over_time {
                 eprintln!("issue19: {}: counts over barvinok's time limit: {notes:?}", k.name);
             } else {
