@@ -13,7 +13,8 @@
 //! the linear bounds `sum_k stride_k * bound_k` — exact for the lexicographic
 //! corners of box-shaped footprints and sound in general, given the launch-time
 //! assumption `0 <= x < w`. Counts of distinct elements are Ehrhart
-//! quasi-polynomials from PolyLib ([`crate::ehrhart`]).
+//! quasi-polynomials from barvinok, or PolyLib without it ([`crate::ehrhart`]),
+//! made for the chosen split dimension only.
 
 use crate::ehrhart;
 use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
