@@ -200,6 +200,16 @@ pub fn library() -> Result<&'static Library, LoadError> {
     LIB.get_or_init(|| Library::load(&locate()?)).as_ref().map_err(Clone::clone)
 }
 
+/// The function pointer of type `F` at address `p`.
+///
+/// # Safety
+/// `F` must be an `extern "C" fn` type matching the function at `p`.
+unsafe fn fn_ptr<F: Copy>(p: *mut c_void) -> F {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+    // SAFETY: same size (checked above); the caller vouches for the type.
+    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
+}
+
 fn dlerror_text() -> String {
     // SAFETY: dlerror returns NULL or a NUL-terminated string.
     let e = unsafe { libc::dlerror() };
@@ -240,7 +250,7 @@ impl Library {
             ($name:literal) => {
                 // SAFETY: the symbol is the function of that name, whose
                 // prototype is the field's type (isl's and barvinok's API).
-                unsafe { std::mem::transmute::<*mut c_void, _>(sym($name)?) }
+                unsafe { fn_ptr(sym($name)?) }
             };
         }
         let fns = (|| -> Result<Fns, LoadError> {
