@@ -48,7 +48,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
             let notes: Vec<&String> = kr.diagnostics.iter().filter(|d| d.contains("no count of")).collect();
             let over_time = !notes.is_empty() && notes.iter().all(|n| n.contains("counting ran out of time"));
             if over_time {
-                eprintln!("issue19: {}: counts over barvinok's time limit: {notes:?}", k.name);
+                eprintln!("issue19: {}: counts over the time limit per count: {notes:?}", k.name);
             } else {
                 missing.push(format!("{}: {notes:?}", k.name));
             }
