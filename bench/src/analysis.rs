@@ -1,7 +1,8 @@
 //! Item 1: analysis time per corpus kernel, in-process
 //! (`partitioner::analyze_source`, what `clpart analyze` calls) and as a
 //! cold process (`clpart analyze kernels/X.cl --json`, spawned and waited
-//! for).
+//! for). Counting time: the in-process runs again without counts
+//! (`PartitionOptions::no_counts`), the difference of the medians.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -25,17 +26,24 @@ pub struct KernelAnalysis {
     pub in_process_all: Vec<f64>,
     /// Every cold-process run, milliseconds.
     pub cold_all: Vec<f64>,
+    /// Every in-process run without counts (`no_counts`), milliseconds.
+    pub no_counts_all: Vec<f64>,
+    /// Time spent counting (barvinok, PolyLib where it cannot): the median
+    /// in-process time minus the median without counts, at least 0.
+    pub counting_ms: f64,
 }
 
 /// Times every corpus kernel up to `n_reps` times each way, fewer once the
 /// kernel's runs have taken `budget_ms` (at least once each way).
 pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, budget_ms: f64) -> Result<Vec<KernelAnalysis>> {
     let options = PartitionOptions::default();
+    let no_counts = PartitionOptions { no_counts: true, ..PartitionOptions::default() };
     let mut out = Vec::new();
     for k in corpus {
         let file = format!("kernels/{}.cl", k.name);
         let mut in_process_all = Vec::new();
         let mut cold_all = Vec::new();
+        let mut no_counts_all = Vec::new();
         // Interleaved, so that a burst of load from elsewhere hits both ways.
         let mut spent = 0.0;
         for _ in 0..n_reps.max(1) {
@@ -45,6 +53,9 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
             let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &options));
             r.with_context(|| format!("analyze {file}"))?;
             in_process_all.push(ms);
+            let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &no_counts));
+            r.with_context(|| format!("analyze {file} without counts"))?;
+            no_counts_all.push(ms);
             let (ms, status) = time_ms(|| {
                 Command::new(clpart)
                     .args(["analyze", &file, "--json"])
@@ -58,13 +69,15 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
                 bail!("'clpart analyze {file} --json' exited with {status}");
             }
             cold_all.push(ms);
-            spent += ms + in_process_all.last().copied().unwrap_or(0.0);
+            spent += ms + in_process_all.last().copied().unwrap_or(0.0) + no_counts_all.last().copied().unwrap_or(0.0);
         }
+        let counting_ms = (median(&in_process_all) - median(&no_counts_all)).max(0.0);
         eprintln!(
-            "  analysis {:<16} in-process {:8.1} ms  cold {:8.1} ms",
+            "  analysis {:<16} in-process {:8.1} ms  cold {:8.1} ms  counting {:8.1} ms",
             k.name,
             median(&in_process_all),
-            median(&cold_all)
+            median(&cold_all),
+            counting_ms
         );
         out.push(KernelAnalysis {
             kernel: k.name.clone(),
@@ -72,6 +85,8 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
             cold_ms: median(&cold_all),
             in_process_all,
             cold_all,
+            no_counts_all,
+            counting_ms,
         });
     }
     Ok(out)

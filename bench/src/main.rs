@@ -194,15 +194,20 @@ fn bench(cli: &Cli) -> Result<()> {
         rows.push(Row::target(1, format!("analysis in-process, slowest ({inp_k})"), format!("{inp_max:.1} ms"), "< 1 s", inp_max < 1000.0));
         rows.push(Row::target(1, "analysis cold `clpart analyze --json`, median over kernels", format!("{:.1} ms", median(&cold)), "< 50 ms", median(&cold) < 50.0));
         rows.push(Row::target(1, format!("analysis cold process, slowest ({cold_k})"), format!("{cold_max:.1} ms"), "< 1 s", cold_max < 1000.0));
+        let counting: Vec<f64> = a.iter().map(|k| k.counting_ms).collect();
+        let (count_max, count_k) = slowest(&counting);
+        let engine = if partitioner::ehrhart::barvinok_available().is_ok() { "barvinok" } else { "PolyLib, barvinok unavailable" };
+        rows.push(Row::info(1, format!("counting time ({engine}), in-process with counts minus without, median over kernels"), format!("{:.1} ms", median(&counting))));
+        rows.push(Row::info(1, format!("counting time, slowest ({count_k})"), format!("{count_max:.1} ms")));
         let cells: Vec<Vec<String>> = a
             .iter()
-            .map(|k| vec![k.kernel.clone(), format!("{:.1}", k.in_process_ms), format!("{:.1}", k.cold_ms), k.in_process_all.len().to_string()])
+            .map(|k| vec![k.kernel.clone(), format!("{:.1}", k.in_process_ms), format!("{:.1}", k.cold_ms), format!("{:.1}", k.counting_ms), k.in_process_all.len().to_string()])
             .collect();
         details.push_str(&format!(
             "\nAnalysis time per kernel (median of up to {} runs each way, fewer once a kernel has taken {:.0} s; ms)\n\n{}",
             scale.analysis_reps,
             scale.analysis_budget_ms / 1e3,
-            detail(&["kernel", "in-process", "cold process", "runs"], &cells)
+            detail(&["kernel", "in-process", "cold process", "counting", "runs"], &cells)
         ));
         results.insert("analysis".into(), serde_json::to_value(&a)?);
     }

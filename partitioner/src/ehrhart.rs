@@ -1,7 +1,16 @@
-//! Ehrhart counting with PolyLib: how many integer points a parametric set
-//! has, as quasi-polynomials of the parameters, one per chamber, plus the
-//! set's parametric vertices.
+//! Ehrhart counting: how many integer points a parametric set has, as
+//! quasi-polynomials of the parameters.
 //!
+//! Two engines. [`card_within`] asks barvinok (module `barvinok`, crate
+//! `barvinok-sys`, loaded at run time when its libraries are there): exact
+//! for every bounded set, existentials included, as one piecewise
+//! quasi-polynomial ([`Card`], in the range file's [`ranges_format::Count`]
+//! form, values with `floor`). [`enumerate`] asks PolyLib, described below:
+//! chambers of quasi-polynomials with periodic numbers, plus the set's
+//! parametric vertices; it is the fallback when barvinok is unavailable.
+//! Both run in a forked child with a time limit (module `sandbox`).
+//!
+//! PolyLib:
 //! Input is isl text (`"[N, lo, hi] -> { [i] : 16lo <= i < 16hi and 0 <= i < N }"`).
 //! isl reads it, makes existentials explicit, splits the set into disjoint
 //! basic sets ("terms": the count is the sum of the terms' counts) and lifts
@@ -24,6 +33,7 @@
 //!   constraints are affine with integer coefficients, joined by ` and `;
 //! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
 
+mod barvinok;
 mod evalue;
 mod ffi;
 mod isl_input;
@@ -36,6 +46,7 @@ mod wire;
 use std::fmt;
 use std::time::Duration;
 
+pub use barvinok::{available as barvinok_available, card_within, Card};
 use evalue::QPoly;
 use rational::Rational;
 
@@ -46,9 +57,11 @@ pub const MAX_DIMENSIONS: usize = 8;
 /// Most disjoint pieces (terms) that [`enumerate`] accepts.
 pub const MAX_PIECES: usize = 32;
 
-/// Wall-clock time PolyLib gets for one [`enumerate`] call. Counts that take
-/// longer (strided sets with large coefficients, e.g. `x + 1000y`) are left
-/// out: the analysis of one kernel must stay interactive.
+/// Wall-clock time PolyLib gets for one [`enumerate`] call, and the
+/// partitioner's limit per count (barvinok and PolyLib together). Counts
+/// that take longer (strided sets with large coefficients for PolyLib, e.g.
+/// `x + 1000y`; footprints over many parameters for barvinok) are left out:
+/// the analysis of one kernel must stay interactive.
 pub const POLYLIB_TIME_LIMIT: Duration = Duration::from_secs(2);
 
 /// Why an Ehrhart enumeration or evaluation failed. Callers fall back to
@@ -95,6 +108,25 @@ pub enum EhrhartError {
     /// PolyLib ran past [`POLYLIB_TIME_LIMIT`] and was stopped.
     #[error("polylib took longer than {millis} ms")]
     TimedOut {
+        /// The limit, in milliseconds.
+        millis: u64,
+    },
+    /// barvinok's libraries could not be loaded (see `barvinok_sys::locate`).
+    #[error("barvinok is unavailable: {reason}")]
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
+    /// barvinok failed: could not read or count the set, crashed, or gave
+    /// something `ranges-format` cannot read.
+    #[error("barvinok failed: {detail}")]
+    Barvinok {
+        /// What went wrong.
+        detail: String,
+    },
+    /// barvinok ran past its time limit and was stopped.
+    #[error("barvinok took longer than {millis} ms")]
+    BarvinokTimedOut {
         /// The limit, in milliseconds.
         millis: u64,
     },

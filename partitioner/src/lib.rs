@@ -2,7 +2,7 @@
 //!
 //! From the access relations of `access-analysis` it computes, per array and
 //! per slice of the NDRange, the element ranges (piecewise quasi-affine in the
-//! parameters, slice bounds included), Ehrhart counts (PolyLib), write
+//! parameters, slice bounds included), Ehrhart counts (barvinok, or PolyLib), write
 //! verdicts, the kernel verdict, and the rewritten subkernel; the result is a
 //! [`ranges_format::KernelRanges`] per kernel.
 

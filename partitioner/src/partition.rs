@@ -13,7 +13,8 @@
 //! the linear bounds `sum_k stride_k * bound_k` — exact for the lexicographic
 //! corners of box-shaped footprints and sound in general, given the launch-time
 //! assumption `0 <= x < w`. Counts of distinct elements are Ehrhart
-//! quasi-polynomials from PolyLib ([`crate::ehrhart`]).
+//! quasi-polynomials from barvinok, or PolyLib without it ([`crate::ehrhart`]),
+//! made for the chosen split dimension only.
 
 use crate::ehrhart;
 use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
@@ -251,32 +252,133 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
     Some(Range { lower: lower.to_string(), upper: upper.to_string() })
 }
 
-/// The Ehrhart count of a footprint. The footprint is first simplified
-/// against the context and stripped of the parameters it does not involve
-/// (PolyLib's cost grows fast with dimensions); chamber domains are then
-/// valid within the context.
-fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Count> {
-    // Counts are optional: they run in a context of their own, with at most
-    // PolyLib's limit and only while half of the kernel's budget is left, so
-    // a slow count never costs the ranges and verdicts their budget.
+/// Why a count is missing when time ran out, whichever step it was in (the
+/// same text whatever the machine's load, so that range files compare).
+fn out_of_time() -> String {
+    format!("counting ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())
+}
+
+/// The Ehrhart count of a footprint, or why there is none. The footprint is
+/// first simplified against the context and stripped of the parameters it
+/// does not involve; chamber domains are then valid within the context.
+/// barvinok counts first (exact for any bounded set, existentials included);
+/// PolyLib counts when barvinok is unavailable or fails, within the same
+/// time limit.
+fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> {
+    // Counts are optional and come last (after the ranges and verdicts of
+    // the chosen dimension): they run in a context of their own, with at
+    // most the engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.deadline {
-        let reserve = std::time::Duration::from_millis(cx.budget_ms / 2);
-        limit = limit.min(d.checked_duration_since(now)?.checked_sub(reserve)?);
+        limit = limit.min(d.checked_duration_since(now).filter(|l| !l.is_zero()).ok_or("the analysis budget is spent")?);
     }
     let sub = Isl::new(cx.max_ops, Some(now + limit));
-    let mut fp = sub.set(&set_text(fp)?)?;
+    let isl_failed = || {
+        if sub.expired() {
+            out_of_time()
+        } else {
+            "isl failed while simplifying the footprint".to_string()
+        }
+    };
+    let mut fp = sub.set(&set_text(fp).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
     if let Some(c) = context {
-        fp = fp.gist_params(sub.set(&set_text(c)?)?).ok()?;
+        let c = sub.set(&set_text(c).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
+        fp = fp.gist_params(c).map_err(|_| isl_failed())?;
     }
-    let fp = fp.drop_unused_params().ok()?;
-    let text = set_text(&fp)?;
-    let left = (now + limit).checked_duration_since(std::time::Instant::now())?;
-    let e = ehrhart::enumerate_within(&text, None, left).ok()?;
-    Some(Count {
-        terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
-    })
+    let fp = fp.drop_unused_params().map_err(|_| isl_failed())?;
+    let text = set_text(&fp).ok_or_else(isl_failed)?;
+    let left = || (now + limit).checked_duration_since(std::time::Instant::now()).unwrap_or_default();
+    let by_barvinok = match ehrhart::card_within(&text, left()) {
+        Ok(card) => return Ok(card.count),
+        Err(ehrhart::EhrhartError::Unavailable { .. }) => None,
+        Err(ehrhart::EhrhartError::BarvinokTimedOut { .. }) => Some(out_of_time()),
+        Err(e) => Some(e.to_string()),
+    };
+    if left().is_zero() {
+        return Err(by_barvinok.unwrap_or_else(out_of_time));
+    }
+    match ehrhart::enumerate_within(&text, None, left()) {
+        Ok(e) => Ok(Count {
+            terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
+        }),
+        Err(e) => {
+            let e = match e {
+                ehrhart::EhrhartError::TimedOut { .. } => out_of_time(),
+                e => e.to_string(),
+            };
+            Err(match by_barvinok {
+                Some(b) => format!("{b}; {e}"),
+                None => e,
+            })
+        }
+    }
+}
+
+/// Adds the Ehrhart counts of the kernel's bounded arrays along `d` (total,
+/// per slice, and what a slice writes where the writes may not fill the
+/// slice's range); a count that cannot be had is a note with the reason.
+fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
+    let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
+        k.diagnostics.push("no counts: isl could not build the slice domain".into());
+        return;
+    };
+    let ctx_slice = cx.context_with_slice(d).and_then(|t| cx.isl.set(&t));
+    let ctx_total = cx.isl.set(&cx.acc.context);
+    let mut notes = Vec::new();
+    for (a, out) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()) {
+        if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
+            cx.isl.ctx.reset_operations();
+            array_counts(cx, a, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut notes);
+        }
+    }
+    if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
+        if let Err(why) = ehrhart::barvinok_available() {
+            notes.push(format!("counts from polylib (barvinok is unavailable: {why})"));
+        }
+    }
+    k.diagnostics.extend(notes);
+}
+
+/// One array's counts (see [`add_counts`]).
+#[allow(clippy::too_many_arguments)]
+fn array_counts(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    slice: &Set,
+    whole_dom: &Set,
+    ctx_slice: Option<&Set>,
+    ctx_total: Option<&Set>,
+    out: &mut ArrayRanges,
+    notes: &mut Vec<String>,
+) {
+    let Some(all) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else {
+        // Never accessed: no element, in any slice (an empty sum).
+        out.count_total = Some(Count { terms: Vec::new() });
+        out.count_slice = Some(Count { terms: Vec::new() });
+        return;
+    };
+    let mut count = |what: &str, fp: Option<Set>, ctx: Option<&Set>| -> Option<Count> {
+        let c = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_of(cx, &f, ctx));
+        c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", a.name))).ok()
+    };
+    if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
+        let must = cx.union_maps(&[&a.must_writes]);
+        // Only when every write is a must-write (the may-write map may repeat them).
+        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
+            (None, _) => false,
+            (Some(may), None) => !may.is_empty().unwrap_or(false),
+            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+        };
+        if let (Some(mw), false) = (&must, has_may) {
+            let c = count("a slice writes", cx.footprint(mw, slice), ctx_slice);
+            if let Some(w) = &mut out.write {
+                w.written_count = c;
+            }
+        }
+    }
+    out.count_total = count("the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
+    out.count_slice = count("a slice touches", cx.footprint(&all, slice), ctx_slice);
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.
@@ -389,9 +491,11 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         Some(d) => vec![d],
         None => (0..acc.work_dim).rev().collect(),
     };
+    // The choice needs ranges only: counts (the slow part) are made for the
+    // chosen dimension alone, once it is chosen.
     let mut best: Option<(i64, bool, KernelRanges)> = None;
     for &d in &dims {
-        let k = partition_along(&cx, program, func, &args, &params, d, options);
+        let k = partition_along(&cx, program, func, &args, &params, d);
         let ok = k.splittable;
         let cost = slice_cost(&k, d, options.analysis.local_size);
         let better = match &best {
@@ -403,6 +507,11 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
+    if !options.no_counts {
+        if let Some(d) = k.split_dim {
+            add_counts(&cx, d, &mut k);
+        }
+    }
     if dims.len() > 1 {
         k.diagnostics.insert(0, format!("split dimension {} chosen (smallest slice footprint{})", k.split_dim.unwrap_or(0), if k.splittable { "" } else { "; no dimension is splittable" }));
     }
@@ -416,7 +525,6 @@ fn partition_along(
     args: &[ranges_format::ArgInfo],
     params: &[Param],
     d: u32,
-    options: &PartitionOptions,
 ) -> KernelRanges {
     let acc = cx.acc;
     let mut reasons: Vec<String> = Vec::new();
@@ -434,7 +542,7 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), &mut reasons);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -479,7 +587,6 @@ fn array_ranges(
     whole_dom: Option<&Set>,
     ctx_slice: Option<&str>,
     ctx_total: Option<&str>,
-    options: &PartitionOptions,
     reasons: &mut Vec<String>,
 ) -> ArrayRanges {
     let m = mode(a.mode);
@@ -581,15 +688,7 @@ fn array_ranges(
         } else {
             None
         };
-        let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref())),
-            _ => None,
-        };
-        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
-    }
-    if !options.no_counts {
-        out.count_total = count_of(cx, &fp_total, ctx_total_set.as_ref());
-        out.count_slice = count_of(cx, &fp_slice, ctx_slice_set.as_ref());
+        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count: None });
     }
     out
 }

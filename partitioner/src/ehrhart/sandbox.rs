@@ -1,4 +1,4 @@
-//! Runs PolyLib in a forked child process.
+//! Runs PolyLib (and barvinok, module `barvinok`) in a forked child process.
 //!
 //! PolyLib cannot be trusted to return: its 64-bit build handles arithmetic
 //! overflow in `Polyhedron_Enumerate` by printing to stderr and failing an
