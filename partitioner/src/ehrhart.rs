@@ -198,18 +198,20 @@ pub struct ParamVertex {
     pub domain: String,
 }
 
+/// `values` has one value per parameter of `params`.
+pub(crate) fn check_arity(params: &[String], values: &[i64]) -> Result<(), EhrhartError> {
+    if values.len() != params.len() {
+        return Err(EhrhartError::ParamCount { expected: params.len(), got: values.len(), names: params.join(", ") });
+    }
+    Ok(())
+}
+
 impl Enumeration {
     /// The number of integer points of the set at the given parameter values
     /// (`values[k]` for `params[k]`), from the stored quasi-polynomials with
     /// exact rational arithmetic.
     pub fn eval(&self, values: &[i64]) -> Result<i64, EhrhartError> {
-        if values.len() != self.params.len() {
-            return Err(EhrhartError::ParamCount {
-                expected: self.params.len(),
-                got: values.len(),
-                names: self.params.join(", "),
-            });
-        }
+        check_arity(&self.params, values)?;
         let overflow = || EhrhartError::Overflow {
             values: values.to_vec(),
         };

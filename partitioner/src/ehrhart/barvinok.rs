@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use ranges_format::{Chamber, Condition, Count, PwExpr};
 
-use super::{sandbox, EhrhartError};
+use super::{check_arity, sandbox, EhrhartError};
 
 /// A count from barvinok: one term whose chambers are barvinok's disjoint
 /// pieces (so the first chamber whose domain holds is the only one); outside
@@ -31,13 +31,7 @@ impl Card {
     /// The number of integer points at the given parameter values
     /// (`values[k]` for `params[k]`), evaluated exactly by `ranges-format`.
     pub fn eval(&self, values: &[i64]) -> Result<i64, EhrhartError> {
-        if values.len() != self.params.len() {
-            return Err(EhrhartError::ParamCount {
-                expected: self.params.len(),
-                got: values.len(),
-                names: self.params.join(", "),
-            });
-        }
+        check_arity(&self.params, values)?;
         let names: Vec<&str> = self.params.iter().map(String::as_str).collect();
         ranges_format::eval_count(&self.count, &names, values).map_err(|e| EhrhartError::Barvinok {
             detail: format!("cannot evaluate its count at {values:?}: {e}"),
