@@ -42,7 +42,7 @@ pub struct LaunchOptions {
 }
 
 /// What one device did in a launch.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceReport {
     /// Device index.
     pub index: usize,

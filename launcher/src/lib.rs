@@ -17,6 +17,7 @@
 //! loads it: set the variable before the first OpenCL call of the process.
 
 mod args;
+mod balance;
 mod elem;
 mod error;
 mod exec;
@@ -26,6 +27,7 @@ mod npy;
 mod plan;
 mod runtime;
 
+pub use balance::{launch_key, Balancer, MIN_KERNEL_MS};
 pub use args::{
     parse_assignment, ArgSpec, ArgValue, HostBuffer, KernelArgs, SplitMix64, SPEC_KINDS,
 };
