@@ -149,6 +149,24 @@ fn is_expr_kind(k: CXCursorKind) -> bool {
     unsafe { clang_isExpression(k) != 0 }
 }
 
+fn is_stmt_kind(k: CXCursorKind) -> bool {
+    unsafe { clang_isStatement(k) != 0 }
+}
+
+/// An unexposed statement that is a loop with a hint in front
+/// (`#pragma unroll [N]`, `__attribute__((opencl_unroll_hint))`): one child
+/// statement, a loop, and the hint's tokens before it.
+fn is_loop_hint(c: &Cursor) -> bool {
+    let ch = c.children();
+    let stmts: Vec<_> = ch.iter().filter(|x| is_stmt_kind(x.kind())).collect();
+    if stmts.len() != 1 || !matches!(stmts[0].kind(), CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_DoStmt) {
+        return false;
+    }
+    let toks = c.tokens();
+    let head: Vec<&str> = toks.iter().take_while(|t| !matches!(t.as_str(), "for" | "while" | "do")).map(String::as_str).collect();
+    head.is_empty() || head.iter().any(|t| *t == "unroll" || *t == "opencl_unroll_hint" || *t == "nounroll")
+}
+
 impl Cx {
     fn unsupported(&mut self, span: &Span, message: String) {
         self.diags.push(Diagnostic {
@@ -248,6 +266,13 @@ impl Cx {
             CXCursor_DoStmt => {
                 self.unsupported(&span, "'do ... while' is not supported".into());
                 out.push(Stmt::Unsupported("do".into(), span));
+            }
+            // `#pragma unroll` / `__attribute__((opencl_unroll_hint))`: an
+            // attributed statement (unexposed by libclang) around the loop;
+            // the hint does not change what the loop does.
+            CXCursor_UnexposedStmt if is_loop_hint(c) => {
+                let inner: Vec<_> = c.children().into_iter().filter(|x| is_stmt_kind(x.kind())).collect();
+                self.stmt_into(&inner[0], out);
             }
             k if is_expr_kind(k) => {
                 let e = self.expr(c);
@@ -459,6 +484,13 @@ impl Cx {
             }
             CXCursor_InitListExpr => {
                 let parts = ch.iter().map(|x| self.expr(x)).collect();
+                mk(ExprKind::VectorLit(parts), ty, span)
+            }
+            // `(float4)(a, b, c, d)` as clang sometimes represents it
+            CXCursor_CompoundLiteralExpr
+                if matches!(ty, Type::Vector(..)) && ch.last().is_some_and(|x| x.kind() == CXCursor_InitListExpr) =>
+            {
+                let parts: Vec<Expr> = ch.last().map(|x| self.vector_parts(x)).unwrap_or_default();
                 mk(ExprKind::VectorLit(parts), ty, span)
             }
             CXCursor_MemberRefExpr | CXCursor_UnexposedExpr if ch.len() == 1 => {

@@ -1,4 +1,4 @@
-//! Issue 10: buffers of structs get their element size from OpenCL C's
+//! Front-end cases of issues 10 and 15. Buffers of structs get their element size from OpenCL C's
 //! layout (clang's, for the OpenCL target), never 0 or 1.
 
 use coarsen::ir::Type;
@@ -36,4 +36,30 @@ fn struct_by_value_stays_unsupported() {
         "{:?}",
         p.diagnostics
     );
+}
+
+/// Issue 15: `(float4)(a, b, c, d)` as a compound literal and loops behind
+/// unroll hints parse as a vector literal and plain loops.
+#[test]
+fn vector_compound_literals_and_unroll_hints_parse() {
+    let src = "__kernel void k(__global float4 *o, __global const float *b) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    #pragma unroll
+    for (int j = 0; j < 4; j++) s += b[i + j];
+    #pragma unroll 2
+    for (int j = 0; j < 2; j++) s += b[j];
+    __attribute__((opencl_unroll_hint(2)))
+    for (int j = 0; j < 2; j++) s += b[j];
+    float4 v = (float4)(s, b[i], 0.0f, 1.0f);
+    o[i] = v;
+}";
+    let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+    let k = p.kernels().next().unwrap();
+    let loops = k.body.iter().filter(|s| matches!(s, coarsen::ir::Stmt::For { .. })).count();
+    assert_eq!(loops, 3);
+    let mut lit = false;
+    coarsen::ir::visit_exprs(&k.body, &mut |e| lit |= matches!(&e.kind, coarsen::ir::ExprKind::VectorLit(p) if p.len() == 4));
+    assert!(lit);
 }
