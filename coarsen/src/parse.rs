@@ -149,6 +149,17 @@ fn is_expr_kind(k: CXCursorKind) -> bool {
     unsafe { clang_isExpression(k) != 0 }
 }
 
+/// A `continue` in `body` that belongs to the enclosing loop (not to a loop
+/// nested in it).
+fn has_own_continue(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Continue(_) => true,
+        Stmt::If { then, els, .. } => has_own_continue(then) || els.as_deref().is_some_and(has_own_continue),
+        Stmt::Block(b) => has_own_continue(b),
+        _ => false,
+    })
+}
+
 fn is_stmt_kind(k: CXCursorKind) -> bool {
     unsafe { clang_isStatement(k) != 0 }
 }
@@ -264,8 +275,26 @@ impl Cx {
                 out.push(Stmt::Unsupported("switch".into(), span));
             }
             CXCursor_DoStmt => {
-                self.unsupported(&span, "'do ... while' is not supported".into());
-                out.push(Stmt::Unsupported("do".into(), span));
+                // `do B while (c);` is `while (1) { B if (!c) break; }` when B
+                // has no `continue` of its own (which would skip the test)
+                let ch = c.children();
+                let (Some(b), Some(cond)) = (ch.first(), ch.get(1)) else {
+                    self.unsupported(&span, "malformed 'do ... while'".into());
+                    out.push(Stmt::Unsupported("do".into(), span));
+                    return;
+                };
+                let mut body = self.stmt_list(b);
+                if has_own_continue(&body) {
+                    self.unsupported(&span, "'do ... while' with 'continue' is not supported".into());
+                    out.push(Stmt::Unsupported("do".into(), span));
+                    return;
+                }
+                let cond = self.expr(cond);
+                let int = Type::Scalar(Scalar::Int);
+                let not = Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: int.clone(), span: cond.span.clone() };
+                body.push(Stmt::If { cond: not, then: vec![Stmt::Break(cond.span.clone())], els: None, span: cond.span.clone() });
+                let one = Expr { kind: ExprKind::IntLit(1), ty: int, span: span.clone() };
+                out.push(Stmt::While { cond: one, body, span });
             }
             // `#pragma unroll` / `__attribute__((opencl_unroll_hint))`: an
             // attributed statement (unexposed by libclang) around the loop;

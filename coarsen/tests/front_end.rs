@@ -63,3 +63,23 @@ fn vector_compound_literals_and_unroll_hints_parse() {
     coarsen::ir::visit_exprs(&k.body, &mut |e| lit |= matches!(&e.kind, coarsen::ir::ExprKind::VectorLit(p) if p.len() == 4));
     assert!(lit);
 }
+
+/// Issue 15: `do ... while` is a `while (1)` loop ending in the negated
+/// test; with a `continue` of its own (which would skip the test) it stays
+/// unsupported.
+#[test]
+fn do_while_loops_parse_and_continue_in_them_is_refused() {
+    let ok = "__kernel void k(__global int *a) { int j = 0; do { a[j] = j; j++; } while (j < 4); }";
+    let p = coarsen::parse_program("k.cl", ok, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+    let k = p.kernels().next().unwrap();
+    let Some(coarsen::ir::Stmt::While { body, .. }) = k.body.last() else { panic!("{:?}", k.body) };
+    assert!(matches!(body.last(), Some(coarsen::ir::Stmt::If { then, .. }) if matches!(then[..], [coarsen::ir::Stmt::Break(_)])));
+    let bad = "__kernel void k(__global int *a) { int j = 0; do { j++; if (j == 2) continue; a[j] = j; } while (j < 4); }";
+    let p = coarsen::parse_program("k.cl", bad, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").iter().any(|d| d.message.contains("'do ... while' with 'continue'")), "{:?}", p.diagnostics);
+    // a continue of a loop nested in the body is that loop's
+    let nested = "__kernel void k(__global int *a) { int j = 0; do { for (int q = 0; q < 2; q++) { if (q) continue; a[j] = q; } j++; } while (j < 4); }";
+    let p = coarsen::parse_program("k.cl", nested, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+}
