@@ -1,10 +1,10 @@
-// Issue 10: a buffer of 12-byte structs. Member accesses are not analyzed
-// yet, so the kernel runs unsplit, with its buffer sized by OpenCL C's layout
-// (12 bytes an element; it used to be 0 in the argument info and 1 in the
-// ranges, so `p=zeros:64` made 64 bytes for a kernel touching 768).
+// Issue 10: a buffer of 12-byte structs, sized by OpenCL C's layout (12
+// bytes an element; it used to be 0 in the argument info and 1 in the
+// ranges, so `p=zeros:64` made 64 bytes for a kernel touching 768). Since
+// issue 15 a member access is an access to part of the element: the kernel
+// splits, the partial writes glued element by element.
 // @run --global 64 --local 16 --arg p=zeros:64 --arg d=1.5
-// @expect not-splittable whole=p
-// @uncoarsenable struct member access is not supported
+// @expect splittable
 typedef struct { float x, y, z; } point;
 
 __kernel void issue10_struct_buffer(__global point *p, float d)

@@ -1019,11 +1019,14 @@ impl<'a> Walker<'a> {
                 Val::Other
             }
             ExprKind::Unsupported(m) => Val::Int(IntVal::unknown(format!("unsupported expression: {m}"))),
-            // never analyzed: the parser reports every member access
-            ExprKind::Member(a, _) => {
-                self.eval(a);
-                Val::Int(IntVal::unknown("struct member access is not supported".to_string()))
-            }
+            // a member of a buffer element: a read of (part of) the element
+            ExprKind::Member(..) => match self.mem_ref(e) {
+                Some((targets, _)) => {
+                    self.record(&targets, AccessKind::Read, 1, e);
+                    self.loaded(e)
+                }
+                None => self.loaded(e),
+            },
         }
     }
 
@@ -1054,6 +1057,13 @@ impl<'a> Walker<'a> {
                 _ => None,
             },
             ExprKind::Swizzle(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
+            // `p->m`: part of the element `p` points at
+            ExprKind::Member(a, _) if matches!(a.ty, Type::Pointer { .. }) => match self.eval(a) {
+                Val::Ptr(ts) => Some((ts, true)),
+                _ => None,
+            },
+            // `p[i].m`, `p[i].m.n`: part of the element
+            ExprKind::Member(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
             ExprKind::Cast(a) => self.mem_ref(a),
             _ => None,
         }

@@ -45,6 +45,10 @@ pub fn emit_c_with(program: &Program, kernel: &str, options: &EmitOptions) -> Re
     let mut out = String::new();
     writeln!(out, "/* coarsened by clpart from {}: kernel '{}' */", program.file, k.name).unwrap();
     writeln!(out, "#include \"clpart_coarsen.h\"\n").unwrap();
+    // the program's struct and union types, as written
+    for t in &program.type_decls {
+        writeln!(out, "{t}\n").unwrap();
+    }
     // Helpers the kernel reaches, in source order.
     let reach = reachable_helpers(program, kernel);
     for f in program.functions.iter().filter(|f| !f.is_kernel && reach.contains(&f.name)) {
@@ -583,7 +587,16 @@ impl<'p> Emitter<'p> {
             }
             ExprKind::Call(name, args) => self.call(e, name, args)?,
             ExprKind::Unsupported(m) => return Err(self.err(&e.span, m)),
-            ExprKind::Member(..) => return Err(self.err(&e.span, "struct member access is not supported")),
+            ExprKind::Member(a, m) => {
+                // the access is the element's (`p[i]` of `p[i].m`)
+                self.lvalue = mode;
+                let base = self.expr(a)?;
+                if matches!(a.ty, Type::Pointer { .. }) {
+                    format!("({base})->{m}")
+                } else {
+                    format!("({base}).{m}")
+                }
+            }
         })
     }
 

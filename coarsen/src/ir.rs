@@ -449,6 +449,9 @@ pub struct Program {
     pub source: String,
     pub functions: Vec<Function>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The text of the file's top-level struct, union and typedef
+    /// declarations of records, in order (the coarsened C repeats them).
+    pub type_decls: Vec<String>,
 }
 
 impl Program {

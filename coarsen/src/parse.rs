@@ -43,11 +43,27 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
     }
     let mut cx = Cx { file: file.to_string(), diags: diagnostics, function: String::new() };
     let mut functions = Vec::new();
+    let mut type_decls = Vec::new();
     for c in tu.root().children() {
-        if c.kind() != CXCursor_FunctionDecl || !c.is_definition() || !c.extent().in_main_file {
+        let e = c.extent();
+        if !e.in_main_file {
             continue;
         }
-        functions.push(cx.function(&c));
+        match c.kind() {
+            CXCursor_FunctionDecl if c.is_definition() => functions.push(cx.function(&c)),
+            CXCursor_StructDecl | CXCursor_UnionDecl | CXCursor_TypedefDecl => {
+                let is_record = c.kind() != CXCursor_TypedefDecl || matches!(c.ty().canonical().kind(), CXType_Record);
+                if let (true, Some(text)) = (is_record, source.get(e.start as usize..e.end as usize)) {
+                    // a typedef's extent includes its struct; the struct's
+                    // own cursor then repeats it: keep the outer one
+                    if !type_decls.iter().any(|t: &String| t.contains(text)) {
+                        type_decls.retain(|t: &String| !text.contains(t.trim_end_matches(';')));
+                        type_decls.push(format!("{text};"));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
     // Recursion is outside the subset.
     for f in &functions {
@@ -56,7 +72,7 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
             cx.unsupported(&f.span, format!("function '{}' is recursive", f.name));
         }
     }
-    Ok(Program { file: file.to_string(), source: source.to_string(), functions, diagnostics: cx.diags })
+    Ok(Program { file: file.to_string(), source: source.to_string(), functions, diagnostics: cx.diags, type_decls })
 }
 
 struct Cx {
@@ -537,10 +553,12 @@ impl Cx {
                     }
                 }
                 if c.kind() == CXCursor_MemberRefExpr {
-                    // Not analyzed (the diagnostic makes the kernel run
-                    // unsplit), but kept with its base so that the run-time
-                    // guard still checks the element `p[i]` of `p[i].x`.
-                    self.unsupported(&span, "struct member access is not supported".into());
+                    // `p[i].m` / `p->m`: an access to part of the element.
+                    // Members that are arrays or pointers would be bases of
+                    // further accesses the analysis cannot follow.
+                    if matches!(ty, Type::Array { .. } | Type::Pointer { .. } | Type::Other(_)) {
+                        self.unsupported(&span, format!("struct member '{}' of type '{}' is not supported", c.spelling(), ty.name()));
+                    }
                     let base = self.expr(&ch[0]);
                     return mk(ExprKind::Member(Box::new(base), c.spelling()), ty, span);
                 }

@@ -57,6 +57,10 @@ pub fn run_coarsened(
             t => c_name(t),
         })
         .collect();
+    // the kernel's struct types, for its prototype
+    for t in &program.type_decls {
+        writeln!(main, "{t}").unwrap();
+    }
     writeln!(main, "void {kernel}({}{}const clpart_wg *);", params.join(", "), if params.is_empty() { "" } else { ", " }).unwrap();
     main.push_str("static void *load(const char *path, size_t n) { void *p = calloc(n ? n : 1, 1); FILE *f = fopen(path, \"rb\"); if (!f || fread(p, 1, n, f) != n) { fprintf(stderr, \"cannot load %s\\n\", path); exit(3); } fclose(f); return p; }\n");
     main.push_str("static void save(const char *path, const void *p, size_t n) { FILE *f = fopen(path, \"wb\"); fwrite(p, 1, n, f); fclose(f); }\n");

@@ -234,34 +234,49 @@ fn issue10_the_per_group_test_never_trusts_a_short_window() {
     }
 }
 
-/// A buffer of 12-byte structs, accessed through a member: the kernel is not
-/// analyzed (it runs unsplit) but the guard still checks each element, so a
-/// host buffer with too few elements is an error, not a heap overflow.
+/// A buffer of 12-byte structs, accessed through a member: sized by OpenCL
+/// C's layout; a host buffer with too few elements is refused before
+/// anything runs (the member access is analyzed as part of the element),
+/// and the right size splits.
 const POINTS: &str = "typedef struct { float x, y, z; } point;
 __kernel void shift(__global point *p, float d) {
     int i = get_global_id(0);
     p[i].x += d;
 }";
 
+/// The same through an index the analysis cannot bound: the array is whole,
+/// and the guard catches a host buffer too small for what the kernel touches.
+const POINTS_INDIRECT: &str = "typedef struct { float x, y, z; } point;
+__kernel void shift(__global point *p, __global const int *idx, float d) {
+    int i = get_global_id(0);
+    p[idx[i]].x += d;
+}";
+
 #[test]
-fn issue10_a_struct_buffer_too_small_is_caught_and_the_right_size_runs() {
+fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
     let rt = runtime();
+    let nd = NdRange::new(&[64], &[16]).unwrap();
     let mut p = plan(&rt, "shift", POINTS, &[64], &[16], &[]);
     assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[64], &[16]).unwrap();
     let mut a = args(&p, &["p=zeros:10", "d=1.5"]);
     assert_eq!(a.buffer("p").unwrap().as_bytes().len(), 10 * 12, "sized by OpenCL C's layout");
     let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
-    assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
-    assert!(a.buffer("p").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
+    assert!(matches!(err, LaunchError::BufferTooSmall { .. }), "{err}");
     let mut a = args(&p, &["p=zeros:64", "d=1.5"]);
     let opts = LaunchOptions { verify: true, ..Default::default() };
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(!r.split && !r.guard_fired && r.verified == Some(true), "{r}");
+    assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
     let bytes = a.buffer("p").unwrap().as_bytes();
     for i in 0..64 {
         let x = f32::from_le_bytes(bytes[i * 12..i * 12 + 4].try_into().unwrap());
         let y = f32::from_le_bytes(bytes[i * 12 + 4..i * 12 + 8].try_into().unwrap());
         assert_eq!((x, y), (1.5, 0.0), "element {i}");
     }
+
+    let mut p = plan(&rt, "shift", POINTS_INDIRECT, &[64], &[16], &[]);
+    let mut a = args(&p, &["p=zeros:10", "idx=seq:64", "d=1.5"]);
+    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
+    assert!(err.to_string().contains("array 'p' outside its 10 elements"), "{err}");
+    assert!(a.buffer("p").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
 }
