@@ -1,5 +1,5 @@
 //! Item 1: analysis time per corpus kernel, in-process
-//! (`partitioner::analyze_source`, what `clpart analyze` calls) and as a
+//! (`session::Session::from_source` + `analyze`, what `clpart analyze` calls) and as a
 //! cold process (`clpart analyze kernels/X.cl --json`, spawned and waited
 //! for).
 
@@ -42,7 +42,7 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
             if spent > budget_ms && !cold_all.is_empty() {
                 break;
             }
-            let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &options));
+            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &options)));
             r.with_context(|| format!("analyze {file}"))?;
             in_process_all.push(ms);
             let (ms, status) = time_ms(|| {

@@ -354,14 +354,32 @@ fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
     cost
 }
 
-/// Partitions one kernel: the analysis, then ranges, counts and verdicts for
-/// the best (or requested) split dimension, and the subkernel.
-pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges, PartitionError> {
+/// The wall-clock deadline of a kernel's analysis started at `start`
+/// ([`AnalysisOptions::time_budget_ms`]; `None` without a budget). The access
+/// analysis and [`partition_kernel`] share it.
+pub fn deadline(options: &AnalysisOptions, start: std::time::Instant) -> Option<std::time::Instant> {
+    (options.time_budget_ms > 0).then(|| start + std::time::Duration::from_millis(options.time_budget_ms))
+}
+
+/// Partitions one kernel from its access analysis `acc` (made with
+/// `options.analysis`): ranges, counts and verdicts for the best (or
+/// requested) split dimension, and the subkernel. isl work still running at
+/// `deadline` (see [`deadline`]) is abandoned: the arrays concerned are whole.
+pub fn partition_kernel(
+    program: &Program,
+    acc: &KernelAccesses,
+    options: &PartitionOptions,
+    deadline: Option<std::time::Instant>,
+) -> Result<KernelRanges, PartitionError> {
     let budget_ms = options.analysis.time_budget_ms;
-    let start = std::time::Instant::now();
-    let deadline = (budget_ms > 0).then(|| start + std::time::Duration::from_millis(budget_ms));
-    let acc = access_analysis::analyze_kernel_until(program, kernel, &options.analysis, deadline.unwrap_or(start))?;
-    let func = program.kernel(Some(kernel)).expect("analysis found the kernel");
+    let kernel = acc.kernel.as_str();
+    let func = program.kernel(Some(kernel)).map_err(|_| {
+        PartitionError::Analysis(access_analysis::AnalysisError::UnknownKernel {
+            file: program.file.clone(),
+            name: kernel.to_string(),
+            available: program.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+        })
+    })?;
     let args = crate::args::arg_infos(func);
     if let Some(d) = options.split_dim {
         if d >= acc.work_dim {
@@ -372,7 +390,7 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
     param_names.push(SX_LO.into());
     param_names.push(SX_HI.into());
     let cx = Ctx {
-        acc: &acc,
+        acc,
         isl: Isl::new(options.analysis.max_operations, deadline),
         deadline,
         budget_ms,

@@ -1,7 +1,7 @@
 //! The thesis's examples reproduce (section 4.3, tables 4.3 and 4.4): ranges
 //! evaluated at concrete parameters, Ehrhart counts, write verdicts.
 
-use partitioner::{partition_kernel, PartitionOptions};
+use partitioner::PartitionOptions;
 use ranges_format::{eval_count, KernelRanges, Range};
 use std::collections::BTreeMap;
 
@@ -9,6 +9,13 @@ fn program(name: &str) -> coarsen::ir::Program {
     let path = format!("{}/../kernels/{name}.cl", env!("CARGO_MANIFEST_DIR"));
     let src = std::fs::read_to_string(&path).unwrap();
     coarsen::parse_program(&format!("{name}.cl"), &src, &Default::default()).unwrap()
+}
+
+/// The access analysis, then the partitioner, of one kernel (what the session does).
+fn partition_kernel(p: &coarsen::ir::Program, kernel: &str, o: &PartitionOptions) -> Result<KernelRanges, partitioner::PartitionError> {
+    let deadline = partitioner::deadline(&o.analysis, std::time::Instant::now());
+    let acc = access_analysis::analyze_kernel(p, kernel, &o.analysis)?;
+    partitioner::partition_kernel(p, &acc, o, deadline)
 }
 
 /// Values of every parameter of `k` from `given` (missing ones: derived NDRange values).

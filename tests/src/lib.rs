@@ -54,6 +54,18 @@ impl CorpusKernel {
         out
     }
 
+    /// The session over this kernel's source (its `@build` options).
+    pub fn session(&self) -> Result<session::Session, session::SessionError> {
+        session::Session::from_source(&format!("kernels/{}.cl", self.name), &self.source, &self.build)
+    }
+
+    /// The launch configuration of run `i`: its sizes and integer scalars.
+    pub fn launch_config(&self, i: usize) -> session::LaunchConfig {
+        let size = |flag| self.run_sizes(i, flag).iter().map(|&x| x as u64).collect::<Vec<u64>>();
+        let specs: Vec<String> = self.run_args(i).iter().map(|(n, s)| format!("{n}={s}")).collect();
+        session::LaunchConfig::new(&size("--global"), &size("--local")).with_specs(&specs)
+    }
+
     /// A comma-separated size list of run `i` (`--global` / `--local`).
     pub fn run_sizes(&self, i: usize, flag: &str) -> Vec<usize> {
         self.run_flag(i, flag)
@@ -172,24 +184,16 @@ pub fn split_runs(
     share_sets: &[&[(usize, f64)]],
     options: &launcher::LaunchOptions,
 ) -> Result<Vec<launcher::RunReport>, String> {
-    let global: Vec<u64> = k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect();
-    let local: Vec<u64> = k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect();
-    let mut launch = partitioner::LaunchValues { global: global.clone(), local: local.clone(), ..Default::default() };
-    for (n, s) in k.run_args(run) {
-        if let Ok(v) = s.parse::<i64>() {
-            launch.scalars.insert(n, v);
-        }
-    }
-    let file = format!("kernels/{}.cl", k.name);
-    let rf = partitioner::analyze_for_launch(&file, &k.source, &k.build, Some(&k.name), None, &launch).map_err(|e| e.to_string())?;
-    let mut plan = launcher::Plan::new(rt, &rf, &k.name).map_err(|e| e.to_string())?;
+    let config = k.launch_config(run);
+    let mut session = k.session().map_err(|e| e.to_string())?;
+    let (plan, _) = session.plan(rt, &k.name, &config).map_err(|e| e.to_string())?;
     let specs: Vec<String> = k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect();
     let pristine = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
-    let nd = launcher::NdRange::new(&global, &local).map_err(|e| e.to_string())?;
+    let nd = launcher::NdRange::new(&config.global, &config.local).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for shares in share_sets {
         let mut args = pristine.clone();
-        out.push(launcher::launch(&mut plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
+        out.push(launcher::launch(plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
     }
     Ok(out)
 }
