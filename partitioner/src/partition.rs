@@ -47,25 +47,6 @@ pub enum PartitionError {
 const SX_LO: &str = "sx_lo";
 const SX_HI: &str = "sx_hi";
 
-fn param_source(s: access_analysis::ParamSource) -> ParamSource {
-    use access_analysis::ParamSource as A;
-    match s {
-        A::ScalarArg { arg_index } => ParamSource::ScalarArg { arg_index },
-        A::GlobalSize(d) => ParamSource::GlobalSize(d),
-        A::LocalSize(d) => ParamSource::LocalSize(d),
-        A::GlobalOffset(d) => ParamSource::GlobalOffset(d),
-        A::NumGroups(d) => ParamSource::NumGroups(d),
-    }
-}
-
-fn mode(m: access_analysis::Mode) -> Mode {
-    match m {
-        access_analysis::Mode::R => Mode::R,
-        access_analysis::Mode::W => Mode::W,
-        access_analysis::Mode::RW => Mode::RW,
-    }
-}
-
 /// isl helpers over one context; every failure becomes `None` (callers fall back).
 struct Isl {
     /// Declared before `ctx`: joined before the context is freed.
@@ -399,7 +380,7 @@ pub fn partition_kernel(
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
     };
-    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: param_source(p.source) }).collect();
+    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: p.source }).collect();
     params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
     params.push(Param { name: SX_HI.into(), source: ParamSource::SliceHiItem });
 
@@ -500,7 +481,7 @@ fn array_ranges(
     options: &PartitionOptions,
     reasons: &mut Vec<String>,
 ) -> ArrayRanges {
-    let m = mode(a.mode);
+    let m = a.mode;
     let mut out = ArrayRanges {
         arg_index: a.arg_index,
         name: a.name.clone(),
