@@ -73,7 +73,7 @@
 
 mod budget;
 mod eval;
-mod isl;
+pub mod isl;
 mod poly;
 mod render;
 

@@ -18,7 +18,8 @@
 use crate::ehrhart;
 use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
-use isl_rs::{Context, DimType, Map, Set};
+use access_analysis::isl::Isl;
+use isl_rs::{DimType, Map, Set};
 use ranges_format::{
     ArgKind, ArrayRanges, ArrayStatus, Assumption, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
     WriteVerdict,
@@ -47,63 +48,6 @@ pub enum PartitionError {
 const SX_LO: &str = "sx_lo";
 const SX_HI: &str = "sx_hi";
 
-/// isl helpers over one context; every failure becomes `None` (callers fall back).
-struct Isl {
-    /// Declared before `ctx`: joined before the context is freed.
-    watchdog: Option<access_analysis::Watchdog>,
-    ctx: Context,
-}
-
-impl Isl {
-    fn new(max_ops: u64, deadline: Option<std::time::Instant>) -> Isl {
-        let ctx = Context::alloc();
-        let _ = isl_rs::Options::set_on_error(&ctx, 1);
-        ctx.set_max_operations(max_ops.max(1));
-        let watchdog = deadline.map(|d| access_analysis::Watchdog::arm(&ctx, d));
-        Isl { watchdog, ctx }
-    }
-    /// Whether the kernel's time budget ran out (every isl call fails from then on).
-    fn expired(&self) -> bool {
-        self.watchdog.as_ref().is_some_and(|w| w.expired())
-    }
-    fn set(&self, t: &str) -> Option<Set> {
-        Set::read_from_str(&self.ctx, t).ok()
-    }
-    fn map(&self, t: &str) -> Option<Map> {
-        Map::read_from_str(&self.ctx, t).ok()
-    }
-}
-
-extern "C" {
-    fn isl_set_to_str(set: usize) -> *mut std::ffi::c_char;
-    fn isl_pw_aff_to_str(pa: usize) -> *mut std::ffi::c_char;
-    fn free(p: *mut std::ffi::c_void);
-}
-
-/// Copies and frees a string isl returned; `None` for NULL (isl-rs's
-/// `to_str` would crash on it, e.g. after the operation limit was hit).
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string allocated with malloc.
-unsafe fn owned(p: *mut std::ffi::c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
-    free(p as *mut std::ffi::c_void);
-    Some(s)
-}
-
-fn set_text(s: &Set) -> Option<String> {
-    // SAFETY: `s.ptr` is a live isl_set owned by `s`; printing only reads it.
-    unsafe { owned(isl_set_to_str(s.ptr)) }
-}
-
-fn pw_aff_text(p: &isl_rs::PwAff) -> Option<String> {
-    // SAFETY: as in `set_text`.
-    unsafe { owned(isl_pw_aff_to_str(p.ptr)) }
-}
-
 /// The analysis state of one kernel for the partitioner.
 struct Ctx<'a> {
     acc: &'a KernelAccesses,
@@ -115,7 +59,6 @@ struct Ctx<'a> {
     /// The kernel's wall-clock deadline ([`access_analysis::AnalysisOptions::time_budget_ms`]).
     deadline: Option<std::time::Instant>,
     budget_ms: u64,
-    max_ops: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -152,31 +95,33 @@ impl<'a> Ctx<'a> {
             self.params_header(),
             self.aligned(d)
         );
-        let s = self.isl.set(&text)?;
-        let dom = self.isl.set(&self.acc.domain)?;
-        let ctx = self.isl.set(&self.acc.context)?;
+        let s = self.isl.set(&text).ok()?;
+        let dom = self.isl.set(&self.acc.domain).ok()?;
+        let ctx = self.isl.set(&self.acc.context).ok()?;
         s.intersect(dom).ok()?.intersect_params(ctx).ok()
     }
 
     fn whole_domain(&self) -> Option<Set> {
-        let dom = self.isl.set(&self.acc.domain)?;
-        let ctx = self.isl.set(&self.acc.context)?;
+        let dom = self.isl.set(&self.acc.domain).ok()?;
+        let ctx = self.isl.set(&self.acc.context).ok()?;
         dom.intersect_params(ctx).ok()
     }
 
-    fn context_with_slice(&self, d: u32) -> Option<String> {
-        let base = self.isl.set(&self.acc.context)?;
-        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d)))?;
-        set_text(&base.intersect(s).ok()?)
+    fn context_with_slice(&self, d: u32) -> Option<Set> {
+        let base = self.isl.set(&self.acc.context).ok()?;
+        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d))).ok()?;
+        base.intersect(s).ok()
     }
 
-    fn union_maps(&self, texts: &[&String]) -> Option<Map> {
+    /// The union of the relations `texts`: `Some(None)` when they are all
+    /// empty, `None` when isl failed (never to be mistaken for "not accessed").
+    fn union_maps(&self, texts: &[&String]) -> Option<Option<Map>> {
         let mut out: Option<Map> = None;
         for t in texts {
             if t.is_empty() {
                 continue;
             }
-            let m = self.isl.map(t)?;
+            let m = self.isl.map(t).ok()?;
             if m.is_empty().ok()? {
                 continue;
             }
@@ -185,7 +130,7 @@ impl<'a> Ctx<'a> {
                 Some(o) => o.union(m).ok()?,
             });
         }
-        out
+        Some(out)
     }
 
     fn footprint(&self, map: &Map, dom: &Set) -> Option<Set> {
@@ -197,7 +142,7 @@ impl<'a> Ctx<'a> {
 /// The linear bounds `[lower, upper]` of a footprint with `strides`; the bounds
 /// are simplified against `context` (the parameters' context with the slice
 /// constraints), which removes existentials isl cannot eliminate by itself.
-fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
     if fp.is_empty().ok()? {
         return None;
     }
@@ -214,8 +159,8 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
             lo = lo.gist_params(c.copy().ok()?).ok()?;
             hi = hi.gist_params(c.copy().ok()?).ok()?;
         }
-        lows.push(PwExpr::parse(&pw_aff_text(&lo)?).ok()?);
-        highs.push(PwExpr::parse(&pw_aff_text(&hi)?).ok()?);
+        lows.push(isl.pw_expr(&lo).ok()?);
+        highs.push(isl.pw_expr(&hi).ok()?);
     }
     let lower = if n == 1 {
         lows[0].clone()
@@ -246,13 +191,14 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Count> {
         let reserve = std::time::Duration::from_millis(cx.budget_ms / 2);
         limit = limit.min(d.checked_duration_since(now)?.checked_sub(reserve)?);
     }
-    let sub = Isl::new(cx.max_ops, Some(now + limit));
-    let mut fp = sub.set(&set_text(fp)?)?;
+    let sub = Isl::with_deadline(cx.isl.max_ops(), Some(now + limit), cx.budget_ms);
+    let mut fp = sub.import_set(fp).ok()?;
     if let Some(c) = context {
-        fp = fp.gist_params(sub.set(&set_text(c)?)?).ok()?;
+        fp = fp.gist_params(sub.import_set(c).ok()?).ok()?;
     }
     let fp = fp.drop_unused_params().ok()?;
-    let text = set_text(&fp)?;
+    // The Ehrhart input is isl text (PolyLib runs in a child process).
+    let text = sub.set_str(&fp).ok()?;
     let left = (now + limit).checked_duration_since(std::time::Instant::now())?;
     let e = ehrhart::enumerate_within(&text, None, left).ok()?;
     Some(Count {
@@ -271,7 +217,7 @@ fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
         None => format!("x{d} < y{d}"),
     };
     let params: Vec<&str> = cx.acc.params.iter().map(|p| p.name.as_str()).collect();
-    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", ")))?;
+    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", "))).ok()?;
     Some(!same.intersect(rel).ok()?.is_empty().ok()?)
 }
 
@@ -292,7 +238,7 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
         let rows = hull.project_out(DimType::Set, 1, 1).ok()?;
         let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
         let width = &strides[0];
-        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}"))?;
+        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}")).ok()?;
         let bx = rows.flat_product(cols).ok()?;
         let bx = bx.set_tuple_name(&name).ok()?;
         return bx.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
@@ -372,10 +318,9 @@ pub fn partition_kernel(
     param_names.push(SX_HI.into());
     let cx = Ctx {
         acc,
-        isl: Isl::new(options.analysis.max_operations, deadline),
+        isl: Isl::with_deadline(options.analysis.max_operations, deadline, budget_ms),
         deadline,
         budget_ms,
-        max_ops: options.analysis.max_operations,
         param_names,
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
@@ -428,12 +373,12 @@ fn partition_along(
     let slice = cx.slice(d);
     let whole_dom = cx.whole_domain();
     let ctx_slice = cx.context_with_slice(d);
-    let ctx_total = cx.isl.set(&acc.context).and_then(|s| set_text(&s));
+    let ctx_total = cx.isl.set(&acc.context).ok();
     let mut arrays = Vec::new();
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), options, &mut reasons);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_ref(), ctx_total.as_ref(), options, &mut reasons);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -476,8 +421,8 @@ fn array_ranges(
     d: u32,
     slice: Option<&Set>,
     whole_dom: Option<&Set>,
-    ctx_slice: Option<&str>,
-    ctx_total: Option<&str>,
+    ctx_slice: Option<&Set>,
+    ctx_total: Option<&Set>,
     options: &PartitionOptions,
     reasons: &mut Vec<String>,
 ) -> ArrayRanges {
@@ -516,7 +461,7 @@ fn array_ranges(
             reasons.push(reason);
         }
     };
-    cx.isl.ctx.reset_operations();
+    cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (slice, whole_dom) else {
         fail(&mut out, reasons, "isl could not build the slice domain");
         return out;
@@ -525,6 +470,11 @@ fn array_ranges(
     let reads = cx.union_maps(&[&a.reads]);
     let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
     let must = cx.union_maps(&[&a.must_writes]);
+    let may = cx.union_maps(&[&a.may_writes]);
+    let (Some(all), Some(reads), Some(writes), Some(must), Some(may)) = (all, reads, writes, must, may) else {
+        fail(&mut out, reasons, "isl operation limit reached or isl failed while reading the access relations");
+        return out;
+    };
     let Some(all) = all else {
         return out; // never accessed
     };
@@ -534,10 +484,9 @@ fn array_ranges(
         fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
         return out;
     };
-    let ctx_total_set = ctx_total.and_then(|t| cx.isl.set(t));
-    let ctx_slice_set = ctx_slice.and_then(|t| cx.isl.set(t));
-    out.total = linear_range(&fp_total, &a.strides, ctx_total_set.as_ref());
-    out.slice = linear_range(&fp_slice, &a.strides, ctx_slice_set.as_ref());
+    let (ctx_total_set, ctx_slice_set) = (ctx_total, ctx_slice);
+    out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
+    out.slice = linear_range(&cx.isl, &fp_slice, &a.strides, ctx_slice_set);
     if (out.total.is_none() && !fp_total.is_empty().unwrap_or(true)) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
         out.total = None;
         out.slice = None;
@@ -545,14 +494,14 @@ fn array_ranges(
         return out;
     }
     if let Some(r) = &reads {
-        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&f, &a.strides, ctx_slice_set.as_ref()));
+        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&cx.isl, &f, &a.strides, ctx_slice_set));
     }
     if let Some(w) = &writes {
         let wfp = cx.footprint(w, slice);
-        out.write_slice = wfp.as_ref().and_then(|f| linear_range(f, &a.strides, ctx_slice_set.as_ref()));
+        out.write_slice = wfp.as_ref().and_then(|f| linear_range(&cx.isl, f, &a.strides, ctx_slice_set));
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
-        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
+        let has_may = match (may, &must) {
             (None, _) => false,
             (Some(may), None) => !may.is_empty().unwrap_or(false),
             (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
@@ -581,14 +530,14 @@ fn array_ranges(
             None
         };
         let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set.as_ref())),
+            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set)),
             _ => None,
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
     if !options.no_counts {
-        out.count_total = count_of(cx, &fp_total, ctx_total_set.as_ref());
-        out.count_slice = count_of(cx, &fp_slice, ctx_slice_set.as_ref());
+        out.count_total = count_of(cx, &fp_total, ctx_total_set);
+        out.count_slice = count_of(cx, &fp_slice, ctx_slice_set);
     }
     out
 }
