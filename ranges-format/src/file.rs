@@ -604,6 +604,11 @@ impl Count {
 }
 
 impl BoundCount {
+    /// A count from its bound chambers, per term.
+    pub(crate) fn from_terms(terms: Vec<Vec<(BoundCondition, BoundExpr)>>) -> BoundCount {
+        BoundCount { terms }
+    }
+
     /// The count for `values`: per term, the value of the first chamber
     /// whose domain holds (a chamber value with no defined piece, or a term
     /// with no matching chamber, contributes 0); the exact sum must be an
