@@ -17,6 +17,7 @@
 //! loads it: set the variable before the first OpenCL call of the process.
 
 mod args;
+mod buffer;
 mod elem;
 mod error;
 mod exec;
@@ -25,10 +26,11 @@ mod ndrange;
 mod npy;
 mod plan;
 mod runtime;
+mod spec;
 
-pub use args::{
-    parse_assignment, ArgSpec, ArgValue, HostBuffer, KernelArgs, SplitMix64, SPEC_KINDS,
-};
+pub use args::KernelArgs;
+pub use buffer::{ArgValue, HostBuffer};
+pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
 pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};

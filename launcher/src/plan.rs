@@ -10,7 +10,8 @@ use ranges_format::{
     KernelRanges, Mode, ParamSource, RangeFile, WriteVerdict,
 };
 
-use crate::args::{ArgValue, KernelArgs};
+use crate::args::KernelArgs;
+use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::ndrange::NdRange;
