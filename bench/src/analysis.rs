@@ -33,7 +33,7 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
     let options = PartitionOptions::default();
     let mut out = Vec::new();
     for k in corpus {
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let mut in_process_all = Vec::new();
         let mut cold_all = Vec::new();
         // Interleaved, so that a burst of load from elsewhere hits both ways.

@@ -59,6 +59,10 @@ struct Ctx<'a> {
     /// The kernel's wall-clock deadline ([`access_analysis::AnalysisOptions::time_budget_ms`]).
     deadline: Option<std::time::Instant>,
     budget_ms: u64,
+    /// Per array (by argument index), its total range and whether its total
+    /// footprint is empty: they do not depend on the split dimension, so
+    /// the candidates after the first reuse them.
+    totals: std::cell::RefCell<std::collections::BTreeMap<u32, (Option<Range>, bool)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -324,6 +328,7 @@ pub fn partition_kernel(
         param_names,
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
+        totals: Default::default(),
     };
     let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: p.source }).collect();
     params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
@@ -333,9 +338,12 @@ pub fn partition_kernel(
         Some(d) => vec![d],
         None => (0..acc.work_dim).rev().collect(),
     };
+    // Counts do not take part in the choice of the split dimension: with
+    // several candidates they are computed for the chosen one only.
+    let counts_now = dims.len() == 1 && !options.no_counts;
     let mut best: Option<(i64, bool, KernelRanges)> = None;
     for &d in &dims {
-        let k = partition_along(&cx, program, func, &args, &params, d, options);
+        let k = partition_along(&cx, program, func, &args, &params, d, counts_now);
         let ok = k.splittable;
         let cost = slice_cost(&k, d, options.analysis.local_size);
         let better = match &best {
@@ -347,6 +355,10 @@ pub fn partition_kernel(
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
+    if dims.len() > 1 && !options.no_counts {
+        let d = k.split_dim.unwrap_or(0);
+        add_counts(&cx, &mut k, d);
+    }
     if dims.len() > 1 {
         k.diagnostics.insert(0, format!("split dimension {} chosen (smallest slice footprint{})", k.split_dim.unwrap_or(0), if k.splittable { "" } else { "; no dimension is splittable" }));
     }
@@ -360,7 +372,7 @@ fn partition_along(
     args: &[ranges_format::ArgInfo],
     params: &[Param],
     d: u32,
-    options: &PartitionOptions,
+    counts: bool,
 ) -> KernelRanges {
     let acc = cx.acc;
     let mut reasons: Vec<String> = Vec::new();
@@ -378,7 +390,7 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_ref(), ctx_total.as_ref(), options, &mut reasons);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_ref(), ctx_total.as_ref(), counts, &mut reasons);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -423,7 +435,7 @@ fn array_ranges(
     whole_dom: Option<&Set>,
     ctx_slice: Option<&Set>,
     ctx_total: Option<&Set>,
-    options: &PartitionOptions,
+    counts: bool,
     reasons: &mut Vec<String>,
 ) -> ArrayRanges {
     let m = a.mode;
@@ -478,16 +490,32 @@ fn array_ranges(
     let Some(all) = all else {
         return out; // never accessed
     };
-    let fp_total = cx.footprint(&all, whole_dom);
-    let fp_slice = cx.footprint(&all, slice);
-    let (Some(fp_total), Some(fp_slice)) = (fp_total, fp_slice) else {
+    let (ctx_total_set, ctx_slice_set) = (ctx_total, ctx_slice);
+    // The total footprint is needed again only for its count.
+    let memo = if counts { None } else { cx.totals.borrow().get(&a.arg_index).cloned() };
+    let (fp_total, total_empty) = match memo {
+        Some((total, empty)) => {
+            out.total = total;
+            (None, empty)
+        }
+        None => {
+            let Some(fp_total) = cx.footprint(&all, whole_dom) else {
+                fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
+                return out;
+            };
+            out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
+            let empty = fp_total.is_empty().unwrap_or(true);
+            cx.totals.borrow_mut().insert(a.arg_index, (out.total.clone(), empty));
+            (Some(fp_total), empty)
+        }
+    };
+    let Some(fp_slice) = cx.footprint(&all, slice) else {
+        out.total = None;
         fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
         return out;
     };
-    let (ctx_total_set, ctx_slice_set) = (ctx_total, ctx_slice);
-    out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
     out.slice = linear_range(&cx.isl, &fp_slice, &a.strides, ctx_slice_set);
-    if (out.total.is_none() && !fp_total.is_empty().unwrap_or(true)) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
+    if (out.total.is_none() && !total_empty) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
         out.total = None;
         out.slice = None;
         fail(&mut out, reasons, "the footprint bounds could not be expressed (isl limit or an unsupported bound form)");
@@ -501,11 +529,7 @@ fn array_ranges(
         out.write_slice = wfp.as_ref().and_then(|f| linear_range(&cx.isl, f, &a.strides, ctx_slice_set));
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
-        let has_may = match (may, &must) {
-            (None, _) => false,
-            (Some(may), None) => !may.is_empty().unwrap_or(false),
-            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
-        };
+        let has_may = has_may_writes(may, &must);
         let fills = match (&must, has_may) {
             (Some(mw), false) => fills_hull(cx, mw, slice, &a.strides).unwrap_or(false),
             _ => false,
@@ -529,15 +553,61 @@ fn array_ranges(
         } else {
             None
         };
-        let written_count = match (&must, has_may, fills, options.no_counts) {
-            (Some(mw), false, false, false) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set)),
+        let written_count = match (&must, has_may, fills, counts) {
+            (Some(mw), false, false, true) => cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice_set)),
             _ => None,
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count });
     }
-    if !options.no_counts {
-        out.count_total = count_of(cx, &fp_total, ctx_total_set);
+    if counts {
+        out.count_total = fp_total.as_ref().and_then(|fp| count_of(cx, fp, ctx_total_set));
         out.count_slice = count_of(cx, &fp_slice, ctx_slice_set);
     }
     out
+}
+
+/// Whether some write is not a must-write (the may-write map may repeat the
+/// must-writes).
+fn has_may_writes(may: Option<Map>, must: &Option<Map>) -> bool {
+    match (may, must) {
+        (None, _) => false,
+        (Some(may), None) => !may.is_empty().unwrap_or(false),
+        (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+    }
+}
+
+/// The Ehrhart counts of the kernel split along `d` (chosen without them):
+/// per bounded array the total and slice counts, and the written count where
+/// every write is a must-write and the writes do not fill the hull (as
+/// [`array_ranges`] computes them when counting right away).
+fn add_counts(cx: &Ctx, k: &mut KernelRanges, d: u32) {
+    let slice = cx.slice(d);
+    let whole_dom = cx.whole_domain();
+    let ctx_slice = cx.context_with_slice(d);
+    let ctx_total = cx.isl.set(&cx.acc.context).ok();
+    let (Some(slice), Some(whole_dom)) = (slice.as_ref(), whole_dom.as_ref()) else { return };
+    for (a, out) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()) {
+        if out.status != ArrayStatus::Bounded {
+            continue;
+        }
+        cx.isl.reset();
+        let Some(Some(all)) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else { continue };
+        if let Some(w) = &mut out.write {
+            if !w.fills_hull {
+                if let (Some(must), Some(may)) = (cx.union_maps(&[&a.must_writes]), cx.union_maps(&[&a.may_writes])) {
+                    if !has_may_writes(may, &must) {
+                        if let Some(mw) = &must {
+                            w.written_count = cx.footprint(mw, slice).and_then(|f| count_of(cx, &f, ctx_slice.as_ref()));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(fp) = cx.footprint(&all, whole_dom) {
+            out.count_total = count_of(cx, &fp, ctx_total.as_ref());
+        }
+        if let Some(fp) = cx.footprint(&all, slice) {
+            out.count_slice = count_of(cx, &fp, ctx_slice.as_ref());
+        }
+    }
 }

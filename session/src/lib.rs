@@ -304,7 +304,15 @@ impl Session {
         po.analysis.local_size = Some(ls);
         let rf = self.analyze(Some(kernel), &po)?;
         let Some(k) = rf.kernels.first() else { return Ok(rf) };
-        if k.splittable || k.arrays.iter().all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)) {
+        // Specialization may help where writes were not proved disjoint, or a
+        // written array could not be bounded (a subscript dividing by a
+        // scalar, `i / stride`, becomes quasi-affine with the value known).
+        let written_whole = |a: &ranges_format::ArrayRanges| {
+            matches!(a.status, ranges_format::ArrayStatus::Whole { .. })
+                && matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW)
+        };
+        let may_help = k.arrays.iter().any(|a| written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices));
+        if k.splittable || !may_help {
             return Ok(rf);
         }
         for (d, g) in config.global.iter().take(3).enumerate() {

@@ -34,6 +34,12 @@ pub struct CorpusKernel {
 }
 
 impl CorpusKernel {
+    /// The file relative to the workspace root (`kernels/vadd.cl`), as messages name it.
+    pub fn file(&self) -> String {
+        let root = workspace_root();
+        self.path.strip_prefix(&root).unwrap_or(&self.path).display().to_string()
+    }
+
     /// The value of `--flag` in run `i`.
     pub fn run_flag(&self, i: usize, flag: &str) -> Option<String> {
         let r = &self.runs[i];
@@ -56,7 +62,7 @@ impl CorpusKernel {
 
     /// The session over this kernel's source (its `@build` options).
     pub fn session(&self) -> Result<session::Session, session::SessionError> {
-        session::Session::from_source(&format!("kernels/{}.cl", self.name), &self.source, &self.build)
+        session::Session::from_source(&self.file(), &self.source, &self.build)
     }
 
     /// The launch configuration of run `i`: its sizes and integer scalars.
@@ -107,7 +113,20 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
 
 /// Every corpus kernel (`kernels/*.cl`), sorted by name.
 pub fn corpus() -> Vec<CorpusKernel> {
-    let dir = workspace_root().join("kernels");
+    corpus_in("kernels")
+}
+
+/// The slow-kernel set whose analysis still exceeds its time budget
+/// (`kernels/slow/*.cl`, same header format): the bench times them; the
+/// stage tests leave them out, since what a budget cuts short depends on the
+/// machine's load.
+pub fn slow_corpus() -> Vec<CorpusKernel> {
+    corpus_in("kernels/slow")
+}
+
+/// The kernels of one corpus folder (relative to the workspace root), sorted by name.
+pub fn corpus_in(folder: &str) -> Vec<CorpusKernel> {
+    let dir = workspace_root().join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("kernels/")
         .filter_map(|e| e.ok().map(|e| e.path()))
