@@ -1,22 +1,28 @@
-//! A thin owner of an isl context: parsing from text, printing to text, and the
-//! mapping of isl failures (operation limit, errors) to [`IslFail`].
+//! The one isl wrapper of clpart, shared by the access analysis and the
+//! partitioner: it owns an isl context with its operation limit
+//! (`max_operations`, 0 = no limit, in every stage) and its wall-clock
+//! watchdog, maps isl failures (operation limit, deadline, errors) to
+//! [`IslFail`], and is the only place that turns isl text into isl objects or
+//! isl objects into text (and into [`ranges_format::PwExpr`] values).
 //!
-//! isl objects are built by printing isl's textual syntax and parsing it. The
-//! context is configured to neither print nor abort on errors
-//! (`ISL_ON_ERROR_CONTINUE`); every failing operation comes back as an `Err`.
+//! The access analysis builds isl objects by printing isl's textual syntax
+//! and parsing it here. The context is configured to neither print nor abort
+//! on errors (`ISL_ON_ERROR_CONTINUE`); every failing operation comes back as
+//! an `Err`.
 
-use isl_rs::{Context, Error, LibISLError, Map, Options, Set};
+use isl_rs::{Context, Error, LibISLError, Map, Options, PwAff, Set};
 use std::ffi::{c_char, c_void, CStr};
 
 extern "C" {
     fn isl_map_to_str(map: usize) -> *mut c_char;
     fn isl_set_to_str(set: usize) -> *mut c_char;
+    fn isl_pw_aff_to_str(pa: usize) -> *mut c_char;
     fn free(ptr: *mut c_void);
 }
 
 /// Why an isl computation did not complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum IslFail {
+pub enum IslFail {
     /// `isl_ctx_set_max_operations` was exceeded.
     Limit(u64),
     /// Any other isl error (a bug in the generated text, most likely).
@@ -25,13 +31,14 @@ pub(crate) enum IslFail {
     Deadline(u64),
 }
 
-pub(crate) type IslResult<T> = Result<T, IslFail>;
+pub type IslResult<T> = Result<T, IslFail>;
 
 /// Owns the `isl_ctx`. Every isl object created through it must be dropped
 /// before it (all objects are local to the functions using them).
-pub(crate) struct Isl {
+pub struct Isl {
     /// Declared before `ctx`: dropped (joined) before the context is freed.
     watchdog: Option<crate::budget::Watchdog>,
+    /// Every isl object created through it must be dropped before it.
     ctx: Context,
     max_ops: u64,
     budget_ms: u64,
@@ -41,12 +48,33 @@ pub(crate) struct Isl {
 const ON_ERROR_CONTINUE: i32 = 1;
 
 impl Isl {
+    /// A context with the operation limit `max_ops` (0: no limit).
     pub fn new(max_ops: u64) -> Isl {
         let ctx = Context::alloc();
         // Failing to set the option only means isl may print warnings.
         let _ = Options::set_on_error(&ctx, ON_ERROR_CONTINUE);
         ctx.set_max_operations(max_ops);
         Isl { watchdog: None, ctx, max_ops, budget_ms: 0 }
+    }
+
+    /// [`Isl::new`], armed with `deadline` when there is one (`budget_ms` is
+    /// what messages name).
+    pub fn with_deadline(max_ops: u64, deadline: Option<std::time::Instant>, budget_ms: u64) -> Isl {
+        let mut isl = Isl::new(max_ops);
+        if let Some(d) = deadline {
+            isl.arm(d, budget_ms);
+        }
+        isl
+    }
+
+    /// The isl context, for isl-rs calls.
+    pub fn ctx(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The operation limit (0: none).
+    pub fn max_ops(&self) -> u64 {
+        self.max_ops
     }
 
     /// Aborts every isl operation of this context from `deadline` on.
@@ -80,10 +108,12 @@ impl Isl {
         }
     }
 
+    /// Parses an isl map.
     pub fn map(&self, text: &str) -> IslResult<Map> {
         Map::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))
     }
 
+    /// Parses an isl set.
     pub fn set(&self, text: &str) -> IslResult<Set> {
         Set::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))
     }
@@ -112,6 +142,7 @@ impl Isl {
         }
     }
 
+    /// Prints a map (without the operation limit).
     pub fn map_str(&self, m: &Map) -> IslResult<String> {
         // SAFETY: `m.ptr` is a live isl_map owned by `m`; isl_map_to_str only
         // reads it and returns a malloc'ed string (or NULL), which we free.
@@ -119,10 +150,32 @@ impl Isl {
             .ok_or_else(|| self.print_fail("map"))
     }
 
+    /// Prints a set (without the operation limit).
     pub fn set_str(&self, s: &Set) -> IslResult<String> {
         // SAFETY: as in `map_str`.
         self.unlimited(|| unsafe { owned_str(isl_set_to_str(s.ptr)) })
             .ok_or_else(|| self.print_fail("set"))
+    }
+
+    /// Prints a piecewise quasi-affine expression (without the operation limit).
+    pub fn pw_aff_str(&self, p: &PwAff) -> IslResult<String> {
+        // SAFETY: as in `map_str`, for an isl_pw_aff owned by `p`.
+        self.unlimited(|| unsafe { owned_str(isl_pw_aff_to_str(p.ptr)) })
+            .ok_or_else(|| self.print_fail("piecewise expression"))
+    }
+
+    /// The value of a piecewise quasi-affine expression, as the range file
+    /// stores it.
+    pub fn pw_expr(&self, p: &PwAff) -> IslResult<ranges_format::PwExpr> {
+        let text = self.pw_aff_str(p)?;
+        ranges_format::PwExpr::parse(&text).map_err(|e| IslFail::Error(format!("isl printed an expression clpart cannot read ({e}): '{text}'")))
+    }
+
+    /// A copy of `s` (which may belong to another context) in this context.
+    pub fn import_set(&self, s: &Set) -> IslResult<Set> {
+        // SAFETY: as in `map_str`; printing only reads `s`.
+        let text = unsafe { owned_str(isl_set_to_str(s.ptr)) }.ok_or_else(|| self.print_fail("set"))?;
+        self.set(&text)
     }
 }
 
@@ -140,7 +193,7 @@ unsafe fn owned_str(p: *mut c_char) -> Option<String> {
 }
 
 /// Wraps an isl-rs call result into an [`IslResult`].
-pub(crate) trait IslOk<T> {
+pub trait IslOk<T> {
     fn ok_in(self, isl: &Isl) -> IslResult<T>;
 }
 

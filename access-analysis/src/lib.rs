@@ -73,7 +73,7 @@
 
 mod budget;
 mod eval;
-mod isl;
+pub mod isl;
 mod poly;
 mod render;
 
@@ -81,6 +81,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use budget::Watchdog;
+/// The shared vocabulary, defined once in `ranges-format` (the lowest crate
+/// every stage depends on): where a parameter comes from, how an array is
+/// accessed, a launch-time assumption (here: what delinearization needs).
+pub use ranges_format::{Assumption, Mode, ParamSource};
 pub use render::{analyze_kernel, analyze_kernel_until};
 
 /// Options of the analysis (hashable: results can be cached by options).
@@ -131,33 +135,12 @@ pub enum AnalysisError {
     InvalidLocalSize { file: String, kernel: String, value: [i64; 3] },
 }
 
-/// Where a parameter's value comes from at launch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamSource {
-    /// The integer scalar kernel argument at this index.
-    ScalarArg {
-        arg_index: u32,
-    },
-    GlobalSize(u32),
-    LocalSize(u32),
-    GlobalOffset(u32),
-    NumGroups(u32),
-}
-
 /// An isl parameter of the kernel's relations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamInfo {
     /// The isl name (`gs0`, `width`, `arg_min`, ...).
     pub name: String,
     pub source: ParamSource,
-}
-
-/// How an array is accessed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    R,
-    W,
-    RW,
 }
 
 /// How the array's element index was made affine.
@@ -193,16 +176,6 @@ pub struct Access {
     pub span: coarsen::ir::Span,
     /// Source text of the access, e.g. `c[y * width + x]`.
     pub text: String,
-}
-
-/// A condition on the parameters that must hold at launch for the
-/// delinearized relations to describe distinct elements.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assumption {
-    /// E.g. `0 <= x0 < width in c[y * width + x] (matmul.cl:16:5)`.
-    pub description: String,
-    /// isl parameter set, e.g. `[gs0, go0, width] -> { : gs0 + go0 <= width }`.
-    pub condition: String,
 }
 
 /// The accesses of one buffer argument.
@@ -270,16 +243,6 @@ impl KernelAccesses {
     }
 }
 
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mode::R => "r",
-            Mode::W => "w",
-            Mode::RW => "rw",
-        })
-    }
-}
-
 impl fmt::Display for Linearization {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -297,18 +260,6 @@ impl fmt::Display for AccessKind {
             AccessKind::MustWrite => "must-write",
             AccessKind::MayWrite => "may-write",
         })
-    }
-}
-
-impl fmt::Display for ParamSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamSource::ScalarArg { arg_index } => write!(f, "arg {arg_index}"),
-            ParamSource::GlobalSize(d) => write!(f, "get_global_size({d})"),
-            ParamSource::LocalSize(d) => write!(f, "get_local_size({d})"),
-            ParamSource::GlobalOffset(d) => write!(f, "get_global_offset({d})"),
-            ParamSource::NumGroups(d) => write!(f, "get_num_groups({d})"),
-        }
     }
 }
 

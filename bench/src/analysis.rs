@@ -1,5 +1,5 @@
 //! Item 1: analysis time per corpus kernel, in-process
-//! (`partitioner::analyze_source`, what `clpart analyze` calls) and as a
+//! (`session::Session::from_source` + `analyze`, what `clpart analyze` calls) and as a
 //! cold process (`clpart analyze kernels/X.cl --json`, spawned and waited
 //! for). Counting time: the in-process runs again without counts
 //! (`PartitionOptions::no_counts`), the difference of the medians.
@@ -40,7 +40,7 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
     let no_counts = PartitionOptions { no_counts: true, ..PartitionOptions::default() };
     let mut out = Vec::new();
     for k in corpus {
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let mut in_process_all = Vec::new();
         let mut cold_all = Vec::new();
         let mut no_counts_all = Vec::new();
@@ -50,10 +50,10 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
             if spent > budget_ms && !cold_all.is_empty() {
                 break;
             }
-            let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &options));
+            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &options)));
             r.with_context(|| format!("analyze {file}"))?;
             in_process_all.push(ms);
-            let (ms, r) = time_ms(|| partitioner::analyze_source(&file, &k.source, &k.build, None, &no_counts));
+            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &no_counts)));
             r.with_context(|| format!("analyze {file} without counts"))?;
             no_counts_all.push(ms);
             let (ms, status) = time_ms(|| {

@@ -6,8 +6,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 use launcher::{KernelArgs, NdRange, Plan, Runtime};
-use partitioner::LaunchValues;
 use ranges_format::RangeFile;
+use session::{LaunchConfig, Session};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -56,17 +56,9 @@ pub struct Ready {
 /// Analyzes `spec` for its launch (as `clpart run` does), makes the plan
 /// and the arguments.
 pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
-    let mut values = LaunchValues { global: spec.global.clone(), local: spec.local.clone(), ..Default::default() };
-    for a in &spec.args {
-        if let Some((n, v)) = a.split_once('=') {
-            if let Ok(v) = v.parse::<i64>() {
-                values.scalars.insert(n.to_string(), v);
-            }
-        }
-    }
-    let rf = partitioner::analyze_for_launch(&spec.file, &spec.source, &spec.build, Some(&spec.kernel), None, &values)
-        .with_context(|| format!("analyze {}", spec.file))?;
-    let plan = Plan::new(rt, &rf, &spec.kernel)?;
+    let config = LaunchConfig::new(&spec.global, &spec.local).with_specs(&spec.args);
+    let session = Session::from_source(&spec.file, &spec.source, &spec.build).with_context(|| format!("parse {}", spec.file))?;
+    let (rf, plan) = session.into_launch(rt, &spec.kernel, &config).with_context(|| format!("analyze {}", spec.file))?;
     let args = plan.args_from_specs(&spec.args)?;
     let nd = NdRange::new(&spec.global, &spec.local)?;
     Ok(Ready { rf, plan, args, nd })

@@ -180,7 +180,10 @@ fn bench(cli: &Cli) -> Result<()> {
 
     if wants(Item::Analysis) {
         eprintln!("== 1. analysis time ({} kernels, {} runs each way)", corpus.len(), scale.analysis_reps);
-        let a = analysis::run(&corpus, &clpart, &root, scale.analysis_reps, scale.analysis_budget_ms)?;
+        // The slow-kernel set of issue 11 that still exceeds its budget is timed too.
+        let mut timed = corpus.clone();
+        timed.extend(clpart_tests::slow_corpus());
+        let a = analysis::run(&timed, &clpart, &root, scale.analysis_reps, scale.analysis_budget_ms)?;
         let inp: Vec<f64> = a.iter().map(|k| k.in_process_ms).collect();
         let cold: Vec<f64> = a.iter().map(|k| k.cold_ms).collect();
         let slowest = |v: &[f64]| {
@@ -190,10 +193,12 @@ fn bench(cli: &Cli) -> Result<()> {
         };
         let (inp_max, inp_k) = slowest(&inp);
         let (cold_max, cold_k) = slowest(&cold);
-        rows.push(Row::target(1, "analysis in-process, median over kernels", format!("{:.1} ms", median(&inp)), "< 50 ms", median(&inp) < 50.0));
-        rows.push(Row::target(1, format!("analysis in-process, slowest ({inp_k})"), format!("{inp_max:.1} ms"), "< 1 s", inp_max < 1000.0));
-        rows.push(Row::target(1, "analysis cold `clpart analyze --json`, median over kernels", format!("{:.1} ms", median(&cold)), "< 50 ms", median(&cold) < 50.0));
-        rows.push(Row::target(1, format!("analysis cold process, slowest ({cold_k})"), format!("{cold_max:.1} ms"), "< 1 s", cold_max < 1000.0));
+        rows.push(Row::target(1, format!("analysis in-process, median over {} kernels", a.len()), format!("{:.1} ms", median(&inp)), "<= 20 ms", median(&inp) <= 20.0));
+        rows.push(Row::target(1, format!("analysis in-process, slowest ({inp_k})"), format!("{inp_max:.1} ms"), "<= 1 s", inp_max <= 1000.0));
+        let n_over = inp.iter().filter(|&&x| x > 2000.0).count();
+        rows.push(Row::target(1, "analysis in-process, kernels over 2 s", format!("{n_over} of {}", a.len()), "0", n_over == 0));
+        rows.push(Row::target(1, "analysis cold `clpart analyze --json`, median over kernels", format!("{:.1} ms", median(&cold)), "<= 60 ms", median(&cold) <= 60.0));
+        rows.push(Row::target(1, format!("analysis cold process, slowest ({cold_k})"), format!("{cold_max:.1} ms"), "<= 1 s", cold_max <= 1000.0));
         let counting: Vec<f64> = a.iter().map(|k| k.counting_ms).collect();
         let (count_max, count_k) = slowest(&counting);
         let engine = if partitioner::ehrhart::barvinok_available().is_ok() { "barvinok" } else { "PolyLib, barvinok unavailable" };

@@ -8,7 +8,6 @@
 //! `__global` buffer whose bytes changed (so read-only arrays are never
 //! written, even when they live in read-only memory).
 
-use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -17,12 +16,9 @@ use launcher::{
     ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, RunReport, Runtime,
 };
 use ranges_format::{ArgInfo, ArgKind, KernelRanges, Mode, RangeFile};
+use session::{LaunchConfig, Session};
 
 use crate::status::*;
-
-/// Most launcher plans a source plan keeps (one per distinct global size,
-/// local size and integer scalar values); the oldest goes first.
-const MAX_CACHED: usize = 16;
 
 /// The file name analysis messages use for source given as a string.
 pub(crate) const SOURCE_NAME: &str = "kernel.cl";
@@ -49,27 +45,6 @@ pub(crate) enum ArgSlot {
     Local { bytes: u64 },
 }
 
-/// Where the plan's ranges come from.
-enum Origin {
-    /// Analyzed at launch; launcher plans cached per launch configuration.
-    Source {
-        source: String,
-        build_options: Vec<String>,
-        cache: Vec<(LaunchKey, launcher::Plan)>,
-    },
-    /// A range file: one launcher plan, built at creation.
-    RangeFile { plan: Box<launcher::Plan> },
-}
-
-/// What the analysis of a launch depends on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct LaunchKey {
-    global: Vec<u64>,
-    local: Vec<u64>,
-    /// Integer scalar arguments by index.
-    scalars: Vec<(u32, Option<i64>)>,
-}
-
 /// The last launch's report.
 pub(crate) struct Last {
     pub(crate) report: RunReport,
@@ -85,7 +60,9 @@ pub(crate) type Shares = Vec<(usize, f64)>;
 pub(crate) struct PlanState {
     kernel: String,
     infos: Vec<ArgInfo>,
-    origin: Origin,
+    /// The analysis session: the source parsed once and launcher plans
+    /// cached per launch configuration, or the range file's plan.
+    session: Session,
     args: Vec<Option<ArgSlot>>,
     verify: bool,
     /// The run-time guard is off.
@@ -117,11 +94,6 @@ fn setter_for(kind: ArgKind) -> &'static str {
         ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => "clpart_plan_set_arg_buffer",
         ArgKind::LocalBuffer => "clpart_plan_set_arg_local",
     }
-}
-
-fn sorted(mut infos: Vec<ArgInfo>) -> Vec<ArgInfo> {
-    infos.sort_by_key(|a| a.index);
-    infos
 }
 
 /// The integer value of a scalar argument's bytes, when its type is an
@@ -173,24 +145,19 @@ impl PlanState {
         kernel: Option<&str>,
         build_options: Vec<String>,
     ) -> Result<PlanState> {
-        let analysis_err =
-            |e: coarsen::CoarsenError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
-        let options = coarsen::ParseOptions {
-            clang_args: build_options.clone(),
-        };
-        let program =
-            coarsen::parse_program(SOURCE_NAME, source, &options).map_err(analysis_err)?;
-        let function = program.kernel(kernel).map_err(analysis_err)?;
-        let infos = sorted(partitioner::args::arg_infos(function));
+        let analysis_err = |e: session::SessionError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
+        let mut session =
+            Session::from_source(SOURCE_NAME, source, &build_options).map_err(analysis_err)?;
+        // The source parsed now, so a failing analysis at launch is a limit
+        // of the analysis: run the kernel whole, with the reason in the report.
+        session.set_fallback_unsplit(true);
+        let kernel = session.kernel_name(kernel).map_err(analysis_err)?;
+        let infos = session.arg_infos(&kernel).map_err(analysis_err)?;
         Ok(PlanState {
-            kernel: function.name.clone(),
+            kernel,
             args: vec![None; infos.len()],
             infos,
-            origin: Origin::Source {
-                source: source.to_string(),
-                build_options,
-                cache: Vec::new(),
-            },
+            session,
             verify: false,
             unchecked: false,
             last: None,
@@ -214,18 +181,28 @@ impl PlanState {
             },
         };
         let runtime = runtime()?;
-        let plan = launcher::Plan::new(&runtime, &file, &name).map_err(|e| {
-            let e = Error::from(e);
+        let mut session = Session::from_range_file(file);
+        let plan_err = |e: session::SessionError| {
+            let e = match e {
+                session::SessionError::Launch(e) => Error::from(e),
+                other => Error::new(CLPART_INVALID_RANGE_FILE, other.to_string()),
+            };
             Error::new(e.code, format!("{path}: {}", e.message))
-        })?;
-        let infos = sorted(plan.kernel().args.clone());
+        };
+        // The plan is built now: a range file that does not bind fails here.
+        let (plan, _) = session
+            .plan(&runtime, &name, &LaunchConfig::default())
+            .map_err(plan_err)?;
+        let infos = {
+            let mut infos = plan.kernel().args.clone();
+            infos.sort_by_key(|a| a.index);
+            infos
+        };
         Ok(PlanState {
             kernel: name,
             args: vec![None; infos.len()],
             infos,
-            origin: Origin::RangeFile {
-                plan: Box::new(plan),
-            },
+            session,
             verify: false,
             unchecked: false,
             last: None,
@@ -369,7 +346,7 @@ impl PlanState {
         }
         let t0 = Instant::now();
         let (plan, analyzed) =
-            launcher_plan(&mut self.origin, &self.kernel, &self.infos, nd, &slots)?;
+            launcher_plan(&mut self.session, &self.kernel, &self.infos, nd, &slots)?;
         let analysis_ms = if analyzed {
             t0.elapsed().as_secs_f64() * 1e3
         } else {
@@ -448,97 +425,27 @@ impl PlanState {
     }
 }
 
-/// The launcher plan for this launch: the range file's, or the cached
-/// analysis of this configuration, or a new analysis. Also says whether the
-/// analysis ran now.
+/// The launcher plan for this launch from the session: the range file's, or
+/// the cached analysis of this configuration, or a new analysis. Also says
+/// whether the analysis ran now.
 fn launcher_plan<'a>(
-    origin: &'a mut Origin,
+    session: &'a mut Session,
     kernel: &str,
     infos: &[ArgInfo],
     nd: &NdRange,
     slots: &[ArgSlot],
 ) -> Result<(&'a mut launcher::Plan, bool)> {
-    let (source, build_options, cache) = match origin {
-        Origin::RangeFile { plan } => return Ok((plan.as_mut(), false)),
-        Origin::Source {
-            source,
-            build_options,
-            cache,
-        } => (source, build_options, cache),
-    };
-    let mut key = LaunchKey {
-        global: nd.global.clone(),
-        local: nd.local.clone(),
-        scalars: Vec::new(),
-    };
-    let mut scalars = BTreeMap::new();
+    let mut config = LaunchConfig::new(&nd.global, &nd.local);
     for (slot, info) in slots.iter().zip(infos) {
-        if let ArgSlot::Scalar { bytes, int } = slot {
-            if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
-                key.scalars.push((info.index, *int));
-                if let Some(v) = int_value(info, bytes) {
-                    scalars.insert(info.name.clone(), v);
-                }
-            }
+        if let ArgSlot::Scalar { int: Some(v), .. } = slot {
+            config.scalars.insert(info.name.clone(), *v);
         }
     }
-    if let Some(pos) = cache.iter().position(|(k, _)| *k == key) {
-        return Ok((&mut cache[pos].1, false));
-    }
-    let values = partitioner::LaunchValues {
-        global: nd.global.clone(),
-        local: nd.local.clone(),
-        scalars,
-    };
     let runtime = runtime()?;
-    let file = match partitioner::analyze_for_launch(
-        SOURCE_NAME,
-        source,
-        build_options,
-        Some(kernel),
-        None,
-        &values,
-    ) {
-        Ok(file) => file,
-        // The source parsed at creation, so this is a limit of the
-        // analysis: run the kernel whole, with the reason in the report.
-        Err(e) => unsplit_file(source, build_options, kernel, infos, nd, &e.to_string()),
-    };
-    let plan = launcher::Plan::new(&runtime, &file, kernel)?;
-    if cache.len() >= MAX_CACHED {
-        cache.remove(0);
-    }
-    cache.push((key, plan));
-    let last = cache.len() - 1;
-    Ok((&mut cache[last].1, true))
-}
-
-/// A range file that runs the kernel whole, for a kernel the analysis
-/// could not handle.
-fn unsplit_file(
-    source: &str,
-    build_options: &[String],
-    kernel: &str,
-    infos: &[ArgInfo],
-    nd: &NdRange,
-    why: &str,
-) -> RangeFile {
-    let mut file = RangeFile::new(SOURCE_NAME, source);
-    file.build_options = build_options.to_vec();
-    file.kernels.push(KernelRanges {
-        name: kernel.to_string(),
-        work_dim: nd.work_dim(),
-        params: Vec::new(),
-        args: infos.to_vec(),
-        split_dim: None,
-        splittable: false,
-        reason: Some(format!("the analysis failed: {why}")),
-        arrays: Vec::new(),
-        assumptions: Vec::new(),
-        subkernel: None,
-        diagnostics: Vec::new(),
-    });
-    file
+    session.plan(&runtime, kernel, &config).map_err(|e| match e {
+        session::SessionError::Launch(e) => Error::from(e),
+        other => Error::new(CLPART_ANALYSIS_FAILED, other.to_string()),
+    })
 }
 
 /// Refuses host arrays that overlap when one of them may be written: each

@@ -725,8 +725,9 @@ fn matmul_splits_caches_its_analysis_and_verifies() {
 fn range_file_plans_and_app_devices() {
     setup();
     // a range file as `clpart analyze -o` writes it
-    let (_, file) =
-        partitioner::analyze_source("vadd.cl", VADD, &[], None, &Default::default()).unwrap();
+    let file = session::Session::from_source("vadd.cl", VADD, &[])
+        .and_then(|s| s.analyze(None, &Default::default()))
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vadd.ranges.ron");
     file.write_atomic(&path).unwrap();

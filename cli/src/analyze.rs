@@ -102,27 +102,26 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
     let file = args.file.display().to_string();
-    let options = coarsen::ParseOptions { clang_args: args.clang_args() };
-    let program = coarsen::parse_program(&file, &source, &options)?;
+    let session = session::Session::from_source(&file, &source, &args.clang_args())?;
+    let program = session.program().expect("made from source");
     for d in &program.diagnostics {
         eprintln!("{d}");
     }
-    let first = program.kernel(args.kernel.as_deref())?.name.clone();
+    let first = session.kernel_name(args.kernel.as_deref())?;
     match args.emit {
         Some(Emit::Coarsened) => {
-            print!("{}", coarsen::emit_c(&program, &first)?);
+            print!("{}", coarsen::emit_c(program, &first)?);
             return Ok(0);
         }
         Some(Emit::Access) => {
             let po = partition_options(&args)?;
-            let acc = access_analysis::analyze_kernel(&program, &first, &po.analysis)?;
-            print!("{acc}");
+            print!("{}", session.accesses(&first, &po.analysis)?);
             return Ok(0);
         }
         _ => {}
     }
     let po = partition_options(&args)?;
-    let (_, rf) = partitioner::analyze_source(&file, &source, &args.clang_args(), args.kernel.as_deref(), &po)?;
+    let rf = session.analyze(args.kernel.as_deref(), &po)?;
     if let Some(out) = &args.output {
         rf.write_atomic(out)?;
     }

@@ -3,9 +3,9 @@
 use crate::analyze::{parse_size3, read_source};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use launcher::{KernelArgs, LaunchOptions, NdRange, Plan, RunReport, Runtime};
-use partitioner::LaunchValues;
+use launcher::{KernelArgs, LaunchOptions, NdRange, RunReport, Runtime};
 use ranges_format::RangeFile;
+use session::{LaunchConfig, Session};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -82,25 +82,18 @@ fn is_range_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ron")
 }
 
-/// Loads the plan's range file: read it, or analyze the source for this launch.
-fn range_file(args: &RunArgs, global: &[u64], local: &[u64]) -> Result<RangeFile> {
+/// The session of this run: over the range file, or over the source (parsed once).
+fn session(args: &RunArgs) -> Result<Session> {
     if is_range_file(&args.file) {
         // A range file is untrusted input (it also carries kernel code):
         // RangeFile::read validates every field and verifies the checksums.
-        return RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()));
+        let rf = RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()))?;
+        return Ok(Session::from_range_file(rf));
     }
     let source = read_source(&args.file)?;
     let file = args.file.display().to_string();
-    let mut launch = LaunchValues { global: global.to_vec(), local: local.to_vec(), ..Default::default() };
-    for spec in &args.args {
-        if let Some((name, v)) = spec.split_once('=') {
-            if let Ok(v) = v.trim().parse::<i64>() {
-                launch.scalars.insert(name.to_string(), v);
-            }
-        }
-    }
     let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
-    Ok(partitioner::analyze_for_launch(&file, &source, &build, args.kernel.as_deref(), args.split_dim, &launch)?)
+    Ok(Session::from_source(&file, &source, &build)?)
 }
 
 pub fn run(args: RunArgs) -> Result<u8> {
@@ -113,11 +106,9 @@ pub fn run(args: RunArgs) -> Result<u8> {
         parse_size3(l, "--local")?;
     }
     let nd = NdRange::new(&global, &local)?;
-    let rf = range_file(&args, &global, &local)?;
-    let kernel = match &args.kernel {
-        Some(k) => k.clone(),
-        None => rf.kernels.first().map(|k| k.name.clone()).context("the range file holds no kernel")?,
-    };
+    let mut session = session(&args)?;
+    let kernel = session.kernel_name(args.kernel.as_deref())?;
+    let config = LaunchConfig { split_dim: args.split_dim, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
     let runtime = Runtime::new()?;
     let shares = match &args.split {
         Some(s) => parse_shares(s)?,
@@ -129,7 +120,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             (0..n).map(|i| (i, 1.0 / n as f64)).collect()
         }
     };
-    let mut plan = Plan::new(&runtime, &rf, &kernel)?;
+    let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
     let mut outs = Vec::new();
@@ -151,7 +142,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 kargs = p.clone();
             }
         }
-        let r = launcher::launch(&mut plan, &nd, &mut kargs, &shares, &options)?;
+        let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
         walls.push(r.wall_ms);
         report = Some(r);
     }

@@ -9,7 +9,8 @@ use opencl3::memory::{Buffer, ClMem};
 use ranges_format::{ArgKind, BoundRange};
 use serde::Serialize;
 
-use crate::args::{ArgValue, KernelArgs};
+use crate::args::KernelArgs;
+use crate::buffer::ArgValue;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};

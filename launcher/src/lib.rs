@@ -18,6 +18,7 @@
 
 mod args;
 mod balance;
+mod buffer;
 mod elem;
 mod error;
 mod exec;
@@ -26,11 +27,12 @@ mod ndrange;
 mod npy;
 mod plan;
 mod runtime;
+mod spec;
 
+pub use args::KernelArgs;
 pub use balance::{launch_key, Balancer, MIN_KERNEL_MS};
-pub use args::{
-    parse_assignment, ArgSpec, ArgValue, HostBuffer, KernelArgs, SplitMix64, SPEC_KINDS,
-};
+pub use buffer::{ArgValue, HostBuffer};
+pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
 pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};

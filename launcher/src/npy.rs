@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::args::HostBuffer;
+use crate::buffer::HostBuffer;
 use crate::elem::ElemType;
 use crate::error::{LaunchError, Result};
 

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use opencl3::kernel::Kernel;
 use ranges_format::{
-    ArgKind, ArrayStatus, BoundCondition, BoundCount, BoundRange, Condition, ExtraArgMeaning,
+    ArgKind, ArrayStatus, BoundCondition, BoundCount, BoundRange, ExtraArgMeaning,
     KernelRanges, Mode, ParamSource, RangeFile, WriteVerdict,
 };
 
-use crate::args::{ArgValue, KernelArgs};
+use crate::args::KernelArgs;
+use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::ndrange::NdRange;
@@ -137,8 +138,8 @@ impl Plan {
             kernel: kname.clone(),
             message,
         };
-        kernel.validate()?;
-        let names = kernel.param_names();
+        // Validation parses and binds every expression once; the plan keeps them.
+        let bound = kernel.validate_and_bind()?;
         let arg = |index: u32| kernel.args.iter().find(|a| a.index == index);
 
         for p in &kernel.params {
@@ -174,7 +175,7 @@ impl Plan {
         }
 
         let mut arrays = Vec::new();
-        for a in &kernel.arrays {
+        for (a, b) in kernel.arrays.iter().zip(bound.arrays) {
             let info = arg(a.arg_index).ok_or_else(|| {
                 rf(format!(
                     "array '{}' refers to argument {}, which does not exist",
@@ -187,13 +188,6 @@ impl Plan {
                     a.name
                 )));
             }
-            let bind =
-                |r: &Option<ranges_format::Range>, field: &str| -> Result<Option<BoundRange>> {
-                    r.as_ref()
-                        .map(|r| r.bind(&names))
-                        .transpose()
-                        .map_err(|e| rf(format!("array '{}', {field}: {e}", a.name)))
-                };
             // `validate` checked both against the element type; a copy's
             // length comes from this size, so it must be the argument's.
             if a.elem_size == 0 || a.elem_size != info.elem_size {
@@ -213,23 +207,12 @@ impl Plan {
                     ArrayStatus::Bounded => None,
                     ArrayStatus::Whole { reason } => Some(reason.clone()),
                 },
-                total: bind(&a.total, "total")?,
-                slice: bind(&a.slice, "slice")?,
-                read: bind(&a.read_slice, "read_slice")?,
-                write: bind(&a.write_slice, "write_slice")?,
-                count_slice: a
-                    .count_slice
-                    .as_ref()
-                    .map(|c| c.bind(&names))
-                    .transpose()
-                    .map_err(|e| rf(format!("array '{}', count_slice: {e}", a.name)))?,
-                written_count: a
-                    .write
-                    .as_ref()
-                    .and_then(|w| w.written_count.as_ref())
-                    .map(|c| c.bind(&names))
-                    .transpose()
-                    .map_err(|e| rf(format!("array '{}', written_count: {e}", a.name)))?,
+                total: b.total,
+                slice: b.slice,
+                read: b.read_slice,
+                write: b.write_slice,
+                count_slice: b.count_slice,
+                written_count: b.written_count,
                 verdict: a.write.clone(),
             });
         }
@@ -237,13 +220,9 @@ impl Plan {
         let assumptions = kernel
             .assumptions
             .iter()
-            .map(|a| {
-                Condition::parse(&a.condition)
-                    .and_then(|c| c.bind(&names))
-                    .map(|b| (a.description.clone(), a.condition.clone(), b))
-                    .map_err(|e| rf(format!("assumption '{}': {e}", a.description)))
-            })
-            .collect::<Result<Vec<_>>>()?;
+            .zip(bound.assumptions)
+            .map(|(a, b)| (a.description.clone(), a.condition.clone(), b))
+            .collect();
 
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
         let guard = guard_status(&kernel);

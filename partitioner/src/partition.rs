@@ -19,7 +19,8 @@
 use crate::ehrhart;
 use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
-use isl_rs::{Context, DimType, Map, Set};
+use access_analysis::isl::Isl;
+use isl_rs::{DimType, Map, Set};
 use ranges_format::{
     ArgKind, ArrayRanges, ArrayStatus, Assumption, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
     WriteVerdict,
@@ -48,82 +49,6 @@ pub enum PartitionError {
 const SX_LO: &str = "sx_lo";
 const SX_HI: &str = "sx_hi";
 
-fn param_source(s: access_analysis::ParamSource) -> ParamSource {
-    use access_analysis::ParamSource as A;
-    match s {
-        A::ScalarArg { arg_index } => ParamSource::ScalarArg { arg_index },
-        A::GlobalSize(d) => ParamSource::GlobalSize(d),
-        A::LocalSize(d) => ParamSource::LocalSize(d),
-        A::GlobalOffset(d) => ParamSource::GlobalOffset(d),
-        A::NumGroups(d) => ParamSource::NumGroups(d),
-    }
-}
-
-fn mode(m: access_analysis::Mode) -> Mode {
-    match m {
-        access_analysis::Mode::R => Mode::R,
-        access_analysis::Mode::W => Mode::W,
-        access_analysis::Mode::RW => Mode::RW,
-    }
-}
-
-/// isl helpers over one context; every failure becomes `None` (callers fall back).
-struct Isl {
-    /// Declared before `ctx`: joined before the context is freed.
-    watchdog: Option<access_analysis::Watchdog>,
-    ctx: Context,
-}
-
-impl Isl {
-    fn new(max_ops: u64, deadline: Option<std::time::Instant>) -> Isl {
-        let ctx = Context::alloc();
-        let _ = isl_rs::Options::set_on_error(&ctx, 1);
-        ctx.set_max_operations(max_ops.max(1));
-        let watchdog = deadline.map(|d| access_analysis::Watchdog::arm(&ctx, d));
-        Isl { watchdog, ctx }
-    }
-    /// Whether the kernel's time budget ran out (every isl call fails from then on).
-    fn expired(&self) -> bool {
-        self.watchdog.as_ref().is_some_and(|w| w.expired())
-    }
-    fn set(&self, t: &str) -> Option<Set> {
-        Set::read_from_str(&self.ctx, t).ok()
-    }
-    fn map(&self, t: &str) -> Option<Map> {
-        Map::read_from_str(&self.ctx, t).ok()
-    }
-}
-
-extern "C" {
-    fn isl_set_to_str(set: usize) -> *mut std::ffi::c_char;
-    fn isl_pw_aff_to_str(pa: usize) -> *mut std::ffi::c_char;
-    fn free(p: *mut std::ffi::c_void);
-}
-
-/// Copies and frees a string isl returned; `None` for NULL (isl-rs's
-/// `to_str` would crash on it, e.g. after the operation limit was hit).
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string allocated with malloc.
-unsafe fn owned(p: *mut std::ffi::c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
-    free(p as *mut std::ffi::c_void);
-    Some(s)
-}
-
-fn set_text(s: &Set) -> Option<String> {
-    // SAFETY: `s.ptr` is a live isl_set owned by `s`; printing only reads it.
-    unsafe { owned(isl_set_to_str(s.ptr)) }
-}
-
-fn pw_aff_text(p: &isl_rs::PwAff) -> Option<String> {
-    // SAFETY: as in `set_text`.
-    unsafe { owned(isl_pw_aff_to_str(p.ptr)) }
-}
-
 /// The analysis state of one kernel for the partitioner.
 struct Ctx<'a> {
     acc: &'a KernelAccesses,
@@ -135,7 +60,10 @@ struct Ctx<'a> {
     /// The kernel's wall-clock deadline ([`access_analysis::AnalysisOptions::time_budget_ms`]).
     deadline: Option<std::time::Instant>,
     budget_ms: u64,
-    max_ops: u64,
+    /// Per array (by argument index), its total range and whether its total
+    /// footprint is empty: they do not depend on the split dimension, so
+    /// the candidates after the first reuse them.
+    totals: std::cell::RefCell<std::collections::BTreeMap<u32, (Option<Range>, bool)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -172,31 +100,33 @@ impl<'a> Ctx<'a> {
             self.params_header(),
             self.aligned(d)
         );
-        let s = self.isl.set(&text)?;
-        let dom = self.isl.set(&self.acc.domain)?;
-        let ctx = self.isl.set(&self.acc.context)?;
+        let s = self.isl.set(&text).ok()?;
+        let dom = self.isl.set(&self.acc.domain).ok()?;
+        let ctx = self.isl.set(&self.acc.context).ok()?;
         s.intersect(dom).ok()?.intersect_params(ctx).ok()
     }
 
     fn whole_domain(&self) -> Option<Set> {
-        let dom = self.isl.set(&self.acc.domain)?;
-        let ctx = self.isl.set(&self.acc.context)?;
+        let dom = self.isl.set(&self.acc.domain).ok()?;
+        let ctx = self.isl.set(&self.acc.context).ok()?;
         dom.intersect_params(ctx).ok()
     }
 
-    fn context_with_slice(&self, d: u32) -> Option<String> {
-        let base = self.isl.set(&self.acc.context)?;
-        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d)))?;
-        set_text(&base.intersect(s).ok()?)
+    fn context_with_slice(&self, d: u32) -> Option<Set> {
+        let base = self.isl.set(&self.acc.context).ok()?;
+        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d))).ok()?;
+        base.intersect(s).ok()
     }
 
-    fn union_maps(&self, texts: &[&String]) -> Option<Map> {
+    /// The union of the relations `texts`: `Some(None)` when they are all
+    /// empty, `None` when isl failed (never to be mistaken for "not accessed").
+    fn union_maps(&self, texts: &[&String]) -> Option<Option<Map>> {
         let mut out: Option<Map> = None;
         for t in texts {
             if t.is_empty() {
                 continue;
             }
-            let m = self.isl.map(t)?;
+            let m = self.isl.map(t).ok()?;
             if m.is_empty().ok()? {
                 continue;
             }
@@ -205,7 +135,7 @@ impl<'a> Ctx<'a> {
                 Some(o) => o.union(m).ok()?,
             });
         }
-        out
+        Some(out)
     }
 
     fn footprint(&self, map: &Map, dom: &Set) -> Option<Set> {
@@ -217,7 +147,7 @@ impl<'a> Ctx<'a> {
 /// The linear bounds `[lower, upper]` of a footprint with `strides`; the bounds
 /// are simplified against `context` (the parameters' context with the slice
 /// constraints), which removes existentials isl cannot eliminate by itself.
-fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
     if fp.is_empty().ok()? {
         return None;
     }
@@ -234,8 +164,8 @@ fn linear_range(fp: &Set, strides: &[String], context: Option<&Set>) -> Option<R
             lo = lo.gist_params(c.copy().ok()?).ok()?;
             hi = hi.gist_params(c.copy().ok()?).ok()?;
         }
-        lows.push(PwExpr::parse(&pw_aff_text(&lo)?).ok()?);
-        highs.push(PwExpr::parse(&pw_aff_text(&hi)?).ok()?);
+        lows.push(isl.pw_expr(&lo).ok()?);
+        highs.push(isl.pw_expr(&hi).ok()?);
     }
     let lower = if n == 1 {
         lows[0].clone()
@@ -273,7 +203,7 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
     if let Some(d) = cx.deadline {
         limit = limit.min(d.checked_duration_since(now).filter(|l| !l.is_zero()).ok_or("the analysis budget is spent")?);
     }
-    let sub = Isl::new(cx.max_ops, Some(now + limit));
+    let sub = Isl::with_deadline(cx.isl.max_ops(), Some(now + limit), cx.budget_ms);
     let isl_failed = || {
         if sub.expired() {
             out_of_time()
@@ -281,13 +211,14 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
             "isl failed while simplifying the footprint".to_string()
         }
     };
-    let mut fp = sub.set(&set_text(fp).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
+    let mut fp = sub.import_set(fp).map_err(|_| isl_failed())?;
     if let Some(c) = context {
-        let c = sub.set(&set_text(c).ok_or_else(isl_failed)?).ok_or_else(isl_failed)?;
+        let c = sub.import_set(c).map_err(|_| isl_failed())?;
         fp = fp.gist_params(c).map_err(|_| isl_failed())?;
     }
     let fp = fp.drop_unused_params().map_err(|_| isl_failed())?;
-    let text = set_text(&fp).ok_or_else(isl_failed)?;
+    // The Ehrhart input is isl text (the engines run in a child process).
+    let text = sub.set_str(&fp).map_err(|_| isl_failed())?;
     let left = || (now + limit).checked_duration_since(std::time::Instant::now()).unwrap_or_default();
     let by_barvinok = match ehrhart::card_within(&text, left()) {
         Ok(card) => return Ok(card.count),
@@ -323,12 +254,12 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
         k.diagnostics.push("no counts: isl could not build the slice domain".into());
         return;
     };
-    let ctx_slice = cx.context_with_slice(d).and_then(|t| cx.isl.set(&t));
-    let ctx_total = cx.isl.set(&cx.acc.context);
+    let ctx_slice = cx.context_with_slice(d);
+    let ctx_total = cx.isl.set(&cx.acc.context).ok();
     let mut notes = Vec::new();
     for (a, out) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()) {
         if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
-            cx.isl.ctx.reset_operations();
+            cx.isl.reset();
             array_counts(cx, a, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut notes);
         }
     }
@@ -352,28 +283,33 @@ fn array_counts(
     out: &mut ArrayRanges,
     notes: &mut Vec<String>,
 ) {
-    let Some(all) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else {
-        // Never accessed: no element, in any slice (an empty sum).
-        out.count_total = Some(Count { terms: Vec::new() });
-        out.count_slice = Some(Count { terms: Vec::new() });
-        return;
+    let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
+        None => {
+            notes.push(format!("array '{}': no counts: isl failed while reading the access relations", a.name));
+            return;
+        }
+        Some(None) => {
+            // Never accessed: no element, in any slice (an empty sum).
+            out.count_total = Some(Count { terms: Vec::new() });
+            out.count_slice = Some(Count { terms: Vec::new() });
+            return;
+        }
+        Some(Some(all)) => all,
     };
     let mut count = |what: &str, fp: Option<Set>, ctx: Option<&Set>| -> Option<Count> {
         let c = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_of(cx, &f, ctx));
         c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", a.name))).ok()
     };
     if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
-        let must = cx.union_maps(&[&a.must_writes]);
         // Only when every write is a must-write (the may-write map may repeat them).
-        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
-            (None, _) => false,
-            (Some(may), None) => !may.is_empty().unwrap_or(false),
-            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
-        };
-        if let (Some(mw), false) = (&must, has_may) {
-            let c = count("a slice writes", cx.footprint(mw, slice), ctx_slice);
-            if let Some(w) = &mut out.write {
-                w.written_count = c;
+        if let (Some(must), Some(may)) = (cx.union_maps(&[&a.must_writes]), cx.union_maps(&[&a.may_writes])) {
+            if !has_may_writes(may, &must) {
+                if let Some(mw) = &must {
+                    let c = count("a slice writes", cx.footprint(mw, slice), ctx_slice);
+                    if let Some(w) = &mut out.write {
+                        w.written_count = c;
+                    }
+                }
             }
         }
     }
@@ -392,7 +328,7 @@ fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
         None => format!("x{d} < y{d}"),
     };
     let params: Vec<&str> = cx.acc.params.iter().map(|p| p.name.as_str()).collect();
-    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", ")))?;
+    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", "))).ok()?;
     Some(!same.intersect(rel).ok()?.is_empty().ok()?)
 }
 
@@ -413,7 +349,7 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
         let rows = hull.project_out(DimType::Set, 1, 1).ok()?;
         let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
         let width = &strides[0];
-        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}"))?;
+        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}")).ok()?;
         let bx = rows.flat_product(cols).ok()?;
         let bx = bx.set_tuple_name(&name).ok()?;
         return bx.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
@@ -456,14 +392,32 @@ fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
     cost
 }
 
-/// Partitions one kernel: the analysis, then ranges, counts and verdicts for
-/// the best (or requested) split dimension, and the subkernel.
-pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges, PartitionError> {
+/// The wall-clock deadline of a kernel's analysis started at `start`
+/// ([`AnalysisOptions::time_budget_ms`]; `None` without a budget). The access
+/// analysis and [`partition_kernel`] share it.
+pub fn deadline(options: &AnalysisOptions, start: std::time::Instant) -> Option<std::time::Instant> {
+    (options.time_budget_ms > 0).then(|| start + std::time::Duration::from_millis(options.time_budget_ms))
+}
+
+/// Partitions one kernel from its access analysis `acc` (made with
+/// `options.analysis`): ranges, counts and verdicts for the best (or
+/// requested) split dimension, and the subkernel. isl work still running at
+/// `deadline` (see [`deadline`]) is abandoned: the arrays concerned are whole.
+pub fn partition_kernel(
+    program: &Program,
+    acc: &KernelAccesses,
+    options: &PartitionOptions,
+    deadline: Option<std::time::Instant>,
+) -> Result<KernelRanges, PartitionError> {
     let budget_ms = options.analysis.time_budget_ms;
-    let start = std::time::Instant::now();
-    let deadline = (budget_ms > 0).then(|| start + std::time::Duration::from_millis(budget_ms));
-    let acc = access_analysis::analyze_kernel_until(program, kernel, &options.analysis, deadline.unwrap_or(start))?;
-    let func = program.kernel(Some(kernel)).expect("analysis found the kernel");
+    let kernel = acc.kernel.as_str();
+    let func = program.kernel(Some(kernel)).map_err(|_| {
+        PartitionError::Analysis(access_analysis::AnalysisError::UnknownKernel {
+            file: program.file.clone(),
+            name: kernel.to_string(),
+            available: program.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+        })
+    })?;
     let args = crate::args::arg_infos(func);
     if let Some(d) = options.split_dim {
         if d >= acc.work_dim {
@@ -474,16 +428,16 @@ pub fn partition_kernel(program: &Program, kernel: &str, options: &PartitionOpti
     param_names.push(SX_LO.into());
     param_names.push(SX_HI.into());
     let cx = Ctx {
-        acc: &acc,
-        isl: Isl::new(options.analysis.max_operations, deadline),
+        acc,
+        isl: Isl::with_deadline(options.analysis.max_operations, deadline, budget_ms),
         deadline,
         budget_ms,
-        max_ops: options.analysis.max_operations,
         param_names,
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
+        totals: Default::default(),
     };
-    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: param_source(p.source) }).collect();
+    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: p.source }).collect();
     params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
     params.push(Param { name: SX_HI.into(), source: ParamSource::SliceHiItem });
 
@@ -537,12 +491,12 @@ fn partition_along(
     let slice = cx.slice(d);
     let whole_dom = cx.whole_domain();
     let ctx_slice = cx.context_with_slice(d);
-    let ctx_total = cx.isl.set(&acc.context).and_then(|s| set_text(&s));
+    let ctx_total = cx.isl.set(&acc.context).ok();
     let mut arrays = Vec::new();
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_deref(), ctx_total.as_deref(), &mut reasons);
+        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_ref(), ctx_total.as_ref(), &mut reasons);
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
@@ -585,11 +539,11 @@ fn array_ranges(
     d: u32,
     slice: Option<&Set>,
     whole_dom: Option<&Set>,
-    ctx_slice: Option<&str>,
-    ctx_total: Option<&str>,
+    ctx_slice: Option<&Set>,
+    ctx_total: Option<&Set>,
     reasons: &mut Vec<String>,
 ) -> ArrayRanges {
-    let m = mode(a.mode);
+    let m = a.mode;
     let mut out = ArrayRanges {
         arg_index: a.arg_index,
         name: a.name.clone(),
@@ -624,7 +578,7 @@ fn array_ranges(
             reasons.push(reason);
         }
     };
-    cx.isl.ctx.reset_operations();
+    cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (slice, whole_dom) else {
         fail(&mut out, reasons, "isl could not build the slice domain");
         return out;
@@ -633,38 +587,54 @@ fn array_ranges(
     let reads = cx.union_maps(&[&a.reads]);
     let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
     let must = cx.union_maps(&[&a.must_writes]);
+    let may = cx.union_maps(&[&a.may_writes]);
+    let (Some(all), Some(reads), Some(writes), Some(must), Some(may)) = (all, reads, writes, must, may) else {
+        fail(&mut out, reasons, "isl operation limit reached or isl failed while reading the access relations");
+        return out;
+    };
     let Some(all) = all else {
         return out; // never accessed
     };
-    let fp_total = cx.footprint(&all, whole_dom);
-    let fp_slice = cx.footprint(&all, slice);
-    let (Some(fp_total), Some(fp_slice)) = (fp_total, fp_slice) else {
+    let (ctx_total_set, ctx_slice_set) = (ctx_total, ctx_slice);
+    // The total range is the same along every candidate dimension: made once.
+    let memo = cx.totals.borrow().get(&a.arg_index).cloned();
+    let total_empty = match memo {
+        Some((total, empty)) => {
+            out.total = total;
+            empty
+        }
+        None => {
+            let Some(fp_total) = cx.footprint(&all, whole_dom) else {
+                fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
+                return out;
+            };
+            out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
+            let empty = fp_total.is_empty().unwrap_or(true);
+            cx.totals.borrow_mut().insert(a.arg_index, (out.total.clone(), empty));
+            empty
+        }
+    };
+    let Some(fp_slice) = cx.footprint(&all, slice) else {
+        out.total = None;
         fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
         return out;
     };
-    let ctx_total_set = ctx_total.and_then(|t| cx.isl.set(t));
-    let ctx_slice_set = ctx_slice.and_then(|t| cx.isl.set(t));
-    out.total = linear_range(&fp_total, &a.strides, ctx_total_set.as_ref());
-    out.slice = linear_range(&fp_slice, &a.strides, ctx_slice_set.as_ref());
-    if (out.total.is_none() && !fp_total.is_empty().unwrap_or(true)) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
+    out.slice = linear_range(&cx.isl, &fp_slice, &a.strides, ctx_slice_set);
+    if (out.total.is_none() && !total_empty) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
         out.total = None;
         out.slice = None;
         fail(&mut out, reasons, "the footprint bounds could not be expressed (isl limit or an unsupported bound form)");
         return out;
     }
     if let Some(r) = &reads {
-        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&f, &a.strides, ctx_slice_set.as_ref()));
+        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&cx.isl, &f, &a.strides, ctx_slice_set));
     }
     if let Some(w) = &writes {
         let wfp = cx.footprint(w, slice);
-        out.write_slice = wfp.as_ref().and_then(|f| linear_range(f, &a.strides, ctx_slice_set.as_ref()));
+        out.write_slice = wfp.as_ref().and_then(|f| linear_range(&cx.isl, f, &a.strides, ctx_slice_set));
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
-        let has_may = match (cx.union_maps(&[&a.may_writes]), &must) {
-            (None, _) => false,
-            (Some(may), None) => !may.is_empty().unwrap_or(false),
-            (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
-        };
+        let has_may = has_may_writes(may, &must);
         let fills = match (&must, has_may) {
             (Some(mw), false) => fills_hull(cx, mw, slice, &a.strides).unwrap_or(false),
             _ => false,
@@ -692,3 +662,14 @@ fn array_ranges(
     }
     out
 }
+
+/// Whether some write is not a must-write (the may-write map may repeat the
+/// must-writes).
+fn has_may_writes(may: Option<Map>, must: &Option<Map>) -> bool {
+    match (may, must) {
+        (None, _) => false,
+        (Some(may), None) => !may.is_empty().unwrap_or(false),
+        (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+    }
+}
+

@@ -1,7 +1,7 @@
 //! The thesis's examples reproduce (section 4.3, tables 4.3 and 4.4): ranges
 //! evaluated at concrete parameters, Ehrhart counts, write verdicts.
 
-use partitioner::{partition_kernel, PartitionOptions};
+use partitioner::PartitionOptions;
 use ranges_format::{eval_count, KernelRanges, Range};
 use std::collections::BTreeMap;
 
@@ -9,6 +9,13 @@ fn program(name: &str) -> coarsen::ir::Program {
     let path = format!("{}/../kernels/{name}.cl", env!("CARGO_MANIFEST_DIR"));
     let src = std::fs::read_to_string(&path).unwrap();
     coarsen::parse_program(&format!("{name}.cl"), &src, &Default::default()).unwrap()
+}
+
+/// The access analysis, then the partitioner, of one kernel (what the session does).
+fn partition_kernel(p: &coarsen::ir::Program, kernel: &str, o: &PartitionOptions) -> Result<KernelRanges, partitioner::PartitionError> {
+    let deadline = partitioner::deadline(&o.analysis, std::time::Instant::now());
+    let acc = access_analysis::analyze_kernel(p, kernel, &o.analysis)?;
+    partitioner::partition_kernel(p, &acc, o, deadline)
 }
 
 /// Values of every parameter of `k` from `given` (missing ones: derived NDRange values).
@@ -158,4 +165,19 @@ fn matmul_with_runtime_width_is_bounded() {
     assert_eq!(eval(&k, &arr("c").slice, &v), (8 * w, 24 * w - 1));
     assert_eq!(eval(&k, &arr("a").slice, &v), (8 * w, 24 * w - 1));
     assert_eq!(eval(&k, &arr("b").slice, &v), (0, w * w - 1));
+}
+
+/// Issue 11: a stale isl error left by one array (the context is shared)
+/// made the next array's relations fail to read, and the failure was taken
+/// for "never accessed": array 'a' of matmul_1000 came out bounded with no
+/// range at all. Every bounded, accessed array has its ranges.
+#[test]
+fn issue11_an_isl_failure_is_never_taken_for_an_unaccessed_array() {
+    let p = program("matmul_1000");
+    let k = partition_kernel(&p, "matmul_1000", &PartitionOptions::default()).unwrap();
+    for a in &k.arrays {
+        if a.status == ranges_format::ArrayStatus::Bounded {
+            assert!(a.total.is_some() && a.slice.is_some(), "array '{}' is bounded without ranges", a.name);
+        }
+    }
 }

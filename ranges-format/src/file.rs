@@ -75,7 +75,7 @@ pub struct Param {
 }
 
 /// Where a parameter's value comes from at launch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ParamSource {
     /// The value of scalar kernel argument `arg_index`.
     ScalarArg {
@@ -149,6 +149,28 @@ impl Mode {
             Mode::R => "r",
             Mode::W => "w",
             Mode::RW => "rw",
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for ParamSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamSource::ScalarArg { arg_index } => write!(f, "arg {arg_index}"),
+            ParamSource::GlobalSize(d) => write!(f, "get_global_size({d})"),
+            ParamSource::LocalSize(d) => write!(f, "get_local_size({d})"),
+            ParamSource::GlobalOffset(d) => write!(f, "get_global_offset({d})"),
+            ParamSource::NumGroups(d) => write!(f, "get_num_groups({d})"),
+            ParamSource::SliceLo => f.write_str("slice lo (work-group)"),
+            ParamSource::SliceHi => f.write_str("slice hi (work-group)"),
+            ParamSource::SliceLoItem => f.write_str("slice lo (work-item)"),
+            ParamSource::SliceHiItem => f.write_str("slice hi (work-item)"),
         }
     }
 }
@@ -582,6 +604,11 @@ impl Count {
 }
 
 impl BoundCount {
+    /// A count from its bound chambers, per term.
+    pub(crate) fn from_terms(terms: Vec<Vec<(BoundCondition, BoundExpr)>>) -> BoundCount {
+        BoundCount { terms }
+    }
+
     /// The count for `values`: per term, the value of the first chamber
     /// whose domain holds (a chamber value with no defined piece, or a term
     /// with no matching chamber, contributes 0); the exact sum must be an

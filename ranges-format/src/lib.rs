@@ -90,7 +90,7 @@ pub use file::{
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
     Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
-pub use validate::{opencl_type, TypeInfo};
+pub use validate::{opencl_type, BoundArray, BoundKernel, TypeInfo};
 
 use std::path::PathBuf;
 

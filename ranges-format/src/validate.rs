@@ -4,9 +4,9 @@
 //! sizes and ranges and builds the kernel code it carries, so nothing in it
 //! is taken for granted.
 
-use crate::expr::{Condition, PwExpr};
+use crate::expr::{BoundCondition, Condition, PwExpr};
 use crate::file::{
-    ArgInfo, ArgKind, ArrayRanges, ArrayStatus, ExtraArgMeaning, KernelRanges, Mode, ParamSource,
+    BoundCount, BoundRange, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, ExtraArgMeaning, KernelRanges, Mode, ParamSource,
     RangeFile,
 };
 use crate::{ExprError, RangesError};
@@ -391,6 +391,21 @@ impl KernelRanges {
     }
 
     fn validate_expressions(&self) -> Result<(), RangesError> {
+        self.bind_expressions().map(|_| ())
+    }
+
+    /// [`KernelRanges::validate`], keeping what it parsed: every expression
+    /// parsed and bound to [`KernelRanges::param_names`] once, for the
+    /// launcher (which would otherwise parse each one again).
+    pub fn validate_and_bind(&self) -> Result<BoundKernel, RangesError> {
+        self.validate_fields().map_err(|message| RangesError::Invalid {
+            kernel: self.name.clone(),
+            message,
+        })?;
+        self.bind_expressions()
+    }
+
+    fn bind_expressions(&self) -> Result<BoundKernel, RangesError> {
         let names = self.param_names();
         let bad = |array: &str, field: String, e: ExprError| RangesError::BadExpression {
             kernel: self.name.clone(),
@@ -407,51 +422,89 @@ impl KernelRanges {
                 None => Ok(()),
             }
         };
-        let check_pw = |text: &str| {
+        let bind_pw = |text: &str| {
             let e = PwExpr::parse(text)?;
             check_params(e.params())?;
-            e.bind(&names).map(|_| ())
+            e.bind(&names)
         };
-        let check_cond = |text: &str| {
+        let bind_cond = |text: &str| {
             let c = Condition::parse(text)?;
             check_params(c.params())?;
-            c.bind(&names).map(|_| ())
+            c.bind(&names)
         };
 
+        let mut arrays = Vec::with_capacity(self.arrays.len());
         for a in &self.arrays {
-            let ranges = [
-                ("total", &a.total),
-                ("slice", &a.slice),
-                ("read_slice", &a.read_slice),
-                ("write_slice", &a.write_slice),
-            ];
-            for (field, r) in ranges {
-                if let Some(r) = r {
-                    check_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?;
-                    check_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?;
-                }
-            }
-            let written = a.write.as_ref().and_then(|w| w.written_count.as_ref());
-            for (field, c) in [
-                ("count_total", a.count_total.as_ref()),
-                ("count_slice", a.count_slice.as_ref()),
-                ("write.written_count", written),
-            ] {
-                let Some(c) = c else { continue };
+            let bind_range = |field: &str, r: &Option<crate::file::Range>| -> Result<Option<BoundRange>, RangesError> {
+                let Some(r) = r else { return Ok(None) };
+                Ok(Some(BoundRange {
+                    lower: bind_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?,
+                    upper: bind_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?,
+                }))
+            };
+            let bind_count = |field: &str, c: Option<&crate::file::Count>| -> Result<Option<BoundCount>, RangesError> {
+                let Some(c) = c else { return Ok(None) };
+                let mut terms = Vec::with_capacity(c.terms.len());
                 for (t, term) in c.terms.iter().enumerate() {
+                    let mut chambers = Vec::with_capacity(term.len());
                     for (k, ch) in term.iter().enumerate() {
-                        check_cond(&ch.domain)
+                        let domain = bind_cond(&ch.domain)
                             .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].domain"), e))?;
-                        check_pw(&ch.value)
+                        let value = bind_pw(&ch.value)
                             .map_err(|e| bad(&a.name, format!("{field}[{t}][{k}].value"), e))?;
+                        chambers.push((domain, value));
                     }
+                    terms.push(chambers);
                 }
-            }
+                Ok(Some(BoundCount::from_terms(terms)))
+            };
+            let written = a.write.as_ref().and_then(|w| w.written_count.as_ref());
+            arrays.push(BoundArray {
+                total: bind_range("total", &a.total)?,
+                slice: bind_range("slice", &a.slice)?,
+                read_slice: bind_range("read_slice", &a.read_slice)?,
+                write_slice: bind_range("write_slice", &a.write_slice)?,
+                count_total: bind_count("count_total", a.count_total.as_ref())?,
+                count_slice: bind_count("count_slice", a.count_slice.as_ref())?,
+                written_count: bind_count("write.written_count", written)?,
+            });
         }
+        let mut assumptions = Vec::with_capacity(self.assumptions.len());
         for (i, asm) in self.assumptions.iter().enumerate() {
-            check_cond(&asm.condition)
-                .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?;
+            assumptions.push(
+                bind_cond(&asm.condition)
+                    .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?,
+            );
         }
-        Ok(())
+        Ok(BoundKernel { arrays, assumptions })
     }
+}
+
+/// The expressions of one array, bound (see [`KernelRanges::validate_and_bind`]).
+#[derive(Debug, Clone)]
+pub struct BoundArray {
+    /// [`ArrayRanges::total`].
+    pub total: Option<BoundRange>,
+    /// [`ArrayRanges::slice`].
+    pub slice: Option<BoundRange>,
+    /// [`ArrayRanges::read_slice`].
+    pub read_slice: Option<BoundRange>,
+    /// [`ArrayRanges::write_slice`].
+    pub write_slice: Option<BoundRange>,
+    /// [`ArrayRanges::count_total`].
+    pub count_total: Option<BoundCount>,
+    /// [`ArrayRanges::count_slice`].
+    pub count_slice: Option<BoundCount>,
+    /// [`crate::WriteVerdict::written_count`].
+    pub written_count: Option<BoundCount>,
+}
+
+/// Every expression of a kernel's entry, parsed and bound once, in the
+/// order of [`KernelRanges::arrays`] and [`KernelRanges::assumptions`].
+#[derive(Debug, Clone)]
+pub struct BoundKernel {
+    /// One per array.
+    pub arrays: Vec<BoundArray>,
+    /// One per assumption.
+    pub assumptions: Vec<BoundCondition>,
 }

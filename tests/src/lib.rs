@@ -38,6 +38,12 @@ pub struct CorpusKernel {
 }
 
 impl CorpusKernel {
+    /// The file relative to the workspace root (`kernels/vadd.cl`), as messages name it.
+    pub fn file(&self) -> String {
+        let root = workspace_root();
+        self.path.strip_prefix(&root).unwrap_or(&self.path).display().to_string()
+    }
+
     /// The value of `--flag` in run `i`.
     pub fn run_flag(&self, i: usize, flag: &str) -> Option<String> {
         let r = &self.runs[i];
@@ -56,6 +62,18 @@ impl CorpusKernel {
             }
         }
         out
+    }
+
+    /// The session over this kernel's source (its `@build` options).
+    pub fn session(&self) -> Result<session::Session, session::SessionError> {
+        session::Session::from_source(&self.file(), &self.source, &self.build)
+    }
+
+    /// The launch configuration of run `i`: its sizes and integer scalars.
+    pub fn launch_config(&self, i: usize) -> session::LaunchConfig {
+        let size = |flag| self.run_sizes(i, flag).iter().map(|&x| x as u64).collect::<Vec<u64>>();
+        let specs: Vec<String> = self.run_args(i).iter().map(|(n, s)| format!("{n}={s}")).collect();
+        session::LaunchConfig::new(&size("--global"), &size("--local")).with_specs(&specs)
     }
 
     /// A comma-separated size list of run `i` (`--global` / `--local`).
@@ -101,7 +119,20 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
 
 /// Every corpus kernel (`kernels/*.cl`), sorted by name.
 pub fn corpus() -> Vec<CorpusKernel> {
-    let dir = workspace_root().join("kernels");
+    corpus_in("kernels")
+}
+
+/// The slow-kernel set whose analysis still exceeds its time budget
+/// (`kernels/slow/*.cl`, same header format): the bench times them; the
+/// stage tests leave them out, since what a budget cuts short depends on the
+/// machine's load.
+pub fn slow_corpus() -> Vec<CorpusKernel> {
+    corpus_in("kernels/slow")
+}
+
+/// The kernels of one corpus folder (relative to the workspace root), sorted by name.
+pub fn corpus_in(folder: &str) -> Vec<CorpusKernel> {
+    let dir = workspace_root().join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("kernels/")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -178,24 +209,16 @@ pub fn split_runs(
     share_sets: &[&[(usize, f64)]],
     options: &launcher::LaunchOptions,
 ) -> Result<Vec<launcher::RunReport>, String> {
-    let global: Vec<u64> = k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect();
-    let local: Vec<u64> = k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect();
-    let mut launch = partitioner::LaunchValues { global: global.clone(), local: local.clone(), ..Default::default() };
-    for (n, s) in k.run_args(run) {
-        if let Ok(v) = s.parse::<i64>() {
-            launch.scalars.insert(n, v);
-        }
-    }
-    let file = format!("kernels/{}.cl", k.name);
-    let rf = partitioner::analyze_for_launch(&file, &k.source, &k.build, Some(&k.name), None, &launch).map_err(|e| e.to_string())?;
-    let mut plan = launcher::Plan::new(rt, &rf, &k.name).map_err(|e| e.to_string())?;
+    let config = k.launch_config(run);
+    let mut session = k.session().map_err(|e| e.to_string())?;
+    let (plan, _) = session.plan(rt, &k.name, &config).map_err(|e| e.to_string())?;
     let specs: Vec<String> = k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect();
     let pristine = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
-    let nd = launcher::NdRange::new(&global, &local).map_err(|e| e.to_string())?;
+    let nd = launcher::NdRange::new(&config.global, &config.local).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for shares in share_sets {
         let mut args = pristine.clone();
-        out.push(launcher::launch(&mut plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
+        out.push(launcher::launch(plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
     }
     Ok(out)
 }

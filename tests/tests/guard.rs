@@ -21,12 +21,12 @@ fn runtime() -> Runtime {
 }
 
 fn plan(rt: &Runtime, name: &str, source: &str, global: &[u64], local: &[u64], scalars: &[(&str, i64)]) -> Plan {
-    let mut launch = partitioner::LaunchValues { global: global.to_vec(), local: local.to_vec(), ..Default::default() };
+    let mut config = session::LaunchConfig::new(global, local);
     for (n, v) in scalars {
-        launch.scalars.insert(n.to_string(), *v);
+        config.scalars.insert(n.to_string(), *v);
     }
-    let rf = partitioner::analyze_for_launch(&format!("{name}.cl"), source, &[], Some(name), None, &launch).unwrap();
-    Plan::new(rt, &rf, name).unwrap()
+    let session = session::Session::from_source(&format!("{name}.cl"), source, &[]).unwrap();
+    session.into_launch(rt, name, &config).unwrap().1
 }
 
 fn args(p: &Plan, specs: &[&str]) -> KernelArgs {

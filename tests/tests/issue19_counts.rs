@@ -1,5 +1,5 @@
 //! Issue 19: exact counts over the corpus. For every corpus kernel, analyzed
-//! as its first `@run` launches it (`partitioner::analyze_for_launch`), the
+//! as its first `@run` launches it (`Session::ranges_for_launch`), the
 //! launcher's `bytes_exact` exists when every buffer argument is a bounded
 //! array with a per-slice count. Every kernel whose accesses are all affine
 //! (every buffer bounded) must have its counts with barvinok, unless
@@ -13,7 +13,6 @@
 //! setup) makes the absence a failure.
 
 use clpart_tests::corpus;
-use partitioner::LaunchValues;
 use ranges_format::{ArgKind, ArrayStatus};
 
 #[test]
@@ -27,15 +26,10 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
     let mut missing = Vec::new();
     for k in corpus() {
         let Some(global) = k.run_flag(0, "--global") else { continue };
-        let sizes = |s: &str| s.split(',').map(|x| x.trim().parse::<u64>().expect("size")).collect::<Vec<_>>();
-        let launch = LaunchValues {
-            global: sizes(&global),
-            local: k.run_flag(0, "--local").map(|l| sizes(&l)).unwrap_or_default(),
-            scalars: k.run_args(0).into_iter().filter_map(|(n, v)| Some((n, v.parse::<i64>().ok()?))).collect(),
-        };
+        let _ = global;
         let file = format!("kernels/{}.cl", k.name);
-        let rf = partitioner::analyze_for_launch(&file, &k.source, &k.build, Some(&k.name), None, &launch)
-            .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let mut session = session::Session::from_source(&file, &k.source, &k.build).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let rf = session.ranges_for_launch(&k.name, &k.launch_config(0)).unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let kr = &rf.kernels[0];
         let buffers: Vec<_> = kr.args.iter().enumerate().filter(|(_, a)| matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)).collect();
         let array = |i: usize| kr.arrays.iter().find(|a| a.arg_index as usize == i);

@@ -34,7 +34,8 @@ fn range_files_match_golden_files() {
     let mut failures = Vec::new();
     for k in corpus() {
         let file = format!("kernels/{}.cl", k.name);
-        let (_, rf) = partitioner::analyze_source(&file, &k.source, &k.build, Some(&k.name), &Default::default())
+        let rf = session::Session::from_source(&file, &k.source, &k.build)
+            .and_then(|s| s.analyze(Some(&k.name), &Default::default()))
             .unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let text = rf.to_ron_string().unwrap();
         assert_eq!(RangeFile::from_ron_str(&text).unwrap(), rf, "{}: range file round trip", k.name);

@@ -57,27 +57,21 @@ fn check_kernel(k: &CorpusKernel) -> Result<usize, String> {
     let global: Vec<u64> = k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect();
     let local: Vec<u64> = k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect();
     let scalars = k.run_args(run);
-    let mut launch = partitioner::LaunchValues { global: global.clone(), local: local.clone(), ..Default::default() };
-    for (n, s) in &scalars {
-        if let Ok(v) = s.parse::<i64>() {
-            launch.scalars.insert(n.clone(), v);
-        }
-    }
-    let file = format!("kernels/{}.cl", k.name);
-    let rf = partitioner::analyze_for_launch(&file, &k.source, &k.build, Some(&k.name), None, &launch).map_err(|e| e.to_string())?;
+    let mut session = k.session().map_err(|e| e.to_string())?;
+    let rf = session.ranges_for_launch(&k.name, &k.launch_config(run)).map_err(|e| e.to_string())?.clone();
     let kr = &rf.kernels[0];
     if kr.arrays.iter().all(|a| a.status != ArrayStatus::Bounded) {
         // Nothing to check; pointers such kernels copy around (issue10_ptr_*)
         // do not point at a buffer's start, which the tracer needs.
         return Ok(0);
     }
-    let program = coarsen::parse_program(&file, &k.source, &coarsen::ParseOptions { clang_args: k.build.clone() }).map_err(|e| e.to_string())?;
-    let infos = partitioner::args::arg_infos(program.kernel(Some(&k.name)).unwrap());
+    let program = session.program().expect("made from source");
+    let infos = session.arg_infos(&k.name).map_err(|e| e.to_string())?;
     let specs: Vec<String> = scalars.iter().map(|(n, s)| format!("{n}={s}")).collect();
     let mut args = launcher::KernelArgs::from_specs(&k.name, &infos, &specs).map_err(|e| e.to_string())?;
     let nd = NdRange::new(&global, &local).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let trace = run_coarsened(&program, &k.name, &nd, &mut args, dir.path(), &DriverOptions { trace: true })?;
+    let trace = run_coarsened(program, &k.name, &nd, &mut args, dir.path(), &DriverOptions { trace: true })?;
     let d = kr.split_dim.unwrap_or(0) as usize;
     let n_groups = global[d] / local[d];
     let names = kr.param_names();

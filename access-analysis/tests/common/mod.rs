@@ -71,6 +71,9 @@ impl Launch {
             ParamSource::GlobalOffset(d) => self.go[d as usize],
             ParamSource::NumGroups(d) => self.gs[d as usize] / self.ls[d as usize],
             ParamSource::ScalarArg { .. } => *self.scalars.get(name).unwrap_or_else(|| panic!("no value for {name}")),
+            ParamSource::SliceLo | ParamSource::SliceHi | ParamSource::SliceLoItem | ParamSource::SliceHiItem => {
+                panic!("the access analysis has no slice parameter ({name})")
+            }
         }
     }
 

@@ -1,0 +1,25 @@
+/* coarsened by clpart from kernels/convolution_cols.cl: kernel 'convolution_cols' */
+#include "clpart_coarsen.h"
+
+void convolution_cols(const float * in, float * out, float * filt, int width, int height, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int x = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        int y = (int)(__wg->group_id[1] * __wg->local_size[1] + __lid1 + __wg->global_offset[1]);
+        if ((x < width) && (y < height)) {
+            float s = 0.0f;
+            for (int k = -4; k <= 4; k++) {
+                int yy = clpart_clamp(y + k, 0, height - 1);
+                s += (filt[4 - k] * in[(yy * width) + x]);
+            }
+            out[(y * width) + x] = s;
+        }
+        __clpart_next_wi_0: ;
+    }
+}

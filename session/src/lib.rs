@@ -1,0 +1,372 @@
+//! `session`: clpart's one driver. It is the only place that strings the
+//! stages together:
+//!
+//! ```text
+//! source ──coarsen (libclang, once per session)──▶ Program
+//!        ──access-analysis──▶ KernelAccesses
+//!        ──partitioner (takes the accesses)──▶ KernelRanges / RangeFile
+//!        ──launcher──▶ Plan (expressions bound once, programs built per device)
+//! ```
+//!
+//! A [`Session`] is made from kernel source ([`Session::from_source`]: parsed
+//! once, here) or from a range file ([`Session::from_range_file`]: the
+//! analysis is already done). [`Session::analyze`] is what `clpart analyze`
+//! prints; [`Session::ranges_for_launch`] and [`Session::plan`] serve a
+//! launch and are cached per [`LaunchConfig`] (kernel, global and local size,
+//! the integer scalar arguments the analysis may specialize on, the split
+//! dimension). The CLI (`analyze`, `run`), the C API, the bench and the tests
+//! all go through it.
+//!
+//! The session does no I/O of its own: it takes text and values and returns
+//! values (the range file reader is the caller's).
+
+use std::collections::BTreeMap;
+
+use access_analysis::{AnalysisOptions, KernelAccesses};
+use coarsen::ir::Program;
+use partitioner::{PartitionError, PartitionOptions};
+use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
+
+/// Most launch configurations a session keeps (ranges and plans); the
+/// oldest goes first.
+pub const MAX_CACHED: usize = 16;
+
+/// The note a kernel's diagnostics carry when its ranges were specialized on
+/// the launch's values.
+pub const SPECIALIZED_NOTE: &str = "ranges specialized on this launch's NDRange sizes and scalar arguments";
+
+/// Errors of a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The source does not parse, or names no such kernel.
+    #[error(transparent)]
+    Coarsen(#[from] coarsen::CoarsenError),
+    /// The access analysis or the partitioner refused its options.
+    #[error(transparent)]
+    Partition(#[from] PartitionError),
+    /// Binding the ranges or building the programs failed.
+    #[error(transparent)]
+    Launch(#[from] launcher::LaunchError),
+    /// The session was made from a range file and the operation needs source.
+    #[error("{file}: {what} needs the kernel source, and this is a range file")]
+    NotSource { file: String, what: &'static str },
+    /// A kernel name the range file does not hold.
+    #[error("kernel '{name}': no such kernel in the range file (valid kernels: {available})")]
+    UnknownKernel { file: String, name: String, available: String },
+    /// A range file without kernels.
+    #[error("{file}: the range file holds no kernel")]
+    NoKernel { file: String },
+}
+
+impl From<access_analysis::AnalysisError> for SessionError {
+    fn from(e: access_analysis::AnalysisError) -> Self {
+        SessionError::Partition(PartitionError::Analysis(e))
+    }
+}
+
+/// Result of session operations.
+pub type Result<T> = std::result::Result<T, SessionError>;
+
+/// What one launch's analysis depends on: the cache key of
+/// [`Session::ranges_for_launch`] and [`Session::plan`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct LaunchConfig {
+    /// The NDRange's global size per dimension.
+    pub global: Vec<u64>,
+    /// The work-group size per dimension.
+    pub local: Vec<u64>,
+    /// Integer scalar arguments by name (the analysis specializes on them
+    /// when the parametric ranges cannot prove the writes disjoint).
+    pub scalars: BTreeMap<String, i64>,
+    /// Split along this dimension instead of choosing.
+    pub split_dim: Option<u32>,
+}
+
+impl LaunchConfig {
+    /// A configuration with no scalar values and the split dimension chosen.
+    pub fn new(global: &[u64], local: &[u64]) -> LaunchConfig {
+        LaunchConfig { global: global.to_vec(), local: local.to_vec(), ..Default::default() }
+    }
+
+    /// Adds the integer values of `NAME=VALUE` argument specs (as `clpart run
+    /// --arg` takes them); buffer specs and non-integers are skipped.
+    pub fn with_specs<S: AsRef<str>>(mut self, specs: &[S]) -> LaunchConfig {
+        for spec in specs {
+            if let Some((name, v)) = spec.as_ref().split_once('=') {
+                if let Ok(v) = v.trim().parse::<i64>() {
+                    self.scalars.insert(name.trim().to_string(), v);
+                }
+            }
+        }
+        self
+    }
+}
+
+/// Where the session's ranges come from.
+enum Origin {
+    /// Kernel source, parsed once.
+    Source { program: Program, build_options: Vec<String> },
+    /// A range file (already validated by its reader).
+    RangeFile(RangeFile),
+}
+
+/// One cached launch configuration: its ranges, and its plan once asked for.
+struct Launch {
+    kernel: String,
+    config: LaunchConfig,
+    file: RangeFile,
+    plan: Option<launcher::Plan>,
+}
+
+/// One analysis session over one program (see the crate documentation).
+pub struct Session {
+    origin: Origin,
+    launches: Vec<Launch>,
+    fallback_unsplit: bool,
+}
+
+impl Session {
+    /// Parses `source` (named `file` in messages) with the clang options
+    /// `build_options` (`-D`, `-I`): the only libclang parse of the session.
+    pub fn from_source(file: &str, source: &str, build_options: &[String]) -> Result<Session> {
+        let parse = coarsen::ParseOptions { clang_args: build_options.to_vec() };
+        let program = coarsen::parse_program(file, source, &parse)?;
+        Ok(Session {
+            origin: Origin::Source { program, build_options: build_options.to_vec() },
+            launches: Vec::new(),
+            fallback_unsplit: false,
+        })
+    }
+
+    /// A session over an analyzed range file: launches use its ranges as they are.
+    pub fn from_range_file(file: RangeFile) -> Session {
+        Session { origin: Origin::RangeFile(file), launches: Vec::new(), fallback_unsplit: false }
+    }
+
+    /// When the analysis of a launch fails (a limit of the analysis, not a
+    /// parse error: the source parsed when the session was made), run the
+    /// kernel whole with the reason in its report instead of failing. The C
+    /// API does; the CLI reports the error.
+    pub fn set_fallback_unsplit(&mut self, on: bool) {
+        self.fallback_unsplit = on;
+    }
+
+    /// The parsed program (sessions made from source).
+    pub fn program(&self) -> Option<&Program> {
+        match &self.origin {
+            Origin::Source { program, .. } => Some(program),
+            Origin::RangeFile(_) => None,
+        }
+    }
+
+    /// The source file's name as messages use it.
+    pub fn file_name(&self) -> &str {
+        match &self.origin {
+            Origin::Source { program, .. } => &program.file,
+            Origin::RangeFile(rf) => &rf.source_name,
+        }
+    }
+
+    fn source_program(&self, what: &'static str) -> Result<&Program> {
+        self.program().ok_or_else(|| SessionError::NotSource { file: self.file_name().to_string(), what })
+    }
+
+    /// The kernel `name`, or the first kernel: its name.
+    pub fn kernel_name(&self, name: Option<&str>) -> Result<String> {
+        match &self.origin {
+            Origin::Source { program, .. } => Ok(program.kernel(name)?.name.clone()),
+            Origin::RangeFile(rf) => Ok(range_file_kernel(rf, name)?.name.clone()),
+        }
+    }
+
+    /// The kernel's arguments in order (kind, element type and size).
+    pub fn arg_infos(&self, kernel: &str) -> Result<Vec<ArgInfo>> {
+        let mut infos = match &self.origin {
+            Origin::Source { program, .. } => partitioner::args::arg_infos(program.kernel(Some(kernel))?),
+            Origin::RangeFile(rf) => range_file_kernel(rf, Some(kernel))?.args.clone(),
+        };
+        infos.sort_by_key(|a| a.index);
+        Ok(infos)
+    }
+
+    /// The access relations of `kernel` (`clpart analyze --emit access`).
+    pub fn accesses(&self, kernel: &str, options: &AnalysisOptions) -> Result<KernelAccesses> {
+        let program = self.source_program("the access analysis")?;
+        Ok(access_analysis::analyze_kernel(program, kernel, options)?)
+    }
+
+    /// The ranges of one kernel: the access analysis, then the partitioner on
+    /// its result, within one time budget ([`AnalysisOptions::time_budget_ms`]).
+    pub fn analyze_kernel(&self, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges> {
+        let program = self.source_program("the analysis")?;
+        let start = std::time::Instant::now();
+        let deadline = partitioner::deadline(&options.analysis, start);
+        let acc = access_analysis::analyze_kernel_until(program, kernel, &options.analysis, deadline.unwrap_or(start))?;
+        Ok(partitioner::partition_kernel(program, &acc, options, deadline)?)
+    }
+
+    /// The range file of `kernel`, or of every kernel (`clpart analyze`).
+    pub fn analyze(&self, kernel: Option<&str>, options: &PartitionOptions) -> Result<RangeFile> {
+        let program = self.source_program("the analysis")?;
+        let Origin::Source { build_options, .. } = &self.origin else { unreachable!("source_program checked the origin") };
+        let names: Vec<String> = match kernel {
+            Some(k) => vec![program.kernel(Some(k))?.name.clone()],
+            None => {
+                program.kernel(None)?;
+                program.kernels().map(|k| k.name.clone()).collect()
+            }
+        };
+        let mut rf = RangeFile::new(&program.file, &program.source);
+        rf.build_options = build_options.clone();
+        for n in &names {
+            rf.kernels.push(self.analyze_kernel(n, options)?);
+        }
+        Ok(rf)
+    }
+
+    /// The ranges of one launch of `kernel`, cached per configuration. From
+    /// source: analyzed with the local size known (group and local ids become
+    /// exact); when that cannot prove the writes of different slices
+    /// disjoint, analyzed again specialized on the launch's NDRange sizes and
+    /// integer scalars (the kernel's diagnostics then say so). From a range
+    /// file: the file.
+    pub fn ranges_for_launch(&mut self, kernel: &str, config: &LaunchConfig) -> Result<&RangeFile> {
+        let idx = self.launch_idx(kernel, config)?.0;
+        Ok(&self.launches[idx].file)
+    }
+
+    /// The launcher plan of one launch of `kernel` (ranges bound once,
+    /// programs built per device on first use), cached per configuration;
+    /// also says whether the analysis ran for this call.
+    pub fn plan(&mut self, runtime: &launcher::Runtime, kernel: &str, config: &LaunchConfig) -> Result<(&mut launcher::Plan, bool)> {
+        let (idx, analyzed) = self.launch_idx(kernel, config)?;
+        let launch = &mut self.launches[idx];
+        if launch.plan.is_none() {
+            launch.plan = Some(launcher::Plan::new(runtime, &launch.file, kernel)?);
+        }
+        Ok((launch.plan.as_mut().expect("made above"), analyzed))
+    }
+
+    /// The ranges and the plan of one launch, taken out of the session (for
+    /// callers that keep them, such as the bench and the tests).
+    pub fn into_launch(mut self, runtime: &launcher::Runtime, kernel: &str, config: &LaunchConfig) -> Result<(RangeFile, launcher::Plan)> {
+        self.plan(runtime, kernel, config)?;
+        let idx = self.launch_idx(kernel, config)?.0;
+        let launch = self.launches.swap_remove(idx);
+        Ok((launch.file, launch.plan.expect("made by plan()")))
+    }
+
+    /// The ranges and the plan of a cached launch (after [`Session::plan`]).
+    pub fn launch_parts(&mut self, kernel: &str, config: &LaunchConfig) -> Option<(&RangeFile, &mut launcher::Plan)> {
+        let config = self.key(config);
+        let l = self.launches.iter_mut().find(|l| l.kernel == kernel && l.config == config)?;
+        Some((&l.file, l.plan.as_mut()?))
+    }
+
+    /// The cache key: a range file's ranges do not depend on the launch.
+    fn key(&self, config: &LaunchConfig) -> LaunchConfig {
+        match self.origin {
+            Origin::Source { .. } => config.clone(),
+            Origin::RangeFile(_) => LaunchConfig::default(),
+        }
+    }
+
+    /// The index of the cached launch, analyzing it when new.
+    fn launch_idx(&mut self, kernel: &str, config: &LaunchConfig) -> Result<(usize, bool)> {
+        let key = self.key(config);
+        if let Some(i) = self.launches.iter().position(|l| l.kernel == kernel && l.config == key) {
+            return Ok((i, false));
+        }
+        let file = match &self.origin {
+            Origin::RangeFile(rf) => {
+                range_file_kernel(rf, Some(kernel))?;
+                rf.clone()
+            }
+            Origin::Source { .. } => match self.analyze_for_launch(kernel, config) {
+                Ok(f) => f,
+                Err(e) if self.fallback_unsplit && !matches!(e, SessionError::Coarsen(_)) => self.unsplit_file(kernel, config, &e.to_string())?,
+                Err(e) => return Err(e),
+            },
+        };
+        if self.launches.len() >= MAX_CACHED {
+            self.launches.remove(0);
+        }
+        self.launches.push(Launch { kernel: kernel.to_string(), config: key, file, plan: None });
+        Ok((self.launches.len() - 1, true))
+    }
+
+    fn analyze_for_launch(&self, kernel: &str, config: &LaunchConfig) -> Result<RangeFile> {
+        let mut po = PartitionOptions { split_dim: config.split_dim, ..Default::default() };
+        let mut ls = [1i64; 3];
+        for (i, l) in config.local.iter().take(3).enumerate() {
+            ls[i] = *l as i64;
+        }
+        po.analysis.local_size = Some(ls);
+        let rf = self.analyze(Some(kernel), &po)?;
+        let Some(k) = rf.kernels.first() else { return Ok(rf) };
+        // Specialization may help where writes were not proved disjoint, or a
+        // written array could not be bounded (a subscript dividing by a
+        // scalar, `i / stride`, becomes quasi-affine with the value known).
+        let written_whole = |a: &ranges_format::ArrayRanges| {
+            matches!(a.status, ranges_format::ArrayStatus::Whole { .. })
+                && matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW)
+        };
+        let may_help = k.arrays.iter().any(|a| written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices));
+        if k.splittable || !may_help {
+            return Ok(rf);
+        }
+        for (d, g) in config.global.iter().take(3).enumerate() {
+            po.analysis.specialize.insert(format!("gs{d}"), *g as i64);
+        }
+        for (name, v) in &config.scalars {
+            let is_int_scalar = k.args.iter().any(|a| {
+                &a.name == name
+                    && a.kind == ArgKind::Scalar
+                    && ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"].contains(&a.elem_type.as_str())
+            });
+            if is_int_scalar {
+                po.analysis.specialize.insert(name.clone(), *v);
+            }
+        }
+        let mut special = self.analyze(Some(kernel), &po)?;
+        if special.kernels.first().is_some_and(|s| s.splittable) {
+            special.kernels[0].diagnostics.push(SPECIALIZED_NOTE.into());
+            return Ok(special);
+        }
+        Ok(rf)
+    }
+
+    /// A range file that runs the kernel whole, for a kernel the analysis
+    /// could not handle.
+    fn unsplit_file(&self, kernel: &str, config: &LaunchConfig, why: &str) -> Result<RangeFile> {
+        let program = self.source_program("the analysis")?;
+        let Origin::Source { build_options, .. } = &self.origin else { unreachable!("source_program checked the origin") };
+        let mut file = RangeFile::new(&program.file, &program.source);
+        file.build_options = build_options.clone();
+        file.kernels.push(KernelRanges {
+            name: kernel.to_string(),
+            work_dim: config.global.len().clamp(1, 3) as u32,
+            params: Vec::new(),
+            args: self.arg_infos(kernel)?,
+            split_dim: None,
+            splittable: false,
+            reason: Some(format!("the analysis failed: {why}")),
+            arrays: Vec::new(),
+            assumptions: Vec::new(),
+            subkernel: None,
+            diagnostics: Vec::new(),
+        });
+        Ok(file)
+    }
+}
+
+fn range_file_kernel<'a>(rf: &'a RangeFile, name: Option<&str>) -> Result<&'a KernelRanges> {
+    match name {
+        None => rf.kernels.first().ok_or_else(|| SessionError::NoKernel { file: rf.source_name.clone() }),
+        Some(n) => rf.kernels.iter().find(|k| k.name == n).ok_or_else(|| SessionError::UnknownKernel {
+            file: rf.source_name.clone(),
+            name: n.to_string(),
+            available: rf.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
