@@ -25,7 +25,9 @@ pub struct RunArgs {
     /// buffers (N elements), NAME=local:N for __local pointers. Repeatable.
     #[arg(long = "arg", value_name = "NAME=SPEC")]
     pub args: Vec<String>,
-    /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1 (default: even over all devices).
+    /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1, or `auto`: every device, in
+    /// proportion to its measured speed on the kernel (even at first, refined launch
+    /// after launch over --repeat) (default: even over all devices).
     #[arg(long, value_name = "IDX:SHARE,...")]
     pub split: Option<String>,
     /// Split along this dimension (source files only; default: chosen by the analysis).
@@ -110,16 +112,18 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let kernel = session.kernel_name(args.kernel.as_deref())?;
     let config = LaunchConfig { split_dim: args.split_dim, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
     let runtime = Runtime::new()?;
-    let shares = match &args.split {
-        Some(s) => parse_shares(s)?,
-        None => {
-            let n = runtime.devices().len();
-            if n == 0 {
-                bail!("no OpenCL device found");
-            }
-            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
-        }
+    let n_devices = runtime.devices().len();
+    if n_devices == 0 {
+        bail!("no OpenCL device found");
+    }
+    let auto = args.split.as_deref().map(str::trim) == Some("auto");
+    let fixed = match &args.split {
+        Some(_) if auto => None,
+        Some(s) => Some(parse_shares(s)?),
+        None => Some((0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect()),
     };
+    let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
+    let key = launcher::launch_key(&kernel, &nd);
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
@@ -135,6 +139,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, ..Default::default() };
     let mut walls = Vec::new();
     let mut report: Option<RunReport> = None;
+    let mut used = Vec::new();
     let pristine = if args.repeat > 1 { Some(kargs.clone()) } else { None };
     for i in 0..args.repeat.max(1) {
         if i > 0 {
@@ -142,8 +147,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 kargs = p.clone();
             }
         }
+        let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
         let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
+        balancer.observe(&key, &r);
         walls.push(r.wall_ms);
+        used = shares;
         report = Some(r);
     }
     let report = report.expect("at least one launch");
@@ -161,9 +169,21 @@ pub fn run(args: RunArgs) -> Result<u8> {
         if args.repeat > 1 {
             v["wall_ms_all"] = serde_json::json!(walls);
         }
+        if auto {
+            v["shares"] = serde_json::json!(used.iter().map(|(d, s)| serde_json::json!({"device": d, "share": s})).collect::<Vec<_>>());
+        }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("{report}");
+        if auto {
+            let s: Vec<String> = used.iter().map(|(d, s)| format!("{d}:{s:.3}")).collect();
+            let rates: Vec<String> = balancer
+                .rates(&key)
+                .iter()
+                .map(|(d, r)| format!("{d}: {}", r.map_or("not measured".to_string(), |r| format!("{r:.1} work-groups/ms"))))
+                .collect();
+            println!("  shares (auto) of the last launch {}; measured rates {}", s.join(","), rates.join(", "));
+        }
         if args.repeat > 1 {
             let mut w = walls.clone();
             w.sort_by(|a, b| a.partial_cmp(b).unwrap());

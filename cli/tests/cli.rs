@@ -169,3 +169,31 @@ fn verified_split_run_reports_bytes() {
         }
     }
 }
+
+/// Issue 16: `--split auto` starts even and then follows the devices'
+/// measured kernel times; every launch verifies, the shares sum to 1 and are
+/// reported.
+#[test]
+fn automatic_shares_are_reported_and_verified() {
+    let o = clpart(&[
+        "run", "kernels/matmul.cl", "--global", "64,48", "--local", "16,8", "--arg", "c=zeros:3072", "--arg", "a=rand:3072:1",
+        "--arg", "b=rand:4096:2", "--arg", "width=64", "--split", "auto", "--repeat", "4", "--verify", "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verified"], serde_json::json!(true), "{v}");
+    let shares = v["shares"].as_array().expect("shares reported");
+    assert_eq!(shares.len(), 2, "{v}");
+    let sum: f64 = shares.iter().map(|s| s["share"].as_f64().unwrap()).sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{v}");
+    assert!(shares.iter().all(|s| s["share"].as_f64().unwrap() > 0.0), "{v}");
+    assert_eq!(v["wall_ms_all"].as_array().map(Vec::len), Some(4), "{v}");
+    // text form names the shares and the measured rates
+    let o = clpart(&[
+        "run", "kernels/vadd.cl", "--global", "1024", "--local", "64", "--arg", "a=rand:1024:1", "--arg", "b=rand:1024:2",
+        "--arg", "c=zeros:1024", "--split", "auto", "--repeat", "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("shares (auto) of the last launch") && out.contains("measured rates"), "{out}");
+}

@@ -250,6 +250,8 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
 /// per slice, and what a slice writes where the writes may not fill the
 /// slice's range); a count that cannot be had is a note with the reason.
 fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
+    // a fresh operation budget: the ranges may have spent theirs
+    cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
         k.diagnostics.push("no counts: isl could not build the slice domain".into());
         return;
