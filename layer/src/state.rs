@@ -1,0 +1,152 @@
+//! What the layer remembers of the application's objects, keyed by handle:
+//! program sources and build options, kernels with their arguments, buffers
+//! with their sizes and flags. Each record keeps the application's
+//! reference count (creation 1, retain +1, release -1) and goes at zero, so
+//! a handle value the driver reuses starts a fresh record.
+//!
+//! Objects clpart creates for itself (while [`Inside`] is set) are not
+//! recorded.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+thread_local! {
+    static INSIDE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Set while clpart itself calls OpenCL on this thread: the layer's entry
+/// points then go straight to the driver.
+pub(crate) struct Inside {
+    was: bool,
+}
+
+impl Inside {
+    pub(crate) fn enter() -> Inside {
+        Inside { was: INSIDE.with(|c| c.replace(true)) }
+    }
+
+    pub(crate) fn active() -> bool {
+        INSIDE.with(|c| c.get())
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.with(|c| c.set(self.was));
+    }
+}
+
+/// A program made with `clCreateProgramWithSource`.
+pub(crate) struct ProgramRec {
+    pub(crate) source: Arc<str>,
+    /// The options of the last successful `clBuildProgram`, split at white
+    /// space.
+    pub(crate) options: Arc<[String]>,
+    refs: u32,
+}
+
+/// One `clSetKernelArg` as the application made it.
+#[derive(Clone, Debug)]
+pub(crate) struct RawArg {
+    pub(crate) size: usize,
+    /// The bytes at `arg_value` (`None` for a NULL pointer: `__local`
+    /// arguments, NULL buffers).
+    pub(crate) value: Option<Vec<u8>>,
+}
+
+/// A kernel made with `clCreateKernel` or `clCreateKernelsInProgram`.
+#[derive(Clone)]
+pub(crate) struct KernelRec {
+    pub(crate) name: String,
+    /// The program's source and build options, when it was made from
+    /// source (kept here: the application may release the program first).
+    pub(crate) program: Option<(Arc<str>, Arc<[String]>)>,
+    pub(crate) args: Vec<Option<RawArg>>,
+    refs: u32,
+}
+
+/// A buffer made with `clCreateBuffer`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BufferRec {
+    pub(crate) size: usize,
+    pub(crate) flags: u64,
+    refs: u32,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) programs: HashMap<usize, ProgramRec>,
+    pub(crate) kernels: HashMap<usize, KernelRec>,
+    pub(crate) buffers: HashMap<usize, BufferRec>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+/// Runs `f` on the state, under its lock (never held across an OpenCL call).
+pub(crate) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let mut guard: MutexGuard<'_, Option<State>> = STATE.lock().unwrap_or_else(|p| p.into_inner());
+    f(guard.get_or_insert_with(State::default))
+}
+
+/// Adds `delta` to a record's count; removes it at zero. Unknown handles
+/// are left alone.
+fn adjust<T>(map: &mut HashMap<usize, T>, key: usize, delta: i32, refs: impl Fn(&mut T) -> &mut u32) {
+    if let Some(rec) = map.get_mut(&key) {
+        let r = refs(rec);
+        *r = r.saturating_add_signed(delta);
+        if *r == 0 {
+            map.remove(&key);
+        }
+    }
+}
+
+impl State {
+    pub(crate) fn add_program(&mut self, handle: usize, source: String) {
+        self.programs.insert(
+            handle,
+            ProgramRec { source: source.into(), options: Arc::from(Vec::new()), refs: 1 },
+        );
+    }
+
+    pub(crate) fn set_build_options(&mut self, handle: usize, options: &str) {
+        if let Some(p) = self.programs.get_mut(&handle) {
+            let v: Vec<String> = options.split_whitespace().map(str::to_string).collect();
+            p.options = v.into();
+        }
+    }
+
+    pub(crate) fn retain_program(&mut self, handle: usize, delta: i32) {
+        adjust(&mut self.programs, handle, delta, |p| &mut p.refs);
+    }
+
+    pub(crate) fn add_kernel(&mut self, handle: usize, program: usize, name: String) {
+        let program = self
+            .programs
+            .get(&program)
+            .map(|p| (p.source.clone(), p.options.clone()));
+        self.kernels.insert(handle, KernelRec { name, program, args: Vec::new(), refs: 1 });
+    }
+
+    pub(crate) fn retain_kernel(&mut self, handle: usize, delta: i32) {
+        adjust(&mut self.kernels, handle, delta, |k| &mut k.refs);
+    }
+
+    pub(crate) fn set_arg(&mut self, handle: usize, index: u32, arg: RawArg) {
+        if let Some(k) = self.kernels.get_mut(&handle) {
+            let i = index as usize;
+            if k.args.len() <= i {
+                k.args.resize(i + 1, None);
+            }
+            k.args[i] = Some(arg);
+        }
+    }
+
+    pub(crate) fn add_buffer(&mut self, handle: usize, size: usize, flags: u64) {
+        self.buffers.insert(handle, BufferRec { size, flags, refs: 1 });
+    }
+
+    pub(crate) fn retain_buffer(&mut self, handle: usize, delta: i32) {
+        adjust(&mut self.buffers, handle, delta, |b| &mut b.refs);
+    }
+}
