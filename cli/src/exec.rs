@@ -18,7 +18,9 @@ use crate::run::parse_shares;
 const LAYER_FILE: &str = "libclpart_layer.so";
 
 #[derive(Args)]
-#[command(after_help = "Examples:\n  POCL_DEVICES=\"pthread basic\" clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app 1024\n  clpart exec --devices 0,1 --verbose -- ./app\n\nThe program's exit code is clpart's; 2 when clpart cannot start it.")]
+#[command(
+    after_help = "Examples:\n  POCL_DEVICES=\"pthread basic\" clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app 1024\n  clpart exec --devices 0,1 --verbose -- ./app\n\nThe program's exit code is clpart's; 2 when clpart cannot start it."
+)]
 pub struct ExecArgs {
     /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1, indices as `clpart devices`
     /// lists them (default: even over all devices).
@@ -34,7 +36,12 @@ pub struct ExecArgs {
     #[arg(long)]
     pub verbose: bool,
     /// The program and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "PROGRAM ARGS")]
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM ARGS"
+    )]
     pub command: Vec<OsString>,
 }
 
@@ -48,7 +55,9 @@ pub fn find_layer() -> Result<PathBuf> {
         return Ok(p);
     }
     let exe = std::env::current_exe().context("cannot find the clpart executable")?;
-    let dir = exe.parent().context("the clpart executable has no folder")?;
+    let dir = exe
+        .parent()
+        .context("the clpart executable has no folder")?;
     let mut tried = Vec::new();
     for d in [Some(dir), dir.parent()].into_iter().flatten() {
         let p = d.join(LAYER_FILE);
@@ -70,7 +79,11 @@ fn shares(args: &ExecArgs) -> Result<Option<String>> {
         (None, Some(d)) => {
             let idx: Vec<usize> = d
                 .split(',')
-                .map(|p| p.trim().parse::<usize>().with_context(|| format!("--devices entry '{p}' is not a device index")))
+                .map(|p| {
+                    p.trim()
+                        .parse::<usize>()
+                        .with_context(|| format!("--devices entry '{p}' is not a device index"))
+                })
                 .collect::<Result<_>>()?;
             if idx.is_empty() {
                 bail!("--devices '{d}' names no device");
@@ -87,7 +100,12 @@ fn shares(args: &ExecArgs) -> Result<Option<String>> {
     if let Some((i, _)) = list.iter().find(|(i, _)| *i >= n) {
         bail!("device index {i} is out of range: there are {n} devices (see `clpart devices`)");
     }
-    Ok(Some(list.iter().map(|(i, s)| format!("{i}:{s}")).collect::<Vec<_>>().join(",")))
+    Ok(Some(
+        list.iter()
+            .map(|(i, s)| format!("{i}:{s}"))
+            .collect::<Vec<_>>()
+            .join(","),
+    ))
 }
 
 pub fn exec(args: ExecArgs) -> Result<u8> {
@@ -124,7 +142,10 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     }
     use std::os::unix::process::ExitStatusExt;
     let sig = status.signal().unwrap_or(0);
-    eprintln!("clpart: error: '{}' was killed by signal {sig}", Path::new(program).display());
+    eprintln!(
+        "clpart: error: '{}' was killed by signal {sig}",
+        Path::new(program).display()
+    );
     Ok((128 + sig).clamp(0, 255) as u8)
 }
 
@@ -134,5 +155,7 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     if p.is_absolute() {
         return Ok(p.to_path_buf());
     }
-    Ok(std::env::current_dir().context("cannot read the working folder")?.join(p))
+    Ok(std::env::current_dir()
+        .context("cannot read the working folder")?
+        .join(p))
 }

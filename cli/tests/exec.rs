@@ -9,7 +9,10 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The layer cargo built for this test run (a dev-dependency: it lands in
@@ -17,7 +20,11 @@ fn repo() -> PathBuf {
 fn layer() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let p = exe.parent().unwrap().join("libclpart_layer.so");
-    assert!(p.is_file(), "{} is missing: cargo builds it as a dev-dependency of clpart", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: cargo builds it as a dev-dependency of clpart",
+        p.display()
+    );
     p
 }
 
@@ -29,13 +36,24 @@ fn built() -> &'static Path {
         for app in APPS.iter().map(|a| a.name).chain(["histogram"]) {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
-                .args(["-O1", "-std=c99", "-Wall", "-DCL_TARGET_OPENCL_VERSION=120", "-Wno-deprecated-declarations", "-o"])
+                .args([
+                    "-O1",
+                    "-std=c99",
+                    "-Wall",
+                    "-DCL_TARGET_OPENCL_VERSION=120",
+                    "-Wno-deprecated-declarations",
+                    "-o",
+                ])
                 .arg(dir.path().join(app))
                 .arg(src.join("main.c"))
                 .args(["-lOpenCL", "-lm"])
                 .output()
                 .expect("gcc runs");
-            assert!(out.status.success(), "gcc {app}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "gcc {app}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         dir
     })
@@ -66,15 +84,31 @@ struct App {
 }
 
 const APPS: &[App] = &[
-    App { name: "vadd", kernels: &[("vadd", 1)] },
-    App { name: "gemm", kernels: &[("gemm", 1)] },
-    App { name: "jacobi2d", kernels: &[("jacobi2d", 8)] },
-    App { name: "scale_map", kernels: &[("scale", 3)] },
-    App { name: "events", kernels: &[("saxpy", 1), ("square", 1)] },
+    App {
+        name: "vadd",
+        kernels: &[("vadd", 1)],
+    },
+    App {
+        name: "gemm",
+        kernels: &[("gemm", 1)],
+    },
+    App {
+        name: "jacobi2d",
+        kernels: &[("jacobi2d", 8)],
+    },
+    App {
+        name: "scale_map",
+        kernels: &[("scale", 3)],
+    },
+    App {
+        name: "events",
+        kernels: &[("saxpy", 1), ("square", 1)],
+    },
 ];
 
 fn report(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("report {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("report {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
@@ -107,11 +141,21 @@ fn check_splits(split: &str) {
             assert_eq!(k["launches"], launches, "{}: {k}", app.name);
             assert_eq!(k["split_launches"], launches, "{}: {k}", app.name);
             assert!(k.get("reason").is_none(), "{}: {k}", app.name);
-            moved += k["bytes_to_devices"].as_u64().unwrap() + k["bytes_from_devices"].as_u64().unwrap();
+            moved +=
+                k["bytes_to_devices"].as_u64().unwrap() + k["bytes_from_devices"].as_u64().unwrap();
         }
-        assert_eq!(r["bytes_total"].as_u64().unwrap(), moved, "{}: {r}", app.name);
+        assert_eq!(
+            r["bytes_total"].as_u64().unwrap(),
+            moved,
+            "{}: {r}",
+            app.name
+        );
         // Each device gets only its slice's ranges: less than whole buffers.
-        assert!(moved < r["bytes_whole_buffers"].as_u64().unwrap(), "{}: {r}", app.name);
+        assert!(
+            moved < r["bytes_whole_buffers"].as_u64().unwrap(),
+            "{}: {r}",
+            app.name
+        );
     }
 }
 
@@ -129,17 +173,27 @@ fn programs_split_86_14_give_their_own_results() {
 fn an_unsplittable_kernel_passes_through_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
-    let out = exec("histogram", &["--split", "0:0.5,1:0.5", "--verbose"], Some(&path));
+    let out = exec(
+        "histogram",
+        &["--split", "0:0.5,1:0.5", "--verbose"],
+        Some(&path),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && stdout.contains(": 0 mismatches"), "{stdout}\n{stderr}");
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{stdout}\n{stderr}"
+    );
     let r = report(&path);
     let k = kernel(&r, "histogram");
     assert_eq!(k["launches"], 1);
     assert_eq!(k["split_launches"], 0);
     assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
     assert_eq!(r["bytes_total"], 0);
-    assert!(stderr.contains("kernel 'histogram': 1 launches, 0 split"), "{stderr}");
+    assert!(
+        stderr.contains("kernel 'histogram': 1 launches, 0 split"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -155,14 +209,22 @@ fn the_program_exit_code_is_passed_on() {
         .env("CLPART_LAYER", layer())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open kernel.cl"));
 }
 
 #[test]
 fn bad_options_are_refused_before_the_program_runs() {
     for (options, message) in [
-        (&["--split", "0:0.5,7:0.5"][..], "device index 7 is out of range"),
+        (
+            &["--split", "0:0.5,7:0.5"][..],
+            "device index 7 is out of range",
+        ),
         (&["--split", "0:0.5,1:0.4"][..], "the shares sum to"),
         (&["--devices", "0,x"][..], "'x' is not a device index"),
     ] {

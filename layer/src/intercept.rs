@@ -10,8 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use opencl_sys::cl_icd::cl_icd_dispatch;
 use opencl_sys::{
-    cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_mem,
-    cl_mem_flags, cl_program, cl_uint, CL_KERNEL_FUNCTION_NAME, CL_SUCCESS,
+    cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_mem, cl_mem_flags,
+    cl_program, cl_uint, CL_KERNEL_FUNCTION_NAME, CL_SUCCESS,
 };
 
 use crate::state::{self, Inside, RawArg};
@@ -113,12 +113,20 @@ unsafe extern "C" fn release_mem_object(mem: cl_mem) -> cl_int {
 ///
 /// # Safety
 /// The arguments of a `clCreateProgramWithSource` the driver accepted.
-unsafe fn source_text(count: cl_uint, strings: *mut *const c_char, lengths: *const usize) -> String {
+unsafe fn source_text(
+    count: cl_uint,
+    strings: *mut *const c_char,
+    lengths: *const usize,
+) -> String {
     let mut bytes = Vec::new();
     for i in 0..count as usize {
         // SAFETY: the driver accepted `count` strings.
         let s = unsafe { *strings.add(i) };
-        let len = if lengths.is_null() { 0 } else { unsafe { *lengths.add(i) } };
+        let len = if lengths.is_null() {
+            0
+        } else {
+            unsafe { *lengths.add(i) }
+        };
         if len == 0 {
             // SAFETY: NUL-terminated when no length is given.
             bytes.extend_from_slice(unsafe { CStr::from_ptr(s) }.to_bytes());
@@ -162,14 +170,25 @@ unsafe extern "C" fn build_program(
 ) -> cl_int {
     let f = below!(clBuildProgram);
     // SAFETY: passed on unchanged.
-    let r = unsafe { f(program, num_devices, device_list, options, pfn_notify, user_data) };
+    let r = unsafe {
+        f(
+            program,
+            num_devices,
+            device_list,
+            options,
+            pfn_notify,
+            user_data,
+        )
+    };
     if r == CL_SUCCESS {
         record(|| {
             let text = if options.is_null() {
                 String::new()
             } else {
                 // SAFETY: a NUL-terminated string the driver accepted.
-                unsafe { CStr::from_ptr(options) }.to_string_lossy().into_owned()
+                unsafe { CStr::from_ptr(options) }
+                    .to_string_lossy()
+                    .into_owned()
             };
             state::with(|s| s.set_build_options(program as usize, &text));
         });
@@ -208,7 +227,9 @@ unsafe extern "C" fn create_kernel(
     if !kernel.is_null() {
         record(|| {
             // SAFETY: a NUL-terminated name the driver accepted.
-            let name = unsafe { CStr::from_ptr(kernel_name) }.to_string_lossy().into_owned();
+            let name = unsafe { CStr::from_ptr(kernel_name) }
+                .to_string_lossy()
+                .into_owned();
             state::with(|s| s.add_kernel(kernel as usize, program as usize, name));
         });
     }
@@ -221,14 +242,28 @@ fn kernel_name(kernel: cl_kernel) -> Option<String> {
     let _inside = Inside::enter();
     let mut size = 0usize;
     // SAFETY: a size query on a kernel the driver just made.
-    let r = unsafe { f(kernel, CL_KERNEL_FUNCTION_NAME, 0, std::ptr::null_mut(), &mut size) };
+    let r = unsafe {
+        f(
+            kernel,
+            CL_KERNEL_FUNCTION_NAME,
+            0,
+            std::ptr::null_mut(),
+            &mut size,
+        )
+    };
     if r != CL_SUCCESS || size == 0 {
         return None;
     }
     let mut buf = vec![0u8; size];
     // SAFETY: `buf` holds `size` bytes.
     let r = unsafe {
-        f(kernel, CL_KERNEL_FUNCTION_NAME, size, buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut())
+        f(
+            kernel,
+            CL_KERNEL_FUNCTION_NAME,
+            size,
+            buf.as_mut_ptr() as *mut c_void,
+            std::ptr::null_mut(),
+        )
     };
     if r != CL_SUCCESS {
         return None;
@@ -302,9 +337,21 @@ unsafe extern "C" fn set_kernel_arg(
                 None
             } else {
                 // SAFETY: the driver read `arg_size` bytes from it.
-                Some(unsafe { std::slice::from_raw_parts(arg_value as *const u8, arg_size) }.to_vec())
+                Some(
+                    unsafe { std::slice::from_raw_parts(arg_value as *const u8, arg_size) }
+                        .to_vec(),
+                )
             };
-            state::with(|s| s.set_arg(kernel as usize, arg_index, RawArg { size: arg_size, value }));
+            state::with(|s| {
+                s.set_arg(
+                    kernel as usize,
+                    arg_index,
+                    RawArg {
+                        size: arg_size,
+                        value,
+                    },
+                )
+            });
         });
     }
     r
@@ -353,7 +400,9 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
         event,
     };
     // SAFETY: the application's launch arguments, read as the driver would.
-    match catch_unwind(AssertUnwindSafe(|| unsafe { crate::split::try_split(&launch) })) {
+    match catch_unwind(AssertUnwindSafe(|| unsafe {
+        crate::split::try_split(&launch)
+    })) {
         Ok(crate::split::Outcome::Done(code)) => code,
         Ok(crate::split::Outcome::PassThrough) => pass(),
         Err(_) => {

@@ -55,7 +55,9 @@ const N_ENTRIES: usize = std::mem::size_of::<cl_icd_dispatch>() / std::mem::size
 /// The driver's table. Only called after [`clInitLayer`] (the loader routes
 /// no call to the layer before).
 pub(crate) fn target() -> &'static cl_icd_dispatch {
-    TARGET.get().expect("clInitLayer ran before any entry point")
+    TARGET
+        .get()
+        .expect("clInitLayer ran before any entry point")
 }
 
 /// # Safety

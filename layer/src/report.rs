@@ -56,7 +56,12 @@ static STATS: Mutex<BTreeMap<String, KernelStats>> = Mutex::new(BTreeMap::new())
 
 fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
     let mut stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
-    let k = stats.entry(name.to_string()).or_insert_with(|| KernelStats { name: name.to_string(), ..Default::default() });
+    let k = stats
+        .entry(name.to_string())
+        .or_insert_with(|| KernelStats {
+            name: name.to_string(),
+            ..Default::default()
+        });
     f(k);
 }
 
@@ -89,7 +94,11 @@ pub(crate) fn launched(kernel: &str, r: &RunReport, app_sync: u64) {
         if r.split {
             k.split_launches += 1;
         } else {
-            k.reason = Some(r.reason.clone().unwrap_or_else(|| "ran whole on one clpart device".into()));
+            k.reason = Some(
+                r.reason
+                    .clone()
+                    .unwrap_or_else(|| "ran whole on one clpart device".into()),
+            );
         }
         k.bytes_to_devices += r.devices.iter().map(|d| d.bytes_to_device).sum::<u64>();
         k.bytes_from_devices += r.devices.iter().map(|d| d.bytes_from_device).sum::<u64>();
@@ -107,11 +116,17 @@ pub(crate) fn finish() {
     let stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
     let kernels: Vec<&KernelStats> = stats.values().collect();
     let report = Report {
-        bytes_total: kernels.iter().map(|k| k.bytes_to_devices + k.bytes_from_devices).sum(),
+        bytes_total: kernels
+            .iter()
+            .map(|k| k.bytes_to_devices + k.bytes_from_devices)
+            .sum(),
         bytes_whole_buffers: kernels.iter().map(|k| k.bytes_whole_buffers).sum(),
         bytes_app_sync: kernels.iter().map(|k| k.bytes_app_sync).sum(),
         devices: match &cfg.shares {
-            Some(Ok(s)) => s.iter().map(|&(index, share)| DeviceShare { index, share }).collect(),
+            Some(Ok(s)) => s
+                .iter()
+                .map(|&(index, share)| DeviceShare { index, share })
+                .collect(),
             _ => Vec::new(),
         },
         kernels,
@@ -123,12 +138,19 @@ pub(crate) fn finish() {
             w.write_all(b"\n")
         });
         if let Err(e) = written {
-            eprintln!("clpart: error: cannot write the report '{}': {e}", path.display());
+            eprintln!(
+                "clpart: error: cannot write the report '{}': {e}",
+                path.display()
+            );
         }
     }
     if cfg.verbose {
         for k in &report.kernels {
-            let why = k.reason.as_deref().map(|r| format!(" (not split: {r})")).unwrap_or_default();
+            let why = k
+                .reason
+                .as_deref()
+                .map(|r| format!(" (not split: {r})"))
+                .unwrap_or_default();
             eprintln!(
                 "clpart: kernel '{}': {} launches, {} split{why}; {} B to devices, {} B from devices",
                 k.name, k.launches, k.split_launches, k.bytes_to_devices, k.bytes_from_devices

@@ -75,12 +75,15 @@ enum Verdict {
     Whole(String),
 }
 
+/// A kernel's argument list depends on its source, name and build options.
+type InfoKey = (usize, String, Vec<String>);
+
 /// The process's clpart side: the runtime (created at the first launch),
 /// the argument lists of the kernels seen, the verdicts.
 #[derive(Default)]
 struct Engine {
     runtime: Option<Result<Runtime, String>>,
-    infos: HashMap<(usize, String, Vec<String>), Result<Vec<ArgInfo>, String>>,
+    infos: HashMap<InfoKey, Result<Vec<ArgInfo>, String>>,
     verdicts: HashMap<Key, Verdict>,
     /// Keeps every analyzed source alive, so the address in [`Key`] is
     /// never reused by another source.
@@ -145,12 +148,22 @@ unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
         global
             .iter()
             .enumerate()
-            .map(|(d, &g)| if d == 0 { (1..=g.clamp(1, 64)).rev().find(|x| g % x == 0).unwrap_or(1) } else { 1 })
+            .map(|(d, &g)| {
+                if d == 0 {
+                    (1..=g.clamp(1, 64)).rev().find(|x| g % x == 0).unwrap_or(1)
+                } else {
+                    1
+                }
+            })
             .collect()
     } else {
         read(l.local)
     };
-    let offset = if l.offset.is_null() { vec![0; dims] } else { read(l.offset) };
+    let offset = if l.offset.is_null() {
+        vec![0; dims]
+    } else {
+        read(l.offset)
+    };
     NdRange::with_offset(&global, &local, &offset).map_err(|e| e.to_string())
 }
 
@@ -178,15 +191,23 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
 }
 
 fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Vec<ArgInfo>, String> {
-    let parse = coarsen::ParseOptions { clang_args: options.to_vec() };
-    let program = coarsen::parse_program(&format!("{kernel}.cl"), source, &parse).map_err(|e| e.to_string())?;
+    let parse = coarsen::ParseOptions {
+        clang_args: options.to_vec(),
+    };
+    let program = coarsen::parse_program(&format!("{kernel}.cl"), source, &parse)
+        .map_err(|e| e.to_string())?;
     let function = program.kernel(Some(kernel)).map_err(|e| e.to_string())?;
     let mut infos = partitioner::args::arg_infos(function);
     infos.sort_by_key(|a| a.index);
     Ok(infos)
 }
 
-fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRange) -> Result<Outcome, String> {
+fn split_with(
+    engine: &mut Engine,
+    launch: &Launch,
+    rec: &KernelRec,
+    nd: &NdRange,
+) -> Result<Outcome, String> {
     let Some((source, options)) = &rec.program else {
         return Err("the program was not made with clCreateProgramWithSource".into());
     };
@@ -241,7 +262,11 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
         }
     }
     if !engine.verdicts.contains_key(&key) {
-        let values = partitioner::LaunchValues { global: nd.global.clone(), local: nd.local.clone(), scalars };
+        let values = partitioner::LaunchValues {
+            global: nd.global.clone(),
+            local: nd.local.clone(),
+            scalars,
+        };
         let verdict = analyze(&runtime, source, &options, &rec.name, &values);
         if config().verbose {
             match &verdict {
@@ -251,7 +276,10 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
                     nd,
                     p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
                 ),
-                Verdict::Whole(why) => eprintln!("clpart: kernel '{}' {}: runs unsplit on the application's device: {why}", rec.name, nd),
+                Verdict::Whole(why) => eprintln!(
+                    "clpart: kernel '{}' {}: runs unsplit on the application's device: {why}",
+                    rec.name, nd
+                ),
             }
         }
         engine.verdicts.insert(key.clone(), verdict);
@@ -281,7 +309,9 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
     }
 
     // 2. The buffers' current contents.
-    let read = t.clEnqueueReadBuffer.ok_or("clEnqueueReadBuffer is missing")?;
+    let read = t
+        .clEnqueueReadBuffer
+        .ok_or("clEnqueueReadBuffer is missing")?;
     let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
     for &(mem, size) in &buffers {
         let mut bytes = vec![0u8; size];
@@ -300,7 +330,9 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
             )
         };
         if r != CL_SUCCESS {
-            return Err(format!("reading a buffer argument from the application's device failed ({r})"));
+            return Err(format!(
+                "reading a buffer argument from the application's device failed ({r})"
+            ));
         }
         contents.insert(mem, bytes);
     }
@@ -310,7 +342,10 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
     let mut values = Vec::with_capacity(slots.len());
     for (slot, info) in slots.iter().zip(&infos) {
         values.push(match slot {
-            Slot::Scalar { bytes, int } => ArgValue::Scalar { bytes: bytes.clone(), int: *int },
+            Slot::Scalar { bytes, int } => ArgValue::Scalar {
+                bytes: bytes.clone(),
+                int: *int,
+            },
             Slot::Local { bytes } => ArgValue::Local { bytes: *bytes },
             Slot::Buffer { mem, .. } => {
                 let elem = ElemType::parse(&info.elem_type, info.elem_size);
@@ -318,24 +353,39 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
             }
         });
     }
-    let mut kargs = KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
+    let mut kargs =
+        KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
     let nd = trimmed(nd, plan.kernel().work_dim as usize, source);
     let report = launcher::launch(plan, &nd, &mut kargs, &shares, &LaunchOptions::default())
         .map_err(|e| format!("the split launch failed: {e}"))?;
 
     // 4. What changed goes back into the application's buffers.
-    let write = t.clEnqueueWriteBuffer.ok_or("clEnqueueWriteBuffer is missing")?;
+    let write = t
+        .clEnqueueWriteBuffer
+        .ok_or("clEnqueueWriteBuffer is missing")?;
     let mut sync_out = 0u64;
     let mut written: Vec<usize> = Vec::new();
     for (i, (slot, info)) in slots.iter().zip(&infos).enumerate() {
-        let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else { continue };
+        let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
+            continue;
+        };
         if written.contains(mem) {
             continue;
         }
-        let (Some(new), Some(old)) = (kargs.buffer_at(i as u32), contents.get(mem)) else { continue };
+        let (Some(new), Some(old)) = (kargs.buffer_at(i as u32), contents.get(mem)) else {
+            continue;
+        };
         let new = new.as_bytes();
-        let Some(first) = new.iter().zip(old).position(|(a, b)| a != b) else { continue };
-        let last = new.len() - new.iter().rev().zip(old.iter().rev()).position(|(a, b)| a != b).unwrap_or(0);
+        let Some(first) = new.iter().zip(old).position(|(a, b)| a != b) else {
+            continue;
+        };
+        let last = new.len()
+            - new
+                .iter()
+                .rev()
+                .zip(old.iter().rev())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
         // SAFETY: `new` holds the buffer's bytes; `first..last` lies inside; blocking.
         let r = unsafe {
             write(
@@ -353,7 +403,10 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
         if r != CL_SUCCESS {
             // The application's buffers are partly updated: running the
             // kernel again could be wrong, so the driver's error goes back.
-            report::failed(&rec.name, &format!("writing results back to the application's buffer failed ({r})"));
+            report::failed(
+                &rec.name,
+                &format!("writing results back to the application's buffer failed ({r})"),
+            );
             return Ok(Outcome::Done(r));
         }
         sync_out += (last - first) as u64;
@@ -362,14 +415,19 @@ fn split_with(engine: &mut Engine, launch: &Launch, rec: &KernelRec, nd: &NdRang
 
     // 5. The launch's event: complete once the results are in place.
     if !launch.event.is_null() {
-        let marker = t.clEnqueueMarkerWithWaitList.ok_or("clEnqueueMarkerWithWaitList is missing");
+        let marker = t
+            .clEnqueueMarkerWithWaitList
+            .ok_or("clEnqueueMarkerWithWaitList is missing");
         let r = match marker {
             // SAFETY: the application's queue and event out-pointer.
             Ok(f) => unsafe { f(launch.queue, 0, std::ptr::null(), launch.event) },
             Err(_) => opencl_sys::CL_OUT_OF_RESOURCES,
         };
         if r != CL_SUCCESS {
-            report::failed(&rec.name, &format!("the launch's event could not be made ({r})"));
+            report::failed(
+                &rec.name,
+                &format!("the launch's event could not be made ({r})"),
+            );
             return Ok(Outcome::Done(r));
         }
     }
@@ -406,7 +464,14 @@ fn analyze(
     kernel: &str,
     values: &partitioner::LaunchValues,
 ) -> Verdict {
-    let file = match partitioner::analyze_for_launch(&format!("{kernel}.cl"), source, options, Some(kernel), None, values) {
+    let file = match partitioner::analyze_for_launch(
+        &format!("{kernel}.cl"),
+        source,
+        options,
+        Some(kernel),
+        None,
+        values,
+    ) {
         Ok(f) => f,
         Err(e) => return Verdict::Whole(format!("the analysis failed: {e}")),
     };
@@ -414,7 +479,11 @@ fn analyze(
         return Verdict::Whole("the analysis found no kernel".into());
     };
     if !k.splittable {
-        return Verdict::Whole(k.reason.clone().unwrap_or_else(|| "the kernel is not splittable".into()));
+        return Verdict::Whole(
+            k.reason
+                .clone()
+                .unwrap_or_else(|| "the kernel is not splittable".into()),
+        );
     }
     match launcher::Plan::new(runtime, &file, kernel) {
         Ok(p) => Verdict::Split(Box::new(p)),
@@ -468,7 +537,11 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, u
         });
     }
     if rec.args.len() > infos.len() {
-        return Err(format!("the kernel has {} arguments, {} are set", infos.len(), rec.args.len()));
+        return Err(format!(
+            "the kernel has {} arguments, {} are set",
+            infos.len(),
+            rec.args.len()
+        ));
     }
     Ok((slots, buffers))
 }

@@ -23,7 +23,9 @@ pub(crate) struct Inside {
 
 impl Inside {
     pub(crate) fn enter() -> Inside {
-        Inside { was: INSIDE.with(|c| c.replace(true)) }
+        Inside {
+            was: INSIDE.with(|c| c.replace(true)),
+        }
     }
 
     pub(crate) fn active() -> bool {
@@ -91,7 +93,12 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 
 /// Adds `delta` to a record's count; removes it at zero. Unknown handles
 /// are left alone.
-fn adjust<T>(map: &mut HashMap<usize, T>, key: usize, delta: i32, refs: impl Fn(&mut T) -> &mut u32) {
+fn adjust<T>(
+    map: &mut HashMap<usize, T>,
+    key: usize,
+    delta: i32,
+    refs: impl Fn(&mut T) -> &mut u32,
+) {
     if let Some(rec) = map.get_mut(&key) {
         let r = refs(rec);
         *r = r.saturating_add_signed(delta);
@@ -105,7 +112,11 @@ impl State {
     pub(crate) fn add_program(&mut self, handle: usize, source: String) {
         self.programs.insert(
             handle,
-            ProgramRec { source: source.into(), options: Arc::from(Vec::new()), refs: 1 },
+            ProgramRec {
+                source: source.into(),
+                options: Arc::from(Vec::new()),
+                refs: 1,
+            },
         );
     }
 
@@ -125,7 +136,15 @@ impl State {
             .programs
             .get(&program)
             .map(|p| (p.source.clone(), p.options.clone()));
-        self.kernels.insert(handle, KernelRec { name, program, args: Vec::new(), refs: 1 });
+        self.kernels.insert(
+            handle,
+            KernelRec {
+                name,
+                program,
+                args: Vec::new(),
+                refs: 1,
+            },
+        );
     }
 
     pub(crate) fn retain_kernel(&mut self, handle: usize, delta: i32) {
@@ -143,7 +162,14 @@ impl State {
     }
 
     pub(crate) fn add_buffer(&mut self, handle: usize, size: usize, flags: u64) {
-        self.buffers.insert(handle, BufferRec { size, flags, refs: 1 });
+        self.buffers.insert(
+            handle,
+            BufferRec {
+                size,
+                flags,
+                refs: 1,
+            },
+        );
     }
 
     pub(crate) fn retain_buffer(&mut self, handle: usize, delta: i32) {
