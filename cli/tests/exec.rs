@@ -62,7 +62,7 @@ fn built() -> &'static Path {
 
 /// Runs `tests/apps/<app>` under `clpart exec` with these extra options,
 /// in its own folder (it reads `kernel.cl` from there).
-fn exec(app: &str, options: &[&str], report: Option<&Path>) -> Output {
+fn exec(app: &str, options: &[&str], report: Option<&Path>, args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));
     c.arg("exec").args(options);
     if let Some(r) = report {
@@ -70,6 +70,7 @@ fn exec(app: &str, options: &[&str], report: Option<&Path>) -> Output {
     }
     c.arg("--")
         .arg(built().join(app))
+        .args(args)
         .current_dir(repo().join("tests/apps").join(app))
         .env("POCL_DEVICES", "pthread basic")
         .env("CLPART_LAYER", layer())
@@ -79,6 +80,7 @@ fn exec(app: &str, options: &[&str], report: Option<&Path>) -> Output {
 
 struct App {
     name: &'static str,
+    args: &'static [&'static str],
     /// Kernels that must split at every launch, with their launch counts.
     kernels: &'static [(&'static str, u64)],
 }
@@ -86,22 +88,53 @@ struct App {
 const APPS: &[App] = &[
     App {
         name: "vadd",
+        args: &[],
         kernels: &[("vadd", 1)],
     },
     App {
         name: "gemm",
+        args: &["100", "90", "70"],
         kernels: &[("gemm", 1)],
     },
     App {
+        name: "2mm",
+        args: &[],
+        kernels: &[("mm", 2)],
+    },
+    App {
         name: "jacobi2d",
+        args: &["96", "8"],
         kernels: &[("jacobi2d", 8)],
     },
     App {
+        name: "fdtd2d",
+        args: &["64", "80", "4"],
+        kernels: &[("fdtd_ey", 4), ("fdtd_ex", 4), ("fdtd_hz", 4)],
+    },
+    // lu_scale runs whole: its launch-time assumption fails (see the report).
+    App {
+        name: "lu",
+        args: &["16"],
+        kernels: &[("lu_update", 15)],
+    },
+    App {
+        name: "correlation",
+        args: &[],
+        kernels: &[
+            ("corr_mean", 1),
+            ("corr_std", 1),
+            ("corr_reduce", 1),
+            ("corr_corr", 1),
+        ],
+    },
+    App {
         name: "scale_map",
+        args: &[],
         kernels: &[("scale", 3)],
     },
     App {
         name: "events",
+        args: &[],
         kernels: &[("saxpy", 1), ("square", 1)],
     },
 ];
@@ -125,7 +158,7 @@ fn check_splits(split: &str) {
     let tmp = tempfile::tempdir().unwrap();
     for app in APPS {
         let path = tmp.path().join(format!("{}.json", app.name));
-        let out = exec(app.name, &["--split", split], Some(&path));
+        let out = exec(app.name, &["--split", split], Some(&path), app.args);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains(": 0 mismatches"),
@@ -135,15 +168,20 @@ fn check_splits(split: &str) {
             String::from_utf8_lossy(&out.stderr)
         );
         let r = report(&path);
-        let mut moved = 0;
         for &(name, launches) in app.kernels {
             let k = kernel(&r, name);
             assert_eq!(k["launches"], launches, "{}: {k}", app.name);
             assert_eq!(k["split_launches"], launches, "{}: {k}", app.name);
             assert!(k.get("reason").is_none(), "{}: {k}", app.name);
-            moved +=
-                k["bytes_to_devices"].as_u64().unwrap() + k["bytes_from_devices"].as_u64().unwrap();
         }
+        let moved: u64 = r["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                k["bytes_to_devices"].as_u64().unwrap() + k["bytes_from_devices"].as_u64().unwrap()
+            })
+            .sum();
         assert_eq!(
             r["bytes_total"].as_u64().unwrap(),
             moved,
@@ -177,6 +215,7 @@ fn an_unsplittable_kernel_passes_through_with_the_reason() {
         "histogram",
         &["--split", "0:0.5,1:0.5", "--verbose"],
         Some(&path),
+        &[],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -228,7 +267,7 @@ fn bad_options_are_refused_before_the_program_runs() {
         (&["--split", "0:0.5,1:0.4"][..], "the shares sum to"),
         (&["--devices", "0,x"][..], "'x' is not a device index"),
     ] {
-        let out = exec("vadd", options, None);
+        let out = exec("vadd", options, None, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
         assert!(stderr.contains(message), "{options:?}: {stderr}");

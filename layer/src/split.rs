@@ -67,7 +67,9 @@ struct Key {
     kernel: String,
     global: Vec<u64>,
     local: Vec<u64>,
-    scalars: Vec<(u32, Option<i64>)>,
+    /// The integer scalar arguments by index; `None` for a verdict that
+    /// holds for any of their values (the analysis was not specialized).
+    scalars: Option<Vec<(u32, Option<i64>)>>,
 }
 
 enum Verdict {
@@ -77,6 +79,10 @@ enum Verdict {
 
 /// A kernel's argument list depends on its source, name and build options.
 type InfoKey = (usize, String, Vec<String>);
+
+/// The note `partitioner::analyze_for_launch` adds to a kernel analyzed
+/// for one launch's sizes and scalar values.
+const SPECIALIZED: &str = "specialized on this launch";
 
 /// The process's clpart side: the runtime (created at the first launch),
 /// the argument lists of the kernels seen, the verdicts.
@@ -248,20 +254,27 @@ fn split_with(
         kernel: rec.name.clone(),
         global: nd.global.clone(),
         local: nd.local.clone(),
-        scalars: Vec::new(),
+        scalars: None,
     };
+    let mut by_value = Vec::new();
     let mut scalars = std::collections::BTreeMap::new();
     for (slot, info) in slots.iter().zip(&infos) {
         if let Slot::Scalar { int, .. } = slot {
             if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
-                key.scalars.push((info.index, *int));
+                by_value.push((info.index, *int));
                 if let Some(v) = int {
                     scalars.insert(info.name.clone(), *v);
                 }
             }
         }
     }
-    if !engine.verdicts.contains_key(&key) {
+    // A verdict made without specializing on the scalars' values holds for
+    // any of them; one that was specialized holds for these values only.
+    let generic = key.clone();
+    key.scalars = Some(by_value);
+    if engine.verdicts.contains_key(&generic) {
+        key = generic;
+    } else if !engine.verdicts.contains_key(&key) {
         let values = partitioner::LaunchValues {
             global: nd.global.clone(),
             local: nd.local.clone(),
@@ -280,6 +293,16 @@ fn split_with(
                     "clpart: kernel '{}' {}: runs unsplit on the application's device: {why}",
                     rec.name, nd
                 ),
+            }
+        }
+        if let Verdict::Split(p) = &verdict {
+            if !p
+                .kernel()
+                .diagnostics
+                .iter()
+                .any(|d| d.contains(SPECIALIZED))
+            {
+                key = generic;
             }
         }
         engine.verdicts.insert(key.clone(), verdict);
