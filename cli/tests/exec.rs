@@ -33,7 +33,7 @@ fn built() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        for app in APPS.iter().map(|a| a.name).chain(["histogram"]) {
+        for app in APPS.iter().map(|a| a.name).chain(["histogram", "misuse"]) {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
                 .args([
@@ -280,4 +280,35 @@ fn bad_options_are_refused_before_the_program_runs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run '/nonexistent/program'"));
+}
+
+#[test]
+fn a_program_that_misuses_opencl_gets_the_drivers_error_codes() {
+    // The program prints the code of each bad call (unset arguments, a
+    // wrong index or size, a local size that does not divide, work_dim 0,
+    // a read past the end) and its own check of the one good launch.
+    let dir = repo().join("tests/apps/misuse");
+    let plain = Command::new(built().join("misuse"))
+        .current_dir(&dir)
+        .env("POCL_DEVICES", "pthread basic")
+        .env_remove("OPENCL_LAYERS")
+        .output()
+        .unwrap();
+    let layered = exec("misuse", &["--split", "0:0.5,1:0.5"], None, &[]);
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    assert!(
+        layered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&layered.stderr)
+    );
+    let text = String::from_utf8_lossy(&layered.stdout);
+    assert!(
+        text.contains("arg index 7: -49") && text.contains(": 0 mismatches"),
+        "{text}"
+    );
+    assert_eq!(text, String::from_utf8_lossy(&plain.stdout));
 }

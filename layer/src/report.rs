@@ -113,7 +113,16 @@ pub(crate) fn finish() {
     if cfg.report.is_none() && !cfg.verbose {
         return;
     }
-    let stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    // A thread still inside a launch at exit holds the lock: no report then,
+    // rather than a process that never ends.
+    let stats = match STATS.try_lock() {
+        Ok(s) => s,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            eprintln!("clpart: error: no report: a launch was still running at exit");
+            return;
+        }
+    };
     let kernels: Vec<&KernelStats> = stats.values().collect();
     let report = Report {
         bytes_total: kernels
