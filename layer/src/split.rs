@@ -84,7 +84,8 @@ type InfoKey = (usize, String, Vec<String>);
 /// for one launch's sizes and scalar values.
 const SPECIALIZED: &str = "specialized on this launch";
 
-/// The process's clpart side: the runtime (created at the first launch),
+/// The process's clpart side: the runtime (created for the first kernel
+/// that splits),
 /// the argument lists of the kernels seen, the verdicts.
 #[derive(Default)]
 struct Engine {
@@ -219,21 +220,6 @@ fn split_with(
     };
     let options: Vec<String> = options.to_vec();
     let _inside = Inside::enter();
-    let runtime = engine
-        .runtime
-        .get_or_insert_with(|| Runtime::new().map_err(|e| format!("clpart's runtime: {e}")))
-        .clone()?;
-    let shares = match &config().shares {
-        Some(Ok(s)) => s.clone(),
-        Some(Err(e)) => return Err(e.clone()),
-        None => {
-            let n = runtime.devices().len();
-            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
-        }
-    };
-    for &(d, _) in &shares {
-        runtime.device(d).map_err(|e| e.to_string())?;
-    }
     let src_key = Arc::as_ptr(source) as *const u8 as usize;
     if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
         engine.sources.push(source.clone());
@@ -280,7 +266,7 @@ fn split_with(
             local: nd.local.clone(),
             scalars,
         };
-        let verdict = analyze(&runtime, source, &options, &rec.name, &values);
+        let verdict = analyze(&mut engine.runtime, source, &options, &rec.name, &values);
         if config().verbose {
             match &verdict {
                 Verdict::Split(p) => eprintln!(
@@ -312,6 +298,19 @@ fn split_with(
         Some(Verdict::Whole(why)) => return Err(why.clone()),
         None => return Err("no verdict".into()),
     };
+    // clpart's runtime exists once a kernel splits (made in `analyze`).
+    let runtime = plan.runtime();
+    let shares = match &config().shares {
+        Some(Ok(s)) => s.clone(),
+        Some(Err(e)) => return Err(e.clone()),
+        None => {
+            let n = runtime.devices().len();
+            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
+        }
+    };
+    for &(d, _) in &shares {
+        runtime.device(d).map_err(|e| e.to_string())?;
+    }
 
     let t = target();
     // 1. Everything the application enqueued before is done.
@@ -481,7 +480,7 @@ fn trimmed(nd: &NdRange, dims: usize, source: &str) -> NdRange {
 
 /// The verdict for one launch configuration.
 fn analyze(
-    runtime: &Runtime,
+    runtime: &mut Option<Result<Runtime, String>>,
     source: &str,
     options: &[String],
     kernel: &str,
@@ -508,7 +507,15 @@ fn analyze(
                 .unwrap_or_else(|| "the kernel is not splittable".into()),
         );
     }
-    match launcher::Plan::new(runtime, &file, kernel) {
+    // clpart's own devices are opened for the first kernel that splits, so
+    // a program none of whose kernels split never pays for them.
+    let runtime = match runtime
+        .get_or_insert_with(|| Runtime::new().map_err(|e| format!("clpart's runtime: {e}")))
+    {
+        Ok(r) => r.clone(),
+        Err(e) => return Verdict::Whole(e.clone()),
+    };
+    match launcher::Plan::new(&runtime, &file, kernel) {
         Ok(p) => Verdict::Split(Box::new(p)),
         Err(e) => Verdict::Whole(format!("clpart cannot prepare the kernel: {e}")),
     }
