@@ -84,6 +84,14 @@ type InfoKey = (usize, String, Vec<String>);
 /// for one launch's sizes and scalar values.
 const SPECIALIZED: &str = "specialized on this launch";
 
+/// Unsplit verdicts for distinct scalar values before a kernel is taken
+/// as unsplit for all of them.
+const MAX_SPECIALIZED: u32 = 4;
+
+/// Most verdicts kept (each split one holds programs built per device);
+/// beyond, the cache starts again.
+const MAX_VERDICTS: usize = 256;
+
 /// The process's clpart side: the runtime (created for the first kernel
 /// that splits),
 /// the argument lists of the kernels seen, the verdicts.
@@ -92,6 +100,8 @@ struct Engine {
     runtime: Option<Result<Runtime, String>>,
     infos: HashMap<InfoKey, Result<Vec<ArgInfo>, String>>,
     verdicts: HashMap<Key, Verdict>,
+    /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
+    n_whole: HashMap<Key, u32>,
     /// Keeps every analyzed source alive, so the address in [`Key`] is
     /// never reused by another source.
     sources: Vec<Arc<str>>,
@@ -266,7 +276,23 @@ fn split_with(
             local: nd.local.clone(),
             scalars,
         };
-        let verdict = analyze(&mut engine.runtime, source, &options, &rec.name, &values);
+        let (mut verdict, mut any_values) =
+            analyze(&mut engine.runtime, source, &options, &rec.name, &values);
+        // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
+        // not analyzed again (a time loop would pay an analysis per step).
+        if let Verdict::Whole(why) = &verdict {
+            let n = engine.n_whole.entry(generic.clone()).or_insert(0);
+            *n += 1;
+            if !any_values && *n >= MAX_SPECIALIZED {
+                verdict = Verdict::Whole(format!(
+                    "{why} (and for {MAX_SPECIALIZED} values of the scalar arguments: not analyzed again)"
+                ));
+                any_values = true;
+            }
+        }
+        if engine.verdicts.len() >= MAX_VERDICTS {
+            engine.verdicts.clear();
+        }
         if config().verbose {
             match &verdict {
                 Verdict::Split(p) => eprintln!(
@@ -281,15 +307,8 @@ fn split_with(
                 ),
             }
         }
-        if let Verdict::Split(p) = &verdict {
-            if !p
-                .kernel()
-                .diagnostics
-                .iter()
-                .any(|d| d.contains(SPECIALIZED))
-            {
-                key = generic;
-            }
+        if any_values {
+            key = generic;
         }
         engine.verdicts.insert(key.clone(), verdict);
     }
@@ -478,14 +497,18 @@ fn trimmed(nd: &NdRange, dims: usize, source: &str) -> NdRange {
     out
 }
 
-/// The verdict for one launch configuration.
+/// The verdict for one launch configuration, and whether it holds for any
+/// values of the integer scalar arguments: `analyze_for_launch` analyzes
+/// parametrically and specializes on the values only when that could not
+/// prove the writes of different slices disjoint (a kernel it then splits
+/// says so in its diagnostics).
 fn analyze(
     runtime: &mut Option<Result<Runtime, String>>,
     source: &str,
     options: &[String],
     kernel: &str,
     values: &partitioner::LaunchValues,
-) -> Verdict {
+) -> (Verdict, bool) {
     let file = match partitioner::analyze_for_launch(
         &format!("{kernel}.cl"),
         source,
@@ -495,8 +518,23 @@ fn analyze(
         values,
     ) {
         Ok(f) => f,
-        Err(e) => return Verdict::Whole(format!("the analysis failed: {e}")),
+        Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
     };
+    let generic = file.kernels.first().is_none_or(|k| {
+        !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
+            && (k.splittable
+                || k.arrays
+                    .iter()
+                    .all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)))
+    });
+    (verdict(runtime, &file, kernel), generic)
+}
+
+fn verdict(
+    runtime: &mut Option<Result<Runtime, String>>,
+    file: &ranges_format::RangeFile,
+    kernel: &str,
+) -> Verdict {
     let Some(k) = file.kernels.first() else {
         return Verdict::Whole("the analysis found no kernel".into());
     };
@@ -515,7 +553,7 @@ fn analyze(
         Ok(r) => r.clone(),
         Err(e) => return Verdict::Whole(e.clone()),
     };
-    match launcher::Plan::new(&runtime, &file, kernel) {
+    match launcher::Plan::new(&runtime, file, kernel) {
         Ok(p) => Verdict::Split(Box::new(p)),
         Err(e) => Verdict::Whole(format!("clpart cannot prepare the kernel: {e}")),
     }
