@@ -54,3 +54,23 @@ pub(crate) fn parse_shares(text: &str) -> Result<Vec<(usize, f64)>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_shares;
+
+    #[test]
+    fn shares_parse_like_clpart_run() {
+        assert_eq!(
+            parse_shares("0:0.86, 1:0.14").unwrap(),
+            vec![(0, 0.86), (1, 0.14)]
+        );
+        assert!(parse_shares("0").unwrap_err().contains("must be IDX:SHARE"));
+        assert!(parse_shares("x:0.5")
+            .unwrap_err()
+            .contains("not a device index"));
+        assert!(parse_shares("0:1.5")
+            .unwrap_err()
+            .contains("not between 0 and 1"));
+    }
+}

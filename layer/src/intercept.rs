@@ -45,10 +45,11 @@ fn record(f: impl FnOnce()) {
     let _ = catch_unwind(AssertUnwindSafe(f));
 }
 
-/// The driver's entry point `$name` (the loader fills every entry it has).
+/// The driver's entry point `$name` (the loader fills every entry it has;
+/// never a panic here, outside the bookkeeping's `catch_unwind`).
 macro_rules! below {
     ($name:ident) => {
-        match target().$name {
+        match crate::TARGET.get().and_then(|t| t.$name) {
             Some(f) => f,
             None => return opencl_sys::CL_INVALID_OPERATION as _,
         }
@@ -59,7 +60,7 @@ macro_rules! below {
 /// `errcode_ret`.
 macro_rules! below_handle {
     ($name:ident, $err:expr) => {
-        match target().$name {
+        match crate::TARGET.get().and_then(|t| t.$name) {
             Some(f) => f,
             None => {
                 if !$err.is_null() {

@@ -613,3 +613,39 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, u
     }
     Ok((slots, buffers))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(ty: &str, size: u32) -> ArgInfo {
+        ArgInfo {
+            index: 0,
+            name: "n".into(),
+            kind: ArgKind::Scalar,
+            elem_type: ty.into(),
+            elem_size: size,
+        }
+    }
+
+    #[test]
+    fn integer_scalars_are_read_by_type() {
+        assert_eq!(int_value(&info("int", 4), &(-3i32).to_le_bytes()), Some(-3));
+        assert_eq!(
+            int_value(&info("uint", 4), &u32::MAX.to_le_bytes()),
+            Some(u32::MAX as i64)
+        );
+        assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
+        assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
+    }
+
+    #[test]
+    fn trailing_unit_dimensions_go_only_when_unused() {
+        let nd = NdRange::new(&[1024, 1], &[64, 1]).unwrap();
+        assert_eq!(trimmed(&nd, 1, "k").global, vec![1024]);
+        assert_eq!(trimmed(&nd, 2, "k").global, vec![1024, 1]);
+        assert_eq!(trimmed(&nd, 1, "get_work_dim()").global, vec![1024, 1]);
+        let wide = NdRange::new(&[1024, 2], &[64, 1]).unwrap();
+        assert_eq!(trimmed(&wide, 1, "k").global, vec![1024, 2]);
+    }
+}

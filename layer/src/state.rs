@@ -176,3 +176,67 @@ impl State {
         adjust(&mut self.buffers, handle, delta, |b| &mut b.refs);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_follow_the_applications_reference_counts() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.retain_buffer(0x10, 1);
+        s.retain_buffer(0x10, -1);
+        assert!(s.buffers.contains_key(&0x10));
+        s.retain_buffer(0x10, -1);
+        assert!(!s.buffers.contains_key(&0x10));
+        // A release of a handle the layer never saw changes nothing.
+        s.retain_buffer(0x20, -1);
+        assert!(s.buffers.is_empty());
+    }
+
+    #[test]
+    fn a_kernel_keeps_its_programs_source_after_the_program_goes() {
+        let mut s = State::default();
+        s.add_program(0x1, "__kernel void k(int n) {}".into());
+        s.set_build_options(0x1, "-DN=4   -cl-mad-enable");
+        s.add_kernel(0x2, 0x1, "k".into());
+        s.retain_program(0x1, -1);
+        assert!(s.programs.is_empty());
+        let k = &s.kernels[&0x2];
+        let (source, options) = k.program.as_ref().unwrap();
+        assert!(source.contains("void k"));
+        assert_eq!(&options[..], ["-DN=4", "-cl-mad-enable"]);
+    }
+
+    #[test]
+    fn arguments_are_recorded_by_index_and_a_reused_handle_starts_afresh() {
+        let mut s = State::default();
+        s.add_kernel(0x3, 0x99, "k".into());
+        assert!(s.kernels[&0x3].program.is_none());
+        s.set_arg(
+            0x3,
+            2,
+            RawArg {
+                size: 4,
+                value: Some(vec![1, 0, 0, 0]),
+            },
+        );
+        let args = &s.kernels[&0x3].args;
+        assert_eq!(args.len(), 3);
+        assert!(args[0].is_none() && args[2].as_ref().unwrap().size == 4);
+        s.add_kernel(0x3, 0x99, "other".into());
+        assert!(s.kernels[&0x3].args.is_empty());
+    }
+
+    #[test]
+    fn inside_is_restored_when_dropped() {
+        assert!(!Inside::active());
+        {
+            let _a = Inside::enter();
+            let _b = Inside::enter();
+            assert!(Inside::active());
+        }
+        assert!(!Inside::active());
+    }
+}
