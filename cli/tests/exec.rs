@@ -128,6 +128,11 @@ const APPS: &[App] = &[
         ],
     },
     App {
+        name: "matmul_tiled",
+        args: &[],
+        kernels: &[("matmul_tiled", 1)],
+    },
+    App {
         name: "scale_map",
         args: &[],
         kernels: &[("scale", 3)],
