@@ -33,6 +33,10 @@ pub(crate) fn layer_table(below: cl_icd_dispatch) -> cl_icd_dispatch {
     t.clReleaseKernel = Some(release_kernel);
     t.clSetKernelArg = Some(set_kernel_arg);
     t.clEnqueueNDRangeKernel = Some(enqueue_nd_range_kernel);
+    t.clCreateBufferWithProperties = Some(create_buffer_with_properties);
+    t.clCloneKernel = Some(clone_kernel);
+    t.clSetKernelArgSVMPointer = Some(set_kernel_arg_svm_pointer);
+    t.clSetKernelExecInfo = Some(set_kernel_exec_info);
     t
 }
 
@@ -83,6 +87,23 @@ unsafe extern "C" fn create_buffer(
     let f = below_handle!(clCreateBuffer, errcode_ret);
     // SAFETY: the application's arguments, passed on unchanged.
     let mem = unsafe { f(context, flags, size, host_ptr, errcode_ret) };
+    if !mem.is_null() {
+        record(|| state::with(|s| s.add_buffer(mem as usize, size, flags)));
+    }
+    mem
+}
+
+unsafe extern "C" fn create_buffer_with_properties(
+    context: cl_context,
+    properties: *const opencl_sys::cl_mem_properties,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateBufferWithProperties, errcode_ret);
+    // SAFETY: the application's arguments, passed on unchanged.
+    let mem = unsafe { f(context, properties, flags, size, host_ptr, errcode_ret) };
     if !mem.is_null() {
         record(|| state::with(|s| s.add_buffer(mem as usize, size, flags)));
     }
@@ -303,6 +324,52 @@ unsafe extern "C" fn create_kernels_in_program(
     r
 }
 
+unsafe extern "C" fn clone_kernel(source_kernel: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
+    let f = below_handle!(clCloneKernel, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let kernel = unsafe { f(source_kernel, errcode_ret) };
+    if !kernel.is_null() {
+        record(|| state::with(|s| s.clone_kernel(kernel as usize, source_kernel as usize)));
+    }
+    kernel
+}
+
+unsafe extern "C" fn set_kernel_arg_svm_pointer(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_value: *const c_void,
+) -> cl_int {
+    let f = below!(clSetKernelArgSVMPointer);
+    // SAFETY: passed on unchanged.
+    let r = unsafe { f(kernel, arg_index, arg_value) };
+    if r == CL_SUCCESS {
+        record(|| {
+            let arg = RawArg {
+                size: 0,
+                value: None,
+                svm: true,
+            };
+            state::with(|s| s.set_arg(kernel as usize, arg_index, arg));
+        });
+    }
+    r
+}
+
+unsafe extern "C" fn set_kernel_exec_info(
+    kernel: cl_kernel,
+    param_name: opencl_sys::cl_kernel_exec_info,
+    param_value_size: usize,
+    param_value: *const c_void,
+) -> cl_int {
+    let f = below!(clSetKernelExecInfo);
+    // SAFETY: passed on unchanged.
+    let r = unsafe { f(kernel, param_name, param_value_size, param_value) };
+    if r == CL_SUCCESS {
+        record(|| state::with(|s| s.set_exec_info(kernel as usize)));
+    }
+    r
+}
+
 unsafe extern "C" fn retain_kernel(kernel: cl_kernel) -> cl_int {
     let f = below!(clRetainKernel);
     // SAFETY: passed on unchanged.
@@ -350,6 +417,7 @@ unsafe extern "C" fn set_kernel_arg(
                     RawArg {
                         size: arg_size,
                         value,
+                        svm: false,
                     },
                 )
             });

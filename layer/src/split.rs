@@ -563,6 +563,9 @@ fn verdict(
 /// distinct buffers with their sizes.
 #[allow(clippy::type_complexity)]
 fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, usize)>), String> {
+    if rec.exec_info {
+        return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
+    }
     let mut slots = Vec::with_capacity(infos.len());
     let mut buffers: Vec<(usize, usize)> = Vec::new();
     let mut owners: Vec<(usize, &str)> = Vec::new();
@@ -572,6 +575,12 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, u
             .get(info.index as usize)
             .and_then(|a| a.as_ref())
             .ok_or_else(|| format!("argument {} '{}' is not set", info.index, info.name))?;
+        if raw.svm {
+            return Err(format!(
+                "argument '{}' was set with clSetKernelArgSVMPointer",
+                info.name
+            ));
+        }
         slots.push(match info.kind {
             ArgKind::Scalar => {
                 let bytes = raw.value.clone().ok_or_else(|| format!("argument '{}' is NULL", info.name))?;

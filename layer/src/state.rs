@@ -55,6 +55,8 @@ pub(crate) struct RawArg {
     /// The bytes at `arg_value` (`None` for a NULL pointer: `__local`
     /// arguments, NULL buffers).
     pub(crate) value: Option<Vec<u8>>,
+    /// Set with `clSetKernelArgSVMPointer`: the launch passes through.
+    pub(crate) svm: bool,
 }
 
 /// A kernel made with `clCreateKernel` or `clCreateKernelsInProgram`.
@@ -65,6 +67,9 @@ pub(crate) struct KernelRec {
     /// source (kept here: the application may release the program first).
     pub(crate) program: Option<(Arc<str>, Arc<[String]>)>,
     pub(crate) args: Vec<Option<RawArg>>,
+    /// `clSetKernelExecInfo` was called (SVM the kernel may reach without
+    /// an argument): its launches pass through.
+    pub(crate) exec_info: bool,
     refs: u32,
 }
 
@@ -142,9 +147,27 @@ impl State {
                 name,
                 program,
                 args: Vec::new(),
+                exec_info: false,
                 refs: 1,
             },
         );
+    }
+
+    /// A `clCloneKernel` copy: same program, name and arguments.
+    pub(crate) fn clone_kernel(&mut self, handle: usize, source: usize) {
+        if let Some(k) = self.kernels.get(&source) {
+            let copy = KernelRec {
+                refs: 1,
+                ..k.clone()
+            };
+            self.kernels.insert(handle, copy);
+        }
+    }
+
+    pub(crate) fn set_exec_info(&mut self, handle: usize) {
+        if let Some(k) = self.kernels.get_mut(&handle) {
+            k.exec_info = true;
+        }
     }
 
     pub(crate) fn retain_kernel(&mut self, handle: usize, delta: i32) {
@@ -220,6 +243,7 @@ mod tests {
             RawArg {
                 size: 4,
                 value: Some(vec![1, 0, 0, 0]),
+                svm: false,
             },
         );
         let args = &s.kernels[&0x3].args;
@@ -227,6 +251,27 @@ mod tests {
         assert!(args[0].is_none() && args[2].as_ref().unwrap().size == 4);
         s.add_kernel(0x3, 0x99, "other".into());
         assert!(s.kernels[&0x3].args.is_empty());
+    }
+
+    #[test]
+    fn a_clone_carries_the_arguments_and_exec_info_marks_the_kernel() {
+        let mut s = State::default();
+        s.add_kernel(0x4, 0x99, "k".into());
+        s.set_arg(
+            0x4,
+            0,
+            RawArg {
+                size: 0,
+                value: None,
+                svm: true,
+            },
+        );
+        s.clone_kernel(0x5, 0x4);
+        assert!(s.kernels[&0x5].args[0].as_ref().unwrap().svm);
+        s.retain_kernel(0x4, -1);
+        assert!(s.kernels.contains_key(&0x5));
+        s.set_exec_info(0x5);
+        assert!(s.kernels[&0x5].exec_info);
     }
 
     #[test]
