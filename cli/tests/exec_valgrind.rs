@@ -3,8 +3,9 @@
 //! free, no definite leak (PoCL's, LLVM's and ld.so's own are suppressed:
 //! `capi/tests/valgrind.supp`, `tests/exec_valgrind.supp`).
 //!
-//! Slow the first time on a machine (PoCL compiles the kernels under
-//! valgrind, a minute or two); later runs take seconds.
+//! About a minute and a half on 2 cores (PoCL and clpart's analysis run
+//! under valgrind); the first run on a machine also compiles the kernels
+//! under valgrind.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
