@@ -335,6 +335,8 @@ fn split_with(
     // 1. Everything the application enqueued before is done.
     let (n_wait, wait) = launch.wait;
     if n_wait > 0 {
+        // SAFETY: the application's wait list of `n_wait` events.
+        unsafe { check_no_pending_user_event(n_wait, wait)? };
         let f = t.clWaitForEvents.ok_or("clWaitForEvents is missing")?;
         // SAFETY: the application's wait list.
         let r = unsafe { f(n_wait, wait) };
@@ -495,6 +497,41 @@ fn trimmed(nd: &NdRange, dims: usize, source: &str) -> NdRange {
         out.offset.pop();
     }
     out
+}
+
+/// Refuses a wait list holding a user event that is not complete: the
+/// application may set it only after this call returns, so waiting here
+/// could wait forever; the driver queues such a launch instead.
+///
+/// # Safety
+/// `wait` points to `n` events (the OpenCL contract of a wait list).
+unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Result<(), String> {
+    let info = target().clGetEventInfo.ok_or("clGetEventInfo is missing")?;
+    let query = |e: cl_event, what: opencl_sys::cl_event_info| -> Option<i64> {
+        let mut v: u32 = 0;
+        // SAFETY: a 4-byte answer (cl_command_type and cl_int both are).
+        let r = unsafe {
+            info(
+                e,
+                what,
+                std::mem::size_of::<u32>(),
+                &mut v as *mut u32 as *mut c_void,
+                std::ptr::null_mut(),
+            )
+        };
+        (r == CL_SUCCESS).then_some(v as i32 as i64)
+    };
+    for i in 0..n as usize {
+        // SAFETY: the caller's contract.
+        let e = unsafe { *wait.add(i) };
+        let user =
+            query(e, opencl_sys::CL_EVENT_COMMAND_TYPE) == Some(opencl_sys::CL_COMMAND_USER as i64);
+        let status = query(e, opencl_sys::CL_EVENT_COMMAND_EXECUTION_STATUS);
+        if user && status != Some(opencl_sys::CL_COMPLETE as i64) {
+            return Err("the launch waits for a user event that is not complete".into());
+        }
+    }
+    Ok(())
 }
 
 /// The verdict for one launch configuration, and whether it holds for any
