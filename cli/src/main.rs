@@ -4,6 +4,7 @@
 //! (a range file that fails validation or its checksums is an input error).
 
 mod analyze;
+mod exec;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -11,7 +12,7 @@ use std::process::ExitCode;
 
 /// OpenCL multi-device partitioning analyzer and launcher.
 #[derive(Parser)]
-#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify")]
+#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -25,6 +26,8 @@ enum Command {
     Run(run::RunArgs),
     /// List the OpenCL devices.
     Devices(run::DevicesArgs),
+    /// Run an unmodified OpenCL program with its kernels split (through clpart's OpenCL layer).
+    Exec(exec::ExecArgs),
 }
 
 /// Removes the temporaries of output files being written when SIGINT or
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::Run(a) => run::run(a),
         Command::Devices(a) => run::devices(a),
+        Command::Exec(a) => exec::exec(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

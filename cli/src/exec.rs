@@ -1,0 +1,161 @@
+//! `clpart exec`: runs an unmodified OpenCL application with clpart's layer
+//! (`libclpart_layer.so`) loaded by the ICD loader through `OPENCL_LAYERS`.
+//!
+//! The layer is looked for, in order: `$CLPART_LAYER` (a path to the
+//! library), next to the `clpart` executable, and in the parent folder of
+//! the executable's folder (cargo puts test binaries in `target/<profile>/deps`
+//! and the library in `target/<profile>`). The configuration goes to the
+//! layer in `CLPART_LAYER_SPLIT`, `CLPART_LAYER_REPORT` and
+//! `CLPART_LAYER_VERBOSE` (see the layer crate).
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::run::parse_shares;
+
+const LAYER_FILE: &str = "libclpart_layer.so";
+
+#[derive(Args)]
+#[command(
+    after_help = "Examples:\n  POCL_DEVICES=\"pthread basic\" clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app 1024\n  clpart exec --devices 0,1 --verbose -- ./app\n\nThe program's exit code is clpart's; 2 when clpart cannot start it."
+)]
+pub struct ExecArgs {
+    /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1, indices as `clpart devices`
+    /// lists them (default: even over all devices).
+    #[arg(long, value_name = "IDX:SHARE,...", conflicts_with = "devices")]
+    pub split: Option<String>,
+    /// Split evenly over these devices: IDX,IDX,...
+    #[arg(long, value_name = "IDX,...")]
+    pub devices: Option<String>,
+    /// Write the report (per kernel: launches, split launches, reason, bytes) as JSON at exit.
+    #[arg(long, value_name = "FILE.json")]
+    pub report: Option<PathBuf>,
+    /// Print each kernel's verdict and a summary at exit on stderr.
+    #[arg(long)]
+    pub verbose: bool,
+    /// The program and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM ARGS"
+    )]
+    pub command: Vec<OsString>,
+}
+
+/// Where `libclpart_layer.so` is.
+pub fn find_layer() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("CLPART_LAYER").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!("CLPART_LAYER '{}' is not a file", p.display());
+        }
+        return Ok(p);
+    }
+    let exe = std::env::current_exe().context("cannot find the clpart executable")?;
+    let dir = exe
+        .parent()
+        .context("the clpart executable has no folder")?;
+    let mut tried = Vec::new();
+    for d in [Some(dir), dir.parent()].into_iter().flatten() {
+        let p = d.join(LAYER_FILE);
+        if p.is_file() {
+            return Ok(p.canonicalize().unwrap_or(p));
+        }
+        tried.push(p.display().to_string());
+    }
+    bail!(
+        "cannot find {LAYER_FILE} (looked at {}); build it with `cargo build -p layer` or set CLPART_LAYER",
+        tried.join(", ")
+    )
+}
+
+/// The shares as the layer reads them, checked against the devices.
+fn shares(args: &ExecArgs) -> Result<Option<String>> {
+    let list = match (&args.split, &args.devices) {
+        (Some(s), _) => parse_shares(s)?,
+        (None, Some(d)) => {
+            let idx: Vec<usize> = d
+                .split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<usize>()
+                        .with_context(|| format!("--devices entry '{p}' is not a device index"))
+                })
+                .collect::<Result<_>>()?;
+            if idx.is_empty() {
+                bail!("--devices '{d}' names no device");
+            }
+            idx.iter().map(|&i| (i, 1.0 / idx.len() as f64)).collect()
+        }
+        (None, None) => return Ok(None),
+    };
+    let total: f64 = list.iter().map(|(_, s)| s).sum();
+    if (total - 1.0).abs() > 1e-6 {
+        bail!("the shares sum to {total}, not 1");
+    }
+    let n = launcher::devices()?.len();
+    if let Some((i, _)) = list.iter().find(|(i, _)| *i >= n) {
+        bail!("device index {i} is out of range: there are {n} devices (see `clpart devices`)");
+    }
+    Ok(Some(
+        list.iter()
+            .map(|(i, s)| format!("{i}:{s}"))
+            .collect::<Vec<_>>()
+            .join(","),
+    ))
+}
+
+pub fn exec(args: ExecArgs) -> Result<u8> {
+    let layer = find_layer()?;
+    let shares = shares(&args)?;
+    let (program, rest) = args.command.split_first().context("no program given")?;
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(rest);
+    let layers = match std::env::var_os("OPENCL_LAYERS").filter(|v| !v.is_empty()) {
+        // Layers already named stay, below clpart's.
+        Some(old) => {
+            let mut v = OsString::from(layer.as_os_str());
+            v.push(":");
+            v.push(old);
+            v
+        }
+        None => layer.clone().into_os_string(),
+    };
+    cmd.env("OPENCL_LAYERS", layers);
+    match shares {
+        Some(s) => cmd.env("CLPART_LAYER_SPLIT", s),
+        None => cmd.env_remove("CLPART_LAYER_SPLIT"),
+    };
+    match &args.report {
+        Some(r) => cmd.env("CLPART_LAYER_REPORT", absolute(r)?),
+        None => cmd.env_remove("CLPART_LAYER_REPORT"),
+    };
+    cmd.env("CLPART_LAYER_VERBOSE", if args.verbose { "1" } else { "0" });
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run '{}'", Path::new(program).display()))?;
+    if let Some(code) = status.code() {
+        return Ok(code.clamp(0, 255) as u8);
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let sig = status.signal().unwrap_or(0);
+    eprintln!(
+        "clpart: error: '{}' was killed by signal {sig}",
+        Path::new(program).display()
+    );
+    Ok((128 + sig).clamp(0, 255) as u8)
+}
+
+/// The report path made absolute, so the program's working folder does not
+/// change where it goes.
+fn absolute(p: &Path) -> Result<PathBuf> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    Ok(std::env::current_dir()
+        .context("cannot read the working folder")?
+        .join(p))
+}

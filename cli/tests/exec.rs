@@ -1,0 +1,327 @@
+//! `clpart exec` over the host programs of `tests/apps/`: each is built
+//! with gcc against the ICD loader, run unmodified under the layer on two
+//! PoCL devices at 50/50 and 86/14; its own check must pass (0 mismatches,
+//! exit 0) and the report must show its splittable kernels split and its
+//! unsplittable one passed through with the reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The layer cargo built for this test run (a dev-dependency: it lands in
+/// `target/<profile>/deps`, beside the test binary).
+fn layer() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe.parent().unwrap().join("libclpart_layer.so");
+    assert!(
+        p.is_file(),
+        "{} is missing: cargo builds it as a dev-dependency of clpart",
+        p.display()
+    );
+    p
+}
+
+/// The programs built once per test run, in a temporary folder.
+fn built() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for app in APPS.iter().map(|a| a.name).chain(["histogram", "misuse"]) {
+            let src = repo().join("tests/apps").join(app);
+            let out = Command::new("gcc")
+                .args([
+                    "-O1",
+                    "-std=c99",
+                    "-Wall",
+                    "-DCL_TARGET_OPENCL_VERSION=120",
+                    "-Wno-deprecated-declarations",
+                    "-o",
+                ])
+                .arg(dir.path().join(app))
+                .arg(src.join("main.c"))
+                .args(["-lOpenCL", "-lm"])
+                .output()
+                .expect("gcc runs");
+            assert!(
+                out.status.success(),
+                "gcc {app}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        dir
+    })
+    .path()
+}
+
+/// Runs `tests/apps/<app>` under `clpart exec` with these extra options,
+/// in its own folder (it reads `kernel.cl` from there).
+fn exec(app: &str, options: &[&str], report: Option<&Path>, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));
+    c.arg("exec").args(options);
+    if let Some(r) = report {
+        c.arg("--report").arg(r);
+    }
+    c.arg("--")
+        .arg(built().join(app))
+        .args(args)
+        .current_dir(repo().join("tests/apps").join(app))
+        .env("POCL_DEVICES", "pthread basic")
+        .env("CLPART_LAYER", layer())
+        .env_remove("OPENCL_LAYERS");
+    c.output().unwrap()
+}
+
+struct App {
+    name: &'static str,
+    args: &'static [&'static str],
+    /// Kernels that must split at every launch, with their launch counts.
+    kernels: &'static [(&'static str, u64)],
+}
+
+const APPS: &[App] = &[
+    App {
+        name: "vadd",
+        args: &[],
+        kernels: &[("vadd", 1)],
+    },
+    App {
+        name: "gemm",
+        args: &["100", "90", "70"],
+        kernels: &[("gemm", 1)],
+    },
+    App {
+        name: "2mm",
+        args: &[],
+        kernels: &[("mm", 2)],
+    },
+    App {
+        name: "jacobi2d",
+        args: &["96", "8"],
+        kernels: &[("jacobi2d", 8)],
+    },
+    App {
+        name: "fdtd2d",
+        args: &["64", "80", "4"],
+        kernels: &[("fdtd_ey", 4), ("fdtd_ex", 4), ("fdtd_hz", 4)],
+    },
+    // lu_scale runs whole: its launch-time assumption fails (see the report).
+    App {
+        name: "lu",
+        args: &["16"],
+        kernels: &[("lu_update", 15)],
+    },
+    App {
+        name: "correlation",
+        args: &[],
+        kernels: &[
+            ("corr_mean", 1),
+            ("corr_std", 1),
+            ("corr_reduce", 1),
+            ("corr_corr", 1),
+        ],
+    },
+    App {
+        name: "matmul_tiled",
+        args: &[],
+        kernels: &[("matmul_tiled", 1)],
+    },
+    App {
+        name: "scale_map",
+        args: &[],
+        kernels: &[("scale", 3)],
+    },
+    App {
+        name: "events",
+        args: &[],
+        kernels: &[("saxpy", 1), ("square", 1)],
+    },
+];
+
+fn report(path: &Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("report {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn kernel<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    r["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("kernel '{name}' is not in the report: {r}"))
+}
+
+fn check_splits(split: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    for app in APPS {
+        let path = tmp.path().join(format!("{}.json", app.name));
+        let out = exec(app.name, &["--split", split], Some(&path), app.args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(": 0 mismatches"),
+            "{} at {split}: {:?}\n{stdout}\n{}",
+            app.name,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = report(&path);
+        for &(name, launches) in app.kernels {
+            let k = kernel(&r, name);
+            assert_eq!(k["launches"], launches, "{}: {k}", app.name);
+            assert_eq!(k["split_launches"], launches, "{}: {k}", app.name);
+            assert!(k.get("reason").is_none(), "{}: {k}", app.name);
+        }
+        let moved: u64 = r["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                k["bytes_to_devices"].as_u64().unwrap() + k["bytes_from_devices"].as_u64().unwrap()
+            })
+            .sum();
+        assert_eq!(
+            r["bytes_total"].as_u64().unwrap(),
+            moved,
+            "{}: {r}",
+            app.name
+        );
+        // Each device gets only its slice's ranges: less than whole buffers.
+        assert!(
+            moved < r["bytes_whole_buffers"].as_u64().unwrap(),
+            "{}: {r}",
+            app.name
+        );
+    }
+}
+
+#[test]
+fn programs_split_evenly_give_their_own_results() {
+    check_splits("0:0.5,1:0.5");
+}
+
+#[test]
+fn programs_split_86_14_give_their_own_results() {
+    check_splits("0:0.86,1:0.14");
+}
+
+#[test]
+fn an_unsplittable_kernel_passes_through_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec(
+        "histogram",
+        &["--split", "0:0.5,1:0.5", "--verbose"],
+        Some(&path),
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{stdout}\n{stderr}"
+    );
+    let r = report(&path);
+    let k = kernel(&r, "histogram");
+    assert_eq!(k["launches"], 6);
+    assert_eq!(k["split_launches"], 0);
+    assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
+    assert_eq!(r["bytes_total"], 0);
+    // Analyzed once: the verdict holds for every value of `shift`.
+    assert_eq!(
+        stderr
+            .matches("runs unsplit on the application's device")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("kernel 'histogram': 6 launches, 0 split"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_program_exit_code_is_passed_on() {
+    // A mismatch count is not checked here: the program exits 2 when it
+    // cannot open its kernel file (run from the wrong folder).
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));
+    let out = c
+        .args(["exec", "--"])
+        .arg(built().join("vadd"))
+        .current_dir(std::env::temp_dir())
+        .env("POCL_DEVICES", "pthread basic")
+        .env("CLPART_LAYER", layer())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open kernel.cl"));
+}
+
+#[test]
+fn bad_options_are_refused_before_the_program_runs() {
+    for (options, message) in [
+        (
+            &["--split", "0:0.5,7:0.5"][..],
+            "device index 7 is out of range",
+        ),
+        (&["--split", "0:0.5,1:0.4"][..], "the shares sum to"),
+        (&["--devices", "0,x"][..], "'x' is not a device index"),
+    ] {
+        let out = exec("vadd", options, None, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{options:?}: {stderr}");
+        assert!(stderr.contains(message), "{options:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{options:?}: the program ran");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(["exec", "--", "/nonexistent/program"])
+        .env("CLPART_LAYER", layer())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run '/nonexistent/program'"));
+}
+
+#[test]
+fn a_program_that_misuses_opencl_gets_the_drivers_error_codes() {
+    // The program prints the code of each bad call (unset arguments, a
+    // wrong index or size, a local size that does not divide, work_dim 0,
+    // a read past the end) and its own check of the one good launch.
+    let dir = repo().join("tests/apps/misuse");
+    let plain = Command::new(built().join("misuse"))
+        .current_dir(&dir)
+        .env("POCL_DEVICES", "pthread basic")
+        .env_remove("OPENCL_LAYERS")
+        .output()
+        .unwrap();
+    let layered = exec("misuse", &["--split", "0:0.5,1:0.5"], None, &[]);
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    assert!(
+        layered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&layered.stderr)
+    );
+    let text = String::from_utf8_lossy(&layered.stdout);
+    assert!(
+        text.contains("arg index 7: -49") && text.contains(": 0 mismatches"),
+        "{text}"
+    );
+    assert_eq!(text, String::from_utf8_lossy(&plain.stdout));
+}

@@ -1,0 +1,173 @@
+//! What the layer did, per kernel, written at exit as JSON
+//! (`CLPART_LAYER_REPORT`) and summed up on stderr (`CLPART_LAYER_VERBOSE`).
+//!
+//! Fields (kept stable for `clpart exec --report`):
+//! - `kernels[]`: `name`, `launches`, `split_launches`, `reason` (why the
+//!   last launch that was not split was not, else absent),
+//!   `bytes_to_devices` and `bytes_from_devices` (what clpart moved to and
+//!   from its devices in split launches), `bytes_whole_buffers` (what
+//!   sending every buffer the kernel reads to each device and reading back
+//!   every buffer it writes from each would move, per launch, summed),
+//!   `bytes_app_sync` (what crossed between the application's device and
+//!   the host to keep the application's buffers current: whole buffers read
+//!   before each split launch, changed bytes written back after);
+//! - totals `bytes_total` (to and from clpart's devices), `bytes_whole_buffers`,
+//!   `bytes_app_sync`; `devices` (`index`, `share`: the shares given, empty
+//!   for the default of even shares over every device).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::Mutex;
+
+use launcher::RunReport;
+use serde::Serialize;
+
+use crate::config::config;
+
+#[derive(Clone, Debug, Default, Serialize)]
+struct KernelStats {
+    name: String,
+    launches: u64,
+    split_launches: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    bytes_to_devices: u64,
+    bytes_from_devices: u64,
+    bytes_whole_buffers: u64,
+    bytes_app_sync: u64,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    kernels: Vec<&'a KernelStats>,
+    bytes_total: u64,
+    bytes_whole_buffers: u64,
+    bytes_app_sync: u64,
+    devices: Vec<DeviceShare>,
+}
+
+#[derive(Serialize)]
+struct DeviceShare {
+    index: usize,
+    share: f64,
+}
+
+static STATS: Mutex<BTreeMap<String, KernelStats>> = Mutex::new(BTreeMap::new());
+
+fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
+    let mut stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    let k = stats
+        .entry(name.to_string())
+        .or_insert_with(|| KernelStats {
+            name: name.to_string(),
+            ..Default::default()
+        });
+    f(k);
+}
+
+/// A launch that went to the driver unchanged, and why.
+pub(crate) fn whole(kernel: &str, why: &str) {
+    with_kernel(kernel, |k| {
+        k.launches += 1;
+        k.reason = Some(why.to_string());
+    });
+}
+
+/// A launch that failed after the application's buffers were touched.
+pub(crate) fn failed(kernel: &str, why: &str) {
+    whole(kernel, why);
+}
+
+/// A launch that panicked inside the layer (and then went to the driver).
+pub(crate) fn panicked(kernel_handle: usize) {
+    with_kernel(&format!("kernel@{kernel_handle:#x}"), |k| {
+        k.launches += 1;
+        k.reason = Some("internal error in the layer; the launch went to the driver".into());
+    });
+}
+
+/// A launch clpart ran: split, or whole on one of its devices when the
+/// launcher decided so (its report says why).
+pub(crate) fn launched(kernel: &str, r: &RunReport, app_sync: u64) {
+    with_kernel(kernel, |k| {
+        k.launches += 1;
+        if r.split {
+            k.split_launches += 1;
+        } else {
+            k.reason = Some(
+                r.reason
+                    .clone()
+                    .unwrap_or_else(|| "ran whole on one clpart device".into()),
+            );
+        }
+        k.bytes_to_devices += r.devices.iter().map(|d| d.bytes_to_device).sum::<u64>();
+        k.bytes_from_devices += r.devices.iter().map(|d| d.bytes_from_device).sum::<u64>();
+        k.bytes_whole_buffers += r.bytes_whole_buffers;
+        k.bytes_app_sync += app_sync;
+    });
+}
+
+/// At exit: the report file and the summary.
+pub(crate) fn finish() {
+    let cfg = config();
+    if cfg.report.is_none() && !cfg.verbose {
+        return;
+    }
+    // A thread still inside a launch at exit holds the lock: no report then,
+    // rather than a process that never ends.
+    let stats = match STATS.try_lock() {
+        Ok(s) => s,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            eprintln!("clpart: error: no report: a launch was still running at exit");
+            return;
+        }
+    };
+    let kernels: Vec<&KernelStats> = stats.values().collect();
+    let report = Report {
+        bytes_total: kernels
+            .iter()
+            .map(|k| k.bytes_to_devices + k.bytes_from_devices)
+            .sum(),
+        bytes_whole_buffers: kernels.iter().map(|k| k.bytes_whole_buffers).sum(),
+        bytes_app_sync: kernels.iter().map(|k| k.bytes_app_sync).sum(),
+        devices: match &cfg.shares {
+            Some(Ok(s)) => s
+                .iter()
+                .map(|&(index, share)| DeviceShare { index, share })
+                .collect(),
+            _ => Vec::new(),
+        },
+        kernels,
+    };
+    if let Some(path) = &cfg.report {
+        let written = ranges_format::output::write_file(path, |w: &mut dyn Write| {
+            let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+            w.write_all(text.as_bytes())?;
+            w.write_all(b"\n")
+        });
+        if let Err(e) = written {
+            eprintln!(
+                "clpart: error: cannot write the report '{}': {e}",
+                path.display()
+            );
+        }
+    }
+    if cfg.verbose {
+        for k in &report.kernels {
+            let why = k
+                .reason
+                .as_deref()
+                .map(|r| format!(" (not split: {r})"))
+                .unwrap_or_default();
+            eprintln!(
+                "clpart: kernel '{}': {} launches, {} split{why}; {} B to devices, {} B from devices",
+                k.name, k.launches, k.split_launches, k.bytes_to_devices, k.bytes_from_devices
+            );
+        }
+        eprintln!(
+            "clpart: bytes moved {}, whole buffers {}, application buffer sync {}",
+            report.bytes_total, report.bytes_whole_buffers, report.bytes_app_sync
+        );
+    }
+}

@@ -1,0 +1,688 @@
+//! One application launch turned into a clpart launch.
+//!
+//! The kernel's arguments are read from the layer's records ([`state`]);
+//! the kernel is analyzed once per launch configuration (source, kernel,
+//! build options, global and local size, integer scalar arguments; see
+//! [`Key`]) and the verdict cached: a `launcher::Plan` when it splits, the
+//! reason when not. A split launch then
+//!
+//! 1. waits for the launch's wait list and finishes the application's
+//!    queue, so every earlier command of the application is done;
+//! 2. reads every buffer argument whole from the application's device;
+//! 3. runs `launcher::launch` across the chosen devices (clpart's own
+//!    contexts and queues);
+//! 4. writes back into the application's buffers the span of bytes that
+//!    changed, with blocking writes on the application's queue;
+//! 5. when the application asked for an event, returns a marker enqueued
+//!    after those writes (complete when the results are in its buffers).
+//!
+//! Whole buffers cross between the application's device and the host at
+//! every split launch (2 and 4): buffers resident across launches are a
+//! later step. Anything that stops a launch before step 4 (an object the
+//! layer did not see made, an argument it cannot read, a driver error, a
+//! launcher error) sends the launch unchanged to the driver, with the
+//! reason recorded.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use launcher::{ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, Runtime};
+use opencl_sys::{
+    cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_MEM_HOST_NO_ACCESS,
+    CL_MEM_HOST_WRITE_ONLY, CL_SUCCESS, CL_TRUE,
+};
+use ranges_format::{ArgInfo, ArgKind};
+
+use crate::config::config;
+use crate::report;
+use crate::state::{self, Inside, KernelRec};
+use crate::target;
+
+/// The arguments of one `clEnqueueNDRangeKernel`.
+pub(crate) struct Launch {
+    pub(crate) queue: cl_command_queue,
+    pub(crate) kernel: cl_kernel,
+    pub(crate) work_dim: cl_uint,
+    pub(crate) offset: *const usize,
+    pub(crate) global: *const usize,
+    pub(crate) local: *const usize,
+    pub(crate) wait: (cl_uint, *const cl_event),
+    pub(crate) event: *mut cl_event,
+}
+
+pub(crate) enum Outcome {
+    /// The launch ran split (or failed after the application's buffers
+    /// were touched): return this code.
+    Done(cl_int),
+    /// Send the launch to the driver unchanged.
+    PassThrough,
+}
+
+/// What an analysis depends on.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    source: usize,
+    options: Vec<String>,
+    kernel: String,
+    global: Vec<u64>,
+    local: Vec<u64>,
+    /// The integer scalar arguments by index; `None` for a verdict that
+    /// holds for any of their values (the analysis was not specialized).
+    scalars: Option<Vec<(u32, Option<i64>)>>,
+}
+
+enum Verdict {
+    Split(Box<launcher::Plan>),
+    Whole(String),
+}
+
+/// A kernel's argument list depends on its source, name and build options.
+type InfoKey = (usize, String, Vec<String>);
+
+/// The note the session adds to a kernel analyzed for one launch's sizes
+/// and scalar values.
+const SPECIALIZED: &str = session::SPECIALIZED_NOTE;
+
+/// Unsplit verdicts for distinct scalar values before a kernel is taken
+/// as unsplit for all of them.
+const MAX_SPECIALIZED: u32 = 4;
+
+/// Most verdicts kept (each split one holds programs built per device);
+/// beyond, the cache starts again.
+const MAX_VERDICTS: usize = 256;
+
+/// The process's clpart side: the runtime (created for the first kernel
+/// that splits),
+/// the argument lists of the kernels seen, the verdicts.
+#[derive(Default)]
+struct Engine {
+    runtime: Option<Result<Runtime, String>>,
+    infos: HashMap<InfoKey, Result<Vec<ArgInfo>, String>>,
+    verdicts: HashMap<Key, Verdict>,
+    /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
+    n_whole: HashMap<Key, u32>,
+    /// Keeps every analyzed source alive, so the address in [`Key`] is
+    /// never reused by another source.
+    sources: Vec<Arc<str>>,
+}
+
+static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
+
+/// One argument, resolved.
+enum Slot {
+    Scalar { bytes: Vec<u8>, int: Option<i64> },
+    Buffer { mem: usize },
+    Local { bytes: u64 },
+}
+
+/// Tries the launch split.
+///
+/// # Safety
+/// `launch` holds the application's arguments of `clEnqueueNDRangeKernel`
+/// (pointers valid as OpenCL requires for `work_dim` entries).
+pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
+    let Some(rec) = state::with(|s| s.kernels.get(&(launch.kernel as usize)).cloned()) else {
+        // A kernel the layer did not see made (clCloneKernel, a kernel of
+        // clpart's own): nothing to record.
+        return Outcome::PassThrough;
+    };
+    // SAFETY: the caller's contract.
+    let nd = match unsafe { ndrange(launch) } {
+        Ok(nd) => nd,
+        Err(why) => return pass(&rec.name, why),
+    };
+    let mut engine = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
+    let engine = engine.get_or_insert_with(Engine::default);
+    match split_with(engine, launch, &rec, &nd) {
+        Ok(outcome) => outcome,
+        Err(why) => pass(&rec.name, why),
+    }
+}
+
+fn pass(kernel: &str, why: String) -> Outcome {
+    report::whole(kernel, &why);
+    Outcome::PassThrough
+}
+
+/// The launch's NDRange; without a local size, clpart picks one as the
+/// driver may (the largest divisor of the global size up to 64 in
+/// dimension 0, 1 in the others).
+///
+/// # Safety
+/// As [`try_split`].
+unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
+    let dims = l.work_dim as usize;
+    if !(1..=3).contains(&dims) || l.global.is_null() {
+        return Err(format!("work_dim {dims} or the global size is invalid"));
+    }
+    let read = |p: *const usize| -> Vec<u64> {
+        // SAFETY: `dims` entries (the caller's contract).
+        (0..dims).map(|d| unsafe { *p.add(d) } as u64).collect()
+    };
+    let global = read(l.global);
+    let local = if l.local.is_null() {
+        global
+            .iter()
+            .enumerate()
+            .map(|(d, &g)| {
+                if d == 0 {
+                    (1..=g.clamp(1, 64)).rev().find(|x| g % x == 0).unwrap_or(1)
+                } else {
+                    1
+                }
+            })
+            .collect()
+    } else {
+        read(l.local)
+    };
+    let offset = if l.offset.is_null() {
+        vec![0; dims]
+    } else {
+        read(l.offset)
+    };
+    NdRange::with_offset(&global, &local, &offset).map_err(|e| e.to_string())
+}
+
+/// The integer value of a scalar argument, when its type is an integer
+/// scalar and the value fits an `i64`.
+fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
+    let elem = ElemType::parse(&info.elem_type, info.elem_size);
+    if !elem.is_integer_scalar() {
+        return None;
+    }
+    let kind = elem.scalar?;
+    let mut raw = [0u8; 8];
+    let n = bytes.len().min(8);
+    raw[..n].copy_from_slice(&bytes[..n]);
+    let unsigned = u64::from_le_bytes(raw);
+    let bits = 8 * n as u32;
+    if kind.is_signed() && bits > 0 && bits < 64 {
+        let shift = 64 - bits;
+        Some(((unsigned << shift) as i64) >> shift)
+    } else if kind.is_signed() {
+        Some(unsigned as i64)
+    } else {
+        i64::try_from(unsigned).ok()
+    }
+}
+
+fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Vec<ArgInfo>, String> {
+    let parse = coarsen::ParseOptions {
+        clang_args: options.to_vec(),
+    };
+    let program = coarsen::parse_program(&format!("{kernel}.cl"), source, &parse)
+        .map_err(|e| e.to_string())?;
+    let function = program.kernel(Some(kernel)).map_err(|e| e.to_string())?;
+    let mut infos = partitioner::args::arg_infos(function);
+    infos.sort_by_key(|a| a.index);
+    Ok(infos)
+}
+
+fn split_with(
+    engine: &mut Engine,
+    launch: &Launch,
+    rec: &KernelRec,
+    nd: &NdRange,
+) -> Result<Outcome, String> {
+    let Some((source, options)) = &rec.program else {
+        return Err("the program was not made with clCreateProgramWithSource".into());
+    };
+    let options: Vec<String> = options.to_vec();
+    let _inside = Inside::enter();
+    let src_key = Arc::as_ptr(source) as *const u8 as usize;
+    if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
+        engine.sources.push(source.clone());
+    }
+    let infos = engine
+        .infos
+        .entry((src_key, rec.name.clone(), options.clone()))
+        .or_insert_with(|| arg_infos(source, &options, &rec.name))
+        .clone()
+        .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
+
+    // The arguments, as the kernel declares them.
+    let (slots, buffers) = slots(rec, &infos)?;
+
+    let mut key = Key {
+        source: src_key,
+        options: options.clone(),
+        kernel: rec.name.clone(),
+        global: nd.global.clone(),
+        local: nd.local.clone(),
+        scalars: None,
+    };
+    let mut by_value = Vec::new();
+    let mut scalars = std::collections::BTreeMap::new();
+    for (slot, info) in slots.iter().zip(&infos) {
+        if let Slot::Scalar { int, .. } = slot {
+            if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
+                by_value.push((info.index, *int));
+                if let Some(v) = int {
+                    scalars.insert(info.name.clone(), *v);
+                }
+            }
+        }
+    }
+    // A verdict made without specializing on the scalars' values holds for
+    // any of them; one that was specialized holds for these values only.
+    let generic = key.clone();
+    key.scalars = Some(by_value);
+    if engine.verdicts.contains_key(&generic) {
+        key = generic;
+    } else if !engine.verdicts.contains_key(&key) {
+        let values = session::LaunchConfig { scalars, ..session::LaunchConfig::new(&nd.global, &nd.local) };
+        let (mut verdict, mut any_values) =
+            analyze(&mut engine.runtime, source, &options, &rec.name, &values);
+        // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
+        // not analyzed again (a time loop would pay an analysis per step).
+        if let Verdict::Whole(why) = &verdict {
+            let n = engine.n_whole.entry(generic.clone()).or_insert(0);
+            *n += 1;
+            if !any_values && *n >= MAX_SPECIALIZED {
+                verdict = Verdict::Whole(format!(
+                    "{why} (and for {MAX_SPECIALIZED} values of the scalar arguments: not analyzed again)"
+                ));
+                any_values = true;
+            }
+        }
+        if engine.verdicts.len() >= MAX_VERDICTS {
+            engine.verdicts.clear();
+        }
+        if config().verbose {
+            match &verdict {
+                Verdict::Split(p) => eprintln!(
+                    "clpart: kernel '{}' {}: splits along dimension {}",
+                    rec.name,
+                    nd,
+                    p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
+                ),
+                Verdict::Whole(why) => eprintln!(
+                    "clpart: kernel '{}' {}: runs unsplit on the application's device: {why}",
+                    rec.name, nd
+                ),
+            }
+        }
+        if any_values {
+            key = generic;
+        }
+        engine.verdicts.insert(key.clone(), verdict);
+    }
+    let plan = match engine.verdicts.get_mut(&key) {
+        Some(Verdict::Split(plan)) => plan,
+        Some(Verdict::Whole(why)) => return Err(why.clone()),
+        None => return Err("no verdict".into()),
+    };
+    // clpart's runtime exists once a kernel splits (made in `analyze`).
+    let runtime = plan.runtime();
+    let shares = match &config().shares {
+        Some(Ok(s)) => s.clone(),
+        Some(Err(e)) => return Err(e.clone()),
+        None => {
+            let n = runtime.devices().len();
+            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
+        }
+    };
+    for &(d, _) in &shares {
+        runtime.device(d).map_err(|e| e.to_string())?;
+    }
+
+    let t = target();
+    // 1. Everything the application enqueued before is done.
+    let (n_wait, wait) = launch.wait;
+    if n_wait > 0 {
+        // SAFETY: the application's wait list of `n_wait` events.
+        unsafe { check_no_pending_user_event(n_wait, wait)? };
+        let f = t.clWaitForEvents.ok_or("clWaitForEvents is missing")?;
+        // SAFETY: the application's wait list.
+        let r = unsafe { f(n_wait, wait) };
+        if r != CL_SUCCESS {
+            return Err(format!("waiting for the launch's wait list failed ({r})"));
+        }
+    }
+    let finish = t.clFinish.ok_or("clFinish is missing")?;
+    // SAFETY: the application's queue.
+    let r = unsafe { finish(launch.queue) };
+    if r != CL_SUCCESS {
+        return Err(format!("clFinish on the application's queue failed ({r})"));
+    }
+
+    // 2. The buffers' current contents.
+    let read = t
+        .clEnqueueReadBuffer
+        .ok_or("clEnqueueReadBuffer is missing")?;
+    let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
+    for &(mem, size) in &buffers {
+        let mut bytes = vec![0u8; size];
+        // SAFETY: `bytes` holds the buffer's `size` bytes; blocking.
+        let r = unsafe {
+            read(
+                launch.queue,
+                mem as _,
+                CL_TRUE,
+                0,
+                size,
+                bytes.as_mut_ptr() as *mut c_void,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        if r != CL_SUCCESS {
+            return Err(format!(
+                "reading a buffer argument from the application's device failed ({r})"
+            ));
+        }
+        contents.insert(mem, bytes);
+    }
+    let sync_in: u64 = buffers.iter().map(|&(_, s)| s as u64).sum();
+
+    // 3. The split launch.
+    let mut values = Vec::with_capacity(slots.len());
+    for (slot, info) in slots.iter().zip(&infos) {
+        values.push(match slot {
+            Slot::Scalar { bytes, int } => ArgValue::Scalar {
+                bytes: bytes.clone(),
+                int: *int,
+            },
+            Slot::Local { bytes } => ArgValue::Local { bytes: *bytes },
+            Slot::Buffer { mem, .. } => {
+                let elem = ElemType::parse(&info.elem_type, info.elem_size);
+                ArgValue::Buffer(HostBuffer::from_bytes(elem, contents[mem].clone()))
+            }
+        });
+    }
+    let mut kargs =
+        KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
+    let nd = trimmed(nd, plan.kernel().work_dim as usize, source);
+    let report = launcher::launch(plan, &nd, &mut kargs, &shares, &LaunchOptions::default())
+        .map_err(|e| format!("the split launch failed: {e}"))?;
+
+    // 4. What changed goes back into the application's buffers.
+    let write = t
+        .clEnqueueWriteBuffer
+        .ok_or("clEnqueueWriteBuffer is missing")?;
+    let mut sync_out = 0u64;
+    let mut written: Vec<usize> = Vec::new();
+    for (i, (slot, info)) in slots.iter().zip(&infos).enumerate() {
+        let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
+            continue;
+        };
+        if written.contains(mem) {
+            continue;
+        }
+        let (Some(new), Some(old)) = (kargs.buffer_at(i as u32), contents.get(mem)) else {
+            continue;
+        };
+        let new = new.as_bytes();
+        let Some(first) = new.iter().zip(old).position(|(a, b)| a != b) else {
+            continue;
+        };
+        let last = new.len()
+            - new
+                .iter()
+                .rev()
+                .zip(old.iter().rev())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+        // SAFETY: `new` holds the buffer's bytes; `first..last` lies inside; blocking.
+        let r = unsafe {
+            write(
+                launch.queue,
+                *mem as _,
+                CL_TRUE,
+                first,
+                last - first,
+                new[first..].as_ptr() as *const c_void,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        if r != CL_SUCCESS {
+            // The application's buffers are partly updated: running the
+            // kernel again could be wrong, so the driver's error goes back.
+            report::failed(
+                &rec.name,
+                &format!("writing results back to the application's buffer failed ({r})"),
+            );
+            return Ok(Outcome::Done(r));
+        }
+        sync_out += (last - first) as u64;
+        written.push(*mem);
+    }
+
+    // 5. The launch's event: complete once the results are in place.
+    if !launch.event.is_null() {
+        let marker = t
+            .clEnqueueMarkerWithWaitList
+            .ok_or("clEnqueueMarkerWithWaitList is missing");
+        let r = match marker {
+            // SAFETY: the application's queue and event out-pointer.
+            Ok(f) => unsafe { f(launch.queue, 0, std::ptr::null(), launch.event) },
+            Err(_) => opencl_sys::CL_OUT_OF_RESOURCES,
+        };
+        if r != CL_SUCCESS {
+            report::failed(
+                &rec.name,
+                &format!("the launch's event could not be made ({r})"),
+            );
+            return Ok(Outcome::Done(r));
+        }
+    }
+    report::launched(&rec.name, &report, sync_in + sync_out);
+    Ok(Outcome::Done(CL_SUCCESS))
+}
+
+/// The NDRange without the trailing dimensions of size 1 that a kernel
+/// analyzed for fewer dimensions does not use (a 1-D kernel launched with
+/// `work_dim` 2 and a global size `N x 1`). Kept whole when the kernel asks
+/// `get_work_dim()`, whose value would change.
+fn trimmed(nd: &NdRange, dims: usize, source: &str) -> NdRange {
+    let mut out = nd.clone();
+    if dims == 0 || source.contains("get_work_dim") {
+        return out;
+    }
+    while out.global.len() > dims
+        && out.global.last() == Some(&1)
+        && out.local.last() == Some(&1)
+        && out.offset.last() == Some(&0)
+    {
+        out.global.pop();
+        out.local.pop();
+        out.offset.pop();
+    }
+    out
+}
+
+/// Refuses a wait list holding a user event that is not complete: the
+/// application may set it only after this call returns, so waiting here
+/// could wait forever; the driver queues such a launch instead.
+///
+/// # Safety
+/// `wait` points to `n` events (the OpenCL contract of a wait list).
+unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Result<(), String> {
+    let info = target().clGetEventInfo.ok_or("clGetEventInfo is missing")?;
+    let query = |e: cl_event, what: opencl_sys::cl_event_info| -> Option<i64> {
+        let mut v: u32 = 0;
+        // SAFETY: a 4-byte answer (cl_command_type and cl_int both are).
+        let r = unsafe {
+            info(
+                e,
+                what,
+                std::mem::size_of::<u32>(),
+                &mut v as *mut u32 as *mut c_void,
+                std::ptr::null_mut(),
+            )
+        };
+        (r == CL_SUCCESS).then_some(v as i32 as i64)
+    };
+    for i in 0..n as usize {
+        // SAFETY: the caller's contract.
+        let e = unsafe { *wait.add(i) };
+        let user =
+            query(e, opencl_sys::CL_EVENT_COMMAND_TYPE) == Some(opencl_sys::CL_COMMAND_USER as i64);
+        let status = query(e, opencl_sys::CL_EVENT_COMMAND_EXECUTION_STATUS);
+        if user && status != Some(opencl_sys::CL_COMPLETE as i64) {
+            return Err("the launch waits for a user event that is not complete".into());
+        }
+    }
+    Ok(())
+}
+
+/// The verdict for one launch configuration, and whether it holds for any
+/// values of the integer scalar arguments: the session analyzes
+/// parametrically and specializes on the values only when that could not
+/// prove the writes of different slices disjoint (a kernel it then splits
+/// says so in its diagnostics).
+fn analyze(
+    runtime: &mut Option<Result<Runtime, String>>,
+    source: &str,
+    options: &[String],
+    kernel: &str,
+    values: &session::LaunchConfig,
+) -> (Verdict, bool) {
+    let ranges = session::Session::from_source(&format!("{kernel}.cl"), source, options)
+        .and_then(|mut s| s.ranges_for_launch(kernel, values).cloned());
+    let file = match ranges {
+        Ok(f) => f,
+        Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
+    };
+    let generic = file.kernels.first().is_none_or(|k| {
+        !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
+            && (k.splittable
+                || k.arrays
+                    .iter()
+                    .all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)))
+    });
+    (verdict(runtime, &file, kernel), generic)
+}
+
+fn verdict(
+    runtime: &mut Option<Result<Runtime, String>>,
+    file: &ranges_format::RangeFile,
+    kernel: &str,
+) -> Verdict {
+    let Some(k) = file.kernels.first() else {
+        return Verdict::Whole("the analysis found no kernel".into());
+    };
+    if !k.splittable {
+        return Verdict::Whole(
+            k.reason
+                .clone()
+                .unwrap_or_else(|| "the kernel is not splittable".into()),
+        );
+    }
+    // clpart's own devices are opened for the first kernel that splits, so
+    // a program none of whose kernels split never pays for them.
+    let runtime = match runtime
+        .get_or_insert_with(|| Runtime::new().map_err(|e| format!("clpart's runtime: {e}")))
+    {
+        Ok(r) => r.clone(),
+        Err(e) => return Verdict::Whole(e.clone()),
+    };
+    match launcher::Plan::new(&runtime, file, kernel) {
+        Ok(p) => Verdict::Split(Box::new(p)),
+        Err(e) => Verdict::Whole(format!("clpart cannot prepare the kernel: {e}")),
+    }
+}
+
+/// The kernel's arguments resolved against the layer's records, and the
+/// distinct buffers with their sizes.
+#[allow(clippy::type_complexity)]
+fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, usize)>), String> {
+    if rec.exec_info {
+        return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
+    }
+    let mut slots = Vec::with_capacity(infos.len());
+    let mut buffers: Vec<(usize, usize)> = Vec::new();
+    let mut owners: Vec<(usize, &str)> = Vec::new();
+    for info in infos {
+        let raw = rec
+            .args
+            .get(info.index as usize)
+            .and_then(|a| a.as_ref())
+            .ok_or_else(|| format!("argument {} '{}' is not set", info.index, info.name))?;
+        if raw.svm {
+            return Err(format!(
+                "argument '{}' was set with clSetKernelArgSVMPointer",
+                info.name
+            ));
+        }
+        slots.push(match info.kind {
+            ArgKind::Scalar => {
+                let bytes = raw.value.clone().ok_or_else(|| format!("argument '{}' is NULL", info.name))?;
+                let int = int_value(info, &bytes);
+                Slot::Scalar { bytes, int }
+            }
+            ArgKind::LocalBuffer => Slot::Local { bytes: raw.size as u64 },
+            ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => {
+                let handle = match &raw.value {
+                    Some(v) if v.len() == std::mem::size_of::<usize>() => {
+                        usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"))
+                    }
+                    _ => 0,
+                };
+                if handle == 0 {
+                    return Err(format!("buffer argument '{}' is NULL", info.name));
+                }
+                let buf = state::with(|s| s.buffers.get(&handle).copied()).ok_or_else(|| {
+                    format!("argument '{}' is not a buffer made with clCreateBuffer (a sub-buffer, an image or another object)", info.name)
+                })?;
+                if buf.flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY) != 0 {
+                    return Err(format!("buffer argument '{}' cannot be read by the host (CL_MEM_HOST_* flags)", info.name));
+                }
+                if let Some((_, other)) = owners.iter().find(|(h, _)| *h == handle) {
+                    return Err(format!("arguments '{other}' and '{}' are the same buffer", info.name));
+                }
+                owners.push((handle, &info.name));
+                buffers.push((handle, buf.size));
+                Slot::Buffer { mem: handle }
+            }
+        });
+    }
+    if rec.args.len() > infos.len() {
+        return Err(format!(
+            "the kernel has {} arguments, {} are set",
+            infos.len(),
+            rec.args.len()
+        ));
+    }
+    Ok((slots, buffers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(ty: &str, size: u32) -> ArgInfo {
+        ArgInfo {
+            index: 0,
+            name: "n".into(),
+            kind: ArgKind::Scalar,
+            elem_type: ty.into(),
+            elem_size: size,
+        }
+    }
+
+    #[test]
+    fn integer_scalars_are_read_by_type() {
+        assert_eq!(int_value(&info("int", 4), &(-3i32).to_le_bytes()), Some(-3));
+        assert_eq!(
+            int_value(&info("uint", 4), &u32::MAX.to_le_bytes()),
+            Some(u32::MAX as i64)
+        );
+        assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
+        assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
+    }
+
+    #[test]
+    fn trailing_unit_dimensions_go_only_when_unused() {
+        let nd = NdRange::new(&[1024, 1], &[64, 1]).unwrap();
+        assert_eq!(trimmed(&nd, 1, "k").global, vec![1024]);
+        assert_eq!(trimmed(&nd, 2, "k").global, vec![1024, 1]);
+        assert_eq!(trimmed(&nd, 1, "get_work_dim()").global, vec![1024, 1]);
+        let wide = NdRange::new(&[1024, 2], &[64, 1]).unwrap();
+        assert_eq!(trimmed(&wide, 1, "k").global, vec![1024, 2]);
+    }
+}
