@@ -99,24 +99,7 @@ fn setter_for(kind: ArgKind) -> &'static str {
 /// The integer value of a scalar argument's bytes, when its type is an
 /// integer scalar and the value fits an `i64`.
 fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
-    let elem = ElemType::parse(&info.elem_type, info.elem_size);
-    if !elem.is_integer_scalar() {
-        return None;
-    }
-    let kind = elem.scalar?;
-    let mut raw = [0u8; 8];
-    let n = bytes.len().min(8);
-    raw[..n].copy_from_slice(&bytes[..n]);
-    let unsigned = u64::from_le_bytes(raw);
-    let bits = 8 * n as u32;
-    if kind.is_signed() && bits > 0 && bits < 64 {
-        let shift = 64 - bits;
-        Some(((unsigned << shift) as i64) >> shift)
-    } else if kind.is_signed() {
-        Some(unsigned as i64)
-    } else {
-        i64::try_from(unsigned).ok()
-    }
+    ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
 }
 
 /// The work-group size clpart picks when the application passes none: in

@@ -179,6 +179,29 @@ impl ElemType {
     pub fn is_integer_scalar(&self) -> bool {
         self.lanes == 1 && self.scalar.is_some_and(ScalarKind::is_integer)
     }
+
+    /// The value of an integer scalar of this type stored little-endian in
+    /// `bytes` (sign-extended for signed types); `None` for other types and
+    /// for unsigned values beyond `i64`.
+    pub fn int_from_le_bytes(&self, bytes: &[u8]) -> Option<i64> {
+        if !self.is_integer_scalar() {
+            return None;
+        }
+        let kind = self.scalar?;
+        let mut raw = [0u8; 8];
+        let n = bytes.len().min(8);
+        raw[..n].copy_from_slice(&bytes[..n]);
+        let unsigned = u64::from_le_bytes(raw);
+        let bits = 8 * n as u32;
+        if kind.is_signed() && bits > 0 && bits < 64 {
+            let shift = 64 - bits;
+            Some(((unsigned << shift) as i64) >> shift)
+        } else if kind.is_signed() {
+            Some(unsigned as i64)
+        } else {
+            i64::try_from(unsigned).ok()
+        }
+    }
 }
 
 impl fmt::Display for ElemType {
