@@ -234,6 +234,13 @@ int clpart_plan_set_verify(clpart_plan *plan, int verify);
    corrupt memory or change results. */
 int clpart_plan_set_unchecked(clpart_plan *plan, int unchecked);
 
+/* on != 0: automatic shares. Each launch's devices get work-groups in
+   proportion to their measured speed on the kernel (even at the first
+   launch, refined from the devices' kernel times launch after launch); the
+   shares passed to a launch then only select the devices. on == 0 goes back
+   to the given shares. */
+int clpart_plan_set_auto_split(clpart_plan *plan, int on);
+
 /* Runs the kernel over the NDRange split across devices, as
    clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
    are in the host arrays.

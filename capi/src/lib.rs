@@ -436,6 +436,22 @@ pub unsafe extern "C" fn clpart_plan_set_unchecked(plan: *mut clpart_plan, unche
     })
 }
 
+/// Automatic shares (`on != 0`): each launch's devices get work-groups in
+/// proportion to their measured speed on the kernel (even at first, refined
+/// launch after launch); the shares given to a launch then only select the
+/// devices. `on == 0` goes back to the given shares.
+///
+/// # Safety
+/// `plan` is used by this thread only.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_auto_split(plan: *mut clpart_plan, on: c_int) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        s.set_auto_split(on != 0);
+        Ok(())
+    })
+}
+
 /// Reads an array argument of `n` elements.
 ///
 /// # Safety

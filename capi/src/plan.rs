@@ -67,6 +67,9 @@ pub(crate) struct PlanState {
     verify: bool,
     /// The run-time guard is off.
     unchecked: bool,
+    /// Shares from the devices' measured speeds (the launch's shares only
+    /// pick the devices), see [`launcher::Balancer`].
+    balancer: Option<launcher::Balancer>,
     pub(crate) last: Option<Last>,
 }
 
@@ -143,6 +146,7 @@ impl PlanState {
             session,
             verify: false,
             unchecked: false,
+            balancer: None,
             last: None,
         })
     }
@@ -188,6 +192,7 @@ impl PlanState {
             session,
             verify: false,
             unchecked: false,
+            balancer: None,
             last: None,
         })
     }
@@ -202,6 +207,12 @@ impl PlanState {
 
     pub(crate) fn set_unchecked(&mut self, on: bool) {
         self.unchecked = on;
+    }
+
+    /// Automatic shares on (measured per-device speeds, refined launch after
+    /// launch) or off (the launch's own shares).
+    pub(crate) fn set_auto_split(&mut self, on: bool) {
+        self.balancer = on.then(|| launcher::Balancer::new(&[]));
     }
 
     /// The argument `index`, checked to be of a kind `ok` accepts.
@@ -359,7 +370,21 @@ impl PlanState {
             unchecked: self.unchecked,
             ..Default::default()
         };
-        let report = launcher::launch(plan, nd, &mut kargs, shares, &options)?;
+        let key = launcher::launch_key(&self.kernel, nd);
+        let shares: Shares = match &mut self.balancer {
+            Some(b) => {
+                let devices: Vec<usize> = shares.iter().map(|s| s.0).collect();
+                if b.devices() != devices.as_slice() {
+                    *b = launcher::Balancer::new(&devices);
+                }
+                b.shares(&key)
+            }
+            None => shares.clone(),
+        };
+        let report = launcher::launch(plan, nd, &mut kargs, &shares, &options)?;
+        if let Some(b) = &mut self.balancer {
+            b.observe(&key, &report);
+        }
 
         for (i, (slot, info)) in slots.iter().zip(&self.infos).enumerate() {
             let (ArgSlot::Buffer { ptr, len }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
