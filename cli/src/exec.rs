@@ -23,7 +23,8 @@ const LAYER_FILE: &str = "libclpart_layer.so";
 )]
 pub struct ExecArgs {
     /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1, indices as `clpart devices`
-    /// lists them (default: even over all devices).
+    /// lists them, or `auto` (the default): every device in proportion to its measured
+    /// speed on each kernel, even at a kernel's first launch.
     #[arg(long, value_name = "IDX:SHARE,...", conflicts_with = "devices")]
     pub split: Option<String>,
     /// Split evenly over these devices: IDX,IDX,...
@@ -75,6 +76,7 @@ pub fn find_layer() -> Result<PathBuf> {
 /// The shares as the layer reads them, checked against the devices.
 fn shares(args: &ExecArgs) -> Result<Option<String>> {
     let list = match (&args.split, &args.devices) {
+        (Some(s), _) if s.trim() == "auto" => return Ok(Some("auto".to_string())),
         (Some(s), _) => parse_shares(s)?,
         (None, Some(d)) => {
             let idx: Vec<usize> = d
@@ -90,7 +92,7 @@ fn shares(args: &ExecArgs) -> Result<Option<String>> {
             }
             idx.iter().map(|&i| (i, 1.0 / idx.len() as f64)).collect()
         }
-        (None, None) => return Ok(None),
+        (None, None) => return Ok(Some("auto".to_string())),
     };
     let total: f64 = list.iter().map(|(_, s)| s).sum();
     if (total - 1.0).abs() > 1e-6 {

@@ -212,6 +212,13 @@ fn programs_split_86_14_give_their_own_results() {
     check_splits("0:0.86,1:0.14");
 }
 
+/// Issue 16: automatic shares (the default of `clpart exec`): every launch
+/// still splits and every program's own check passes.
+#[test]
+fn programs_split_automatically_give_their_own_results() {
+    check_splits("auto");
+}
+
 #[test]
 fn an_unsplittable_kernel_passes_through_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();

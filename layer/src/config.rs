@@ -2,7 +2,9 @@
 //! exec` sets:
 //!
 //! - `CLPART_LAYER_SPLIT=IDX:SHARE,...`: device shares, device indices as
-//!   `clpart devices` lists them (default: even over every device);
+//!   `clpart devices` lists them, or `auto`: every device, in proportion to
+//!   its measured speed on each kernel (`launcher::Balancer`; even at a
+//!   kernel's first launch); default: even over every device;
 //! - `CLPART_LAYER_REPORT=FILE.json`: where the report goes at exit;
 //! - `CLPART_LAYER_VERBOSE=1`: one line per analyzed launch configuration
 //!   and a summary at exit, on stderr.
@@ -14,6 +16,8 @@ pub(crate) struct Config {
     /// The shares, or why the given ones are unusable (every launch then
     /// passes through with that reason).
     pub(crate) shares: Option<Result<Vec<(usize, f64)>, String>>,
+    /// Automatic shares (`CLPART_LAYER_SPLIT=auto`).
+    pub(crate) auto: bool,
     pub(crate) report: Option<PathBuf>,
     pub(crate) verbose: bool,
 }
@@ -23,8 +27,9 @@ pub(crate) fn config() -> &'static Config {
     CONFIG.get_or_init(|| Config {
         shares: std::env::var("CLPART_LAYER_SPLIT")
             .ok()
-            .filter(|s| !s.trim().is_empty())
+            .filter(|s| !s.trim().is_empty() && s.trim() != "auto")
             .map(|s| parse_shares(&s).map_err(|e| format!("CLPART_LAYER_SPLIT '{s}': {e}"))),
+        auto: std::env::var("CLPART_LAYER_SPLIT").is_ok_and(|s| s.trim() == "auto"),
         report: std::env::var_os("CLPART_LAYER_REPORT")
             .filter(|s| !s.is_empty())
             .map(PathBuf::from),

@@ -105,6 +105,8 @@ struct Engine {
     /// Keeps every analyzed source alive, so the address in [`Key`] is
     /// never reused by another source.
     sources: Vec<Arc<str>>,
+    /// Automatic shares over every device (`CLPART_LAYER_SPLIT=auto`).
+    balancer: Option<launcher::Balancer>,
 }
 
 static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
@@ -298,13 +300,16 @@ fn split_with(
     };
     // clpart's runtime exists once a kernel splits (made in `analyze`).
     let runtime = plan.runtime();
+    let n_devices = runtime.devices().len();
+    let balance_key = launcher::launch_key(&rec.name, nd);
     let shares = match &config().shares {
         Some(Ok(s)) => s.clone(),
         Some(Err(e)) => return Err(e.clone()),
-        None => {
-            let n = runtime.devices().len();
-            (0..n).map(|i| (i, 1.0 / n as f64)).collect()
-        }
+        None if config().auto => engine
+            .balancer
+            .get_or_insert_with(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()))
+            .shares(&balance_key),
+        None => (0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect(),
     };
     for &(d, _) in &shares {
         runtime.device(d).map_err(|e| e.to_string())?;
@@ -380,6 +385,9 @@ fn split_with(
     let nd = trimmed(nd, plan.kernel().work_dim as usize, source);
     let report = launcher::launch(plan, &nd, &mut kargs, &shares, &LaunchOptions::default())
         .map_err(|e| format!("the split launch failed: {e}"))?;
+    if let Some(b) = &mut engine.balancer {
+        b.observe(&balance_key, &report);
+    }
 
     // 4. What changed goes back into the application's buffers.
     let write = t
