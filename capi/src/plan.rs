@@ -109,17 +109,7 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
 /// dimension 0 the largest divisor of the global size up to 64, 1 in the
 /// others.
 pub(crate) fn default_local(global: &[u64]) -> Vec<u64> {
-    global
-        .iter()
-        .enumerate()
-        .map(|(d, &g)| {
-            if d == 0 {
-                (1..=g.clamp(1, 64)).rev().find(|l| g % l == 0).unwrap_or(1)
-            } else {
-                1
-            }
-        })
-        .collect()
+    NdRange::default_local(global)
 }
 
 impl PlanState {

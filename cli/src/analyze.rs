@@ -74,9 +74,10 @@ pub fn read_source(path: &PathBuf) -> Result<String> {
 
 /// Parses `X[,Y[,Z]]` into a 3-D size (missing dimensions are 1).
 pub fn parse_size3(text: &str, what: &str) -> Result<[i64; 3]> {
-    let parts: Vec<&str> = text.split(',').collect();
+    // the same syntax as --global: 16x16 or 16,16
+    let parts: Vec<&str> = text.split(['x', ',']).collect();
     if parts.is_empty() || parts.len() > 3 {
-        bail!("{what} '{text}' must have 1 to 3 comma-separated sizes");
+        bail!("{what} '{text}' must have 1 to 3 sizes (write them as 16x16)");
     }
     let mut out = [1i64; 3];
     for (i, p) in parts.iter().enumerate() {
@@ -125,9 +126,11 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     if let Some(out) = &args.output {
         rf.write_atomic(out)?;
     }
+    // exit 1 when no kernel can be split (documented in --help)
+    let code = if rf.kernels.iter().any(|k| k.splittable) { 0 } else { 1 };
     if args.emit == Some(Emit::Ranges) {
         print!("{}", rf.to_ron_string()?);
-        return Ok(0);
+        return Ok(code);
     }
     if args.json {
         let kernels: Vec<serde_json::Value> = rf
@@ -159,7 +162,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file, "kernels": kernels }))?);
-        return Ok(0);
+        return Ok(code);
     }
     let at = match &args.at {
         Some(t) => {
@@ -185,5 +188,5 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     if let Some(out) = &args.output {
         eprintln!("wrote {}", out.display());
     }
-    Ok(0)
+    Ok(code)
 }

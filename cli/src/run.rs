@@ -18,7 +18,8 @@ pub struct RunArgs {
     /// Global NDRange size.
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub global: String,
-    /// Work-group size (default: 1 in every dimension... pass it: the split unit is the work-group).
+    /// Work-group size, as 16x16 or 16,16 (default: the largest divisor of the global size up to 64
+    /// in dimension 0, 1 in the others; the split unit is the work-group).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub local: Option<String>,
     /// Kernel argument: NAME=VALUE for scalars, NAME=rand:N[:SEED] | zeros:N | seq:N | file:PATH.npy for
@@ -102,7 +103,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let global = parse_sizes(&args.global, "--global")?;
     let local = match &args.local {
         Some(l) => parse_sizes(l, "--local")?,
-        None => vec![1; global.len()],
+        None => NdRange::default_local(&global),
     };
     if let Some(l) = &args.local {
         parse_size3(l, "--local")?;

@@ -65,9 +65,10 @@ fn unsupported_constructs_are_diagnosed_with_location() {
     let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--emit", "coarsened"]);
     assert_input_error(&o, "uses_goto.cl:8:9");
     assert!(stderr(&o).contains("'goto'"));
-    // The kernel is still accepted by the analysis, as not splittable.
+    // The kernel is still accepted by the analysis, as not splittable:
+    // exit 1, nothing to split (issue 17: as --help documents).
     let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["kernels"][0]["splittable"], false);
     assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("goto"));
@@ -196,4 +197,23 @@ fn automatic_shares_are_reported_and_verified() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("shares (auto) of the last launch") && out.contains("measured rates"), "{out}");
+}
+
+/// Issue 17: `--local` takes sizes as `--global` does (16x16), and `clpart
+/// run` without `--local` picks a work-group size that divides the global
+/// size (not 1); `clpart analyze` exits 1 when nothing can be split.
+#[test]
+fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
+    let o = clpart(&[
+        "run", "kernels/matmul.cl", "--global", "64x48", "--local", "16x8", "--arg", "c=zeros:3072", "--arg", "a=rand:3072:1",
+        "--arg", "b=rand:4096:2", "--arg", "width=64", "--split", "0:0.5,1:0.5", "--verify",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("global 64x48 local 16x8"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--arg", "a=rand:1000:3", "--arg", "b=rand:1000:4", "--arg", "c=zeros:1000", "--verify"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("global 1000 local 50"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = clpart(&["analyze", "kernels/matmul.cl", "--local", "16x8"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(clpart(&["analyze", "kernels/invalid/uses_goto.cl"]).status.code(), Some(1));
 }

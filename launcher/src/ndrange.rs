@@ -53,6 +53,18 @@ impl NdRange {
             .collect()
     }
 
+    /// The work-group size clpart picks when none is given: in dimension 0
+    /// the largest divisor of the global size up to 64, 1 in the others
+    /// (the work-group is the split unit, so a size of 1 would make
+    /// splitting and launching needlessly fine-grained).
+    pub fn default_local(global: &[u64]) -> Vec<u64> {
+        global
+            .iter()
+            .enumerate()
+            .map(|(d, &g)| if d == 0 { (1..=g.clamp(1, 64)).rev().find(|l| g % l == 0).unwrap_or(1) } else { 1 })
+            .collect()
+    }
+
     /// Checks dimensions and divisibility.
     pub fn validate(&self) -> Result<()> {
         let dims = self.global.len();
