@@ -22,6 +22,47 @@ fn without_counts(mut k: KernelRanges) -> KernelRanges {
     k
 }
 
+/// `a` and `b` agree except where a count is missing on one side and that
+/// side says its counting ran out of time (the notes about such counts are
+/// not compared).
+fn same_but_for_timed_out_counts(a: &RangeFile, b: &RangeFile) -> bool {
+    let timed_out = |k: &KernelRanges, array: &str| {
+        k.diagnostics.iter().any(|d| d.starts_with(&format!("array '{array}': no count of")) && d.contains("ran out of time"))
+    };
+    let strip_notes = |k: &KernelRanges| {
+        let mut k = k.clone();
+        k.diagnostics.retain(|d| !d.contains("no count of"));
+        k
+    };
+    if a.kernels.len() != b.kernels.len() {
+        return false;
+    }
+    for (ka, kb) in a.kernels.iter().zip(&b.kernels) {
+        if without_counts(ka.clone()) != without_counts(kb.clone()) {
+            return false;
+        }
+        let (mut ka2, mut kb2) = (strip_notes(ka), strip_notes(kb));
+        for (x, y) in ka2.arrays.iter_mut().zip(kb2.arrays.iter_mut()) {
+            let (ta, tb) = (timed_out(ka, &x.name), timed_out(kb, &y.name));
+            let settle = |p: &mut Option<ranges_format::Count>, q: &mut Option<ranges_format::Count>| {
+                if (p.is_none() && ta) || (q.is_none() && tb) {
+                    *p = None;
+                    *q = None;
+                }
+            };
+            settle(&mut x.count_total, &mut y.count_total);
+            settle(&mut x.count_slice, &mut y.count_slice);
+            if let (Some(wx), Some(wy)) = (&mut x.write, &mut y.write) {
+                settle(&mut wx.written_count, &mut wy.written_count);
+            }
+        }
+        if ka2 != kb2 {
+            return false;
+        }
+    }
+    true
+}
+
 #[test]
 fn range_files_match_golden_files() {
     let barvinok = partitioner::ehrhart::barvinok_available();
@@ -42,7 +83,13 @@ fn range_files_match_golden_files() {
         let rel = format!("kernels/golden/{}.ranges.ron", k.name);
         if barvinok.is_ok() {
             if let Err(e) = check_golden(&rel, &text) {
-                failures.push(e);
+                // Counting has a wall-clock limit per count: under load a
+                // count may run out of time on one side. Everything else must
+                // match, and every count both sides have.
+                let golden = std::fs::read_to_string(workspace_root().join(&rel)).ok().and_then(|g| RangeFile::from_ron_str(&g).ok());
+                if !golden.is_some_and(|g| same_but_for_timed_out_counts(&g, &rf)) {
+                    failures.push(e);
+                }
             }
             continue;
         }
@@ -54,4 +101,27 @@ fn range_files_match_golden_files() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The tolerance above forgives only a count that ran out of time (and says
+/// so); any other difference, in a count or elsewhere, still fails.
+#[test]
+fn only_timed_out_counts_are_forgiven() {
+    let text = std::fs::read_to_string(workspace_root().join("kernels/golden/vadd.ranges.ron")).unwrap();
+    let golden = RangeFile::from_ron_str(&text).unwrap();
+    assert!(golden.kernels[0].arrays[0].count_slice.is_some(), "the golden has counts");
+    let mut missing = golden.clone();
+    missing.kernels[0].arrays[0].count_slice = None;
+    assert!(!same_but_for_timed_out_counts(&golden, &missing), "a count missing without a reason");
+    let name = missing.kernels[0].arrays[0].name.clone();
+    missing.kernels[0]
+        .diagnostics
+        .push(format!("array '{name}': no count of the elements a slice touches: counting ran out of time (at most 2 s per count)"));
+    assert!(same_but_for_timed_out_counts(&golden, &missing), "a count that ran out of time");
+    let mut other = golden.clone();
+    other.kernels[0].arrays[0].count_slice = other.kernels[0].arrays[0].count_total.clone();
+    assert!(!same_but_for_timed_out_counts(&golden, &other), "a different count");
+    let mut elsewhere = missing.clone();
+    elsewhere.kernels[0].splittable = !elsewhere.kernels[0].splittable;
+    assert!(!same_but_for_timed_out_counts(&golden, &elsewhere), "a difference elsewhere");
 }
