@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::Instant;
 
+use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
 use ranges_format::{ArgKind, BoundRange};
@@ -14,7 +15,7 @@ use crate::buffer::ArgValue;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK};
+use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
@@ -447,6 +448,29 @@ struct DevArray {
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
 }
+
+/// The host regions of a launch, shared by the threads that enqueue the
+/// devices' commands: phase 1 only reads through them (host-to-device
+/// copies), and nothing writes the host buffers until every queue is
+/// finished.
+struct SharedRegions<'a>(&'a [Option<HostRegion>]);
+
+// SAFETY: see the type's doc: the regions are only read while shared.
+unsafe impl Sync for SharedRegions<'_> {}
+
+impl SharedRegions<'_> {
+    fn get(&self) -> &[Option<HostRegion>] {
+        self.0
+    }
+}
+
+/// A device's kernels, handed to the one thread that enqueues that device
+/// (OpenCL kernel objects must not be used by two threads at once; each
+/// device has its own).
+struct OneThread<T>(T);
+
+// SAFETY: see the type's doc: one thread per device uses the value.
+unsafe impl<T> Send for OneThread<T> {}
 
 /// One device's part of a split launch.
 struct DevWork {
@@ -1160,15 +1184,23 @@ fn run_split(
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
     let mut dev_reports = Vec::with_capacity(works.len());
-    // Phase 1: every device's transfers and kernel (and its guard flags).
-    for (wi, w) in works.iter().enumerate() {
-        let dk = &plan.kernels[&w.device];
+    // Phase 1: every device's transfers and kernel (and its guard flags),
+    // each device enqueued from a thread of its own: some drivers run a
+    // kernel while it is enqueued (PoCL's `basic`), which would otherwise
+    // hold back the devices enqueued after it (BENCHMARKS.md §7).
+    for w in &works {
+        fin.add(&plan.kernels[&w.device].ctx);
+    }
+    let host_ref = SharedRegions(&host);
+    let arrays = &plan.arrays;
+    let enqueue = |wi: usize, w: &DevWork, dk: OneThread<&DeviceKernels>, flags_wi: &mut Vec<u8>| -> Result<(Vec<Buffer<u8>>, Option<Buffer<u8>>, Event, DeviceReport)> {
+        let host = host_ref.get();
+        let dk = dk.0;
         let ctx = &dk.ctx;
         let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
-        fin.add(ctx);
         let mut to = 0u64;
         let mut bufs = Vec::with_capacity(w.arrays.len());
-        for (da, a) in w.arrays.iter().zip(&plan.arrays) {
+        for (da, a) in w.arrays.iter().zip(arrays) {
             let es = a.elem_size as i64;
             let buf = exec::alloc(ctx, ((da.extent + sink).max(1) * a.elem_size) as usize)?;
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
@@ -1176,7 +1208,7 @@ fn run_split(
                 let len = ((u - l + 1) * es) as usize;
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
-                // queue is finished (Finisher).
+                // queue is finished (Finisher), and phase 1 only reads them.
                 exec::release(unsafe {
                     exec::write_host(ctx, &buf, ((l - da.base) * es) as usize, src, (l * es) as usize, len)?
                 });
@@ -1208,14 +1240,12 @@ fn run_split(
         let d = split_dim as usize;
         offsets[d] += w.lo as usize * local[d];
         global[d] = (w.hi - w.lo) as usize * local[d];
-        kernel_events.push(exec::run_kernel(ctx, kernel, &offsets, &global, &local)?);
+        let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
         if let Some(fb) = &flag_buf {
             // SAFETY: `flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::read(ctx, fb, 0, flags[wi].as_mut_ptr(), flags[wi].len())? });
+            exec::release(unsafe { exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())? });
         }
-        dev_bufs.push(bufs);
-        flag_bufs.push(flag_buf);
-        dev_reports.push(DeviceReport {
+        let report = DeviceReport {
             index: w.device,
             name: ctx.info.name.clone(),
             work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
@@ -1223,7 +1253,24 @@ fn run_split(
             bytes_to_device: to,
             bytes_from_device: 0,
             kernel_ms: 0.0,
-        });
+        };
+        Ok((bufs, flag_buf, ev, report))
+    };
+    let results: Vec<Result<_>> = std::thread::scope(|sc| {
+        let enqueue = &enqueue;
+        let mut jobs = works.iter().enumerate().zip(flags.iter_mut()).map(|((wi, w), f)| (wi, w, OneThread(&plan.kernels[&w.device]), f));
+        let first = jobs.next();
+        let handles: Vec<_> = jobs.map(|(wi, w, dk, f)| sc.spawn(move || enqueue(wi, w, dk, f))).collect();
+        let mut out: Vec<Result<_>> = first.into_iter().map(|(wi, w, dk, f)| enqueue(wi, w, dk, f)).collect();
+        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
+        out
+    });
+    for r in results {
+        let (bufs, flag_buf, ev, report) = r?;
+        dev_bufs.push(bufs);
+        flag_bufs.push(flag_buf);
+        kernel_events.push(ev);
+        dev_reports.push(report);
     }
     // Every device starts at once, whatever their order (see `exec::on_each`).
     fin.flush();
