@@ -30,7 +30,7 @@ use std::sync::Mutex;
 
 use launcher::NdRange;
 
-use crate::plan::{default_local, runtime, PlanState, Shares};
+use crate::plan::{runtime, PlanState, Shares};
 pub use crate::status::*;
 use crate::status::{err, guard, last_error_ptr, status_cname, Error, Result};
 
@@ -484,7 +484,7 @@ unsafe fn ndrange(
     };
     let local = match unsafe { array(local_size, n) } {
         Some(l) => to_u64(l),
-        None => default_local(&global),
+        None => NdRange::default_local(&global),
     };
     let offset = match unsafe { array(global_offset, n) } {
         Some(o) => to_u64(o),

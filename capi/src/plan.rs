@@ -105,13 +105,6 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
     ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
 }
 
-/// The work-group size clpart picks when the application passes none: in
-/// dimension 0 the largest divisor of the global size up to 64, 1 in the
-/// others.
-pub(crate) fn default_local(global: &[u64]) -> Vec<u64> {
-    NdRange::default_local(global)
-}
-
 impl PlanState {
     /// A plan analyzed from source at each new launch configuration. The
     /// source is parsed now (syntax errors and unknown kernel names fail
@@ -509,13 +502,5 @@ mod tests {
             Some(i64::MIN)
         );
         assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
-    }
-
-    #[test]
-    fn default_local_divides_the_global_size() {
-        assert_eq!(default_local(&[1024]), vec![64]);
-        assert_eq!(default_local(&[1000, 7]), vec![50, 1]);
-        assert_eq!(default_local(&[97]), vec![1]);
-        assert_eq!(default_local(&[48, 64, 2]), vec![48, 1, 1]);
     }
 }

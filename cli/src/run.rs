@@ -66,19 +66,9 @@ fn parse_sizes(text: &str, what: &str) -> Result<Vec<u64>> {
     NdRange::parse_sizes(text).with_context(|| format!("{what} '{text}'"))
 }
 
-/// Parses `IDX:SHARE,...`.
+/// Parses `IDX:SHARE,...` (`launcher::parse_shares`) for `--split`.
 pub fn parse_shares(text: &str) -> Result<Vec<(usize, f64)>> {
-    let mut out = Vec::new();
-    for part in text.split(',') {
-        let (i, s) = part.split_once(':').with_context(|| format!("--split entry '{part}' must be IDX:SHARE"))?;
-        let i: usize = i.trim().parse().with_context(|| format!("--split entry '{part}': '{i}' is not a device index"))?;
-        let s: f64 = s.trim().parse().with_context(|| format!("--split entry '{part}': '{s}' is not a number"))?;
-        if !(0.0..=1.0).contains(&s) {
-            bail!("--split entry '{part}': share {s} is not between 0 and 1");
-        }
-        out.push((i, s));
-    }
-    Ok(out)
+    launcher::parse_shares(text).map_err(|e| anyhow::anyhow!("--split {e}"))
 }
 
 fn is_range_file(path: &Path) -> bool {

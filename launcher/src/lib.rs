@@ -36,7 +36,7 @@ pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
 pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};
-pub use ndrange::{split_groups, NdRange};
+pub use ndrange::{parse_shares, split_groups, NdRange};
 pub use npy::{read_npy, write_npy};
 pub use plan::Plan;
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};

@@ -147,6 +147,22 @@ impl fmt::Display for NdRange {
     }
 }
 
+/// Parses device shares `IDX:SHARE,IDX:SHARE,...` (each share between 0
+/// and 1), the syntax of `clpart run --split` and `clpart exec --split`.
+pub fn parse_shares(text: &str) -> std::result::Result<Vec<(usize, f64)>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let (i, s) = part.split_once(':').ok_or_else(|| format!("entry '{part}' must be IDX:SHARE"))?;
+        let i: usize = i.trim().parse().map_err(|_| format!("entry '{part}': '{i}' is not a device index"))?;
+        let s: f64 = s.trim().parse().map_err(|_| format!("entry '{part}': '{s}' is not a number"))?;
+        if !(0.0..=1.0).contains(&s) {
+            return Err(format!("entry '{part}': share {s} is not between 0 and 1"));
+        }
+        out.push((i, s));
+    }
+    Ok(out)
+}
+
 /// Divides `n_groups` work-groups by `shares` (normally summing to 1; any
 /// other finite non-negative weights are normalized first, and non-finite or
 /// negative ones count as 0; if no share is positive, all count equally):
@@ -221,6 +237,22 @@ mod tests {
             vec![(0, 4), (4, 7), (7, 10)]
         );
         assert_eq!(split_groups(1, &[0.5, 0.5]), vec![(0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn shares_parse_and_bad_entries_say_why() {
+        assert_eq!(parse_shares("0:0.86, 1:0.14").unwrap(), vec![(0, 0.86), (1, 0.14)]);
+        assert!(parse_shares("0").unwrap_err().contains("must be IDX:SHARE"));
+        assert!(parse_shares("x:0.5").unwrap_err().contains("not a device index"));
+        assert!(parse_shares("0:1.5").unwrap_err().contains("not between 0 and 1"));
+    }
+
+    #[test]
+    fn default_local_divides_the_global_size() {
+        assert_eq!(NdRange::default_local(&[1024]), vec![64]);
+        assert_eq!(NdRange::default_local(&[1000, 7]), vec![50, 1]);
+        assert_eq!(NdRange::default_local(&[97]), vec![1]);
+        assert_eq!(NdRange::default_local(&[48, 64, 2]), vec![48, 1, 1]);
     }
 
     /// Issue 10: shares that do not sum to 1 (or are not finite) used to

@@ -28,54 +28,11 @@ pub(crate) fn config() -> &'static Config {
         shares: std::env::var("CLPART_LAYER_SPLIT")
             .ok()
             .filter(|s| !s.trim().is_empty() && s.trim() != "auto")
-            .map(|s| parse_shares(&s).map_err(|e| format!("CLPART_LAYER_SPLIT '{s}': {e}"))),
+            .map(|s| launcher::parse_shares(&s).map_err(|e| format!("CLPART_LAYER_SPLIT '{s}': {e}"))),
         auto: std::env::var("CLPART_LAYER_SPLIT").is_ok_and(|s| s.trim() == "auto"),
         report: std::env::var_os("CLPART_LAYER_REPORT")
             .filter(|s| !s.is_empty())
             .map(PathBuf::from),
         verbose: std::env::var("CLPART_LAYER_VERBOSE").is_ok_and(|v| v == "1"),
     })
-}
-
-/// Parses `IDX:SHARE,...` (the syntax of `clpart run --split`).
-pub(crate) fn parse_shares(text: &str) -> Result<Vec<(usize, f64)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',') {
-        let (i, s) = part
-            .split_once(':')
-            .ok_or_else(|| format!("entry '{part}' must be IDX:SHARE"))?;
-        let i: usize = i
-            .trim()
-            .parse()
-            .map_err(|_| format!("entry '{part}': '{i}' is not a device index"))?;
-        let s: f64 = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("entry '{part}': '{s}' is not a number"))?;
-        if !(0.0..=1.0).contains(&s) {
-            return Err(format!("entry '{part}': share {s} is not between 0 and 1"));
-        }
-        out.push((i, s));
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_shares;
-
-    #[test]
-    fn shares_parse_like_clpart_run() {
-        assert_eq!(
-            parse_shares("0:0.86, 1:0.14").unwrap(),
-            vec![(0, 0.86), (1, 0.14)]
-        );
-        assert!(parse_shares("0").unwrap_err().contains("must be IDX:SHARE"));
-        assert!(parse_shares("x:0.5")
-            .unwrap_err()
-            .contains("not a device index"));
-        assert!(parse_shares("0:1.5")
-            .unwrap_err()
-            .contains("not between 0 and 1"));
-    }
 }

@@ -164,17 +164,7 @@ unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
     };
     let global = read(l.global);
     let local = if l.local.is_null() {
-        global
-            .iter()
-            .enumerate()
-            .map(|(d, &g)| {
-                if d == 0 {
-                    (1..=g.clamp(1, 64)).rev().find(|x| g % x == 0).unwrap_or(1)
-                } else {
-                    1
-                }
-            })
-            .collect()
+        NdRange::default_local(&global)
     } else {
         read(l.local)
     };

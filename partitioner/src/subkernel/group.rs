@@ -211,10 +211,6 @@ impl<'a> GroupCheck<'a> {
     /// Requires the interval to fit the integer type (no wrap-around, no
     /// value-changing conversion); false for non-integer types.
     fn fits(&mut self, iv: &Iv, ty: &Type) -> bool {
-        self.fits_inner(iv, ty)
-    }
-
-    fn fits_inner(&mut self, iv: &Iv, ty: &Type) -> bool {
         let Type::Scalar(s) = ty else { return false };
         let (min, max): (Option<i128>, Option<i128>) = match s {
             Scalar::Bool => (Some(0), Some(1)),
