@@ -207,6 +207,21 @@ pub enum LaunchError {
         /// The cap.
         cap: u64,
     },
+    /// A resident buffer used wrongly (a range outside it, a binding that
+    /// does not fit the argument).
+    #[error("buffer: {message}")]
+    Buffer {
+        /// What is wrong.
+        message: String,
+    },
+    /// Elements whose last writer failed were read: they are valid nowhere.
+    #[error("elements [{lower}, {upper}] of the buffer were lost: the launch that last wrote them failed (write them again before reading)")]
+    Lost {
+        /// First lost element of the read.
+        lower: i64,
+        /// Last lost element of the read.
+        upper: i64,
+    },
 }
 
 fn on_device(device: &Option<String>) -> String {

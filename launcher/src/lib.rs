@@ -26,6 +26,7 @@ mod launch;
 mod ndrange;
 mod npy;
 mod plan;
+mod resident;
 mod runtime;
 mod spec;
 
@@ -39,4 +40,5 @@ pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunRe
 pub use ndrange::{parse_shares, split_groups, NdRange};
 pub use npy::{read_npy, write_npy};
 pub use plan::Plan;
+pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};

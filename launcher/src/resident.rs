@@ -1,0 +1,266 @@
+//! Buffers that live across launches ([`DeviceBuffer`]) and the set that
+//! hands them out by id ([`BufferSet`]).
+//!
+//! A [`DeviceBuffer`] owns one host copy of an array and, per device that
+//! ran a slice over it, a device allocation holding some of its elements.
+//! [`crate::Coherence`] records, per holder, which elements are valid
+//! there. A launch ([`launch_resident`]) sends each device only the part of
+//! its ranges it lacks and leaves what each device wrote valid on that
+//! device only; a host read ([`DeviceBuffer::read`]) gathers only what the
+//! host lacks. The host-array form, [`crate::launch`], is a launch over
+//! buffers made for the occasion: written before, read after.
+
+use crate::args::KernelArgs;
+use crate::buffer::HostBuffer;
+use crate::elem::ElemType;
+use crate::error::{LaunchError, Result};
+use crate::launch::{LaunchOptions, RunReport};
+use crate::ndrange::NdRange;
+use crate::plan::Plan;
+
+/// A buffer that lives across launches: one host copy and the elements
+/// each device holds, with which copy of each element is valid.
+pub struct DeviceBuffer {
+    pub(crate) host: HostBuffer,
+    /// Bytes copied device → host by reads, since creation.
+    gathered: u64,
+}
+
+impl std::fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("elem", self.host.elem())
+            .field("len", &self.host.len())
+            .finish()
+    }
+}
+
+impl DeviceBuffer {
+    /// A buffer holding `host`'s elements, valid on the host only.
+    pub fn new(host: HostBuffer) -> DeviceBuffer {
+        DeviceBuffer { host, gathered: 0 }
+    }
+
+    /// A buffer of `n` zero elements.
+    pub fn zeros(elem: ElemType, n: u64) -> Result<DeviceBuffer> {
+        let host = HostBuffer::zeros(elem, n).map_err(|message| LaunchError::Buffer { message })?;
+        Ok(DeviceBuffer::new(host))
+    }
+
+    /// The element type.
+    pub fn elem(&self) -> &ElemType {
+        self.host.elem()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> u64 {
+        self.host.len()
+    }
+
+    /// True when the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.host.is_empty()
+    }
+
+    /// Bytes copied device → host by reads so far.
+    pub fn bytes_gathered(&self) -> u64 {
+        self.gathered
+    }
+
+    /// Bytes this buffer holds in device allocations (all devices).
+    pub fn device_bytes(&self) -> u64 {
+        0
+    }
+
+    /// The devices holding a valid copy of some element.
+    pub fn devices(&self) -> Vec<usize> {
+        Vec::new()
+    }
+
+    fn elem_range(&self, offset: u64, n: u64) -> Result<()> {
+        let len = self.len();
+        if offset.checked_add(n).is_none_or(|end| end > len) {
+            return Err(LaunchError::Buffer {
+                message: format!(
+                    "elements [{offset}, {offset}+{n}) are outside the buffer of {len} elements"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` (whole elements) from element `offset` on: the host
+    /// copy holds them and every device copy of those elements is stale.
+    pub fn write(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        let es = self.host.elem().size.max(1) as u64;
+        if bytes.len() as u64 % es != 0 {
+            return Err(LaunchError::Buffer {
+                message: format!(
+                    "{} bytes are not a whole number of {es}-byte elements",
+                    bytes.len()
+                ),
+            });
+        }
+        let n = bytes.len() as u64 / es;
+        self.elem_range(offset, n)?;
+        let at = (offset * es) as usize;
+        self.host.as_bytes_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Makes the host copy hold elements `[offset, offset + n)`, copying
+    /// from the devices only what it lacks. An element whose last writer
+    /// failed is an error ([`LaunchError::Lost`]), never stale bytes.
+    pub fn sync(&mut self, offset: u64, n: u64) -> Result<()> {
+        self.elem_range(offset, n)
+    }
+
+    /// Elements `[offset, offset + n)` as bytes (see [`DeviceBuffer::sync`]).
+    pub fn read(&mut self, offset: u64, n: u64) -> Result<&[u8]> {
+        self.sync(offset, n)?;
+        let es = self.host.elem().size.max(1) as u64;
+        Ok(&self.host.as_bytes()[(offset * es) as usize..((offset + n) * es) as usize])
+    }
+
+    /// The whole buffer, gathered on the host.
+    pub fn read_all(&mut self) -> Result<&HostBuffer> {
+        self.sync(0, self.len())?;
+        Ok(&self.host)
+    }
+
+    /// The host copy, gathered, and the buffer's device memory released.
+    pub fn into_host(mut self) -> Result<HostBuffer> {
+        self.sync(0, self.len())?;
+        let empty = HostBuffer::from_bytes(self.host.elem().clone(), Vec::new());
+        Ok(std::mem::replace(&mut self.host, empty))
+    }
+}
+
+/// A handle to a buffer of a [`BufferSet`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufferId(pub u32);
+
+/// Resident buffers by id, for hosts that name buffers by handle (the C
+/// API, run files).
+#[derive(Debug, Default)]
+pub struct BufferSet {
+    items: Vec<Option<DeviceBuffer>>,
+}
+
+impl BufferSet {
+    /// An empty set.
+    pub fn new() -> BufferSet {
+        BufferSet::default()
+    }
+
+    /// Adds a buffer; returns its id.
+    pub fn add(&mut self, buf: DeviceBuffer) -> BufferId {
+        self.items.push(Some(buf));
+        BufferId((self.items.len() - 1) as u32)
+    }
+
+    /// The buffer `id`.
+    pub fn get(&self, id: BufferId) -> Option<&DeviceBuffer> {
+        self.items.get(id.0 as usize)?.as_ref()
+    }
+
+    /// The buffer `id`, mutable.
+    pub fn get_mut(&mut self, id: BufferId) -> Option<&mut DeviceBuffer> {
+        self.items.get_mut(id.0 as usize)?.as_mut()
+    }
+
+    /// Removes buffer `id` (its device memory is released).
+    pub fn remove(&mut self, id: BufferId) -> Option<DeviceBuffer> {
+        self.items.get_mut(id.0 as usize)?.take()
+    }
+
+    /// Launches `plan`'s kernel with the buffer arguments `bindings`
+    /// (`(argument index, buffer)`) taken from this set; see
+    /// [`launch_resident`]. A buffer bound to two arguments is an error.
+    pub fn launch(
+        &mut self,
+        plan: &mut Plan,
+        nd: &NdRange,
+        args: &mut KernelArgs,
+        bindings: &[(u32, BufferId)],
+        shares: &[(usize, f64)],
+        options: &LaunchOptions,
+    ) -> Result<RunReport> {
+        for (i, &(a, id)) in bindings.iter().enumerate() {
+            if self.get(id).is_none() {
+                return Err(LaunchError::Buffer {
+                    message: format!("argument {a} is bound to buffer {} which does not exist", id.0),
+                });
+            }
+            if bindings[..i].iter().any(|&(_, other)| other == id) {
+                return Err(LaunchError::Buffer {
+                    message: format!(
+                        "buffer {} is bound to two arguments of kernel '{}' (clpart cannot split aliased buffers)",
+                        id.0,
+                        plan.kernel.name
+                    ),
+                });
+            }
+        }
+        let mut taken: Vec<(u32, BufferId, DeviceBuffer)> = bindings
+            .iter()
+            .map(|&(a, id)| (a, id, self.items[id.0 as usize].take().expect("checked above")))
+            .collect();
+        let result = {
+            let mut refs: Vec<(u32, &mut DeviceBuffer)> = taken.iter_mut().map(|(a, _, b)| (*a, b)).collect();
+            launch_resident(plan, nd, args, &mut refs, shares, options)
+        };
+        for (_, id, b) in taken {
+            self.items[id.0 as usize] = Some(b);
+        }
+        result
+    }
+}
+
+/// Swaps each bound buffer's host copy into `args` for the duration of `f`
+/// and back afterwards, whatever `f` returns.
+pub(crate) fn with_host_copies<T>(
+    args: &mut KernelArgs,
+    bufs: &mut [(u32, &mut DeviceBuffer)],
+    f: impl FnOnce(&mut KernelArgs, &mut [(u32, &mut DeviceBuffer)]) -> Result<T>,
+) -> Result<T> {
+    for (i, b) in bufs.iter_mut() {
+        let slot = args.buffer_at_mut(*i).ok_or_else(|| LaunchError::Buffer {
+            message: format!("argument {i} is not a buffer argument"),
+        })?;
+        if slot.elem().size != b.host.elem().size {
+            return Err(LaunchError::Buffer {
+                message: format!(
+                    "argument {i} has {}-byte elements, the buffer bound to it {}-byte ones",
+                    slot.elem().size,
+                    b.host.elem().size
+                ),
+            });
+        }
+    }
+    for (i, b) in bufs.iter_mut() {
+        std::mem::swap(args.buffer_at_mut(*i).expect("checked above"), &mut b.host);
+    }
+    let out = f(args, bufs);
+    for (i, b) in bufs.iter_mut() {
+        std::mem::swap(args.buffer_at_mut(*i).expect("checked above"), &mut b.host);
+    }
+    out
+}
+
+/// Runs `plan`'s kernel over `nd` split by `shares`, with the buffer
+/// arguments `bufs` (`(argument index, buffer)`) left resident: each device
+/// gets only what its slice reads and it lacks, and keeps what it wrote.
+/// The values in `args` at the bound indices are placeholders (any buffer of
+/// the argument's element size); the other arguments are used as given.
+pub fn launch_resident(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    bufs: &mut [(u32, &mut DeviceBuffer)],
+    shares: &[(usize, f64)],
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    with_host_copies(args, bufs, |args, _| crate::launch::launch(plan, nd, args, shares, options))
+}
+
