@@ -6,13 +6,14 @@
 mod analyze;
 mod exec;
 mod run;
+mod steps;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// OpenCL multi-device partitioning analyzer and launcher.
 #[derive(Parser)]
-#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args")]
+#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,6 +25,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Run a kernel split across OpenCL devices, moving only the ranges each needs.
     Run(run::RunArgs),
+    /// Run a run file: several kernels' launches over buffers kept on the devices, repeated.
+    Steps(steps::StepsArgs),
     /// List the OpenCL devices.
     Devices(run::DevicesArgs),
     /// Run an unmodified OpenCL program with its kernels split (through clpart's OpenCL layer).
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Run(a) => run::run(a),
+        Command::Steps(a) => steps::steps(a),
         Command::Devices(a) => run::devices(a),
         Command::Exec(a) => exec::exec(a),
     };

@@ -82,6 +82,7 @@ mod file;
 pub mod output;
 mod parse;
 mod rational;
+pub mod run_file;
 mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
@@ -90,6 +91,7 @@ pub use file::{
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
     Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
+pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
 pub use validate::{opencl_type, BoundArray, BoundKernel, TypeInfo};
 
 use std::path::PathBuf;
