@@ -7,7 +7,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use opencl3::command_queue::{enqueue_read_buffer, enqueue_write_buffer, CL_NON_BLOCKING};
+use opencl3::command_queue::{
+    enqueue_copy_buffer, enqueue_read_buffer, enqueue_read_buffer_rect, enqueue_write_buffer,
+    enqueue_write_buffer_rect, CL_NON_BLOCKING,
+};
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::{set_kernel_arg, Kernel};
@@ -15,6 +18,7 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_int, cl_mem};
 
 use crate::error::{cl_err, LaunchError, Result};
+use crate::runs::Rect;
 use crate::runtime::DeviceCtx;
 
 fn code_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(cl_int) -> LaunchError + 'a {
@@ -222,6 +226,163 @@ pub(crate) unsafe fn read(
         )
     })
     .map_err(code_err("clEnqueueReadBuffer", ctx))?;
+    Ok(Event::new(ev))
+}
+
+/// The byte geometry of a [`Rect`] of `es`-byte elements on a side whose
+/// element `base` sits at byte 0: the origin `(x, y, z)` (x below the row
+/// pitch, y below the rows of a plane), the region, the row and slice
+/// pitches, and the span of bytes touched `[first, end)`.
+struct RectBytes {
+    origin: [usize; 3],
+    region: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+    first: usize,
+    end: usize,
+}
+
+fn rect_bytes(rect: &Rect, base: i64, es: u64) -> Option<RectBytes> {
+    let es = es as usize;
+    let off = usize::try_from(rect.start.checked_sub(base)?).ok()?.checked_mul(es)?;
+    let row_pitch = (rect.row_pitch.max(rect.run) as usize).checked_mul(es)?;
+    let slice_pitch = (rect.plane_pitch as usize)
+        .max(row_pitch / es * rect.rows as usize)
+        .checked_mul(es)?;
+    let region = [
+        (rect.run as usize).checked_mul(es)?,
+        rect.rows.max(1) as usize,
+        rect.planes.max(1) as usize,
+    ];
+    let span = (region[2] - 1)
+        .checked_mul(slice_pitch)?
+        .checked_add((region[1] - 1).checked_mul(row_pitch)?)?
+        .checked_add(region[0])?;
+    let (z, rem) = (off / slice_pitch, off % slice_pitch);
+    let (y, x) = (rem / row_pitch, rem % row_pitch);
+    Some(RectBytes { origin: [x, y, z], region, row_pitch, slice_pitch, first: off, end: off.checked_add(span)? })
+}
+
+fn rect_err(ctx: &DeviceCtx, op: &'static str, what: &'static str, rect: &Rect, size: usize) -> LaunchError {
+    LaunchError::CopyOutOfBounds {
+        op,
+        what,
+        offset: rect.start.max(0) as u64,
+        len: rect.n_elems(),
+        size: size as u64,
+        device: Some(ctx.info.label()),
+    }
+}
+
+/// Enqueues a non-blocking copy of the elements of `rect` from the host
+/// array `host` (element 0 at byte 0) into `buf`, whose first element is
+/// array element `base` (one `clEnqueueWriteBufferRect`, or a plain write
+/// for a single run). Both sides are bounds-checked.
+///
+/// # Safety
+/// The region must stay valid and unmodified until the queue finishes.
+pub(crate) unsafe fn write_rect(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    base: i64,
+    host: HostRegion,
+    rect: &Rect,
+    es: u64,
+) -> Result<Event> {
+    const OP: &str = "host-to-device copy";
+    let size = device_size(ctx, buf)?;
+    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, OP, "device", rect, size))?;
+    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, OP, "host", rect, host.len))?;
+    if rect.rows <= 1 && rect.planes <= 1 {
+        // SAFETY: inside both buffers (checked); validity forwarded to the caller.
+        return unsafe { write(ctx, buf, d.first, host.ptr.add(h.first), h.end - h.first) };
+    }
+    // SAFETY: as above; the host origin is given as the pointer offset.
+    let ev = cl_timed(|| unsafe {
+        enqueue_write_buffer_rect(
+            ctx.queue.get(),
+            buf.get(),
+            CL_NON_BLOCKING,
+            d.origin.as_ptr(),
+            h.origin.as_ptr(),
+            d.region.as_ptr(),
+            d.row_pitch,
+            d.slice_pitch,
+            h.row_pitch,
+            h.slice_pitch,
+            host.ptr as *const c_void,
+            0,
+            std::ptr::null(),
+        )
+    })
+    .map_err(code_err("clEnqueueWriteBufferRect", ctx))?;
+    Ok(Event::new(ev))
+}
+
+/// Enqueues a non-blocking copy of the elements of `rect` from `buf` (first
+/// element: array element `base`) into the host array `host`; see
+/// [`write_rect`].
+///
+/// # Safety
+/// The region must stay valid, and nothing else may access the bytes
+/// copied, until the queue finishes.
+pub(crate) unsafe fn read_rect(
+    ctx: &DeviceCtx,
+    buf: &Buffer<u8>,
+    base: i64,
+    host: HostRegion,
+    rect: &Rect,
+    es: u64,
+) -> Result<Event> {
+    const OP: &str = "device-to-host copy";
+    let size = device_size(ctx, buf)?;
+    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, OP, "device", rect, size))?;
+    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, OP, "host", rect, host.len))?;
+    if rect.rows <= 1 && rect.planes <= 1 {
+        // SAFETY: inside both buffers (checked); validity forwarded to the caller.
+        return unsafe { read(ctx, buf, d.first, host.ptr.add(h.first), h.end - h.first) };
+    }
+    // SAFETY: as above.
+    let ev = cl_timed(|| unsafe {
+        enqueue_read_buffer_rect(
+            ctx.queue.get(),
+            buf.get(),
+            CL_NON_BLOCKING,
+            d.origin.as_ptr(),
+            h.origin.as_ptr(),
+            d.region.as_ptr(),
+            d.row_pitch,
+            d.slice_pitch,
+            h.row_pitch,
+            h.slice_pitch,
+            host.ptr as *mut c_void,
+            0,
+            std::ptr::null(),
+        )
+    })
+    .map_err(code_err("clEnqueueReadBufferRect", ctx))?;
+    Ok(Event::new(ev))
+}
+
+/// Enqueues a copy of `len` bytes between two buffers of one device (both
+/// sides checked).
+pub(crate) fn copy(
+    ctx: &DeviceCtx,
+    src: &Buffer<u8>,
+    src_offset: usize,
+    dst: &Buffer<u8>,
+    dst_offset: usize,
+    len: usize,
+) -> Result<Event> {
+    const OP: &str = "device-to-device copy";
+    check_span(ctx, OP, "source", src_offset, len, device_size(ctx, src)?)?;
+    check_span(ctx, OP, "destination", dst_offset, len, device_size(ctx, dst)?)?;
+    // SAFETY: both spans are inside their buffers (checked); the buffers are
+    // kept alive by the caller until the queue finishes.
+    let ev = cl_timed(|| unsafe {
+        enqueue_copy_buffer(ctx.queue.get(), src.get(), dst.get(), src_offset, dst_offset, len, 0, std::ptr::null())
+    })
+    .map_err(code_err("clEnqueueCopyBuffer", ctx))?;
     Ok(Event::new(ev))
 }
 

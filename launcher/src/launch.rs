@@ -11,7 +11,11 @@ use ranges_format::{ArgKind, BoundRange};
 use serde::Serialize;
 
 use crate::args::KernelArgs;
-use crate::buffer::ArgValue;
+use crate::buffer::{ArgValue, HostBuffer};
+use crate::coherence::Holder;
+use crate::elem::ElemType;
+use crate::resident::{with_host_copies, DevAlloc, DeviceBuffer, Residency};
+use crate::runs::Runs;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
@@ -431,20 +435,26 @@ fn eval_range(
 
 /// One array on one device.
 struct DevArray {
-    /// First element held in the device buffer.
+    /// Inclusive element range the device buffer must hold (`None`: the
+    /// slice does not touch the array).
+    cover: Option<(i64, i64)>,
+    /// First element held in the device buffer (set when allocated).
     base: i64,
-    /// Elements in the device buffer (0: untouched, a 1-element dummy).
+    /// Elements in the device buffer (set when allocated).
     extent: u64,
     /// Whether the whole array is on the device.
     whole: bool,
     /// Inclusive element range the slice reads (the guard's read window).
     read_r: Option<(i64, i64)>,
-    /// Inclusive element ranges copied to the device.
-    to_dev: Vec<(i64, i64)>,
-    /// Inclusive element range copied back.
-    from_dev: Option<(i64, i64)>,
-    /// Whether the device writes every element of `from_dev`.
-    fills: bool,
+    /// Inclusive element range the slice may write (the guard's write window).
+    write_r: Option<(i64, i64)>,
+    /// The elements the slice reads: they must be valid on the device.
+    read_set: Runs,
+    /// The elements the device holds as written after the launch.
+    write_set: Runs,
+    /// Elements of `write_set` that must hold their current values before
+    /// the kernel runs (writes that may not happen).
+    prefill: Runs,
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
 }
@@ -483,28 +493,10 @@ struct DevWork {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Glue {
-    /// Read straight into the host array.
+    /// Left on the devices that wrote it (their written sets are disjoint).
     Direct,
-    /// Through staging, copied whole.
-    Copy,
     /// Through staging, elements that differ from the original.
     DiffMerge,
-}
-
-fn merge_intervals(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (l, u) in v {
-        match out.last_mut() {
-            Some(last) if l <= last.1 + 1 => last.1 = last.1.max(u),
-            _ => out.push((l, u)),
-        }
-    }
-    out
-}
-
-fn overlaps(a: (i64, i64), b: (i64, i64)) -> bool {
-    a.0 <= b.1 && b.0 <= a.1
 }
 
 /// Runs `plan`'s kernel over `nd` split across devices by `shares`
@@ -524,6 +516,112 @@ pub fn launch(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
+    shares: &[(usize, f64)],
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    // The host form: each buffer becomes a resident buffer for this launch,
+    // valid on the host, and what the devices wrote is gathered afterwards.
+    let indices: Vec<u32> = args
+        .infos()
+        .iter()
+        .filter(|i| args.buffer_at(i.index).is_some())
+        .map(|i| i.index)
+        .collect();
+    let mut temps: Vec<(u32, DeviceBuffer)> = indices
+        .iter()
+        .map(|&i| {
+            let slot = args.buffer_at_mut(i).expect("a buffer argument");
+            let placeholder = HostBuffer::from_bytes(slot.elem().clone(), Vec::new());
+            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder)))
+        })
+        .collect();
+    let result = {
+        let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+        launch_over(plan, nd, args, &mut refs, shares, options)
+    };
+    let mut gathered: Vec<(usize, u64)> = Vec::new();
+    let mut first_err = None;
+    for (i, mut b) in temps {
+        let es = b.host.elem().size.max(1) as u64;
+        let all = Runs::interval(0, b.host.len() as i64 - 1);
+        match b.res.gather(b.host.as_bytes_mut(), es, &all) {
+            Ok(m) => gathered.extend(m),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+        b.res.allocs.clear();
+        *args.buffer_at_mut(i).expect("a buffer argument") = std::mem::replace(&mut b.host, HostBuffer::from_bytes(ElemType::parse("uchar", 1), Vec::new()));
+    }
+    let mut report = result?;
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    add_gathered(&mut report, &gathered);
+    Ok(report)
+}
+
+/// Adds device → host bytes to the report, per source device.
+fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64)]) {
+    for &(dev, n) in gathered {
+        if n == 0 {
+            continue;
+        }
+        match report.devices.iter_mut().find(|d| d.index == dev) {
+            Some(d) => d.bytes_from_device += n,
+            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, ..DeviceReport::default() }),
+        }
+        report.bytes_total += n;
+    }
+}
+
+/// [`launch`] over resident buffers (see [`crate::launch_resident`]): every
+/// buffer argument must be bound; buffer arguments left unbound are made
+/// resident for this launch only.
+pub(crate) fn launch_over(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    bufs: &mut [(u32, &mut DeviceBuffer)],
+    shares: &[(usize, f64)],
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let unbound: Vec<u32> = args
+        .infos()
+        .iter()
+        .filter(|i| args.buffer_at(i.index).is_some() && !bufs.iter().any(|b| b.0 == i.index))
+        .map(|i| i.index)
+        .collect();
+    if !unbound.is_empty() {
+        let mut temps: Vec<(u32, DeviceBuffer)> = unbound
+            .iter()
+            .map(|&i| (i, DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone())))
+            .collect();
+        let mut all: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+        all.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
+        let report = launch_over(plan, nd, args, &mut all, shares, options)?;
+        drop(all);
+        for (i, b) in temps {
+            *args.buffer_at_mut(i).expect("a buffer argument") = b.into_host()?;
+        }
+        return Ok(report);
+    }
+    with_host_copies(args, bufs, |args, bufs| {
+        let mut res: Vec<Option<&mut Residency>> = (0..args.infos().len()).map(|_| None).collect();
+        for (i, b) in bufs.iter_mut() {
+            res[*i as usize] = Some(&mut b.res);
+        }
+        launch_inner(plan, nd, args, &mut res, shares, options)
+    })
+}
+
+/// The launch proper, with every buffer's host copy in `args` and its
+/// residency in `res` (by argument index).
+fn launch_inner(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
     shares: &[(usize, f64)],
     options: &LaunchOptions,
 ) -> Result<RunReport> {
@@ -630,7 +728,7 @@ pub fn launch(
                 params: base.clone(),
                 arrays: Vec::new(),
             };
-            run_unsplit(plan, nd, args, w, reason, options)?
+            run_unsplit_resident(plan, nd, args, res, w, reason, options)?
         }
         None => {
             let works = participants
@@ -639,7 +737,7 @@ pub fn launch(
                     device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole, options)
                 })
                 .collect::<Result<Vec<_>>>()?;
-            match run_split(plan, nd, args, works, split_dim, options)? {
+            match run_split(plan, nd, args, res, works, split_dim, options)? {
                 SplitOutcome::Done(r) => r,
                 SplitOutcome::GuardFired(fired) => {
                     let w = DevWork {
@@ -653,7 +751,7 @@ pub fn launch(
                         "the run-time guard caught {} (an analysis defect); the split results were discarded",
                         fired.join(", ")
                     );
-                    let mut r = run_unsplit(plan, nd, args, w, why, options)?;
+                    let mut r = run_unsplit_resident(plan, nd, args, res, w, why, options)?;
                     r.guard_fired = true;
                     r
                 }
@@ -666,9 +764,19 @@ pub fn launch(
     report.host_us = wall.saturating_sub(exec::cl_time() - cl0).as_secs_f64() * 1e6;
 
     if let Some(mut reference) = original {
+        // the split results, read into a copy of the host copies (neither
+        // recorded nor counted as moved)
+        let mut got_args = args.clone();
+        for (i, r) in res.iter().enumerate() {
+            if let (Some(r), Some(host)) = (r, got_args.buffer_at_mut(i as u32)) {
+                let es = host.elem().size.max(1) as u64;
+                let all = Runs::interval(0, host.len() as i64 - 1);
+                r.read_into(host.as_bytes_mut(), es, &all)?;
+            }
+        }
         plan.run_whole(verify_device, nd, &mut reference)?;
         let mut mismatch = None;
-        for ((name, got), (_, want)) in args.global_buffers().zip(reference.global_buffers()) {
+        for ((name, got), (_, want)) in got_args.global_buffers().zip(reference.global_buffers()) {
             let es = got.elem().size.max(1) as usize;
             if let Some(pos) = got
                 .as_bytes()
@@ -726,10 +834,9 @@ fn device_work(
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
         let whole_range = (0, len - 1);
         let whole = all_whole || a.whole_reason.is_some() || a.slice.is_none();
-        let (base, extent, read_r, write_r) = if whole {
+        let (cover, read_r, write_r) = if whole {
             (
-                0,
-                len as u64,
+                (len > 0).then_some(whole_range),
                 a.reads.then_some(whole_range),
                 a.writes.then_some(whole_range),
             )
@@ -753,20 +860,17 @@ fn device_work(
                 .into_iter()
                 .flatten()
                 .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)));
-            match cover {
-                None => (0, 0, None, None),
-                Some((l, u)) => {
-                    if l < 0 || u >= len {
-                        return Err(LaunchError::BufferTooSmall {
-                            array: a.name.clone(),
-                            lower: l,
-                            upper: u,
-                            len: len as u64,
-                        });
-                    }
-                    (l, (u - l + 1) as u64, read_r, write_r)
+            if let Some((l, u)) = cover {
+                if l < 0 || u >= len {
+                    return Err(LaunchError::BufferTooSmall {
+                        array: a.name.clone(),
+                        lower: l,
+                        upper: u,
+                        len: len as u64,
+                    });
                 }
             }
+            (cover, read_r, write_r)
         };
         // The writes fill the write range when proved for all parameters, or
         // when the slice's written-element count equals the range's length.
@@ -779,20 +883,19 @@ fn device_work(
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
         };
-        let mut to_dev: Vec<(i64, i64)> = read_r.into_iter().collect();
-        if let Some(w) = write_r {
-            if whole || a.reads || !fills {
-                to_dev.push(w);
-            }
-        }
+        let interval = |r: Option<(i64, i64)>| r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u));
+        let write_set = interval(write_r);
+        let prefill = if whole || !fills { write_set.clone() } else { Runs::new() };
         arrays.push(DevArray {
-            base,
-            extent,
+            cover,
+            base: 0,
+            extent: 0,
             whole,
             read_r,
-            to_dev: merge_intervals(to_dev),
-            from_dev: write_r,
-            fills,
+            write_r,
+            read_set: interval(read_r),
+            write_set,
+            prefill,
             staging: None,
         });
     }
@@ -912,7 +1015,7 @@ fn split_window(da: &DevArray) -> Window {
     Window {
         base: da.base,
         read: rel(da.read_r),
-        write: rel(da.from_dev),
+        write: rel(da.write_r),
         extent: da.extent as i64,
     }
 }
@@ -1079,10 +1182,97 @@ fn run_unsplit(
     })
 }
 
+/// [`run_unsplit`] over resident buffers: an unsplit run moves every
+/// buffer whole, so the host first gathers what it lacks, and afterwards
+/// the host holds the results (device copies of `__global` buffers are
+/// stale).
+fn run_unsplit_resident(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    w: DevWork,
+    reason: String,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let mut gathered = Vec::new();
+    for (i, r) in res.iter_mut().enumerate() {
+        if let (Some(r), Some(host)) = (r.as_deref_mut(), args.buffer_at_mut(i as u32)) {
+            let es = host.elem().size.max(1) as u64;
+            let all = Runs::interval(0, host.len() as i64 - 1);
+            gathered.extend(r.gather(host.as_bytes_mut(), es, &all)?);
+        }
+    }
+    let mut report = run_unsplit(plan, nd, args, w, reason, options)?;
+    for (i, r) in res.iter_mut().enumerate() {
+        let info = &args.infos()[i];
+        if let (Some(r), ArgKind::GlobalBuffer) = (r.as_deref_mut(), info.kind) {
+            let n = args.buffer_at(i as u32).map_or(0, |b| b.len());
+            r.coh.written(Holder::Host, &Runs::interval(0, n as i64 - 1));
+        }
+    }
+    add_gathered(&mut report, &gathered);
+    Ok(report)
+}
+
+/// Makes `res`'s allocation on the device of `ctx` hold elements
+/// `[lo, hi]` (and the guard's sink): kept when it does, otherwise replaced
+/// by one over `[lo, hi]` and, when `grow`, the elements the device already
+/// holds. Valid elements the new allocation keeps are copied on the device;
+/// those it drops that no other holder has are gathered to the host first.
+fn ensure_alloc(
+    res: &mut Residency,
+    ctx: &std::sync::Arc<DeviceCtx>,
+    host: &mut [u8],
+    es: u64,
+    (lo, hi): (i64, i64),
+    grow: bool,
+) -> Result<Vec<(usize, u64)>> {
+    let dev = ctx.info.index;
+    if res.allocs.get(&dev).is_some_and(|a| a.covers(lo, hi)) {
+        return Ok(Vec::new());
+    }
+    let valid = res.coh.valid(Holder::Device(dev));
+    let (lo, hi) = match (grow, valid.hull()) {
+        (true, Some((vl, vu))) => (lo.min(vl), hi.max(vu)),
+        _ => (lo, hi),
+    };
+    let keep = Runs::interval(lo, hi);
+    let dropped = valid.subtract(&keep);
+    let mut gathered = Vec::new();
+    if !dropped.is_empty() {
+        let only_here = dropped.intersect(&res.coh.exclusive(Holder::Device(dev)));
+        if !only_here.is_empty() {
+            gathered = res.gather(host, es, &only_here)?;
+        }
+        res.coh.invalidate(Holder::Device(dev), &dropped);
+    }
+    let extent = (hi - lo + 1) as u64;
+    let mem = exec::alloc(ctx, ((extent + GUARD_SINK) * es) as usize)?;
+    if let (Some(old), Some((kl, ku))) = (res.allocs.get(&dev), valid.intersect(&keep).hull()) {
+        let len = ((ku - kl + 1) as u64 * es) as usize;
+        exec::release(exec::copy(ctx, &old.mem, ((kl - old.base) as u64 * es) as usize, &mem, ((kl - lo) as u64 * es) as usize, len)?);
+    }
+    res.allocs.insert(dev, DevAlloc { ctx: ctx.clone(), base: lo, extent, mem });
+    Ok(gathered)
+}
+
+/// A copy, on one device, of the elements of a written array that only
+/// that device holds, taken before its kernel runs: restored when the guard
+/// discards the launch, so that nothing is lost.
+struct Backup {
+    work: usize,
+    array: usize,
+    lo: i64,
+    kept: Runs,
+    mem: Buffer<u8>,
+}
+
 fn run_split(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
     mut works: Vec<DevWork>,
     split_dim: u32,
     options: &LaunchOptions,
@@ -1093,7 +1283,7 @@ fn run_split(
             .arrays
             .iter()
             .zip(&plan.arrays)
-            .map(|(da, a)| da.extent.max(1) * a.elem_size)
+            .map(|(da, a)| da.cover.map_or(1, |(l, u)| (u - l + 1) as u64) * a.elem_size)
             .sum();
         check_cap(plan, w.device, needed, options)?;
     }
@@ -1101,50 +1291,107 @@ fn run_split(
     for w in &works {
         exec::cl_timed(|| plan.sub_kernel(w.device, unchecked))?;
     }
+    let n_arrays = plan.arrays.len();
+    for a in &plan.arrays {
+        if res.get(a.arg_index as usize).is_none_or(|r| r.is_none()) {
+            return Err(LaunchError::Buffer { message: format!("array '{}' has no resident buffer", a.name) });
+        }
+    }
 
-    // how each written array comes back
-    let mut glue = vec![Glue::Direct; plan.arrays.len()];
-    let mut n_staging = 0;
+    // How each written array comes back: left on the devices when the
+    // devices' written sets are disjoint, else merged on the host.
+    let mut glue = vec![Glue::Direct; n_arrays];
     let mut staging_len = Vec::new();
     for (ai, a) in plan.arrays.iter().enumerate() {
         if !a.writes {
             continue;
         }
-        let fills = works.iter().all(|w| w.arrays[ai].fills || w.arrays[ai].from_dev.is_none());
         let any_whole = works.iter().any(|w| w.arrays[ai].whole);
-        let ranges: Vec<(usize, (i64, i64))> = works
-            .iter()
-            .enumerate()
-            .filter_map(|(wi, w)| w.arrays[ai].from_dev.map(|r| (wi, r)))
-            .collect();
-        let mut sorted: Vec<(i64, i64)> = ranges.iter().map(|r| r.1).collect();
-        sorted.sort();
-        let disjoint = sorted.windows(2).all(|p| p[0].1 < p[1].0);
-        let cross = ranges.iter().any(|&(wi, r)| {
-            works
-                .iter()
-                .enumerate()
-                .any(|(wj, w)| wj != wi && w.arrays[ai].to_dev.iter().any(|&t| overlaps(r, t)))
-        });
-        glue[ai] = if fills && !any_whole && disjoint && !cross {
-            Glue::Direct
-        } else if fills && !any_whole && disjoint {
-            Glue::Copy
-        } else {
-            Glue::DiffMerge
-        };
-        if glue[ai] != Glue::Direct {
-            for &(wi, (l, u)) in &ranges {
-                works[wi].arrays[ai].staging = Some(n_staging);
-                staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
-                n_staging += 1;
+        let mut seen = Runs::new();
+        let mut disjoint = true;
+        for w in &works {
+            let ws = &w.arrays[ai].write_set;
+            disjoint &= !seen.overlaps(ws);
+            seen = seen.union(ws);
+        }
+        if any_whole || !disjoint {
+            glue[ai] = Glue::DiffMerge;
+            for w in works.iter_mut() {
+                let da = &mut w.arrays[ai];
+                if let Some((l, u)) = da.write_r {
+                    da.staging = Some(staging_len.len());
+                    staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
+                    da.prefill = da.write_set.clone();
+                }
             }
         }
     }
 
     let infos = args.infos().to_vec();
-    let scalars = scalar_values(args);
     let guarded = !options.unchecked && plan.guard.is_ok();
+    let mut gathered: Vec<(usize, u64)> = Vec::new();
+
+    // Phase 0 (host): gather on the host what the devices need and only
+    // other devices hold, and what a merge compares against; allocate.
+    let ctx_of: Vec<std::sync::Arc<DeviceCtx>> = works.iter().map(|w| plan.kernels[&w.device].ctx.clone()).collect();
+    let mut ctxs: Vec<_> = ctx_of.clone();
+    ctxs.sort_by_key(|c| c.info.index);
+    ctxs.dedup_by_key(|c| c.info.index);
+    let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
+    let grow = options.mem_cap_bytes.is_none();
+    let mut to_device: Vec<Vec<Runs>> = vec![vec![Runs::new(); n_arrays]; works.len()];
+    for ai in 0..n_arrays {
+        let a = &plan.arrays[ai];
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        let host = args.buffer_at_mut(a.arg_index).expect("checked: array arguments are buffers");
+        let es = a.elem_size;
+        let mut want = Runs::new();
+        for (wi, w) in works.iter().enumerate() {
+            let da = &w.arrays[ai];
+            let need = da.read_set.union(&da.prefill);
+            let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
+            want = want.union(&missing);
+            to_device[wi][ai] = missing;
+        }
+        if glue[ai] == Glue::DiffMerge {
+            for w in &works {
+                want = want.union(&w.arrays[ai].write_set);
+            }
+        }
+        gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
+        for (wi, w) in works.iter_mut().enumerate() {
+            let da = &mut w.arrays[ai];
+            let cover = da.cover.unwrap_or((0, 0));
+            gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?);
+            let alloc = &r.allocs[&w.device];
+            da.base = alloc.base;
+            da.extent = alloc.extent;
+            // what a reallocation dropped comes again
+            let need = da.read_set.union(&da.prefill);
+            to_device[wi][ai] = need.subtract(&r.coh.valid(Holder::Device(w.device)));
+        }
+    }
+
+    // Backups of what only the device holds in its write window.
+    let mut backups: Vec<Backup> = Vec::new();
+    if guarded {
+        for (wi, w) in works.iter().enumerate() {
+            for (ai, a) in plan.arrays.iter().enumerate() {
+                let Some((l, u)) = w.arrays[ai].write_r else { continue };
+                let arg = a.arg_index as usize;
+                let r = res[arg].as_deref().expect("checked above");
+                let kept = Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
+                let Some((kl, ku)) = kept.hull() else { continue };
+                let alloc = &r.allocs[&w.device];
+                let len = ((ku - kl + 1) as u64 * a.elem_size) as usize;
+                let mem = exec::alloc(&ctx_of[wi], len)?;
+                exec::release(exec::copy(&ctx_of[wi], &alloc.mem, ((kl - alloc.base) as u64 * a.elem_size) as usize, &mem, 0, len)?);
+                backups.push(Backup { work: wi, array: ai, lo: kl, kept, mem });
+            }
+        }
+    }
+
+    let scalars = scalar_values(args);
     let sink = if guarded { GUARD_SINK } else { 0 };
     let mut host: Vec<Option<HostRegion>> = Vec::with_capacity(infos.len());
     for i in 0..infos.len() {
@@ -1166,20 +1413,22 @@ fn run_split(
         })
         .collect();
     let extra_names = plan.extra_names();
+    let mems: Vec<Vec<opencl3::types::cl_mem>> = works
+        .iter()
+        .map(|w| {
+            plan.arrays
+                .iter()
+                .map(|a| res[a.arg_index as usize].as_deref().expect("checked above").allocs[&w.device].mem.get())
+                .collect()
+        })
+        .collect();
 
     // Order matters: memory that enqueued commands use (staging, flags,
-    // device buffers) is declared before the Finisher, so that on an early
-    // return the Finisher waits for the queues before that memory is dropped.
-    let mut ctxs: Vec<_> = works
-        .iter()
-        .map(|w| plan.kernels[&w.device].ctx.clone())
-        .collect();
-    ctxs.sort_by_key(|c| c.info.index);
-    let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
+    // backups) is declared before the Finisher, so that on an early return
+    // the Finisher waits for the queues before that memory is dropped.
     let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
     let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
-    let mut dev_bufs: Vec<Vec<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut flag_bufs: Vec<Option<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
@@ -1188,33 +1437,28 @@ fn run_split(
     // each device enqueued from a thread of its own: some drivers run a
     // kernel while it is enqueued (PoCL's `basic`), which would otherwise
     // hold back the devices enqueued after it (BENCHMARKS.md §7).
-    for w in &works {
-        fin.add(&plan.kernels[&w.device].ctx);
+    for c in &ctx_of {
+        fin.add(c);
     }
     let host_ref = SharedRegions(&host);
     let arrays = &plan.arrays;
-    let enqueue = |wi: usize, w: &DevWork, dk: OneThread<&DeviceKernels>, flags_wi: &mut Vec<u8>| -> Result<(Vec<Buffer<u8>>, Option<Buffer<u8>>, Event, DeviceReport)> {
+    let to_device_ref = &to_device;
+    let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
-        let dk = dk.0;
+        let (dk, mems) = dk.0;
         let ctx = &dk.ctx;
         let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
         let mut to = 0u64;
-        let mut bufs = Vec::with_capacity(w.arrays.len());
-        for (da, a) in w.arrays.iter().zip(arrays) {
-            let es = a.elem_size as i64;
-            let buf = exec::alloc(ctx, ((da.extent + sink).max(1) * a.elem_size) as usize)?;
+        for (ai, (da, a)) in w.arrays.iter().zip(arrays).enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
-            for &(l, u) in &da.to_dev {
-                let len = ((u - l + 1) * es) as usize;
+            for rect in to_device_ref[wi][ai].rects() {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
-                exec::release(unsafe {
-                    exec::write_host(ctx, &buf, ((l - da.base) * es) as usize, src, (l * es) as usize, len)?
-                });
-                to += len as u64;
+                let buf = ManuallyDropped::new(mems[ai]);
+                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, &rect, a.elem_size)? });
+                to += rect.n_elems() * a.elem_size;
             }
-            bufs.push(buf);
         }
         let flag_buf = if guarded {
             let b = exec::alloc(ctx, zero_flags.len())?;
@@ -1228,7 +1472,7 @@ fn run_split(
             .iter()
             .enumerate()
             .map(|(i, info)| {
-                let mem = array_of_arg[i].map(|ai| bufs[ai].get());
+                let mem = array_of_arg[i].map(|ai| mems[ai]);
                 (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
             })
             .collect();
@@ -1254,29 +1498,56 @@ fn run_split(
             bytes_from_device: 0,
             kernel_ms: 0.0,
         };
-        Ok((bufs, flag_buf, ev, report))
+        Ok((flag_buf, ev, report))
     };
     let results: Vec<Result<_>> = std::thread::scope(|sc| {
         let enqueue = &enqueue;
-        let mut jobs = works.iter().enumerate().zip(flags.iter_mut()).map(|((wi, w), f)| (wi, w, OneThread(&plan.kernels[&w.device]), f));
+        let mut jobs = works.iter().enumerate().zip(flags.iter_mut()).map(|((wi, w), f)| (wi, w, OneThread((&plan.kernels[&w.device], mems[wi].as_slice())), f));
         let first = jobs.next();
         let handles: Vec<_> = jobs.map(|(wi, w, dk, f)| sc.spawn(move || enqueue(wi, w, dk, f))).collect();
         let mut out: Vec<Result<_>> = first.into_iter().map(|(wi, w, dk, f)| enqueue(wi, w, dk, f)).collect();
         out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
         out
     });
+    let mut failure = None;
     for r in results {
-        let (bufs, flag_buf, ev, report) = r?;
-        dev_bufs.push(bufs);
-        flag_bufs.push(flag_buf);
-        kernel_events.push(ev);
-        dev_reports.push(report);
+        match r {
+            Ok((flag_buf, ev, report)) => {
+                flag_bufs.push(flag_buf);
+                kernel_events.push(Some(ev));
+                dev_reports.push(report);
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
+                flag_bufs.push(None);
+                kernel_events.push(None);
+                dev_reports.push(DeviceReport::default());
+            }
+        }
     }
     // Every device starts at once, whatever their order (see `exec::on_each`).
     fin.flush();
+    let finished = fin.finish();
+    if let Some(e) = failure.or(finished.err()) {
+        // A device failed: what any device may have written is no longer
+        // trusted there; elements no other holder has are lost.
+        for w in &works {
+            for (ai, a) in plan.arrays.iter().enumerate() {
+                let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+                r.coh.invalidate(Holder::Device(w.device), &w.arrays[ai].write_r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u)));
+            }
+        }
+        return Err(e);
+    }
+    // The host copies went to the devices.
+    for (wi, w) in works.iter().enumerate() {
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+            r.coh.copied(Holder::Device(w.device), &to_device[wi][ai]);
+        }
+    }
     if guarded {
-        // The guard's verdict comes before any output reaches the host.
-        fin.finish()?;
+        // The guard's verdict comes before any output is trusted.
         let mut fired = Vec::new();
         for (wi, w) in works.iter().enumerate() {
             for (slot, arg_index) in plan.guard.as_ref().map(|g| g.as_slice()).unwrap_or(&[]).iter().enumerate() {
@@ -1289,44 +1560,66 @@ fn run_split(
             }
         }
         if !fired.is_empty() {
-            exec::release((dev_bufs, flag_bufs, kernel_events));
+            // Restore what only a device held; the rest of each write
+            // window is no longer trusted on that device.
+            let mut fin = Finisher::new();
+            for b in &backups {
+                let a = &plan.arrays[b.array];
+                let r = res[a.arg_index as usize].as_deref().expect("checked above");
+                let alloc = &r.allocs[&works[b.work].device];
+                fin.add(&ctx_of[b.work]);
+                let len = b.kept.hull().map_or(0, |(l, u)| (u - l + 1) as u64 * a.elem_size) as usize;
+                exec::release(exec::copy(&ctx_of[b.work], &b.mem, 0, &alloc.mem, ((b.lo - alloc.base) as u64 * a.elem_size) as usize, len)?);
+            }
+            fin.finish()?;
+            for (wi, w) in works.iter().enumerate() {
+                for (ai, a) in plan.arrays.iter().enumerate() {
+                    let Some((l, u)) = w.arrays[ai].write_r else { continue };
+                    let kept = backups.iter().find(|b| b.work == wi && b.array == ai).map_or_else(Runs::new, |b| b.kept.clone());
+                    let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+                    r.coh.invalidate(Holder::Device(w.device), &Runs::interval(l, u).subtract(&kept));
+                }
+            }
+            exec::release((flag_bufs, kernel_events, backups));
             return Ok(SplitOutcome::GuardFired(fired));
         }
-        fin = Finisher::new();
-        for w in &works {
-            fin.add(&plan.kernels[&w.device].ctx);
-        }
     }
-    // Phase 2: what each device wrote comes back.
-    for ((w, bufs), report) in works.iter().zip(&dev_bufs).zip(dev_reports.iter_mut()) {
-        let ctx = &plan.kernels[&w.device].ctx;
+    exec::release(backups);
+    // Phase 2: merged arrays come back through staging.
+    let mut fin = Finisher::new();
+    for ((wi, w), report) in works.iter().enumerate().zip(dev_reports.iter_mut()) {
+        let ctx = &ctx_of[wi];
         let mut from = 0u64;
         for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
-            let Some((l, u)) = da.from_dev else { continue };
+            let (Some((l, u)), Some(si)) = (da.write_r, da.staging) else { continue };
+            fin.add(ctx);
             let es = a.elem_size as i64;
             let len = ((u - l + 1) * es) as usize;
-            let (dst, at) = match da.staging {
-                Some(si) => (HostRegion::of(&mut staging[si]), 0),
-                // No other device reads or writes this range of the host
-                // buffer (Glue::Direct).
-                None => (host[a.arg_index as usize].expect("checked: array arguments are buffers"), (l * es) as usize),
-            };
-            // SAFETY: bounds-checked; the destination outlives the queue.
-            exec::release(unsafe { exec::read_host(ctx, &bufs[ai], ((l - da.base) * es) as usize, dst, at, len)? });
+            let buf = ManuallyDropped::new(mems[wi][ai]);
+            // SAFETY: bounds-checked; the staging vector outlives the queue.
+            exec::release(unsafe { exec::read_host(ctx, &buf, ((l - da.base) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
             from += len as u64;
         }
         report.bytes_from_device = from;
     }
     fin.finish()?;
-    exec::release((dev_bufs, flag_bufs));
     for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(&works) {
-        r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+        if let Some(ev) = ev {
+            r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+        }
     }
-    exec::release(kernel_events);
+    exec::release((kernel_events, flag_bufs));
 
-    // glue
+    // What each device wrote: resident there, or merged on the host.
     for (ai, a) in plan.arrays.iter().enumerate() {
-        if !a.writes || glue[ai] == Glue::Direct {
+        if !a.writes {
+            continue;
+        }
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        if glue[ai] != Glue::DiffMerge {
+            for w in &works {
+                r.coh.written(Holder::Device(w.device), &w.arrays[ai].write_set);
+            }
             continue;
         }
         let es = a.elem_size as usize;
@@ -1336,19 +1629,14 @@ fn run_split(
             .as_bytes_mut();
         let parts: Vec<((i64, i64), usize)> = works
             .iter()
-            .filter_map(|w| Some((w.arrays[ai].from_dev?, w.arrays[ai].staging?)))
+            .filter_map(|w| Some((w.arrays[ai].write_r?, w.arrays[ai].staging?)))
             .collect();
-        if glue[ai] == Glue::Copy {
-            for ((l, u), si) in parts {
-                out[l as usize * es..(u as usize + 1) * es].copy_from_slice(&staging[si]);
-            }
-            continue;
-        }
         let Some(gl) = parts.iter().map(|p| p.0 .0).min() else {
             continue;
         };
         let gu = parts.iter().map(|p| p.0 .1).max().unwrap_or(gl);
         let original = out[gl as usize * es..(gu as usize + 1) * es].to_vec();
+        let mut merged = Runs::new();
         for ((l, u), si) in parts {
             let orig = &original[(l - gl) as usize * es..(u - gl + 1) as usize * es];
             let dst = &mut out[l as usize * es..(u as usize + 1) * es];
@@ -1361,7 +1649,9 @@ fn run_split(
                     d.copy_from_slice(s);
                 }
             }
+            merged = merged.union(&Runs::interval(l, u));
         }
+        r.coh.written(Holder::Host, &merged);
     }
 
     let mut notes = Vec::new();
@@ -1388,11 +1678,7 @@ fn run_split(
             ));
         }
     }
-    let bytes_total = dev_reports
-        .iter()
-        .map(|d| d.bytes_to_device + d.bytes_from_device)
-        .sum();
-    Ok(SplitOutcome::Done(RunReport {
+    let mut report = RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
         split: true,
@@ -1400,7 +1686,7 @@ fn run_split(
         split_dim: Some(split_dim),
         reason: None,
         devices: dev_reports,
-        bytes_total,
+        bytes_total: 0,
         bytes_whole_buffers: whole_bytes,
         bytes_exact: exact,
         wall_ms: 0.0,
@@ -1409,5 +1695,25 @@ fn run_split(
         mismatch: None,
         notes,
         guard_fired: false,
-    }))
+    };
+    report.bytes_total = report.devices.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();
+    add_gathered(&mut report, &gathered);
+    Ok(SplitOutcome::Done(report))
+}
+
+/// A device buffer handle borrowed from its owner for one call: wrapped as
+/// a [`Buffer`] that never releases it.
+struct ManuallyDropped(std::mem::ManuallyDrop<Buffer<u8>>);
+
+impl ManuallyDropped {
+    fn new(mem: opencl3::types::cl_mem) -> ManuallyDropped {
+        ManuallyDropped(std::mem::ManuallyDrop::new(Buffer::new(mem)))
+    }
+}
+
+impl std::ops::Deref for ManuallyDropped {
+    type Target = Buffer<u8>;
+    fn deref(&self) -> &Buffer<u8> {
+        &self.0
+    }
 }

@@ -19,6 +19,7 @@
 mod args;
 mod balance;
 mod buffer;
+mod coherence;
 mod elem;
 mod error;
 mod exec;
@@ -27,12 +28,14 @@ mod ndrange;
 mod npy;
 mod plan;
 mod resident;
+mod runs;
 mod runtime;
 mod spec;
 
 pub use args::KernelArgs;
 pub use balance::{launch_key, Balancer, MIN_KERNEL_MS};
 pub use buffer::{ArgValue, HostBuffer};
+pub use coherence::{Coherence, Holder, Lost, NeedPlan};
 pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
 pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
@@ -41,4 +44,5 @@ pub use ndrange::{parse_shares, split_groups, NdRange};
 pub use npy::{read_npy, write_npy};
 pub use plan::Plan;
 pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
+pub use runs::{Rect, Runs, COMMAND_COST_BYTES};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};

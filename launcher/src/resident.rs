@@ -10,18 +10,95 @@
 //! host lacks. The host-array form, [`crate::launch`], is a launch over
 //! buffers made for the occasion: written before, read after.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use opencl3::memory::Buffer;
+
 use crate::args::KernelArgs;
 use crate::buffer::HostBuffer;
+use crate::coherence::{Coherence, Holder};
 use crate::elem::ElemType;
 use crate::error::{LaunchError, Result};
+use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
+use crate::runs::Runs;
+use crate::runtime::DeviceCtx;
+
+/// One device's allocation for a buffer: elements `[base, base + extent)`
+/// of the array, then the guard's sink.
+pub(crate) struct DevAlloc {
+    pub(crate) ctx: Arc<DeviceCtx>,
+    pub(crate) base: i64,
+    pub(crate) extent: u64,
+    pub(crate) mem: Buffer<u8>,
+}
+
+impl DevAlloc {
+    /// Whether the allocation holds elements `[lo, hi]`.
+    pub(crate) fn covers(&self, lo: i64, hi: i64) -> bool {
+        lo >= self.base && hi < self.base + self.extent as i64
+    }
+}
+
+/// Where a buffer's elements are valid and the device allocations that
+/// hold them (the part of a [`DeviceBuffer`] besides its host copy).
+pub(crate) struct Residency {
+    pub(crate) coh: Coherence,
+    pub(crate) allocs: BTreeMap<usize, DevAlloc>,
+}
+
+impl Residency {
+    /// Copies what the host copy `host` (elements of `es` bytes) lacks of
+    /// `want` from the devices holding it; returns the bytes moved per
+    /// source device. Elements whose last writer failed are an error.
+    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64)>> {
+        let (plan, moved) = self.read_into(host, es, want)?;
+        for (_, runs) in &plan {
+            self.coh.copied(Holder::Host, runs);
+        }
+        Ok(moved)
+    }
+
+    /// What [`Residency::gather`] copies, into `host` (a copy of the host
+    /// copy, say), without recording it: the plan and bytes per device.
+    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64)>)> {
+        let plan = self.coh.plan_host(want).map_err(|lost| lost_error(&lost.0))?;
+        if plan.is_empty() {
+            return Ok((plan, Vec::new()));
+        }
+        let region = HostRegion::of(host);
+        let mut fin = Finisher::new();
+        let mut moved = Vec::new();
+        for (dev, runs) in &plan {
+            let Some(a) = self.allocs.get(dev) else {
+                return Err(LaunchError::Buffer {
+                    message: format!("device {dev} holds elements of the buffer but no allocation"),
+                });
+            };
+            fin.add(&a.ctx);
+            let mut n = 0;
+            for rect in runs.rects() {
+                // SAFETY: the host copy is borrowed mutably for this call and
+                // the queues are finished before it returns (Finisher);
+                // bounds are checked on both sides.
+                exec::release(unsafe { exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)? });
+                n += rect.n_elems() * es;
+            }
+            moved.push((*dev, n));
+        }
+        fin.finish()?;
+        Ok((plan, moved))
+    }
+}
 
 /// A buffer that lives across launches: one host copy and the elements
 /// each device holds, with which copy of each element is valid.
 pub struct DeviceBuffer {
     pub(crate) host: HostBuffer,
+    pub(crate) res: Residency,
     /// Bytes copied device → host by reads, since creation.
     gathered: u64,
 }
@@ -31,6 +108,7 @@ impl std::fmt::Debug for DeviceBuffer {
         f.debug_struct("DeviceBuffer")
             .field("elem", self.host.elem())
             .field("len", &self.host.len())
+            .field("devices", &self.res.allocs.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -38,7 +116,12 @@ impl std::fmt::Debug for DeviceBuffer {
 impl DeviceBuffer {
     /// A buffer holding `host`'s elements, valid on the host only.
     pub fn new(host: HostBuffer) -> DeviceBuffer {
-        DeviceBuffer { host, gathered: 0 }
+        let coh = Coherence::host_valid(host.len());
+        DeviceBuffer {
+            host,
+            res: Residency { coh, allocs: BTreeMap::new() },
+            gathered: 0,
+        }
     }
 
     /// A buffer of `n` zero elements.
@@ -69,15 +152,16 @@ impl DeviceBuffer {
 
     /// Bytes this buffer holds in device allocations (all devices).
     pub fn device_bytes(&self) -> u64 {
-        0
+        let es = self.host.elem().size.max(1) as u64;
+        self.res.allocs.values().map(|a| a.extent * es).sum()
     }
 
     /// The devices holding a valid copy of some element.
     pub fn devices(&self) -> Vec<usize> {
-        Vec::new()
+        self.res.coh.devices()
     }
 
-    fn elem_range(&self, offset: u64, n: u64) -> Result<()> {
+    fn elem_range(&self, offset: u64, n: u64) -> Result<Runs> {
         let len = self.len();
         if offset.checked_add(n).is_none_or(|end| end > len) {
             return Err(LaunchError::Buffer {
@@ -86,7 +170,11 @@ impl DeviceBuffer {
                 ),
             });
         }
-        Ok(())
+        Ok(if n == 0 {
+            Runs::new()
+        } else {
+            Runs::interval(offset as i64, (offset + n - 1) as i64)
+        })
     }
 
     /// Writes `bytes` (whole elements) from element `offset` on: the host
@@ -102,9 +190,10 @@ impl DeviceBuffer {
             });
         }
         let n = bytes.len() as u64 / es;
-        self.elem_range(offset, n)?;
+        let r = self.elem_range(offset, n)?;
         let at = (offset * es) as usize;
         self.host.as_bytes_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+        self.res.coh.written(Holder::Host, &r);
         Ok(())
     }
 
@@ -112,7 +201,8 @@ impl DeviceBuffer {
     /// from the devices only what it lacks. An element whose last writer
     /// failed is an error ([`LaunchError::Lost`]), never stale bytes.
     pub fn sync(&mut self, offset: u64, n: u64) -> Result<()> {
-        self.elem_range(offset, n)
+        let want = self.elem_range(offset, n)?;
+        self.gather(&want)
     }
 
     /// Elements `[offset, offset + n)` as bytes (see [`DeviceBuffer::sync`]).
@@ -131,9 +221,24 @@ impl DeviceBuffer {
     /// The host copy, gathered, and the buffer's device memory released.
     pub fn into_host(mut self) -> Result<HostBuffer> {
         self.sync(0, self.len())?;
+        self.res.allocs.clear();
         let empty = HostBuffer::from_bytes(self.host.elem().clone(), Vec::new());
         Ok(std::mem::replace(&mut self.host, empty))
     }
+
+    /// Copies what the host lacks of `want` from the devices holding it.
+    pub(crate) fn gather(&mut self, want: &Runs) -> Result<()> {
+        let es = self.host.elem().size.max(1) as u64;
+        let moved = self.res.gather(self.host.as_bytes_mut(), es, want)?;
+        self.gathered += moved.iter().map(|m| m.1).sum::<u64>();
+        Ok(())
+    }
+}
+
+/// The error for reading elements whose last writer failed.
+pub(crate) fn lost_error(lost: &Runs) -> LaunchError {
+    let (lower, upper) = lost.hull().unwrap_or((0, 0));
+    LaunchError::Lost { lower, upper }
 }
 
 /// A handle to a buffer of a [`BufferSet`].
@@ -261,6 +366,6 @@ pub fn launch_resident(
     shares: &[(usize, f64)],
     options: &LaunchOptions,
 ) -> Result<RunReport> {
-    with_host_copies(args, bufs, |args, _| crate::launch::launch(plan, nd, args, shares, options))
+    crate::launch::launch_over(plan, nd, args, bufs, shares, options)
 }
 
