@@ -17,6 +17,14 @@
  * What cannot be proved safe to split runs whole on one device (the report
  * says why); a split never changes a result.
  *
+ * Iterative programs launch kernels again and again over the same arrays.
+ * Bound to buffer handles (clpart_buffer_create*, then
+ * clpart_plan_set_arg_resident) instead of host arrays, the arrays stay on
+ * the devices between launches: each launch sends a device only the
+ * elements its slice reads and it does not hold yet (a time-stepped
+ * stencil: the halo rows at the split boundary), what a device writes stays
+ * there, and clpart_buffer_read gathers only what the host lacks.
+ *
  * Build and link:   cc app.c $(pkg-config --cflags --libs clpart)
  *
  * STATUS AND ERRORS
@@ -26,14 +34,22 @@
  *   one-line message naming the offending argument or value. No call
  *   crashes on a NULL pointer where a pointer is required, on a NULL,
  *   released or foreign plan handle (CLPART_INVALID_HANDLE), or on an
- *   internal error (CLPART_PANIC): nothing unwinds into C.
+ *   internal error (CLPART_PANIC): nothing unwinds into C. The same holds
+ *   for buffer handles.
  *
  * OWNERSHIP
  *   - A plan is created by clpart_plan_create_* and owned by the caller
  *     until clpart_plan_release; it owns everything it allocates (analysis
  *     results, OpenCL programs, kernels, per-device buffers, reports).
+ *   - A buffer is created by clpart_buffer_create* and owned by the caller
+ *     until clpart_buffer_release; clpart owns its data (one host copy and
+ *     the elements on the devices). A plan argument bound to it with
+ *     clpart_plan_set_arg_resident holds a reference: after the handle is
+ *     released, the data lives on until that argument is set again or the
+ *     plan is released. Releasing a plan never releases a buffer handle.
  *   - Strings and arrays passed in are read during the call only (they are
- *     copied), except the host arrays of clpart_plan_set_arg_buffer: clpart
+ *     copied, clpart_buffer_create_from_host's and clpart_buffer_write's
+ *     included), except the host arrays of clpart_plan_set_arg_buffer: clpart
  *     keeps the pointer, reads the array at every launch and writes the
  *     kernel's outputs into it before the launch returns. It must stay valid
  *     (and must not be freed or moved) until the last launch that uses it has
@@ -52,9 +68,10 @@
  *   (clpart_plan_launch_on; handles from clGetDeviceIDs, not sub-devices).
  *   clpart creates its own context and in-order queue per device and its own
  *   buffers: the application's cl_context, cl_command_queue, cl_mem and
- *   cl_kernel objects are not used (and not touched). Pass host arrays.
- *   A launch is blocking: when it returns, the outputs are in the host
- *   arrays and no clpart work is pending. Finish the application's own
+ *   cl_kernel objects are not used (and not touched). Pass host arrays or
+ *   clpart buffers. A launch is blocking: when it returns, the outputs are
+ *   in the host arrays (or held by the buffers, on the devices that wrote
+ *   them) and no clpart work is pending. Finish the application's own
  *   queues that write those host arrays before launching.
  *   PoCL reads POCL_DEVICES when OpenCL is first used in the process (for
  *   example POCL_DEVICES="pthread basic" gives two CPU devices).
@@ -63,8 +80,11 @@
  *   A plan is not thread-safe: use each plan from one thread at a time.
  *   Different plans may be created, launched and released concurrently from
  *   different threads (launches that share a device take turns on it). The
- *   functions without a plan argument are thread-safe. The last error
- *   message is per thread.
+ *   functions without a plan argument are thread-safe. A buffer may be used
+ *   by several threads and plans: calls and launches that use the same
+ *   buffer take turns (a launch holds all its buffers until it returns);
+ *   only clpart_buffer_release must not race with another use of the same
+ *   handle. The last error message is per thread.
  */
 #ifndef CLPART_H
 #define CLPART_H
@@ -84,7 +104,7 @@ extern "C" {
 /* A required pointer is NULL, a string is not UTF-8, or a value (shares,
    device list, buffer aliasing) is invalid. */
 #define CLPART_INVALID_ARGUMENT -1
-/* The plan handle is NULL, already released, or not a plan. */
+/* The plan or buffer handle is NULL, already released, or not one. */
 #define CLPART_INVALID_HANDLE -2
 /* The kernel argument index is not below the kernel's argument count. */
 #define CLPART_INVALID_ARG_INDEX -3
@@ -116,6 +136,9 @@ extern "C" {
 #define CLPART_VERIFY_FAILED -13
 /* A report was asked for before the plan's first successful launch. */
 #define CLPART_NO_REPORT -14
+/* A read met elements of a buffer whose last writer, a launch that failed
+   on its device, lost them: they are valid nowhere (write them again). */
+#define CLPART_DATA_LOST -15
 /* An internal error (a bug in clpart) was caught; the message says where. */
 #define CLPART_PANIC -99
 
@@ -123,6 +146,9 @@ extern "C" {
 
 /* A kernel ready to be launched split across devices. Opaque. */
 typedef struct clpart_plan clpart_plan;
+
+/* An array whose elements stay on the devices across launches. Opaque. */
+typedef struct clpart_buffer clpart_buffer;
 
 /* The outcome of a plan's last launch (clpart_plan_report). */
 typedef struct clpart_report {
@@ -216,6 +242,17 @@ int clpart_plan_set_arg_scalar(clpart_plan *plan, cl_uint arg_index, size_t arg_
    (CLPART_INVALID_ARGUMENT at launch). */
 int clpart_plan_set_arg_buffer(clpart_plan *plan, cl_uint arg_index, void *host_ptr, size_t size_bytes);
 
+/* Binds a __global or __constant buffer argument to a buffer handle (see
+   "Buffers" below): launches read and write the buffer where its elements
+   are, on the host or on the devices, and leave what they write on the
+   devices that wrote it; nothing is copied back to any host array. The
+   buffer's element size must be the argument's (CLPART_SIZE_MISMATCH).
+   The plan keeps a reference to the buffer's data (see OWNERSHIP). Two
+   arguments of one launch must not be bound to the same buffer
+   (CLPART_INVALID_ARGUMENT at launch). A buffer may be bound to arguments
+   of several plans, e.g. one kernel's output and the next one's input. */
+int clpart_plan_set_arg_resident(clpart_plan *plan, cl_uint arg_index, clpart_buffer *buffer);
+
 /* Sets a __local pointer argument to size_bytes bytes per work-group, as
    clSetKernelArg(k, i, size_bytes, NULL) does. */
 int clpart_plan_set_arg_local(clpart_plan *plan, cl_uint arg_index, size_t size_bytes);
@@ -243,7 +280,7 @@ int clpart_plan_set_auto_split(clpart_plan *plan, int on);
 
 /* Runs the kernel over the NDRange split across devices, as
    clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
-   are in the host arrays.
+   are in the host arrays (buffer handles keep theirs on the devices).
    - work_dim: 1 to 3; global_offset: NULL (zeros) or work_dim sizes;
      global_size: work_dim sizes.
    - local_size: work_dim sizes, each dividing the global size. The
@@ -257,13 +294,59 @@ int clpart_plan_set_auto_split(clpart_plan *plan, int on);
      shares.
    Every argument must be set (CLPART_ARGS_NOT_SET names the first unset
    one). When a launch fails the host arrays are unchanged, except with
-   CLPART_VERIFY_FAILED, where they hold the split result. */
+   CLPART_VERIFY_FAILED, where they hold the split result; a buffer keeps
+   every element valid somewhere, except those a failed device was writing
+   (a later read of them is CLPART_DATA_LOST). */
 int clpart_plan_launch(clpart_plan *plan, cl_uint work_dim, const size_t *global_offset, const size_t *global_size, const size_t *local_size, cl_uint n_devices, const cl_uint *device_indices, const double *shares);
 
 /* As clpart_plan_launch, with the application's own devices: devices holds
    n_devices cl_device_ids from clGetDeviceIDs (not sub-devices; see
    clpart_device_index); shares as for clpart_plan_launch. */
 int clpart_plan_launch_on(clpart_plan *plan, cl_uint work_dim, const size_t *global_offset, const size_t *global_size, const size_t *local_size, cl_uint n_devices, const cl_device_id *devices, const double *shares);
+
+/* ---- Buffers --------------------------------------------------------- */
+
+/* Buffers hold arrays of one OpenCL C element type across launches: a
+   buffer's elements may be valid on the host copy and on any of the
+   devices, and clpart tracks which. Offsets and sizes are in bytes, whole
+   elements (CLPART_SIZE_MISMATCH otherwise); a range outside the buffer is
+   CLPART_INVALID_ARGUMENT. All reads block until the bytes are in dst. */
+
+/* Creates a buffer of n_elems zero elements of elem_type, an OpenCL C
+   scalar or vector type name ("float", "int", "uchar", "float4", ...;
+   CLPART_INVALID_ARGUMENT otherwise). On success *out_buffer is a new
+   handle the caller releases with clpart_buffer_release; on failure it is
+   set to NULL. */
+int clpart_buffer_create(const char *elem_type, size_t n_elems, clpart_buffer **out_buffer);
+
+/* Creates a buffer of elem_type holding a copy of the size_bytes bytes at
+   host_ptr (read during the call only; clpart keeps no pointer to it).
+   *out_buffer as for clpart_buffer_create. */
+int clpart_buffer_create_from_host(const char *elem_type, const void *host_ptr, size_t size_bytes, clpart_buffer **out_buffer);
+
+/* The buffer's size in bytes. */
+int clpart_buffer_size(const clpart_buffer *buffer, size_t *out_size_bytes);
+
+/* Copies size_bytes bytes from src (read during the call only) into the
+   buffer at offset_bytes. Those elements are then valid on the host only:
+   the next launch sends them to the devices that read them. */
+int clpart_buffer_write(clpart_buffer *buffer, size_t offset_bytes, size_t size_bytes, const void *src);
+
+/* Copies size_bytes bytes of the buffer at offset_bytes into dst (the
+   caller's storage), gathering from the devices only the elements the
+   host copy lacks. CLPART_DATA_LOST when an element's last writer failed. */
+int clpart_buffer_read(clpart_buffer *buffer, size_t offset_bytes, size_t size_bytes, void *dst);
+
+/* Copies the whole buffer into dst; size_bytes must be the buffer's size
+   (clpart_buffer_size; CLPART_SIZE_MISMATCH otherwise). As
+   clpart_buffer_read otherwise. */
+int clpart_buffer_read_all(clpart_buffer *buffer, void *dst, size_t size_bytes);
+
+/* Releases the handle: it is invalid afterwards (releasing it again returns
+   CLPART_INVALID_HANDLE). The data and its device memory are freed now, or
+   when the last plan argument bound to it is set again or its plan is
+   released. */
+int clpart_buffer_release(clpart_buffer *buffer);
 
 /* ---- Reports --------------------------------------------------------- */
 

@@ -21,6 +21,7 @@
 
 #![allow(non_camel_case_types)]
 
+mod buffer;
 mod plan;
 pub mod status;
 
@@ -42,6 +43,11 @@ pub type cl_device_id = *mut c_void;
 /// A kernel ready to be launched split across devices (opaque to C).
 pub struct clpart_plan {
     state: PlanState,
+}
+
+/// A buffer whose elements stay on the devices across launches (opaque to C).
+pub struct clpart_buffer {
+    data: buffer::Shared,
 }
 
 /// The outcome of a plan's last launch.
@@ -119,6 +125,38 @@ unsafe fn state<'a>(plan: *const clpart_plan) -> Result<&'a mut PlanState> {
     // SAFETY: live plans are boxes leaked by `register` and freed only by
     // `clpart_plan_release`; one thread at a time uses a plan.
     Ok(unsafe { &mut (*(plan as *mut clpart_plan)).state })
+}
+
+/// Addresses of the live buffer handles.
+static LIVE_BUFFERS: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+
+fn live_buffers() -> std::sync::MutexGuard<'static, BTreeSet<usize>> {
+    LIVE_BUFFERS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The data behind a buffer handle, after checking that it is live.
+///
+/// # Safety
+/// `buf` is NULL, a live handle, or any other value that is only compared.
+unsafe fn buffer_data<'a>(buf: *const clpart_buffer) -> Result<&'a buffer::Shared> {
+    if buf.is_null() {
+        return err(CLPART_INVALID_HANDLE, "the buffer is NULL");
+    }
+    if !live_buffers().contains(&(buf as usize)) {
+        return err(
+            CLPART_INVALID_HANDLE,
+            format!("{buf:p} is not a live buffer (released, or never created by clpart)"),
+        );
+    }
+    // SAFETY: live buffers are boxes leaked by `register_buffer` and freed
+    // only by `clpart_buffer_release`.
+    Ok(unsafe { &(*buf).data })
+}
+
+fn register_buffer(data: buffer::Shared) -> *mut clpart_buffer {
+    let p = Box::into_raw(Box::new(clpart_buffer { data }));
+    live_buffers().insert(p as usize);
+    p
 }
 
 fn register(state: PlanState) -> *mut clpart_plan {
@@ -391,6 +429,186 @@ pub unsafe extern "C" fn clpart_plan_set_arg_buffer(
             );
         }
         s.set_buffer(arg_index, host_ptr.cast::<u8>(), size_bytes)
+    })
+}
+
+/// Creates a buffer of `n_elems` zero elements of type `elem_type`.
+///
+/// # Safety
+/// `elem_type` is NULL or NUL-terminated; `out_buffer` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_create(
+    elem_type: *const c_char,
+    n_elems: usize,
+    out_buffer: *mut *mut clpart_buffer,
+) -> c_int {
+    guard(|| {
+        out_ptr(out_buffer, "out_buffer")?;
+        // SAFETY: checked not null.
+        unsafe { *out_buffer = std::ptr::null_mut() };
+        let elem = buffer::elem_type(unsafe { c_str(elem_type, "elem_type") }?)?;
+        let data = buffer::zeros(elem, n_elems)?;
+        // SAFETY: checked not null.
+        unsafe { *out_buffer = register_buffer(data) };
+        Ok(())
+    })
+}
+
+/// Creates a buffer holding a copy of `size_bytes` bytes at `host_ptr`.
+///
+/// # Safety
+/// `elem_type` is NULL or NUL-terminated; `host_ptr` is NULL or readable
+/// for `size_bytes` bytes; `out_buffer` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_create_from_host(
+    elem_type: *const c_char,
+    host_ptr: *const c_void,
+    size_bytes: usize,
+    out_buffer: *mut *mut clpart_buffer,
+) -> c_int {
+    guard(|| {
+        out_ptr(out_buffer, "out_buffer")?;
+        // SAFETY: checked not null.
+        unsafe { *out_buffer = std::ptr::null_mut() };
+        let elem = buffer::elem_type(unsafe { c_str(elem_type, "elem_type") }?)?;
+        if host_ptr.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
+        }
+        if size_bytes > isize::MAX as usize {
+            return err(CLPART_SIZE_MISMATCH, format!("size_bytes {size_bytes} is too large"));
+        }
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { std::slice::from_raw_parts(host_ptr.cast::<u8>(), size_bytes) };
+        let data = buffer::from_bytes(elem, bytes)?;
+        // SAFETY: checked not null.
+        unsafe { *out_buffer = register_buffer(data) };
+        Ok(())
+    })
+}
+
+/// The size of a buffer in bytes.
+///
+/// # Safety
+/// `out_size_bytes` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_size(buffer: *const clpart_buffer, out_size_bytes: *mut usize) -> c_int {
+    guard(|| {
+        let data = unsafe { buffer_data(buffer) }?;
+        out_ptr(out_size_bytes, "out_size_bytes")?;
+        let n = buffer::size_bytes(&buffer::lock(data));
+        // SAFETY: checked not null.
+        unsafe { *out_size_bytes = n };
+        Ok(())
+    })
+}
+
+/// Writes `size_bytes` bytes from `src` into the buffer at `offset_bytes`.
+///
+/// # Safety
+/// `src` is NULL or readable for `size_bytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_write(
+    buffer: *mut clpart_buffer,
+    offset_bytes: usize,
+    size_bytes: usize,
+    src: *const c_void,
+) -> c_int {
+    guard(|| {
+        let data = unsafe { buffer_data(buffer) }?;
+        if src.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "src is NULL");
+        }
+        let mut b = buffer::lock(data);
+        let (offset, _) = buffer::elem_range(&b, offset_bytes, size_bytes)?;
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), size_bytes) };
+        b.write(offset, bytes).map_err(buffer::launcher_err)
+    })
+}
+
+/// Reads `size_bytes` bytes of the buffer at `offset_bytes` into `dst`.
+///
+/// # Safety
+/// `dst` is NULL or writable for `size_bytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_read(
+    buffer: *mut clpart_buffer,
+    offset_bytes: usize,
+    size_bytes: usize,
+    dst: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let data = unsafe { buffer_data(buffer) }?;
+        if dst.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "dst is NULL");
+        }
+        let mut b = buffer::lock(data);
+        let (offset, n) = buffer::elem_range(&b, offset_bytes, size_bytes)?;
+        let bytes = b.read(offset, n).map_err(buffer::launcher_err)?;
+        // SAFETY: the caller's contract; `bytes` has `size_bytes` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.cast::<u8>(), bytes.len()) };
+        Ok(())
+    })
+}
+
+/// Reads the whole buffer into `dst`, which holds `size_bytes` bytes: the
+/// buffer's size.
+///
+/// # Safety
+/// `dst` is NULL or writable for `size_bytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_read_all(buffer: *mut clpart_buffer, dst: *mut c_void, size_bytes: usize) -> c_int {
+    guard(|| {
+        let data = unsafe { buffer_data(buffer) }?;
+        if dst.is_null() {
+            return err(CLPART_INVALID_ARGUMENT, "dst is NULL");
+        }
+        let mut b = buffer::lock(data);
+        let total = buffer::size_bytes(&b);
+        if size_bytes != total {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("size_bytes {size_bytes} is not the buffer's size, {total} bytes"),
+            );
+        }
+        let host = b.read_all().map_err(buffer::launcher_err)?;
+        // SAFETY: the caller's contract; the host copy has `total` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(host.as_bytes().as_ptr(), dst.cast::<u8>(), total) };
+        Ok(())
+    })
+}
+
+/// Releases a buffer handle (its data lives on while a plan argument is
+/// bound to it).
+///
+/// # Safety
+/// No other thread uses the handle.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_buffer_release(buffer: *mut clpart_buffer) -> c_int {
+    guard(|| {
+        unsafe { buffer_data(buffer) }?;
+        live_buffers().remove(&(buffer as usize));
+        // SAFETY: a live buffer is a leaked box, now unregistered.
+        drop(unsafe { Box::from_raw(buffer) });
+        Ok(())
+    })
+}
+
+/// Binds a `__global` or `__constant` argument to a buffer handle: its
+/// elements stay on the devices between launches.
+///
+/// # Safety
+/// `plan` is used by this thread only.
+#[no_mangle]
+pub unsafe extern "C" fn clpart_plan_set_arg_resident(
+    plan: *mut clpart_plan,
+    arg_index: cl_uint,
+    buffer: *mut clpart_buffer,
+) -> c_int {
+    guard(|| {
+        let s = unsafe { state(plan) }?;
+        let data = unsafe { buffer_data(buffer) }?.clone();
+        s.set_resident(arg_index, data)
     })
 }
 

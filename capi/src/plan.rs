@@ -18,6 +18,7 @@ use launcher::{
 use ranges_format::{ArgInfo, ArgKind, KernelRanges, Mode, RangeFile};
 use session::{LaunchConfig, Session};
 
+use crate::buffer::{self, Shared};
 use crate::status::*;
 
 /// The file name analysis messages use for source given as a string.
@@ -42,6 +43,8 @@ pub(crate) fn runtime() -> Result<Runtime> {
 pub(crate) enum ArgSlot {
     Scalar { bytes: Vec<u8>, int: Option<i64> },
     Buffer { ptr: *mut u8, len: usize },
+    /// A buffer handle's data: resident across launches.
+    Resident(Shared),
     Local { bytes: u64 },
 }
 
@@ -94,7 +97,7 @@ fn describe(info: &ArgInfo) -> String {
 fn setter_for(kind: ArgKind) -> &'static str {
     match kind {
         ArgKind::Scalar => "clpart_plan_set_arg_scalar",
-        ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => "clpart_plan_set_arg_buffer",
+        ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => "clpart_plan_set_arg_buffer or clpart_plan_set_arg_resident",
         ArgKind::LocalBuffer => "clpart_plan_set_arg_local",
     }
 }
@@ -276,6 +279,28 @@ impl PlanState {
         Ok(())
     }
 
+    /// Binds a buffer handle's data to argument `index`: launches leave
+    /// it resident on the devices.
+    pub(crate) fn set_resident(&mut self, index: u32, buf: Shared) -> Result<()> {
+        let info = self.arg_info(index, &[ArgKind::GlobalBuffer, ArgKind::ConstantBuffer])?;
+        let want = ElemType::parse(&info.elem_type, info.elem_size);
+        let have = buffer::lock(&buf).elem().clone();
+        if want.size != have.size {
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!(
+                    "argument {}: its elements have {} bytes, the buffer's ({}) {}",
+                    describe(info),
+                    want.size,
+                    have.name,
+                    have.size
+                ),
+            );
+        }
+        self.args[index as usize] = Some(ArgSlot::Resident(buf));
+        Ok(())
+    }
+
     pub(crate) fn set_local(&mut self, index: u32, bytes: u64) -> Result<()> {
         let info = self.arg_info(index, &[ArgKind::LocalBuffer])?;
         if bytes == 0 {
@@ -330,6 +355,28 @@ impl PlanState {
             0.0
         };
         check_overlaps(plan.kernel(), &self.infos, &slots)?;
+        let resident: Vec<(u32, Shared)> = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                ArgSlot::Resident(b) => Some((i as u32, b.clone())),
+                _ => None,
+            })
+            .collect();
+        for (k, (a, x)) in resident.iter().enumerate() {
+            for (b, y) in &resident[..k] {
+                if std::sync::Arc::ptr_eq(x, y) {
+                    return err(
+                        CLPART_INVALID_ARGUMENT,
+                        format!(
+                            "arguments {} and {} are bound to the same buffer; give each buffer argument its own buffer",
+                            describe(&self.infos[*b as usize]),
+                            describe(&self.infos[*a as usize])
+                        ),
+                    );
+                }
+            }
+        }
 
         let mut values = Vec::with_capacity(slots.len());
         for (slot, info) in slots.iter().zip(&self.infos) {
@@ -339,6 +386,12 @@ impl PlanState {
                     int: *int,
                 },
                 ArgSlot::Local { bytes } => ArgValue::Local { bytes: *bytes },
+                ArgSlot::Resident(_) => {
+                    // a placeholder: the launch takes the buffer's own data
+                    let elem = ElemType::parse(&info.elem_type, info.elem_size);
+                    let size = elem.size.max(1) as usize;
+                    ArgValue::Buffer(HostBuffer::from_bytes(elem, vec![0; size]))
+                }
                 ArgSlot::Buffer { ptr, len } => {
                     // SAFETY: the caller's contract (see above).
                     let host = unsafe { std::slice::from_raw_parts(*ptr, *len) };
@@ -364,7 +417,15 @@ impl PlanState {
             }
             None => shares.clone(),
         };
-        let report = launcher::launch(plan, nd, &mut kargs, &shares, &options)?;
+        let report = if resident.is_empty() {
+            launcher::launch(plan, nd, &mut kargs, &shares, &options)?
+        } else {
+            let shared: Vec<Shared> = resident.iter().map(|(_, b)| b.clone()).collect();
+            let mut guards = buffer::lock_all(&shared);
+            let mut bufs: Vec<(u32, &mut launcher::DeviceBuffer)> =
+                resident.iter().map(|(i, _)| *i).zip(guards.iter_mut().map(|g| &mut **g)).collect();
+            launcher::launch_resident(plan, nd, &mut kargs, &mut bufs, &shares, &options).map_err(buffer::launcher_err)?
+        };
         if let Some(b) = &mut self.balancer {
             b.observe(&key, &report);
         }

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub const CLPART_SUCCESS: c_int = 0;
 /// A pointer argument is NULL where it may not be, or a value is out of range.
 pub const CLPART_INVALID_ARGUMENT: c_int = -1;
-/// The plan handle is NULL, released, or not a plan.
+/// The plan or buffer handle is NULL, released, or not one.
 pub const CLPART_INVALID_HANDLE: c_int = -2;
 /// The kernel argument index is not below the kernel's number of arguments.
 pub const CLPART_INVALID_ARG_INDEX: c_int = -3;
@@ -37,6 +37,8 @@ pub const CLPART_LAUNCH_FAILED: c_int = -12;
 pub const CLPART_VERIFY_FAILED: c_int = -13;
 /// A report was asked for before the plan's first launch.
 pub const CLPART_NO_REPORT: c_int = -14;
+/// A read met elements whose last writer (a failed launch) lost them.
+pub const CLPART_DATA_LOST: c_int = -15;
 /// An internal error (a bug in clpart) was caught at the boundary.
 pub const CLPART_PANIC: c_int = -99;
 
@@ -58,6 +60,7 @@ pub const STATUS_NAMES: &[(c_int, &std::ffi::CStr)] = &[
     (CLPART_LAUNCH_FAILED, c"CLPART_LAUNCH_FAILED"),
     (CLPART_VERIFY_FAILED, c"CLPART_VERIFY_FAILED"),
     (CLPART_NO_REPORT, c"CLPART_NO_REPORT"),
+    (CLPART_DATA_LOST, c"CLPART_DATA_LOST"),
     (CLPART_PANIC, c"CLPART_PANIC"),
 ];
 

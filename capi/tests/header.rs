@@ -119,7 +119,7 @@ fn c_type(rust: &str) -> String {
         "usize" => "size_t",
         "f64" => "double",
         "u64" => "uint64_t",
-        "cl_uint" | "cl_device_id" | "clpart_plan" | "clpart_report" | "clpart_device_report" => t,
+        "cl_uint" | "cl_device_id" | "clpart_plan" | "clpart_buffer" | "clpart_report" | "clpart_device_report" => t,
         other => {
             panic!("no C spelling for the Rust type '{other}': extend c_type in tests/header.rs")
         }
