@@ -236,11 +236,19 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
     if n_devices == 0 {
         bail!("no OpenCL device found");
     }
+    // the launcher's own checks, made before anything runs
     let check_devices = |shares: &[(usize, f64)], what: &str| -> Result<()> {
-        for &(d, _) in shares {
+        for (i, &(d, _)) in shares.iter().enumerate() {
             if d >= n_devices {
                 bail!("{what}: device {d} does not exist (devices: 0 to {})", n_devices - 1);
             }
+            if shares[..i].iter().any(|&(e, _)| e == d) {
+                bail!("{what}: device {d} is listed twice");
+            }
+        }
+        let sum: f64 = shares.iter().map(|s| s.1).sum();
+        if (sum - 1.0).abs() > 1e-6 {
+            bail!("{what}: the shares sum to {sum}, not 1");
         }
         Ok(())
     };
@@ -259,6 +267,17 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
         bail!("--verify-device {verify_device}: no such device (devices: 0 to {})", n_devices - 1);
     }
 
+    // The buffers.
+    let mut set = BufferSet::new();
+    let mut ids: Vec<BufferId> = Vec::new();
+    let mut reference: Vec<launcher::HostBuffer> = Vec::new();
+    for b in &file.buffers {
+        let host = make_buffer(&args.file, b).map_err(|m| in_file(format!("buffer '{}': {m}", b.name)))?;
+        if args.verify {
+            reference.push(host.clone());
+        }
+        ids.push(set.add(DeviceBuffer::new(host)));
+    }
     // The steps, checked against their kernels.
     let mut prepared = Vec::new();
     for (j, s) in file.steps.iter().enumerate() {
@@ -311,17 +330,6 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
         prepared.push(p);
     }
 
-    // The buffers.
-    let mut set = BufferSet::new();
-    let mut ids: Vec<BufferId> = Vec::new();
-    let mut reference: Vec<launcher::HostBuffer> = Vec::new();
-    for b in &file.buffers {
-        let host = make_buffer(&args.file, b).map_err(|m| in_file(format!("buffer '{}': {m}", b.name)))?;
-        if args.verify {
-            reference.push(host.clone());
-        }
-        ids.push(set.add(DeviceBuffer::new(host)));
-    }
     let mut outs = Vec::new();
     for o in &args.outs {
         let (n, path) = o.split_once('=').with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
