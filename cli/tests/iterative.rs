@@ -22,7 +22,6 @@ use std::process::{Command, Output};
 
 use ranges_format::{RunFile, StepArg};
 
-const PROGRAMS: [&str; 4] = ["jacobi1d", "jacobi2d", "fdtd2d", "lu"];
 const TWO: &str = "pthread basic";
 const THREE: &str = "pthread pthread pthread";
 
@@ -215,7 +214,6 @@ impl LaunchArgs<'_> {
 
 /// The elements work-item `(x, y)` reads and writes, as the kernels of
 /// `kernels/iterative/` do (their C, in Rust).
-#[allow(clippy::type_complexity)]
 fn accesses(kernel: &str, a: &LaunchArgs, x: i64, y: i64, reads: &mut Vec<(String, i64)>, writes: &mut Vec<(String, i64)>) {
     match kernel {
         "jacobi1d" => {

@@ -69,6 +69,10 @@
 //! (`cargo run --release -p ranges-format --example eval_cost` prints a
 //! table).
 //!
+//! The run file of `clpart steps` ([`RunFile`], module [`run_file`]), a
+//! hand-written sequence of launches over named buffers, is parsed and
+//! checked here too: the other file clpart reads.
+//!
 //! This crate does no I/O except [`RangeFile::read`],
 //! [`RangeFile::write_atomic`] and [`output::write_file`] (the safe output
 //! file writer every clpart output uses).

@@ -145,10 +145,12 @@ impl RunFile {
     /// without `Some(...)`.
     pub fn parse(text: &str) -> Result<RunFile, RunFileError> {
         let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let file: RunFile = options.from_str(text).map_err(|e| RunFileError::Syntax {
-            line: e.span.start.line,
-            col: e.span.start.col,
-            message: lower_first(&e.code.to_string()),
+        let file: RunFile = options.from_str(text).map_err(|e| {
+            let mut message = lower_first(&e.code.to_string());
+            if message.contains("untagged enum StepArg") {
+                message = "an argument's value is a number or a string (a buffer name, a literal, \"step\" or \"local:N\")".into();
+            }
+            RunFileError::Syntax { line: e.span.start.line, col: e.span.start.col, message }
         })?;
         file.check()?;
         Ok(file)
@@ -298,6 +300,8 @@ mod tests {
         assert!(e.contains("repaet"), "{e}");
         let e = error(&GOOD.replace("type: \"float\", size", "size"));
         assert!(e.contains("type"), "{e}");
+        let e = error(&GOOD.replace("\"src\": \"A\"", "\"src\": Buffer(\"A\")"));
+        assert!(e.contains("an argument's value is a number or a string"), "{e}");
     }
 
     #[test]
