@@ -833,8 +833,13 @@ fn device_work(
     for a in &plan.arrays {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
         let whole_range = (0, len - 1);
-        let whole = all_whole || a.whole_reason.is_some() || a.slice.is_none();
-        let (cover, read_r, write_r) = if whole {
+        let whole = all_whole || a.whole_reason.is_some();
+        // A bounded array without a slice range: no slice touches it (the
+        // guard checks that), so nothing moves and no memory is held.
+        let untouched = !whole && a.slice.is_none();
+        let (cover, read_r, write_r) = if untouched {
+            (None, None, None)
+        } else if whole {
             (
                 (len > 0).then_some(whole_range),
                 a.reads.then_some(whole_range),
@@ -1361,8 +1366,12 @@ fn run_split(
         gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         for (wi, w) in works.iter_mut().enumerate() {
             let da = &mut w.arrays[ai];
-            let cover = da.cover.unwrap_or((0, 0));
-            gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?);
+            match da.cover {
+                Some(cover) => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?),
+                // untouched: any allocation will do (a placeholder when none)
+                None if r.allocs.contains_key(&w.device) => {}
+                None => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, (0, 0), false)?),
+            }
             let alloc = &r.allocs[&w.device];
             da.base = alloc.base;
             da.extent = alloc.extent;
@@ -1665,11 +1674,6 @@ fn run_split(
     for (ai, a) in plan.arrays.iter().enumerate() {
         if let Some(r) = &a.whole_reason {
             notes.push(format!("array '{}' is transferred whole: {r}", a.name));
-        } else if works.iter().any(|w| w.arrays[ai].whole) && a.slice.is_none() {
-            notes.push(format!(
-                "array '{}' has no slice range and is transferred whole",
-                a.name
-            ));
         }
         if glue[ai] == Glue::DiffMerge && a.writes {
             notes.push(format!(
