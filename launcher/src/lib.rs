@@ -12,6 +12,9 @@
 //! Main types: [`Runtime`] (devices, per-device context and queue, program
 //! cache), [`Plan`] (a kernel with expressions bound once and programs
 //! built per device), [`KernelArgs`], [`NdRange`], [`RunReport`].
+//! Resident buffers' bookkeeping, pure (no OpenCL): [`Runs`] (sets of
+//! element indices and the [`Rect`] transfers that move them) and
+//! [`Coherence`] (which holder holds valid values of which elements).
 //!
 //! PoCL picks its devices from `POCL_DEVICES` when the ICD loader first
 //! loads it: set the variable before the first OpenCL call of the process.
@@ -19,6 +22,7 @@
 mod args;
 mod balance;
 mod buffer;
+mod coherence;
 mod elem;
 mod error;
 mod exec;
@@ -26,12 +30,14 @@ mod launch;
 mod ndrange;
 mod npy;
 mod plan;
+mod runs;
 mod runtime;
 mod spec;
 
 pub use args::KernelArgs;
 pub use balance::{launch_key, Balancer, MIN_KERNEL_MS};
 pub use buffer::{ArgValue, HostBuffer};
+pub use coherence::{Coherence, Holder, Lost, NeedPlan};
 pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
 pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
@@ -39,4 +45,5 @@ pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunRe
 pub use ndrange::{parse_shares, split_groups, NdRange};
 pub use npy::{read_npy, write_npy};
 pub use plan::Plan;
+pub use runs::{Rect, Runs, COMMAND_COST_BYTES};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};
