@@ -15,7 +15,7 @@ use crate::buffer::{ArgValue, HostBuffer};
 use crate::coherence::Holder;
 use crate::elem::ElemType;
 use crate::resident::{with_host_copies, DevAlloc, DeviceBuffer, Residency};
-use crate::runs::Runs;
+use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
@@ -1381,6 +1381,21 @@ fn run_split(
         }
     }
 
+    // The commands: what each device lacks, gaps bridged where the host
+    // holds them and a gap costs less than a command (`Runs::transfers`).
+    let mut sends: Vec<Vec<Vec<Rect>>> = Vec::with_capacity(works.len());
+    for (wi, w) in works.iter().enumerate() {
+        let mut per = Vec::with_capacity(n_arrays);
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let r = res[a.arg_index as usize].as_deref().expect("checked above");
+            let fill = r.coh.valid(Holder::Host).intersect(&w.arrays[ai].cover.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u)));
+            let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
+            to_device[wi][ai] = Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect());
+            per.push(rects);
+        }
+        sends.push(per);
+    }
+
     // Backups of what only the device holds in its write window.
     let mut backups: Vec<Backup> = Vec::new();
     if guarded {
@@ -1451,7 +1466,7 @@ fn run_split(
     }
     let host_ref = SharedRegions(&host);
     let arrays = &plan.arrays;
-    let to_device_ref = &to_device;
+    let sends_ref = &sends;
     let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
@@ -1460,12 +1475,12 @@ fn run_split(
         let mut to = 0u64;
         for (ai, (da, a)) in w.arrays.iter().zip(arrays).enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
-            for rect in to_device_ref[wi][ai].rects() {
+            for rect in &sends_ref[wi][ai] {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
                 let buf = ManuallyDropped::new(mems[ai]);
-                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, &rect, a.elem_size)? });
+                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, rect, a.elem_size)? });
                 to += rect.n_elems() * a.elem_size;
             }
         }

@@ -24,7 +24,7 @@ use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::runs::Runs;
+use crate::runs::{Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
 /// One device's allocation for a buffer: elements `[base, base + extent)`
@@ -72,6 +72,7 @@ impl Residency {
         let region = HostRegion::of(host);
         let mut fin = Finisher::new();
         let mut moved = Vec::new();
+        let mut copied = Vec::new();
         for (dev, runs) in &plan {
             let Some(a) = self.allocs.get(dev) else {
                 return Err(LaunchError::Buffer {
@@ -80,7 +81,10 @@ impl Residency {
             };
             fin.add(&a.ctx);
             let mut n = 0;
-            for rect in runs.rects() {
+            let fill = self.coh.valid(Holder::Device(*dev)).intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
+            let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
+            copied.push((*dev, Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())));
+            for rect in rects {
                 // SAFETY: the host copy is borrowed mutably for this call and
                 // the queues are finished before it returns (Finisher);
                 // bounds are checked on both sides.
@@ -90,7 +94,7 @@ impl Residency {
             moved.push((*dev, n));
         }
         fin.finish()?;
-        Ok((plan, moved))
+        Ok((copied, moved))
     }
 }
 
