@@ -62,6 +62,8 @@ pub struct DeviceReport {
     pub bytes_to_device: u64,
     /// Bytes copied device → host.
     pub bytes_from_device: u64,
+    /// Transfer commands (host → device and device → host, each rect one).
+    pub commands: u64,
     /// Kernel execution time (profiling events), milliseconds.
     pub kernel_ms: f64,
 }
@@ -139,8 +141,10 @@ impl fmt::Display for RunReport {
         }
         write!(
             f,
-            "  bytes moved {}, whole buffers {}",
-            self.bytes_total, self.bytes_whole_buffers
+            "  bytes moved {} in {} transfer commands, whole buffers {}",
+            self.bytes_total,
+            self.devices.iter().map(|d| d.commands).sum::<u64>(),
+            self.bytes_whole_buffers
         )?;
         match self.bytes_exact {
             Some(b) => writeln!(f, ", exact footprint {b}")?,
@@ -198,7 +202,7 @@ pub fn run_whole(
         },
         _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
     })?;
-    let (kernel_ms, to, from) =
+    let (kernel_ms, to, from, _) =
         run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
     Ok(WholeRun {
         device,
@@ -222,7 +226,7 @@ impl Plan {
         self.whole_kernel(device)?;
         let dk = &self.kernels[&device];
         let kernel = dk.whole.as_ref().expect("built above");
-        let (kernel_ms, to, from) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+        let (kernel_ms, to, from, _) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
             kind == ArgKind::GlobalBuffer
         })?;
         Ok(WholeRun {
@@ -242,7 +246,7 @@ fn run_original(
     nd: &NdRange,
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<(f64, u64, u64)> {
+) -> Result<(f64, u64, u64, u64)> {
     match run_on_one(ctx, kernel, nd, args, None, readback)? {
         Ok(r) => Ok(r),
         Err(_) => unreachable!("no guard, no flags"),
@@ -268,13 +272,14 @@ fn run_on_one(
     args: &mut KernelArgs,
     guard: Option<GuardedRun<'_>>,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<std::result::Result<(f64, u64, u64), Vec<(u32, i32)>>> {
+) -> Result<std::result::Result<(f64, u64, u64, u64), Vec<(u32, i32)>>> {
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
     let sink = if guard.is_some() { GUARD_SINK } else { 0 };
     let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
     let mut to = 0u64;
+    let mut commands = 0u64;
     let mut from = 0u64;
     let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flags = zero_flags.clone();
@@ -296,6 +301,7 @@ fn run_on_one(
         // the queue is finished before it returns (Finisher).
         exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
         to += len as u64;
+        commands += 1;
         bufs.push(Some(buf));
     }
     let flag_buf = match &guard {
@@ -350,13 +356,14 @@ fn run_on_one(
                 // SAFETY: as above.
                 exec::release(unsafe { exec::read_host(ctx, buf, 0, region, 0, len)? });
                 from += len as u64;
+                commands += 1;
             }
         }
     }
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
     exec::release((ev, bufs, flag_buf));
-    Ok(Ok((kernel_ms, to, from)))
+    Ok(Ok((kernel_ms, to, from, commands)))
 }
 
 /// A by-value argument copied out of `KernelArgs`, so that no reference into
@@ -539,7 +546,7 @@ pub fn launch(
         let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         launch_over(plan, nd, args, &mut refs, shares, options)
     };
-    let mut gathered: Vec<(usize, u64)> = Vec::new();
+    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
     let mut first_err = None;
     for (i, mut b) in temps {
         let es = b.host.elem().size.max(1) as u64;
@@ -562,14 +569,17 @@ pub fn launch(
 }
 
 /// Adds device → host bytes to the report, per source device.
-fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64)]) {
-    for &(dev, n) in gathered {
+fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64, u64)]) {
+    for &(dev, n, commands) in gathered {
         if n == 0 {
             continue;
         }
         match report.devices.iter_mut().find(|d| d.index == dev) {
-            Some(d) => d.bytes_from_device += n,
-            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, ..DeviceReport::default() }),
+            Some(d) => {
+                d.bytes_from_device += n;
+                d.commands += commands;
+            }
+            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, commands, ..DeviceReport::default() }),
         }
         report.bytes_total += n;
     }
@@ -1140,7 +1150,7 @@ fn run_unsplit(
             }
         }
     }
-    let (kernel_ms, to, from) = match result {
+    let (kernel_ms, to, from, commands) = match result {
         Some(r) => r,
         None => {
             exec::cl_timed(|| plan.whole_kernel(w.device))?;
@@ -1173,6 +1183,7 @@ fn run_unsplit(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: from,
+            commands,
             kernel_ms,
         }],
         bytes_total: to + from,
@@ -1232,7 +1243,7 @@ fn ensure_alloc(
     es: u64,
     (lo, hi): (i64, i64),
     grow: bool,
-) -> Result<Vec<(usize, u64)>> {
+) -> Result<Vec<(usize, u64, u64)>> {
     let dev = ctx.info.index;
     if res.allocs.get(&dev).is_some_and(|a| a.covers(lo, hi)) {
         return Ok(Vec::new());
@@ -1334,7 +1345,7 @@ fn run_split(
 
     let infos = args.infos().to_vec();
     let guarded = !options.unchecked && plan.guard.is_ok();
-    let mut gathered: Vec<(usize, u64)> = Vec::new();
+    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
 
     // Phase 0 (host): gather on the host what the devices need and only
     // other devices hold, and what a merge compares against; allocate.
@@ -1520,6 +1531,7 @@ fn run_split(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: 0,
+            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum(),
             kernel_ms: 0.0,
         };
         Ok((flag_buf, ev, report))
@@ -1623,6 +1635,7 @@ fn run_split(
             // SAFETY: bounds-checked; the staging vector outlives the queue.
             exec::release(unsafe { exec::read_host(ctx, &buf, ((l - da.base) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
             from += len as u64;
+            report.commands += 1;
         }
         report.bytes_from_device = from;
     }

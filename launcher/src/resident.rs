@@ -52,9 +52,9 @@ pub(crate) struct Residency {
 
 impl Residency {
     /// Copies what the host copy `host` (elements of `es` bytes) lacks of
-    /// `want` from the devices holding it; returns the bytes moved per
-    /// source device. Elements whose last writer failed are an error.
-    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64)>> {
+    /// `want` from the devices holding it; returns the bytes moved and the
+    /// commands per source device. Elements whose last writer failed are an error.
+    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64, u64)>> {
         let (plan, moved) = self.read_into(host, es, want)?;
         for (_, runs) in &plan {
             self.coh.copied(Holder::Host, runs);
@@ -64,7 +64,7 @@ impl Residency {
 
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
-    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64)>)> {
+    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
         let plan = self.coh.plan_host(want).map_err(|lost| lost_error(&lost.0))?;
         if plan.is_empty() {
             return Ok((plan, Vec::new()));
@@ -84,6 +84,7 @@ impl Residency {
             let fill = self.coh.valid(Holder::Device(*dev)).intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
             let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
             copied.push((*dev, Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())));
+            let n_commands = rects.len() as u64;
             for rect in rects {
                 // SAFETY: the host copy is borrowed mutably for this call and
                 // the queues are finished before it returns (Finisher);
@@ -91,7 +92,7 @@ impl Residency {
                 exec::release(unsafe { exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)? });
                 n += rect.n_elems() * es;
             }
-            moved.push((*dev, n));
+            moved.push((*dev, n, n_commands));
         }
         fin.finish()?;
         Ok((copied, moved))
