@@ -15,7 +15,7 @@ use crate::buffer::{ArgValue, HostBuffer};
 use crate::coherence::Holder;
 use crate::elem::ElemType;
 use crate::resident::{with_host_copies, DevAlloc, DeviceBuffer, Residency};
-use crate::runs::Runs;
+use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
@@ -62,6 +62,8 @@ pub struct DeviceReport {
     pub bytes_to_device: u64,
     /// Bytes copied device → host.
     pub bytes_from_device: u64,
+    /// Transfer commands (host → device and device → host, each rect one).
+    pub commands: u64,
     /// Kernel execution time (profiling events), milliseconds.
     pub kernel_ms: f64,
 }
@@ -139,8 +141,10 @@ impl fmt::Display for RunReport {
         }
         write!(
             f,
-            "  bytes moved {}, whole buffers {}",
-            self.bytes_total, self.bytes_whole_buffers
+            "  bytes moved {} in {} transfer commands, whole buffers {}",
+            self.bytes_total,
+            self.devices.iter().map(|d| d.commands).sum::<u64>(),
+            self.bytes_whole_buffers
         )?;
         match self.bytes_exact {
             Some(b) => writeln!(f, ", exact footprint {b}")?,
@@ -198,7 +202,7 @@ pub fn run_whole(
         },
         _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
     })?;
-    let (kernel_ms, to, from) =
+    let (kernel_ms, to, from, _) =
         run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
     Ok(WholeRun {
         device,
@@ -222,7 +226,7 @@ impl Plan {
         self.whole_kernel(device)?;
         let dk = &self.kernels[&device];
         let kernel = dk.whole.as_ref().expect("built above");
-        let (kernel_ms, to, from) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+        let (kernel_ms, to, from, _) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
             kind == ArgKind::GlobalBuffer
         })?;
         Ok(WholeRun {
@@ -242,7 +246,7 @@ fn run_original(
     nd: &NdRange,
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<(f64, u64, u64)> {
+) -> Result<(f64, u64, u64, u64)> {
     match run_on_one(ctx, kernel, nd, args, None, readback)? {
         Ok(r) => Ok(r),
         Err(_) => unreachable!("no guard, no flags"),
@@ -268,13 +272,14 @@ fn run_on_one(
     args: &mut KernelArgs,
     guard: Option<GuardedRun<'_>>,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<std::result::Result<(f64, u64, u64), Vec<(u32, i32)>>> {
+) -> Result<std::result::Result<(f64, u64, u64, u64), Vec<(u32, i32)>>> {
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
     let sink = if guard.is_some() { GUARD_SINK } else { 0 };
     let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
     let mut to = 0u64;
+    let mut commands = 0u64;
     let mut from = 0u64;
     let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flags = zero_flags.clone();
@@ -296,6 +301,7 @@ fn run_on_one(
         // the queue is finished before it returns (Finisher).
         exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
         to += len as u64;
+        commands += 1;
         bufs.push(Some(buf));
     }
     let flag_buf = match &guard {
@@ -350,13 +356,14 @@ fn run_on_one(
                 // SAFETY: as above.
                 exec::release(unsafe { exec::read_host(ctx, buf, 0, region, 0, len)? });
                 from += len as u64;
+                commands += 1;
             }
         }
     }
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
     exec::release((ev, bufs, flag_buf));
-    Ok(Ok((kernel_ms, to, from)))
+    Ok(Ok((kernel_ms, to, from, commands)))
 }
 
 /// A by-value argument copied out of `KernelArgs`, so that no reference into
@@ -539,7 +546,7 @@ pub fn launch(
         let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         launch_over(plan, nd, args, &mut refs, shares, options)
     };
-    let mut gathered: Vec<(usize, u64)> = Vec::new();
+    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
     let mut first_err = None;
     for (i, mut b) in temps {
         let es = b.host.elem().size.max(1) as u64;
@@ -562,14 +569,17 @@ pub fn launch(
 }
 
 /// Adds device → host bytes to the report, per source device.
-fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64)]) {
-    for &(dev, n) in gathered {
+fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64, u64)]) {
+    for &(dev, n, commands) in gathered {
         if n == 0 {
             continue;
         }
         match report.devices.iter_mut().find(|d| d.index == dev) {
-            Some(d) => d.bytes_from_device += n,
-            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, ..DeviceReport::default() }),
+            Some(d) => {
+                d.bytes_from_device += n;
+                d.commands += commands;
+            }
+            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, commands, ..DeviceReport::default() }),
         }
         report.bytes_total += n;
     }
@@ -833,8 +843,13 @@ fn device_work(
     for a in &plan.arrays {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
         let whole_range = (0, len - 1);
-        let whole = all_whole || a.whole_reason.is_some() || a.slice.is_none();
-        let (cover, read_r, write_r) = if whole {
+        let whole = all_whole || a.whole_reason.is_some();
+        // A bounded array without a slice range: no slice touches it (the
+        // guard checks that), so nothing moves and no memory is held.
+        let untouched = !whole && a.slice.is_none();
+        let (cover, read_r, write_r) = if untouched {
+            (None, None, None)
+        } else if whole {
             (
                 (len > 0).then_some(whole_range),
                 a.reads.then_some(whole_range),
@@ -1135,7 +1150,7 @@ fn run_unsplit(
             }
         }
     }
-    let (kernel_ms, to, from) = match result {
+    let (kernel_ms, to, from, commands) = match result {
         Some(r) => r,
         None => {
             exec::cl_timed(|| plan.whole_kernel(w.device))?;
@@ -1168,6 +1183,7 @@ fn run_unsplit(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: from,
+            commands,
             kernel_ms,
         }],
         bytes_total: to + from,
@@ -1227,7 +1243,7 @@ fn ensure_alloc(
     es: u64,
     (lo, hi): (i64, i64),
     grow: bool,
-) -> Result<Vec<(usize, u64)>> {
+) -> Result<Vec<(usize, u64, u64)>> {
     let dev = ctx.info.index;
     if res.allocs.get(&dev).is_some_and(|a| a.covers(lo, hi)) {
         return Ok(Vec::new());
@@ -1329,7 +1345,7 @@ fn run_split(
 
     let infos = args.infos().to_vec();
     let guarded = !options.unchecked && plan.guard.is_ok();
-    let mut gathered: Vec<(usize, u64)> = Vec::new();
+    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
 
     // Phase 0 (host): gather on the host what the devices need and only
     // other devices hold, and what a merge compares against; allocate.
@@ -1361,8 +1377,12 @@ fn run_split(
         gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         for (wi, w) in works.iter_mut().enumerate() {
             let da = &mut w.arrays[ai];
-            let cover = da.cover.unwrap_or((0, 0));
-            gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?);
+            match da.cover {
+                Some(cover) => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?),
+                // untouched: any allocation will do (a placeholder when none)
+                None if r.allocs.contains_key(&w.device) => {}
+                None => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, (0, 0), false)?),
+            }
             let alloc = &r.allocs[&w.device];
             da.base = alloc.base;
             da.extent = alloc.extent;
@@ -1370,6 +1390,21 @@ fn run_split(
             let need = da.read_set.union(&da.prefill);
             to_device[wi][ai] = need.subtract(&r.coh.valid(Holder::Device(w.device)));
         }
+    }
+
+    // The commands: what each device lacks, gaps bridged where the host
+    // holds them and a gap costs less than a command (`Runs::transfers`).
+    let mut sends: Vec<Vec<Vec<Rect>>> = Vec::with_capacity(works.len());
+    for (wi, w) in works.iter().enumerate() {
+        let mut per = Vec::with_capacity(n_arrays);
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let r = res[a.arg_index as usize].as_deref().expect("checked above");
+            let fill = r.coh.valid(Holder::Host).intersect(&w.arrays[ai].cover.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u)));
+            let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
+            to_device[wi][ai] = Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect());
+            per.push(rects);
+        }
+        sends.push(per);
     }
 
     // Backups of what only the device holds in its write window.
@@ -1442,7 +1477,7 @@ fn run_split(
     }
     let host_ref = SharedRegions(&host);
     let arrays = &plan.arrays;
-    let to_device_ref = &to_device;
+    let sends_ref = &sends;
     let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
@@ -1451,12 +1486,12 @@ fn run_split(
         let mut to = 0u64;
         for (ai, (da, a)) in w.arrays.iter().zip(arrays).enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
-            for rect in to_device_ref[wi][ai].rects() {
+            for rect in &sends_ref[wi][ai] {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
                 let buf = ManuallyDropped::new(mems[ai]);
-                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, &rect, a.elem_size)? });
+                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, rect, a.elem_size)? });
                 to += rect.n_elems() * a.elem_size;
             }
         }
@@ -1496,6 +1531,7 @@ fn run_split(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: 0,
+            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum(),
             kernel_ms: 0.0,
         };
         Ok((flag_buf, ev, report))
@@ -1599,6 +1635,7 @@ fn run_split(
             // SAFETY: bounds-checked; the staging vector outlives the queue.
             exec::release(unsafe { exec::read_host(ctx, &buf, ((l - da.base) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
             from += len as u64;
+            report.commands += 1;
         }
         report.bytes_from_device = from;
     }
@@ -1665,11 +1702,6 @@ fn run_split(
     for (ai, a) in plan.arrays.iter().enumerate() {
         if let Some(r) = &a.whole_reason {
             notes.push(format!("array '{}' is transferred whole: {r}", a.name));
-        } else if works.iter().any(|w| w.arrays[ai].whole) && a.slice.is_none() {
-            notes.push(format!(
-                "array '{}' has no slice range and is transferred whole",
-                a.name
-            ));
         }
         if glue[ai] == Glue::DiffMerge && a.writes {
             notes.push(format!(

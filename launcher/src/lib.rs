@@ -12,6 +12,9 @@
 //! Main types: [`Runtime`] (devices, per-device context and queue, program
 //! cache), [`Plan`] (a kernel with expressions bound once and programs
 //! built per device), [`KernelArgs`], [`NdRange`], [`RunReport`].
+//! Resident buffers' bookkeeping, pure (no OpenCL): [`Runs`] (sets of
+//! element indices and the [`Rect`] transfers that move them) and
+//! [`Coherence`] (which holder holds valid values of which elements).
 //!
 //! PoCL picks its devices from `POCL_DEVICES` when the ICD loader first
 //! loads it: set the variable before the first OpenCL call of the process.

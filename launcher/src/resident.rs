@@ -24,7 +24,7 @@ use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::runs::Runs;
+use crate::runs::{Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
 /// One device's allocation for a buffer: elements `[base, base + extent)`
@@ -52,9 +52,9 @@ pub(crate) struct Residency {
 
 impl Residency {
     /// Copies what the host copy `host` (elements of `es` bytes) lacks of
-    /// `want` from the devices holding it; returns the bytes moved per
-    /// source device. Elements whose last writer failed are an error.
-    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64)>> {
+    /// `want` from the devices holding it; returns the bytes moved and the
+    /// commands per source device. Elements whose last writer failed are an error.
+    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64, u64)>> {
         let (plan, moved) = self.read_into(host, es, want)?;
         for (_, runs) in &plan {
             self.coh.copied(Holder::Host, runs);
@@ -64,7 +64,7 @@ impl Residency {
 
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
-    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64)>)> {
+    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
         let plan = self.coh.plan_host(want).map_err(|lost| lost_error(&lost.0))?;
         if plan.is_empty() {
             return Ok((plan, Vec::new()));
@@ -72,6 +72,7 @@ impl Residency {
         let region = HostRegion::of(host);
         let mut fin = Finisher::new();
         let mut moved = Vec::new();
+        let mut copied = Vec::new();
         for (dev, runs) in &plan {
             let Some(a) = self.allocs.get(dev) else {
                 return Err(LaunchError::Buffer {
@@ -80,17 +81,21 @@ impl Residency {
             };
             fin.add(&a.ctx);
             let mut n = 0;
-            for rect in runs.rects() {
+            let fill = self.coh.valid(Holder::Device(*dev)).intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
+            let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
+            copied.push((*dev, Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())));
+            let n_commands = rects.len() as u64;
+            for rect in rects {
                 // SAFETY: the host copy is borrowed mutably for this call and
                 // the queues are finished before it returns (Finisher);
                 // bounds are checked on both sides.
                 exec::release(unsafe { exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)? });
                 n += rect.n_elems() * es;
             }
-            moved.push((*dev, n));
+            moved.push((*dev, n, n_commands));
         }
         fin.finish()?;
-        Ok((plan, moved))
+        Ok((copied, moved))
     }
 }
 

@@ -1,15 +1,48 @@
-//! Sets of element indices as runs ([`Runs`]) and the transfer commands
-//! that move them ([`Rect`]).
+//! Sets of element indices as runs, and the transfer commands that move them.
+//!
+//! A [`Runs`] is a set of element indices of one array, kept as sorted,
+//! disjoint, non-adjacent inclusive intervals. Its set operations are linear
+//! merges over the intervals, never loops over elements: a resident buffer
+//! may hold 10^9 elements in 10^5 runs. [`Runs::from_box`] turns a
+//! delinearized box (a range of a row-major array) into runs.
+//!
+//! A [`Rect`] is one `clEnqueue{Read,Write}BufferRect`-shaped command in
+//! element units. [`Runs::rects`] covers a set exactly with few commands by
+//! grouping equal runs at equal spacing into 2-D rects and equal 2-D rects at
+//! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps
+//! when that saves a command (the cost model of [`COMMAND_COST_BYTES`]).
 
-/// The fixed cost of one transfer command, counted in bytes moved: the
-/// cost model bridges a gap between two runs when moving the gap costs
-/// less than a command of its own.
+use std::fmt;
+
+/// The fixed cost of one transfer command, in bytes moved: moving a gap of
+/// fewer bytes than this along with its neighbours is cheaper than a command
+/// of its own. Measured in the bench.
 pub const COMMAND_COST_BYTES: u64 = 16 * 1024;
 
 /// A set of element indices: sorted, disjoint, non-adjacent inclusive
-/// intervals.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// intervals (`lo <= hi`, and each interval starts at least two past the end
+/// of the previous one).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Runs(Vec<(i64, i64)>);
+
+/// Number of elements of the inclusive interval `[lo, hi]` (`lo <= hi`).
+fn width(lo: i64, hi: i64) -> u64 {
+    (hi as i128 - lo as i128 + 1) as u64
+}
+
+/// Appends `[lo, hi]` to normalized intervals whose last one starts at or
+/// before `lo`, merging it with the last one when they overlap or touch.
+fn push_merge(v: &mut Vec<(i64, i64)>, lo: i64, hi: i64) {
+    if let Some(last) = v.last_mut() {
+        if lo <= last.1.saturating_add(1) {
+            if hi > last.1 {
+                last.1 = hi;
+            }
+            return;
+        }
+    }
+    v.push((lo, hi));
+}
 
 impl Runs {
     /// The empty set.
@@ -17,7 +50,7 @@ impl Runs {
         Runs(Vec::new())
     }
 
-    /// The elements `[lo, hi]`; empty when `lo > hi`.
+    /// The elements `lo..=hi`; empty when `lo > hi`.
     pub fn interval(lo: i64, hi: i64) -> Runs {
         if lo > hi {
             Runs::new()
@@ -26,247 +59,350 @@ impl Runs {
         }
     }
 
-    /// The union of inclusive intervals given in any order.
+    /// The union of inclusive intervals given in any order, overlapping or
+    /// touching; intervals with `lo > hi` are dropped.
     pub fn from_intervals(mut v: Vec<(i64, i64)>) -> Runs {
-        v.retain(|&(l, u)| l <= u);
-        v.sort_unstable();
+        v.retain(|&(lo, hi)| lo <= hi);
+        if !v.windows(2).all(|w| w[0].0 <= w[1].0) {
+            v.sort_unstable();
+        }
         let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-        for (l, u) in v {
-            match out.last_mut() {
-                Some(last) if l <= last.1.saturating_add(1) => last.1 = last.1.max(u),
-                _ => out.push((l, u)),
-            }
+        for (lo, hi) in v {
+            push_merge(&mut out, lo, hi);
         }
         Runs(out)
     }
 
-    /// The elements of a row-major box: `dims[k]` is the inclusive index
-    /// range of delinearized dimension `k`, `strides[k]` its stride in
-    /// elements, `offset` is added to every index. `None` when the set
-    /// would need more than `max_runs` intervals (callers use the hull).
+    /// The elements of a box of a row-major array: `dims[k]` is the
+    /// inclusive index range `(lo, hi)` of delinearized dimension `k` and
+    /// `strides[k]` its stride in elements; element `(i_0, .., i_n)` is
+    /// `offset + sum(i_k * strides[k])`. A dimension with `lo > hi` gives
+    /// the empty set; no dimension at all gives `{offset}`.
+    ///
+    /// Any strides work (zero, negative, not row-major, a last stride other
+    /// than 1): dimensions are taken innermost first by increasing stride,
+    /// and consecutive ones collapse into one run while they are contiguous.
+    /// Returns `None` when the box takes more than `max_runs` runs (callers
+    /// then use the hull) or when an index overflows `i64`. The runs are
+    /// counted before merging runs that overlap or touch, which only differ
+    /// from the result's count for boxes wider than the array's extents.
     pub fn from_box(offset: i64, dims: &[(i64, i64)], strides: &[i64], max_runs: usize) -> Option<Runs> {
-        if dims.is_empty() || dims.len() != strides.len() {
-            return None;
-        }
-        if dims.iter().any(|&(l, u)| l > u) {
+        debug_assert_eq!(dims.len(), strides.len(), "one stride per dimension");
+        if dims.iter().any(|&(lo, hi)| lo > hi) {
             return Some(Runs::new());
         }
-        let n = dims.len();
-        let (last_lo, last_hi) = dims[n - 1];
-        let contiguous = strides[n - 1] == 1;
-        let outer: &[(i64, i64)] = if contiguous { &dims[..n - 1] } else { dims };
-        let mut count: u128 = 1;
-        for &(l, u) in outer {
-            count = count.saturating_mul((u - l + 1) as u128);
+        // Each dimension as (positive stride, extent); its first index goes
+        // into `base`. Dimensions of one index or stride 0 only move `base`.
+        let mut base = offset as i128;
+        let mut outer: Vec<(i128, i128)> = Vec::with_capacity(dims.len());
+        for (&(lo, hi), &s) in dims.iter().zip(strides) {
+            let (lo, hi, s) = (lo as i128, hi as i128, s as i128);
+            let extent = hi - lo + 1;
+            if s == 0 || extent == 1 {
+                base = base.saturating_add(lo.saturating_mul(s));
+            } else if s > 0 {
+                base = base.saturating_add(lo.saturating_mul(s));
+                outer.push((s, extent));
+            } else {
+                base = base.saturating_add(hi.saturating_mul(s));
+                outer.push((-s, extent));
+            }
         }
-        if count > max_runs as u128 {
+        // Innermost (smallest stride) last; collapse while contiguous: runs
+        // of `len` elements at spacing `s <= len` make one run.
+        outer.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
+        let mut len: i128 = 1;
+        while let Some(&(s, extent)) = outer.last() {
+            if s > len {
+                break;
+            }
+            len = len.saturating_add((extent - 1).saturating_mul(s));
+            outer.pop();
+        }
+        let mut n_runs: u128 = 1;
+        for &(_, extent) in &outer {
+            n_runs = n_runs.saturating_mul(extent as u128);
+        }
+        if n_runs > max_runs as u128 {
             return None;
         }
-        let mut v = Vec::with_capacity(count as usize);
-        let mut idx: Vec<i64> = outer.iter().map(|d| d.0).collect();
+        let fits = |x: i128| x >= i64::MIN as i128 && x <= i64::MAX as i128;
+        let last = outer.iter().fold(base.saturating_add(len - 1), |acc, &(s, e)| acc.saturating_add(s.saturating_mul(e - 1)));
+        if !fits(base) || !fits(last) {
+            return None;
+        }
+        // Odometer over the outer dimensions, outermost first.
+        let mut v = Vec::with_capacity(n_runs as usize);
+        let mut idx = vec![0i128; outer.len()];
         loop {
-            let mut at = offset;
-            for (k, &i) in idx.iter().enumerate() {
-                at = at.checked_add(i.checked_mul(strides[k])?)?;
-            }
-            if contiguous {
-                v.push((at.checked_add(last_lo)?, at.checked_add(last_hi)?));
-            } else {
-                v.push((at, at));
-            }
-            // next index tuple, last dimension fastest
-            let mut k = idx.len();
+            let start = base + idx.iter().zip(&outer).map(|(&i, &(s, _))| i * s).sum::<i128>();
+            v.push((start as i64, (start + len - 1) as i64));
+            let mut k = outer.len();
             loop {
                 if k == 0 {
                     return Some(Runs::from_intervals(v));
                 }
                 k -= 1;
+                idx[k] += 1;
                 if idx[k] < outer[k].1 {
-                    idx[k] += 1;
                     break;
                 }
-                idx[k] = outer[k].0;
+                idx[k] = 0;
             }
         }
     }
 
-    /// True when the set has no element.
+    /// Whether the set has no element.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    /// The number of elements.
+    /// Number of elements (saturating at `u64::MAX`).
     pub fn n_elems(&self) -> u64 {
-        self.0.iter().map(|&(l, u)| (u - l + 1) as u64).sum()
+        let n: u128 = self.0.iter().map(|&(lo, hi)| width(lo, hi) as u128).sum();
+        n.min(u64::MAX as u128) as u64
     }
 
-    /// The number of intervals.
+    /// Number of runs (maximal intervals).
     pub fn n_runs(&self) -> usize {
         self.0.len()
     }
 
-    /// The intervals, sorted.
+    /// The runs: sorted, disjoint, non-adjacent inclusive intervals.
     pub fn intervals(&self) -> &[(i64, i64)] {
         &self.0
     }
 
-    /// The least and greatest element.
+    /// The smallest interval holding every element; `None` when empty.
     pub fn hull(&self) -> Option<(i64, i64)> {
         Some((self.0.first()?.0, self.0.last()?.1))
     }
 
-    /// `self ∪ other`.
+    /// Elements in `self` or in `other`.
     pub fn union(&self, other: &Runs) -> Runs {
-        if other.is_empty() {
-            return self.clone();
-        }
-        if self.is_empty() {
-            return other.clone();
-        }
-        let mut v: Vec<(i64, i64)> = Vec::with_capacity(self.0.len() + other.0.len());
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
-        while i < self.0.len() || j < other.0.len() {
-            let take_self = j >= other.0.len() || (i < self.0.len() && self.0[i] <= other.0[j]);
-            let r = if take_self {
+        while i < a.len() || j < b.len() {
+            let take_a = j == b.len() || (i < a.len() && a[i].0 <= b[j].0);
+            let (lo, hi) = if take_a {
                 i += 1;
-                self.0[i - 1]
+                a[i - 1]
             } else {
                 j += 1;
-                other.0[j - 1]
+                b[j - 1]
             };
-            match v.last_mut() {
-                Some(last) if r.0 <= last.1.saturating_add(1) => last.1 = last.1.max(r.1),
-                _ => v.push(r),
-            }
+            push_merge(&mut out, lo, hi);
         }
-        Runs(v)
+        Runs(out)
     }
 
-    /// `self ∩ other`.
-    pub fn intersect(&self, other: &Runs) -> Runs {
-        let mut v = Vec::new();
-        let (mut i, mut j) = (0, 0);
-        while i < self.0.len() && j < other.0.len() {
-            let (a, b) = (self.0[i], other.0[j]);
-            let (l, u) = (a.0.max(b.0), a.1.min(b.1));
-            if l <= u {
-                v.push((l, u));
-            }
-            if a.1 < b.1 {
-                i += 1;
-            } else {
-                j += 1;
-            }
-        }
-        Runs(v)
-    }
-
-    /// `self − other`.
+    /// Elements in `self` and not in `other`.
     pub fn subtract(&self, other: &Runs) -> Runs {
-        if other.is_empty() || self.is_empty() {
-            return self.clone();
-        }
-        let mut v = Vec::new();
+        let b = &other.0;
+        let mut out = Vec::with_capacity(self.0.len());
         let mut j = 0;
-        for &(l, u) in &self.0 {
-            let mut lo = l;
-            while j < other.0.len() && other.0[j].1 < lo {
+        for &(lo, hi) in &self.0 {
+            // Intervals of `other` wholly before this one are before every
+            // later one too.
+            while j < b.len() && b[j].1 < lo {
                 j += 1;
             }
+            let mut cur = lo;
             let mut k = j;
-            while k < other.0.len() && other.0[k].0 <= u {
-                let (ol, ou) = other.0[k];
-                if ol > lo {
-                    v.push((lo, ol - 1));
+            let mut covered = false;
+            while k < b.len() && b[k].0 <= hi {
+                if b[k].0 > cur {
+                    out.push((cur, b[k].0 - 1));
                 }
-                lo = lo.max(ou.saturating_add(1));
-                if ou >= u {
+                if b[k].1 >= hi {
+                    covered = true;
                     break;
                 }
+                cur = b[k].1 + 1;
                 k += 1;
             }
-            if lo <= u {
-                v.push((lo, u));
+            if !covered {
+                out.push((cur, hi));
             }
         }
-        Runs(v)
+        Runs(out)
     }
 
-    /// Whether `other ⊆ self`.
+    /// Elements in both `self` and `other`.
+    pub fn intersect(&self, other: &Runs) -> Runs {
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let lo = a[i].0.max(b[j].0);
+            let hi = a[i].1.min(b[j].1);
+            if lo <= hi {
+                out.push((lo, hi));
+            }
+            if a[i].1 < b[j].1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        Runs(out)
+    }
+
+    /// Whether every element of `other` is in `self` (`other ⊆ self`).
     pub fn contains(&self, other: &Runs) -> bool {
-        other.subtract(self).is_empty()
+        let a = &self.0;
+        let mut i = 0;
+        for &(lo, hi) in &other.0 {
+            while i < a.len() && a[i].1 < lo {
+                i += 1;
+            }
+            // Runs are maximal: one run of `self` must hold all of [lo, hi].
+            if i == a.len() || a[i].0 > lo || a[i].1 < hi {
+                return false;
+            }
+        }
+        true
     }
 
-    /// Whether the sets share an element.
+    /// Whether `self` and `other` have an element in common.
     pub fn overlaps(&self, other: &Runs) -> bool {
-        !self.intersect(other).is_empty()
+        let (a, b) = (&self.0, &other.0);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i].0.max(b[j].0) <= a[i].1.min(b[j].1) {
+                return true;
+            }
+            if a[i].1 < b[j].1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        false
     }
 
     /// Whether element `i` is in the set.
     pub fn contains_elem(&self, i: i64) -> bool {
-        let p = self.0.partition_point(|&(_, u)| u < i);
-        p < self.0.len() && self.0[p].0 <= i
+        let k = self.0.partition_point(|&(_, hi)| hi < i);
+        k < self.0.len() && self.0[k].0 <= i
     }
 
-    /// The transfer commands that move exactly this set: runs of equal
-    /// length at equal spacing become one 2-D rect, equal 2-D rects at
-    /// equal spacing one 3-D rect (greedy, left to right).
+    /// The transfer commands that move exactly `self` (no element outside
+    /// it): runs of equal length at equal spacing become one 2-D rect, equal
+    /// 2-D rects at equal spacing one 3-D rect (greedy, left to right). The
+    /// rects are pairwise disjoint, their union is `self`, and each is a
+    /// consecutive stretch of `self`'s runs, in order.
     pub fn rects(&self) -> Vec<Rect> {
-        let rows = rows_of(&self.0);
-        planes_of(rows)
+        group_planes(group_rows(&self.0))
     }
 
-    /// The cost model: like [`Runs::rects`], after bridging each gap between
-    /// consecutive runs that lies inside `fill` (elements that may be moved
-    /// too) and costs fewer bytes than a command, when the two runs would
-    /// otherwise go in different commands.
+    /// The transfer commands that move `self`, at the cost model's best:
+    /// like [`Runs::rects`], but where two consecutive rects are single runs
+    /// and the gap between them lies inside `fill` (elements that may
+    /// harmlessly be moved too) and moves fewer bytes than one command
+    /// (`gap_elems * elem_size < command_cost_bytes`), they become one run.
+    /// Gaps next to a rect of several rows are kept: bridging there would
+    /// break the rect up and save no command. The union of the rects holds
+    /// `self` and lies inside `self ∪ fill`; the rects are pairwise disjoint.
     pub fn transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
-        let rects = self.rects();
-        if rects.len() <= 1 {
-            return rects;
-        }
-        let mut bridged = self.0.clone();
-        let mut out: Vec<(i64, i64)> = Vec::with_capacity(bridged.len());
-        let owner = |i: i64| rects.iter().position(|r| r.contains_start(i));
-        for r in bridged.drain(..) {
+        let f = &fill.0;
+        let mut fj = 0;
+        let mut out: Vec<Rect> = Vec::new();
+        for r in self.rects() {
             if let Some(last) = out.last_mut() {
-                let gap = Runs::interval(last.1 + 1, r.0 - 1);
-                let small = (gap.n_elems()).saturating_mul(elem_size) < command_cost_bytes;
-                if small && fill.contains(&gap) && owner(last.0) != owner(r.0) {
-                    last.1 = r.1;
-                    continue;
+                if last.is_run() && r.is_run() {
+                    let (gap_lo, gap_hi) = (last.end(), r.start - 1);
+                    let gap_bytes = (width(gap_lo, gap_hi) as u128) * elem_size as u128;
+                    if gap_bytes < command_cost_bytes as u128 {
+                        // Gaps come in increasing order: `fj` only moves on.
+                        while fj < f.len() && f[fj].1 < gap_lo {
+                            fj += 1;
+                        }
+                        if fj < f.len() && f[fj].0 <= gap_lo && f[fj].1 >= gap_hi {
+                            let run = width(last.start, r.start + r.run as i64 - 1);
+                            *last = Rect::run(last.start, run);
+                            continue;
+                        }
+                    }
                 }
             }
             out.push(r);
         }
-        Runs(out).rects()
+        out
     }
 }
 
-/// One transfer command in element units, the same layout on both sides
-/// (the host array and a device buffer holding a window of it):
-/// `planes` planes `plane_pitch` apart, each `rows` rows `row_pitch`
-/// apart, each `run` contiguous elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl fmt::Display for Runs {
+    /// `{0..=3, 8..=11}`; `{}` when empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{")?;
+        for (k, &(lo, hi)) in self.0.iter().enumerate() {
+            let sep = if k == 0 { "" } else { ", " };
+            write!(f, "{sep}{lo}..={hi}")?;
+        }
+        write!(f, "}}")
+    }
+}
+
+/// One `clEnqueue{Read,Write}BufferRect`-shaped transfer in element units,
+/// with the same layout on both sides (the host array and the device buffer
+/// are both linear in the array's element index; the device buffer is just
+/// offset by a base). Elements: `start + p * plane_pitch + r * row_pitch + c`
+/// for `p < planes`, `r < rows`, `c < run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rect {
     /// First element.
     pub start: i64,
-    /// Elements per row.
+    /// Elements per row (contiguous), at least 1.
     pub run: u64,
-    /// Rows per plane (at least 1).
+    /// Rows per plane, at least 1.
     pub rows: u64,
-    /// Elements between the starts of consecutive rows.
+    /// Elements between the starts of consecutive rows: `> run` when
+    /// `rows > 1`, `== run` when `rows == 1`.
     pub row_pitch: u64,
-    /// Planes (at least 1).
+    /// Planes, at least 1.
     pub planes: u64,
-    /// Elements between the starts of consecutive planes.
+    /// Elements between plane starts: when `planes > 1`, at least
+    /// `row_pitch * rows` and a multiple of `row_pitch` (OpenCL
+    /// implementations such as PoCL reject other slice pitches); when
+    /// `planes == 1`, `row_pitch * rows`.
     pub plane_pitch: u64,
 }
 
 impl Rect {
-    /// The number of elements moved.
+    /// The contiguous elements `start..start + run`.
+    pub fn run(start: i64, run: u64) -> Rect {
+        Rect { start, run, rows: 1, row_pitch: run, planes: 1, plane_pitch: run }
+    }
+
+    /// Number of elements moved.
     pub fn n_elems(&self) -> u64 {
         self.run * self.rows * self.planes
+    }
+
+    /// Whether it is a single contiguous run (one row, one plane).
+    pub fn is_run(&self) -> bool {
+        self.rows == 1 && self.planes == 1
+    }
+
+    /// One past the last element: the buffer (relative to the array's
+    /// element 0) must reach at least this far.
+    pub fn end(&self) -> i64 {
+        self.start
+            + ((self.planes - 1) * self.plane_pitch + (self.rows - 1) * self.row_pitch + self.run) as i64
+    }
+
+    /// Whether the fields obey the constraints documented on each of them.
+    pub fn is_well_formed(&self) -> bool {
+        let rows_ok = if self.rows == 1 { self.row_pitch == self.run } else { self.row_pitch > self.run };
+        let row_bytes = self.row_pitch.checked_mul(self.rows);
+        let planes_ok = match row_bytes {
+            None => false,
+            Some(plane) if self.planes == 1 => self.plane_pitch == plane,
+            Some(plane) => self.plane_pitch >= plane && self.plane_pitch.is_multiple_of(self.row_pitch),
+        };
+        self.run >= 1 && self.rows >= 1 && self.planes >= 1 && rows_ok && planes_ok
     }
 
     /// The elements moved.
@@ -274,107 +410,86 @@ impl Rect {
         let mut v = Vec::with_capacity((self.rows * self.planes) as usize);
         for p in 0..self.planes {
             for r in 0..self.rows {
-                let s = self.start + (p * self.plane_pitch + r * self.row_pitch) as i64;
-                v.push((s, s + self.run as i64 - 1));
+                let lo = self.start + (p * self.plane_pitch + r * self.row_pitch) as i64;
+                push_merge(&mut v, lo, lo + self.run as i64 - 1);
             }
         }
-        Runs::from_intervals(v)
-    }
-
-    fn contains_start(&self, i: i64) -> bool {
-        let off = i - self.start;
-        if off < 0 {
-            return false;
-        }
-        let off = off as u64;
-        let (p, rem) = (off / self.plane_pitch.max(1), off % self.plane_pitch.max(1));
-        p < self.planes && rem % self.row_pitch.max(1) == 0 && rem / self.row_pitch.max(1) < self.rows
+        Runs(v)
     }
 }
 
-/// Groups runs of equal length at equal spacing into 2-D rects.
-fn rows_of(runs: &[(i64, i64)]) -> Vec<Rect> {
-    let mut out: Vec<Rect> = Vec::new();
-    for &(l, u) in runs {
-        let len = (u - l + 1) as u64;
-        if let Some(r) = out.last_mut() {
-            if r.planes == 1 && r.run == len {
-                let pitch = (l - r.start) as u64;
-                if r.rows == 1 && pitch > len {
-                    r.rows = 2;
-                    r.row_pitch = pitch;
-                    r.plane_pitch = pitch * 2;
-                    continue;
-                }
-                if r.rows > 1 && l == r.start + (r.rows * r.row_pitch) as i64 {
-                    r.rows += 1;
-                    r.plane_pitch = r.rows * r.row_pitch;
-                    continue;
-                }
-            }
+impl fmt::Display for Rect {
+    /// `start+run` for a run, `start+run x rows/row_pitch` for a 2-D rect,
+    /// `start+run x rows/row_pitch x planes/plane_pitch` for a 3-D one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{}", self.start, self.run)?;
+        if self.rows > 1 || self.planes > 1 {
+            write!(f, " x {}/{}", self.rows, self.row_pitch)?;
         }
-        out.push(Rect { start: l, run: len, rows: 1, row_pitch: len, planes: 1, plane_pitch: len });
+        if self.planes > 1 {
+            write!(f, " x {}/{}", self.planes, self.plane_pitch)?;
+        }
+        Ok(())
+    }
+}
+
+/// Groups consecutive runs of equal length at equal spacing into 2-D rects
+/// (greedy, left to right).
+fn group_rows(runs: &[(i64, i64)]) -> Vec<Rect> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < runs.len() {
+        let (lo, hi) = runs[i];
+        let run = width(lo, hi);
+        let mut rect = Rect::run(lo, run);
+        if i + 1 < runs.len() && width(runs[i + 1].0, runs[i + 1].1) == run {
+            let pitch = (runs[i + 1].0 as i128 - lo as i128) as u64;
+            let mut rows = 2;
+            while i + rows < runs.len() {
+                let (l, h) = runs[i + rows];
+                if width(l, h) != run || (l as i128 - runs[i + rows - 1].0 as i128) as u64 != pitch {
+                    break;
+                }
+                rows += 1;
+            }
+            rect.rows = rows as u64;
+            rect.row_pitch = pitch;
+            rect.plane_pitch = pitch * rows as u64;
+        }
+        i += rect.rows as usize;
+        out.push(rect);
     }
     out
 }
 
-/// Groups equal 2-D rects at equal spacing into 3-D rects.
-fn planes_of(rows: Vec<Rect>) -> Vec<Rect> {
-    let mut out: Vec<Rect> = Vec::new();
-    for r in rows {
-        if let Some(p) = out.last_mut() {
-            let same = p.run == r.run && p.rows == r.rows && p.row_pitch == r.row_pitch && r.rows > 1;
-            if same {
-                let pitch = (r.start - p.start) as u64;
-                let span = (p.rows - 1) * p.row_pitch + p.run;
-                if p.planes == 1 && pitch >= span {
-                    p.planes = 2;
-                    p.plane_pitch = pitch;
-                    continue;
+/// Groups consecutive equal 2-D rects at equal spacing into 3-D rects
+/// (greedy, left to right), where the spacing is a valid plane pitch.
+fn group_planes(rects: Vec<Rect>) -> Vec<Rect> {
+    let same = |a: &Rect, b: &Rect| a.rows > 1 && a.run == b.run && a.rows == b.rows && a.row_pitch == b.row_pitch;
+    let spacing = |a: &Rect, b: &Rect| (b.start as i128 - a.start as i128) as u64;
+    let mut out = Vec::with_capacity(rects.len());
+    let mut i = 0;
+    while i < rects.len() {
+        let mut rect = rects[i];
+        if i + 1 < rects.len() && same(&rect, &rects[i + 1]) {
+            let pitch = spacing(&rect, &rects[i + 1]);
+            if pitch >= rect.row_pitch * rect.rows && pitch.is_multiple_of(rect.row_pitch) {
+                let mut planes = 2;
+                while i + planes < rects.len()
+                    && same(&rect, &rects[i + planes])
+                    && spacing(&rects[i + planes - 1], &rects[i + planes]) == pitch
+                {
+                    planes += 1;
                 }
-                if p.planes > 1 && r.start == p.start + (p.planes * p.plane_pitch) as i64 {
-                    p.planes += 1;
-                    continue;
-                }
+                rect.planes = planes as u64;
+                rect.plane_pitch = pitch;
             }
         }
-        out.push(r);
+        i += rect.planes as usize;
+        out.push(rect);
     }
     out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_operations() {
-        let a = Runs::from_intervals(vec![(5, 9), (0, 2), (3, 3), (20, 25)]);
-        assert_eq!(a.intervals(), &[(0, 3), (5, 9), (20, 25)]);
-        let b = Runs::from_intervals(vec![(2, 6), (22, 30)]);
-        assert_eq!(a.union(&b).intervals(), &[(0, 9), (20, 30)]);
-        assert_eq!(a.intersect(&b).intervals(), &[(2, 3), (5, 6), (22, 25)]);
-        assert_eq!(a.subtract(&b).intervals(), &[(0, 1), (7, 9), (20, 21)]);
-        assert!(a.contains(&Runs::interval(6, 8)));
-        assert!(!a.contains(&Runs::interval(3, 5)));
-        assert_eq!(a.n_elems(), 4 + 5 + 6);
-    }
-
-    #[test]
-    fn a_column_walk_is_one_rect() {
-        // A[i*n + j], i in [0, 4096), j in [100, 163]
-        let r = Runs::from_box(0, &[(0, 4095), (100, 163)], &[1000, 1], 1 << 20).unwrap();
-        let rects = r.rects();
-        assert_eq!(rects.len(), 1);
-        assert_eq!(rects[0], Rect { start: 100, run: 64, rows: 4096, row_pitch: 1000, planes: 1, plane_pitch: 4096 * 1000 });
-        assert_eq!(rects[0].runs(), r);
-    }
-
-    #[test]
-    fn a_3d_box_is_one_rect() {
-        let r = Runs::from_box(0, &[(1, 6), (1, 6), (1, 6)], &[64, 8, 1], 1 << 20).unwrap();
-        let rects = r.rects();
-        assert_eq!(rects.len(), 1, "{rects:?}");
-        assert_eq!(rects[0].runs(), r);
-    }
-}
+mod tests;

@@ -160,11 +160,15 @@ fn matmul_split_along_x_diff_merges_c() {
         assert!(report.split);
         assert_eq!(report.verified, Some(true), "{report}");
         assert_eq!(args.buffer("C"), reference.buffer("C"), "shares {shares:?}");
-        assert!(
+        // the devices' write hulls of C overlap: merged on the host (one
+        // device alone keeps what it wrote)
+        let two = shares.iter().filter(|s| s.1 > 0.0).count() == 2;
+        assert_eq!(
             report
                 .notes
                 .iter()
                 .any(|n| n.contains("'C' is glued element by element")),
+            two,
             "{report}"
         );
         // the hulls of B and C carry gaps: more bytes than the exact footprint
