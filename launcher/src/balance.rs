@@ -131,6 +131,7 @@ mod tests {
                 slice: (lo, hi),
                 bytes_to_device: 0,
                 bytes_from_device: 0,
+                commands: 0,
                 kernel_ms: (hi - lo) as f64 / speed[i],
             })
             .collect();
