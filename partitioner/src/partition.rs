@@ -567,7 +567,12 @@ fn partition_along(
         arrays.push(r);
     }
     let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
-    let subkernel = match crate::subkernel::rewrite(program, &func.name, &rebased) {
+    // The guard checks the boxes of the arrays that have them (issue 12).
+    let boxed: Vec<crate::subkernel::BoxedArray> = arrays
+        .iter()
+        .filter_map(|a| a.boxes.as_ref().map(|b| crate::subkernel::BoxedArray { arg_index: a.arg_index, strides: &b.strides }))
+        .collect();
+    let subkernel = match crate::subkernel::rewrite_with_boxes(program, &func.name, &rebased, &boxed) {
         Ok(s) => Some(s),
         Err(e) => {
             reasons.push(e.to_string());

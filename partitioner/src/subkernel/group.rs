@@ -107,6 +107,22 @@ pub(super) struct Window<'s> {
     /// Elements accessed from the index (vloadN: N).
     pub n: u32,
     pub ptr: &'s str,
+    /// The array's box check, when it has one (issue 12).
+    pub boxes: Option<GroupBox>,
+}
+
+/// The box check an access of a boxed array must also pass (see
+/// [`GroupCheck::access`]), as the prologue names its arguments.
+pub(super) struct GroupBox {
+    /// The stride text of dimension 0, `S` in a subscript `R * S + C`.
+    pub stride0: String,
+    /// The stride arguments of dimensions `1..` (0: no box check).
+    pub strides: Vec<String>,
+    /// The extent argument of dimension 1.
+    pub extent1: String,
+    /// Inclusive `[lo, hi]` bounds of dimension 1 the access must lie in
+    /// (one pair, or two for a read-modify-write).
+    pub bounds: Vec<(String, String)>,
 }
 
 /// Builds the prologue that decides, once per work-group, whether the fast
@@ -182,8 +198,121 @@ impl<'a> GroupCheck<'a> {
         for (wlo, whi) in &w.bounds {
             self.code.push_str(&format!("    {FAST} &= ({lo} >= {wlo}) & ({hi} <= {whi} - {});\n", w.n));
         }
+        if let Some(b) = &w.boxes {
+            self.box_test(&index, w, b);
+        }
         self.proven += 1;
         true
+    }
+
+    /// The box part of an access's test (issue 12), once its window is
+    /// proven (so that the subscript is computed exactly, without
+    /// wrap-around, and is not negative). With the box check on (a nonzero
+    /// stride), only a 2-D array's subscript that splits as `R * S + C`,
+    /// `S` the stride of dimension 0 (a scalar argument) and `C` the other
+    /// terms, is proven: its component in dimension 1 is `C` when `0 <= C <
+    /// S`, and `S` must be that dimension's extent (stride 1). Every other
+    /// access of a boxed array leaves the fast copy to groups of launches
+    /// that check no box. No division.
+    fn box_test(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) {
+        let off = b.strides.iter().map(|st| format!("({st} == 0)")).collect::<Vec<_>>().join(" & ");
+        let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
+        let proof = (b.strides.len() == 1).then(|| self.box_proof(index, w, b)).flatten();
+        match proof {
+            Some(p) => self.code.push_str(&format!("    {FAST} &= {off} | ({p});\n")),
+            None => {
+                self.code.truncate(code_len);
+                self.next = next;
+                self.memo = memo;
+                self.code.push_str(&format!("    {FAST} &= {off};\n"));
+            }
+        }
+    }
+
+    /// The condition that proves a 2-D access inside its box (see
+    /// [`Self::box_test`]); `None` when the subscript does not split.
+    fn box_proof(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) -> Option<String> {
+        let s = b.stride0.as_str();
+        if !matches!(self.facts.get(s), Some(Fact::Uniform(_))) {
+            return None;
+        }
+        let mut rest: Vec<(bool, Expr)> = Vec::new();
+        match index {
+            Index::Expr(e) => self.split_multiples(e, None, s, false, &mut rest, 0)?,
+            Index::Chain(e) => self.split_multiples(e, Some(w.ptr), s, false, &mut rest, 0)?,
+            Index::Zero => {}
+            Index::Scaled(..) => return None,
+        }
+        let sv = self.var(s)?;
+        if !sv.is_point() {
+            return None;
+        }
+        let mut c: Option<Iv> = None;
+        for (neg, t) in &rest {
+            let iv = self.iv(t, None)?;
+            c = Some(match (c, neg) {
+                (None, false) => iv,
+                (None, true) => self.sub(&Iv::point("0L".into()), &iv),
+                (Some(c), false) => self.add(&c, &iv),
+                (Some(c), true) => self.sub(&c, &iv),
+            });
+        }
+        let c = c.unwrap_or_else(|| Iv::point("0L".into()));
+        let last = if w.n > 1 { self.tmp(format!("__clpart_gadd({}, {}L, &{FAST})", c.hi, w.n - 1)) } else { c.hi.clone() };
+        let st = &b.strides[0];
+        let mut parts = vec![format!("({st} == 1)"), format!("({} == {})", sv.lo, b.extent1), format!("({} >= 0L)", c.lo), format!("({last} < {})", sv.lo)];
+        for (lo, hi) in &b.bounds {
+            parts.push(format!("({} >= {lo})", c.lo));
+            parts.push(format!("({last} <= {hi})"));
+        }
+        Some(parts.join(" & "))
+    }
+
+    /// Splits the sum `e` (negated with `neg`) into the multiples of `s`
+    /// (products with `s` as a factor), which are dropped, and the other
+    /// terms, pushed to `rest` with their sign; pointer `ptr` counts as 0
+    /// (pointer chains) and a local assigned only by its declaration stands
+    /// for its initializer. Conversions between integer types are looked
+    /// through: the access's window test has proven that no sub-expression
+    /// changes value in them.
+    fn split_multiples(&self, e: &Expr, ptr: Option<&str>, s: &str, neg: bool, rest: &mut Vec<(bool, Expr)>, depth: u32) -> Option<()> {
+        if depth > 32 {
+            return None;
+        }
+        if let Some(p) = ptr {
+            if param_through_casts(e, p).is_some() {
+                return Some(());
+            }
+        }
+        let pointer = matches!(e.ty, Type::Pointer { .. });
+        match &e.kind {
+            ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => self.split_multiples(x, ptr, s, neg, rest, depth + 1),
+            ExprKind::Binary(BinOp::Add, l, r) => {
+                self.split_multiples(l, ptr, s, neg, rest, depth + 1)?;
+                self.split_multiples(r, ptr, s, neg, rest, depth + 1)
+            }
+            ExprKind::Binary(BinOp::Sub, l, r) if !matches!(r.ty, Type::Pointer { .. }) => {
+                self.split_multiples(l, ptr, s, neg, rest, depth + 1)?;
+                self.split_multiples(r, ptr, s, !neg, rest, depth + 1)
+            }
+            ExprKind::Unary(UnOp::Plus, x) => self.split_multiples(x, ptr, s, neg, rest, depth + 1),
+            ExprKind::Unary(UnOp::Neg, x) => self.split_multiples(x, ptr, s, !neg, rest, depth + 1),
+            _ if pointer => None,
+            _ if has_factor(e, s) => Some(()),
+            ExprKind::Var(n) => match self.facts.get(n.as_str()) {
+                // looked through only when it holds a multiple (otherwise
+                // its own interval, narrowed by the conditions, is tighter)
+                Some(Fact::Def(init, _)) if mentions(init, s) => self.split_multiples(init, None, s, neg, rest, depth + 1),
+                _ => {
+                    rest.push((neg, e.clone()));
+                    Some(())
+                }
+            },
+            _ => {
+                rest.push((neg, e.clone()));
+                Some(())
+            }
+        }
     }
 
     fn tmp(&mut self, value: String) -> String {
@@ -638,6 +767,18 @@ fn param_through_casts<'e>(e: &'e Expr, p: &str) -> Option<&'e Expr> {
         ExprKind::Var(n) if n == p => Some(e),
         ExprKind::Cast(x) if matches!(e.ty, Type::Pointer { .. }) => param_through_casts(x, p),
         _ => None,
+    }
+}
+
+/// `e` is a product with `s` as a factor (through integer conversions and
+/// negations).
+fn has_factor(e: &Expr, s: &str) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) => v == s,
+        ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => has_factor(x, s),
+        ExprKind::Unary(UnOp::Neg | UnOp::Plus, x) => has_factor(x, s),
+        ExprKind::Binary(BinOp::Mul, l, r) => has_factor(l, s) || has_factor(r, s),
+        _ => false,
     }
 }
 
