@@ -15,7 +15,7 @@ use crate::buffer::ArgValue;
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
+use crate::plan::{box_hull, BoxWindow, DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
@@ -41,6 +41,12 @@ pub struct LaunchOptions {
     /// that under-approximates would; the guard must catch it.
     #[doc(hidden)]
     pub test_underapproximate: Option<String>,
+    /// Test-only: the read box of this (delinearized) array loses its last
+    /// column (the top of its last dimension) on every device, as an
+    /// analysis that under-approximates a box would; the guard's box check
+    /// must catch it (issue 12).
+    #[doc(hidden)]
+    pub test_shrink_box: Option<String>,
 }
 
 /// What one device did in a launch.
@@ -437,7 +443,8 @@ struct DevArray {
     extent: u64,
     /// Whether the whole array is on the device.
     whole: bool,
-    /// Inclusive element range the slice reads (the guard's read window).
+    /// Inclusive element range the slice reads (the guard's read window;
+    /// with boxes, the read box's linear hull, inside the 1-D read range).
     read_r: Option<(i64, i64)>,
     /// Inclusive element ranges copied to the device.
     to_dev: Vec<(i64, i64)>,
@@ -447,6 +454,13 @@ struct DevArray {
     fills: bool,
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
+    /// The slice's boxes (issue 12), absolute components, when the guard
+    /// checks them. Transfers still cover the 1-D ranges, which hold the
+    /// boxes; without boxes they must.
+    boxes: Option<BoxWindow>,
+    /// The guard's write window: `from_dev`, or with boxes the write box's
+    /// linear hull (inside it).
+    write_w: Option<(i64, i64)>,
 }
 
 /// The host regions of a launch, shared by the threads that enqueue the
@@ -775,10 +789,32 @@ fn device_work(
                 (Some(c), Some((l, u))) => c.eval(&params).is_ok_and(|n| n == u - l + 1),
                 _ => false,
             };
+        let mut boxes = if whole {
+            None
+        } else {
+            a.slice_boxes(&params, read_r, write_r).map_err(|e| LaunchError::Eval {
+                kernel: plan.kernel.name.clone(),
+                what: format!("the boxes of array '{}'", a.name),
+                message: e.to_string(),
+            })?
+        };
         let read_r = match (read_r, &options.test_underapproximate) {
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
         };
+        // the guard's windows: with boxes, their linear hulls
+        let hull = |r: Option<(i64, i64)>, bx: Option<&Vec<(i64, i64)>>| match (r, bx, &boxes) {
+            (Some((l, u)), Some(bx), Some(b)) => box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u),
+            (r, _, _) => r,
+        };
+        let read_w = hull(read_r, boxes.as_ref().and_then(|b| b.read.as_ref()));
+        let write_w = hull(write_r, boxes.as_ref().and_then(|b| b.write.as_ref()));
+        // (after the windows: only the box check can catch it)
+        if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
+            if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {
+                *u -= i64::from(*u > *l);
+            }
+        }
         let mut to_dev: Vec<(i64, i64)> = read_r.into_iter().collect();
         if let Some(w) = write_r {
             if whole || a.reads || !fills {
@@ -789,11 +825,13 @@ fn device_work(
             base,
             extent,
             whole,
-            read_r,
+            read_r: read_w,
             to_dev: merge_intervals(to_dev),
             from_dev: write_r,
             fills,
             staging: None,
+            boxes,
+            write_w,
         });
     }
     Ok(DevWork {
@@ -912,8 +950,9 @@ fn split_window(da: &DevArray) -> Window {
     Window {
         base: da.base,
         read: rel(da.read_r),
-        write: rel(da.from_dev),
+        write: rel(da.write_w),
         extent: da.extent as i64,
+        boxes: da.boxes.clone(),
     }
 }
 
@@ -923,7 +962,7 @@ fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
     match args.value(arg_index) {
         Some(ArgValue::Local { bytes }) => {
             let n = *bytes as i64 / es;
-            Window { base: 0, read: (0, n), write: (0, n), extent: n }
+            Window { base: 0, read: (0, n), write: (0, n), extent: n, boxes: None }
         }
         _ => Window::default(),
     }
@@ -999,7 +1038,7 @@ fn run_unsplit(
             match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
                 Some(a) => {
                     let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
-                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len }
+                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
                 }
                 None => local_window(args, arg_index),
             }
