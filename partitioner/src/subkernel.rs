@@ -133,7 +133,7 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
         }
         let boxes = match p.space() {
             AddrSpace::Local => None,
-            _ => boxed.iter().find(|b| b.arg_index == idx && b.strides.len() >= 2).map(|b| BoxSpec { stride0: b.strides[0].clone(), dims: b.strides.len() }),
+            _ => boxed.iter().find(|b| b.arg_index == idx && b.strides.len() >= 2).map(|b| BoxSpec { extent_names: extent_names(b.strides), dims: b.strides.len() }),
         };
         let mut g = Guarder {
             boxes: boxes.clone(),
@@ -523,11 +523,42 @@ enum Access {
 /// The box check of one guarded array (issue 12).
 #[derive(Clone, Debug)]
 struct BoxSpec {
-    /// The stride of dimension 0 (the `S` of a subscript `R * S + C` the
-    /// per-work-group test proves).
-    stride0: String,
+    /// Per checked dimension `k = 1..dims`, the name whose value is its
+    /// extent, when the strides' texts nest (see [`extent_names`]): what the
+    /// per-work-group test proves subscripts against.
+    extent_names: Option<Vec<String>>,
     /// Delinearized dimensions (at least 2); dimensions `1..dims` are checked.
     dims: usize,
+}
+
+/// The extent of each dimension `k >= 1` as one name, from stride texts
+/// that are products of names (`["nx*ny", "nx", "1"]`: `["ny", "nx"]`);
+/// `None` when they do not nest that way.
+fn extent_names(strides: &[String]) -> Option<Vec<String>> {
+    let factors = |s: &str| -> Option<Vec<String>> {
+        if s.trim() == "1" {
+            return Some(Vec::new());
+        }
+        let mut f: Vec<String> = s.split('*').map(|x| x.trim().to_string()).collect();
+        if f.iter().any(|x| x.is_empty() || !x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || x.starts_with(|c: char| c.is_ascii_digit())) {
+            return None;
+        }
+        f.sort();
+        Some(f)
+    };
+    let mut out = Vec::new();
+    for k in 1..strides.len() {
+        let (mut outer, inner) = (factors(&strides[k - 1])?, factors(&strides[k])?);
+        for x in &inner {
+            let at = outer.iter().position(|y| y == x)?;
+            outer.remove(at);
+        }
+        if outer.len() != 1 {
+            return None;
+        }
+        out.push(outer.remove(0));
+    }
+    Some(out)
 }
 
 /// The box-check arguments of array `n` (argument `idx`) with `dims`
@@ -755,16 +786,19 @@ impl<'a> Guarder<'a> {
                 Access::ReadWrite => vec![win("rlo", "rhi"), win("wlo", "whi")],
             };
             let boxes = self.boxes.as_ref().map(|b| {
-                let bwin = |lo: &str, hi: &str| (format!("__clpart_{lo}1_{nm}"), format!("__clpart_{hi}1_{nm}"));
+                let dims = 1..b.dims;
+                let bwin = |k: usize, lo: &str, hi: &str| (format!("__clpart_{lo}{k}_{nm}"), format!("__clpart_{hi}{k}_{nm}"));
                 group::GroupBox {
-                    stride0: b.stride0.clone(),
-                    strides: (1..b.dims).map(|k| format!("__clpart_bs{k}_{nm}")).collect(),
-                    extent1: format!("__clpart_be1_{nm}"),
-                    bounds: match access {
-                        Access::Read => vec![bwin("brl", "brh")],
-                        Access::Write => vec![bwin("bwl", "bwh")],
-                        Access::ReadWrite => vec![bwin("brl", "brh"), bwin("bwl", "bwh")],
-                    },
+                    extent_names: b.extent_names.clone(),
+                    strides: dims.clone().map(|k| format!("__clpart_bs{k}_{nm}")).collect(),
+                    extents: dims.clone().map(|k| format!("__clpart_be{k}_{nm}")).collect(),
+                    bounds: dims
+                        .map(|k| match access {
+                            Access::Read => vec![bwin(k, "brl", "brh")],
+                            Access::Write => vec![bwin(k, "bwl", "bwh")],
+                            Access::ReadWrite => vec![bwin(k, "brl", "brh"), bwin(k, "bwl", "bwh")],
+                        })
+                        .collect(),
                 }
             });
             let w = group::Window {

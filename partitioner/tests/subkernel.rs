@@ -259,7 +259,7 @@ fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
     // no division in the prologue
     let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
     assert!(
-        prologue.contains("__clpart_fast &= (__clpart_bs1_A == 0) | ((__clpart_bs1_A == 1) & ((long)n == __clpart_be1_A) & (__clpart_g7 >= 0L) & (__clpart_g10 < (long)n) & (__clpart_g7 >= __clpart_brl1_A) & (__clpart_g10 <= __clpart_brh1_A));"),
+        prologue.contains("__clpart_fast &= (__clpart_bs1_A == 0) | ((__clpart_bs1_A == 1L) & ((long)n == __clpart_be1_A) & (__clpart_g7 >= 0L) & (__clpart_g10 < (long)n) & (__clpart_g7 >= __clpart_brl1_A) & (__clpart_g10 <= __clpart_brh1_A));"),
         "{prologue}"
     );
     assert!(!prologue.contains(" / ") && !prologue.contains('%'), "{prologue}");
@@ -269,7 +269,7 @@ fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
 
 #[test]
 fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
-    // 3-D: two checked dimensions; the fast path only when no box is checked
+    // 3-D: two checked dimensions
     let src = "__kernel void plane(__global float *v, int nx, int ny, int z) {
     int x = get_global_id(0);
     int y = get_global_id(1);
@@ -284,7 +284,24 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
         "{}",
         s.source
     );
-    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_v == 0) & (__clpart_bs2_v == 0);"), "{}", s.source);
+    // the per-group proof splits (z * ny + y) * nx + x as x + nx * (y + ny * z):
+    // the strides nest, the extents are nx and ny, both components proven
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    let proof = prologue.lines().find(|l| l.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0)) | (")).expect(prologue);
+    for part in ["(__clpart_bs2_v == 1L)", "(__clpart_bs1_v == __clpart_g", "((long)nx == __clpart_be2_v)", "((long)ny == __clpart_be1_v)", "< (long)nx)", "< (long)ny)"] {
+        assert!(proof.contains(part), "{part}: {proof}");
+    }
+    for bound in ["__clpart_brl1_v", "__clpart_brh1_v", "__clpart_bwl1_v", "__clpart_bwh1_v", "__clpart_brl2_v", "__clpart_brh2_v", "__clpart_bwl2_v", "__clpart_bwh2_v"] {
+        assert!(proof.contains(bound), "{bound}: {proof}");
+    }
+    // a 3-D subscript that does not split (a vector load): only without a box check
+    let src = "__kernel void plane2(__global const float *v, __global float2 *o, int nx, int ny) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    o[y * nx + x] = vload2((y * ny + 1) * nx + x, v);
+}";
+    let s = boxed_rewrite("plane2", src, &[(0, &["nx*ny", "nx", "1"])]);
+    assert!(s.source.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0));"), "{}", s.source);
     assert!(s.source.contains("int ok = (i >= lo) & (i <= hi - n) & __clpart_bin(a, n, st1, ex1, lo1, hi1) & __clpart_bin(a, n, st2, ex2, lo2, hi2);"), "{}", s.source);
 
     // 2-D, a subscript that does not split as R * S + C (a vector load)
@@ -297,7 +314,7 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_A == 0);"), "{}", s.source);
     assert!(s.source.contains("__clpart_bchk1((long)((long)2 * (long)(i * n + j)) - __clpart_base_A, 2, __clpart_rlo_A"), "{}", s.source);
     // ... while out's subscript does
-    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_out == 0) | ((__clpart_bs1_out == 1)"), "{}", s.source);
+    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_out == 0) | ((__clpart_bs1_out == 1L)"), "{}", s.source);
 
     // a helper taking the buffer gets the box arguments too
     let src = "float at(__global const float *p, int k) { return p[k]; }
@@ -320,7 +337,7 @@ fn issue12_stencil_subscripts_through_a_local_split() {
     let src = p.source.clone();
     let s = boxed_rewrite("stencil2d", &src, &[(0, &["width", "1"]), (1, &["width", "1"])]);
     let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
-    let proofs = prologue.matches("__clpart_fast &= (__clpart_bs1_in == 0) | ((__clpart_bs1_in == 1) & ((long)width == __clpart_be1_in)").count();
+    let proofs = prologue.matches("__clpart_fast &= (__clpart_bs1_in == 0) | ((__clpart_bs1_in == 1L) & ((long)width == __clpart_be1_in)").count();
     assert_eq!(proofs, 6, "{prologue}");
     assert!(!prologue.contains("&= (__clpart_bs1_in == 0);"), "{prologue}");
 }
