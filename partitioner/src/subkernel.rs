@@ -33,6 +33,25 @@
 //! copied to a local pointer, compared) is listed in
 //! [`Subkernel::unguarded`] with the reason; the launcher does not split such
 //! a kernel while the guard is on.
+//!
+//! **Boxes (issue 12).** For a delinearized array with boxes
+//! ([`rewrite_with_boxes`], `ranges_format::Boxes`), the device buffer holds
+//! the linear hull of the slice's footprint but only the box's elements are
+//! promised, so the guard also checks box membership: per dimension `k >= 1`
+//! the extra arguments `__clpart_bs<k>_a` (stride, 0 when the launch checks
+//! no box), `__clpart_be<k>_a` (extent, `stride[k-1] / stride[k]`) and the
+//! inclusive read and write bounds `__clpart_brl/brh/bwl/bwh<k>_a`
+//! ([`ExtraArgMeaning::BoxStride`] .. [`ExtraArgMeaning::BoxWriteHi`]).
+//! Dimension 0 is bounded by the 1-D window, which the launcher sets to the
+//! box's linear hull. Accesses become `__clpart_bchk<m>` /
+//! `__clpart_brw<m>` (`m` checked dimensions): the absolute index `i`'s
+//! component `(i / stride_k) % extent_k` must lie in the bounds, else the
+//! access is refused like a window miss (bit 2). The per-work-group test
+//! (module `group`) proves an access of a boxed array only when its
+//! subscript splits as `C_m + E_m * (C_{m-1} + ...)` by the extents' scalar
+//! arguments with every `C_k` inside `[0, E_k)` and the box, without a
+//! division; any other access of a boxed array keeps the fast copy only in
+//! launches that check no box.
 
 mod group;
 
