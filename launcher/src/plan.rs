@@ -317,6 +317,14 @@ impl Plan {
             .map(|(a, b)| (a.description.clone(), a.condition.clone(), b))
             .collect();
 
+        // Boxes only where the subkernel checks them (every dimension's
+        // box-check arguments present): transfers may rely on them.
+        for a in &mut arrays {
+            let dims = a.boxes.as_ref().map_or(0, |b| b.strides.len());
+            if dims > 0 && !box_checked(&kernel, a.arg_index, dims) {
+                a.boxes = None;
+            }
+        }
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
         let guard = guard_status(&kernel);
         Ok(Plan {
@@ -584,6 +592,21 @@ impl Plan {
     }
 }
 
+/// Whether the subkernel takes every box-check argument of array
+/// `arg_index` with `dims` delinearized dimensions (issue 12).
+fn box_checked(kernel: &KernelRanges, arg_index: u32, dims: usize) -> bool {
+    let Some(sub) = &kernel.subkernel else { return false };
+    (1..dims as u32).all(|dim| {
+        let has = |m: ExtraArgMeaning| sub.extra_args.iter().any(|e| e.meaning == m);
+        has(ExtraArgMeaning::BoxStride { arg_index, dim })
+            && has(ExtraArgMeaning::BoxExtent { arg_index, dim })
+            && has(ExtraArgMeaning::BoxReadLo { arg_index, dim })
+            && has(ExtraArgMeaning::BoxReadHi { arg_index, dim })
+            && has(ExtraArgMeaning::BoxWriteLo { arg_index, dim })
+            && has(ExtraArgMeaning::BoxWriteHi { arg_index, dim })
+    })
+}
+
 /// A box-check argument's value for dimension `dim` of a window: `f` of its
 /// box, or 0 (no box check) when it has none.
 fn box_value(w: &Window, dim: u32, f: impl Fn(&BoxWindow, usize) -> Option<i64>) -> i64 {
@@ -685,4 +708,91 @@ fn static_unsplit_reason(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ranges_format::PwExpr;
+
+    const NAMES: [&str; 3] = ["w", "lo", "hi"];
+
+    fn e(t: &str) -> ranges_format::BoundExpr {
+        PwExpr::parse(t).unwrap().bind(&NAMES).unwrap()
+    }
+
+    fn r(lo: &str, hi: &str) -> BoundRange {
+        BoundRange { lower: e(lo), upper: e(hi) }
+    }
+
+    /// A column band: rows 0..=7, columns [lo, hi) of a w-wide array.
+    fn array(strides: [&str; 2]) -> ArrayPlan {
+        ArrayPlan {
+            arg_index: 0,
+            name: "a".into(),
+            elem_size: 4,
+            reads: true,
+            writes: false,
+            whole_reason: None,
+            total: None,
+            slice: None,
+            read: None,
+            write: None,
+            count_slice: None,
+            written_count: None,
+            verdict: None,
+            boxes: Some(BoundBoxes {
+                strides: strides.iter().map(|s| e(s)).collect(),
+                read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),
+                write: None,
+                write_exact: false,
+            }),
+        }
+    }
+
+    #[test]
+    fn issue12_slice_boxes_evaluate_or_turn_the_check_off() {
+        let a = array(["w", "1"]);
+        // w = 100, columns [16, 32): the 1-D read range is the box's hull
+        let vals = [100, 16, 32];
+        let hull = Some((16, 7 * 100 + 31));
+        let b = a.slice_boxes(&vals, hull, None).unwrap().expect("a box");
+        assert_eq!(b.strides, vec![100, 1]);
+        assert_eq!(b.extents, vec![0, 100]);
+        assert_eq!(b.read, Some(vec![(0, 7), (16, 31)]));
+        assert_eq!(b.write, None);
+        assert_eq!(box_hull(&b.strides, b.read.as_ref().unwrap()), hull);
+        // a box whose hull leaves the 1-D range: off
+        assert_eq!(a.slice_boxes(&vals, Some((17, 731)), None).unwrap(), None);
+        // a read box missing for a range the slice reads: off
+        let mut no_read = array(["w", "1"]);
+        no_read.boxes.as_mut().unwrap().read = None;
+        assert_eq!(no_read.slice_boxes(&vals, hull, None).unwrap(), None);
+        // a component outside [0, extent): off
+        assert_eq!(a.slice_boxes(&[20, 16, 32], Some((16, 171)), None).unwrap(), None);
+        // strides that are not positive, or do not nest: off
+        assert_eq!(a.slice_boxes(&[0, 16, 32], hull, None).unwrap(), None);
+        assert_eq!(array(["w", "3"]).slice_boxes(&vals, hull, None).unwrap(), None);
+        assert_eq!(array(["w", "2"]).slice_boxes(&[101, 0, 1], Some((0, 0)), None).unwrap(), None);
+        // an array that reads nothing in this slice has no read box
+        let b = a.slice_boxes(&vals, None, None).unwrap().expect("a box");
+        assert_eq!(b.read, None);
+    }
+
+    #[test]
+    fn issue12_box_arguments_are_zero_without_a_box() {
+        let w = Window::default();
+        assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 0);
+        let b = array(["w", "1"]).slice_boxes(&[100, 16, 32], Some((16, 731)), None).unwrap();
+        let w = Window { boxes: b, ..Default::default() };
+        assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 1);
+        assert_eq!(box_value(&w, 1, |b, k| b.extents.get(k).copied()), 100);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.read, k, true)), 16);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.read, k, false)), 31);
+        // not written: no element may be written ([0, -1])
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.write, k, true)), 0);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.write, k, false)), -1);
+        // a dimension the box does not have: off
+        assert_eq!(box_value(&w, 5, |b, k| b.strides.get(k).copied()), 0);
+    }
 }
