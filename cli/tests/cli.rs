@@ -120,7 +120,7 @@ fn corrupt_or_newer_range_files_are_refused() {
     a.extend_from_slice(VADD_RUN);
     assert_input_error(&clpart(&a), "corrupt range file");
     let newer = dir.path().join("newer.ranges.ron");
-    std::fs::write(&newer, text.replacen("format_version: 2", "format_version: 99", 1)).unwrap();
+    std::fs::write(&newer, text.replacen(&format!("format_version: {}", ranges_format::FORMAT_VERSION), "format_version: 99", 1)).unwrap();
     let mut a = vec!["run", newer.to_str().unwrap()];
     a.extend_from_slice(VADD_RUN);
     assert_input_error(&clpart(&a), "format_version 99");

@@ -107,7 +107,7 @@ fn tampered_files_are_refused_naming_the_field() {
         ),
         (
             "version 1",
-            text.replacen("format_version: 2", "format_version: 1", 1),
+            text.replacen(&format!("format_version: {}", ranges_format::FORMAT_VERSION), "format_version: 1", 1),
             "regenerate it with 'clpart analyze -o'",
         ),
     ];

@@ -37,6 +37,15 @@ fn ranges_fuzz_check(data: &[u8]) {
                 let b = c.bind(&names).expect("validated counts bind");
                 let _ = b.eval(&values);
             }
+            if let Some(bx) = &a.boxes {
+                for s in &bx.strides {
+                    let e = ranges_format::PwExpr::parse(s).expect("validated strides parse");
+                    let _ = e.bind(&names).expect("validated strides bind").eval(&values);
+                }
+                for r in [&bx.read, &bx.write].into_iter().flatten().flatten() {
+                    let _ = r.bind(&names).expect("validated boxes bind").eval(&values);
+                }
+            }
         }
         for asm in &k.assumptions {
             let c = ranges_format::Condition::parse(&asm.condition).expect("validated");

@@ -19,7 +19,7 @@ use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
+use crate::plan::{box_hull, BoxWindow, DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
@@ -45,6 +45,12 @@ pub struct LaunchOptions {
     /// that under-approximates would; the guard must catch it.
     #[doc(hidden)]
     pub test_underapproximate: Option<String>,
+    /// Test-only: the read box of this (delinearized) array loses its last
+    /// column (the top of its last dimension) on every device, as an
+    /// analysis that under-approximates a box would; the guard's box check
+    /// must catch it (issue 12).
+    #[doc(hidden)]
+    pub test_shrink_box: Option<String>,
 }
 
 /// What one device did in a launch.
@@ -440,6 +446,10 @@ fn eval_range(
     Ok(v.filter(|(l, u)| l <= u))
 }
 
+/// Most runs a box's element set may have before the launcher uses its
+/// linear hull instead.
+const MAX_BOX_RUNS: usize = 1 << 20;
+
 /// One array on one device.
 struct DevArray {
     /// Inclusive element range the device buffer must hold (`None`: the
@@ -451,9 +461,11 @@ struct DevArray {
     extent: u64,
     /// Whether the whole array is on the device.
     whole: bool,
-    /// Inclusive element range the slice reads (the guard's read window).
+    /// Inclusive element range the slice reads (the guard's read window;
+    /// with boxes, the read box's linear hull, inside the 1-D read range).
     read_r: Option<(i64, i64)>,
-    /// Inclusive element range the slice may write (the guard's write window).
+    /// Inclusive element range the slice may write (the guard's write
+    /// window; with boxes, the write box's linear hull).
     write_r: Option<(i64, i64)>,
     /// The elements the slice reads: they must be valid on the device.
     read_set: Runs,
@@ -464,6 +476,9 @@ struct DevArray {
     prefill: Runs,
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
+    /// The slice's boxes (issue 12), absolute components, when the guard
+    /// checks them: the read and write sets are then the boxes' runs.
+    boxes: Option<BoxWindow>,
 }
 
 /// The host regions of a launch, shared by the threads that enqueue the
@@ -894,24 +909,59 @@ fn device_work(
                 (Some(c), Some((l, u))) => c.eval(&params).is_ok_and(|n| n == u - l + 1),
                 _ => false,
             };
+        let mut boxes = if whole {
+            None
+        } else {
+            a.slice_boxes(&params, read_r, write_r).map_err(|e| LaunchError::Eval {
+                kernel: plan.kernel.name.clone(),
+                what: format!("the boxes of array '{}'", a.name),
+                message: e.to_string(),
+            })?
+        };
         let read_r = match (read_r, &options.test_underapproximate) {
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
         };
+        // the guard's windows: with boxes, their linear hulls
+        let hull = |r: Option<(i64, i64)>, bx: Option<&Vec<(i64, i64)>>| match (r, bx, &boxes) {
+            (Some((l, u)), Some(bx), Some(b)) => box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u),
+            (r, _, _) => r,
+        };
+        let read_w = hull(read_r, boxes.as_ref().and_then(|b| b.read.as_ref()));
+        let write_w = hull(write_r, boxes.as_ref().and_then(|b| b.write.as_ref()));
+        // (after the windows: only the box check can catch it)
+        if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
+            if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {
+                *u -= i64::from(*u > *l);
+            }
+        }
+        // The sets: a box's runs (the guard checks the box), else the window.
         let interval = |r: Option<(i64, i64)>| r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u));
-        let write_set = interval(write_r);
-        let prefill = if whole || !fills { write_set.clone() } else { Runs::new() };
+        let box_runs = |bx: Option<&Vec<(i64, i64)>>, window: Option<(i64, i64)>| -> Option<Runs> {
+            match (&boxes, bx) {
+                (Some(b), Some(bx)) => Some(Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&interval(window))),
+                _ => None,
+            }
+        };
+        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| interval(read_w));
+        let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
+        // Written exactly: the 1-D window filled, or the box (when its runs
+        // are the write set) proved filled.
+        let exact = fills || (write_box.is_some() && boxes.as_ref().is_some_and(|b| b.write_exact));
+        let write_set = write_box.unwrap_or_else(|| interval(write_w));
+        let prefill = if whole || !exact { write_set.clone() } else { Runs::new() };
         arrays.push(DevArray {
             cover,
             base: 0,
             extent: 0,
             whole,
-            read_r,
-            write_r,
-            read_set: interval(read_r),
+            read_r: read_w,
+            write_r: write_w,
+            read_set,
             write_set,
             prefill,
             staging: None,
+            boxes,
         });
     }
     Ok(DevWork {
@@ -1032,6 +1082,7 @@ fn split_window(da: &DevArray) -> Window {
         read: rel(da.read_r),
         write: rel(da.write_r),
         extent: da.extent as i64,
+        boxes: da.boxes.clone(),
     }
 }
 
@@ -1041,7 +1092,7 @@ fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
     match args.value(arg_index) {
         Some(ArgValue::Local { bytes }) => {
             let n = *bytes as i64 / es;
-            Window { base: 0, read: (0, n), write: (0, n), extent: n }
+            Window { base: 0, read: (0, n), write: (0, n), extent: n, boxes: None }
         }
         _ => Window::default(),
     }
@@ -1117,7 +1168,7 @@ fn run_unsplit(
             match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
                 Some(a) => {
                     let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
-                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len }
+                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
                 }
                 None => local_window(args, arg_index),
             }

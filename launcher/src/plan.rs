@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use opencl3::kernel::Kernel;
 use ranges_format::{
-    ArgKind, ArrayStatus, BoundCondition, BoundCount, BoundRange, ExtraArgMeaning,
-    KernelRanges, Mode, ParamSource, RangeFile, WriteVerdict,
+    ArgKind, ArrayStatus, BoundBoxes, BoundCondition, BoundCount, BoundRange, ExprError,
+    ExtraArgMeaning, KernelRanges, Mode, ParamSource, RangeFile, WriteVerdict,
 };
 
 use crate::args::KernelArgs;
@@ -39,6 +39,95 @@ pub(crate) struct ArrayPlan {
     /// [`WriteVerdict::written_count`].
     pub(crate) written_count: Option<BoundCount>,
     pub(crate) verdict: Option<WriteVerdict>,
+    /// The slice's per-dimension boxes of a delinearized array (issue 12,
+    /// [`ranges_format::Boxes`]).
+    pub(crate) boxes: Option<BoundBoxes>,
+}
+
+impl ArrayPlan {
+    /// The array's boxes for one slice (`params`), given the slice's 1-D read
+    /// and write ranges (`read_r`, `write_r`, inclusive): `None` when the
+    /// array has none, or when they cannot serve the guard's box check in
+    /// this launch (a stride that is not positive or does not divide the one
+    /// before it, a box missing for a direction the array uses, a component
+    /// outside `[0, extent)`, a box whose linear hull leaves the 1-D range).
+    /// The guard then checks the 1-D windows only, and transfers must cover
+    /// the hull.
+    pub(crate) fn slice_boxes(
+        &self,
+        params: &[i64],
+        read_r: Option<(i64, i64)>,
+        write_r: Option<(i64, i64)>,
+    ) -> std::result::Result<Option<BoxWindow>, ExprError> {
+        let Some(b) = &self.boxes else { return Ok(None) };
+        let mut strides = Vec::with_capacity(b.strides.len());
+        for s in &b.strides {
+            match s.eval(params)? {
+                Some(v) if v > 0 => strides.push(v),
+                _ => return Ok(None),
+            }
+        }
+        if strides.len() < 2 || strides.last() != Some(&1) {
+            return Ok(None);
+        }
+        let mut extents = vec![0i64; strides.len()];
+        for k in 1..strides.len() {
+            if strides[k - 1] % strides[k] != 0 {
+                return Ok(None);
+            }
+            extents[k] = strides[k - 1] / strides[k];
+        }
+        let eval = |bx: &Option<Vec<BoundRange>>, range: Option<(i64, i64)>| -> std::result::Result<Option<Option<Vec<(i64, i64)>>>, ExprError> {
+            let Some((l, u)) = range else { return Ok(Some(None)) };
+            let Some(bx) = bx else { return Ok(None) };
+            let mut out = Vec::with_capacity(bx.len());
+            for (k, r) in bx.iter().enumerate() {
+                match r.eval(params)? {
+                    Some((lo, hi)) if lo <= hi && (k == 0 || (lo >= 0 && hi < extents[k])) => out.push((lo, hi)),
+                    _ => return Ok(None),
+                }
+            }
+            let hull = box_hull(&strides, &out);
+            Ok(hull.filter(|h| out.len() == strides.len() && h.0 >= l && h.1 <= u).map(|_| Some(out)))
+        };
+        let (Some(read), Some(write)) = (eval(&b.read, read_r)?, eval(&b.write, write_r)?) else {
+            return Ok(None);
+        };
+        Ok(Some(BoxWindow { strides, extents, read, write, write_exact: b.write_exact }))
+    }
+}
+
+/// The linear hull `(sum_k strides[k] * lo_k, sum_k strides[k] * hi_k)` of a
+/// box; `None` on overflow.
+pub(crate) fn box_hull(strides: &[i64], bx: &[(i64, i64)]) -> Option<(i64, i64)> {
+    let mut lo = 0i64;
+    let mut hi = 0i64;
+    for (s, (l, h)) in strides.iter().zip(bx) {
+        lo = lo.checked_add(s.checked_mul(*l)?)?;
+        hi = hi.checked_add(s.checked_mul(*h)?)?;
+    }
+    Some((lo, hi))
+}
+
+/// An array's boxes for one slice (issue 12): per delinearized dimension,
+/// absolute inclusive component bounds; element `i` lies in a box when,
+/// for every dimension `k >= 1`, `(i / strides[k]) % extents[k]` lies in
+/// its bounds and `i` lies in the box's linear hull ([`box_hull`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BoxWindow {
+    /// The stride of each dimension (the last is 1).
+    pub(crate) strides: Vec<i64>,
+    /// `strides[k - 1] / strides[k]` for `k >= 1`; `extents[0]` is 0.
+    pub(crate) extents: Vec<i64>,
+    /// Per dimension, the components the slice may read; `None` when it
+    /// reads nothing.
+    pub(crate) read: Option<Vec<(i64, i64)>>,
+    /// Per dimension, the components the slice may write; `None` when it
+    /// writes nothing.
+    pub(crate) write: Option<Vec<(i64, i64)>>,
+    /// The slice writes every element of its write box
+    /// ([`ranges_format::Boxes::write_exact`]).
+    pub(crate) write_exact: bool,
 }
 
 /// The kernel objects of one device.
@@ -57,7 +146,7 @@ pub(crate) const GUARD_SINK: u64 = 16;
 
 /// The guard window of one buffer argument for one run, in elements of
 /// its device buffer (see `partitioner::subkernel`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Window {
     /// First element index of the host array the device buffer holds.
     pub(crate) base: i64,
@@ -65,6 +154,9 @@ pub(crate) struct Window {
     pub(crate) write: (i64, i64),
     /// Elements of the device buffer before the sink.
     pub(crate) extent: i64,
+    /// The box check (issue 12), absolute components; `None`: no box
+    /// check in this run (the `Box*` arguments are 0).
+    pub(crate) boxes: Option<BoxWindow>,
 }
 
 /// One extra subkernel argument's value.
@@ -214,6 +306,7 @@ impl Plan {
                 count_slice: b.count_slice,
                 written_count: b.written_count,
                 verdict: a.write.clone(),
+                boxes: b.boxes,
             });
         }
 
@@ -224,6 +317,14 @@ impl Plan {
             .map(|(a, b)| (a.description.clone(), a.condition.clone(), b))
             .collect();
 
+        // Boxes only where the subkernel checks them (every dimension's
+        // box-check arguments present): transfers may rely on them.
+        for a in &mut arrays {
+            let dims = a.boxes.as_ref().map_or(0, |b| b.strides.len());
+            if dims > 0 && !box_checked(&kernel, a.arg_index, dims) {
+                a.boxes = None;
+            }
+        }
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
         let guard = guard_status(&kernel);
         Ok(Plan {
@@ -468,6 +569,13 @@ impl Plan {
                     ExtraArgMeaning::WriteHi { arg_index } => window_of(arg_index).write.1,
                     ExtraArgMeaning::Extent { arg_index } => window_of(arg_index).extent,
                     ExtraArgMeaning::GuardFlags => return ExtraValue::GuardFlags,
+                    // A box check's arguments: all 0 (the check off) without a box.
+                    ExtraArgMeaning::BoxStride { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| b.strides.get(k).copied()),
+                    ExtraArgMeaning::BoxExtent { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| b.extents.get(k).copied()),
+                    ExtraArgMeaning::BoxReadLo { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, true)),
+                    ExtraArgMeaning::BoxReadHi { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, false)),
+                    ExtraArgMeaning::BoxWriteLo { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, true)),
+                    ExtraArgMeaning::BoxWriteHi { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, false)),
                     ExtraArgMeaning::GroupIdBase(k) => {
                         if k == split_dim {
                             lo as i64
@@ -481,6 +589,39 @@ impl Plan {
                 })
             })
             .collect()
+    }
+}
+
+/// Whether the subkernel takes every box-check argument of array
+/// `arg_index` with `dims` delinearized dimensions (issue 12).
+fn box_checked(kernel: &KernelRanges, arg_index: u32, dims: usize) -> bool {
+    let Some(sub) = &kernel.subkernel else { return false };
+    (1..dims as u32).all(|dim| {
+        let has = |m: ExtraArgMeaning| sub.extra_args.iter().any(|e| e.meaning == m);
+        has(ExtraArgMeaning::BoxStride { arg_index, dim })
+            && has(ExtraArgMeaning::BoxExtent { arg_index, dim })
+            && has(ExtraArgMeaning::BoxReadLo { arg_index, dim })
+            && has(ExtraArgMeaning::BoxReadHi { arg_index, dim })
+            && has(ExtraArgMeaning::BoxWriteLo { arg_index, dim })
+            && has(ExtraArgMeaning::BoxWriteHi { arg_index, dim })
+    })
+}
+
+/// A box-check argument's value for dimension `dim` of a window: `f` of its
+/// box, or 0 (no box check) when it has none.
+fn box_value(w: &Window, dim: u32, f: impl Fn(&BoxWindow, usize) -> Option<i64>) -> i64 {
+    match &w.boxes {
+        Some(b) => f(b, dim as usize).unwrap_or(0),
+        None => 0,
+    }
+}
+
+/// The lower (`lo`) or upper bound of dimension `k` of a box; a direction
+/// with no box admits nothing (`[0, -1]`).
+fn bound(bx: &Option<Vec<(i64, i64)>>, k: usize, lo: bool) -> Option<i64> {
+    match bx {
+        Some(b) => b.get(k).map(|&(l, h)| if lo { l } else { h }),
+        None => Some(if lo { 0 } else { -1 }),
     }
 }
 
@@ -567,4 +708,91 @@ fn static_unsplit_reason(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ranges_format::PwExpr;
+
+    const NAMES: [&str; 3] = ["w", "lo", "hi"];
+
+    fn e(t: &str) -> ranges_format::BoundExpr {
+        PwExpr::parse(t).unwrap().bind(&NAMES).unwrap()
+    }
+
+    fn r(lo: &str, hi: &str) -> BoundRange {
+        BoundRange { lower: e(lo), upper: e(hi) }
+    }
+
+    /// A column band: rows 0..=7, columns [lo, hi) of a w-wide array.
+    fn array(strides: [&str; 2]) -> ArrayPlan {
+        ArrayPlan {
+            arg_index: 0,
+            name: "a".into(),
+            elem_size: 4,
+            reads: true,
+            writes: false,
+            whole_reason: None,
+            total: None,
+            slice: None,
+            read: None,
+            write: None,
+            count_slice: None,
+            written_count: None,
+            verdict: None,
+            boxes: Some(BoundBoxes {
+                strides: strides.iter().map(|s| e(s)).collect(),
+                read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),
+                write: None,
+                write_exact: false,
+            }),
+        }
+    }
+
+    #[test]
+    fn issue12_slice_boxes_evaluate_or_turn_the_check_off() {
+        let a = array(["w", "1"]);
+        // w = 100, columns [16, 32): the 1-D read range is the box's hull
+        let vals = [100, 16, 32];
+        let hull = Some((16, 7 * 100 + 31));
+        let b = a.slice_boxes(&vals, hull, None).unwrap().expect("a box");
+        assert_eq!(b.strides, vec![100, 1]);
+        assert_eq!(b.extents, vec![0, 100]);
+        assert_eq!(b.read, Some(vec![(0, 7), (16, 31)]));
+        assert_eq!(b.write, None);
+        assert_eq!(box_hull(&b.strides, b.read.as_ref().unwrap()), hull);
+        // a box whose hull leaves the 1-D range: off
+        assert_eq!(a.slice_boxes(&vals, Some((17, 731)), None).unwrap(), None);
+        // a read box missing for a range the slice reads: off
+        let mut no_read = array(["w", "1"]);
+        no_read.boxes.as_mut().unwrap().read = None;
+        assert_eq!(no_read.slice_boxes(&vals, hull, None).unwrap(), None);
+        // a component outside [0, extent): off
+        assert_eq!(a.slice_boxes(&[20, 16, 32], Some((16, 171)), None).unwrap(), None);
+        // strides that are not positive, or do not nest: off
+        assert_eq!(a.slice_boxes(&[0, 16, 32], hull, None).unwrap(), None);
+        assert_eq!(array(["w", "3"]).slice_boxes(&vals, hull, None).unwrap(), None);
+        assert_eq!(array(["w", "2"]).slice_boxes(&[101, 0, 1], Some((0, 0)), None).unwrap(), None);
+        // an array that reads nothing in this slice has no read box
+        let b = a.slice_boxes(&vals, None, None).unwrap().expect("a box");
+        assert_eq!(b.read, None);
+    }
+
+    #[test]
+    fn issue12_box_arguments_are_zero_without_a_box() {
+        let w = Window::default();
+        assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 0);
+        let b = array(["w", "1"]).slice_boxes(&[100, 16, 32], Some((16, 731)), None).unwrap();
+        let w = Window { boxes: b, ..Default::default() };
+        assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 1);
+        assert_eq!(box_value(&w, 1, |b, k| b.extents.get(k).copied()), 100);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.read, k, true)), 16);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.read, k, false)), 31);
+        // not written: no element may be written ([0, -1])
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.write, k, true)), 0);
+        assert_eq!(box_value(&w, 1, |b, k| bound(&b.write, k, false)), -1);
+        // a dimension the box does not have: off
+        assert_eq!(box_value(&w, 5, |b, k| b.strides.get(k).copied()), 0);
+    }
 }

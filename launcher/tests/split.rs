@@ -436,6 +436,7 @@ fn local_buffers_and_group_ids() {
                 count_total: None,
                 count_slice: count(&format!("{p} -> {{ [(l0*(hi - lo))] }}")),
                 write: None,
+                boxes: None,
             },
             ArrayRanges {
                 arg_index: 1,
@@ -457,6 +458,7 @@ fn local_buffers_and_group_ids() {
                     disjoint_across_slices: true,
                     fills_hull: true,
                     runs: None, written_count: None }),
+                boxes: None,
             },
         ],
         assumptions: vec![],

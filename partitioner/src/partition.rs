@@ -22,7 +22,7 @@ use coarsen::ir::Program;
 use access_analysis::isl::Isl;
 use isl_rs::{DimType, Map, Set};
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
     WriteVerdict,
 };
 
@@ -144,15 +144,17 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The linear bounds `[lower, upper]` of a footprint with `strides`; the bounds
-/// are simplified against `context` (the parameters' context with the slice
-/// constraints), which removes existentials isl cannot eliminate by itself.
-fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+/// The bounds of a footprint per delinearized dimension (`dim_min`/`dim_max`
+/// of each), simplified against `context` (the parameters' context with the
+/// slice constraints), which removes existentials isl cannot eliminate by
+/// itself. `None` when the footprint is empty, its dimensions are not
+/// `n_dims`, or isl fails.
+fn dim_bounds(isl: &Isl, fp: &Set, n_dims: usize, context: Option<&Set>) -> Option<(Vec<PwExpr>, Vec<PwExpr>)> {
     if fp.is_empty().ok()? {
         return None;
     }
     let n = fp.dim(DimType::Set).ok()? as usize;
-    if n != strides.len() || n == 0 {
+    if n != n_dims || n == 0 {
         return None;
     }
     let mut lows = Vec::new();
@@ -167,19 +169,74 @@ fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) 
         lows.push(isl.pw_expr(&lo).ok()?);
         highs.push(isl.pw_expr(&hi).ok()?);
     }
-    let lower = if n == 1 {
-        lows[0].clone()
-    } else {
-        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(lows.iter()).collect();
-        PwExpr::linear_combination(&terms).ok()?
+    Some((lows, highs))
+}
+
+/// The linear bounds `sum_k strides[k] * bound_k` of per-dimension bounds.
+fn linear_of(strides: &[String], lows: &[PwExpr], highs: &[PwExpr]) -> Option<Range> {
+    let combine = |bounds: &[PwExpr]| -> Option<PwExpr> {
+        if bounds.len() == 1 {
+            return Some(bounds[0].clone());
+        }
+        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(bounds.iter()).collect();
+        PwExpr::linear_combination(&terms).ok()
     };
-    let upper = if n == 1 {
-        highs[0].clone()
-    } else {
-        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(highs.iter()).collect();
-        PwExpr::linear_combination(&terms).ok()?
+    Some(Range { lower: combine(lows)?.to_string(), upper: combine(highs)?.to_string() })
+}
+
+/// The linear bounds `[lower, upper]` of a footprint with `strides` (see
+/// [`dim_bounds`]).
+fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+    let (lows, highs) = dim_bounds(isl, fp, strides.len(), context)?;
+    linear_of(strides, &lows, &highs)
+}
+
+/// The linear bounds of a footprint and, for an array of at least two
+/// delinearized dimensions, its box: the bounds of each dimension (issue
+/// 12). The linear bounds are the box's linear hull.
+fn ranges_and_box(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> (Option<Range>, Option<Vec<Range>>) {
+    let Some((lows, highs)) = dim_bounds(isl, fp, strides.len(), context) else {
+        return (None, None);
     };
-    Some(Range { lower: lower.to_string(), upper: upper.to_string() })
+    let linear = linear_of(strides, &lows, &highs);
+    let boxed = (strides.len() >= 2 && linear.is_some())
+        .then(|| lows.iter().zip(&highs).map(|(l, h)| Range { lower: l.to_string(), upper: h.to_string() }).collect());
+    (linear, boxed)
+}
+
+/// Whether a slice writes every element of the box of what it writes, for
+/// every parameter value of `context` (`must`: the must-writes, the only
+/// writes). The box is built exactly: per dimension, the integers between
+/// the least and the greatest component the footprint has.
+fn writes_fill_box(cx: &Ctx, must: &Map, slice: &Set, n_dims: usize, context: Option<&Set>) -> Option<bool> {
+    let w = cx.footprint(must, slice)?;
+    if w.is_empty().ok()? {
+        return Some(true);
+    }
+    if w.dim(DimType::Set).ok()? as usize != n_dims {
+        return None;
+    }
+    let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
+    let up = cx.isl.map("{ [a] -> [x] : x >= a }").ok()?;
+    let down = cx.isl.map("{ [b] -> [x] : x <= b }").ok()?;
+    let mut bx: Option<Set> = None;
+    for k in 0..n_dims {
+        let p = w.copy().ok()?.project_out(DimType::Set, (k + 1) as u32, (n_dims - k - 1) as u32).ok()?;
+        let p = p.project_out(DimType::Set, 0, k as u32).ok()?.reset_tuple_id().ok()?;
+        let above = p.copy().ok()?.apply(up.copy().ok()?).ok()?;
+        let below = p.apply(down.copy().ok()?).ok()?;
+        let interval = above.intersect(below).ok()?.coalesce().ok()?;
+        bx = Some(match bx {
+            None => interval,
+            Some(b) => b.flat_product(interval).ok()?,
+        });
+    }
+    let bx = bx?.set_tuple_name(&name).ok()?;
+    let mut gap = bx.subtract(w).ok()?;
+    if let Some(c) = context {
+        gap = gap.intersect_params(c.copy().ok()?).ok()?;
+    }
+    gap.is_empty().ok()
 }
 
 /// Why a count is missing when time ran out, whichever step it was in (the
@@ -510,7 +567,12 @@ fn partition_along(
         arrays.push(r);
     }
     let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
-    let subkernel = match crate::subkernel::rewrite(program, &func.name, &rebased) {
+    // The guard checks the boxes of the arrays that have them (issue 12).
+    let boxed: Vec<crate::subkernel::BoxedArray> = arrays
+        .iter()
+        .filter_map(|a| a.boxes.as_ref().map(|b| crate::subkernel::BoxedArray { arg_index: a.arg_index, strides: &b.strides }))
+        .collect();
+    let subkernel = match crate::subkernel::rewrite_with_boxes(program, &func.name, &rebased, &boxed) {
         Ok(s) => Some(s),
         Err(e) => {
             reasons.push(e.to_string());
@@ -560,6 +622,7 @@ fn array_ranges(
         count_total: None,
         count_slice: None,
         write: None,
+        boxes: None,
     };
     let written = matches!(m, Mode::W | Mode::RW);
     if let Some(r) = &a.whole {
@@ -628,15 +691,25 @@ fn array_ranges(
         fail(&mut out, reasons, "the footprint bounds could not be expressed (isl limit or an unsupported bound form)");
         return out;
     }
+    let mut read_box = None;
+    let mut write_box = None;
+    let mut write_exact = false;
     if let Some(r) = &reads {
-        out.read_slice = cx.footprint(r, slice).and_then(|f| linear_range(&cx.isl, &f, &a.strides, ctx_slice_set));
+        if let Some(f) = cx.footprint(r, slice) {
+            (out.read_slice, read_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
+        }
     }
     if let Some(w) = &writes {
         let wfp = cx.footprint(w, slice);
-        out.write_slice = wfp.as_ref().and_then(|f| linear_range(&cx.isl, f, &a.strides, ctx_slice_set));
+        if let Some(f) = &wfp {
+            (out.write_slice, write_box) = ranges_and_box(&cx.isl, f, &a.strides, ctx_slice_set);
+        }
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
         let has_may = has_may_writes(may, &must);
+        if let (Some(mw), false, Some(_)) = (&must, has_may, &write_box) {
+            write_exact = writes_fill_box(cx, mw, slice, a.strides.len(), ctx_slice_set).unwrap_or(false);
+        }
         let fills = match (&must, has_may) {
             (Some(mw), false) => fills_hull(cx, mw, slice, &a.strides).unwrap_or(false),
             _ => false,
@@ -661,6 +734,11 @@ fn array_ranges(
             None
         };
         out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count: None });
+    }
+    // Boxes, when every footprint that has linear bounds has its box too.
+    let complete = (out.read_slice.is_none() || read_box.is_some()) && (out.write_slice.is_none() || write_box.is_some());
+    if a.strides.len() >= 2 && complete && (read_box.is_some() || write_box.is_some()) {
+        out.boxes = Some(Boxes { strides: a.strides.clone(), read: read_box, write: write_box, write_exact });
     }
     out
 }

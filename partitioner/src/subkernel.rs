@@ -33,6 +33,25 @@
 //! copied to a local pointer, compared) is listed in
 //! [`Subkernel::unguarded`] with the reason; the launcher does not split such
 //! a kernel while the guard is on.
+//!
+//! **Boxes (issue 12).** For a delinearized array with boxes
+//! ([`rewrite_with_boxes`], `ranges_format::Boxes`), the device buffer holds
+//! the linear hull of the slice's footprint but only the box's elements are
+//! promised, so the guard also checks box membership: per dimension `k >= 1`
+//! the extra arguments `__clpart_bs<k>_a` (stride, 0 when the launch checks
+//! no box), `__clpart_be<k>_a` (extent, `stride[k-1] / stride[k]`) and the
+//! inclusive read and write bounds `__clpart_brl/brh/bwl/bwh<k>_a`
+//! ([`ExtraArgMeaning::BoxStride`] .. [`ExtraArgMeaning::BoxWriteHi`]).
+//! Dimension 0 is bounded by the 1-D window, which the launcher sets to the
+//! box's linear hull. Accesses become `__clpart_bchk<m>` /
+//! `__clpart_brw<m>` (`m` checked dimensions): the absolute index `i`'s
+//! component `(i / stride_k) % extent_k` must lie in the bounds, else the
+//! access is refused like a window miss (bit 2). The per-work-group test
+//! (module `group`) proves an access of a boxed array only when its
+//! subscript splits as `C_m + E_m * (C_{m-1} + ...)` by the extents' scalar
+//! arguments with every `C_k` inside `[0, E_k)` and the box, without a
+//! division; any other access of a boxed array keeps the fast copy only in
+//! launches that check no box.
 
 mod group;
 
@@ -54,9 +73,28 @@ pub enum SubkernelError {
 
 const REWRITTEN: [WorkItemFn; 4] = [WorkItemFn::GroupId, WorkItemFn::GlobalSize, WorkItemFn::NumGroups, WorkItemFn::GlobalOffset];
 
+/// An array whose accesses the guard also checks against a box (issue 12):
+/// its argument index and the strides of its delinearized dimensions
+/// (`ranges_format::Boxes::strides`, at least two, the last `"1"`).
+#[derive(Debug, Clone, Copy)]
+pub struct BoxedArray<'s> {
+    /// Argument position of the array.
+    pub arg_index: u32,
+    /// Stride texts, outermost first.
+    pub strides: &'s [String],
+}
+
 /// Builds the subkernel of `kernel` rebasing the pointer parameters listed in
 /// `rebased` (argument indices).
 pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subkernel, SubkernelError> {
+    rewrite_with_boxes(program, kernel, rebased, &[])
+}
+
+/// [`rewrite`], with the guard of each array of `boxed` (when it guards it)
+/// also checking every access against the array's box: extra arguments
+/// [`ExtraArgMeaning::BoxStride`] to [`ExtraArgMeaning::BoxWriteHi`] per
+/// delinearized dimension after the first (see the module doc).
+pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxed: &[BoxedArray<'_>]) -> Result<Subkernel, SubkernelError> {
     let k = program.function(kernel).filter(|f| f.is_kernel).ok_or_else(|| SubkernelError::NoKernel(kernel.into()))?;
     // Helpers must not use the builtins we rewrite: they have no access to the extra arguments.
     let reached = called_functions(&program.functions, kernel);
@@ -88,6 +126,8 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
     // The guard first: every buffer parameter whose uses can all be checked.
     let mut guarded: Vec<u32> = Vec::new();
     let mut unguarded: Vec<(u32, String)> = Vec::new();
+    // numbers of box-checked dimensions in use (the header's check functions)
+    let mut box_dims: std::collections::BTreeSet<usize> = Default::default();
     let mut guard_edits: Vec<Edit> = Vec::new();
     let hidden = unsupported_texts(&k.body, src);
     let buffer_names: Vec<String> = k
@@ -110,7 +150,12 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
             unguarded.push((idx, "the guard checks at most 32 buffer arguments".into()));
             continue;
         }
+        let boxes = match p.space() {
+            AddrSpace::Local => None,
+            _ => boxed.iter().find(|b| b.arg_index == idx && b.strides.len() >= 2).map(|b| BoxSpec { extent_names: extent_names(b.strides), dims: b.strides.len() }),
+        };
         let mut g = Guarder {
+            boxes: boxes.clone(),
             name: &p.name,
             tag: &p.name,
             program: Some(program),
@@ -139,6 +184,12 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
                 extra_args.push(ExtraArg { name: format!("__clpart_wlo_{n}"), meaning: ExtraArgMeaning::WriteLo { arg_index: idx } });
                 extra_args.push(ExtraArg { name: format!("__clpart_whi_{n}"), meaning: ExtraArgMeaning::WriteHi { arg_index: idx } });
                 extra_args.push(ExtraArg { name: format!("__clpart_len_{n}"), meaning: ExtraArgMeaning::Extent { arg_index: idx } });
+                if let Some(b) = &boxes {
+                    box_dims.insert(b.dims - 1);
+                    for (name, meaning) in box_args(n, b.dims, idx) {
+                        extra_args.push(ExtraArg { name, meaning });
+                    }
+                }
             }
             Some(why) => {
                 group.borrow_mut().restore(before);
@@ -285,6 +336,12 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
     let mut header = String::from("/* clpart subkernel: arrays rebased to their range, work-item builtins of the unsplit NDRange */\n");
     if !guarded.is_empty() {
         header.push_str(GUARD_HEADER);
+        if !box_dims.is_empty() {
+            header.push_str(BOX_BIN);
+        }
+        for &m in &box_dims {
+            header.push_str(&box_header(m));
+        }
     }
     if macro_use {
         header.push_str("#define get_group_id(d) (get_group_id(d) + ((d) == 0 ? __clpart_group_base0 : (d) == 1 ? __clpart_group_base1 : __clpart_group_base2))\n");
@@ -461,6 +518,19 @@ long __clpart_gmul(long a, long b, int *ok) {
 #endif
 "#;
 
+/// The box check of one dimension (issue 12): 1 when the component of
+/// absolute element index `a` in a dimension of stride `st` and extent `ex`,
+/// `(a / st) % ex`, lies in `[lo, hi]` (with the `n - 1` elements after it,
+/// in the dimension of stride 1), or when the launch checks no box (`st`
+/// is 0). Never divides by zero.
+const BOX_BIN: &str = r#"#ifndef CLPART_UNCHECKED
+int __clpart_bin(long a, long n, long st, long ex, long lo, long hi) {
+    long c = (a / (st > 0 ? st : 1L)) % (ex > 0 ? ex : 1L);
+    return (st == 0) | ((c >= lo) & (c + (st == 1 ? n - 1 : 0L) <= hi));
+}
+#endif
+"#;
+
 /// How an access uses the element.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -469,9 +539,106 @@ enum Access {
     ReadWrite,
 }
 
+/// The box check of one guarded array (issue 12).
+#[derive(Clone, Debug)]
+struct BoxSpec {
+    /// Per checked dimension `k = 1..dims`, the name whose value is its
+    /// extent, when the strides' texts nest (see [`extent_names`]): what the
+    /// per-work-group test proves subscripts against.
+    extent_names: Option<Vec<String>>,
+    /// Delinearized dimensions (at least 2); dimensions `1..dims` are checked.
+    dims: usize,
+}
+
+/// The extent of each dimension `k >= 1` as one name, from stride texts
+/// that are products of names (`["nx*ny", "nx", "1"]`: `["ny", "nx"]`);
+/// `None` when they do not nest that way.
+fn extent_names(strides: &[String]) -> Option<Vec<String>> {
+    let factors = |s: &str| -> Option<Vec<String>> {
+        if s.trim() == "1" {
+            return Some(Vec::new());
+        }
+        let mut f: Vec<String> = s.split('*').map(|x| x.trim().to_string()).collect();
+        if f.iter().any(|x| x.is_empty() || !x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || x.starts_with(|c: char| c.is_ascii_digit())) {
+            return None;
+        }
+        f.sort();
+        Some(f)
+    };
+    let mut out = Vec::new();
+    for k in 1..strides.len() {
+        let (mut outer, inner) = (factors(&strides[k - 1])?, factors(&strides[k])?);
+        for x in &inner {
+            let at = outer.iter().position(|y| y == x)?;
+            outer.remove(at);
+        }
+        if outer.len() != 1 {
+            return None;
+        }
+        out.push(outer.remove(0));
+    }
+    Some(out)
+}
+
+/// The box-check arguments of array `n` (argument `idx`) with `dims`
+/// delinearized dimensions, in order: per dimension `k >= 1`, its stride,
+/// extent, read bounds and write bounds.
+fn box_args(n: &str, dims: usize, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
+    let mut out = Vec::new();
+    for k in 1..dims {
+        let dim = k as u32;
+        let a = idx;
+        out.push((format!("__clpart_bs{k}_{n}"), ExtraArgMeaning::BoxStride { arg_index: a, dim }));
+        out.push((format!("__clpart_be{k}_{n}"), ExtraArgMeaning::BoxExtent { arg_index: a, dim }));
+        out.push((format!("__clpart_brl{k}_{n}"), ExtraArgMeaning::BoxReadLo { arg_index: a, dim }));
+        out.push((format!("__clpart_brh{k}_{n}"), ExtraArgMeaning::BoxReadHi { arg_index: a, dim }));
+        out.push((format!("__clpart_bwl{k}_{n}"), ExtraArgMeaning::BoxWriteLo { arg_index: a, dim }));
+        out.push((format!("__clpart_bwh{k}_{n}"), ExtraArgMeaning::BoxWriteHi { arg_index: a, dim }));
+    }
+    out
+}
+
+/// The box check functions for `m` checked dimensions (see the module doc):
+/// `__clpart_bchk<m>` (one access of `n` elements) and `__clpart_brw<m>`
+/// (a read-modify-write: both windows and both boxes).
+fn box_header(m: usize) -> String {
+    let dims = |f: &dyn Fn(usize) -> String| (1..=m).map(f).collect::<Vec<_>>().join(", ");
+    let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
+    let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
+    let rw = dims(&|k| format!("st{k}, ex{k}, rlo{k}, rhi{k}, wlo{k}, whi{k}"));
+    let rw_decl = dims(&|k| format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}"));
+    let both = dims(&|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"));
+    let inside = (1..=m).map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})")).collect::<String>();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "#ifdef CLPART_UNCHECKED
+#define __clpart_bchk{m}(i, n, lo, hi, len, bad, s, b, {one}) (i)
+#define __clpart_brw{m}(i, rlo, rhi, wlo, whi, len, bad, s, b, {rw}) (i)
+#else
+"
+    ));
+    out.push_str(&format!(
+        "long __clpart_bchk{m}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b, {one_decl}) {{
+    long a = (long)((ulong)i + (ulong)b);
+    int ok = (i >= lo) & (i <= hi - n){inside};
+    ulong oob = (ulong)((i < 0) | (i > len - n));
+    *bad |= (ok ? 0UL : (2UL - oob)) << (2 * s);
+    return ok ? i : len;
+}}
+long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b, {rw_decl}) {{
+    return __clpart_bchk{m}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b, {both});
+}}
+#endif
+"
+    ));
+    out
+}
+
 /// Rewrites every access of one buffer parameter into a guarded one, or
 /// records why it cannot.
 struct Guarder<'a> {
+    /// The array's box check, when it has one.
+    boxes: Option<BoxSpec>,
     /// The pointer's name in the code walked (the kernel parameter, or the
     /// helper parameter it is passed to).
     name: &'a str,
@@ -637,11 +804,28 @@ impl<'a> Guarder<'a> {
                 Access::Write => vec![win("wlo", "whi")],
                 Access::ReadWrite => vec![win("rlo", "rhi"), win("wlo", "whi")],
             };
+            let boxes = self.boxes.as_ref().map(|b| {
+                let dims = 1..b.dims;
+                let bwin = |k: usize, lo: &str, hi: &str| (format!("__clpart_{lo}{k}_{nm}"), format!("__clpart_{hi}{k}_{nm}"));
+                group::GroupBox {
+                    extent_names: b.extent_names.clone(),
+                    strides: dims.clone().map(|k| format!("__clpart_bs{k}_{nm}")).collect(),
+                    extents: dims.clone().map(|k| format!("__clpart_be{k}_{nm}")).collect(),
+                    bounds: dims
+                        .map(|k| match access {
+                            Access::Read => vec![bwin(k, "brl", "brh")],
+                            Access::Write => vec![bwin(k, "bwl", "bwh")],
+                            Access::ReadWrite => vec![bwin(k, "brl", "brh"), bwin(k, "bwl", "bwh")],
+                        })
+                        .collect(),
+                }
+            });
             let w = group::Window {
                 base: format!("__clpart_base_{nm}"),
                 bounds,
                 n: n.and_then(|n| n.parse().ok()).unwrap_or(1),
                 ptr: self.name,
+                boxes,
             };
             g.borrow_mut().access(index, &w, &self.conds).then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
         });
@@ -649,6 +833,27 @@ impl<'a> Guarder<'a> {
         // in the kernel the private accumulator, in a helper clone its pointer
         let f = if self.program.is_some() { format!("&__clpart_bad, {s}") } else { format!("__clpart_badp, {s}") };
         let (r, w) = (format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"), format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"));
+        if let Some(b) = &self.boxes {
+            // the box-checked forms: the absolute index's components too
+            let m = b.dims - 1;
+            let dims = |f: &dyn Fn(usize) -> String| (1..b.dims).map(f).collect::<Vec<_>>().join(", ");
+            let rbox = dims(&|k| format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}"));
+            let wbox = dims(&|k| format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}"));
+            let rwbox = dims(&|k| {
+                format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}")
+            });
+            let base = format!("__clpart_base_{nm}");
+            let len = format!("__clpart_len_{nm}");
+            let count = n.unwrap_or("1");
+            let (head, tail) = match access {
+                Access::ReadWrite if n.is_none() => {
+                    (format!("__clpart_brw{m}((long)("), format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox})"))
+                }
+                Access::Read => (format!("__clpart_bchk{m}((long)("), format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox})")),
+                _ => (format!("__clpart_bchk{m}((long)("), format!(") - {base}, {count}, {w}, {len}, {f}, {base}, {wbox})")),
+            };
+            return Check { head, tail, fast };
+        }
         let head = match (access, n) {
             (Access::Read, None) => "__clpart_r((long)(".to_string(),
             (Access::Write, None) => "__clpart_w((long)(".to_string(),
@@ -948,6 +1153,7 @@ impl<'a> Guarder<'a> {
             return self.fail(e, &format!("passed to helper '{f}' inside a macro expansion"));
         }
         let mut nested = Guarder {
+            boxes: self.boxes.clone(),
             name: &hp.name,
             tag: self.tag,
             program: None,
@@ -971,7 +1177,10 @@ impl<'a> Guarder<'a> {
         }
         let clone_name = format!("{f}__clpart_{}", self.tag);
         if !self.clones.iter().any(|(n, _)| n == &clone_name) {
-            let Some(text) = clone_text(self.src, helper, &clone_name, self.tag, nested.edits) else {
+            let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
+                box_args(self.tag, b.dims, 0).iter().map(|(n, _)| format!(", long {n}")).collect()
+            });
+            let Some(text) = clone_text(self.src, helper, &clone_name, self.tag, &box_params, nested.edits) else {
                 return self.fail(e, &format!("passed to helper '{f}', whose definition cannot be copied"));
             };
             self.clones.push((clone_name.clone(), text));
@@ -983,7 +1192,8 @@ impl<'a> Guarder<'a> {
             at: e.span.end as usize - 1,
             del: 0,
             text: format!(
-                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad"
+                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad{}",
+                self.boxes.as_ref().map_or(String::new(), |b| box_args(t, b.dims, 0).iter().map(|(n, _)| format!(", {n}")).collect())
             ),
             order: 1000 - depth,
             fast: None,
@@ -999,7 +1209,7 @@ impl<'a> Guarder<'a> {
 /// The text of helper `h` renamed to `name`, with `edits` (absolute source
 /// positions inside its span) applied and the guard's parameters for `tag`
 /// appended.
-fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edit>) -> Option<String> {
+fn clone_text(src: &str, h: &Function, name: &str, tag: &str, box_params: &str, mut edits: Vec<Edit>) -> Option<String> {
     let (start, end) = (h.span.start as usize, h.span.end as usize);
     let text = src.get(start..end)?;
     // the function name: its first occurrence followed by '('
@@ -1017,7 +1227,7 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, mut edits: Vec<Edi
     let at = start + at?;
     edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0, fast: None });
     let extra = format!(
-        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp"
+        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp{box_params}"
     );
     let last = h.params.last()?;
     edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0, fast: None });

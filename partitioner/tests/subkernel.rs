@@ -197,3 +197,147 @@ fn issue10_narrowing_conversions_are_tested_not_assumed() {
     reparse(&s.source);
     assert!(s.source.contains("<= 255L)"), "{}", s.source);
 }
+
+// ---------------------------------------------------------------------------
+// Issue 12: the guard checks boxes
+
+fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_format::Subkernel {
+    let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
+    let strides: Vec<(u32, Vec<String>)> = boxes.iter().map(|(i, s)| (*i, s.iter().map(|x| x.to_string()).collect())).collect();
+    let boxed: Vec<partitioner::subkernel::BoxedArray> =
+        strides.iter().map(|(i, s)| partitioner::subkernel::BoxedArray { arg_index: *i, strides: s }).collect();
+    let k = p.kernel(None).unwrap();
+    let ptrs: Vec<u32> = (0..k.params.len() as u32).filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. })).collect();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed).unwrap();
+    reparse(&s.source);
+    s
+}
+
+const COLSUM: &str = "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
+    int j = get_global_id(0);
+    if (j < n) {
+        float s = 0.0f;
+        for (int i = 0; i < m; i++)
+            s += A[i * n + j];
+        out[j] = s;
+    }
+}";
+
+#[test]
+fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
+    let s = boxed_rewrite("colsum", COLSUM, &[(0, &["n", "1"])]);
+    // A's six window arguments, then its box arguments for dimension 1
+    let metas: Vec<&ExtraArgMeaning> = s.extra_args.iter().map(|e| &e.meaning).collect();
+    let at = metas.iter().position(|m| **m == ExtraArgMeaning::Extent { arg_index: 0 }).unwrap();
+    assert_eq!(
+        &metas[at + 1..at + 7],
+        &[
+            &ExtraArgMeaning::BoxStride { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxExtent { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxReadLo { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxReadHi { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxWriteLo { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxWriteHi { arg_index: 0, dim: 1 },
+        ]
+    );
+    assert_eq!(s.extra_args[at + 1].name, "__clpart_bs1_A");
+    // 'out' is 1-D: no box arguments
+    assert!(s.extra_args.iter().filter_map(|e| e.meaning.box_arg()).all(|(a, _)| a == 0));
+    // the checked copy checks the absolute index's component
+    assert!(
+        s.source.contains("A[__clpart_bchk1((long)(i * n + j) - __clpart_base_A, 1, __clpart_rlo_A, __clpart_rhi_A, __clpart_len_A, &__clpart_bad, 0, __clpart_base_A, __clpart_bs1_A, __clpart_be1_A, __clpart_brl1_A, __clpart_brh1_A)]"),
+        "{}",
+        s.source
+    );
+    assert!(s.source.contains("out[__clpart_w((long)(j) - __clpart_base_out,"), "{}", s.source);
+    // the component check: (a / stride) % extent in [lo, hi], never a division by zero
+    assert!(s.source.contains("long c = (a / (st > 0 ? st : 1L)) % (ex > 0 ? ex : 1L);"), "{}", s.source);
+    assert!(s.source.contains("return (st == 0) | ((c >= lo) & (c + (st == 1 ? n - 1 : 0L) <= hi));"), "{}", s.source);
+    // compiled out with the guard
+    assert!(s.source.contains("#define __clpart_bchk1(i, n, lo, hi, len, bad, s, b, st1, ex1, lo1, hi1) (i)"), "{}", s.source);
+    // the fast path: `i * n + j` splits as R * n + j, j narrowed by `j < n`;
+    // no division in the prologue
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    assert!(
+        prologue.contains("__clpart_fast &= (__clpart_bs1_A == 0) | ((__clpart_bs1_A == 1L) & ((long)n == __clpart_be1_A) & (__clpart_g7 >= 0L) & (__clpart_g10 < (long)n) & (__clpart_g7 >= __clpart_brl1_A) & (__clpart_g10 <= __clpart_brh1_A));"),
+        "{prologue}"
+    );
+    assert!(!prologue.contains(" / ") && !prologue.contains('%'), "{prologue}");
+    // the fast copy indexes plainly
+    assert!(s.source.contains("s += A[((long)(i * n + j) - __clpart_base_A)];"), "{}", s.source);
+}
+
+#[test]
+fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
+    // 3-D: two checked dimensions
+    let src = "__kernel void plane(__global float *v, int nx, int ny, int z) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    v[(z * ny + y) * nx + x] += 1.0f;
+}";
+    let s = boxed_rewrite("plane", src, &[(0, &["nx*ny", "nx", "1"])]);
+    assert_eq!(s.extra_args.iter().filter(|e| e.meaning.box_arg().is_some()).count(), 12);
+    assert!(s.extra_args.iter().any(|e| e.meaning == ExtraArgMeaning::BoxWriteHi { arg_index: 0, dim: 2 }));
+    // a read-modify-write checks both windows and both boxes
+    assert!(
+        s.source.contains("v[__clpart_brw2((long)((z * ny + y) * nx + x) - __clpart_base_v, __clpart_rlo_v, __clpart_rhi_v, __clpart_wlo_v, __clpart_whi_v, __clpart_len_v, &__clpart_bad, 0, __clpart_base_v, __clpart_bs1_v, __clpart_be1_v, __clpart_brl1_v, __clpart_brh1_v, __clpart_bwl1_v, __clpart_bwh1_v, __clpart_bs2_v, __clpart_be2_v, __clpart_brl2_v, __clpart_brh2_v, __clpart_bwl2_v, __clpart_bwh2_v)]"),
+        "{}",
+        s.source
+    );
+    // the per-group proof splits (z * ny + y) * nx + x as x + nx * (y + ny * z):
+    // the strides nest, the extents are nx and ny, both components proven
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    let proof = prologue.lines().find(|l| l.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0)) | (")).expect(prologue);
+    for part in ["(__clpart_bs2_v == 1L)", "(__clpart_bs1_v == __clpart_g", "((long)nx == __clpart_be2_v)", "((long)ny == __clpart_be1_v)", "< (long)nx)", "< (long)ny)"] {
+        assert!(proof.contains(part), "{part}: {proof}");
+    }
+    for bound in ["__clpart_brl1_v", "__clpart_brh1_v", "__clpart_bwl1_v", "__clpart_bwh1_v", "__clpart_brl2_v", "__clpart_brh2_v", "__clpart_bwl2_v", "__clpart_bwh2_v"] {
+        assert!(proof.contains(bound), "{bound}: {proof}");
+    }
+    // a 3-D subscript that does not split (a vector load): only without a box check
+    let src = "__kernel void plane2(__global const float *v, __global float2 *o, int nx, int ny) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    o[y * nx + x] = vload2((y * ny + 1) * nx + x, v);
+}";
+    let s = boxed_rewrite("plane2", src, &[(0, &["nx*ny", "nx", "1"])]);
+    assert!(s.source.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0));"), "{}", s.source);
+    assert!(s.source.contains("int ok = (i >= lo) & (i <= hi - n) & __clpart_bin(a, n, st1, ex1, lo1, hi1) & __clpart_bin(a, n, st2, ex2, lo2, hi2);"), "{}", s.source);
+
+    // 2-D, a subscript that does not split as R * S + C (a vector load)
+    let src = "__kernel void pairs(__global const float *A, __global float2 *out, int n) {
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    out[i * n + j] = vload2(i * n + j, A);
+}";
+    let s = boxed_rewrite("pairs", src, &[(0, &["n", "1"]), (1, &["n", "1"])]);
+    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_A == 0);"), "{}", s.source);
+    assert!(s.source.contains("__clpart_bchk1((long)((long)2 * (long)(i * n + j)) - __clpart_base_A, 2, __clpart_rlo_A"), "{}", s.source);
+    // ... while out's subscript does
+    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_out == 0) | ((__clpart_bs1_out == 1L)"), "{}", s.source);
+
+    // a helper taking the buffer gets the box arguments too
+    let src = "float at(__global const float *p, int k) { return p[k]; }
+__kernel void via(__global const float *A, __global float *out, int n) {
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    out[i * n + j] = at(A, i * n + j);
+}";
+    let s = boxed_rewrite("via", src, &[(0, &["n", "1"])]);
+    assert!(s.source.contains("ulong *__clpart_badp, long __clpart_bs1_A, long __clpart_be1_A, long __clpart_brl1_A, long __clpart_brh1_A, long __clpart_bwl1_A, long __clpart_bwh1_A)"), "{}", s.source);
+    assert!(s.source.contains("&__clpart_bad, __clpart_bs1_A, __clpart_be1_A, __clpart_brl1_A, __clpart_brh1_A, __clpart_bwl1_A, __clpart_bwh1_A)"), "{}", s.source);
+    assert!(s.source.contains("p[__clpart_bchk1((long)(k) - __clpart_base_A, 1, __clpart_rlo_A, __clpart_rhi_A, __clpart_len_A, __clpart_badp, 0, __clpart_base_A, __clpart_bs1_A"), "{}", s.source);
+}
+
+#[test]
+fn issue12_stencil_subscripts_through_a_local_split() {
+    // idx = y * width + x: idx - 1, idx + width, idx - width all split,
+    // with x narrowed by the conditions
+    let p = program("stencil2d");
+    let src = p.source.clone();
+    let s = boxed_rewrite("stencil2d", &src, &[(0, &["width", "1"]), (1, &["width", "1"])]);
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    let proofs = prologue.matches("__clpart_fast &= (__clpart_bs1_in == 0) | ((__clpart_bs1_in == 1L) & ((long)width == __clpart_be1_in)").count();
+    assert_eq!(proofs, 6, "{prologue}");
+    assert!(!prologue.contains("&= (__clpart_bs1_in == 0);"), "{prologue}");
+}

@@ -15,8 +15,10 @@ use crate::{ExprError, RangesError};
 /// Bump it on any change that an older reader would misread.
 ///
 /// Version 2 added the per-section checksums; version 1 files are refused
-/// (regenerate them with `clpart analyze -o`).
-pub const FORMAT_VERSION: u32 = 2;
+/// (regenerate them with `clpart analyze -o`). Version 3 added
+/// [`ArrayRanges::boxes`] (per-dimension footprints of delinearized arrays);
+/// version 2 files, which have none, still load.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest version this crate reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 2;
@@ -226,6 +228,42 @@ pub struct ArrayRanges {
     pub count_slice: Option<Count>,
     /// Write-overlap verdict, for written arrays.
     pub write: Option<WriteVerdict>,
+    /// The slice's footprint per delinearized dimension, for arrays with at
+    /// least two (`c[y*w + x]` seen as `c[y][x]`); `None` for 1-D arrays,
+    /// arrays transferred whole, and files of format version 2. Absent from
+    /// the file when `None`, so a version 2 array section keeps its checksum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boxes: Option<Boxes>,
+}
+
+/// The footprint of a slice as a box per delinearized dimension: element
+/// `sum_k c_k * strides[k]` with `c_k` in `[lower_k, upper_k]` for every `k`.
+/// The linear hull of a box (`sum_k strides[k] * lower_k` to
+/// `sum_k strides[k] * upper_k`) is the array's 1-D range of the same
+/// footprint ([`ArrayRanges::read_slice`], [`ArrayRanges::write_slice`]);
+/// the box is contained in it, and can be much smaller (a column walk reads
+/// one column of every row, not every element between the first and the
+/// last). The launch-time assumptions of the array (`0 <= c_k < strides[k-1] /
+/// strides[k]` for `k >= 1`) make the decomposition of an element index into
+/// its `c_k` unique.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Boxes {
+    /// The stride of each delinearized dimension, outermost first, as
+    /// expression text over the kernel's parameters (see [`PwExpr`]), e.g.
+    /// `["nx*ny", "nx", "1"]`; the last is `"1"`. At least two.
+    pub strides: Vec<String>,
+    /// Per dimension, the inclusive bounds of the components of the
+    /// elements a slice reads (`[SliceLo, SliceHi)`); `None` when the array
+    /// is not read or the bounds could not be had.
+    pub read: Option<Vec<Range>>,
+    /// Per dimension, the inclusive bounds of the components of the
+    /// elements a slice writes; `None` when the array is not written or the
+    /// bounds could not be had.
+    pub write: Option<Vec<Range>>,
+    /// Every write is a must-write and a slice writes every element of its
+    /// write box, proved for all parameter values: copying the write box
+    /// back from a device never overwrites an element it did not write.
+    pub write_exact: bool,
 }
 
 /// An Ehrhart count: the sum over `terms` of the value of the first chamber
@@ -347,6 +385,75 @@ pub enum ExtraArgMeaning {
     /// The guard's flag buffer (`__global int *`, one `int` per entry of
     /// [`Subkernel::guarded`]); not a `long`.
     GuardFlags,
+    /// Box check of argument `arg_index` (an array with
+    /// [`ArrayRanges::boxes`]), delinearized dimension `dim >= 1`: the value
+    /// of that dimension's stride, or 0 when the launch checks no box for
+    /// this array (then only the 1-D window is checked, and every `Box*`
+    /// value of the array is ignored). Dimension 0 has no box arguments: the
+    /// 1-D window, set to the linear hull of the box, bounds it.
+    BoxStride {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+    /// Box check: the extent of dimension `dim`, `stride[dim - 1] /
+    /// stride[dim]`; the component of absolute element index `i` in that
+    /// dimension is `(i / stride[dim]) % extent`.
+    BoxExtent {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+    /// Box check: the smallest component in dimension `dim` the subkernel
+    /// may read.
+    BoxReadLo {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+    /// Box check: the largest component (inclusive) in dimension `dim` the
+    /// subkernel may read.
+    BoxReadHi {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+    /// Box check: the smallest component in dimension `dim` the subkernel
+    /// may write.
+    BoxWriteLo {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+    /// Box check: the largest component (inclusive) in dimension `dim` the
+    /// subkernel may write.
+    BoxWriteHi {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Delinearized dimension, at least 1.
+        dim: u32,
+    },
+}
+
+impl ExtraArgMeaning {
+    /// `(arg_index, dim)` of a box-check argument (`Box*`), `None` for the
+    /// others.
+    pub fn box_arg(&self) -> Option<(u32, u32)> {
+        match *self {
+            ExtraArgMeaning::BoxStride { arg_index, dim }
+            | ExtraArgMeaning::BoxExtent { arg_index, dim }
+            | ExtraArgMeaning::BoxReadLo { arg_index, dim }
+            | ExtraArgMeaning::BoxReadHi { arg_index, dim }
+            | ExtraArgMeaning::BoxWriteLo { arg_index, dim }
+            | ExtraArgMeaning::BoxWriteHi { arg_index, dim } => Some((arg_index, dim)),
+            _ => None,
+        }
+    }
 }
 
 /// Lower-case hex SHA-256 of a kernel source, as stored in

@@ -91,12 +91,12 @@ mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 pub use file::{
-    eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount,
+    eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount, Boxes,
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
     Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
-pub use validate::{opencl_type, BoundArray, BoundKernel, TypeInfo};
+pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo};
 
 use std::path::PathBuf;
 

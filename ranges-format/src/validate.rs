@@ -4,7 +4,7 @@
 //! sizes and ranges and builds the kernel code it carries, so nothing in it
 //! is taken for granted.
 
-use crate::expr::{BoundCondition, Condition, PwExpr};
+use crate::expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 use crate::file::{
     BoundCount, BoundRange, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, ExtraArgMeaning, KernelRanges, Mode, ParamSource,
     RangeFile,
@@ -124,6 +124,17 @@ impl RangeFile {
             });
         }
         for (i, k) in self.kernels.iter().enumerate() {
+            if self.format_version < 3 {
+                if let Some(a) = k.arrays.iter().find(|a| a.boxes.is_some()) {
+                    return Err(RangesError::Invalid {
+                        kernel: k.name.clone(),
+                        message: format!(
+                            "array '{}': boxes in a file of format_version {} (boxes came with version 3)",
+                            a.name, self.format_version
+                        ),
+                    });
+                }
+            }
             if self.kernels[..i].iter().any(|o| o.name == k.name) {
                 return Err(RangesError::Invalid {
                     kernel: k.name.clone(),
@@ -331,6 +342,33 @@ impl KernelRanges {
                             return Err(format!("{what}: the guard flag buffer is listed twice"));
                         }
                     }
+                    ExtraArgMeaning::BoxStride { arg_index, dim }
+                    | ExtraArgMeaning::BoxExtent { arg_index, dim }
+                    | ExtraArgMeaning::BoxReadLo { arg_index, dim }
+                    | ExtraArgMeaning::BoxReadHi { arg_index, dim }
+                    | ExtraArgMeaning::BoxWriteLo { arg_index, dim }
+                    | ExtraArgMeaning::BoxWriteHi { arg_index, dim } => {
+                        let info = buffer_arg(&what, arg_index)?;
+                        let Some(b) = self.arrays.iter().find(|a| a.arg_index == arg_index).and_then(|a| a.boxes.as_ref()) else {
+                            return Err(format!(
+                                "{what} is a box check of argument '{}', which has no boxes",
+                                info.name
+                            ));
+                        };
+                        if dim == 0 || dim as usize >= b.strides.len() {
+                            return Err(format!(
+                                "{what} refers to box dimension {dim} of argument '{}', not in 1..{}",
+                                info.name,
+                                b.strides.len()
+                            ));
+                        }
+                        if !sub.guarded.contains(&arg_index) {
+                            return Err(format!(
+                                "{what} is a box check of argument '{}', which the subkernel does not guard",
+                                info.name
+                            ));
+                        }
+                    }
                 }
             }
             for (i, &g) in sub.guarded.iter().enumerate() {
@@ -384,8 +422,42 @@ impl KernelRanges {
         if a.mode == Mode::W && a.read_slice.is_some() {
             return Err(format!("{what}: a read_slice for an array that is not read"));
         }
-        if let ArrayStatus::Whole { .. } = a.status {
-            return Ok(());
+        if let Some(b) = &a.boxes {
+            if let ArrayStatus::Whole { .. } = a.status {
+                return Err(format!("{what}: boxes for an array that is transferred whole"));
+            }
+            let n = b.strides.len();
+            if n < 2 {
+                return Err(format!(
+                    "{what}: boxes with {n} stride{}, not at least 2 (1-D arrays have no boxes)",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+            if b.strides.last().map(|s| s.trim()) != Some("1") {
+                return Err(format!(
+                    "{what}: boxes.strides ends in '{}', not '1'",
+                    b.strides.last().map_or("", |s| s.as_str()).escape_debug()
+                ));
+            }
+            for (field, bx) in [("read", &b.read), ("write", &b.write)] {
+                if let Some(bx) = bx {
+                    if bx.len() != n {
+                        return Err(format!(
+                            "{what}: boxes.{field} has {} dimensions, boxes.strides {n}",
+                            bx.len()
+                        ));
+                    }
+                }
+            }
+            if !writes && b.write.is_some() {
+                return Err(format!("{what}: a write box for an array that is not written"));
+            }
+            if a.mode == Mode::W && b.read.is_some() {
+                return Err(format!("{what}: a read box for an array that is not read"));
+            }
+            if b.write_exact && b.write.is_none() {
+                return Err(format!("{what}: boxes.write_exact without a write box"));
+            }
         }
         Ok(())
     }
@@ -459,7 +531,31 @@ impl KernelRanges {
                 Ok(Some(BoundCount::from_terms(terms)))
             };
             let written = a.write.as_ref().and_then(|w| w.written_count.as_ref());
+            let boxes = match &a.boxes {
+                None => None,
+                Some(b) => {
+                    let mut strides = Vec::with_capacity(b.strides.len());
+                    for (k, s) in b.strides.iter().enumerate() {
+                        strides.push(bind_pw(s).map_err(|e| bad(&a.name, format!("boxes.strides[{k}]"), e))?);
+                    }
+                    let bind_box = |field: &str, bx: &Option<Vec<crate::file::Range>>| -> Result<Option<Vec<BoundRange>>, RangesError> {
+                        let Some(bx) = bx else { return Ok(None) };
+                        let mut out = Vec::with_capacity(bx.len());
+                        for (k, r) in bx.iter().enumerate() {
+                            out.push(bind_range(&format!("boxes.{field}[{k}]"), &Some(r.clone()))?.expect("a range was given"));
+                        }
+                        Ok(Some(out))
+                    };
+                    Some(BoundBoxes {
+                        strides,
+                        read: bind_box("read", &b.read)?,
+                        write: bind_box("write", &b.write)?,
+                        write_exact: b.write_exact,
+                    })
+                }
+            };
             arrays.push(BoundArray {
+                boxes,
                 total: bind_range("total", &a.total)?,
                 slice: bind_range("slice", &a.slice)?,
                 read_slice: bind_range("read_slice", &a.read_slice)?,
@@ -497,6 +593,22 @@ pub struct BoundArray {
     pub count_slice: Option<BoundCount>,
     /// [`crate::WriteVerdict::written_count`].
     pub written_count: Option<BoundCount>,
+    /// [`ArrayRanges::boxes`].
+    pub boxes: Option<BoundBoxes>,
+}
+
+/// An array's [`crate::Boxes`], every expression bound (see
+/// [`KernelRanges::validate_and_bind`]).
+#[derive(Debug, Clone)]
+pub struct BoundBoxes {
+    /// [`crate::Boxes::strides`], one per delinearized dimension.
+    pub strides: Vec<BoundExpr>,
+    /// [`crate::Boxes::read`], one range per dimension.
+    pub read: Option<Vec<BoundRange>>,
+    /// [`crate::Boxes::write`], one range per dimension.
+    pub write: Option<Vec<BoundRange>>,
+    /// [`crate::Boxes::write_exact`].
+    pub write_exact: bool,
 }
 
 /// Every expression of a kernel's entry, parsed and bound once, in the

@@ -280,3 +280,66 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
     assert!(err.to_string().contains("array 'p' outside its 10 elements"), "{err}");
     assert!(a.buffer("p").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
 }
+
+/// Issue 12: a column walk reads one column band of every row. Its read
+/// box is that band, much smaller than its 1-D hull (every element between
+/// the first row's first column and the last row's last one).
+const COLSUM: &str = "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
+    int j = get_global_id(0);
+    if (j < n) {
+        float s = 0.0f;
+        for (int i = 0; i < m; i++)
+            s += A[i * n + j];
+        out[j] = s;
+    }
+}";
+
+/// Issue 12: the guard checks boxes. A correct split never fires; a read
+/// box one column short on every device (the windows, the boxes' linear
+/// hulls, left as they were: only the box check can see it) makes the
+/// groups that read that column fail their per-group test, the checked copy
+/// refuse the accesses, and the launch re-run unsplit with the right result.
+#[test]
+fn issue12_the_guard_checks_boxes_and_catches_a_short_box() {
+    let rt = runtime();
+    type Case<'a> = (&'a str, &'a str, &'a [u64], &'a [u64], &'a [&'a str], &'a str, &'a str);
+    let (sname, ssrc, sglobal, slocal, sspecs, sin, sout) = FAST_PATH_KERNELS[0];
+    let cases: [Case; 2] = [
+        ("colsum", COLSUM, &[256], &[32], &["A=rand:2560:1", "out=zeros:256", "m=10", "n=256"], "A", "out"),
+        (sname, ssrc, sglobal, slocal, sspecs, sin, sout),
+    ];
+    for (name, src, global, local, specs, boxed, out) in cases {
+        let scalars: Vec<(&str, i64)> =
+            specs.iter().filter_map(|s| s.split_once('=')).filter_map(|(n, v)| v.parse().ok().map(|v| (n, v))).collect();
+        let mut p = plan(&rt, name, src, global, local, &scalars);
+        assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
+        let k = p.kernel();
+        let a = k.arrays.iter().find(|a| a.name == boxed).unwrap();
+        assert!(a.boxes.is_some(), "{name}: '{boxed}' has boxes");
+        let sub = k.subkernel.as_ref().unwrap();
+        assert!(sub.extra_args.iter().any(|e| e.meaning.box_arg() == Some((a.arg_index, 1))), "{name}: box-check arguments");
+        let nd = NdRange::new(global, local).unwrap();
+        let pristine = args(&p, specs);
+        let mut want = pristine.clone();
+        p.run_whole(0, &nd, &mut want).unwrap();
+        // a correct split
+        let mut got = pristine.clone();
+        let opts = LaunchOptions { verify: true, ..Default::default() };
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(r.split && !r.guard_fired && r.verified == Some(true), "{name}: {r}");
+        // a box one column short
+        let mut got = pristine.clone();
+        let opts = LaunchOptions { verify: true, test_shrink_box: Some(boxed.into()), ..Default::default() };
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(r.guard_fired && !r.split, "{name}: the guard must fire on '{boxed}': {r}");
+        let reason = r.reason.clone().unwrap_or_default();
+        assert!(reason.contains(&format!("'{boxed}' outside its analyzed range")), "{name}: {reason}");
+        assert_eq!(r.verified, Some(true), "{name}: {r}");
+        assert_eq!(got.buffer(out).unwrap().as_bytes(), want.buffer(out).unwrap().as_bytes(), "{name}");
+        // without the guard the same short box goes unnoticed: the check is the guard's
+        let mut got = pristine.clone();
+        let opts = LaunchOptions { unchecked: true, test_shrink_box: Some(boxed.into()), ..Default::default() };
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(r.split && !r.guard_fired, "{name}: {r}");
+    }
+}

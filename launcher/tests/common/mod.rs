@@ -114,6 +114,7 @@ pub fn vadd_ranges() -> KernelRanges {
             disjoint_across_slices: true,
             fills_hull: true,
             runs: None, written_count: None }),
+        boxes: None,
     };
     KernelRanges {
         name: "vadd".into(),
@@ -211,6 +212,7 @@ pub fn matmul_ranges() -> KernelRanges {
             disjoint_across_slices: true,
             fills_hull: false,
             runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()), written_count: None }),
+        boxes: None,
     };
     let p = "[lo, hi, l0, g1, wa, wb]";
     KernelRanges {

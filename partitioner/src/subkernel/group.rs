@@ -107,6 +107,32 @@ pub(super) struct Window<'s> {
     /// Elements accessed from the index (vloadN: N).
     pub n: u32,
     pub ptr: &'s str,
+    /// The array's box check, when it has one (issue 12).
+    pub boxes: Option<GroupBox>,
+}
+
+/// The box check an access of a boxed array must also pass (see
+/// [`GroupCheck::access`]), as the prologue names its arguments.
+pub(super) struct GroupBox {
+    /// Per checked dimension `k = 1..`, the extent's text `E_k` (a scalar
+    /// argument's name) when the strides' texts nest as products of names
+    /// (`["nx*ny", "nx", "1"]`: `["ny", "nx"]`); `None`: no access is proven.
+    pub extent_names: Option<Vec<String>>,
+    /// The stride argument of each checked dimension (0: no box check).
+    pub strides: Vec<String>,
+    /// The extent argument of each checked dimension.
+    pub extents: Vec<String>,
+    /// Per checked dimension, the inclusive `[lo, hi]` bound arguments the
+    /// access must lie in (one pair, or two for a read-modify-write).
+    pub bounds: Vec<Vec<(String, String)>>,
+}
+
+/// One term of a subscript split into a sum of products (see
+/// [`GroupCheck::box_proof`]): `±` the product of `factors` (1 when empty).
+#[derive(Clone)]
+struct Term {
+    neg: bool,
+    factors: Vec<Expr>,
 }
 
 /// Builds the prologue that decides, once per work-group, whether the fast
@@ -182,8 +208,219 @@ impl<'a> GroupCheck<'a> {
         for (wlo, whi) in &w.bounds {
             self.code.push_str(&format!("    {FAST} &= ({lo} >= {wlo}) & ({hi} <= {whi} - {});\n", w.n));
         }
+        if let Some(b) = &w.boxes {
+            self.box_test(&index, w, b);
+        }
         self.proven += 1;
         true
+    }
+
+    /// The box part of an access's test (issue 12), once its window is
+    /// proven (so that the subscript is computed exactly, without
+    /// wrap-around, and is not negative). With the box check on (nonzero
+    /// strides), an access is proven only when its subscript splits, from
+    /// the innermost dimension out, as `C_m + E_m * (C_{m-1} + E_{m-1} * (...
+    /// + E_1 * Q))` with each `E_k` the scalar argument that is dimension
+    /// `k`'s extent and `0 <= C_k < E_k`: then `C_k` is the component the
+    /// checked copy computes as `(i / stride_k) % extent_k`, and each must lie
+    /// in the box. Every other access of a boxed array leaves the fast copy
+    /// to launches that check no box. No division.
+    fn box_test(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) {
+        let off = b.strides.iter().map(|st| format!("({st} == 0)")).collect::<Vec<_>>().join(" & ");
+        let off = if b.strides.len() > 1 { format!("({off})") } else { off };
+        let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
+        match self.box_proof(index, w, b) {
+            Some(p) => self.code.push_str(&format!("    {FAST} &= {off} | ({p});\n")),
+            None => {
+                self.code.truncate(code_len);
+                self.next = next;
+                self.memo = memo;
+                self.code.push_str(&format!("    {FAST} &= {off};\n"));
+            }
+        }
+    }
+
+    /// The condition that proves an access inside its box (see
+    /// [`Self::box_test`]); `None` when the subscript does not split.
+    fn box_proof(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) -> Option<String> {
+        let names = b.extent_names.as_ref()?;
+        let m = names.len();
+        if m == 0 || b.strides.len() != m || b.extents.len() != m || b.bounds.len() != m {
+            return None;
+        }
+        if !names.iter().all(|n| matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))) {
+            return None;
+        }
+        let mut sum: Vec<Term> = Vec::new();
+        match index {
+            Index::Expr(e) => self.terms(e, None, names, false, &mut sum, 0)?,
+            Index::Chain(e) => self.terms(e, Some(w.ptr), names, false, &mut sum, 0)?,
+            Index::Zero => {}
+            Index::Scaled(..) => return None,
+        }
+        // the launch's strides nest: stride_k = stride_{k+1} * extent_{k+1}
+        let mut parts = vec![format!("({} == 1L)", b.strides[m - 1])];
+        for k in 0..m - 1 {
+            let p = self.tmp(format!("__clpart_gmul({}, {}, &{FAST})", b.strides[k + 1], b.extents[k + 1]));
+            parts.push(format!("({} == {p})", b.strides[k]));
+        }
+        for k in (0..m).rev() {
+            let ev = self.var(&names[k])?;
+            if !ev.is_point() {
+                return None;
+            }
+            parts.push(format!("({} == {})", ev.lo, b.extents[k]));
+            let (quotient, rest) = self.divide(sum, &names[k])?;
+            let c = self.sum_iv(&rest)?;
+            // the vector's elements after the first lie in the innermost dimension
+            let last = if k == m - 1 && w.n > 1 { self.tmp(format!("__clpart_gadd({}, {}L, &{FAST})", c.hi, w.n - 1)) } else { c.hi.clone() };
+            match lit(&c.lo) {
+                Some(v) if v >= 0 => {}
+                Some(_) => return None,
+                None => parts.push(format!("({} >= 0L)", c.lo)),
+            }
+            parts.push(format!("({last} < {})", ev.lo));
+            for (lo, hi) in &b.bounds[k] {
+                parts.push(format!("({} >= {lo})", c.lo));
+                parts.push(format!("({last} <= {hi})"));
+            }
+            sum = quotient;
+        }
+        Some(parts.join(" & "))
+    }
+
+    /// The interval of a sum of products.
+    fn sum_iv(&mut self, terms: &[Term]) -> Option<Iv> {
+        let mut acc: Option<Iv> = None;
+        for t in terms {
+            let mut p: Option<Iv> = None;
+            for f in &t.factors {
+                let iv = self.iv(f, None)?;
+                p = Some(match p {
+                    None => iv,
+                    Some(p) => self.mul(&p, &iv)?,
+                });
+            }
+            let p = p.unwrap_or_else(|| Iv::point("1L".into()));
+            acc = Some(match (acc, t.neg) {
+                (None, false) => p,
+                (None, true) => self.sub(&Iv::point("0L".into()), &p),
+                (Some(a), false) => self.add(&a, &p),
+                (Some(a), true) => self.sub(&a, &p),
+            });
+        }
+        Some(acc.unwrap_or_else(|| Iv::point("0L".into())))
+    }
+
+    /// Splits a sum of products into the quotients of its multiples of
+    /// `name` (one factor `name` removed) and the other terms; a factor that
+    /// is a sum mentioning `name` is distributed first. `None` past a size
+    /// limit.
+    fn divide(&self, terms: Vec<Term>, name: &str) -> Option<(Vec<Term>, Vec<Term>)> {
+        let mut work = terms;
+        let (mut quotient, mut rest) = (Vec::new(), Vec::new());
+        let mut steps = 0;
+        while let Some(mut t) = work.pop() {
+            steps += 1;
+            if steps > 256 {
+                return None;
+            }
+            if let Some(at) = t.factors.iter().position(|f| is_var(f, name)) {
+                t.factors.remove(at);
+                quotient.push(t);
+            } else if let Some(at) = t.factors.iter().position(|f| self.is_sum(f) && self.mentions_deep(f, name, 0)) {
+                let f = t.factors.remove(at);
+                let mut parts = Vec::new();
+                self.terms(&f, None, &[name.to_string()], false, &mut parts, 0)?;
+                for p in parts {
+                    let mut factors = p.factors;
+                    factors.extend(t.factors.iter().cloned());
+                    work.push(Term { neg: t.neg ^ p.neg, factors });
+                }
+            } else {
+                rest.push(t);
+            }
+        }
+        Some((quotient, rest))
+    }
+
+    /// `e` is a sum (or a local standing for one) that [`Self::terms`] splits.
+    fn is_sum(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => self.is_sum(x),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..) | ExprKind::Unary(UnOp::Plus | UnOp::Neg, _) => true,
+            ExprKind::Var(n) => matches!(self.facts.get(n.as_str()), Some(Fact::Def(..))),
+            _ => false,
+        }
+    }
+
+    /// `e` mentions `name`, through the initializers of single-assignment
+    /// locals.
+    fn mentions_deep(&self, e: &Expr, name: &str, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let mut found = false;
+        visit_expr(e, &mut |x| {
+            if let ExprKind::Var(v) = &x.kind {
+                found |= v == name
+                    || matches!(self.facts.get(v.as_str()), Some(Fact::Def(init, _)) if self.mentions_deep(init, name, depth + 1));
+            }
+        });
+        found
+    }
+
+    /// The sum `e` (negated with `neg`) as terms, each a product of factors;
+    /// pointer `ptr` counts as 0 (pointer chains) and a local assigned only by
+    /// its declaration whose initializer mentions one of `names` stands for
+    /// it. Conversions between integer types are looked through: the
+    /// access's window test has proven that no sub-expression changes value
+    /// in them (the subscript is computed exactly), so the terms sum to it.
+    fn terms(&self, e: &Expr, ptr: Option<&str>, names: &[String], neg: bool, out: &mut Vec<Term>, depth: u32) -> Option<()> {
+        if depth > 32 || out.len() > 64 {
+            return None;
+        }
+        if let Some(p) = ptr {
+            if param_through_casts(e, p).is_some() {
+                return Some(());
+            }
+        }
+        let pointer = matches!(e.ty, Type::Pointer { .. });
+        match &e.kind {
+            ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => self.terms(x, ptr, names, neg, out, depth + 1),
+            ExprKind::Binary(BinOp::Add, l, r) => {
+                self.terms(l, ptr, names, neg, out, depth + 1)?;
+                self.terms(r, ptr, names, neg, out, depth + 1)
+            }
+            ExprKind::Binary(BinOp::Sub, l, r) if !matches!(r.ty, Type::Pointer { .. }) => {
+                self.terms(l, ptr, names, neg, out, depth + 1)?;
+                self.terms(r, ptr, names, !neg, out, depth + 1)
+            }
+            ExprKind::Unary(UnOp::Plus, x) => self.terms(x, ptr, names, neg, out, depth + 1),
+            ExprKind::Unary(UnOp::Neg, x) => self.terms(x, ptr, names, !neg, out, depth + 1),
+            _ if pointer => None,
+            ExprKind::Var(n) => match self.facts.get(n.as_str()) {
+                // looked through only when it holds a multiple (otherwise
+                // its own interval, narrowed by the conditions, is tighter)
+                Some(Fact::Def(init, _)) if names.iter().any(|m| self.mentions_deep(init, m, 0)) => {
+                    self.terms(init, None, names, neg, out, depth + 1)
+                }
+                _ => {
+                    out.push(Term { neg, factors: vec![e.clone()] });
+                    Some(())
+                }
+            },
+            ExprKind::Binary(BinOp::Mul, ..) => {
+                let mut t = Term { neg, factors: Vec::new() };
+                flatten_product(e, &mut t);
+                out.push(t);
+                Some(())
+            }
+            _ => {
+                out.push(Term { neg, factors: vec![e.clone()] });
+                Some(())
+            }
+        }
     }
 
     fn tmp(&mut self, value: String) -> String {
@@ -638,6 +875,24 @@ fn param_through_casts<'e>(e: &'e Expr, p: &str) -> Option<&'e Expr> {
         ExprKind::Var(n) if n == p => Some(e),
         ExprKind::Cast(x) if matches!(e.ty, Type::Pointer { .. }) => param_through_casts(x, p),
         _ => None,
+    }
+}
+
+/// The factors of a product (through integer conversions; a negation
+/// flips the term's sign).
+fn flatten_product(e: &Expr, t: &mut Term) {
+    match &e.kind {
+        ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => flatten_product(x, t),
+        ExprKind::Unary(UnOp::Neg, x) => {
+            t.neg = !t.neg;
+            flatten_product(x, t)
+        }
+        ExprKind::Unary(UnOp::Plus, x) => flatten_product(x, t),
+        ExprKind::Binary(BinOp::Mul, l, r) => {
+            flatten_product(l, t);
+            flatten_product(r, t)
+        }
+        _ => t.factors.push(e.clone()),
     }
 }
 
