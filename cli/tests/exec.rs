@@ -279,10 +279,21 @@ fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
             let r = report(&path);
             let what = format!("{} {args:?}: {r}", c.app);
             assert_eq!(count(&r, "n_app_syncs_in"), c.n_arrays, "{what}");
-            assert_eq!(count(&r, "bytes_app_sync_in"), c.n_arrays * c.array_bytes, "{what}");
+            assert_eq!(
+                count(&r, "bytes_app_sync_in"),
+                c.n_arrays * c.array_bytes,
+                "{what}"
+            );
             assert_eq!(count(&r, "n_app_syncs_out"), c.n_read, "{what}");
-            assert_eq!(count(&r, "bytes_app_sync_out"), c.n_read * c.array_bytes, "{what}");
-            assert!(count(&r, "bytes_gathered") <= c.n_read * c.array_bytes, "{what}");
+            assert_eq!(
+                count(&r, "bytes_app_sync_out"),
+                c.n_read * c.array_bytes,
+                "{what}"
+            );
+            assert!(
+                count(&r, "bytes_gathered") <= c.n_read * c.array_bytes,
+                "{what}"
+            );
             launcher_bytes.push(count(&r, "bytes_total"));
         }
         // The steps of the second run beyond the first's: halos only (a

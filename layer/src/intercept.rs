@@ -110,7 +110,12 @@ unsafe extern "C" fn create_buffer(
     // SAFETY: the application's arguments, passed on unchanged.
     let mem = unsafe { f(context, flags, size, host_ptr, errcode_ret) };
     if !mem.is_null() {
-        record(|| added(state::with(|s| s.add_buffer(mem as usize, size, flags)), mem));
+        record(|| {
+            added(
+                state::with(|s| s.add_buffer(mem as usize, size, flags)),
+                mem,
+            )
+        });
     }
     mem
 }
@@ -134,7 +139,12 @@ unsafe extern "C" fn create_buffer_with_properties(
     // SAFETY: the application's arguments, passed on unchanged.
     let mem = unsafe { f(context, properties, flags, size, host_ptr, errcode_ret) };
     if !mem.is_null() {
-        record(|| added(state::with(|s| s.add_buffer(mem as usize, size, flags)), mem));
+        record(|| {
+            added(
+                state::with(|s| s.add_buffer(mem as usize, size, flags)),
+                mem,
+            )
+        });
     }
     mem
 }
@@ -149,12 +159,17 @@ unsafe extern "C" fn create_sub_buffer(
     let f = below_handle!(clCreateSubBuffer, errcode_ret);
     // SAFETY: passed on unchanged.
     let mem = unsafe { f(buffer, flags, create_type, create_info, errcode_ret) };
-    if !mem.is_null() && create_type == opencl_sys::CL_BUFFER_CREATE_TYPE_REGION && !create_info.is_null() {
+    if !mem.is_null()
+        && create_type == opencl_sys::CL_BUFFER_CREATE_TYPE_REGION
+        && !create_info.is_null()
+    {
         record(|| {
             // SAFETY: the driver accepted a `cl_buffer_region` here.
             let region = unsafe { *(create_info as *const opencl_sys::cl_buffer_region) };
             added(
-                state::with(|s| s.add_sub_buffer(mem as usize, buffer as usize, region.size, flags)),
+                state::with(|s| {
+                    s.add_sub_buffer(mem as usize, buffer as usize, region.size, flags)
+                }),
                 mem,
             )
         });
@@ -537,8 +552,14 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
 
 /// A launch of `kernel` that goes to the driver (`call`): its buffers are
 /// made current first, and those it may write are newer afterwards.
-fn launch_below(queue: cl_command_queue, kernel: cl_kernel, call: impl FnOnce() -> cl_int) -> cl_int {
-    let writes = match guarded(Ok(Vec::new()), || resident::before_launch(queue, kernel as usize)) {
+fn launch_below(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    call: impl FnOnce() -> cl_int,
+) -> cl_int {
+    let writes = match guarded(Ok(Vec::new()), || {
+        resident::before_launch(queue, kernel as usize)
+    }) {
         Ok(w) => w,
         Err(code) => return code,
     };
@@ -568,8 +589,15 @@ fn sync(queue: cl_command_queue, mems: &[cl_mem]) -> Result<(), cl_int> {
 
 /// Makes a stale `mem` current before the driver writes `size` bytes of
 /// it at `offset` (nothing when the write covers it all).
-fn sync_for_write(queue: cl_command_queue, mem: cl_mem, offset: usize, size: usize) -> Result<(), cl_int> {
-    guarded(Ok(()), || resident::before_write(queue, mem as usize, offset, size))
+fn sync_for_write(
+    queue: cl_command_queue,
+    mem: cl_mem,
+    offset: usize,
+    size: usize,
+) -> Result<(), cl_int> {
+    guarded(Ok(()), || {
+        resident::before_write(queue, mem as usize, offset, size)
+    })
 }
 
 /// After the driver accepted a write of `mems`.
@@ -604,7 +632,11 @@ unsafe extern "C" fn enqueue_read_buffer(
     let f = below!(clEnqueueReadBuffer);
     synced!(sync(queue, &[buffer]));
     // SAFETY: the application's arguments, passed on unchanged.
-    unsafe { f(queue, buffer, blocking, offset, size, ptr, n_wait, wait, event) }
+    unsafe {
+        f(
+            queue, buffer, blocking, offset, size, ptr, n_wait, wait, event,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -662,7 +694,11 @@ unsafe extern "C" fn enqueue_write_buffer(
     let f = below!(clEnqueueWriteBuffer);
     synced!(sync_for_write(queue, buffer, offset, size));
     // SAFETY: the application's arguments, passed on unchanged.
-    let r = unsafe { f(queue, buffer, blocking, offset, size, ptr, n_wait, wait, event) };
+    let r = unsafe {
+        f(
+            queue, buffer, blocking, offset, size, ptr, n_wait, wait, event,
+        )
+    };
     wrote(r, &[buffer])
 }
 
@@ -722,7 +758,19 @@ unsafe extern "C" fn enqueue_fill_buffer(
     let f = below!(clEnqueueFillBuffer);
     synced!(sync_for_write(queue, buffer, offset, size));
     // SAFETY: the application's arguments, passed on unchanged.
-    let r = unsafe { f(queue, buffer, pattern, pattern_size, offset, size, n_wait, wait, event) };
+    let r = unsafe {
+        f(
+            queue,
+            buffer,
+            pattern,
+            pattern_size,
+            offset,
+            size,
+            n_wait,
+            wait,
+            event,
+        )
+    };
     wrote(r, &[buffer])
 }
 
@@ -742,7 +790,11 @@ unsafe extern "C" fn enqueue_copy_buffer(
     synced!(sync(queue, &[src]));
     synced!(sync_for_write(queue, dst, dst_offset, size));
     // SAFETY: the application's arguments, passed on unchanged.
-    let r = unsafe { f(queue, src, dst, src_offset, dst_offset, size, n_wait, wait, event) };
+    let r = unsafe {
+        f(
+            queue, src, dst, src_offset, dst_offset, size, n_wait, wait, event,
+        )
+    };
     wrote(r, &[dst])
 }
 
@@ -800,7 +852,11 @@ unsafe extern "C" fn enqueue_copy_buffer_to_image(
     let f = below!(clEnqueueCopyBufferToImage);
     synced!(sync(queue, &[src]));
     // SAFETY: the application's arguments, passed on unchanged.
-    unsafe { f(queue, src, dst_image, src_offset, dst_origin, region, n_wait, wait, event) }
+    unsafe {
+        f(
+            queue, src, dst_image, src_offset, dst_origin, region, n_wait, wait, event,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -818,7 +874,11 @@ unsafe extern "C" fn enqueue_copy_image_to_buffer(
     let f = below!(clEnqueueCopyImageToBuffer);
     synced!(sync(queue, &[dst]));
     // SAFETY: the application's arguments, passed on unchanged.
-    let r = unsafe { f(queue, src_image, dst, src_origin, region, dst_offset, n_wait, wait, event) };
+    let r = unsafe {
+        f(
+            queue, src_image, dst, src_origin, region, dst_offset, n_wait, wait, event,
+        )
+    };
     wrote(r, &[dst])
 }
 
@@ -890,5 +950,7 @@ unsafe extern "C" fn enqueue_task(
 ) -> cl_int {
     let f = below!(clEnqueueTask);
     // SAFETY: the application's arguments, passed on unchanged.
-    launch_below(queue, kernel, || unsafe { f(queue, kernel, n_wait, wait, event) })
+    launch_below(queue, kernel, || unsafe {
+        f(queue, kernel, n_wait, wait, event)
+    })
 }

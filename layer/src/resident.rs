@@ -104,7 +104,11 @@ fn app_of(root: usize) -> Option<AppCopy> {
 
 /// Reads `size` bytes of the application's buffer `mem` with a blocking
 /// read on `queue`.
-pub(crate) fn read_app(queue: cl_command_queue, mem: usize, size: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn read_app(
+    queue: cl_command_queue,
+    mem: usize,
+    size: usize,
+) -> Result<Vec<u8>, String> {
     let read = target()
         .clEnqueueReadBuffer
         .ok_or("clEnqueueReadBuffer is missing")?;
@@ -133,7 +137,12 @@ pub(crate) fn read_app(queue: cl_command_queue, mem: usize, size: usize) -> Resu
 
 /// Writes `bytes` at `offset` into the application's buffer `mem` with a
 /// blocking write on `queue`; the driver's code.
-pub(crate) fn write_app(queue: cl_command_queue, mem: usize, offset: usize, bytes: &[u8]) -> cl_int {
+pub(crate) fn write_app(
+    queue: cl_command_queue,
+    mem: usize,
+    offset: usize,
+    bytes: &[u8],
+) -> cl_int {
     let Some(write) = target().clEnqueueWriteBuffer else {
         return opencl_sys::CL_INVALID_OPERATION;
     };
@@ -157,7 +166,11 @@ pub(crate) fn write_app(queue: cl_command_queue, mem: usize, offset: usize, byte
 /// operation on `queue` reads them through the driver: each stale one is
 /// gathered from clpart's devices and written whole. The caller holds
 /// [`Inside`] and the resident copies.
-pub(crate) fn sync_held(held: &mut Residents, queue: cl_command_queue, roots: &[usize]) -> Result<(), cl_int> {
+pub(crate) fn sync_held(
+    held: &mut Residents,
+    queue: cl_command_queue,
+    roots: &[usize],
+) -> Result<(), cl_int> {
     for &root in roots {
         if app_of(root) != Some(AppCopy::Stale) {
             continue;
@@ -215,7 +228,12 @@ pub(crate) fn sync_out(queue: cl_command_queue, mems: &[usize]) -> Result<(), cl
 /// Before the application writes `size` bytes at `offset` of `mem`: unless
 /// the write covers the whole buffer, the rest of a stale buffer is made
 /// current first.
-pub(crate) fn before_write(queue: cl_command_queue, mem: usize, offset: usize, size: usize) -> Result<(), cl_int> {
+pub(crate) fn before_write(
+    queue: cl_command_queue,
+    mem: usize,
+    offset: usize,
+    size: usize,
+) -> Result<(), cl_int> {
     if Inside::active() {
         return Ok(());
     }
@@ -308,7 +326,11 @@ pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Ve
 /// Buffer records that went (the application's last reference): their
 /// resident copies are dropped.
 pub(crate) fn gone(recs: Vec<(usize, BufferRec)>) {
-    let handles: Vec<usize> = recs.iter().filter(|(_, r)| r.resident).map(|(h, _)| *h).collect();
+    let handles: Vec<usize> = recs
+        .iter()
+        .filter(|(_, r)| r.resident)
+        .map(|(h, _)| *h)
+        .collect();
     if handles.is_empty() {
         return;
     }
@@ -359,14 +381,22 @@ pub(crate) fn bring_in(
             let bytes = read_app(queue, mem, size)?;
             report::synced_in(size as u64);
             moved += size as u64;
-            refresh(r, &bytes).map_err(|e| format!("clpart's copy of a buffer argument cannot be updated: {e}"))?;
+            refresh(r, &bytes).map_err(|e| {
+                format!("clpart's copy of a buffer argument cannot be updated: {e}")
+            })?;
         }
         None => {
             let bytes = read_app(queue, mem, size)?;
             report::synced_in(size as u64);
             moved += size as u64;
             let buf = DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes));
-            held.insert(mem, Resident { buf, host_whole: true });
+            held.insert(
+                mem,
+                Resident {
+                    buf,
+                    host_whole: true,
+                },
+            );
         }
     }
     state::with(|s| {
@@ -454,8 +484,12 @@ mod tests {
 
     #[test]
     fn only_buffers_without_host_memory_are_resident() {
-        assert!(eligible(opencl_sys::CL_MEM_READ_WRITE | opencl_sys::CL_MEM_COPY_HOST_PTR));
+        assert!(eligible(
+            opencl_sys::CL_MEM_READ_WRITE | opencl_sys::CL_MEM_COPY_HOST_PTR
+        ));
         assert!(!eligible(CL_MEM_USE_HOST_PTR));
-        assert!(!eligible(opencl_sys::CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR));
+        assert!(!eligible(
+            opencl_sys::CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR
+        ));
     }
 }

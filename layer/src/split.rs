@@ -8,20 +8,35 @@
 //!
 //! 1. waits for the launch's wait list and finishes the application's
 //!    queue, so every earlier command of the application is done;
-//! 2. reads every buffer argument whole from the application's device;
-//! 3. runs `launcher::launch` across the chosen devices (clpart's own
-//!    contexts and queues);
-//! 4. writes back into the application's buffers the span of bytes that
-//!    changed, with blocking writes on the application's queue;
+//! 2. makes clpart's resident copy of each buffer argument current
+//!    ([`resident::bring_in`]): read whole from the application's device
+//!    only when clpart holds no copy yet or the application wrote the
+//!    buffer since (only the elements that changed then reach clpart's
+//!    copy, so what its devices hold of the rest stays there); a buffer
+//!    backed by the application's host memory (`CL_MEM_USE_HOST_PTR`,
+//!    `CL_MEM_ALLOC_HOST_PTR`) is not resident and is read whole;
+//! 3. runs `launcher::launch_resident` across the chosen devices (clpart's
+//!    own contexts and queues): each device gets only what its slice reads
+//!    and it lacks, and keeps what it wrote;
+//! 4. writes nothing back into resident buffers: those the kernel writes
+//!    become stale in the application's copy, which is brought up to date
+//!    just before an operation of the application reads them through the
+//!    driver ([`resident`]); the span of bytes that changed in a buffer that
+//!    is not resident is written back with a blocking write on the
+//!    application's queue;
 //! 5. when the application asked for an event, returns a marker enqueued
-//!    after those writes (complete when the results are in its buffers).
+//!    after those writes (complete at once: the launch is done).
 //!
-//! Whole buffers cross between the application's device and the host at
-//! every split launch (2 and 4): buffers resident across launches are a
-//! later step. Anything that stops a launch before step 4 (an object the
-//! layer did not see made, an argument it cannot read, a driver error, a
-//! launcher error) sends the launch unchanged to the driver, with the
-//! reason recorded.
+//! So an iterative program moves each array between the application's
+//! device and the host about once each way per run, and halos per step
+//! between clpart's devices. Anything that stops a launch before step 4
+//! (an object the layer did not see made, an argument it cannot read, a
+//! driver error, a launcher error) sends the launch unchanged to the
+//! driver, with the reason recorded. After a failed `launch_resident`, a
+//! buffer whose application copy was current is taken from the application
+//! again next time, and a stale one is synced before the driver runs the
+//! kernel (the launcher leaves it as before the launch, or with elements
+//! lost, which the sync reports as an error to the application).
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -247,7 +262,10 @@ fn split_with(
     if engine.verdicts.contains_key(&generic) {
         key = generic;
     } else if !engine.verdicts.contains_key(&key) {
-        let values = session::LaunchConfig { scalars, ..session::LaunchConfig::new(&nd.global, &nd.local) };
+        let values = session::LaunchConfig {
+            scalars,
+            ..session::LaunchConfig::new(&nd.global, &nd.local)
+        };
         let (mut verdict, mut any_values) =
             analyze(&mut engine.runtime, source, &options, &rec.name, &values);
         // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
@@ -300,7 +318,9 @@ fn split_with(
             .balancer
             .get_or_insert_with(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()))
             .shares(&balance_key),
-        None => (0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect(),
+        None => (0..n_devices)
+            .map(|i| (i, 1.0 / n_devices as f64))
+            .collect(),
     };
     for &(d, _) in &shares {
         runtime.device(d).map_err(|e| e.to_string())?;
@@ -374,7 +394,14 @@ fn split_with(
         let result = {
             let mut refs: Vec<(u32, &mut launcher::DeviceBuffer)> =
                 taken.iter_mut().map(|(i, _, r)| (*i, &mut r.buf)).collect();
-            launcher::launch_resident(plan, &nd, &mut kargs, &mut refs, &shares, &LaunchOptions::default())
+            launcher::launch_resident(
+                plan,
+                &nd,
+                &mut kargs,
+                &mut refs,
+                &shares,
+                &LaunchOptions::default(),
+            )
         };
         for (_, mem, r) in taken {
             held.insert(mem, r);

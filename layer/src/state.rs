@@ -215,7 +215,12 @@ impl State {
     }
 
     /// Records a buffer; returns the record a reused handle replaces.
-    pub(crate) fn add_buffer(&mut self, handle: usize, size: usize, flags: u64) -> Option<BufferRec> {
+    pub(crate) fn add_buffer(
+        &mut self,
+        handle: usize,
+        size: usize,
+        flags: u64,
+    ) -> Option<BufferRec> {
         self.buffers.insert(
             handle,
             BufferRec {
@@ -232,7 +237,13 @@ impl State {
 
     /// Records a sub-buffer of `parent` (a buffer the layer saw made; else
     /// nothing is recorded), which holds a reference to its root.
-    pub(crate) fn add_sub_buffer(&mut self, handle: usize, parent: usize, size: usize, flags: u64) -> Option<BufferRec> {
+    pub(crate) fn add_sub_buffer(
+        &mut self,
+        handle: usize,
+        parent: usize,
+        size: usize,
+        flags: u64,
+    ) -> Option<BufferRec> {
         let root = self.root(parent)?;
         self.retain_buffer(root, 1);
         self.buffers.insert(
