@@ -150,7 +150,7 @@ const APPS: &[App] = &[
     App {
         name: "resident",
         args: &[],
-        kernels: &[("axpb", 8), ("neighbor", 1)],
+        kernels: &[("axpb", 9), ("neighbor", 1), ("scale4", 1)],
     },
 ];
 

@@ -13,8 +13,9 @@
 //!   since clpart last held them, read whole; buffers kept off the
 //!   resident path, read whole before and changed bytes written back after);
 //! - totals `bytes_total` (to and from clpart's devices in launches),
-//!   `bytes_gathered` (from clpart's devices to the host outside launches,
-//!   to bring the application's copy of a buffer up to date),
+//!   `bytes_gathered` (from clpart's devices to the host outside launches:
+//!   to bring the application's copy of a buffer up to date, or to see a
+//!   buffer with other elements),
 //!   `bytes_whole_buffers`; `bytes_app_sync_in` and `bytes_app_sync_out`
 //!   (what crossed from the application's device to the host and back, in
 //!   split launches and before the application's own reads, maps, copies
@@ -100,6 +101,11 @@ pub(crate) fn synced_out(bytes: u64, gathered: u64) {
         s.n_app_syncs_out += 1;
         s.bytes_gathered += gathered;
     });
+}
+
+/// Bytes gathered from clpart's devices outside launches, for no sync.
+pub(crate) fn gathered(bytes: u64) {
+    with_syncs(|s| s.bytes_gathered += bytes);
 }
 
 /// A sync that failed: the application's call got an error.

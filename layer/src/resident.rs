@@ -357,22 +357,41 @@ pub(crate) fn bring_in(
     elem: &ElemType,
 ) -> Result<u64, String> {
     let mut moved = 0;
-    if held.get(&mem).is_some_and(|r| r.buf.elem() != elem) {
-        // Another kernel saw the buffer with other elements: the
-        // application's copy is made current and clpart's starts afresh.
-        if app_of(mem) == Some(AppCopy::Stale) {
-            sync_held(held, queue, &[mem]).map_err(|code| {
-                format!("the buffer's results could not be written back for a launch that sees it with other elements ({code})")
-            })?;
-            moved += size as u64;
-        }
-        held.remove(&mem);
-        state::with(|s| {
-            if let Some(b) = s.buffers.get_mut(&mem) {
-                b.resident = false;
-                b.app = AppCopy::Newer;
+    if let Some(r) = held.get_mut(&mem).filter(|r| r.buf.elem() != elem) {
+        // Another kernel saw the buffer with other elements.
+        let old_es = r.buf.elem().size.max(1) as usize;
+        if size % old_es == 0 && size % elem.size.max(1) as usize == 0 {
+            // Both cover it all: clpart's copy, gathered, is taken as the
+            // new elements (the application's copy stays as it was).
+            let before = r.buf.bytes_gathered();
+            let bytes = r
+                .buf
+                .read_all()
+                .map_err(|e| format!("clpart's copy of a buffer argument cannot be gathered: {e}"))?
+                .as_bytes()
+                .to_vec();
+            report::gathered(r.buf.bytes_gathered() - before);
+            *r = Resident {
+                buf: DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes)),
+                host_whole: true,
+            };
+        } else {
+            // The application's copy is made current and clpart's starts
+            // afresh.
+            if app_of(mem) == Some(AppCopy::Stale) {
+                sync_held(held, queue, &[mem]).map_err(|code| {
+                    format!("the buffer's results could not be written back for a launch that sees it with other elements ({code})")
+                })?;
+                moved += size as u64;
             }
-        });
+            held.remove(&mem);
+            state::with(|s| {
+                if let Some(b) = s.buffers.get_mut(&mem) {
+                    b.resident = false;
+                    b.app = AppCopy::Newer;
+                }
+            });
+        }
     }
     let app = app_of(mem).unwrap_or_default();
     match held.get_mut(&mem) {

@@ -6,6 +6,14 @@ __kernel void axpb(__global float *x, float a, float b, int n)
         x[i] = a * x[i] + b;
 }
 
+/* The same buffer seen as float4. */
+__kernel void scale4(__global float4 *x, float a, int n4)
+{
+    int i = get_global_id(0);
+    if (i < n4)
+        x[i] = a * x[i];
+}
+
 /* y[i] = x[i] + x[i - 1]: each slice reads one element of its neighbour's. */
 __kernel void neighbor(__global const float *x, __global float *y, int n)
 {

@@ -1,7 +1,7 @@
 /* Buffers the layer keeps resident across split launches, read and written
    between launches by every kind of operation that goes to the driver: a
    partial write, a copy, a map for writing, an unsplit kernel (atomics), a
-   partial fill, a read through a sub-buffer, a rectangular read, a map for
+   partial fill, a kernel that sees floats as float4, a read through a sub-buffer, a rectangular read, a map for
    reading and a non-blocking read waiting on a launch's event. Each step is
    also done on the host; ./resident N (N a multiple of 64, at least 4096). */
 #include <math.h>
@@ -153,6 +153,21 @@ int main(int argc, char **argv)
     CHECK(clEnqueueFillBuffer(queue, d_x, &seven, sizeof seven, 3000 * sizeof(float), 64 * sizeof(float), 0, NULL, NULL), "fill");
     for (int i = 3000; i < 3064; i++)
         rx[i] = 7.0f;
+    axpb(d_x, 1.0f, 1.0f, rx);
+
+    /* 6b. The same buffer as float4 elements. */
+    cl_kernel k_scale4 = clCreateKernel(program, "scale4", &err);
+    CHECK(err, "clCreateKernel scale4");
+    float half = 0.5f;
+    int n4 = n / 4;
+    size_t global4 = (size_t)n4;
+    CHECK(clSetKernelArg(k_scale4, 0, sizeof(cl_mem), &d_x), "arg");
+    CHECK(clSetKernelArg(k_scale4, 1, sizeof(float), &half), "arg");
+    CHECK(clSetKernelArg(k_scale4, 2, sizeof(int), &n4), "arg");
+    CHECK(clEnqueueNDRangeKernel(queue, k_scale4, 1, NULL, &global4, &local, 0, NULL, NULL), "launch scale4");
+    for (int i = 0; i < n; i++)
+        rx[i] *= 0.5f;
+    clReleaseKernel(k_scale4);
     axpb(d_x, 1.0f, 1.0f, rx);
 
     int mismatches = 0;
