@@ -360,7 +360,7 @@ pub(crate) fn bring_in(
     if let Some(r) = held.get_mut(&mem).filter(|r| r.buf.elem() != elem) {
         // Another kernel saw the buffer with other elements.
         let old_es = r.buf.elem().size.max(1) as usize;
-        if size % old_es == 0 && size % elem.size.max(1) as usize == 0 {
+        if size.is_multiple_of(old_es) && size.is_multiple_of(elem.size.max(1) as usize) {
             // Both cover it all: clpart's copy, gathered, is taken as the
             // new elements (the application's copy stays as it was).
             let before = r.buf.bytes_gathered();
