@@ -2,7 +2,10 @@
 //! with gcc against the ICD loader, run unmodified under the layer on two
 //! PoCL devices at 50/50 and 86/14; its own check must pass (0 mismatches,
 //! exit 0) and the report must show its splittable kernels split and its
-//! unsplittable one passed through with the reason.
+//! unsplittable one passed through with the reason. Iterative programs
+//! keep their buffers on clpart's devices: the report shows the
+//! application's buffers crossing once each way per run and halos per
+//! step.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -142,6 +145,13 @@ const APPS: &[App] = &[
         args: &[],
         kernels: &[("saxpy", 1), ("square", 1)],
     },
+    // Resident buffers read and written by the driver between split
+    // launches (negate_above, with atomics, goes to the driver).
+    App {
+        name: "resident",
+        args: &[],
+        kernels: &[("axpb", 9), ("neighbor", 1), ("scale4", 1)],
+    },
 ];
 
 fn report(path: &Path) -> serde_json::Value {
@@ -198,6 +208,101 @@ fn check_splits(split: &str) {
             moved < r["bytes_whole_buffers"].as_u64().unwrap(),
             "{}: {r}",
             app.name
+        );
+        assert_eq!(
+            r["bytes_app_sync"].as_u64().unwrap(),
+            r["bytes_app_sync_in"].as_u64().unwrap() + r["bytes_app_sync_out"].as_u64().unwrap(),
+            "{}: {r}",
+            app.name
+        );
+        assert!(r.get("app_sync_errors").is_none(), "{}: {r}", app.name);
+    }
+}
+
+fn count(r: &serde_json::Value, field: &str) -> u64 {
+    r[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no '{field}' in the report: {r}"))
+}
+
+/// Issue 14: the buffers of an iterative program stay on clpart's devices
+/// from launch to launch. Over the whole run, each array crosses from the
+/// application's device to the host once (its first launch) and back once
+/// (when the program reads it), however many steps; each further step
+/// moves only halos between clpart's devices.
+#[test]
+fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
+    struct Case {
+        app: &'static str,
+        /// Arguments for `steps` and for twice as many.
+        args: [&'static [&'static str]; 2],
+        steps: u64,
+        /// Arrays its kernels use, and those the program reads at the end.
+        n_arrays: u64,
+        n_read: u64,
+        array_bytes: u64,
+        row_bytes: u64,
+    }
+    let cases = [
+        Case {
+            app: "jacobi2d",
+            args: [&["96", "8"], &["96", "16"]],
+            steps: 8,
+            n_arrays: 2,
+            n_read: 1,
+            array_bytes: 96 * 96 * 4,
+            row_bytes: 96 * 4,
+        },
+        Case {
+            app: "fdtd2d",
+            args: [&["64", "80", "4"], &["64", "80", "8"]],
+            steps: 4,
+            n_arrays: 3,
+            n_read: 3,
+            array_bytes: 64 * 80 * 4,
+            row_bytes: 80 * 4,
+        },
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for c in &cases {
+        let mut launcher_bytes = Vec::new();
+        for (run, args) in c.args.iter().enumerate() {
+            let path = tmp.path().join(format!("{}-{run}.json", c.app));
+            let out = exec(c.app, &["--split", "0:0.5,1:0.5"], Some(&path), args);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains(": 0 mismatches"),
+                "{} {args:?}: {stdout}\n{}",
+                c.app,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let r = report(&path);
+            let what = format!("{} {args:?}: {r}", c.app);
+            assert_eq!(count(&r, "n_app_syncs_in"), c.n_arrays, "{what}");
+            assert_eq!(
+                count(&r, "bytes_app_sync_in"),
+                c.n_arrays * c.array_bytes,
+                "{what}"
+            );
+            assert_eq!(count(&r, "n_app_syncs_out"), c.n_read, "{what}");
+            assert_eq!(
+                count(&r, "bytes_app_sync_out"),
+                c.n_read * c.array_bytes,
+                "{what}"
+            );
+            assert!(
+                count(&r, "bytes_gathered") <= c.n_read * c.array_bytes,
+                "{what}"
+            );
+            launcher_bytes.push(count(&r, "bytes_total"));
+        }
+        // The steps of the second run beyond the first's: halos only (a
+        // handful of rows), where whole buffers used to cross every step.
+        let per_step = (launcher_bytes[1] - launcher_bytes[0]) / c.steps;
+        assert!(
+            per_step > 0 && per_step <= 8 * c.row_bytes,
+            "{}: {per_step} bytes per step between clpart's devices ({launcher_bytes:?})",
+            c.app
         );
     }
 }

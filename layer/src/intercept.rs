@@ -4,16 +4,25 @@
 //! a panic there loses a record (the kernel then passes through), never
 //! the application's call. `clEnqueueNDRangeKernel` tries a split launch
 //! first ([`crate::split`]) and passes through when it cannot.
+//!
+//! The enqueued reads, writes, fills, copies, maps and unmaps of buffers,
+//! and the kernel launches that reach the driver, keep the application's
+//! copy of a resident buffer current ([`crate::resident`]): a stale one is
+//! synced before the driver call (a failed sync returns its error instead
+//! of calling the driver), and one the call writes is marked newer after
+//! the driver accepted it. The driver call itself is the application's,
+//! unchanged.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use opencl_sys::cl_icd::cl_icd_dispatch;
 use opencl_sys::{
-    cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_mem, cl_mem_flags,
-    cl_program, cl_uint, CL_KERNEL_FUNCTION_NAME, CL_SUCCESS,
+    cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_map_flags,
+    cl_mem, cl_mem_flags, cl_program, cl_uint, CL_KERNEL_FUNCTION_NAME, CL_SUCCESS,
 };
 
+use crate::resident;
 use crate::state::{self, Inside, RawArg};
 use crate::target;
 
@@ -37,6 +46,19 @@ pub(crate) fn layer_table(below: cl_icd_dispatch) -> cl_icd_dispatch {
     t.clCloneKernel = Some(clone_kernel);
     t.clSetKernelArgSVMPointer = Some(set_kernel_arg_svm_pointer);
     t.clSetKernelExecInfo = Some(set_kernel_exec_info);
+    t.clCreateSubBuffer = Some(create_sub_buffer);
+    t.clEnqueueReadBuffer = Some(enqueue_read_buffer);
+    t.clEnqueueReadBufferRect = Some(enqueue_read_buffer_rect);
+    t.clEnqueueWriteBuffer = Some(enqueue_write_buffer);
+    t.clEnqueueWriteBufferRect = Some(enqueue_write_buffer_rect);
+    t.clEnqueueFillBuffer = Some(enqueue_fill_buffer);
+    t.clEnqueueCopyBuffer = Some(enqueue_copy_buffer);
+    t.clEnqueueCopyBufferRect = Some(enqueue_copy_buffer_rect);
+    t.clEnqueueCopyBufferToImage = Some(enqueue_copy_buffer_to_image);
+    t.clEnqueueCopyImageToBuffer = Some(enqueue_copy_image_to_buffer);
+    t.clEnqueueMapBuffer = Some(enqueue_map_buffer);
+    t.clEnqueueUnmapMemObject = Some(enqueue_unmap_mem_object);
+    t.clEnqueueTask = Some(enqueue_task);
     t
 }
 
@@ -88,9 +110,21 @@ unsafe extern "C" fn create_buffer(
     // SAFETY: the application's arguments, passed on unchanged.
     let mem = unsafe { f(context, flags, size, host_ptr, errcode_ret) };
     if !mem.is_null() {
-        record(|| state::with(|s| s.add_buffer(mem as usize, size, flags)));
+        record(|| {
+            added(
+                state::with(|s| s.add_buffer(mem as usize, size, flags)),
+                mem,
+            )
+        });
     }
     mem
+}
+
+/// A record a reused handle replaced: its resident copy goes.
+fn added(old: Option<state::BufferRec>, mem: cl_mem) {
+    if let Some(old) = old {
+        resident::gone(vec![(mem as usize, old)]);
+    }
 }
 
 unsafe extern "C" fn create_buffer_with_properties(
@@ -105,7 +139,40 @@ unsafe extern "C" fn create_buffer_with_properties(
     // SAFETY: the application's arguments, passed on unchanged.
     let mem = unsafe { f(context, properties, flags, size, host_ptr, errcode_ret) };
     if !mem.is_null() {
-        record(|| state::with(|s| s.add_buffer(mem as usize, size, flags)));
+        record(|| {
+            added(
+                state::with(|s| s.add_buffer(mem as usize, size, flags)),
+                mem,
+            )
+        });
+    }
+    mem
+}
+
+unsafe extern "C" fn create_sub_buffer(
+    buffer: cl_mem,
+    flags: cl_mem_flags,
+    create_type: opencl_sys::cl_buffer_create_type,
+    create_info: *const c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateSubBuffer, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let mem = unsafe { f(buffer, flags, create_type, create_info, errcode_ret) };
+    if !mem.is_null()
+        && create_type == opencl_sys::CL_BUFFER_CREATE_TYPE_REGION
+        && !create_info.is_null()
+    {
+        record(|| {
+            // SAFETY: the driver accepted a `cl_buffer_region` here.
+            let region = unsafe { *(create_info as *const opencl_sys::cl_buffer_region) };
+            added(
+                state::with(|s| {
+                    s.add_sub_buffer(mem as usize, buffer as usize, region.size, flags)
+                }),
+                mem,
+            )
+        });
     }
     mem
 }
@@ -115,7 +182,9 @@ unsafe extern "C" fn retain_mem_object(mem: cl_mem) -> cl_int {
     // SAFETY: passed on unchanged.
     let r = unsafe { f(mem) };
     if r == CL_SUCCESS {
-        record(|| state::with(|s| s.retain_buffer(mem as usize, 1)));
+        record(|| {
+            state::with(|s| s.retain_buffer(mem as usize, 1));
+        });
     }
     r
 }
@@ -125,7 +194,7 @@ unsafe extern "C" fn release_mem_object(mem: cl_mem) -> cl_int {
     // SAFETY: passed on unchanged.
     let r = unsafe { f(mem) };
     if r == CL_SUCCESS {
-        record(|| state::with(|s| s.retain_buffer(mem as usize, -1)));
+        record(|| resident::gone(state::with(|s| s.retain_buffer(mem as usize, -1))));
     }
     r
 }
@@ -473,10 +542,415 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
         crate::split::try_split(&launch)
     })) {
         Ok(crate::split::Outcome::Done(code)) => code,
-        Ok(crate::split::Outcome::PassThrough) => pass(),
+        Ok(crate::split::Outcome::PassThrough) => launch_below(queue, kernel, pass),
         Err(_) => {
             crate::report::panicked(kernel as usize);
-            pass()
+            launch_below(queue, kernel, pass)
         }
     }
+}
+
+/// A launch of `kernel` that goes to the driver (`call`): its buffers are
+/// made current first, and those it may write are newer afterwards.
+fn launch_below(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    call: impl FnOnce() -> cl_int,
+) -> cl_int {
+    let writes = match guarded(Ok(Vec::new()), || {
+        resident::before_launch(queue, kernel as usize)
+    }) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let r = call();
+    if r == CL_SUCCESS {
+        record(|| resident::written(&writes));
+    }
+    r
+}
+
+/// Runs a sync of the layer's, `fallback` when clpart itself is calling or
+/// the sync panicked (which loses nothing the application sees: its call
+/// is made as if no copy were resident).
+fn guarded<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    if Inside::active() {
+        return fallback;
+    }
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// Makes `mems` current before the driver reads them: `Err` with the code
+/// the application's call returns when that fails.
+fn sync(queue: cl_command_queue, mems: &[cl_mem]) -> Result<(), cl_int> {
+    let mems: Vec<usize> = mems.iter().map(|&m| m as usize).collect();
+    guarded(Ok(()), || resident::sync_out(queue, &mems))
+}
+
+/// Makes a stale `mem` current before the driver writes `size` bytes of
+/// it at `offset` (nothing when the write covers it all).
+fn sync_for_write(
+    queue: cl_command_queue,
+    mem: cl_mem,
+    offset: usize,
+    size: usize,
+) -> Result<(), cl_int> {
+    guarded(Ok(()), || {
+        resident::before_write(queue, mem as usize, offset, size)
+    })
+}
+
+/// After the driver accepted a write of `mems`.
+fn wrote(r: cl_int, mems: &[cl_mem]) -> cl_int {
+    if r == CL_SUCCESS {
+        record(|| resident::written(&mems.iter().map(|&m| m as usize).collect::<Vec<_>>()));
+    }
+    r
+}
+
+/// `?` for entry points returning a `cl_int`.
+macro_rules! synced {
+    ($e:expr) => {
+        if let Err(code) = $e {
+            return code;
+        }
+    };
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_read_buffer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *mut c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueReadBuffer);
+    synced!(sync(queue, &[buffer]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    unsafe {
+        f(
+            queue, buffer, blocking, offset, size, ptr, n_wait, wait, event,
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_read_buffer_rect(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    buffer_row_pitch: usize,
+    buffer_slice_pitch: usize,
+    host_row_pitch: usize,
+    host_slice_pitch: usize,
+    ptr: *mut c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueReadBufferRect);
+    synced!(sync(queue, &[buffer]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    unsafe {
+        f(
+            queue,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            buffer_row_pitch,
+            buffer_slice_pitch,
+            host_row_pitch,
+            host_slice_pitch,
+            ptr,
+            n_wait,
+            wait,
+            event,
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_write_buffer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *const c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueWriteBuffer);
+    synced!(sync_for_write(queue, buffer, offset, size));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue, buffer, blocking, offset, size, ptr, n_wait, wait, event,
+        )
+    };
+    wrote(r, &[buffer])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_write_buffer_rect(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    buffer_row_pitch: usize,
+    buffer_slice_pitch: usize,
+    host_row_pitch: usize,
+    host_slice_pitch: usize,
+    ptr: *const c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueWriteBufferRect);
+    synced!(sync(queue, &[buffer]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            buffer_row_pitch,
+            buffer_slice_pitch,
+            host_row_pitch,
+            host_slice_pitch,
+            ptr,
+            n_wait,
+            wait,
+            event,
+        )
+    };
+    wrote(r, &[buffer])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_fill_buffer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueFillBuffer);
+    synced!(sync_for_write(queue, buffer, offset, size));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue,
+            buffer,
+            pattern,
+            pattern_size,
+            offset,
+            size,
+            n_wait,
+            wait,
+            event,
+        )
+    };
+    wrote(r, &[buffer])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_copy_buffer(
+    queue: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueCopyBuffer);
+    synced!(sync(queue, &[src]));
+    synced!(sync_for_write(queue, dst, dst_offset, size));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue, src, dst, src_offset, dst_offset, size, n_wait, wait, event,
+        )
+    };
+    wrote(r, &[dst])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_copy_buffer_rect(
+    queue: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    src_row_pitch: usize,
+    src_slice_pitch: usize,
+    dst_row_pitch: usize,
+    dst_slice_pitch: usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueCopyBufferRect);
+    synced!(sync(queue, &[src, dst]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue,
+            src,
+            dst,
+            src_origin,
+            dst_origin,
+            region,
+            src_row_pitch,
+            src_slice_pitch,
+            dst_row_pitch,
+            dst_slice_pitch,
+            n_wait,
+            wait,
+            event,
+        )
+    };
+    wrote(r, &[dst])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_copy_buffer_to_image(
+    queue: cl_command_queue,
+    src: cl_mem,
+    dst_image: cl_mem,
+    src_offset: usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueCopyBufferToImage);
+    synced!(sync(queue, &[src]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    unsafe {
+        f(
+            queue, src, dst_image, src_offset, dst_origin, region, n_wait, wait, event,
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_copy_image_to_buffer(
+    queue: cl_command_queue,
+    src_image: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    region: *const usize,
+    dst_offset: usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueCopyImageToBuffer);
+    synced!(sync(queue, &[dst]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue, src_image, dst, src_origin, region, dst_offset, n_wait, wait, event,
+        )
+    };
+    wrote(r, &[dst])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_map_buffer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    flags: cl_map_flags,
+    offset: usize,
+    size: usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    let f = below_handle!(clEnqueueMapBuffer, errcode_ret);
+    if let Err(code) = sync(queue, &[buffer]) {
+        if !errcode_ret.is_null() {
+            // SAFETY: the application's out-pointer.
+            unsafe { *errcode_ret = code };
+        }
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the application's arguments, passed on unchanged.
+    let ptr = unsafe {
+        f(
+            queue,
+            buffer,
+            blocking,
+            flags,
+            offset,
+            size,
+            n_wait,
+            wait,
+            event,
+            errcode_ret,
+        )
+    };
+    if !ptr.is_null() {
+        record(|| resident::mapped(buffer as usize, ptr as usize, flags));
+    }
+    ptr
+}
+
+unsafe extern "C" fn enqueue_unmap_mem_object(
+    queue: cl_command_queue,
+    mem: cl_mem,
+    ptr: *mut c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueUnmapMemObject);
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe { f(queue, mem, ptr, n_wait, wait, event) };
+    if r == CL_SUCCESS {
+        record(|| resident::unmapped(mem as usize, ptr as usize));
+    }
+    r
+}
+
+unsafe extern "C" fn enqueue_task(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueTask);
+    // SAFETY: the application's arguments, passed on unchanged.
+    launch_below(queue, kernel, || unsafe {
+        f(queue, kernel, n_wait, wait, event)
+    })
 }

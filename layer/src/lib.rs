@@ -14,12 +14,15 @@
 //! their reference counts) and turns each `clEnqueueNDRangeKernel` of a
 //! kernel it can split into a clpart launch across the chosen devices
 //! ([`split`]): the application's queue is finished, the argument buffers
-//! are read from the application's device, the kernel runs split (clpart's
-//! own contexts and queues, as `launcher` does), and what changed is written
-//! back into the application's buffers before the call returns. Everything
-//! else, including every launch that cannot be split, goes to the driver
-//! untouched, with the reason recorded for the report ([`report`]) written
-//! at exit.
+//! stay resident on clpart's devices across launches ([`resident`]; read
+//! from the application's device only when it wrote them since), the kernel
+//! runs split (clpart's own contexts and queues, as `launcher` does), and
+//! nothing is written back: the application's copy of a buffer is brought
+//! up to date just before an operation of its own reads it through the
+//! driver (a read, a map, a copy, a kernel the layer does not split).
+//! Everything else, including every launch that cannot be split, goes to
+//! the driver untouched, with the reason recorded for the report
+//! ([`report`]) written at exit.
 //!
 //! Every entry point catches panics: the application never sees one.
 //! clpart's own OpenCL calls re-enter the layer through the loader; a
@@ -33,6 +36,7 @@
 mod config;
 mod intercept;
 mod report;
+mod resident;
 mod split;
 mod state;
 

@@ -8,12 +8,22 @@
 //!   from its devices in split launches), `bytes_whole_buffers` (what
 //!   sending every buffer the kernel reads to each device and reading back
 //!   every buffer it writes from each would move, per launch, summed),
-//!   `bytes_app_sync` (what crossed between the application's device and
-//!   the host to keep the application's buffers current: whole buffers read
-//!   before each split launch, changed bytes written back after);
-//! - totals `bytes_total` (to and from clpart's devices), `bytes_whole_buffers`,
-//!   `bytes_app_sync`; `devices` (`index`, `share`: the shares given, empty
-//!   for the default of even shares over every device).
+//!   `bytes_app_sync` (what its split launches moved between the
+//!   application's device and the host: buffers the application wrote
+//!   since clpart last held them, read whole; buffers kept off the
+//!   resident path, read whole before and changed bytes written back after);
+//! - totals `bytes_total` (to and from clpart's devices in launches),
+//!   `bytes_gathered` (from clpart's devices to the host outside launches:
+//!   to bring the application's copy of a buffer up to date, or to see a
+//!   buffer with other elements),
+//!   `bytes_whole_buffers`; `bytes_app_sync_in` and `bytes_app_sync_out`
+//!   (what crossed from the application's device to the host and back, in
+//!   split launches and before the application's own reads, maps, copies
+//!   and launches of resident buffers), `n_app_syncs_in` and
+//!   `n_app_syncs_out` (the buffers so moved), `bytes_app_sync` (in plus
+//!   out); `app_sync_errors` (why a sync failed and the application's call
+//!   got an error, absent when none did); `devices` (`index`, `share`: the
+//!   shares given, empty for the default of even shares over every device).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -37,12 +47,27 @@ struct KernelStats {
     bytes_app_sync: u64,
 }
 
+/// What crossed between the application's buffers and clpart, whichever
+/// call made it cross.
+#[derive(Clone, Debug, Default, Serialize)]
+struct SyncStats {
+    bytes_gathered: u64,
+    bytes_app_sync_in: u64,
+    bytes_app_sync_out: u64,
+    n_app_syncs_in: u64,
+    n_app_syncs_out: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    app_sync_errors: Vec<String>,
+}
+
 #[derive(Serialize)]
 struct Report<'a> {
     kernels: Vec<&'a KernelStats>,
     bytes_total: u64,
     bytes_whole_buffers: u64,
     bytes_app_sync: u64,
+    #[serde(flatten)]
+    sync: SyncStats,
     devices: Vec<DeviceShare>,
 }
 
@@ -53,6 +78,44 @@ struct DeviceShare {
 }
 
 static STATS: Mutex<BTreeMap<String, KernelStats>> = Mutex::new(BTreeMap::new());
+static SYNCS: Mutex<Option<SyncStats>> = Mutex::new(None);
+
+fn with_syncs(f: impl FnOnce(&mut SyncStats)) {
+    let mut s = SYNCS.lock().unwrap_or_else(|p| p.into_inner());
+    f(s.get_or_insert_with(SyncStats::default));
+}
+
+/// A buffer read from the application's device into clpart's copy.
+pub(crate) fn synced_in(bytes: u64) {
+    with_syncs(|s| {
+        s.bytes_app_sync_in += bytes;
+        s.n_app_syncs_in += 1;
+    });
+}
+
+/// A buffer written into the application's copy, after gathering
+/// `gathered` bytes of it from clpart's devices.
+pub(crate) fn synced_out(bytes: u64, gathered: u64) {
+    with_syncs(|s| {
+        s.bytes_app_sync_out += bytes;
+        s.n_app_syncs_out += 1;
+        s.bytes_gathered += gathered;
+    });
+}
+
+/// Bytes gathered from clpart's devices outside launches, for no sync.
+pub(crate) fn gathered(bytes: u64) {
+    with_syncs(|s| s.bytes_gathered += bytes);
+}
+
+/// A sync that failed: the application's call got an error.
+pub(crate) fn sync_failed(why: &str) {
+    with_syncs(|s| {
+        if s.app_sync_errors.len() < 16 {
+            s.app_sync_errors.push(why.to_string());
+        }
+    });
+}
 
 fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
     let mut stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
@@ -124,13 +187,19 @@ pub(crate) fn finish() {
         }
     };
     let kernels: Vec<&KernelStats> = stats.values().collect();
+    let sync = SYNCS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .unwrap_or_default();
     let report = Report {
         bytes_total: kernels
             .iter()
             .map(|k| k.bytes_to_devices + k.bytes_from_devices)
             .sum(),
         bytes_whole_buffers: kernels.iter().map(|k| k.bytes_whole_buffers).sum(),
-        bytes_app_sync: kernels.iter().map(|k| k.bytes_app_sync).sum(),
+        bytes_app_sync: sync.bytes_app_sync_in + sync.bytes_app_sync_out,
+        sync,
         devices: match &cfg.shares {
             Some(Ok(s)) => s
                 .iter()
@@ -166,8 +235,17 @@ pub(crate) fn finish() {
             );
         }
         eprintln!(
-            "clpart: bytes moved {}, whole buffers {}, application buffer sync {}",
-            report.bytes_total, report.bytes_whole_buffers, report.bytes_app_sync
+            "clpart: bytes moved {}, whole buffers {}, gathered for the application {}; application buffer sync {} in ({} buffers), {} out ({} buffers)",
+            report.bytes_total,
+            report.bytes_whole_buffers,
+            report.sync.bytes_gathered,
+            report.sync.bytes_app_sync_in,
+            report.sync.n_app_syncs_in,
+            report.sync.bytes_app_sync_out,
+            report.sync.n_app_syncs_out
         );
+        for e in &report.sync.app_sync_errors {
+            eprintln!("clpart: error: {e}");
+        }
     }
 }

@@ -8,20 +8,35 @@
 //!
 //! 1. waits for the launch's wait list and finishes the application's
 //!    queue, so every earlier command of the application is done;
-//! 2. reads every buffer argument whole from the application's device;
-//! 3. runs `launcher::launch` across the chosen devices (clpart's own
-//!    contexts and queues);
-//! 4. writes back into the application's buffers the span of bytes that
-//!    changed, with blocking writes on the application's queue;
+//! 2. makes clpart's resident copy of each buffer argument current
+//!    ([`resident::bring_in`]): read whole from the application's device
+//!    only when clpart holds no copy yet or the application wrote the
+//!    buffer since (only the elements that changed then reach clpart's
+//!    copy, so what its devices hold of the rest stays there); a buffer
+//!    backed by the application's host memory (`CL_MEM_USE_HOST_PTR`,
+//!    `CL_MEM_ALLOC_HOST_PTR`) is not resident and is read whole;
+//! 3. runs `launcher::launch_resident` across the chosen devices (clpart's
+//!    own contexts and queues): each device gets only what its slice reads
+//!    and it lacks, and keeps what it wrote;
+//! 4. writes nothing back into resident buffers: those the kernel writes
+//!    become stale in the application's copy, which is brought up to date
+//!    just before an operation of the application reads them through the
+//!    driver ([`resident`]); the span of bytes that changed in a buffer that
+//!    is not resident is written back with a blocking write on the
+//!    application's queue;
 //! 5. when the application asked for an event, returns a marker enqueued
-//!    after those writes (complete when the results are in its buffers).
+//!    after those writes (complete at once: the launch is done).
 //!
-//! Whole buffers cross between the application's device and the host at
-//! every split launch (2 and 4): buffers resident across launches are a
-//! later step. Anything that stops a launch before step 4 (an object the
-//! layer did not see made, an argument it cannot read, a driver error, a
-//! launcher error) sends the launch unchanged to the driver, with the
-//! reason recorded.
+//! So an iterative program moves each array between the application's
+//! device and the host about once each way per run, and halos per step
+//! between clpart's devices. Anything that stops a launch before step 4
+//! (an object the layer did not see made, an argument it cannot read, a
+//! driver error, a launcher error) sends the launch unchanged to the
+//! driver, with the reason recorded. After a failed `launch_resident`, a
+//! buffer whose application copy was current is taken from the application
+//! again next time, and a stale one is synced before the driver runs the
+//! kernel (the launcher leaves it as before the launch, or with elements
+//! lost, which the sync reports as an error to the application).
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -30,13 +45,14 @@ use std::sync::{Arc, Mutex};
 use launcher::{ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, Runtime};
 use opencl_sys::{
     cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_MEM_HOST_NO_ACCESS,
-    CL_MEM_HOST_WRITE_ONLY, CL_SUCCESS, CL_TRUE,
+    CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY, CL_SUCCESS,
 };
 use ranges_format::{ArgInfo, ArgKind};
 
 use crate::config::config;
 use crate::report;
-use crate::state::{self, Inside, KernelRec};
+use crate::resident;
+use crate::state::{self, AppCopy, Inside, KernelRec};
 use crate::target;
 
 /// The arguments of one `clEnqueueNDRangeKernel`.
@@ -114,7 +130,7 @@ static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
 /// One argument, resolved.
 enum Slot {
     Scalar { bytes: Vec<u8>, int: Option<i64> },
-    Buffer { mem: usize },
+    Buffer { mem: usize, size: usize, flags: u64 },
     Local { bytes: u64 },
 }
 
@@ -217,7 +233,7 @@ fn split_with(
         .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
 
     // The arguments, as the kernel declares them.
-    let (slots, buffers) = slots(rec, &infos)?;
+    let slots = slots(rec, &infos)?;
 
     let mut key = Key {
         source: src_key,
@@ -246,7 +262,10 @@ fn split_with(
     if engine.verdicts.contains_key(&generic) {
         key = generic;
     } else if !engine.verdicts.contains_key(&key) {
-        let values = session::LaunchConfig { scalars, ..session::LaunchConfig::new(&nd.global, &nd.local) };
+        let values = session::LaunchConfig {
+            scalars,
+            ..session::LaunchConfig::new(&nd.global, &nd.local)
+        };
         let (mut verdict, mut any_values) =
             analyze(&mut engine.runtime, source, &options, &rec.name, &values);
         // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
@@ -299,7 +318,9 @@ fn split_with(
             .balancer
             .get_or_insert_with(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()))
             .shares(&balance_key),
-        None => (0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect(),
+        None => (0..n_devices)
+            .map(|i| (i, 1.0 / n_devices as f64))
+            .collect(),
     };
     for &(d, _) in &shares {
         runtime.device(d).map_err(|e| e.to_string())?;
@@ -325,37 +346,13 @@ fn split_with(
         return Err(format!("clFinish on the application's queue failed ({r})"));
     }
 
-    // 2. The buffers' current contents.
-    let read = t
-        .clEnqueueReadBuffer
-        .ok_or("clEnqueueReadBuffer is missing")?;
+    // 2. The buffer arguments: a resident buffer is read from the
+    // application's device only when clpart holds no copy or the
+    // application wrote it since; the others are read whole.
+    let mut held = resident::hold();
+    let mut app_sync = 0u64;
     let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
-    for &(mem, size) in &buffers {
-        let mut bytes = vec![0u8; size];
-        // SAFETY: `bytes` holds the buffer's `size` bytes; blocking.
-        let r = unsafe {
-            read(
-                launch.queue,
-                mem as _,
-                CL_TRUE,
-                0,
-                size,
-                bytes.as_mut_ptr() as *mut c_void,
-                0,
-                std::ptr::null(),
-                std::ptr::null_mut(),
-            )
-        };
-        if r != CL_SUCCESS {
-            return Err(format!(
-                "reading a buffer argument from the application's device failed ({r})"
-            ));
-        }
-        contents.insert(mem, bytes);
-    }
-    let sync_in: u64 = buffers.iter().map(|&(_, s)| s as u64).sum();
-
-    // 3. The split launch.
+    let mut bound: Vec<(u32, usize)> = Vec::new();
     let mut values = Vec::with_capacity(slots.len());
     for (slot, info) in slots.iter().zip(&infos) {
         values.push(match slot {
@@ -364,26 +361,96 @@ fn split_with(
                 int: *int,
             },
             Slot::Local { bytes } => ArgValue::Local { bytes: *bytes },
-            Slot::Buffer { mem, .. } => {
+            Slot::Buffer { mem, size, flags } => {
                 let elem = ElemType::parse(&info.elem_type, info.elem_size);
-                ArgValue::Buffer(HostBuffer::from_bytes(elem, contents[mem].clone()))
+                if resident::eligible(*flags) {
+                    app_sync += resident::bring_in(&mut held, launch.queue, *mem, *size, &elem)?;
+                    bound.push((info.index, *mem));
+                    // A placeholder: the launch uses the resident copy.
+                    ArgValue::Buffer(HostBuffer::from_bytes(
+                        elem.clone(),
+                        vec![0; elem.size.max(1) as usize],
+                    ))
+                } else {
+                    let bytes = resident::read_app(launch.queue, *mem, *size)?;
+                    report::synced_in(*size as u64);
+                    app_sync += *size as u64;
+                    contents.insert(*mem, bytes.clone());
+                    ArgValue::Buffer(HostBuffer::from_bytes(elem, bytes))
+                }
             }
         });
     }
+
+    // 3. The split launch, over the resident copies.
     let mut kargs =
         KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
     let nd = trimmed(nd, plan.kernel().work_dim as usize, source);
-    let report = launcher::launch(plan, &nd, &mut kargs, &shares, &LaunchOptions::default())
-        .map_err(|e| format!("the split launch failed: {e}"))?;
+    let result = {
+        let mut taken: Vec<(u32, usize, resident::Resident)> = bound
+            .iter()
+            .filter_map(|&(i, mem)| held.remove(&mem).map(|r| (i, mem, r)))
+            .collect();
+        let result = {
+            let mut refs: Vec<(u32, &mut launcher::DeviceBuffer)> =
+                taken.iter_mut().map(|(i, _, r)| (*i, &mut r.buf)).collect();
+            launcher::launch_resident(
+                plan,
+                &nd,
+                &mut kargs,
+                &mut refs,
+                &shares,
+                &LaunchOptions::default(),
+            )
+        };
+        for (_, mem, r) in taken {
+            held.insert(mem, r);
+        }
+        result
+    };
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // The launcher leaves each buffer as it was before the launch,
+            // or with elements lost: what the application's copy holds is
+            // taken again next time, and a stale one is synced (or its loss
+            // reported) before the driver runs the kernel.
+            for &(_, mem) in &bound {
+                if let Some(r) = held.get_mut(&mem) {
+                    r.host_whole = false;
+                }
+                state::with(|s| {
+                    if let Some(b) = s.buffers.get_mut(&mem) {
+                        if b.app == AppCopy::Current {
+                            b.app = AppCopy::Newer;
+                        }
+                    }
+                });
+            }
+            return Err(format!("the split launch failed: {e}"));
+        }
+    };
     if let Some(b) = &mut engine.balancer {
         b.observe(&balance_key, &report);
     }
+    // What the kernel may write is now newer in clpart's copy.
+    for &(i, mem) in &bound {
+        let read_only = plan
+            .kernel()
+            .arrays
+            .iter()
+            .any(|a| a.arg_index == i && a.mode == ranges_format::Mode::R);
+        if !read_only {
+            if let Some(r) = held.get_mut(&mem) {
+                r.host_whole = false;
+            }
+            state::with(|s| s.set_app(mem, AppCopy::Stale));
+        }
+    }
+    drop(held);
 
-    // 4. What changed goes back into the application's buffers.
-    let write = t
-        .clEnqueueWriteBuffer
-        .ok_or("clEnqueueWriteBuffer is missing")?;
-    let mut sync_out = 0u64;
+    // 4. What changed in the buffers kept off the resident path goes back
+    // into the application's buffers.
     let mut written: Vec<usize> = Vec::new();
     for (i, (slot, info)) in slots.iter().zip(&infos).enumerate() {
         let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
@@ -406,20 +473,7 @@ fn split_with(
                 .zip(old.iter().rev())
                 .position(|(a, b)| a != b)
                 .unwrap_or(0);
-        // SAFETY: `new` holds the buffer's bytes; `first..last` lies inside; blocking.
-        let r = unsafe {
-            write(
-                launch.queue,
-                *mem as _,
-                CL_TRUE,
-                first,
-                last - first,
-                new[first..].as_ptr() as *const c_void,
-                0,
-                std::ptr::null(),
-                std::ptr::null_mut(),
-            )
-        };
+        let r = resident::write_app(launch.queue, *mem, first, &new[first..last]);
         if r != CL_SUCCESS {
             // The application's buffers are partly updated: running the
             // kernel again could be wrong, so the driver's error goes back.
@@ -429,7 +483,8 @@ fn split_with(
             );
             return Ok(Outcome::Done(r));
         }
-        sync_out += (last - first) as u64;
+        report::synced_out((last - first) as u64, 0);
+        app_sync += (last - first) as u64;
         written.push(*mem);
     }
 
@@ -451,7 +506,7 @@ fn split_with(
             return Ok(Outcome::Done(r));
         }
     }
-    report::launched(&rec.name, &report, sync_in + sync_out);
+    report::launched(&rec.name, &report, app_sync);
     Ok(Outcome::Done(CL_SUCCESS))
 }
 
@@ -568,15 +623,12 @@ fn verdict(
     }
 }
 
-/// The kernel's arguments resolved against the layer's records, and the
-/// distinct buffers with their sizes.
-#[allow(clippy::type_complexity)]
-fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, usize)>), String> {
+/// The kernel's arguments resolved against the layer's records.
+fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
     if rec.exec_info {
         return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
     }
     let mut slots = Vec::with_capacity(infos.len());
-    let mut buffers: Vec<(usize, usize)> = Vec::new();
     let mut owners: Vec<(usize, &str)> = Vec::new();
     for info in infos {
         let raw = rec
@@ -607,18 +659,24 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, u
                 if handle == 0 {
                     return Err(format!("buffer argument '{}' is NULL", info.name));
                 }
-                let buf = state::with(|s| s.buffers.get(&handle).copied()).ok_or_else(|| {
-                    format!("argument '{}' is not a buffer made with clCreateBuffer (a sub-buffer, an image or another object)", info.name)
+                let buf = state::with(|s| s.buffers.get(&handle).cloned()).ok_or_else(|| {
+                    format!("argument '{}' is not a buffer made with clCreateBuffer (an image or another object)", info.name)
                 })?;
-                if buf.flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY) != 0 {
-                    return Err(format!("buffer argument '{}' cannot be read by the host (CL_MEM_HOST_* flags)", info.name));
+                if buf.parent.is_some() {
+                    return Err(format!("argument '{}' is a sub-buffer", info.name));
+                }
+                if buf.flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY) != 0 {
+                    return Err(format!("buffer argument '{}' cannot be read and written by the host (CL_MEM_HOST_* flags)", info.name));
                 }
                 if let Some((_, other)) = owners.iter().find(|(h, _)| *h == handle) {
                     return Err(format!("arguments '{other}' and '{}' are the same buffer", info.name));
                 }
                 owners.push((handle, &info.name));
-                buffers.push((handle, buf.size));
-                Slot::Buffer { mem: handle }
+                Slot::Buffer {
+                    mem: handle,
+                    size: buf.size,
+                    flags: buf.flags,
+                }
             }
         });
     }
@@ -629,7 +687,7 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<(Vec<Slot>, Vec<(usize, u
             rec.args.len()
         ));
     }
-    Ok((slots, buffers))
+    Ok(slots)
 }
 
 #[cfg(test)]

@@ -6,6 +6,12 @@
 //!
 //! Objects clpart creates for itself (while [`Inside`] is set) are not
 //! recorded.
+//!
+//! A buffer's record also says which copy of its contents is current
+//! ([`AppCopy`]): the application's, on its device, or the one clpart keeps
+//! resident across split launches ([`crate::resident`]). A sub-buffer's
+//! record names its parent, which it keeps (as the driver does): every
+//! question about contents is asked of the parent ([`State::root`]).
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -73,11 +79,35 @@ pub(crate) struct KernelRec {
     refs: u32,
 }
 
-/// A buffer made with `clCreateBuffer`.
-#[derive(Clone, Copy, Debug)]
+/// Which copy of a buffer's contents is current: the application's (on
+/// its device, through the driver) or clpart's resident one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum AppCopy {
+    /// The application's copy holds what clpart's resident copy (if there
+    /// is one) lacks: it wrote the buffer through the driver since (a write,
+    /// a fill, a copy, a map for writing, a kernel the layer did not run),
+    /// or clpart holds no copy.
+    #[default]
+    Newer,
+    /// Both copies hold the same contents.
+    Current,
+    /// clpart's resident copy holds results of split launches the
+    /// application's copy lacks.
+    Stale,
+}
+
+/// A buffer made with `clCreateBuffer` (or `clCreateSubBuffer`).
+#[derive(Clone, Debug)]
 pub(crate) struct BufferRec {
     pub(crate) size: usize,
     pub(crate) flags: u64,
+    /// The buffer this one is a sub-buffer of.
+    pub(crate) parent: Option<usize>,
+    pub(crate) app: AppCopy,
+    /// clpart keeps a resident copy of the buffer ([`crate::resident`]).
+    pub(crate) resident: bool,
+    /// Pointers of maps for writing not yet unmapped.
+    pub(crate) write_maps: Vec<usize>,
     refs: u32,
 }
 
@@ -184,19 +214,87 @@ impl State {
         }
     }
 
-    pub(crate) fn add_buffer(&mut self, handle: usize, size: usize, flags: u64) {
+    /// Records a buffer; returns the record a reused handle replaces.
+    pub(crate) fn add_buffer(
+        &mut self,
+        handle: usize,
+        size: usize,
+        flags: u64,
+    ) -> Option<BufferRec> {
         self.buffers.insert(
             handle,
             BufferRec {
                 size,
                 flags,
+                parent: None,
+                app: AppCopy::Newer,
+                resident: false,
+                write_maps: Vec::new(),
                 refs: 1,
             },
-        );
+        )
     }
 
-    pub(crate) fn retain_buffer(&mut self, handle: usize, delta: i32) {
-        adjust(&mut self.buffers, handle, delta, |b| &mut b.refs);
+    /// Records a sub-buffer of `parent` (a buffer the layer saw made; else
+    /// nothing is recorded), which holds a reference to its root.
+    pub(crate) fn add_sub_buffer(
+        &mut self,
+        handle: usize,
+        parent: usize,
+        size: usize,
+        flags: u64,
+    ) -> Option<BufferRec> {
+        let root = self.root(parent)?;
+        self.retain_buffer(root, 1);
+        self.buffers.insert(
+            handle,
+            BufferRec {
+                size,
+                flags,
+                parent: Some(root),
+                app: AppCopy::Newer,
+                resident: false,
+                write_maps: Vec::new(),
+                refs: 1,
+            },
+        )
+    }
+
+    /// The buffer whose record holds `handle`'s contents: its parent for a
+    /// sub-buffer, itself for a buffer; `None` for a handle the layer did
+    /// not see made.
+    pub(crate) fn root(&self, handle: usize) -> Option<usize> {
+        let b = self.buffers.get(&handle)?;
+        Some(b.parent.unwrap_or(handle))
+    }
+
+    /// Adds `delta` to a buffer's count; returns the records that went (the
+    /// buffer's, and its parent's when a sub-buffer held the last
+    /// reference).
+    pub(crate) fn retain_buffer(&mut self, handle: usize, delta: i32) -> Vec<(usize, BufferRec)> {
+        let mut gone = Vec::new();
+        let Some(b) = self.buffers.get_mut(&handle) else {
+            return gone;
+        };
+        b.refs = b.refs.saturating_add_signed(delta);
+        if b.refs == 0 {
+            let rec = self.buffers.remove(&handle).expect("present");
+            if let Some(parent) = rec.parent {
+                gone.extend(self.retain_buffer(parent, -1));
+            }
+            gone.push((handle, rec));
+        }
+        gone
+    }
+
+    /// Sets the state of the root of `handle`'s contents (nothing for a
+    /// handle the layer did not see made).
+    pub(crate) fn set_app(&mut self, handle: usize, app: AppCopy) {
+        if let Some(root) = self.root(handle) {
+            if let Some(b) = self.buffers.get_mut(&root) {
+                b.app = app;
+            }
+        }
     }
 }
 
@@ -215,6 +313,30 @@ mod tests {
         assert!(!s.buffers.contains_key(&0x10));
         // A release of a handle the layer never saw changes nothing.
         s.retain_buffer(0x20, -1);
+        assert!(s.buffers.is_empty());
+    }
+
+    #[test]
+    fn a_sub_buffer_keeps_its_parent_and_names_it_as_root() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.add_sub_buffer(0x11, 0x10, 16, 0);
+        // A sub-buffer of a sub-buffer is one of the root.
+        s.add_sub_buffer(0x12, 0x11, 8, 0);
+        assert_eq!(s.root(0x12), Some(0x10));
+        assert_eq!(s.root(0x10), Some(0x10));
+        assert_eq!(s.root(0x99), None);
+        s.set_app(0x12, AppCopy::Stale);
+        assert_eq!(s.buffers[&0x10].app, AppCopy::Stale);
+        // The application's last reference to the parent goes first: the
+        // record stays while sub-buffers hold it.
+        assert!(s.retain_buffer(0x10, -1).is_empty());
+        assert!(s.retain_buffer(0x11, -1).iter().map(|g| g.0).eq([0x11]));
+        let gone: Vec<usize> = s.retain_buffer(0x12, -1).iter().map(|g| g.0).collect();
+        assert_eq!(gone, [0x10, 0x12]);
+        assert!(s.buffers.is_empty());
+        // Nothing is recorded for a sub-buffer of an unknown buffer.
+        assert!(s.add_sub_buffer(0x13, 0x77, 8, 0).is_none());
         assert!(s.buffers.is_empty());
     }
 

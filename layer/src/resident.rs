@@ -1,0 +1,514 @@
+//! The application's buffers kept resident on clpart's devices across split
+//! launches, and the syncs that keep the application's own copy (on its
+//! device, through the driver) correct wherever the application can look.
+//!
+//! The layer keeps one `launcher::DeviceBuffer` per application buffer a
+//! split launch used ([`Resident`]), and each buffer's record says which
+//! copy is current ([`AppCopy`]):
+//!
+//! - a split launch reads into clpart's copy only a buffer whose
+//!   application copy is [`AppCopy::Newer`] (whole, from the application's
+//!   device; when clpart's host copy is complete, only the elements that
+//!   differ are written into it, so what its devices hold of the rest stays
+//!   valid), runs `launcher::launch_resident` and writes nothing back: the
+//!   buffers the kernel writes become [`AppCopy::Stale`];
+//! - an operation of the application that reads a stale buffer through the
+//!   driver (a read, a map, a copy, a partial write or fill, a kernel the
+//!   layer passes to the driver) is preceded by a sync ([`sync_out`]):
+//!   clpart's copy is gathered on the host and written whole into the
+//!   application's buffer with a blocking write on the operation's queue;
+//!   the operation is then made unchanged (its blocking flag, events and
+//!   wait list keep their meaning);
+//! - an operation that writes a buffer through the driver makes its
+//!   application copy [`AppCopy::Newer`] ([`written`]); a map for writing
+//!   does so again at its unmap;
+//! - `clFinish` and `clWaitForEvents` need nothing: the application sees a
+//!   buffer's contents only through reads and maps;
+//! - the release of the application's last reference drops the resident
+//!   copy ([`gone`]).
+//!
+//! Buffers backed by the application's host memory (`CL_MEM_USE_HOST_PTR`,
+//! `CL_MEM_ALLOC_HOST_PTR`), whose host pointer must hold the results
+//! whenever the application may look, are never resident ([`eligible`]):
+//! a split launch reads them whole and writes back what changed, as before.
+//!
+//! A sync that fails (clpart's copy lost elements when a device failed, or
+//! the driver refused the write) makes the application's call return the
+//! error without calling the driver, and the report says why.
+//!
+//! Locks: the map of resident copies is taken after the split engine's
+//! lock and never with the state's; clpart's own threads (the launcher's
+//! per-device threads, which are not marked [`Inside`]) reach it only for
+//! buffers marked resident, which are the application's.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Mutex, MutexGuard};
+
+use launcher::{DeviceBuffer, ElemType, HostBuffer};
+use opencl_sys::{
+    cl_command_queue, cl_int, cl_map_flags, CL_MAP_WRITE, CL_MAP_WRITE_INVALIDATE_REGION,
+    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_USE_HOST_PTR, CL_OUT_OF_RESOURCES, CL_SUCCESS,
+    CL_TRUE,
+};
+
+use crate::report;
+use crate::state::{self, AppCopy, BufferRec, Inside};
+use crate::target;
+
+/// clpart's copy of one application buffer.
+pub(crate) struct Resident {
+    pub(crate) buf: DeviceBuffer,
+    /// The host copy holds every element (none is valid on clpart's
+    /// devices only), so new contents from the application can be compared
+    /// with it.
+    pub(crate) host_whole: bool,
+}
+
+/// The resident copies by the application's buffer handle.
+pub(crate) type Residents = HashMap<usize, Resident>;
+
+static RESIDENTS: Mutex<Option<Residents>> = Mutex::new(None);
+
+/// The resident copies, locked (never while the state is locked).
+pub(crate) struct Held(MutexGuard<'static, Option<Residents>>);
+
+impl std::ops::Deref for Held {
+    type Target = Residents;
+    fn deref(&self) -> &Residents {
+        self.0.as_ref().expect("initialized by hold")
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Residents {
+        self.0.as_mut().expect("initialized by hold")
+    }
+}
+
+pub(crate) fn hold() -> Held {
+    let mut g = RESIDENTS.lock().unwrap_or_else(|p| p.into_inner());
+    g.get_or_insert_with(HashMap::new);
+    Held(g)
+}
+
+/// Whether a buffer with these flags may be kept resident: not when the
+/// application's host memory backs it.
+pub(crate) fn eligible(flags: u64) -> bool {
+    flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR) == 0
+}
+
+fn app_of(root: usize) -> Option<AppCopy> {
+    state::with(|s| s.buffers.get(&root).map(|b| b.app))
+}
+
+/// Reads `size` bytes of the application's buffer `mem` with a blocking
+/// read on `queue`.
+pub(crate) fn read_app(
+    queue: cl_command_queue,
+    mem: usize,
+    size: usize,
+) -> Result<Vec<u8>, String> {
+    let read = target()
+        .clEnqueueReadBuffer
+        .ok_or("clEnqueueReadBuffer is missing")?;
+    let mut bytes = vec![0u8; size];
+    // SAFETY: `bytes` holds `size` bytes; blocking.
+    let r = unsafe {
+        read(
+            queue,
+            mem as _,
+            CL_TRUE,
+            0,
+            size,
+            bytes.as_mut_ptr() as *mut c_void,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    };
+    if r != CL_SUCCESS {
+        return Err(format!(
+            "reading a buffer argument from the application's device failed ({r})"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` at `offset` into the application's buffer `mem` with a
+/// blocking write on `queue`; the driver's code.
+pub(crate) fn write_app(
+    queue: cl_command_queue,
+    mem: usize,
+    offset: usize,
+    bytes: &[u8],
+) -> cl_int {
+    let Some(write) = target().clEnqueueWriteBuffer else {
+        return opencl_sys::CL_INVALID_OPERATION;
+    };
+    // SAFETY: `bytes` is borrowed for the call, which blocks.
+    unsafe {
+        write(
+            queue,
+            mem as _,
+            CL_TRUE,
+            offset,
+            bytes.len(),
+            bytes.as_ptr() as *const c_void,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// Makes the application's copy of the buffers `roots` current before an
+/// operation on `queue` reads them through the driver: each stale one is
+/// gathered from clpart's devices and written whole. The caller holds
+/// [`Inside`] and the resident copies.
+pub(crate) fn sync_held(
+    held: &mut Residents,
+    queue: cl_command_queue,
+    roots: &[usize],
+) -> Result<(), cl_int> {
+    for &root in roots {
+        if app_of(root) != Some(AppCopy::Stale) {
+            continue;
+        }
+        let Some(r) = held.get_mut(&root) else {
+            let why = "clpart's copy of a buffer the application reads is missing".to_string();
+            report::sync_failed(&why);
+            return Err(CL_OUT_OF_RESOURCES);
+        };
+        let before = r.buf.bytes_gathered();
+        let host = match r.buf.read_all() {
+            Ok(h) => h,
+            Err(e) => {
+                report::sync_failed(&format!(
+                    "a buffer the application reads cannot be gathered from clpart's devices: {e}"
+                ));
+                return Err(CL_OUT_OF_RESOURCES);
+            }
+        };
+        let code = write_app(queue, root, 0, host.as_bytes());
+        if code != CL_SUCCESS {
+            report::sync_failed(&format!(
+                "writing clpart's results into the application's buffer failed ({code})"
+            ));
+            return Err(code);
+        }
+        let n = host.as_bytes().len() as u64;
+        r.host_whole = true;
+        report::synced_out(n, r.buf.bytes_gathered() - before);
+        state::with(|s| s.set_app(root, AppCopy::Current));
+    }
+    Ok(())
+}
+
+/// [`sync_held`] for the buffers or sub-buffers `mems`, from an entry
+/// point: nothing to do (and no lock taken) unless one is stale.
+pub(crate) fn sync_out(queue: cl_command_queue, mems: &[usize]) -> Result<(), cl_int> {
+    if Inside::active() {
+        return Ok(());
+    }
+    let roots: Vec<usize> = state::with(|s| {
+        mems.iter()
+            .filter_map(|&m| s.root(m))
+            .filter(|r| s.buffers.get(r).is_some_and(|b| b.app == AppCopy::Stale))
+            .collect()
+    });
+    if roots.is_empty() {
+        return Ok(());
+    }
+    let _inside = Inside::enter();
+    let mut held = hold();
+    sync_held(&mut held, queue, &roots)
+}
+
+/// Before the application writes `size` bytes at `offset` of `mem`: unless
+/// the write covers the whole buffer, the rest of a stale buffer is made
+/// current first.
+pub(crate) fn before_write(
+    queue: cl_command_queue,
+    mem: usize,
+    offset: usize,
+    size: usize,
+) -> Result<(), cl_int> {
+    if Inside::active() {
+        return Ok(());
+    }
+    let whole = state::with(|s| {
+        s.buffers
+            .get(&mem)
+            .is_some_and(|b| b.parent.is_none() && offset == 0 && size >= b.size)
+    });
+    if whole {
+        return Ok(());
+    }
+    sync_out(queue, &[mem])
+}
+
+/// The application wrote `mems` (buffers or sub-buffers) through the
+/// driver: its copy is newer than clpart's.
+pub(crate) fn written(mems: &[usize]) {
+    if Inside::active() {
+        return;
+    }
+    state::with(|s| {
+        for &m in mems {
+            s.set_app(m, AppCopy::Newer);
+        }
+    });
+}
+
+/// A map of `mem` the driver made at `ptr`: one for writing makes the
+/// application's copy newer now and again at its unmap.
+pub(crate) fn mapped(mem: usize, ptr: usize, flags: cl_map_flags) {
+    if Inside::active() || flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 {
+        return;
+    }
+    state::with(|s| {
+        if let Some(b) = s.buffers.get_mut(&mem) {
+            b.write_maps.push(ptr);
+        }
+        s.set_app(mem, AppCopy::Newer);
+    });
+}
+
+/// An unmap of `ptr` from `mem` the driver accepted.
+pub(crate) fn unmapped(mem: usize, ptr: usize) {
+    if Inside::active() {
+        return;
+    }
+    state::with(|s| {
+        let Some(b) = s.buffers.get_mut(&mem) else {
+            return;
+        };
+        if let Some(i) = b.write_maps.iter().position(|&p| p == ptr) {
+            b.write_maps.swap_remove(i);
+            s.set_app(mem, AppCopy::Newer);
+        }
+    });
+}
+
+/// A launch of `kernel` the layer passes to the driver: every buffer among
+/// its arguments is made current first; returns those the kernel may
+/// write (not made `CL_MEM_READ_ONLY`), for [`written`] once the driver
+/// accepted the launch.
+pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Vec<usize>, cl_int> {
+    if Inside::active() {
+        return Ok(Vec::new());
+    }
+    let (all, writable) = state::with(|s| {
+        let Some(k) = s.kernels.get(&kernel) else {
+            return (Vec::new(), Vec::new());
+        };
+        let handles: Vec<usize> = k
+            .args
+            .iter()
+            .flatten()
+            .filter_map(|a| a.value.as_deref())
+            .filter(|v| v.len() == std::mem::size_of::<usize>())
+            .map(|v| usize::from_ne_bytes(v.try_into().expect("pointer-sized")))
+            .filter(|h| s.buffers.contains_key(h))
+            .collect();
+        let writable = handles
+            .iter()
+            .copied()
+            .filter(|h| s.buffers[h].flags & CL_MEM_READ_ONLY == 0)
+            .collect();
+        (handles, writable)
+    });
+    sync_out(queue, &all)?;
+    Ok(writable)
+}
+
+/// Buffer records that went (the application's last reference): their
+/// resident copies are dropped.
+pub(crate) fn gone(recs: Vec<(usize, BufferRec)>) {
+    let handles: Vec<usize> = recs
+        .iter()
+        .filter(|(_, r)| r.resident)
+        .map(|(h, _)| *h)
+        .collect();
+    if handles.is_empty() {
+        return;
+    }
+    // clpart's own buffers are released through the loader: straight to
+    // the driver.
+    let _inside = Inside::enter();
+    let dropped: Vec<Resident> = {
+        let mut held = hold();
+        handles.iter().filter_map(|h| held.remove(h)).collect()
+    };
+    drop(dropped);
+}
+
+/// Makes `held[mem]` hold the application's buffer `mem` (`size` bytes) as
+/// elements `elem`, reading it from the application's device on `queue`
+/// when clpart holds no copy or the application's is newer; returns the
+/// bytes moved between the application's device and the host. The caller
+/// holds [`Inside`].
+pub(crate) fn bring_in(
+    held: &mut Residents,
+    queue: cl_command_queue,
+    mem: usize,
+    size: usize,
+    elem: &ElemType,
+) -> Result<u64, String> {
+    let mut moved = 0;
+    if let Some(r) = held.get_mut(&mem).filter(|r| r.buf.elem() != elem) {
+        // Another kernel saw the buffer with other elements.
+        let old_es = r.buf.elem().size.max(1) as usize;
+        if size.is_multiple_of(old_es) && size.is_multiple_of(elem.size.max(1) as usize) {
+            // Both cover it all: clpart's copy, gathered, is taken as the
+            // new elements (the application's copy stays as it was).
+            let before = r.buf.bytes_gathered();
+            let bytes = r
+                .buf
+                .read_all()
+                .map_err(|e| format!("clpart's copy of a buffer argument cannot be gathered: {e}"))?
+                .as_bytes()
+                .to_vec();
+            report::gathered(r.buf.bytes_gathered() - before);
+            *r = Resident {
+                buf: DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes)),
+                host_whole: true,
+            };
+        } else {
+            // The application's copy is made current and clpart's starts
+            // afresh.
+            if app_of(mem) == Some(AppCopy::Stale) {
+                sync_held(held, queue, &[mem]).map_err(|code| {
+                    format!("the buffer's results could not be written back for a launch that sees it with other elements ({code})")
+                })?;
+                moved += size as u64;
+            }
+            held.remove(&mem);
+            state::with(|s| {
+                if let Some(b) = s.buffers.get_mut(&mem) {
+                    b.resident = false;
+                    b.app = AppCopy::Newer;
+                }
+            });
+        }
+    }
+    let app = app_of(mem).unwrap_or_default();
+    match held.get_mut(&mem) {
+        Some(_) if app != AppCopy::Newer => return Ok(moved),
+        Some(r) => {
+            let bytes = read_app(queue, mem, size)?;
+            report::synced_in(size as u64);
+            moved += size as u64;
+            refresh(r, &bytes).map_err(|e| {
+                format!("clpart's copy of a buffer argument cannot be updated: {e}")
+            })?;
+        }
+        None => {
+            let bytes = read_app(queue, mem, size)?;
+            report::synced_in(size as u64);
+            moved += size as u64;
+            let buf = DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes));
+            held.insert(
+                mem,
+                Resident {
+                    buf,
+                    host_whole: true,
+                },
+            );
+        }
+    }
+    state::with(|s| {
+        if let Some(b) = s.buffers.get_mut(&mem) {
+            b.resident = true;
+            b.app = AppCopy::Current;
+        }
+    });
+    Ok(moved)
+}
+
+/// Puts the application's contents `bytes` into `r`: only the elements
+/// that differ from a complete host copy (what clpart's devices hold of the
+/// others stays valid), else all of them.
+fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<()> {
+    let es = r.buf.elem().size.max(1) as usize;
+    let n = r.buf.len() as usize * es;
+    let bytes = &bytes[..n.min(bytes.len())];
+    if !r.host_whole {
+        r.buf.write(0, bytes)?;
+        r.host_whole = true;
+        return Ok(());
+    }
+    // Complete: nothing is gathered.
+    let runs = differing(r.buf.read_all()?.as_bytes(), bytes, es);
+    for (lo, hi) in runs {
+        r.buf.write(lo as u64, &bytes[lo * es..hi * es])?;
+    }
+    Ok(())
+}
+
+/// Most element runs [`refresh`] writes one by one; beyond, one write of
+/// their hull.
+const MAX_RUNS: usize = 256;
+/// Unchanged elements between two changed ones that are written with them
+/// rather than split into two writes.
+const GAP_ELEMS: usize = 16;
+
+/// The element runs `[lo, hi)` where `new` differs from `old` (elements of
+/// `es` bytes), nearby runs joined; one hull past [`MAX_RUNS`].
+fn differing(old: &[u8], new: &[u8], es: usize) -> Vec<(usize, usize)> {
+    let n = old.len().min(new.len()) / es;
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in 0..n {
+        if old[i * es..(i + 1) * es] == new[i * es..(i + 1) * es] {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(last) if i - last.1 <= GAP_ELEMS => last.1 = i + 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    if runs.len() > MAX_RUNS {
+        let (lo, hi) = (runs[0].0, runs[runs.len() - 1].1);
+        return vec![(lo, hi)];
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differing_elements_come_as_joined_runs() {
+        let old = vec![0u8; 4 * 100];
+        let mut new = old.clone();
+        assert!(differing(&old, &new, 4).is_empty());
+        new[4 * 3] = 1;
+        new[4 * 10 + 2] = 1;
+        new[4 * 60] = 1;
+        new[4 * 99 + 3] = 1;
+        assert_eq!(differing(&old, &new, 4), [(3, 11), (60, 61), (99, 100)]);
+    }
+
+    #[test]
+    fn too_many_runs_become_one_hull() {
+        let old = vec![0u8; 100 * (MAX_RUNS + 1)];
+        let mut new = old.clone();
+        for r in 0..=MAX_RUNS {
+            new[r * 100 + 1] = 7;
+        }
+        assert_eq!(differing(&old, &new, 1), [(1, MAX_RUNS * 100 + 2)]);
+    }
+
+    #[test]
+    fn only_buffers_without_host_memory_are_resident() {
+        assert!(eligible(
+            opencl_sys::CL_MEM_READ_WRITE | opencl_sys::CL_MEM_COPY_HOST_PTR
+        ));
+        assert!(!eligible(CL_MEM_USE_HOST_PTR));
+        assert!(!eligible(
+            opencl_sys::CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR
+        ));
+    }
+}
