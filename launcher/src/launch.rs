@@ -1672,6 +1672,24 @@ fn run_split(
         }
     }
     exec::release(backups);
+    // What each device wrote is recorded now, before anything else can
+    // fail: resident where the written sets are disjoint; where they are
+    // merged on the host, the devices' copies are distrusted (the host
+    // held every element of them before the launch, phase 0).
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if !a.writes {
+            continue;
+        }
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        for w in &works {
+            let da = &w.arrays[ai];
+            if glue[ai] == Glue::DiffMerge {
+                r.coh.invalidate(Holder::Device(w.device), &da.write_set);
+            } else {
+                r.coh.written(Holder::Device(w.device), &da.write_set);
+            }
+        }
+    }
     // Phase 2: merged arrays come back through staging.
     let mut fin = Finisher::new();
     for ((wi, w), report) in works.iter().enumerate().zip(dev_reports.iter_mut()) {
@@ -1705,9 +1723,6 @@ fn run_split(
         }
         let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
         if glue[ai] != Glue::DiffMerge {
-            for w in &works {
-                r.coh.written(Holder::Device(w.device), &w.arrays[ai].write_set);
-            }
             continue;
         }
         let es = a.elem_size as usize;
