@@ -109,6 +109,23 @@ pub(crate) fn box_hull(strides: &[i64], bx: &[(i64, i64)]) -> Option<(i64, i64)>
     Some((lo, hi))
 }
 
+/// The guard's read and write windows for a slice's 1-D ranges (inclusive):
+/// the ranges themselves, or with boxes each box's linear hull inside its
+/// range (issue 12).
+pub(crate) fn guard_windows(
+    boxes: Option<&BoxWindow>,
+    read_r: Option<(i64, i64)>,
+    write_r: Option<(i64, i64)>,
+) -> (Option<(i64, i64)>, Option<(i64, i64)>) {
+    let hull = |r: Option<(i64, i64)>, bx: Option<&Vec<(i64, i64)>>| match (r, bx, boxes) {
+        (Some((l, u)), Some(bx), Some(b)) => {
+            box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u)
+        }
+        (r, _, _) => r,
+    };
+    (hull(read_r, boxes.and_then(|b| b.read.as_ref())), hull(write_r, boxes.and_then(|b| b.write.as_ref())))
+}
+
 /// An array's boxes for one slice (issue 12): per delinearized dimension,
 /// absolute inclusive component bounds; element `i` lies in a box when,
 /// for every dimension `k >= 1`, `(i / strides[k]) % extents[k]` lies in
@@ -713,16 +730,17 @@ fn static_unsplit_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ranges_format::PwExpr;
 
     const NAMES: [&str; 3] = ["w", "lo", "hi"];
 
-    fn e(t: &str) -> ranges_format::BoundExpr {
-        PwExpr::parse(t).unwrap().bind(&NAMES).unwrap()
+    /// A range's bounds, bound by `ranges-format` (the only reader of
+    /// expression text).
+    fn r(lo: &str, hi: &str) -> BoundRange {
+        ranges_format::Range { lower: lo.into(), upper: hi.into() }.bind(&NAMES).unwrap()
     }
 
-    fn r(lo: &str, hi: &str) -> BoundRange {
-        BoundRange { lower: e(lo), upper: e(hi) }
+    fn e(t: &str) -> ranges_format::BoundExpr {
+        r(t, t).lower
     }
 
     /// A column band: rows 0..=7, columns [lo, hi) of a w-wide array.
