@@ -803,7 +803,7 @@ fn device_work(
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
         };
-        let (read_w, write_w) = guard_windows(boxes.as_ref(), read_r, write_r);
+        let [read_w, write_w] = guard_windows(boxes.as_ref(), read_r, write_r);
         // (after the windows: only the box check can catch it)
         if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
             if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {
