@@ -19,7 +19,7 @@ use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{box_hull, BoxWindow, DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
+use crate::plan::{guard_windows, BoxWindow, DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
@@ -476,8 +476,10 @@ struct DevArray {
     prefill: Runs,
     /// Index into the staging buffers, when the range comes back through one.
     staging: Option<usize>,
-    /// The slice's boxes (issue 12), absolute components, when the guard
-    /// checks them: the read and write sets are then the boxes' runs.
+    /// The slice's boxes (issue 12, `ArrayPlan::slice_boxes`), absolute
+    /// components: present only where the subkernel checks them, and the
+    /// guard does (`split_window`); the read and write sets are then the
+    /// boxes' runs.
     boxes: Option<BoxWindow>,
 }
 
@@ -922,13 +924,7 @@ fn device_work(
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
         };
-        // the guard's windows: with boxes, their linear hulls
-        let hull = |r: Option<(i64, i64)>, bx: Option<&Vec<(i64, i64)>>| match (r, bx, &boxes) {
-            (Some((l, u)), Some(bx), Some(b)) => box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u),
-            (r, _, _) => r,
-        };
-        let read_w = hull(read_r, boxes.as_ref().and_then(|b| b.read.as_ref()));
-        let write_w = hull(write_r, boxes.as_ref().and_then(|b| b.write.as_ref()));
+        let [read_w, write_w] = guard_windows(boxes.as_ref(), read_r, write_r);
         // (after the windows: only the box check can catch it)
         if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
             if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {

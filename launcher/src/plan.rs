@@ -77,24 +77,58 @@ impl ArrayPlan {
             }
             extents[k] = strides[k - 1] / strides[k];
         }
-        let eval = |bx: &Option<Vec<BoundRange>>, range: Option<(i64, i64)>| -> std::result::Result<Option<Option<Vec<(i64, i64)>>>, ExprError> {
-            let Some((l, u)) = range else { return Ok(Some(None)) };
-            let Some(bx) = bx else { return Ok(None) };
-            let mut out = Vec::with_capacity(bx.len());
-            for (k, r) in bx.iter().enumerate() {
-                match r.eval(params)? {
-                    Some((lo, hi)) if lo <= hi && (k == 0 || (lo >= 0 && hi < extents[k])) => out.push((lo, hi)),
-                    _ => return Ok(None),
-                }
-            }
-            let hull = box_hull(&strides, &out);
-            Ok(hull.filter(|h| out.len() == strides.len() && h.0 >= l && h.1 <= u).map(|_| Some(out)))
+        let read = match eval_box(&b.read, read_r, params, &strides, &extents)? {
+            BoxEval::Off => return Ok(None),
+            BoxEval::Unused => None,
+            BoxEval::Box(bx) => Some(bx),
         };
-        let (Some(read), Some(write)) = (eval(&b.read, read_r)?, eval(&b.write, write_r)?) else {
-            return Ok(None);
+        let write = match eval_box(&b.write, write_r, params, &strides, &extents)? {
+            BoxEval::Off => return Ok(None),
+            BoxEval::Unused => None,
+            BoxEval::Box(bx) => Some(bx),
         };
         Ok(Some(BoxWindow { strides, extents, read, write, write_exact: b.write_exact }))
     }
+}
+
+/// An inclusive element or component range.
+pub(crate) type Interval = (i64, i64);
+
+/// Inclusive bounds, per dimension, of one box.
+pub(crate) type BoxBounds = Vec<(i64, i64)>;
+
+/// One box of a slice (see [`ArrayPlan::slice_boxes`]).
+enum BoxEval {
+    /// The slice does not access the array this way.
+    Unused,
+    /// The box cannot serve the check: no box check in this launch.
+    Off,
+    Box(BoxBounds),
+}
+
+/// A box for a slice with 1-D range `range` (inclusive): every dimension's
+/// bounds defined and non-empty, dimensions `k >= 1` inside `[0,
+/// extents[k])`, the linear hull inside `range`.
+fn eval_box(
+    bx: &Option<Vec<BoundRange>>,
+    range: Option<(i64, i64)>,
+    params: &[i64],
+    strides: &[i64],
+    extents: &[i64],
+) -> std::result::Result<BoxEval, ExprError> {
+    let Some((l, u)) = range else { return Ok(BoxEval::Unused) };
+    let Some(bx) = bx.as_ref().filter(|b| b.len() == strides.len()) else { return Ok(BoxEval::Off) };
+    let mut out = Vec::with_capacity(bx.len());
+    for (k, r) in bx.iter().enumerate() {
+        match r.eval(params)? {
+            Some((lo, hi)) if lo <= hi && (k == 0 || (lo >= 0 && hi < extents[k])) => out.push((lo, hi)),
+            _ => return Ok(BoxEval::Off),
+        }
+    }
+    Ok(match box_hull(strides, &out) {
+        Some((hl, hu)) if hl >= l && hu <= u => BoxEval::Box(out),
+        _ => BoxEval::Off,
+    })
 }
 
 /// The linear hull `(sum_k strides[k] * lo_k, sum_k strides[k] * hi_k)` of a
@@ -109,6 +143,19 @@ pub(crate) fn box_hull(strides: &[i64], bx: &[(i64, i64)]) -> Option<(i64, i64)>
     Some((lo, hi))
 }
 
+/// The guard's read and write windows for a slice's 1-D ranges (inclusive):
+/// the ranges themselves, or with boxes each box's linear hull inside its
+/// range (issue 12).
+pub(crate) fn guard_windows(boxes: Option<&BoxWindow>, read_r: Option<Interval>, write_r: Option<Interval>) -> [Option<Interval>; 2] {
+    let hull = |r: Option<Interval>, bx: Option<&BoxBounds>| match (r, bx, boxes) {
+        (Some((l, u)), Some(bx), Some(b)) => {
+            box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u)
+        }
+        (r, _, _) => r,
+    };
+    [hull(read_r, boxes.and_then(|b| b.read.as_ref())), hull(write_r, boxes.and_then(|b| b.write.as_ref()))]
+}
+
 /// An array's boxes for one slice (issue 12): per delinearized dimension,
 /// absolute inclusive component bounds; element `i` lies in a box when,
 /// for every dimension `k >= 1`, `(i / strides[k]) % extents[k]` lies in
@@ -121,10 +168,10 @@ pub(crate) struct BoxWindow {
     pub(crate) extents: Vec<i64>,
     /// Per dimension, the components the slice may read; `None` when it
     /// reads nothing.
-    pub(crate) read: Option<Vec<(i64, i64)>>,
+    pub(crate) read: Option<BoxBounds>,
     /// Per dimension, the components the slice may write; `None` when it
     /// writes nothing.
-    pub(crate) write: Option<Vec<(i64, i64)>>,
+    pub(crate) write: Option<BoxBounds>,
     /// The slice writes every element of its write box
     /// ([`ranges_format::Boxes::write_exact`]).
     pub(crate) write_exact: bool,
@@ -618,7 +665,7 @@ fn box_value(w: &Window, dim: u32, f: impl Fn(&BoxWindow, usize) -> Option<i64>)
 
 /// The lower (`lo`) or upper bound of dimension `k` of a box; a direction
 /// with no box admits nothing (`[0, -1]`).
-fn bound(bx: &Option<Vec<(i64, i64)>>, k: usize, lo: bool) -> Option<i64> {
+fn bound(bx: &Option<BoxBounds>, k: usize, lo: bool) -> Option<i64> {
     match bx {
         Some(b) => b.get(k).map(|&(l, h)| if lo { l } else { h }),
         None => Some(if lo { 0 } else { -1 }),
@@ -713,16 +760,17 @@ fn static_unsplit_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ranges_format::PwExpr;
 
     const NAMES: [&str; 3] = ["w", "lo", "hi"];
 
-    fn e(t: &str) -> ranges_format::BoundExpr {
-        PwExpr::parse(t).unwrap().bind(&NAMES).unwrap()
+    /// A range's bounds, bound by `ranges-format` (the only reader of
+    /// expression text).
+    fn r(lo: &str, hi: &str) -> BoundRange {
+        ranges_format::Range { lower: lo.into(), upper: hi.into() }.bind(&NAMES).unwrap()
     }
 
-    fn r(lo: &str, hi: &str) -> BoundRange {
-        BoundRange { lower: e(lo), upper: e(hi) }
+    fn e(t: &str) -> ranges_format::BoundExpr {
+        r(t, t).lower
     }
 
     /// A column band: rows 0..=7, columns [lo, hi) of a w-wide array.

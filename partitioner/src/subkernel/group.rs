@@ -219,9 +219,10 @@ impl<'a> GroupCheck<'a> {
     /// proven (so that the subscript is computed exactly, without
     /// wrap-around, and is not negative). With the box check on (nonzero
     /// strides), an access is proven only when its subscript splits, from
-    /// the innermost dimension out, as `C_m + E_m * (C_{m-1} + E_{m-1} * (...
-    /// + E_1 * Q))` with each `E_k` the scalar argument that is dimension
-    /// `k`'s extent and `0 <= C_k < E_k`: then `C_k` is the component the
+    /// the innermost dimension out, as
+    /// `C_m + E_m * (C_{m-1} + E_{m-1} * (... + E_1 * Q))` with each `E_k`
+    /// the scalar argument that is dimension `k`'s extent and
+    /// `0 <= C_k < E_k`: then `C_k` is the component the
     /// checked copy computes as `(i / stride_k) % extent_k`, and each must lie
     /// in the box. Every other access of a boxed array leaves the fast copy
     /// to launches that check no box. No division.
