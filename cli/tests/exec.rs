@@ -204,11 +204,11 @@ fn check_splits(split: &str) {
             app.name
         );
         // Each device gets only its slice's ranges: less than whole buffers.
-        assert!(
-            moved < r["bytes_whole_buffers"].as_u64().unwrap(),
-            "{}: {r}",
-            app.name
-        );
+        // With automatic shares, a share change moves the elements that
+        // change owner, twice (through the host): at most twice as much.
+        let whole = r["bytes_whole_buffers"].as_u64().unwrap();
+        let limit = if split == "auto" { 2 * whole } else { whole };
+        assert!(moved < limit, "{}: {r}", app.name);
         assert_eq!(
             r["bytes_app_sync"].as_u64().unwrap(),
             r["bytes_app_sync_in"].as_u64().unwrap() + r["bytes_app_sync_out"].as_u64().unwrap(),
