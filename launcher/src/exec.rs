@@ -274,6 +274,24 @@ fn rect_err(ctx: &DeviceCtx, op: &'static str, what: &'static str, rect: &Rect, 
     }
 }
 
+/// The device and host geometry of `rect` (device buffer starting at
+/// array element `base`, host array at element 0), each checked against
+/// its buffer's size.
+fn rect_sides(
+    ctx: &DeviceCtx,
+    op: &'static str,
+    buf: &Buffer<u8>,
+    base: i64,
+    host: HostRegion,
+    rect: &Rect,
+    es: u64,
+) -> Result<(RectBytes, RectBytes)> {
+    let size = device_size(ctx, buf)?;
+    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, op, "device", rect, size))?;
+    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, op, "host", rect, host.len))?;
+    Ok((d, h))
+}
+
 /// Enqueues a non-blocking copy of the elements of `rect` from the host
 /// array `host` (element 0 at byte 0) into `buf`, whose first element is
 /// array element `base` (one `clEnqueueWriteBufferRect`, or a plain write
@@ -289,10 +307,7 @@ pub(crate) unsafe fn write_rect(
     rect: &Rect,
     es: u64,
 ) -> Result<Event> {
-    const OP: &str = "host-to-device copy";
-    let size = device_size(ctx, buf)?;
-    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, OP, "device", rect, size))?;
-    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, OP, "host", rect, host.len))?;
+    let (d, h) = rect_sides(ctx, "host-to-device copy", buf, base, host, rect, es)?;
     if rect.rows <= 1 && rect.planes <= 1 {
         // SAFETY: inside both buffers (checked); validity forwarded to the caller.
         return unsafe { write(ctx, buf, d.first, host.ptr.add(h.first), h.end - h.first) };
@@ -334,10 +349,7 @@ pub(crate) unsafe fn read_rect(
     rect: &Rect,
     es: u64,
 ) -> Result<Event> {
-    const OP: &str = "device-to-host copy";
-    let size = device_size(ctx, buf)?;
-    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, OP, "device", rect, size))?;
-    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, OP, "host", rect, host.len))?;
+    let (d, h) = rect_sides(ctx, "device-to-host copy", buf, base, host, rect, es)?;
     if rect.rows <= 1 && rect.planes <= 1 {
         // SAFETY: inside both buffers (checked); validity forwarded to the caller.
         return unsafe { read(ctx, buf, d.first, host.ptr.add(h.first), h.end - h.first) };

@@ -208,7 +208,7 @@ pub fn run_whole(
         },
         _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
     })?;
-    let (kernel_ms, to, from, _) =
+    let Moved { kernel_ms, to, from, .. } =
         run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
     Ok(WholeRun {
         device,
@@ -232,7 +232,7 @@ impl Plan {
         self.whole_kernel(device)?;
         let dk = &self.kernels[&device];
         let kernel = dk.whole.as_ref().expect("built above");
-        let (kernel_ms, to, from, _) = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+        let Moved { kernel_ms, to, from, .. } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
             kind == ArgKind::GlobalBuffer
         })?;
         Ok(WholeRun {
@@ -244,6 +244,15 @@ impl Plan {
     }
 }
 
+/// What a run on one device did: its kernel time and the bytes and
+/// transfer commands it moved.
+struct Moved {
+    kernel_ms: f64,
+    to: u64,
+    from: u64,
+    commands: u64,
+}
+
 /// Runs a kernel on one device with every buffer whole; reads back the
 /// buffers `readback(arg_index, kind)` selects into `args`.
 fn run_original(
@@ -252,7 +261,7 @@ fn run_original(
     nd: &NdRange,
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<(f64, u64, u64, u64)> {
+) -> Result<Moved> {
     match run_on_one(ctx, kernel, nd, args, None, readback)? {
         Ok(r) => Ok(r),
         Err(_) => unreachable!("no guard, no flags"),
@@ -278,7 +287,7 @@ fn run_on_one(
     args: &mut KernelArgs,
     guard: Option<GuardedRun<'_>>,
     readback: &dyn Fn(u32, ArgKind) -> bool,
-) -> Result<std::result::Result<(f64, u64, u64, u64), Vec<(u32, i32)>>> {
+) -> Result<std::result::Result<Moved, Vec<(u32, i32)>>> {
     let infos = args.infos().to_vec();
     let scalars = scalar_values(args);
     let sink = if guard.is_some() { GUARD_SINK } else { 0 };
@@ -369,7 +378,7 @@ fn run_on_one(
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
     exec::release((ev, bufs, flag_buf));
-    Ok(Ok((kernel_ms, to, from, commands)))
+    Ok(Ok(Moved { kernel_ms, to, from, commands }))
 }
 
 /// A by-value argument copied out of `KernelArgs`, so that no reference into
@@ -449,6 +458,11 @@ fn eval_range(
 /// Most runs a box's element set may have before the launcher uses its
 /// linear hull instead.
 const MAX_BOX_RUNS: usize = 1 << 20;
+
+/// The elements of an inclusive range (none for `None`).
+fn range_runs(r: Option<(i64, i64)>) -> Runs {
+    r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u))
+}
 
 /// One array on one device.
 struct DevArray {
@@ -566,9 +580,7 @@ pub fn launch(
     let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
     let mut first_err = None;
     for (i, mut b) in temps {
-        let es = b.host.elem().size.max(1) as u64;
-        let all = Runs::interval(0, b.host.len() as i64 - 1);
-        match b.res.gather(b.host.as_bytes_mut(), es, &all) {
+        match b.res.gather_all(&mut b.host) {
             Ok(m) => gathered.extend(m),
             Err(e) => {
                 first_err.get_or_insert(e);
@@ -796,9 +808,7 @@ fn launch_inner(
         let mut got_args = args.clone();
         for (i, r) in res.iter().enumerate() {
             if let (Some(r), Some(host)) = (r, got_args.buffer_at_mut(i as u32)) {
-                let es = host.elem().size.max(1) as u64;
-                let all = Runs::interval(0, host.len() as i64 - 1);
-                r.read_into(host.as_bytes_mut(), es, &all)?;
+                r.read_all_into(host)?;
             }
         }
         plan.run_whole(verify_device, nd, &mut reference)?;
@@ -932,19 +942,18 @@ fn device_work(
             }
         }
         // The sets: a box's runs (the guard checks the box), else the window.
-        let interval = |r: Option<(i64, i64)>| r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u));
         let box_runs = |bx: Option<&Vec<(i64, i64)>>, window: Option<(i64, i64)>| -> Option<Runs> {
             match (&boxes, bx) {
-                (Some(b), Some(bx)) => Some(Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&interval(window))),
+                (Some(b), Some(bx)) => Some(Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&range_runs(window))),
                 _ => None,
             }
         };
-        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| interval(read_w));
+        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| range_runs(read_w));
         let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
         // Written exactly: the 1-D window filled, or the box (when its runs
         // are the write set) proved filled.
         let exact = fills || (write_box.is_some() && boxes.as_ref().is_some_and(|b| b.write_exact));
-        let write_set = write_box.unwrap_or_else(|| interval(write_w));
+        let write_set = write_box.unwrap_or_else(|| range_runs(write_w));
         let prefill = if whole || !exact { write_set.clone() } else { Runs::new() };
         arrays.push(DevArray {
             cover,
@@ -1197,7 +1206,7 @@ fn run_unsplit(
             }
         }
     }
-    let (kernel_ms, to, from, commands) = match result {
+    let Moved { kernel_ms, to, from, commands } = match result {
         Some(r) => r,
         None => {
             exec::cl_timed(|| plan.whole_kernel(w.device))?;
@@ -1261,9 +1270,7 @@ fn run_unsplit_resident(
     let mut gathered = Vec::new();
     for (i, r) in res.iter_mut().enumerate() {
         if let (Some(r), Some(host)) = (r.as_deref_mut(), args.buffer_at_mut(i as u32)) {
-            let es = host.elem().size.max(1) as u64;
-            let all = Runs::interval(0, host.len() as i64 - 1);
-            gathered.extend(r.gather(host.as_bytes_mut(), es, &all)?);
+            gathered.extend(r.gather_all(host)?);
         }
     }
     let mut report = run_unsplit(plan, nd, args, w, reason, options)?;
@@ -1430,12 +1437,11 @@ fn run_split(
                 None if r.allocs.contains_key(&w.device) => {}
                 None => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, (0, 0), false)?),
             }
+            // (an allocation keeps at least `cover`, which holds what the
+            // device needs: `to_device` stays as computed above)
             let alloc = &r.allocs[&w.device];
             da.base = alloc.base;
             da.extent = alloc.extent;
-            // what a reallocation dropped comes again
-            let need = da.read_set.union(&da.prefill);
-            to_device[wi][ai] = need.subtract(&r.coh.valid(Holder::Device(w.device)));
         }
     }
 
@@ -1446,9 +1452,9 @@ fn run_split(
         let mut per = Vec::with_capacity(n_arrays);
         for (ai, a) in plan.arrays.iter().enumerate() {
             let r = res[a.arg_index as usize].as_deref().expect("checked above");
-            let fill = r.coh.valid(Holder::Host).intersect(&w.arrays[ai].cover.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u)));
+            let fill = r.coh.valid(Holder::Host).intersect(&range_runs(w.arrays[ai].cover));
             let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
-            to_device[wi][ai] = Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect());
+            to_device[wi][ai] = Rect::union_of(&rects);
             per.push(rects);
         }
         sends.push(per);
@@ -1617,7 +1623,7 @@ fn run_split(
         for w in &works {
             for (ai, a) in plan.arrays.iter().enumerate() {
                 let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
-                r.coh.invalidate(Holder::Device(w.device), &w.arrays[ai].write_r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u)));
+                r.coh.invalidate(Holder::Device(w.device), &range_runs(w.arrays[ai].write_r));
             }
         }
         return Err(e);

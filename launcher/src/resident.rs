@@ -24,7 +24,7 @@ use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::runs::{Runs, COMMAND_COST_BYTES};
+use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
 /// One device's allocation for a buffer: elements `[base, base + extent)`
@@ -62,6 +62,18 @@ impl Residency {
         Ok(moved)
     }
 
+    /// [`Residency::gather`] of every element of `host`.
+    pub(crate) fn gather_all(&mut self, host: &mut HostBuffer) -> Result<Vec<(usize, u64, u64)>> {
+        let (es, all) = whole(host);
+        self.gather(host.as_bytes_mut(), es, &all)
+    }
+
+    /// [`Residency::read_into`] of every element of `host`, unrecorded.
+    pub(crate) fn read_all_into(&self, host: &mut HostBuffer) -> Result<()> {
+        let (es, all) = whole(host);
+        self.read_into(host.as_bytes_mut(), es, &all).map(|_| ())
+    }
+
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
     pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
@@ -83,7 +95,7 @@ impl Residency {
             let mut n = 0;
             let fill = self.coh.valid(Holder::Device(*dev)).intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
             let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
-            copied.push((*dev, Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())));
+            copied.push((*dev, Rect::union_of(&rects)));
             let n_commands = rects.len() as u64;
             for rect in rects {
                 // SAFETY: the host copy is borrowed mutably for this call and
@@ -238,6 +250,11 @@ impl DeviceBuffer {
         self.gathered += moved.iter().map(|m| m.1).sum::<u64>();
         Ok(())
     }
+}
+
+/// A host buffer's element size and all its elements.
+fn whole(host: &HostBuffer) -> (u64, Runs) {
+    (host.elem().size.max(1) as u64, Runs::interval(0, host.len() as i64 - 1))
 }
 
 /// The error for reading elements whose last writer failed.

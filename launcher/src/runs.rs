@@ -371,6 +371,11 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// The elements a list of commands moves.
+    pub fn union_of(rects: &[Rect]) -> Runs {
+        Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())
+    }
+
     /// The contiguous elements `start..start + run`.
     pub fn run(start: i64, run: u64) -> Rect {
         Rect { start, run, rows: 1, row_pitch: run, planes: 1, plane_pitch: run }
