@@ -38,11 +38,26 @@ pub type IslResult<T> = Result<T, IslFail>;
 pub struct Isl {
     /// Declared before `ctx`: dropped (joined) before the context is freed.
     watchdog: Option<crate::budget::Watchdog>,
+    /// Parsed texts, so that the same relation or set is read once per
+    /// context (isl's reader simplifies as it reads, and the stages read
+    /// the same access relations, domains and contexts many times).
+    /// Declared before `ctx`: its objects are freed before the context.
+    parsed: std::cell::RefCell<Parsed>,
     /// Every isl object created through it must be dropped before it.
     ctx: Context,
     max_ops: u64,
     budget_ms: u64,
 }
+
+/// The parse cache of an [`Isl`]: only successful parses are kept.
+#[derive(Default)]
+struct Parsed {
+    maps: std::collections::HashMap<String, Map>,
+    sets: std::collections::HashMap<String, Set>,
+}
+
+/// Most texts of each kind an [`Isl`] keeps parsed.
+const MAX_PARSED: usize = 4096;
 
 /// ISL_ON_ERROR_CONTINUE from isl/options.h.
 const ON_ERROR_CONTINUE: i32 = 1;
@@ -54,7 +69,7 @@ impl Isl {
         // Failing to set the option only means isl may print warnings.
         let _ = Options::set_on_error(&ctx, ON_ERROR_CONTINUE);
         ctx.set_max_operations(max_ops);
-        Isl { watchdog: None, ctx, max_ops, budget_ms: 0 }
+        Isl { watchdog: None, parsed: Default::default(), ctx, max_ops, budget_ms: 0 }
     }
 
     /// [`Isl::new`], armed with `deadline` when there is one (`budget_ms` is
@@ -108,14 +123,30 @@ impl Isl {
         }
     }
 
-    /// Parses an isl map.
+    /// Parses an isl map (each text once per context: later calls copy).
     pub fn map(&self, text: &str) -> IslResult<Map> {
-        Map::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))
+        if let Some(m) = self.parsed.borrow().maps.get(text) {
+            return m.copy().map_err(|e| self.fail(e));
+        }
+        let m = Map::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
+        let mut parsed = self.parsed.borrow_mut();
+        if parsed.maps.len() < MAX_PARSED {
+            parsed.maps.insert(text.to_string(), m.copy().map_err(|e| self.fail(e))?);
+        }
+        Ok(m)
     }
 
-    /// Parses an isl set.
+    /// Parses an isl set (each text once per context: later calls copy).
     pub fn set(&self, text: &str) -> IslResult<Set> {
-        Set::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))
+        if let Some(s) = self.parsed.borrow().sets.get(text) {
+            return s.copy().map_err(|e| self.fail(e));
+        }
+        let s = Set::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
+        let mut parsed = self.parsed.borrow_mut();
+        if parsed.sets.len() < MAX_PARSED {
+            parsed.sets.insert(text.to_string(), s.copy().map_err(|e| self.fail(e))?);
+        }
+        Ok(s)
     }
 
     fn annotate(&self, f: IslFail, text: &str) -> IslFail {

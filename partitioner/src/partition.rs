@@ -64,7 +64,14 @@ struct Ctx<'a> {
     /// footprint is empty: they do not depend on the split dimension, so
     /// the candidates after the first reuse them.
     totals: std::cell::RefCell<std::collections::BTreeMap<u32, (Option<Range>, bool)>>,
+    /// Per array and split dimension, the bounds of a slice's footprint
+    /// ([`dim_bounds`]): made when the candidate dimensions are compared and
+    /// used again by the chosen one.
+    slice_bounds: std::cell::RefCell<std::collections::BTreeMap<(u32, u32), Option<Bounds>>>,
 }
+
+/// Per-dimension lower and upper bounds of a footprint ([`dim_bounds`]).
+type Bounds = (Vec<PwExpr>, Vec<PwExpr>);
 
 impl<'a> Ctx<'a> {
     /// `gs<d>` as isl text: the parameter, or its specialized value.
@@ -138,6 +145,20 @@ impl<'a> Ctx<'a> {
         Some(out)
     }
 
+    /// [`dim_bounds`] of the footprint `fp` of a slice along `d` of array
+    /// `a`, made once per array and dimension.
+    fn slice_bounds_of(&self, a: &ArrayAccesses, d: u32, fp: &Set, ctx_slice: Option<&Set>) -> Option<Bounds> {
+        if let Some(b) = self.slice_bounds.borrow().get(&(a.arg_index, d)) {
+            return b.clone();
+        }
+        let b = dim_bounds(&self.isl, fp, a.strides.len(), ctx_slice);
+        // isl work cut short by the deadline or the operation limit is not kept
+        if !self.isl.expired() {
+            self.slice_bounds.borrow_mut().insert((a.arg_index, d), b.clone());
+        }
+        b
+    }
+
     fn footprint(&self, map: &Map, dom: &Set) -> Option<Set> {
         let m = map.copy().ok()?.intersect_domain(dom.copy().ok()?).ok()?;
         m.range().ok()?.coalesce().ok()
@@ -195,12 +216,17 @@ fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) 
 /// delinearized dimensions, its box: the bounds of each dimension (issue
 /// 12). The linear bounds are the box's linear hull.
 fn ranges_and_box(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> (Option<Range>, Option<Vec<Range>>) {
-    let Some((lows, highs)) = dim_bounds(isl, fp, strides.len(), context) else {
+    range_and_box_of(strides, dim_bounds(isl, fp, strides.len(), context).as_ref())
+}
+
+/// [`ranges_and_box`] from bounds already made by [`dim_bounds`].
+fn range_and_box_of(strides: &[String], bounds: Option<&(Vec<PwExpr>, Vec<PwExpr>)>) -> (Option<Range>, Option<Vec<Range>>) {
+    let Some((lows, highs)) = bounds else {
         return (None, None);
     };
-    let linear = linear_of(strides, &lows, &highs);
+    let linear = linear_of(strides, lows, highs);
     let boxed = (strides.len() >= 2 && linear.is_some())
-        .then(|| lows.iter().zip(&highs).map(|(l, h)| Range { lower: l.to_string(), upper: h.to_string() }).collect());
+        .then(|| lows.iter().zip(highs.iter()).map(|(l, h)| Range { lower: l.to_string(), upper: h.to_string() }).collect());
     (linear, boxed)
 }
 
@@ -451,6 +477,52 @@ fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
     cost
 }
 
+/// The slice cost ([`slice_cost`]) of splitting along `d`, from the slice
+/// footprints' linear ranges alone (no verdicts): orders the candidates.
+fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
+    let (Some(slice), Some(ctx_slice)) = (cx.slice(d), cx.context_with_slice(d)) else {
+        return i64::MAX;
+    };
+    let mut arrays = Vec::new();
+    for a in cx.acc.arrays.iter().filter(|a| a.whole.is_none()) {
+        cx.isl.reset();
+        let Some(Some(all)) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else { continue };
+        let Some(fp) = cx.footprint(&all, &slice) else { continue };
+        let bounds = cx.slice_bounds_of(a, d, &fp, Some(&ctx_slice));
+        let range = bounds.as_ref().and_then(|(l, h)| linear_of(&a.strides, l, h));
+        arrays.push(ArrayRanges {
+            arg_index: a.arg_index,
+            name: a.name.clone(),
+            elem_type: a.elem_type.clone(),
+            elem_size: a.elem_size,
+            mode: a.mode,
+            status: ArrayStatus::Bounded,
+            total: None,
+            slice: range,
+            read_slice: None,
+            write_slice: None,
+            count_total: None,
+            count_slice: None,
+            write: None,
+            boxes: None,
+        });
+    }
+    let k = KernelRanges {
+        name: cx.acc.kernel.clone(),
+        work_dim: cx.acc.work_dim,
+        params: params.to_vec(),
+        args: Vec::new(),
+        split_dim: Some(d),
+        splittable: true,
+        reason: None,
+        arrays,
+        assumptions: Vec::new(),
+        subkernel: None,
+        diagnostics: Vec::new(),
+    };
+    slice_cost(&k, d, cx.local_size)
+}
+
 /// The wall-clock deadline of a kernel's analysis started at `start`
 /// ([`AnalysisOptions::time_budget_ms`]; `None` without a budget). The access
 /// analysis and [`partition_kernel`] share it.
@@ -495,6 +567,7 @@ pub fn partition_kernel(
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
         totals: Default::default(),
+        slice_bounds: Default::default(),
     };
     let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: p.source }).collect();
     params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
@@ -506,8 +579,13 @@ pub fn partition_kernel(
     };
     // The choice needs ranges only: counts (the slow part) are made for the
     // chosen dimension alone, once it is chosen.
+    // Candidates are tried from the smallest slice footprint (estimated from
+    // the slice ranges alone) up, and the first splittable one ends the
+    // search: the others could only have larger footprints.
+    let mut order: Vec<(i64, u32)> = dims.iter().map(|&d| (if dims.len() > 1 { estimated_cost(&cx, &params, d) } else { 0 }, d)).collect();
+    order.sort_by_key(|&(c, _)| c);
     let mut best: Option<(i64, bool, KernelRanges)> = None;
-    for &d in &dims {
+    for &(_, d) in &order {
         let k = partition_along(&cx, program, func, &args, &params, d);
         let ok = k.splittable;
         let cost = slice_cost(&k, d, options.analysis.local_size);
@@ -517,6 +595,9 @@ pub fn partition_kernel(
         };
         if better {
             best = Some((cost, ok, k));
+        }
+        if ok {
+            break;
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
@@ -684,7 +765,10 @@ fn array_ranges(
         fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
         return out;
     };
-    out.slice = linear_range(&cx.isl, &fp_slice, &a.strides, ctx_slice_set);
+    // The slice's bounds serve the read (write) footprint too when the array
+    // is only read (written): the footprints are the same set.
+    let slice_bounds = cx.slice_bounds_of(a, d, &fp_slice, ctx_slice_set);
+    out.slice = slice_bounds.as_ref().and_then(|(l, h)| linear_of(&a.strides, l, h));
     if (out.total.is_none() && !total_empty) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
         out.total = None;
         out.slice = None;
@@ -695,14 +779,17 @@ fn array_ranges(
     let mut write_box = None;
     let mut write_exact = false;
     if let Some(r) = &reads {
-        if let Some(f) = cx.footprint(r, slice) {
+        if writes.is_none() {
+            (out.read_slice, read_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
+        } else if let Some(f) = cx.footprint(r, slice) {
             (out.read_slice, read_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
         }
     }
     if let Some(w) = &writes {
-        let wfp = cx.footprint(w, slice);
-        if let Some(f) = &wfp {
-            (out.write_slice, write_box) = ranges_and_box(&cx.isl, f, &a.strides, ctx_slice_set);
+        if reads.is_none() {
+            (out.write_slice, write_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
+        } else if let Some(f) = cx.footprint(w, slice) {
+            (out.write_slice, write_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
         }
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
