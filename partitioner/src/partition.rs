@@ -243,15 +243,11 @@ fn writes_fill_box(cx: &Ctx, must: &Map, slice: &Set, n_dims: usize, context: Op
         return None;
     }
     let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
-    let up = cx.isl.map("{ [a] -> [x] : x >= a }").ok()?;
-    let down = cx.isl.map("{ [b] -> [x] : x <= b }").ok()?;
     let mut bx: Option<Set> = None;
     for k in 0..n_dims {
         let p = w.copy().ok()?.project_out(DimType::Set, (k + 1) as u32, (n_dims - k - 1) as u32).ok()?;
-        let p = p.project_out(DimType::Set, 0, k as u32).ok()?.reset_tuple_id().ok()?;
-        let above = p.copy().ok()?.apply(up.copy().ok()?).ok()?;
-        let below = p.apply(down.copy().ok()?).ok()?;
-        let interval = above.intersect(below).ok()?.coalesce().ok()?;
+        let p = p.project_out(DimType::Set, 0, k as u32).ok()?;
+        let interval = interval_of(cx, p)?;
         bx = Some(match bx {
             None => interval,
             Some(b) => b.flat_product(interval).ok()?,
@@ -417,21 +413,35 @@ fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
     Some(!same.intersect(rel).ok()?.is_empty().ok()?)
 }
 
+/// The integers between the least and the greatest element of a 1-D set
+/// (parametric; unnamed tuple): its hull, without a polyhedral hull.
+fn interval_of(cx: &Ctx, p: Set) -> Option<Set> {
+    let p = p.reset_tuple_id().ok()?;
+    let up = cx.isl.map("{ [a] -> [x] : x >= a }").ok()?;
+    let down = cx.isl.map("{ [b] -> [x] : x <= b }").ok()?;
+    let above = p.copy().ok()?.apply(up).ok()?;
+    let below = p.apply(down).ok()?;
+    above.intersect(below).ok()?.coalesce().ok()
+}
+
 /// Whether the written elements of a slice fill the hull that is read back.
+/// The hull of a 1-D footprint is the interval between its least and its
+/// greatest element (its rows' interval in the 2-D case).
 fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<bool> {
     let w = cx.footprint(must, slice)?;
     if w.is_empty().ok()? {
         return Some(true);
     }
     let n = strides.len();
-    let hull = Set::from_basic_set(w.copy().ok()?.polyhedral_hull().ok()?).ok()?;
     let params = w.copy().ok()?.params().ok()?;
+    let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
     if n == 1 {
+        let hull = interval_of(cx, w.copy().ok()?)?.set_tuple_name(&name).ok()?;
         return hull.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
     }
     // 2-D row-major with a plain width: rows hull × [0, width).
     if n == 2 && strides[1] == "1" && strides[0].chars().all(|c| c.is_alphanumeric() || c == '_') {
-        let rows = hull.project_out(DimType::Set, 1, 1).ok()?;
+        let rows = interval_of(cx, w.copy().ok()?.project_out(DimType::Set, 1, 1).ok()?)?;
         let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
         let width = &strides[0];
         let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}")).ok()?;
