@@ -49,12 +49,34 @@ pub struct ClangDiag {
     pub message: String,
 }
 
+/// Why [`TranslationUnit::parse`] gave no translation unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseFailure {
+    /// The libclang shared library could not be loaded (it is loaded at run
+    /// time, on first use in each thread: programs that never parse kernel
+    /// source, such as a launch from a range file or an application under
+    /// the layer that only passes calls through, never load it).
+    NoLibclang(String),
+    /// libclang failed outright.
+    Failed,
+}
+
+/// Loads libclang into the calling thread (clang-sys keeps the library per
+/// thread) unless it is there already.
+fn load_libclang() -> Result<(), ParseFailure> {
+    if clang_sys::is_loaded() {
+        return Ok(());
+    }
+    clang_sys::load().map_err(ParseFailure::NoLibclang)
+}
+
 impl TranslationUnit {
     /// Parses `source` as file `file_name` with `args`; `None` when libclang fails outright.
-    pub fn parse(file_name: &str, source: &str, args: &[String]) -> Option<TranslationUnit> {
+    pub fn parse(file_name: &str, source: &str, args: &[String]) -> Result<TranslationUnit, ParseFailure> {
         let _guard = PARSE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let c_name = CString::new(file_name).ok()?;
-        let c_src = CString::new(source).ok()?;
+        load_libclang()?;
+        let c_name = CString::new(file_name).map_err(|_| ParseFailure::Failed)?;
+        let c_src = CString::new(source).map_err(|_| ParseFailure::Failed)?;
         let c_args: Vec<CString> = args.iter().filter_map(|a| CString::new(a.as_str()).ok()).collect();
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut unsaved = CXUnsavedFile {
@@ -77,9 +99,9 @@ impl TranslationUnit {
             );
             let out = TranslationUnit { index, tu };
             if err != CXError_Success || tu.is_null() {
-                return None;
+                return Err(ParseFailure::Failed);
             }
-            Some(out)
+            Ok(out)
         }
     }
 

@@ -19,11 +19,16 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
         .map(|s| s.to_string())
         .collect();
     args.extend(options.clang_args.iter().cloned());
-    let tu = TranslationUnit::parse(file, source, &args).ok_or_else(|| CoarsenError::Clang {
+    let tu = TranslationUnit::parse(file, source, &args).map_err(|f| CoarsenError::Clang {
         file: file.to_string(),
         line: 0,
         col: 0,
-        message: "libclang could not parse the file".into(),
+        message: match f {
+            crate::clang::ParseFailure::NoLibclang(why) => {
+                format!("libclang could not be loaded ({why}); install libclang (Debian: libclang-19-dev) or set LIBCLANG_PATH to its folder")
+            }
+            crate::clang::ParseFailure::Failed => "libclang could not parse the file".into(),
+        },
     })?;
     let mut diagnostics = Vec::new();
     for d in tu.diagnostics() {
