@@ -461,9 +461,9 @@ impl Plan {
         let program = self
             .runtime
             .program(device, &sub.name, &sub.source, &options)?;
-        let label = self.runtime.device(device)?.label();
-        let k =
-            Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
+        let info = self.runtime.device(device)?;
+        let k = Kernel::create(&program, &sub.name)
+            .map_err(|e| cl_err("clCreateKernel", Some(info.label()))(e))?;
         let slot = self.slot(device)?;
         if unchecked {
             slot.sub_unchecked = Some(k);
@@ -492,9 +492,9 @@ impl Plan {
         let program =
             self.runtime
                 .program(device, &self.kernel.name, &self.source, &self.build_options)?;
-        let label = self.runtime.device(device)?.label();
+        let info = self.runtime.device(device)?;
         let k = Kernel::create(&program, &self.kernel.name)
-            .map_err(cl_err("clCreateKernel", Some(label)))?;
+            .map_err(|e| cl_err("clCreateKernel", Some(info.label()))(e))?;
         self.slot(device)?.whole = Some(k);
         Ok(())
     }
