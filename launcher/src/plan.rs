@@ -501,8 +501,9 @@ impl Plan {
 
     /// Checks that `args` are this kernel's arguments.
     pub(crate) fn check_args(&self, args: &KernelArgs) -> Result<()> {
-        let mut want = self.kernel.args.clone();
-        want.sort_by_key(|a| a.index);
+        // In index order: validation (`Plan::from_kernel`) checked that
+        // each argument's index is its position.
+        let want = &self.kernel.args;
         for (info, have) in want.iter().zip(args.infos()) {
             if info.name != have.name || info.kind != have.kind || info.elem_size != have.elem_size
             {
