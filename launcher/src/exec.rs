@@ -29,6 +29,12 @@ fn code_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(cl_int) -
     }
 }
 
+/// The error of the failed OpenCL call `call` on the device of `ctx`: the
+/// device's label is formatted only on failure, never on the success path.
+pub(crate) fn dev_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(ClError) -> LaunchError + 'a {
+    move |e| cl_err(call, Some(ctx.info.label()))(e)
+}
+
 thread_local! {
     /// Time this thread has spent inside the OpenCL calls made through this
     /// module (and those `launch.rs` wraps in [`cl_timed`]): what
@@ -68,7 +74,7 @@ pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
             std::ptr::null_mut(),
         )
     })
-    .map_err(cl_err("clCreateBuffer", Some(ctx.info.label())))
+    .map_err(dev_err("clCreateBuffer", ctx))
 }
 
 /// A whole host buffer that transfers may touch: its base pointer and its
@@ -120,7 +126,7 @@ fn check_span(
 
 /// The size of a device buffer in bytes.
 fn device_size(ctx: &DeviceCtx, buf: &Buffer<u8>) -> Result<usize> {
-    cl_timed(|| buf.size()).map_err(cl_err("clGetMemObjectInfo", Some(ctx.info.label())))
+    cl_timed(|| buf.size()).map_err(dev_err("clGetMemObjectInfo", ctx))
 }
 
 /// Enqueues a non-blocking copy of `len` bytes from `host` at `host_offset`
@@ -464,17 +470,17 @@ pub(crate) fn run_kernel(
             &[],
         )
     })
-    .map_err(cl_err("clEnqueueNDRangeKernel", Some(ctx.info.label())))
+    .map_err(dev_err("clEnqueueNDRangeKernel", ctx))
 }
 
 /// Kernel time of a profiled event, in milliseconds.
 pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
     cl_timed(|| ev.wait())
-        .map_err(cl_err("clWaitForEvents", Some(ctx.info.label())))?;
+        .map_err(dev_err("clWaitForEvents", ctx))?;
     let start = cl_timed(|| ev.profiling_command_start())
-        .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
+        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
     let end = cl_timed(|| ev.profiling_command_end())
-        .map_err(cl_err("clGetEventProfilingInfo", Some(ctx.info.label())))?;
+        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 

@@ -461,9 +461,9 @@ impl Plan {
         let program = self
             .runtime
             .program(device, &sub.name, &sub.source, &options)?;
-        let label = self.runtime.device(device)?.label();
-        let k =
-            Kernel::create(&program, &sub.name).map_err(cl_err("clCreateKernel", Some(label)))?;
+        let info = self.runtime.device(device)?;
+        let k = Kernel::create(&program, &sub.name)
+            .map_err(|e| cl_err("clCreateKernel", Some(info.label()))(e))?;
         let slot = self.slot(device)?;
         if unchecked {
             slot.sub_unchecked = Some(k);
@@ -492,17 +492,18 @@ impl Plan {
         let program =
             self.runtime
                 .program(device, &self.kernel.name, &self.source, &self.build_options)?;
-        let label = self.runtime.device(device)?.label();
+        let info = self.runtime.device(device)?;
         let k = Kernel::create(&program, &self.kernel.name)
-            .map_err(cl_err("clCreateKernel", Some(label)))?;
+            .map_err(|e| cl_err("clCreateKernel", Some(info.label()))(e))?;
         self.slot(device)?.whole = Some(k);
         Ok(())
     }
 
     /// Checks that `args` are this kernel's arguments.
     pub(crate) fn check_args(&self, args: &KernelArgs) -> Result<()> {
-        let mut want = self.kernel.args.clone();
-        want.sort_by_key(|a| a.index);
+        // In index order: validation (`Plan::from_kernel`) checked that
+        // each argument's index is its position.
+        let want = &self.kernel.args;
         for (info, have) in want.iter().zip(args.infos()) {
             if info.name != have.name || info.kind != have.kind || info.elem_size != have.elem_size
             {
