@@ -23,7 +23,7 @@ use crate::plan::{guard_windows, BoxWindow, DeviceKernels, ExtraValue, Plan, Win
 use crate::runtime::{DeviceCtx, Runtime};
 
 /// Options of one launch.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LaunchOptions {
     /// Also run the unsplit kernel on one device and compare every output
     /// byte ([`RunReport::verified`], [`RunReport::mismatch`]).
@@ -51,6 +51,25 @@ pub struct LaunchOptions {
     /// must catch it (issue 12).
     #[doc(hidden)]
     pub test_shrink_box: Option<String>,
+    /// Evaluate the Ehrhart counts of every slice for
+    /// [`RunReport::bytes_exact`] (on by default). Callers that never read
+    /// it (the layer, the launch-overhead bench) turn it off; `bytes_exact`
+    /// is then `None`.
+    pub exact_bytes: bool,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> LaunchOptions {
+        LaunchOptions {
+            verify: false,
+            verify_device: None,
+            mem_cap_bytes: None,
+            unchecked: false,
+            test_underapproximate: None,
+            test_shrink_box: None,
+            exact_bytes: true,
+        }
+    }
 }
 
 /// What one device did in a launch.
@@ -109,7 +128,8 @@ pub struct RunReport {
     /// each.
     pub bytes_whole_buffers: u64,
     /// Bytes of the distinct elements each slice touches (Ehrhart counts),
-    /// once for reads and once for writes; `None` when a count is missing.
+    /// once for reads and once for writes; `None` when a count is missing
+    /// or the launch did not ask for it ([`LaunchOptions::exact_bytes`]).
     pub bytes_exact: Option<u64>,
     /// Wall time of the launch (validation, transfers, kernels, gluing),
     /// milliseconds; verification not included.
@@ -998,16 +1018,18 @@ fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -
     Ok(())
 }
 
-/// Bytes a whole-buffer approach moves for one device, and the exact bytes
-/// of its slice (None when a count is missing).
+/// Bytes a whole-buffer approach moves for one device, and (when `counts`)
+/// the exact bytes of its slice (None when a count is missing or not asked
+/// for).
 fn whole_and_exact(
     plan: &Plan,
     args: &KernelArgs,
     params: &[i64],
+    counts: bool,
     notes: &mut Vec<String>,
 ) -> (u64, Option<u64>) {
     let mut whole = 0u64;
-    let mut exact = Some(0u64);
+    let mut exact = counts.then_some(0u64);
     for info in args.infos() {
         let Some(b) = args.buffer_at(info.index) else {
             continue;
@@ -1157,7 +1179,7 @@ fn run_unsplit(
         .sum();
     check_cap(plan, w.device, needed, options)?;
     let mut notes = Vec::new();
-    let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
+    let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, options.exact_bytes, &mut notes);
     let mut result = None;
     // Set when the guard caught a write the analysis did not see: the
     // original kernel then re-runs with every buffer read back.
@@ -1763,7 +1785,7 @@ fn run_split(
     let mut whole_bytes = 0;
     let mut exact = Some(0u64);
     for w in &works {
-        let (wb, ex) = whole_and_exact(plan, args, &w.params, &mut notes);
+        let (wb, ex) = whole_and_exact(plan, args, &w.params, options.exact_bytes, &mut notes);
         whole_bytes += wb;
         exact = exact.zip(ex).map(|(a, b)| a + b);
     }
