@@ -14,6 +14,7 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
+use crate::launch::Schedules;
 use crate::ndrange::NdRange;
 use crate::runtime::{DeviceCtx, Runtime};
 
@@ -230,6 +231,9 @@ pub struct Plan {
     /// argument (the run-time guard), `Err(why)` when it cannot.
     pub(crate) guard: std::result::Result<Vec<u32>, String>,
     pub(crate) kernels: HashMap<usize, DeviceKernels>,
+    /// The last few launches' schedules, by what they depend on
+    /// (`launch::Schedules`): a repeated launch evaluates no range.
+    pub(crate) schedules: Schedules,
 }
 
 impl std::fmt::Debug for Plan {
@@ -384,6 +388,7 @@ impl Plan {
             unsplit_reason,
             guard,
             kernels: HashMap::new(),
+            schedules: Schedules::default(),
         })
     }
 
