@@ -19,7 +19,7 @@ use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
-use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
+use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::runtime::{DeviceCtx, Runtime};
 
 mod schedule;
@@ -489,8 +489,7 @@ pub fn launch(
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            let placeholder = HostBuffer::from_bytes(slot.elem().clone(), Vec::new());
-            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder)))
+            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))))
         })
         .collect();
     let result = {
@@ -507,7 +506,7 @@ pub fn launch(
             }
         }
         b.res.allocs.clear();
-        *args.buffer_at_mut(i).expect("a buffer argument") = std::mem::replace(&mut b.host, HostBuffer::from_bytes(ElemType::parse("uchar", 1), Vec::new()));
+        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
     }
     let mut report = result?;
     if let Some(e) = first_err {
@@ -515,6 +514,12 @@ pub fn launch(
     }
     add_gathered(&mut report, &gathered);
     Ok(report)
+}
+
+/// An empty buffer of `size`-byte elements, held by an argument while its
+/// data is away (no allocation: the type has no name).
+fn placeholder(size: u32) -> HostBuffer {
+    HostBuffer::from_bytes(ElemType { name: String::new(), scalar: None, lanes: 1, size }, Vec::new())
 }
 
 /// Adds device → host bytes to the report, per source device.
@@ -792,20 +797,21 @@ fn run_unsplit(
         let guarded = guarded.clone();
         exec::cl_timed(|| plan.sub_kernel(device, false))?;
         let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-        let extras = plan.extra_values(nd, split_dim, 0, |arg_index| {
-            match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+        let windows: Vec<Window> = (0..args.infos().len() as u32)
+            .map(|arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
                 Some(a) => {
                     let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
                     Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
                 }
                 None => local_window(args, arg_index),
-            }
-        });
+            })
+            .collect();
+        let extras = plan.extra_values(nd, split_dim, 0, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW));
         let names = plan.extra_names();
         let dk = &plan.kernels[&device];
         let kernel = dk.sub.as_ref().expect("built above");
         let arrays = &plan.arrays;
-        let g = GuardedRun { names: &names, values: &extras, guarded: &guarded };
+        let g = GuardedRun { names, values: &extras, guarded: &guarded };
         match run_on_one(&dk.ctx, kernel, nd, args, Some(g), &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
             Some(a) => a.writes,
             None => kind == ArgKind::GlobalBuffer,
@@ -995,7 +1001,10 @@ fn run_split(
         }
     }
 
-    let infos = args.infos().to_vec();
+    // Built: from here on the plan is only read. Its arguments are those of
+    // `args` (`Plan::check_args`: names, kinds and sizes), borrowed apart.
+    let plan: &Plan = plan;
+    let infos = &plan.kernel.args;
     let guarded = !options.unchecked && plan.guard.is_ok();
     let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
 
@@ -1093,12 +1102,15 @@ fn run_split(
         .iter()
         .zip(&placed)
         .map(|(w, placed)| {
-            plan.extra_values(nd, split_dim, w.lo, |arg_index| {
-                match plan.arrays.iter().position(|a| a.arg_index == arg_index) {
-                    Some(ai) => split_window(&w.arrays[ai], placed[ai]),
-                    None => local_window(args, arg_index),
-                }
-            })
+            let windows: Vec<Window> = array_of_arg
+                .iter()
+                .enumerate()
+                .map(|(i, ai)| match ai {
+                    Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
+                    None => local_window(args, i as u32),
+                })
+                .collect();
+            plan.extra_values(nd, split_dim, w.lo, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW))
         })
         .collect();
     let extra_names = plan.extra_names();
@@ -1166,7 +1178,7 @@ fn run_split(
                 (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
             })
             .collect();
-        push_extra_args(&mut set, &extra_names, &extras[wi], flag_buf.as_ref());
+        push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
         exec::set_args(ctx, kernel, &set)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
         let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
