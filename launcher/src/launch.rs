@@ -1203,17 +1203,31 @@ fn run_split(
         };
         Ok((flag_buf, ev, report))
     };
-    let results: Vec<Result<_>> = std::thread::scope(|sc| {
-        let enqueue = &enqueue;
-        let mut jobs = works.iter().enumerate().zip(flags.iter_mut()).map(|((wi, w), f)| (wi, w, OneThread((&plan.kernels[&w.device], mems[wi].as_slice())), f));
-        let first = jobs.next();
-        let handles: Vec<_> = jobs.map(|(wi, w, dk, f)| sc.spawn(move || enqueue(wi, w, dk, f))).collect();
-        let mut out: Vec<Result<_>> = first.into_iter().map(|(wi, w, dk, f)| enqueue(wi, w, dk, f)).collect();
-        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
-        out
+    let jobs: Vec<_> = works
+        .iter()
+        .enumerate()
+        .zip(flags.iter_mut())
+        .map(|((wi, w), f)| {
+            let dk = &plan.kernels[&w.device];
+            (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
+        })
+        .collect();
+    let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
+        let (start, cl0) = (Instant::now(), exec::cl_time());
+        let r = enqueue(wi, w, dk, f);
+        let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
+        (r, start, end, (end - start).saturating_sub(cl))
     });
+    // This thread then waited for the other devices' enqueues, whose
+    // OpenCL calls are timed in their own threads. Of the wait, the part
+    // the last of them ran (from its start, or the wait's) less all its own
+    // host time was spent inside OpenCL calls; the rest (waking it up, its
+    // host time) stays host time.
+    if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
+        exec::add_cl_time(end.saturating_duration_since(start.max(wait_from)).saturating_sub(host));
+    }
     let mut failure = None;
-    for r in results {
+    for (r, ..) in results {
         match r {
             Ok((flag_buf, ev, report)) => {
                 flag_bufs.push(flag_buf);
