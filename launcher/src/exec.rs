@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use opencl3::command_queue::{
@@ -50,6 +50,12 @@ pub(crate) fn cl_timed<T>(f: impl FnOnce() -> T) -> T {
     let dt = t.elapsed();
     CL_TIME.with(|c| c.set(c.get() + dt));
     r
+}
+
+/// Adds `d` to this thread's OpenCL time: time it waited for OpenCL calls
+/// made in another thread.
+pub(crate) fn add_cl_time(d: Duration) {
+    CL_TIME.with(|c| c.set(c.get() + d));
 }
 
 /// This thread's OpenCL time so far (see [`cl_timed`]).
@@ -418,35 +424,44 @@ pub(crate) fn set_args(
     kernel: &Kernel,
     args: &[(&str, SetArg<'_>)],
 ) -> Result<()> {
-    for (i, (name, arg)) in args.iter().enumerate() {
-        let i = i as u32;
-        // SAFETY: every pointer refers to a live value of the given size; the
-        // implementation copies it before returning.
-        let r = cl_timed(|| unsafe {
-            match arg {
-                SetArg::Mem(m) => set_kernel_arg(
-                    kernel.get(),
-                    i,
-                    std::mem::size_of::<cl_mem>(),
-                    m as *const cl_mem as *const c_void,
-                ),
-                SetArg::Bytes(b) => {
-                    set_kernel_arg(kernel.get(), i, b.len(), b.as_ptr() as *const c_void)
+    // One timed section for the list (between the calls the loop only
+    // picks each value's pointer), not two clock reads per argument.
+    let failed = cl_timed(|| {
+        for (i, (_, arg)) in args.iter().enumerate() {
+            // SAFETY: every pointer refers to a live value of the given size; the
+            // implementation copies it before returning.
+            let r = unsafe {
+                match arg {
+                    SetArg::Mem(m) => set_kernel_arg(
+                        kernel.get(),
+                        i as u32,
+                        std::mem::size_of::<cl_mem>(),
+                        m as *const cl_mem as *const c_void,
+                    ),
+                    SetArg::Bytes(b) => {
+                        set_kernel_arg(kernel.get(), i as u32, b.len(), b.as_ptr() as *const c_void)
+                    }
+                    SetArg::Local(n) => set_kernel_arg(kernel.get(), i as u32, (*n).max(1), std::ptr::null()),
+                    SetArg::Long(v) => set_kernel_arg(
+                        kernel.get(),
+                        i as u32,
+                        std::mem::size_of::<i64>(),
+                        v as *const i64 as *const c_void,
+                    ),
                 }
-                SetArg::Local(n) => set_kernel_arg(kernel.get(), i, (*n).max(1), std::ptr::null()),
-                SetArg::Long(v) => set_kernel_arg(
-                    kernel.get(),
-                    i,
-                    std::mem::size_of::<i64>(),
-                    v as *const i64 as *const c_void,
-                ),
+            };
+            if let Err(code) = r {
+                return Some((i, code));
             }
-        });
-        r.map_err(|code| LaunchError::OpenCl {
+        }
+        None
+    });
+    if let Some((i, code)) = failed {
+        return Err(LaunchError::OpenCl {
             call: "clSetKernelArg",
-            code: format!("{} (argument '{name}')", String::from(ClError(code))),
+            code: format!("{} (argument '{}')", String::from(ClError(code)), args[i].0),
             device: Some(ctx.info.label()),
-        })?;
+        });
     }
     Ok(())
 }
@@ -484,25 +499,124 @@ pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 
-/// Runs `f` on every device at once: the first in this thread, the others
-/// each in a thread of their own. Some drivers run a queue's commands
-/// inside the thread that flushes or finishes it (PoCL's `basic` device), so
-/// flushing devices one after another would serialize them and make the
-/// launch depend on the order of the devices.
-fn on_each<R: Send>(ctxs: &[Arc<DeviceCtx>], f: impl Fn(&DeviceCtx) -> R + Sync) -> Vec<R> {
-    match ctxs {
-        [] => Vec::new(),
-        [one] => vec![f(one)],
-        [first, rest @ ..] => std::thread::scope(|s| {
-            let f = &f;
-            let others: Vec<_> = rest.iter().map(|c| s.spawn(move || f(c))).collect();
-            let mut out = vec![f(first)];
-            // a panicking driver call is re-raised here, as it would be
-            // without the threads
-            out.extend(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
-            out
-        }),
+/// Work handed to a device's worker thread.
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// A device's worker thread, started on first use and kept while the
+/// device's context lives: [`on_devices`] runs each device's part of a
+/// launch there instead of starting a thread per launch. Some drivers run a
+/// queue's commands inside the thread that enqueues, flushes or finishes
+/// them (PoCL's `basic`), so each device needs a thread of its own for the
+/// devices to run at once.
+pub(crate) struct Worker {
+    tx: std::sync::OnceLock<Option<Mutex<mpsc::Sender<Job>>>>,
+}
+
+impl Worker {
+    pub(crate) fn new() -> Worker {
+        Worker { tx: std::sync::OnceLock::new() }
     }
+
+    /// Hands `job` to the thread; gives it back when there is no thread (it
+    /// could not be started).
+    fn submit(&self, job: Job) -> std::result::Result<(), Job> {
+        let tx = self.tx.get_or_init(|| {
+            let (tx, rx) = mpsc::channel::<Job>();
+            std::thread::Builder::new()
+                .name("clpart-device".into())
+                // jobs catch their own panics (see `on_devices`): the loop
+                // ends only when the device's context drops the sender
+                .spawn(move || rx.into_iter().for_each(|job| job()))
+                .ok()
+                .map(|_| Mutex::new(tx))
+        });
+        match tx {
+            Some(tx) => tx.lock().unwrap_or_else(|p| p.into_inner()).send(job).map_err(|e| e.0),
+            None => Err(job),
+        }
+    }
+}
+
+/// How many of a call's jobs have not finished yet.
+struct Latch {
+    left: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Latch {
+    fn count_down(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        *left -= 1;
+        self.done.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        while *left > 0 {
+            left = self.done.wait(left).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// Runs `f` on every item at once, each on its device: the first in this
+/// thread, the others on their devices' worker threads ([`Worker`]; in this
+/// thread when a worker cannot be had), and returns their results in order
+/// with the instant this thread finished the first and began to wait for
+/// the others. A panic in `f` is re-raised here, after every item has
+/// finished.
+pub(crate) fn on_devices<T: Send, R: Send>(
+    items: Vec<(&DeviceCtx, T)>,
+    f: impl Fn(T) -> R + Sync,
+) -> (Vec<R>, Instant) {
+    let n = items.len();
+    if n <= 1 {
+        let out = items.into_iter().map(|(_, t)| f(t)).collect();
+        return (out, Instant::now());
+    }
+    let slots: Vec<Mutex<Option<std::thread::Result<R>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let latch = Latch { left: Mutex::new(n - 1), done: Condvar::new() };
+    let mut items = items.into_iter();
+    let (_, first) = items.next().expect("n > 1");
+    {
+        let (f, slots, latch) = (&f, &slots, &latch);
+        for (i, (ctx, item)) in items.enumerate() {
+            let job: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+                *slots[i + 1].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                // the last use of anything borrowed: the caller may return
+                // as soon as the count reaches zero
+                latch.count_down();
+            });
+            // SAFETY: the job borrows `f`, `slots`, `latch` and the items'
+            // borrows, all of which outlive this call: it returns (or
+            // unwinds) only after `latch.wait()`, which waits until every
+            // job has counted down, its last access to them.
+            let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Job>(job) };
+            if let Err(job) = ctx.worker.submit(job) {
+                job();
+            }
+        }
+    }
+    let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(first)));
+    let wait_from = Instant::now();
+    latch.wait();
+    let mut out = Vec::with_capacity(n);
+    match r0 {
+        Ok(v) => out.push(v),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+    for slot in slots.into_iter().skip(1) {
+        match slot.into_inner().unwrap_or_else(|p| p.into_inner()).expect("every job finished") {
+            Ok(v) => out.push(v),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    }
+    (out, wait_from)
+}
+
+/// Runs `f` on every device at once (see [`on_devices`]).
+fn on_each<R: Send>(ctxs: &[Arc<DeviceCtx>], f: impl Fn(&DeviceCtx) -> R + Sync) -> Vec<R> {
+    on_devices(ctxs.iter().map(|c| (&**c, &**c)).collect(), f).0
 }
 
 /// Waits for the queues it holds when dropped (errors ignored), so that an

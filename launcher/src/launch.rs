@@ -7,7 +7,7 @@ use std::time::Instant;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
-use ranges_format::{ArgKind, BoundRange};
+use ranges_format::ArgKind;
 use serde::Serialize;
 
 use crate::args::KernelArgs;
@@ -18,12 +18,17 @@ use crate::resident::{with_host_copies, DevAlloc, DeviceBuffer, Residency};
 use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
-use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{guard_windows, BoxWindow, DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK};
+use crate::ndrange::NdRange;
+use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::runtime::{DeviceCtx, Runtime};
 
+mod schedule;
+
+pub(crate) use schedule::Schedules;
+use schedule::{range_runs, DevArray, DevWork, Footprint, Glue, Run, Split};
+
 /// Options of one launch.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LaunchOptions {
     /// Also run the unsplit kernel on one device and compare every output
     /// byte ([`RunReport::verified`], [`RunReport::mismatch`]).
@@ -51,6 +56,25 @@ pub struct LaunchOptions {
     /// must catch it (issue 12).
     #[doc(hidden)]
     pub test_shrink_box: Option<String>,
+    /// Evaluate the Ehrhart counts of every slice for
+    /// [`RunReport::bytes_exact`] (on by default). Callers that never read
+    /// it (the layer, the launch-overhead bench) turn it off; `bytes_exact`
+    /// is then `None`.
+    pub exact_bytes: bool,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> LaunchOptions {
+        LaunchOptions {
+            verify: false,
+            verify_device: None,
+            mem_cap_bytes: None,
+            unchecked: false,
+            test_underapproximate: None,
+            test_shrink_box: None,
+            exact_bytes: true,
+        }
+    }
 }
 
 /// What one device did in a launch.
@@ -109,7 +133,8 @@ pub struct RunReport {
     /// each.
     pub bytes_whole_buffers: u64,
     /// Bytes of the distinct elements each slice touches (Ehrhart counts),
-    /// once for reads and once for writes; `None` when a count is missing.
+    /// once for reads and once for writes; `None` when a count is missing
+    /// or the launch did not ask for it ([`LaunchOptions::exact_bytes`]).
     pub bytes_exact: Option<u64>,
     /// Wall time of the launch (validation, transfers, kernels, gluing),
     /// milliseconds; verification not included.
@@ -409,94 +434,6 @@ fn arg_value(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>) -> SetArg<'_> {
     }
 }
 
-/// Checks the shares: non-empty, each in [0, 1], summing to 1 within 1e-6,
-/// known devices, none twice.
-fn check_shares(runtime: &Runtime, shares: &[(usize, f64)]) -> Result<()> {
-    let text = shares
-        .iter()
-        .map(|(d, s)| format!("{d}:{s}"))
-        .collect::<Vec<_>>()
-        .join(",");
-    let err = |message: String| LaunchError::Shares { message };
-    if shares.is_empty() {
-        return Err(err("no shares given (write them as 0:0.86,1:0.14)".into()));
-    }
-    for (i, &(d, s)) in shares.iter().enumerate() {
-        runtime.device(d)?;
-        if !s.is_finite() || !(0.0..=1.0 + 1e-6).contains(&s) {
-            return Err(err(format!(
-                "share '{s}' of device {d} is not between 0 and 1"
-            )));
-        }
-        if shares[..i].iter().any(|&(e, _)| e == d) {
-            return Err(err(format!("device {d} is listed twice in '{text}'")));
-        }
-    }
-    let sum: f64 = shares.iter().map(|s| s.1).sum();
-    if (sum - 1.0).abs() > 1e-6 {
-        return Err(err(format!("shares '{text}' sum to {sum}, not 1")));
-    }
-    Ok(())
-}
-
-/// Evaluates a range; `None` when it is empty.
-fn eval_range(
-    plan: &Plan,
-    r: &BoundRange,
-    what: &str,
-    array: &str,
-    params: &[i64],
-) -> Result<Option<(i64, i64)>> {
-    let v = r.eval(params).map_err(|e| LaunchError::Eval {
-        kernel: plan.kernel.name.clone(),
-        what: format!("{what} of array '{array}'"),
-        message: e.to_string(),
-    })?;
-    Ok(v.filter(|(l, u)| l <= u))
-}
-
-/// Most runs a box's element set may have before the launcher uses its
-/// linear hull instead.
-const MAX_BOX_RUNS: usize = 1 << 20;
-
-/// The elements of an inclusive range (none for `None`).
-fn range_runs(r: Option<(i64, i64)>) -> Runs {
-    r.map_or_else(Runs::new, |(l, u)| Runs::interval(l, u))
-}
-
-/// One array on one device.
-struct DevArray {
-    /// Inclusive element range the device buffer must hold (`None`: the
-    /// slice does not touch the array).
-    cover: Option<(i64, i64)>,
-    /// First element held in the device buffer (set when allocated).
-    base: i64,
-    /// Elements in the device buffer (set when allocated).
-    extent: u64,
-    /// Whether the whole array is on the device.
-    whole: bool,
-    /// Inclusive element range the slice reads (the guard's read window;
-    /// with boxes, the read box's linear hull, inside the 1-D read range).
-    read_r: Option<(i64, i64)>,
-    /// Inclusive element range the slice may write (the guard's write
-    /// window; with boxes, the write box's linear hull).
-    write_r: Option<(i64, i64)>,
-    /// The elements the slice reads: they must be valid on the device.
-    read_set: Runs,
-    /// The elements the device holds as written after the launch.
-    write_set: Runs,
-    /// Elements of `write_set` that must hold their current values before
-    /// the kernel runs (writes that may not happen).
-    prefill: Runs,
-    /// Index into the staging buffers, when the range comes back through one.
-    staging: Option<usize>,
-    /// The slice's boxes (issue 12, `ArrayPlan::slice_boxes`), absolute
-    /// components: present only where the subkernel checks them, and the
-    /// guard does (`split_window`); the read and write sets are then the
-    /// boxes' runs.
-    boxes: Option<BoxWindow>,
-}
-
 /// The host regions of a launch, shared by the threads that enqueue the
 /// devices' commands: phase 1 only reads through them (host-to-device
 /// copies), and nothing writes the host buffers until every queue is
@@ -519,23 +456,6 @@ struct OneThread<T>(T);
 
 // SAFETY: see the type's doc: one thread per device uses the value.
 unsafe impl<T> Send for OneThread<T> {}
-
-/// One device's part of a split launch.
-struct DevWork {
-    device: usize,
-    lo: u64,
-    hi: u64,
-    params: Vec<i64>,
-    arrays: Vec<DevArray>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Glue {
-    /// Left on the devices that wrote it (their written sets are disjoint).
-    Direct,
-    /// Through staging, elements that differ from the original.
-    DiffMerge,
-}
 
 /// Runs `plan`'s kernel over `nd` split across devices by `shares`
 /// (`(device index, fraction)` pairs summing to 1).
@@ -569,8 +489,7 @@ pub fn launch(
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            let placeholder = HostBuffer::from_bytes(slot.elem().clone(), Vec::new());
-            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder)))
+            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))))
         })
         .collect();
     let result = {
@@ -587,7 +506,7 @@ pub fn launch(
             }
         }
         b.res.allocs.clear();
-        *args.buffer_at_mut(i).expect("a buffer argument") = std::mem::replace(&mut b.host, HostBuffer::from_bytes(ElemType::parse("uchar", 1), Vec::new()));
+        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
     }
     let mut report = result?;
     if let Some(e) = first_err {
@@ -595,6 +514,12 @@ pub fn launch(
     }
     add_gathered(&mut report, &gathered);
     Ok(report)
+}
+
+/// An empty buffer of `size`-byte elements, held by an argument while its
+/// data is away (no allocation: the type has no name).
+fn placeholder(size: u32) -> HostBuffer {
+    HostBuffer::from_bytes(ElemType { name: String::new(), scalar: None, lanes: 1, size }, Vec::new())
 }
 
 /// Adds device → host bytes to the report, per source device.
@@ -678,78 +603,9 @@ fn launch_inner(
         });
     }
     plan.check_args(args)?;
-    check_shares(&plan.runtime, shares)?;
-
-    let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-    let n_groups = nd.n_groups(split_dim);
-    let fractions: Vec<f64> = shares.iter().map(|s| s.1).collect();
-    let slices = split_groups(n_groups, &fractions);
-    let mut notes = Vec::new();
-    let mut participants = Vec::new();
-    for (&(device, share), &(lo, hi)) in shares.iter().zip(&slices) {
-        if hi > lo {
-            participants.push((device, lo, hi));
-        } else if share > 0.0 {
-            notes.push(format!(
-                "device {device} gets no work-group (share {share} of {n_groups})"
-            ));
-        }
-    }
-    let main_device = shares
-        .iter()
-        .fold(None::<(usize, f64)>, |best, &(d, s)| match best {
-            Some((_, bs)) if bs >= s => best,
-            _ => Some((d, s)),
-        })
-        .map(|(d, _)| d)
-        .unwrap_or(0);
-
-    let (base, lo_pos, hi_pos) = plan.base_params(nd, args, split_dim)?;
-    check_totals(plan, &base, args)?;
-    let slice_params = |lo: u64, hi: u64| {
-        let mut p = base.clone();
-        lo_pos.iter().for_each(|&(i, m)| p[i] = lo as i64 * m);
-        hi_pos.iter().for_each(|&(i, m)| p[i] = hi as i64 * m);
-        p
-    };
-
-    // launch-time assumptions
-    let mut all_whole = false;
-    let mut failed = None;
-    for (desc, text, cond) in &plan.assumptions {
-        let mut holds = true;
-        let points = std::iter::once(base.clone())
-            .chain(participants.iter().map(|&(_, lo, hi)| slice_params(lo, hi)));
-        for p in points {
-            holds &= cond.eval(&p).map_err(|e| LaunchError::Eval {
-                kernel: plan.kernel.name.clone(),
-                what: format!("assumption '{desc}'"),
-                message: e.to_string(),
-            })?;
-        }
-        if !holds {
-            notes.push(format!(
-                "assumption does not hold: {desc} ({text}); every array is transferred whole"
-            ));
-            all_whole = true;
-            failed.get_or_insert_with(|| desc.clone());
-        }
-    }
-    check_locals(plan, args, shares)?;
-    let mut reason = plan.unsplit_reason.clone();
-    if reason.is_none() && !options.unchecked {
-        if let Err(why) = &plan.guard {
-            reason = Some(format!(
-                "{why}; it runs unsplit (--unchecked splits it without the guard)"
-            ));
-        }
-    }
-    if reason.is_none() && all_whole && plan.arrays.iter().any(|a| a.writes) {
-        reason = Some(format!(
-            "a launch-time assumption does not hold: {}",
-            failed.unwrap_or_default()
-        ));
-    }
+    let sched = Schedules::get(plan, nd, args, shares, options)?;
+    let main_device = sched.main_device;
+    let whole_slice = (0, sched.n_groups);
 
     let verify_device = options.verify_device.unwrap_or(main_device);
     if options.verify {
@@ -758,46 +614,25 @@ fn launch_inner(
     }
     let original = options.verify.then(|| args.clone());
 
-    let mut report = match reason {
-        Some(reason) => {
-            let w = DevWork {
-                device: main_device,
-                lo: 0,
-                hi: n_groups,
-                params: base.clone(),
-                arrays: Vec::new(),
-            };
-            run_unsplit_resident(plan, nd, args, res, w, reason, options)?
+    let mut report = match &sched.run {
+        Run::Unsplit { reason, footprint } => {
+            run_unsplit_resident(plan, nd, args, res, main_device, whole_slice, reason.clone(), footprint.clone(), options)?
         }
-        None => {
-            let works = participants
-                .iter()
-                .map(|&(device, lo, hi)| {
-                    device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole, options)
-                })
-                .collect::<Result<Vec<_>>>()?;
-            match run_split(plan, nd, args, res, works, split_dim, options)? {
-                SplitOutcome::Done(r) => r,
-                SplitOutcome::GuardFired(fired) => {
-                    let w = DevWork {
-                        device: main_device,
-                        lo: 0,
-                        hi: n_groups,
-                        params: base.clone(),
-                        arrays: Vec::new(),
-                    };
-                    let why = format!(
-                        "the run-time guard caught {} (an analysis defect); the split results were discarded",
-                        fired.join(", ")
-                    );
-                    let mut r = run_unsplit_resident(plan, nd, args, res, w, why, options)?;
-                    r.guard_fired = true;
-                    r
-                }
+        Run::Split(split) => match run_split(plan, nd, args, res, split, sched.split_dim, options)? {
+            SplitOutcome::Done(r) => r,
+            SplitOutcome::GuardFired(fired) => {
+                let why = format!(
+                    "the run-time guard caught {} (an analysis defect); the split results were discarded",
+                    fired.join(", ")
+                );
+                let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
+                let mut r = run_unsplit_resident(plan, nd, args, res, main_device, whole_slice, why, footprint, options)?;
+                r.guard_fired = true;
+                r
             }
-        }
+        },
     };
-    report.notes.splice(0..0, notes);
+    report.notes.splice(0..0, sched.notes.iter().cloned());
     let wall = t0.elapsed();
     report.wall_ms = wall.as_secs_f64() * 1e3;
     report.host_us = wall.saturating_sub(exec::cl_time() - cl0).as_secs_f64() * 1e6;
@@ -834,150 +669,6 @@ fn launch_inner(
     Ok(report)
 }
 
-/// Every bounded array's total range must lie inside its host buffer.
-fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
-    for a in &plan.arrays {
-        let (Some(total), None) = (&a.total, &a.whole_reason) else {
-            continue;
-        };
-        let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
-        if let Some((l, u)) = eval_range(plan, total, "the total range", &a.name, base)? {
-            if l < 0 || u as i128 >= len as i128 {
-                return Err(LaunchError::BufferTooSmall {
-                    array: a.name.clone(),
-                    lower: l,
-                    upper: u,
-                    len,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The ranges of every array for one device's slice.
-fn device_work(
-    plan: &Plan,
-    args: &KernelArgs,
-    device: usize,
-    lo: u64,
-    hi: u64,
-    params: Vec<i64>,
-    all_whole: bool,
-    options: &LaunchOptions,
-) -> Result<DevWork> {
-    let mut arrays = Vec::with_capacity(plan.arrays.len());
-    for a in &plan.arrays {
-        let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
-        let whole_range = (0, len - 1);
-        let whole = all_whole || a.whole_reason.is_some();
-        // A bounded array without a slice range: no slice touches it (the
-        // guard checks that), so nothing moves and no memory is held.
-        let untouched = !whole && a.slice.is_none();
-        let (cover, read_r, write_r) = if untouched {
-            (None, None, None)
-        } else if whole {
-            (
-                (len > 0).then_some(whole_range),
-                a.reads.then_some(whole_range),
-                a.writes.then_some(whole_range),
-            )
-        } else {
-            let slice = a.slice.as_ref().expect("checked above");
-            let hull = eval_range(plan, slice, "the slice range", &a.name, &params)?;
-            let part =
-                |r: &Option<BoundRange>, used: bool, what: &str| -> Result<Option<(i64, i64)>> {
-                    if !used {
-                        return Ok(None);
-                    }
-                    match r {
-                        Some(r) => eval_range(plan, r, what, &a.name, &params),
-                        None => Ok(hull),
-                    }
-                };
-            let read_r = part(&a.read, a.reads, "the read range")?;
-            let write_r = part(&a.write, a.writes, "the write range")?;
-            // the buffer covers the hull and, defensively, the read and write ranges
-            let cover = [hull, read_r, write_r]
-                .into_iter()
-                .flatten()
-                .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)));
-            if let Some((l, u)) = cover {
-                if l < 0 || u >= len {
-                    return Err(LaunchError::BufferTooSmall {
-                        array: a.name.clone(),
-                        lower: l,
-                        upper: u,
-                        len: len as u64,
-                    });
-                }
-            }
-            (cover, read_r, write_r)
-        };
-        // The writes fill the write range when proved for all parameters, or
-        // when the slice's written-element count equals the range's length.
-        let fills = a.verdict.as_ref().is_some_and(|v| v.fills_hull)
-            || match (&a.written_count, write_r) {
-                (Some(c), Some((l, u))) => c.eval(&params).is_ok_and(|n| n == u - l + 1),
-                _ => false,
-            };
-        let mut boxes = if whole {
-            None
-        } else {
-            a.slice_boxes(&params, read_r, write_r).map_err(|e| LaunchError::Eval {
-                kernel: plan.kernel.name.clone(),
-                what: format!("the boxes of array '{}'", a.name),
-                message: e.to_string(),
-            })?
-        };
-        let read_r = match (read_r, &options.test_underapproximate) {
-            (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
-            (r, _) => r,
-        };
-        let [read_w, write_w] = guard_windows(boxes.as_ref(), read_r, write_r);
-        // (after the windows: only the box check can catch it)
-        if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
-            if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {
-                *u -= i64::from(*u > *l);
-            }
-        }
-        // The sets: a box's runs (the guard checks the box), else the window.
-        let box_runs = |bx: Option<&Vec<(i64, i64)>>, window: Option<(i64, i64)>| -> Option<Runs> {
-            match (&boxes, bx) {
-                (Some(b), Some(bx)) => Some(Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&range_runs(window))),
-                _ => None,
-            }
-        };
-        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| range_runs(read_w));
-        let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
-        // Written exactly: the 1-D window filled, or the box (when its runs
-        // are the write set) proved filled.
-        let exact = fills || (write_box.is_some() && boxes.as_ref().is_some_and(|b| b.write_exact));
-        let write_set = write_box.unwrap_or_else(|| range_runs(write_w));
-        let prefill = if whole || !exact { write_set.clone() } else { Runs::new() };
-        arrays.push(DevArray {
-            cover,
-            base: 0,
-            extent: 0,
-            whole,
-            read_r: read_w,
-            write_r: write_w,
-            read_set,
-            write_set,
-            prefill,
-            staging: None,
-            boxes,
-        });
-    }
-    Ok(DevWork {
-        device,
-        lo,
-        hi,
-        params,
-        arrays,
-    })
-}
-
 fn groups_other_dims(nd: &NdRange, split_dim: u32) -> u64 {
     (0..nd.work_dim())
         .filter(|&d| d != split_dim)
@@ -996,53 +687,6 @@ fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -
         }
     }
     Ok(())
-}
-
-/// Bytes a whole-buffer approach moves for one device, and the exact bytes
-/// of its slice (None when a count is missing).
-fn whole_and_exact(
-    plan: &Plan,
-    args: &KernelArgs,
-    params: &[i64],
-    notes: &mut Vec<String>,
-) -> (u64, Option<u64>) {
-    let mut whole = 0u64;
-    let mut exact = Some(0u64);
-    for info in args.infos() {
-        let Some(b) = args.buffer_at(info.index) else {
-            continue;
-        };
-        let bytes = b.as_bytes().len() as u64;
-        match plan.arrays.iter().find(|a| a.arg_index == info.index) {
-            Some(a) => {
-                let dirs = a.reads as u64 + a.writes as u64;
-                whole += bytes * dirs;
-                exact = match (&a.count_slice, exact) {
-                    (Some(c), Some(acc)) => match c.eval(params) {
-                        Ok(n) => Some(acc + n.max(0) as u64 * a.elem_size * dirs),
-                        Err(e) => {
-                            notes.push(format!(
-                                "count of array '{}' cannot be evaluated: {e}",
-                                a.name
-                            ));
-                            None
-                        }
-                    },
-                    _ => None,
-                };
-            }
-            None => {
-                whole += bytes
-                    * if info.kind == ArgKind::GlobalBuffer {
-                        2
-                    } else {
-                        1
-                    };
-                exact = None;
-            }
-        }
-    }
-    (whole, exact)
 }
 
 /// Appends the subkernel's extra arguments; the guard's flag buffer is
@@ -1080,13 +724,13 @@ enum SplitOutcome {
 
 /// The guard window of an array on one device: what the slice may read and
 /// write, relative to its device buffer.
-fn split_window(da: &DevArray) -> Window {
-    let rel = |r: Option<(i64, i64)>| r.map_or((0, 0), |(l, u)| (l - da.base, u - da.base + 1));
+fn split_window(da: &DevArray, (base, extent): (i64, u64)) -> Window {
+    let rel = |r: Option<(i64, i64)>| r.map_or((0, 0), |(l, u)| (l - base, u - base + 1));
     Window {
-        base: da.base,
+        base,
         read: rel(da.read_r),
         write: rel(da.write_r),
-        extent: da.extent as i64,
+        extent: extent as i64,
         boxes: da.boxes.clone(),
     }
 }
@@ -1118,33 +762,18 @@ fn local_sink_bytes(elem_size: u32) -> u64 {
     GUARD_SINK * if elem_size == 0 { 256 } else { elem_size as u64 }
 }
 
-/// `__local` arguments must fit every device's local memory (with the
-/// guard's sink).
-fn check_locals(plan: &Plan, args: &KernelArgs, shares: &[(usize, f64)]) -> Result<()> {
-    for (info, v) in args.infos().iter().zip(args.values()) {
-        let ArgValue::Local { bytes } = v else { continue };
-        let need = *bytes + local_sink_bytes(info.elem_size);
-        for &(d, _) in shares {
-            let dev = plan.runtime.device(d)?;
-            if dev.local_mem_bytes > 0 && need > dev.local_mem_bytes {
-                return Err(LaunchError::LocalTooLarge {
-                    name: info.name.clone(),
-                    bytes: *bytes,
-                    device: dev.label(),
-                    limit: dev.local_mem_bytes,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
+/// Runs the kernel whole on `device` (guarded unless the launch is
+/// unchecked or the guard cannot check it); `slice` is the whole NDRange's
+/// work-groups along the split dimension, `footprint` the report's counts.
+#[allow(clippy::too_many_arguments)]
 fn run_unsplit(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
-    w: DevWork,
+    device: usize,
+    slice: (u64, u64),
     reason: String,
+    footprint: Footprint,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
     let needed: u64 = args
@@ -1155,9 +784,8 @@ fn run_unsplit(
             _ => 0,
         })
         .sum();
-    check_cap(plan, w.device, needed, options)?;
-    let mut notes = Vec::new();
-    let (whole_bytes, exact) = whole_and_exact(plan, args, &w.params, &mut notes);
+    check_cap(plan, device, needed, options)?;
+    let Footprint { whole_bytes, exact, mut notes } = footprint;
     let mut result = None;
     // Set when the guard caught a write the analysis did not see: the
     // original kernel then re-runs with every buffer read back.
@@ -1167,22 +795,23 @@ fn run_unsplit(
     // the analysis did not see, is caught before any output is read back.
     if let (false, Ok(guarded)) = (options.unchecked, &plan.guard) {
         let guarded = guarded.clone();
-        exec::cl_timed(|| plan.sub_kernel(w.device, false))?;
+        exec::cl_timed(|| plan.sub_kernel(device, false))?;
         let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-        let extras = plan.extra_values(nd, split_dim, 0, |arg_index| {
-            match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+        let windows: Vec<Window> = (0..args.infos().len() as u32)
+            .map(|arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
                 Some(a) => {
                     let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
                     Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
                 }
                 None => local_window(args, arg_index),
-            }
-        });
+            })
+            .collect();
+        let extras = plan.extra_values(nd, split_dim, 0, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW));
         let names = plan.extra_names();
-        let dk = &plan.kernels[&w.device];
+        let dk = &plan.kernels[&device];
         let kernel = dk.sub.as_ref().expect("built above");
         let arrays = &plan.arrays;
-        let g = GuardedRun { names: &names, values: &extras, guarded: &guarded };
+        let g = GuardedRun { names, values: &extras, guarded: &guarded };
         match run_on_one(&dk.ctx, kernel, nd, args, Some(g), &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
             Some(a) => a.writes,
             None => kind == ArgKind::GlobalBuffer,
@@ -1209,8 +838,8 @@ fn run_unsplit(
     let Moved { kernel_ms, to, from, commands } = match result {
         Some(r) => r,
         None => {
-            exec::cl_timed(|| plan.whole_kernel(w.device))?;
-            let dk = &plan.kernels[&w.device];
+            exec::cl_timed(|| plan.whole_kernel(device))?;
+            let dk = &plan.kernels[&device];
             let kernel = dk.whole.as_ref().expect("built above");
             let arrays = &plan.arrays;
             run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
@@ -1224,7 +853,7 @@ fn run_unsplit(
             })?
         }
     };
-    let dk = &plan.kernels[&w.device];
+    let dk = &plan.kernels[&device];
     Ok(RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
@@ -1233,10 +862,10 @@ fn run_unsplit(
         split_dim: plan.kernel.split_dim,
         reason: Some(reason),
         devices: vec![DeviceReport {
-            index: w.device,
+            index: device,
             name: dk.ctx.info.name.clone(),
             work_groups: nd.n_groups_total(),
-            slice: (w.lo, w.hi),
+            slice,
             bytes_to_device: to,
             bytes_from_device: from,
             commands,
@@ -1258,13 +887,16 @@ fn run_unsplit(
 /// buffer whole, so the host first gathers what it lacks, and afterwards
 /// the host holds the results (device copies of `__global` buffers are
 /// stale).
+#[allow(clippy::too_many_arguments)]
 fn run_unsplit_resident(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
     res: &mut [Option<&mut Residency>],
-    w: DevWork,
+    device: usize,
+    slice: (u64, u64),
     reason: String,
+    footprint: Footprint,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
     let mut gathered = Vec::new();
@@ -1273,7 +905,7 @@ fn run_unsplit_resident(
             gathered.extend(r.gather_all(host)?);
         }
     }
-    let mut report = run_unsplit(plan, nd, args, w, reason, options)?;
+    let mut report = run_unsplit(plan, nd, args, device, slice, reason, footprint, options)?;
     for (i, r) in res.iter_mut().enumerate() {
         let info = &args.infos()[i];
         if let (Some(r), ArgKind::GlobalBuffer) = (r.as_deref_mut(), info.kind) {
@@ -1343,12 +975,13 @@ fn run_split(
     nd: &NdRange,
     args: &mut KernelArgs,
     res: &mut [Option<&mut Residency>],
-    mut works: Vec<DevWork>,
+    split: &Split,
     split_dim: u32,
     options: &LaunchOptions,
 ) -> Result<SplitOutcome> {
+    let Split { works, glue, staging_len, footprint } = split;
     // memory cap, then build: all before any device runs
-    for w in &works {
+    for w in works {
         let needed: u64 = w
             .arrays
             .iter()
@@ -1358,7 +991,7 @@ fn run_split(
         check_cap(plan, w.device, needed, options)?;
     }
     let unchecked = options.unchecked || plan.guard.is_err();
-    for w in &works {
+    for w in works {
         exec::cl_timed(|| plan.sub_kernel(w.device, unchecked))?;
     }
     let n_arrays = plan.arrays.len();
@@ -1368,36 +1001,10 @@ fn run_split(
         }
     }
 
-    // How each written array comes back: left on the devices when the
-    // devices' written sets are disjoint, else merged on the host.
-    let mut glue = vec![Glue::Direct; n_arrays];
-    let mut staging_len = Vec::new();
-    for (ai, a) in plan.arrays.iter().enumerate() {
-        if !a.writes {
-            continue;
-        }
-        let any_whole = works.iter().any(|w| w.arrays[ai].whole);
-        let mut seen = Runs::new();
-        let mut disjoint = true;
-        for w in &works {
-            let ws = &w.arrays[ai].write_set;
-            disjoint &= !seen.overlaps(ws);
-            seen = seen.union(ws);
-        }
-        if any_whole || !disjoint {
-            glue[ai] = Glue::DiffMerge;
-            for w in works.iter_mut() {
-                let da = &mut w.arrays[ai];
-                if let Some((l, u)) = da.write_r {
-                    da.staging = Some(staging_len.len());
-                    staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
-                    da.prefill = da.write_set.clone();
-                }
-            }
-        }
-    }
-
-    let infos = args.infos().to_vec();
+    // Built: from here on the plan is only read. Its arguments are those of
+    // `args` (`Plan::check_args`: names, kinds and sizes), borrowed apart.
+    let plan: &Plan = plan;
+    let infos = &plan.kernel.args;
     let guarded = !options.unchecked && plan.guard.is_ok();
     let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
 
@@ -1410,6 +1017,9 @@ fn run_split(
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let grow = options.mem_cap_bytes.is_none();
     let mut to_device: Vec<Vec<Runs>> = vec![vec![Runs::new(); n_arrays]; works.len()];
+    // Per device and array: the first element and the elements of its
+    // allocation (`DevAlloc::base`, `DevAlloc::extent`).
+    let mut placed: Vec<Vec<(i64, u64)>> = vec![vec![(0, 0); n_arrays]; works.len()];
     for ai in 0..n_arrays {
         let a = &plan.arrays[ai];
         let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
@@ -1424,13 +1034,13 @@ fn run_split(
             to_device[wi][ai] = missing;
         }
         if glue[ai] == Glue::DiffMerge {
-            for w in &works {
+            for w in works {
                 want = want.union(&w.arrays[ai].write_set);
             }
         }
         gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
-        for (wi, w) in works.iter_mut().enumerate() {
-            let da = &mut w.arrays[ai];
+        for (wi, w) in works.iter().enumerate() {
+            let da = &w.arrays[ai];
             match da.cover {
                 Some(cover) => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?),
                 // untouched: any allocation will do (a placeholder when none)
@@ -1440,8 +1050,7 @@ fn run_split(
             // (an allocation keeps at least `cover`, which holds what the
             // device needs: `to_device` stays as computed above)
             let alloc = &r.allocs[&w.device];
-            da.base = alloc.base;
-            da.extent = alloc.extent;
+            placed[wi][ai] = (alloc.base, alloc.extent);
         }
     }
 
@@ -1491,13 +1100,17 @@ fn run_split(
         .collect();
     let extras: Vec<Vec<ExtraValue>> = works
         .iter()
-        .map(|w| {
-            plan.extra_values(nd, split_dim, w.lo, |arg_index| {
-                match plan.arrays.iter().position(|a| a.arg_index == arg_index) {
-                    Some(ai) => split_window(&w.arrays[ai]),
-                    None => local_window(args, arg_index),
-                }
-            })
+        .zip(&placed)
+        .map(|(w, placed)| {
+            let windows: Vec<Window> = array_of_arg
+                .iter()
+                .enumerate()
+                .map(|(i, ai)| match ai {
+                    Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
+                    None => local_window(args, i as u32),
+                })
+                .collect();
+            plan.extra_values(nd, split_dim, w.lo, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW))
         })
         .collect();
     let extra_names = plan.extra_names();
@@ -1531,20 +1144,21 @@ fn run_split(
     let host_ref = SharedRegions(&host);
     let arrays = &plan.arrays;
     let sends_ref = &sends;
+    let placed_ref = &placed;
     let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
         let ctx = &dk.ctx;
         let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
         let mut to = 0u64;
-        for (ai, (da, a)) in w.arrays.iter().zip(arrays).enumerate() {
+        for (ai, a) in arrays.iter().enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
             for rect in &sends_ref[wi][ai] {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
                 let buf = ManuallyDropped::new(mems[ai]);
-                exec::release(unsafe { exec::write_rect(ctx, &buf, da.base, src, rect, a.elem_size)? });
+                exec::release(unsafe { exec::write_rect(ctx, &buf, placed_ref[wi][ai].0, src, rect, a.elem_size)? });
                 to += rect.n_elems() * a.elem_size;
             }
         }
@@ -1564,7 +1178,7 @@ fn run_split(
                 (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
             })
             .collect();
-        push_extra_args(&mut set, &extra_names, &extras[wi], flag_buf.as_ref());
+        push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
         exec::set_args(ctx, kernel, &set)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
         let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
@@ -1589,17 +1203,31 @@ fn run_split(
         };
         Ok((flag_buf, ev, report))
     };
-    let results: Vec<Result<_>> = std::thread::scope(|sc| {
-        let enqueue = &enqueue;
-        let mut jobs = works.iter().enumerate().zip(flags.iter_mut()).map(|((wi, w), f)| (wi, w, OneThread((&plan.kernels[&w.device], mems[wi].as_slice())), f));
-        let first = jobs.next();
-        let handles: Vec<_> = jobs.map(|(wi, w, dk, f)| sc.spawn(move || enqueue(wi, w, dk, f))).collect();
-        let mut out: Vec<Result<_>> = first.into_iter().map(|(wi, w, dk, f)| enqueue(wi, w, dk, f)).collect();
-        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
-        out
+    let jobs: Vec<_> = works
+        .iter()
+        .enumerate()
+        .zip(flags.iter_mut())
+        .map(|((wi, w), f)| {
+            let dk = &plan.kernels[&w.device];
+            (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
+        })
+        .collect();
+    let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
+        let (start, cl0) = (Instant::now(), exec::cl_time());
+        let r = enqueue(wi, w, dk, f);
+        let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
+        (r, start, end, (end - start).saturating_sub(cl))
     });
+    // This thread then waited for the other devices' enqueues, whose
+    // OpenCL calls are timed in their own threads. Of the wait, the part
+    // the last of them ran (from its start, or the wait's) less all its own
+    // host time was spent inside OpenCL calls; the rest (waking it up, its
+    // host time) stays host time.
+    if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
+        exec::add_cl_time(end.saturating_duration_since(start.max(wait_from)).saturating_sub(host));
+    }
     let mut failure = None;
-    for r in results {
+    for (r, ..) in results {
         match r {
             Ok((flag_buf, ev, report)) => {
                 flag_bufs.push(flag_buf);
@@ -1620,7 +1248,7 @@ fn run_split(
     if let Some(e) = failure.or(finished.err()) {
         // A device failed: what any device may have written is no longer
         // trusted there; elements no other holder has are lost.
-        for w in &works {
+        for w in works {
             for (ai, a) in plan.arrays.iter().enumerate() {
                 let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
                 r.coh.invalidate(Holder::Device(w.device), &range_runs(w.arrays[ai].write_r));
@@ -1683,7 +1311,7 @@ fn run_split(
             continue;
         }
         let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
-        for w in &works {
+        for w in works {
             let da = &w.arrays[ai];
             if glue[ai] == Glue::DiffMerge {
                 r.coh.invalidate(Holder::Device(w.device), &da.write_set);
@@ -1704,14 +1332,14 @@ fn run_split(
             let len = ((u - l + 1) * es) as usize;
             let buf = ManuallyDropped::new(mems[wi][ai]);
             // SAFETY: bounds-checked; the staging vector outlives the queue.
-            exec::release(unsafe { exec::read_host(ctx, &buf, ((l - da.base) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
+            exec::release(unsafe { exec::read_host(ctx, &buf, ((l - placed[wi][ai].0) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
             from += len as u64;
             report.commands += 1;
         }
         report.bytes_from_device = from;
     }
     fin.finish()?;
-    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(&works) {
+    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
         if let Some(ev) = ev {
             r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
         }
@@ -1759,25 +1387,6 @@ fn run_split(
         r.coh.written(Holder::Host, &merged);
     }
 
-    let mut notes = Vec::new();
-    let mut whole_bytes = 0;
-    let mut exact = Some(0u64);
-    for w in &works {
-        let (wb, ex) = whole_and_exact(plan, args, &w.params, &mut notes);
-        whole_bytes += wb;
-        exact = exact.zip(ex).map(|(a, b)| a + b);
-    }
-    for (ai, a) in plan.arrays.iter().enumerate() {
-        if let Some(r) = &a.whole_reason {
-            notes.push(format!("array '{}' is transferred whole: {r}", a.name));
-        }
-        if glue[ai] == Glue::DiffMerge && a.writes {
-            notes.push(format!(
-                "array '{}' is glued element by element (diff-merge)",
-                a.name
-            ));
-        }
-    }
     let mut report = RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
@@ -1787,13 +1396,13 @@ fn run_split(
         reason: None,
         devices: dev_reports,
         bytes_total: 0,
-        bytes_whole_buffers: whole_bytes,
-        bytes_exact: exact,
+        bytes_whole_buffers: footprint.whole_bytes,
+        bytes_exact: footprint.exact,
         wall_ms: 0.0,
         host_us: 0.0,
         verified: None,
         mismatch: None,
-        notes,
+        notes: footprint.notes.clone(),
         guard_fired: false,
     };
     report.bytes_total = report.devices.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();

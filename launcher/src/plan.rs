@@ -14,6 +14,7 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
+use crate::launch::Schedules;
 use crate::ndrange::NdRange;
 use crate::runtime::{DeviceCtx, Runtime};
 
@@ -206,6 +207,10 @@ pub(crate) struct Window {
     pub(crate) boxes: Option<BoxWindow>,
 }
 
+/// The window of an argument that has none (neither a buffer nor a
+/// `__local` argument): empty.
+pub(crate) const NO_WINDOW: Window = Window { base: 0, read: (0, 0), write: (0, 0), extent: 0, boxes: None };
+
 /// One extra subkernel argument's value.
 pub(crate) enum ExtraValue {
     Long(i64),
@@ -230,6 +235,11 @@ pub struct Plan {
     /// argument (the run-time guard), `Err(why)` when it cannot.
     pub(crate) guard: std::result::Result<Vec<u32>, String>,
     pub(crate) kernels: HashMap<usize, DeviceKernels>,
+    /// The last few launches' schedules, by what they depend on
+    /// (`launch::Schedules`): a repeated launch evaluates no range.
+    pub(crate) schedules: Schedules,
+    /// The names of the subkernel's extra arguments, in order.
+    extra_names: Vec<String>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -374,6 +384,7 @@ impl Plan {
         }
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
         let guard = guard_status(&kernel);
+        let extra_names = kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default();
         Ok(Plan {
             runtime: runtime.clone(),
             kernel,
@@ -384,6 +395,8 @@ impl Plan {
             unsplit_reason,
             guard,
             kernels: HashMap::new(),
+            schedules: Schedules::default(),
+            extra_names,
         })
     }
 
@@ -480,8 +493,8 @@ impl Plan {
     }
 
     /// The names of the subkernel's extra arguments, in order.
-    pub(crate) fn extra_names(&self) -> Vec<String> {
-        self.kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default()
+    pub(crate) fn extra_names(&self) -> &[String] {
+        &self.extra_names
     }
 
     /// Builds (once) the original kernel for a device.
@@ -596,12 +609,12 @@ impl Plan {
     /// The value of each extra argument of the subkernel for one slice
     /// starting at work-group `lo`; `window_of(arg_index)` gives each buffer
     /// argument's base and guard window.
-    pub(crate) fn extra_values(
+    pub(crate) fn extra_values<'w>(
         &self,
         nd: &NdRange,
         split_dim: u32,
         lo: u64,
-        window_of: impl Fn(u32) -> Window,
+        window_of: impl Fn(u32) -> &'w Window,
     ) -> Vec<ExtraValue> {
         let Some(sub) = &self.kernel.subkernel else {
             return Vec::new();

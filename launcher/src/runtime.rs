@@ -20,6 +20,7 @@ use opencl3::types::cl_device_id;
 use serde::Serialize;
 
 use crate::error::{cl_err, LaunchError, Result};
+use crate::exec::Worker;
 
 /// The kind of an OpenCL device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -152,6 +153,8 @@ fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>> {
 
 /// A device's context and its profiling queue.
 pub(crate) struct DeviceCtx {
+    /// The device's worker thread (`exec::on_devices`).
+    pub(crate) worker: Worker,
     pub(crate) info: DeviceInfo,
     pub(crate) id: cl_device_id,
     // field order: the queue is released before the context
@@ -294,6 +297,7 @@ impl Runtime {
         }
         .map_err(cl_err("clCreateCommandQueue", label))?;
         let ctx = Arc::new(DeviceCtx {
+            worker: Worker::new(),
             info: slot.info.clone(),
             id: slot.id,
             queue,

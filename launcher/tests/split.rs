@@ -561,3 +561,68 @@ fn slice_bounds_in_work_items() {
     assert_eq!(report.bytes_total, 12000);
     assert_eq!(report.bytes_exact, Some(12000));
 }
+
+/// Issue 11: a plan keeps the schedules of its last launches (ranges, sets,
+/// glue, counts) by NDRange, shares, integer scalars and buffer lengths.
+/// Launches cycling over more configurations than it keeps, with new data
+/// each time, give the outputs and reports (timings aside) of a fresh plan.
+#[test]
+fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
+    let rt = two_devices();
+    let ranges = || {
+        let mut r = vadd_ranges();
+        r.params.push(param("n", ranges_format::ParamSource::ScalarArg { arg_index: 3 }));
+        r.assumptions.push(Assumption {
+            description: "n is the global size".into(),
+            condition: "[n, g0] -> { : n = g0 }".into(),
+        });
+        r
+    };
+    let mut plan = Plan::from_kernel(&rt, ranges(), VADD, &[]).unwrap();
+    let half: &[(usize, f64)] = &[(0, 0.5), (1, 0.5)];
+    let uneven: &[(usize, f64)] = &[(0, 0.86), (1, 0.14)];
+    // (global, buffer length, n, shares, exact_bytes)
+    let configs: [(u64, u64, u64, &[(usize, f64)], bool); 6] = [
+        (1000, 1000, 1000, half, true),
+        (1000, 1000, 997, half, true), // the assumption fails: unsplit
+        (1000, 1000, 1000, uneven, true),
+        (512, 512, 512, half, true),
+        (1000, 1200, 1000, half, true),
+        (1000, 1000, 1000, half, false),
+    ];
+    let untimed = |mut r: launcher::RunReport| {
+        r.wall_ms = 0.0;
+        r.host_us = 0.0;
+        r.devices.iter_mut().for_each(|d| d.kernel_ms = 0.0);
+        r
+    };
+    for round in 0..3u64 {
+        for (i, &(global, len, n, shares, exact_bytes)) in configs.iter().enumerate() {
+            let nd = NdRange::new(&[global], &[8]).unwrap();
+            let seed = 10 * round + i as u64;
+            let input = plan
+                .args_from_specs(&[
+                    format!("a=rand:{len}:{seed}"),
+                    format!("b=rand:{len}:{}", seed + 100),
+                    format!("c=seq:{len}"),
+                    format!("n={n}"),
+                ])
+                .unwrap();
+            let opts = LaunchOptions { unchecked: true, exact_bytes, ..Default::default() };
+            let mut args = input.clone();
+            let report = launch(&mut plan, &nd, &mut args, shares, &opts).unwrap();
+            let mut fresh = Plan::from_kernel(&rt, ranges(), VADD, &[]).unwrap();
+            let mut fresh_args = input.clone();
+            let expect = launch(&mut fresh, &nd, &mut fresh_args, shares, &opts).unwrap();
+            let what = format!("round {round}, configuration {i}");
+            assert_eq!(report.split, n == global, "{what}: {report}");
+            assert_eq!(report.bytes_exact.is_some(), exact_bytes, "{what}: {report}");
+            assert_eq!(untimed(report), untimed(expect), "{what}");
+            for name in ["a", "b", "c"] {
+                assert_eq!(args.buffer(name), fresh_args.buffer(name), "{what}: '{name}'");
+            }
+            let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+            assert_eq!(args.buffer("c"), reference.buffer("c"), "{what}");
+        }
+    }
+}

@@ -400,7 +400,8 @@ fn split_with(
                 &mut kargs,
                 &mut refs,
                 &shares,
-                &LaunchOptions::default(),
+                // the layer's report has no exact footprint: no counts
+                &LaunchOptions { exact_bytes: false, ..Default::default() },
             )
         };
         for (_, mem, r) in taken {
