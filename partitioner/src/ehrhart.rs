@@ -8,7 +8,8 @@
 //! form, values with `floor`). [`enumerate`] asks PolyLib, described below:
 //! chambers of quasi-polynomials with periodic numbers, plus the set's
 //! parametric vertices; it is the fallback when barvinok is unavailable.
-//! Both run in a forked child with a time limit (module `sandbox`).
+//! Both run in a forked child with a time limit (module `sandbox`);
+//! [`card_many`] and [`enumerate_many`] make many counts in one child.
 //!
 //! PolyLib:
 //! Input is isl text (`"[N, lo, hi] -> { [i] : 16lo <= i < 16hi and 0 <= i < N }"`).
@@ -44,9 +45,9 @@ mod text;
 mod wire;
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-pub use barvinok::{available as barvinok_available, card_within, Card};
+pub use barvinok::{available as barvinok_available, card_many, card_within, Card};
 use evalue::QPoly;
 use rational::Rational;
 
@@ -130,6 +131,10 @@ pub enum EhrhartError {
         /// The limit, in milliseconds.
         millis: u64,
     },
+    /// A count of a batch ([`card_many`], [`enumerate_many`]) whose turn
+    /// came after the batch's deadline: it was not attempted.
+    #[error("the time budget was spent before this count began")]
+    DeadlinePassed,
     /// [`Enumeration::eval`] got the wrong number of parameter values.
     #[error("expected {expected} parameter values ({names}), got {got}")]
     ParamCount {
@@ -277,16 +282,59 @@ pub fn enumerate(set_text: &str, context_text: Option<&str>) -> Result<Enumerati
 
 /// [`enumerate`] with PolyLib's time limit given (the rest of a kernel's budget).
 pub fn enumerate_within(set_text: &str, context_text: Option<&str>, limit: Duration) -> Result<Enumeration, EhrhartError> {
-    let input = isl_input::read(set_text, context_text)?;
-    let pieces = if input.pieces.is_empty() {
-        Vec::new()
-    } else {
-        let reply = sandbox::run_isolated(
-            || wire::encode(&polylib::count_pieces(&input)),
-            limit,
-        )?;
-        wire::decode(&reply)?
-    };
+    let input = isl_input::read(set_text, context_text);
+    enumerate_inputs(vec![(input, limit)], None)
+        .pop()
+        .map(|(r, _)| r)
+        .unwrap_or_else(|| Err(EhrhartError::PolyLib { detail: "no reply".into() }))
+}
+
+/// [`enumerate`] for each set (without context, each with its time limit),
+/// PolyLib's work all in one sandboxed child while it succeeds (a set that
+/// times out or fails costs its child, and a fresh one takes the rest).
+/// Gives, per set in order, its enumeration or why there is none, and the
+/// time it took; limits and `deadline` as for [`card_many`].
+pub fn enumerate_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
+    enumerate_inputs(sets.iter().map(|&(text, limit)| (isl_input::read(text, None), limit)).collect(), deadline)
+}
+
+/// PolyLib's enumeration of each input read, in one batch of the sandbox.
+fn enumerate_inputs(
+    inputs: Vec<(Result<isl_input::Input, EhrhartError>, Duration)>,
+    deadline: Option<Instant>,
+) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
+    // Only inputs with pieces go to PolyLib.
+    let todo: Vec<usize> = (0..inputs.len()).filter(|&k| inputs[k].0.as_ref().is_ok_and(|i| !i.pieces.is_empty())).collect();
+    let limits: Vec<Duration> = todo.iter().map(|&k| inputs[k].1).collect();
+    let mut replies = sandbox::run_batch(&limits, deadline, |j| {
+        let r = match &inputs[todo[j]].0 {
+            Ok(input) => polylib::count_pieces(input),
+            Err(e) => Err(e.clone()),
+        };
+        // PolyLib keeps global state: after a failure (a caught exception
+        // among them), the next set gets a fresh child.
+        sandbox::Reply { go_on: r.is_ok(), words: wire::encode(&r) }
+    })
+    .into_iter();
+    inputs
+        .into_iter()
+        .enumerate()
+        .map(|(k, (input, _))| {
+            let input = match input {
+                Ok(input) => input,
+                Err(e) => return (Err(e), Duration::ZERO),
+            };
+            if !todo.contains(&k) {
+                return (enumeration(input, Vec::new()), Duration::ZERO);
+            }
+            let (reply, took) = replies.next().unwrap_or((Err(EhrhartError::DeadlinePassed), Duration::ZERO));
+            (reply.and_then(|words| wire::decode(&words)).and_then(|pieces| enumeration(input, pieces)), took)
+        })
+        .collect()
+}
+
+/// The enumeration of `input` from PolyLib's pieces, checked.
+fn enumeration(input: isl_input::Input, pieces: Vec<polylib::RawPiece>) -> Result<Enumeration, EhrhartError> {
     let n = input.params.len();
     let mut terms = Vec::with_capacity(pieces.len());
     let mut vertices = Vec::with_capacity(pieces.len());

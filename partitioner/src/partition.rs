@@ -267,13 +267,13 @@ fn out_of_time() -> String {
     format!("counting ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())
 }
 
-/// The Ehrhart count of a footprint, or why there is none. The footprint is
-/// first simplified against the context and stripped of the parameters it
-/// does not involve; chamber domains are then valid within the context.
-/// barvinok counts first (exact for any bounded set, existentials included);
-/// PolyLib counts when barvinok is unavailable or fails, within the same
-/// time limit.
-fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> {
+/// The Ehrhart input of a footprint: its isl text and the time left to
+/// count it, or why there is none. The footprint is first simplified against
+/// the context and stripped of the parameters it does not involve; chamber
+/// domains are then valid within the context. The count's time limit (the
+/// engines' limit, at most what is left of the kernel's budget) starts here,
+/// so the simplification is part of it.
+fn count_input(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<(String, std::time::Duration), String> {
     // Counts are optional and come last (after the ranges and verdicts of
     // the chosen dimension): they run in a context of their own, with at
     // most the engines' limit each and what is left of the kernel's budget.
@@ -298,36 +298,96 @@ fn count_of(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<Count, String> 
     let fp = fp.drop_unused_params().map_err(|_| isl_failed())?;
     // The Ehrhart input is isl text (the engines run in a child process).
     let text = sub.set_str(&fp).map_err(|_| isl_failed())?;
-    let left = || (now + limit).checked_duration_since(std::time::Instant::now()).unwrap_or_default();
-    let by_barvinok = match ehrhart::card_within(&text, left()) {
-        Ok(card) => return Ok(card.count),
-        Err(ehrhart::EhrhartError::Unavailable { .. }) => None,
-        Err(ehrhart::EhrhartError::BarvinokTimedOut { .. }) => Some(out_of_time()),
-        Err(e) => Some(e.to_string()),
-    };
-    if left().is_zero() {
-        return Err(by_barvinok.unwrap_or_else(out_of_time));
-    }
-    match ehrhart::enumerate_within(&text, None, left()) {
-        Ok(e) => Ok(Count {
-            terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
-        }),
-        Err(e) => {
-            let e = match e {
-                ehrhart::EhrhartError::TimedOut { .. } => out_of_time(),
-                e => e.to_string(),
-            };
-            Err(match by_barvinok {
-                Some(b) => format!("{b}; {e}"),
-                None => e,
-            })
+    Ok((text, limit.saturating_sub(now.elapsed())))
+}
+
+/// The Ehrhart counts of the inputs (see [`count_input`]: each with the time
+/// left to it), or why each is missing. barvinok counts first, all inputs in
+/// one sandboxed child (exact for any bounded set, existentials included);
+/// PolyLib counts, also in one child, those barvinok could not count (it is
+/// unavailable or failed) within what is left of their time.
+fn counts_of(cx: &Ctx, inputs: &[(String, std::time::Duration)]) -> Vec<Result<Count, String>> {
+    use ehrhart::EhrhartError as E;
+    let batch: Vec<(&str, std::time::Duration)> = inputs.iter().map(|(text, left)| (text.as_str(), *left)).collect();
+    let mut out: Vec<Result<Count, String>> = Vec::with_capacity(inputs.len());
+    // Per input PolyLib counts: its index, its time left, barvinok's reason.
+    let mut fallback: Vec<(usize, std::time::Duration, Option<String>)> = Vec::new();
+    for (k, (card, took)) in ehrhart::card_many(&batch, cx.deadline).into_iter().enumerate() {
+        // What is left of the count's time (which the kernel's deadline
+        // may have cut short while barvinok counted).
+        let mut left = batch[k].1.saturating_sub(took);
+        if let Some(d) = cx.deadline {
+            left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
+        let by_barvinok = match card {
+            Ok(card) => {
+                out.push(Ok(card.count));
+                continue;
+            }
+            Err(E::Unavailable { .. }) => None,
+            Err(E::DeadlinePassed) => {
+                out.push(Err("the analysis budget is spent".into()));
+                continue;
+            }
+            Err(E::BarvinokTimedOut { .. }) => Some(out_of_time()),
+            Err(e) => Some(e.to_string()),
+        };
+        if left.is_zero() {
+            out.push(Err(by_barvinok.unwrap_or_else(out_of_time)));
+            continue;
+        }
+        // A placeholder until PolyLib's answer.
+        out.push(Err(String::new()));
+        fallback.push((k, left, by_barvinok));
     }
+    let polylib_batch: Vec<(&str, std::time::Duration)> = fallback.iter().map(|&(k, left, _)| (batch[k].0, left)).collect();
+    for ((k, _, by_barvinok), (e, _)) in fallback.into_iter().zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline)) {
+        out[k] = match e {
+            Ok(e) => Ok(Count {
+                terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
+            }),
+            // Its turn came after the budget: as if no time were left.
+            Err(E::DeadlinePassed) => Err(by_barvinok.unwrap_or_else(out_of_time)),
+            Err(e) => {
+                let e = match e {
+                    E::TimedOut { .. } => out_of_time(),
+                    e => e.to_string(),
+                };
+                Err(match by_barvinok {
+                    Some(b) => format!("{b}; {e}"),
+                    None => e,
+                })
+            }
+        };
+    }
+    out
+}
+
+/// Which count of an array ([`ArrayRanges`]) a prepared count fills.
+#[derive(Debug, Clone, Copy)]
+enum CountSlot {
+    /// `write.written_count`: what a slice writes.
+    Written,
+    /// `count_total`: what the whole NDRange touches.
+    Total,
+    /// `count_slice`: what a slice touches.
+    Slice,
+}
+
+/// A step of [`add_counts`], in the order of its notes: a note, or a count
+/// to fill (the array's index in `KernelRanges::arrays`, the slot, the
+/// note's words for what is counted, and the count's input or why there is
+/// none).
+enum CountStep {
+    Note(String),
+    Count { array_idx: usize, slot: CountSlot, what: &'static str, input: Result<(String, std::time::Duration), String> },
 }
 
 /// Adds the Ehrhart counts of the kernel's bounded arrays along `d` (total,
 /// per slice, and what a slice writes where the writes may not fill the
 /// slice's range); a count that cannot be had is a note with the reason.
+/// Every count's input is made first, then all are counted at once
+/// ([`counts_of`]: one child process for the lot, not one per count).
 fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
     // a fresh operation budget: the ranges may have spent theirs
     cx.isl.reset();
@@ -337,11 +397,36 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
     };
     let ctx_slice = cx.context_with_slice(d);
     let ctx_total = cx.isl.set(&cx.acc.context).ok();
-    let mut notes = Vec::new();
-    for (a, out) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()) {
+    let mut steps = Vec::new();
+    for (array_idx, (a, out)) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()).enumerate() {
         if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
             cx.isl.reset();
-            array_counts(cx, a, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut notes);
+            array_counts(cx, a, array_idx, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut steps);
+        }
+    }
+    let inputs: Vec<(String, std::time::Duration)> =
+        steps.iter().filter_map(|s| if let CountStep::Count { input: Ok(i), .. } = s { Some(i.clone()) } else { None }).collect();
+    let mut counts = counts_of(cx, &inputs).into_iter();
+    let mut notes = Vec::new();
+    for step in steps {
+        let (array_idx, slot, what, input) = match step {
+            CountStep::Note(n) => {
+                notes.push(n);
+                continue;
+            }
+            CountStep::Count { array_idx, slot, what, input } => (array_idx, slot, what, input),
+        };
+        let c = input.and_then(|_| counts.next().unwrap_or_else(|| Err("no count was made".into())));
+        let out = &mut k.arrays[array_idx];
+        let c = c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", cx.acc.arrays[array_idx].name))).ok();
+        match slot {
+            CountSlot::Written => {
+                if let Some(w) = &mut out.write {
+                    w.written_count = c;
+                }
+            }
+            CountSlot::Total => out.count_total = c,
+            CountSlot::Slice => out.count_slice = c,
         }
     }
     if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
@@ -352,21 +437,22 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
     k.diagnostics.extend(notes);
 }
 
-/// One array's counts (see [`add_counts`]).
+/// One array's counts to make (see [`add_counts`]), as steps.
 #[allow(clippy::too_many_arguments)]
 fn array_counts(
     cx: &Ctx,
     a: &ArrayAccesses,
+    array_idx: usize,
     slice: &Set,
     whole_dom: &Set,
     ctx_slice: Option<&Set>,
     ctx_total: Option<&Set>,
     out: &mut ArrayRanges,
-    notes: &mut Vec<String>,
+    steps: &mut Vec<CountStep>,
 ) {
     let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
         None => {
-            notes.push(format!("array '{}': no counts: isl failed while reading the access relations", a.name));
+            steps.push(CountStep::Note(format!("array '{}': no counts: isl failed while reading the access relations", a.name)));
             return;
         }
         Some(None) => {
@@ -377,25 +463,22 @@ fn array_counts(
         }
         Some(Some(all)) => all,
     };
-    let mut count = |what: &str, fp: Option<Set>, ctx: Option<&Set>| -> Option<Count> {
-        let c = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_of(cx, &f, ctx));
-        c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", a.name))).ok()
+    let mut count = |slot: CountSlot, what: &'static str, fp: Option<Set>, ctx: Option<&Set>| {
+        let input = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_input(cx, &f, ctx));
+        steps.push(CountStep::Count { array_idx, slot, what, input });
     };
     if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
         // Only when every write is a must-write (the may-write map may repeat them).
         if let (Some(must), Some(may)) = (cx.union_maps(&[&a.must_writes]), cx.union_maps(&[&a.may_writes])) {
             if !has_may_writes(may, &must) {
                 if let Some(mw) = &must {
-                    let c = count("a slice writes", cx.footprint(mw, slice), ctx_slice);
-                    if let Some(w) = &mut out.write {
-                        w.written_count = c;
-                    }
+                    count(CountSlot::Written, "a slice writes", cx.footprint(mw, slice), ctx_slice);
                 }
             }
         }
     }
-    out.count_total = count("the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
-    out.count_slice = count("a slice touches", cx.footprint(&all, slice), ctx_slice);
+    count(CountSlot::Total, "the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
+    count(CountSlot::Slice, "a slice touches", cx.footprint(&all, slice), ctx_slice);
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.

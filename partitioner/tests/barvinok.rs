@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use partitioner::ehrhart::{barvinok_available, card_within, enumerate_within, Card, Enumeration};
+use partitioner::ehrhart::{barvinok_available, card_many, card_within, enumerate_many, enumerate_within, Card, Enumeration};
 use proptest::prelude::*;
 
 /// A set in isl syntax over parameters `[a, b, lo, hi]` (not all used) and
@@ -81,7 +81,8 @@ fn brute(case: &Case, p: &[i64]) -> i64 {
     }
 }
 
-/// Each case counted once per engine (`None` when the engine does not answer).
+/// Each case counted once per engine (`None` when the engine does not
+/// answer), all cases in one batch per engine (issue 11).
 fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
     static C: OnceLock<Vec<(Option<Card>, Option<Enumeration>)>> = OnceLock::new();
     C.get_or_init(|| {
@@ -89,20 +90,33 @@ fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
             let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
             assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}");
         }
+        let batch: Vec<(&str, Duration)> = CASES.iter().map(|c| (c.set, LIMIT)).collect();
+        let cards = card_many(&batch, None);
+        let enums = enumerate_many(&batch, None);
         CASES
             .iter()
-            .map(|c| {
-                let b = match card_within(c.set, LIMIT) {
+            .zip(cards.into_iter().zip(enums))
+            .map(|(c, ((card, _), (e, _)))| {
+                let b = match card {
                     Ok(card) => Some(card),
                     Err(e) => {
                         assert!(barvinok_available().is_err(), "{}: barvinok failed: {e}", c.name);
                         None
                     }
                 };
-                (b, enumerate_within(c.set, None, LIMIT).ok())
+                (b, e.ok())
             })
             .collect()
     })
+}
+
+/// The batches of [`counts`] give what one call per case gives.
+#[test]
+fn batches_equal_one_call_per_case() {
+    for (c, (card, e)) in CASES.iter().zip(counts()) {
+        assert_eq!(card, &card_within(c.set, LIMIT).ok(), "barvinok, {}", c.name);
+        assert_eq!(e, &enumerate_within(c.set, None, LIMIT).ok(), "polylib, {}", c.name);
+    }
 }
 
 /// The values of the case's parameters (isl drops none here: all four are named).

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use isl_rs::{Context, DimType, Set};
-use partitioner::ehrhart::{enumerate, EhrhartError, Enumeration};
+use partitioner::ehrhart::{enumerate, enumerate_many, EhrhartError, Enumeration, POLYLIB_TIME_LIMIT};
 use proptest::prelude::*;
 
 /// isl's exact number of points of `set ∩ context` at the given parameter values.
@@ -326,4 +326,31 @@ fn text_forms_use_only_parameters_and_numbers() {
             );
         }
     }
+}
+
+/// Issue 11: a batch gives, per set, what one call per set gives; a set on
+/// which PolyLib aborts, throws, or that it cannot take costs only itself.
+#[test]
+fn a_batch_equals_one_call_per_set() {
+    let sets = [
+        "[N] -> { [i] : 0 <= i < N }",
+        "[N] -> { [i, j] : 0 <= 1000000 i <= N and 0 <= j <= 999999 i + N }",
+        "[N, lo, hi] -> { [i] : lo <= i < hi and 0 <= i < N }",
+        "[N] -> { [i] : i >= N }",
+        "[N] -> { [i] : exists k : i = 2k and 0 <= i < N }",
+        "[N] -> { [i] : 0 <= i < N and i > N }",
+        "[N] -> { [i] : 0 <= i <",
+        "[N] -> { [i, j, k] : 0 <= 1000000007 i <= N and 0 <= 1000003 j <= 999999 i + N \
+         and 0 <= 99991 k <= 77777 j + 55555 i }",
+        "[N] -> { [i, j] : 0 <= j <= i < N }",
+    ];
+    let batch: Vec<(&str, std::time::Duration)> = sets.iter().map(|&s| (s, POLYLIB_TIME_LIMIT)).collect();
+    let many = enumerate_many(&batch, None);
+    assert_eq!(many.len(), sets.len());
+    for (set, (e, _)) in sets.iter().zip(&many) {
+        assert_eq!(e, &enumerate(set, None), "{set}");
+    }
+    assert!(many[1].0.as_ref().is_err_and(|e| e.to_string().contains("SIGABRT")), "{:?}", many[1].0);
+    assert_eq!(many[8].0.as_ref().unwrap().eval(&[4]).unwrap(), 10);
+    assert!(enumerate_many(&[], None).is_empty());
 }

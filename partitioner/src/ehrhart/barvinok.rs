@@ -2,15 +2,16 @@
 //! its libraries are there.
 //!
 //! The library is loaded once per process (`barvinok_sys::library`,
-//! `RTLD_LOCAL | RTLD_DEEPBIND`: its isl never meets isl-rs's). Each count
-//! runs in a forked child of the sandbox (module `sandbox`), so a count that
-//! runs past its time limit is killed and one that aborts costs nothing but
-//! the count. The child sends back the parameter names and, per piece of
-//! barvinok's piecewise quasi-polynomial, the condition and value texts
-//! (isl syntax); the parent checks that `ranges-format` parses, binds and
-//! can evaluate each, so every count stored in a range file can be read back.
+//! `RTLD_LOCAL | RTLD_DEEPBIND`: its isl never meets isl-rs's). Counts run
+//! in a forked child of the sandbox (module `sandbox`), so a count that runs
+//! past its time limit is killed and one that aborts costs nothing but the
+//! count; [`card_many`] makes many counts in one child. The child sends back,
+//! per count, the parameter names and, per piece of barvinok's piecewise
+//! quasi-polynomial, the condition and value texts (isl syntax); the parent
+//! checks that `ranges-format` parses, binds and can evaluate each, so every
+//! count stored in a range file can be read back.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ranges_format::{Chamber, Condition, Count, PwExpr};
 
@@ -47,20 +48,50 @@ pub fn available() -> Result<(), String> {
 /// Counts the integer points of `set_text` (isl syntax) with barvinok, in
 /// the sandbox, within `limit`.
 pub fn card_within(set_text: &str, limit: Duration) -> Result<Card, EhrhartError> {
-    let lib = barvinok_sys::library().map_err(|e| EhrhartError::Unavailable { reason: e.to_string() })?;
-    let words = sandbox::run_isolated(
-        || {
-            let r = lib.context().and_then(|cx| cx.card(set_text));
-            encode(&r.map(|c| (c.params, c.pieces.into_iter().map(|p| (p.domain, p.value)).collect())).map_err(|e| e.to_string()))
-        },
-        limit,
-    )
-    .map_err(|e| match e {
-        EhrhartError::TimedOut { millis } => EhrhartError::BarvinokTimedOut { millis },
-        EhrhartError::PolyLib { detail } => EhrhartError::Barvinok { detail: detail.replace("polylib process", "barvinok process") },
-        other => other,
-    })?;
-    let (params, pieces) = decode(&words)
+    card_many(&[(set_text, limit)], None).pop().map(|(r, _)| r).unwrap_or_else(|| Err(EhrhartError::Barvinok { detail: "no reply".into() }))
+}
+
+/// Counts the integer points of each set (isl syntax, with its time limit)
+/// with barvinok, all in one sandboxed child while the counts succeed (a
+/// count that times out or fails costs its child, and a fresh one counts the
+/// rest). Gives, per set in order, its count or why there is none, and the
+/// time it took. A count gets its own limit, counted from when its turn
+/// comes, and no more than what is left until `deadline`; a count whose turn
+/// comes after `deadline` gets [`EhrhartError::DeadlinePassed`].
+pub fn card_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+    let lib = match barvinok_sys::library() {
+        Ok(lib) => lib,
+        Err(e) => return sets.iter().map(|_| (Err(EhrhartError::Unavailable { reason: e.to_string() }), Duration::ZERO)).collect(),
+    };
+    let limits: Vec<Duration> = sets.iter().map(|&(_, limit)| limit).collect();
+    let replies = sandbox::run_batch(&limits, deadline, |k| {
+        let text = sets[k].0;
+        #[cfg(test)]
+        tests::hook(text);
+        let r = lib.context().and_then(|cx| cx.card(text));
+        // After a failure the next count gets a fresh child.
+        let go_on = r.is_ok();
+        let words = encode(&r.map(|c| (c.params, c.pieces.into_iter().map(|p| (p.domain, p.value)).collect())).map_err(|e| e.to_string()));
+        sandbox::Reply { words, go_on }
+    });
+    replies
+        .into_iter()
+        .map(|(words, took)| {
+            let card = words
+                .map_err(|e| match e {
+                    EhrhartError::TimedOut { millis } => EhrhartError::BarvinokTimedOut { millis },
+                    EhrhartError::PolyLib { detail } => EhrhartError::Barvinok { detail: detail.replace("polylib process", "barvinok process") },
+                    other => other,
+                })
+                .and_then(|words| card_of(&words));
+            (card, took)
+        })
+        .collect()
+}
+
+/// The count in a child's reply, checked (see the module comment).
+fn card_of(words: &[i64]) -> Result<Card, EhrhartError> {
+    let (params, pieces) = decode(words)
         .ok_or_else(|| EhrhartError::Barvinok { detail: "the barvinok process sent a malformed reply".into() })?
         .map_err(|detail| EhrhartError::Barvinok { detail })?;
     let names: Vec<&str> = params.iter().map(String::as_str).collect();
@@ -152,6 +183,100 @@ fn decode(w: &[i64]) -> Option<Reply> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A set text that makes the child sleep instead of counting (a count
+    /// that runs past its limit).
+    const SLOW: &str = "[N] -> { [i] : 0 <= i < N and 0 = 0 }";
+    /// A set text that makes the child abort (a child that dies).
+    const ABORT: &str = "[N] -> { [i] : 0 <= i < N and 1 = 1 }";
+
+    /// The test hook of the child's work (see [`card_many`]).
+    pub(super) fn hook(text: &str) {
+        if text == SLOW {
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        if text == ABORT {
+            // SAFETY: ends the child, as a crash in barvinok would.
+            unsafe { libc::abort() };
+        }
+    }
+
+    fn barvinok_here() -> bool {
+        match available() {
+            Ok(()) => true,
+            Err(why) => {
+                let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
+                assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}");
+                false
+            }
+        }
+    }
+
+    const SETS: &[&str] = &[
+        "[N] -> { [i] : 0 <= i < N }",
+        "[N, lo, hi] -> { [k] : exists (i, j : k = 8i + j and lo <= j < hi and 0 <= i < N and 0 <= j < 8) }",
+        "[a, lo, hi] -> { [i, j] : lo <= i < hi and 0 <= j <= i < a }",
+        "[N] -> { [i] : i >= N }",
+        "[a, lo, hi] -> { [k] : lo <= k < hi and 0 <= k < a and k mod 4 != 3 }",
+        "{ [i, j] : 0 <= i < 3 and 0 <= j < 5 }",
+    ];
+
+    const LIMIT: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn a_batch_counts_as_one_call_per_set() {
+        if !barvinok_here() {
+            return;
+        }
+        let batch: Vec<(&str, Duration)> = SETS.iter().map(|&s| (s, LIMIT)).collect();
+        let many = card_many(&batch, None);
+        assert_eq!(many.len(), SETS.len());
+        for (set, (card, _)) in SETS.iter().zip(&many) {
+            assert_eq!(card, &card_within(set, LIMIT), "{set}");
+        }
+        // The unbounded set (an error) does not stop the counts after it.
+        assert!(many[3].0.is_err() && many[4].0.is_ok() && many[5].0.is_ok());
+        assert_eq!(many[5].0.as_ref().unwrap().eval(&[]).unwrap(), 15);
+        assert!(card_many(&[], None).is_empty());
+    }
+
+    #[test]
+    fn a_count_that_times_out_or_dies_costs_only_itself() {
+        if !barvinok_here() {
+            return;
+        }
+        let batch = [
+            (SETS[0], LIMIT),
+            (SLOW, Duration::from_millis(300)),
+            (SETS[1], LIMIT),
+            (ABORT, LIMIT),
+            (SETS[2], LIMIT),
+        ];
+        let start = Instant::now();
+        let many = card_many(&batch, None);
+        assert!(start.elapsed() < Duration::from_secs(20), "the slow count was not stopped");
+        let results: Vec<&Result<Card, EhrhartError>> = many.iter().map(|(r, _)| r).collect();
+        assert_eq!(results[1], &Err(EhrhartError::BarvinokTimedOut { millis: 300 }));
+        let died = results[3].as_ref().unwrap_err().to_string();
+        assert!(died.contains("the barvinok process died of signal 6"), "{died}");
+        for k in [0, 2, 4] {
+            assert_eq!(results[k], &card_within(batch[k].0, LIMIT), "{}", batch[k].0);
+            assert!(results[k].is_ok());
+        }
+        assert!(many[1].1 >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn counts_after_the_deadline_are_not_attempted() {
+        if !barvinok_here() {
+            return;
+        }
+        let batch = [(SETS[0], LIMIT), (SLOW, LIMIT), (SETS[1], LIMIT)];
+        let many = card_many(&batch, Some(Instant::now() + Duration::from_millis(1500)));
+        assert!(many[0].0.is_ok());
+        assert!(matches!(many[1].0, Err(EhrhartError::BarvinokTimedOut { .. })), "{:?}", many[1].0);
+        assert_eq!(many[2].0, Err(EhrhartError::DeadlinePassed));
+    }
 
     #[test]
     fn replies_round_trip() {

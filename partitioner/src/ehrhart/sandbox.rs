@@ -3,15 +3,24 @@
 //! PolyLib cannot be trusted to return: its 64-bit build handles arithmetic
 //! overflow in `Polyhedron_Enumerate` by printing to stderr and failing an
 //! `assert` (SIGABRT), it prints its results on stdout, and it keeps global
-//! state. So each PolyLib session runs in a child made by `fork`: the child
+//! state. So PolyLib (and barvinok) run in a child made by `fork`: the child
 //! points its stdout and stderr at `/dev/null`, does the work, writes the
-//! encoded result into a pipe and `_exit`s. The parent reads the result with
-//! a time limit. An abort, a crash or a time-out in PolyLib becomes an
-//! [`EhrhartError`]; the calling process and its output are untouched.
+//! encoded results into a pipe and `_exit`s. The parent reads the results
+//! with a time limit. An abort, a crash or a time-out in the engine becomes
+//! an [`EhrhartError`]; the calling process and its output are untouched.
+//!
+//! A batch ([`run_batch`]) costs one child for all its items while they
+//! succeed: the child streams one frame per item (`[n_words, go_on, words...]`,
+//! 8 bytes a word, little-endian) and the parent reads each frame with the
+//! item's own time limit. An item that runs past its limit, or a child that
+//! dies, costs that item (the child is killed) and a fresh child takes the
+//! items after it. A child also stops after an item whose work says not to
+//! go on (a failure that may leave the engine's global state unsound), and a
+//! fresh child takes the rest.
 //!
 //! The child of a multi-threaded parent runs only the forking thread; it
-//! uses malloc (which glibc makes safe after `fork`) and PolyLib, and takes
-//! no lock that another thread of the parent could hold.
+//! uses malloc (which glibc makes safe after `fork`) and the engines, and
+//! takes no lock that another thread of the parent could hold.
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,54 +29,98 @@ use std::time::{Duration, Instant};
 
 use super::EhrhartError;
 
-/// One sandboxed PolyLib session at a time, so that a child never inherits
-/// the pipe of another one (which would delay that one's end-of-file).
+/// One sandbox (one batch) at a time, so that a child never inherits the
+/// pipe of another one (which would delay that one's end-of-file).
 static SANDBOX_LOCK: Mutex<()> = Mutex::new(());
 
-/// Largest reply accepted from the child (its words, 8 bytes each).
+/// Largest reply accepted from the child for one item (its words, 8 bytes each).
 const MAX_REPLY_WORDS: usize = 1 << 24;
+
+/// Bytes of a frame's header: the number of words and the go-on flag.
+const HEADER_BYTES: usize = 16;
 
 /// Exit code of a child whose work panicked.
 const CHILD_PANICKED: i32 = 101;
 
+/// What the child's work gives for one item: the reply's words, and whether
+/// the same child may go on with the next item.
+pub(crate) struct Reply {
+    pub words: Vec<i64>,
+    pub go_on: bool,
+}
+
 /// Runs `work` in a forked child with stdout and stderr silenced and returns
 /// the words it produced. `work` must only compute (it runs in a copy of the
 /// process that is thrown away).
+#[cfg(test)]
 pub(crate) fn run_isolated(
     work: impl FnOnce() -> Vec<i64>,
     limit: Duration,
 ) -> Result<Vec<i64>, EhrhartError> {
+    let mut work = Some(work);
+    let mut replies = run_batch(&[limit], None, |_| Reply {
+        words: work.take().map(|w| w()).unwrap_or_default(),
+        go_on: true,
+    });
+    replies.pop().map(|(r, _)| r).unwrap_or_else(|| Err(EhrhartError::PolyLib { detail: "no reply".into() }))
+}
+
+/// Runs `work(k)` for every item `k` of `limits` in forked children with
+/// stdout and stderr silenced (one child for all while they succeed; see the
+/// module comment) and returns, per item, the words it produced or why there
+/// are none, and the time the parent waited for it. Item `k` gets
+/// `limits[k]`, counted from when the parent starts waiting for it, and no
+/// more than what is left until `deadline`; items whose turn comes after
+/// `deadline` get [`EhrhartError::DeadlinePassed`]. `work` must only compute
+/// (it runs in a copy of the process that is thrown away).
+pub(crate) fn run_batch(
+    limits: &[Duration],
+    deadline: Option<Instant>,
+    mut work: impl FnMut(usize) -> Reply,
+) -> Vec<(Result<Vec<i64>, EhrhartError>, Duration)> {
     let _guard = SANDBOX_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: fds has room for the two descriptors.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(sandbox_error(
-            "cannot create a pipe",
-            io::Error::last_os_error(),
-        ));
-    }
-    let (read_fd, write_fd) = (fds[0], fds[1]);
-    // SAFETY: see the module comment; the child never returns from this block.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        let e = io::Error::last_os_error();
-        // SAFETY: both descriptors are ours.
-        unsafe {
-            libc::close(read_fd);
-            libc::close(write_fd);
+    let n = limits.len();
+    let mut out: Vec<(Result<Vec<i64>, EhrhartError>, Duration)> = Vec::with_capacity(n);
+    'children: while out.len() < n {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
         }
-        return Err(sandbox_error("cannot fork", e));
+        let mut child = match Child::spawn(out.len(), n, &mut work) {
+            Ok(c) => c,
+            Err(e) => {
+                // A fork that fails now fails for the rest too.
+                out.resize(n, (Err(e), Duration::ZERO));
+                break;
+            }
+        };
+        while out.len() < n {
+            let now = Instant::now();
+            let mut limit = limits[out.len()];
+            if let Some(d) = deadline {
+                let left = d.saturating_duration_since(now);
+                if left.is_zero() {
+                    break 'children;
+                }
+                limit = limit.min(left);
+            }
+            let frame = child.frame(limit);
+            let took = now.elapsed();
+            match frame {
+                Ok(Reply { words, go_on }) => {
+                    out.push((Ok(words), took));
+                    if !go_on {
+                        continue 'children;
+                    }
+                }
+                Err(e) => {
+                    out.push((Err(e), took));
+                    continue 'children;
+                }
+            }
+        }
     }
-    if pid == 0 {
-        // SAFETY: in the child; only this thread exists.
-        unsafe { child(read_fd, write_fd, work) }
-    }
-    // SAFETY: the write end belongs to the child now.
-    unsafe { libc::close(write_fd) };
-    let reply = read_reply(pid, read_fd, limit);
-    // SAFETY: the read end is ours.
-    unsafe { libc::close(read_fd) };
-    reply
+    out.resize(n, (Err(EhrhartError::DeadlinePassed), Duration::ZERO));
+    out
 }
 
 fn sandbox_error(what: &str, e: io::Error) -> EhrhartError {
@@ -76,8 +129,171 @@ fn sandbox_error(what: &str, e: io::Error) -> EhrhartError {
     }
 }
 
-/// The child's side: silence, work, reply, exit. Never returns.
-unsafe fn child(read_fd: libc::c_int, write_fd: libc::c_int, work: impl FnOnce() -> Vec<i64>) -> ! {
+/// A child of the sandbox and the read end of its pipe; killed (if still
+/// running) and reaped on drop.
+struct Child {
+    pid: libc::pid_t,
+    fd: libc::c_int,
+    /// Bytes read and not yet taken as a frame.
+    buf: Vec<u8>,
+    /// The child's exit status once reaped.
+    status: Option<libc::c_int>,
+}
+
+impl Child {
+    /// Forks a child that works on items `first..n`.
+    fn spawn(first: usize, n: usize, work: &mut impl FnMut(usize) -> Reply) -> Result<Child, EhrhartError> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: fds has room for the two descriptors.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(sandbox_error("cannot create a pipe", io::Error::last_os_error()));
+        }
+        let (read_fd, write_fd) = (fds[0], fds[1]);
+        // SAFETY: see the module comment; the child never returns from this block.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            // SAFETY: both descriptors are ours.
+            unsafe {
+                libc::close(read_fd);
+                libc::close(write_fd);
+            }
+            return Err(sandbox_error("cannot fork", e));
+        }
+        if pid == 0 {
+            // SAFETY: in the child; only this thread exists.
+            unsafe { child(read_fd, write_fd, first..n, work) }
+        }
+        // SAFETY: the write end belongs to the child now.
+        unsafe { libc::close(write_fd) };
+        Ok(Child { pid, fd: read_fd, buf: Vec::new(), status: None })
+    }
+
+    /// The next frame, read within `limit`. After an error the child is of
+    /// no further use (the caller drops it, which kills it).
+    fn frame(&mut self, limit: Duration) -> Result<Reply, EhrhartError> {
+        let deadline = Instant::now() + limit;
+        let mut chunk = [0u8; 65536];
+        let mut eof = false;
+        loop {
+            if let Some(frame) = self.take_frame()? {
+                return Ok(frame);
+            }
+            if eof || (self.status.is_some() && !self.readable()) {
+                // The child is done or dead before this frame was complete.
+                let status = match self.status {
+                    Some(s) => s,
+                    None => {
+                        let s = reap(self.pid);
+                        self.status = Some(s);
+                        s
+                    }
+                };
+                return Err(judge(status));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(EhrhartError::TimedOut {
+                    millis: limit.as_millis() as u64,
+                });
+            }
+            let wait_ms = (deadline - now).as_millis().clamp(1, 100) as libc::c_int;
+            let mut pfd = libc::pollfd {
+                fd: self.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: pfd is a valid pollfd.
+            let ready = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
+            if ready < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(sandbox_error("cannot poll the pipe", e));
+            }
+            if ready == 0 {
+                // Nothing to read: has the child died without closing every copy
+                // of the pipe (a process forked meanwhile may hold one)?
+                self.status = try_reap(self.pid);
+                continue;
+            }
+            // SAFETY: chunk is a writable buffer of its length.
+            let n = unsafe { libc::read(self.fd, chunk.as_mut_ptr().cast(), chunk.len()) };
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                eof = true;
+            } else if n == 0 {
+                eof = true; // end of file: the child is done or dead
+            } else {
+                self.buf.extend_from_slice(&chunk[..n as usize]);
+            }
+        }
+    }
+
+    /// Whether the pipe has bytes (or its end) to read right now.
+    fn readable(&self) -> bool {
+        let mut pfd = libc::pollfd {
+            fd: self.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: pfd is a valid pollfd.
+        unsafe { libc::poll(&mut pfd, 1, 0) > 0 }
+    }
+
+    /// Takes a whole frame off the front of `buf`, if there is one.
+    fn take_frame(&mut self) -> Result<Option<Reply>, EhrhartError> {
+        let Some(head) = self.buf.get(..HEADER_BYTES) else {
+            return Ok(None);
+        };
+        let word = |k: usize| u64::from_le_bytes(head[8 * k..8 * k + 8].try_into().unwrap_or([0xff; 8]));
+        let (want, go_on) = (word(0), word(1));
+        let want = match usize::try_from(want) {
+            Ok(w) if w <= MAX_REPLY_WORDS => w,
+            _ => {
+                return Err(EhrhartError::PolyLib {
+                    detail: format!("reply of {want} words is too long"),
+                })
+            }
+        };
+        if go_on > 1 {
+            return Err(EhrhartError::PolyLib {
+                detail: "the polylib process sent a malformed reply".into(),
+            });
+        }
+        let end = HEADER_BYTES + 8 * want;
+        if self.buf.len() < end {
+            return Ok(None);
+        }
+        let words = self.buf[HEADER_BYTES..end]
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        self.buf.drain(..end);
+        Ok(Some(Reply { words, go_on: go_on == 1 }))
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            kill_and_reap(self.pid);
+        }
+        // SAFETY: the read end is ours.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+/// The child's side: silence, then per item work and a frame; exit. Never returns.
+unsafe fn child(
+    read_fd: libc::c_int,
+    write_fd: libc::c_int,
+    items: std::ops::Range<usize>,
+    work: &mut impl FnMut(usize) -> Reply,
+) -> ! {
     libc::close(read_fd);
     let devnull = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if devnull >= 0 {
@@ -89,115 +305,37 @@ unsafe fn child(read_fd: libc::c_int, write_fd: libc::c_int, work: impl FnOnce()
         libc::close(libc::STDOUT_FILENO);
         libc::close(libc::STDERR_FILENO);
     }
-    let words = match catch_unwind(AssertUnwindSafe(work)) {
-        Ok(words) => words,
-        Err(_) => libc::_exit(CHILD_PANICKED),
-    };
-    let mut bytes = Vec::with_capacity(8 * (words.len() + 1));
-    bytes.extend_from_slice(&(words.len() as u64).to_le_bytes());
-    for w in &words {
-        bytes.extend_from_slice(&w.to_le_bytes());
-    }
-    let mut off = 0;
-    while off < bytes.len() {
-        let n = libc::write(write_fd, bytes[off..].as_ptr().cast(), bytes.len() - off);
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            libc::_exit(2);
+    for k in items {
+        let reply = match catch_unwind(AssertUnwindSafe(|| work(k))) {
+            Ok(reply) => reply,
+            Err(_) => libc::_exit(CHILD_PANICKED),
+        };
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * reply.words.len());
+        bytes.extend_from_slice(&(reply.words.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&u64::from(reply.go_on).to_le_bytes());
+        for w in &reply.words {
+            bytes.extend_from_slice(&w.to_le_bytes());
         }
-        off += n as usize;
+        let mut off = 0;
+        while off < bytes.len() {
+            let n = libc::write(write_fd, bytes[off..].as_ptr().cast(), bytes.len() - off);
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                libc::_exit(2);
+            }
+            off += n as usize;
+        }
+        if !reply.go_on {
+            break;
+        }
     }
     libc::_exit(0)
 }
 
-/// The parent's side: read the reply, reap the child, judge.
-fn read_reply(
-    pid: libc::pid_t,
-    fd: libc::c_int,
-    limit: Duration,
-) -> Result<Vec<i64>, EhrhartError> {
-    let deadline = Instant::now() + limit;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut status: Option<libc::c_int> = None;
-    let mut chunk = [0u8; 65536];
-    loop {
-        if let Some(want) = expected_len(&buf) {
-            if want > MAX_REPLY_WORDS {
-                kill_and_reap(pid);
-                return Err(EhrhartError::PolyLib {
-                    detail: format!("reply of {want} words is too long"),
-                });
-            }
-            if buf.len() >= 8 * (want + 1) {
-                break;
-            }
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            if status.is_none() {
-                kill_and_reap(pid);
-            }
-            return Err(EhrhartError::TimedOut {
-                millis: limit.as_millis() as u64,
-            });
-        }
-        let wait_ms = (deadline - now).as_millis().clamp(1, 100) as libc::c_int;
-        let mut pfd = libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: pfd is a valid pollfd.
-        let ready = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
-        if ready < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            kill_and_reap(pid);
-            return Err(sandbox_error(
-                "cannot poll the pipe",
-                io::Error::last_os_error(),
-            ));
-        }
-        if ready == 0 {
-            // Nothing to read: has the child died without closing every copy
-            // of the pipe (a process forked meanwhile may hold one)?
-            if status.is_none() {
-                status = try_reap(pid);
-            }
-            if status.is_some() {
-                break;
-            }
-            continue;
-        }
-        // SAFETY: chunk is a writable buffer of its length.
-        let n = unsafe { libc::read(fd, chunk.as_mut_ptr().cast(), chunk.len()) };
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            break;
-        }
-        if n == 0 {
-            break; // end of file: the child is done or dead
-        }
-        buf.extend_from_slice(&chunk[..n as usize]);
-    }
-    let status = match status {
-        Some(s) => s,
-        None => reap(pid),
-    };
-    judge(status, &buf)
-}
-
-fn expected_len(buf: &[u8]) -> Option<usize> {
-    let head: [u8; 8] = buf.get(..8)?.try_into().ok()?;
-    usize::try_from(u64::from_le_bytes(head)).ok()
-}
-
-fn judge(status: libc::c_int, buf: &[u8]) -> Result<Vec<i64>, EhrhartError> {
+/// Why a child ended before sending a whole frame.
+fn judge(status: libc::c_int) -> EhrhartError {
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);
         let why = match sig {
@@ -205,9 +343,9 @@ fn judge(status: libc::c_int, buf: &[u8]) -> Result<Vec<i64>, EhrhartError> {
             libc::SIGSEGV => " (SIGSEGV)",
             _ => "",
         };
-        return Err(EhrhartError::PolyLib {
+        return EhrhartError::PolyLib {
             detail: format!("the polylib process died of signal {sig}{why}"),
-        });
+        };
     }
     if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) != 0 {
         let code = libc::WEXITSTATUS(status);
@@ -216,21 +354,13 @@ fn judge(status: libc::c_int, buf: &[u8]) -> Result<Vec<i64>, EhrhartError> {
         } else {
             ""
         };
-        return Err(EhrhartError::PolyLib {
+        return EhrhartError::PolyLib {
             detail: format!("the polylib process exited with code {code}{why}"),
-        });
+        };
     }
-    let want = expected_len(buf).filter(|&w| buf.len() == 8 * (w + 1));
-    let Some(want) = want else {
-        return Err(EhrhartError::PolyLib {
-            detail: "the polylib process sent a truncated reply".into(),
-        });
-    };
-    Ok(buf[8..]
-        .chunks_exact(8)
-        .take(want)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect())
+    EhrhartError::PolyLib {
+        detail: "the polylib process sent a truncated reply".into(),
+    }
 }
 
 /// Non-blocking reap; `Some(status)` once the child has exited.
@@ -292,6 +422,69 @@ mod tests {
             err.to_string(),
             "polylib failed: the polylib process exited with code 101 (a panic)"
         );
+    }
+
+    /// The items' words and errors, without the times.
+    fn outcomes(limits: &[Duration], deadline: Option<Instant>, work: impl FnMut(usize) -> Reply) -> Vec<Result<Vec<i64>, String>> {
+        run_batch(limits, deadline, work).into_iter().map(|(r, _)| r.map_err(|e| e.to_string())).collect()
+    }
+
+    #[test]
+    fn a_batch_streams_one_reply_per_item_from_one_child() {
+        let parent = std::process::id() as i64;
+        let got = outcomes(&[LIMIT; 4], None, |k| Reply {
+            // Item 2 is larger than a pipe's buffer.
+            words: if k == 2 { (0..100_000).collect() } else { vec![k as i64, unsafe { libc::getpid() } as i64] },
+            go_on: true,
+        });
+        assert_eq!(got.len(), 4);
+        let child = got[0].as_ref().unwrap()[1];
+        assert_ne!(child, parent);
+        assert_eq!(got[1], Ok(vec![1, child]), "one child for the whole batch");
+        assert_eq!(got[2], Ok((0..100_000).collect()));
+        assert_eq!(got[3], Ok(vec![3, child]));
+        assert!(run_batch(&[], None, |_| unreachable!()).is_empty());
+    }
+
+    #[test]
+    fn a_failing_item_costs_only_itself() {
+        let pid = || unsafe { libc::getpid() } as i64;
+        let mut limits = [LIMIT; 7];
+        limits[1] = Duration::from_millis(300);
+        let got = outcomes(&limits, None, |k| {
+            match k {
+                1 => std::thread::sleep(Duration::from_secs(30)),
+                3 => unsafe { libc::abort() },
+                5 => panic!("boom"),
+                _ => {}
+            }
+            // Item 4 asks for a fresh child after it.
+            Reply { words: vec![k as i64, pid()], go_on: k != 4 }
+        });
+        assert_eq!(got[1], Err("polylib took longer than 300 ms".into()));
+        assert!(got[3].as_ref().unwrap_err().contains("signal 6 (SIGABRT"), "{:?}", got[3]);
+        assert_eq!(got[5], Err("polylib failed: the polylib process exited with code 101 (a panic)".into()));
+        let ok: Vec<(i64, i64)> = [0, 2, 4, 6].iter().map(|&k| {
+            let w = got[k].as_ref().unwrap();
+            (w[0], w[1])
+        }).collect();
+        assert_eq!(ok.iter().map(|w| w.0).collect::<Vec<_>>(), [0, 2, 4, 6]);
+        // A fresh child after each failure and after item 4.
+        let children: std::collections::BTreeSet<i64> = ok.iter().map(|w| w.1).collect();
+        assert_eq!(children.len(), 4);
+    }
+
+    #[test]
+    fn items_after_the_deadline_are_not_attempted() {
+        let got = outcomes(&[LIMIT; 3], Some(Instant::now() + Duration::from_millis(1000)), |k| {
+            if k == 1 {
+                std::thread::sleep(Duration::from_secs(30));
+            }
+            Reply { words: vec![k as i64], go_on: true }
+        });
+        assert_eq!(got[0], Ok(vec![0]));
+        assert!(got[1].as_ref().is_err_and(|e| e.starts_with("polylib took longer than")), "{:?}", got[1]);
+        assert_eq!(got[2], Err("the time budget was spent before this count began".into()));
     }
 
     #[test]
