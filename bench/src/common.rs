@@ -56,7 +56,7 @@ pub struct Ready {
 /// Analyzes `spec` for its launch (as `clpart run` does), makes the plan
 /// and the arguments.
 pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
-    let config = LaunchConfig::new(&spec.global, &spec.local).with_specs(&spec.args);
+    let config = LaunchConfig::new(&spec.global, &spec.local).with_specs(&spec.args).with_counts(session::Counts::All);
     let session = Session::from_source(&spec.file, &spec.source, &spec.build).with_context(|| format!("parse {}", spec.file))?;
     let (rf, plan) = session.into_launch(rt, &spec.kernel, &config).with_context(|| format!("analyze {}", spec.file))?;
     let args = plan.args_from_specs(&spec.args)?;

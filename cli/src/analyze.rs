@@ -87,7 +87,7 @@ pub fn parse_size3(text: &str, what: &str) -> Result<[i64; 3]> {
 }
 
 pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
-    let mut o = PartitionOptions { split_dim: args.split_dim, no_counts: args.no_counts, ..Default::default() };
+    let mut o = PartitionOptions { split_dim: args.split_dim, counts: if args.no_counts { partitioner::Counts::None } else { partitioner::Counts::All }, ..Default::default() };
     if let Some(l) = &args.local {
         o.analysis.local_size = Some(parse_size3(l, "--local")?);
     }

@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use launcher::{KernelArgs, LaunchOptions, NdRange, RunReport, Runtime};
 use ranges_format::RangeFile;
-use session::{LaunchConfig, Session};
+use session::{Counts, LaunchConfig, Session};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -101,7 +101,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let nd = NdRange::new(&global, &local)?;
     let mut session = session(&args)?;
     let kernel = session.kernel_name(args.kernel.as_deref())?;
-    let config = LaunchConfig { split_dim: args.split_dim, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
+    // The report shows `bytes_exact`: every count.
+    let config = LaunchConfig { split_dim: args.split_dim, counts: Counts::All, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
     let runtime = Runtime::new()?;
     let n_devices = runtime.devices().len();
     if n_devices == 0 {

@@ -16,7 +16,7 @@ use launcher::{ArgSpec, BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs,
 use ranges_format::run_file::STEP_COUNTER;
 use ranges_format::{ArgInfo, ArgKind, RunFile, StepArg};
 use serde::Serialize;
-use session::{LaunchConfig, Session};
+use session::{Counts, LaunchConfig, Session};
 
 #[derive(Args)]
 #[command(after_help = "Run file (RON; paths relative to it; `step` is the repetition counter 0 .. repeat-1):\n\
@@ -129,7 +129,8 @@ impl Prepared {
 
     /// The launch configuration with the integer scalars of repetition `rep`.
     fn config_with_scalars(&self, rep: u32) -> LaunchConfig {
-        let mut c = LaunchConfig::new(&self.nd.global, &self.nd.local);
+        // The report shows `bytes_exact`: every count.
+        let mut c = LaunchConfig::new(&self.nd.global, &self.nd.local).with_counts(Counts::All);
         for (info, v) in self.infos.iter().zip(&self.values) {
             if info.kind != ArgKind::Scalar || !ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
                 continue;
@@ -501,7 +502,7 @@ fn make_buffer(file: &Path, b: &ranges_format::BufferDecl) -> std::result::Resul
 fn plan_for<'s>(session: &'s mut Session, runtime: &Runtime, p: &mut Prepared, rep: u32) -> Result<(&'s mut launcher::Plan, bool)> {
     let mut analyzed = false;
     if p.config.is_none() {
-        let generic = LaunchConfig::new(&p.nd.global, &p.nd.local);
+        let generic = LaunchConfig::new(&p.nd.global, &p.nd.local).with_counts(Counts::All);
         let (plan, a) = session.plan(runtime, &p.kernel, &generic)?;
         analyzed |= a;
         let chosen = if plan.kernel().splittable || !p.has_int_scalars() {

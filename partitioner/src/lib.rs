@@ -13,4 +13,4 @@ pub mod partition;
 pub mod report;
 pub mod subkernel;
 
-pub use partition::{deadline, partition_kernel, PartitionError, PartitionOptions};
+pub use partition::{deadline, partition_kernel, Counts, PartitionError, PartitionOptions};

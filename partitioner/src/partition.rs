@@ -33,8 +33,25 @@ pub struct PartitionOptions {
     pub split_dim: Option<u32>,
     /// Options passed to the access analysis (specialization, isl limit).
     pub analysis: AnalysisOptions,
-    /// Skip the Ehrhart counts (they cost a PolyLib call per array and slice).
-    pub no_counts: bool,
+    /// Which Ehrhart counts to make (the slow part of the analysis).
+    pub counts: Counts,
+}
+
+/// Which Ehrhart counts the partitioner makes ([`PartitionOptions::counts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Counts {
+    /// Every count: the elements the whole NDRange and a slice touch per
+    /// array, and the elements a slice writes where the writes are not
+    /// proved to fill their range (`clpart analyze`, range files, reports
+    /// with `bytes_exact`).
+    #[default]
+    All,
+    /// Only what a launch needs to be glued right: the written counts of
+    /// arrays whose writes are not proved to fill their range (the OpenCL
+    /// layer and the C API launch with these; `bytes_exact` is then absent).
+    Written,
+    /// None.
+    None,
 }
 
 /// Errors of the partitioner (analysis failures are verdicts, not errors).
@@ -388,7 +405,7 @@ enum CountStep {
 /// slice's range); a count that cannot be had is a note with the reason.
 /// Every count's input is made first, then all are counted at once
 /// ([`counts_of`]: one child process for the lot, not one per count).
-fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
+fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     // a fresh operation budget: the ranges may have spent theirs
     cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
@@ -401,7 +418,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges) {
     for (array_idx, (a, out)) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()).enumerate() {
         if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
             cx.isl.reset();
-            array_counts(cx, a, array_idx, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, &mut steps);
+            array_counts(cx, a, array_idx, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, which, &mut steps);
         }
     }
     let inputs: Vec<(String, std::time::Duration)> =
@@ -448,21 +465,9 @@ fn array_counts(
     ctx_slice: Option<&Set>,
     ctx_total: Option<&Set>,
     out: &mut ArrayRanges,
+    which: Counts,
     steps: &mut Vec<CountStep>,
 ) {
-    let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
-        None => {
-            steps.push(CountStep::Note(format!("array '{}': no counts: isl failed while reading the access relations", a.name)));
-            return;
-        }
-        Some(None) => {
-            // Never accessed: no element, in any slice (an empty sum).
-            out.count_total = Some(Count { terms: Vec::new() });
-            out.count_slice = Some(Count { terms: Vec::new() });
-            return;
-        }
-        Some(Some(all)) => all,
-    };
     let mut count = |slot: CountSlot, what: &'static str, fp: Option<Set>, ctx: Option<&Set>| {
         let input = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_input(cx, &f, ctx));
         steps.push(CountStep::Count { array_idx, slot, what, input });
@@ -477,6 +482,22 @@ fn array_counts(
             }
         }
     }
+    if which != Counts::All {
+        return;
+    }
+    let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
+        None => {
+            steps.push(CountStep::Note(format!("array '{}': no counts: isl failed while reading the access relations", a.name)));
+            return;
+        }
+        Some(None) => {
+            // Never accessed: no element, in any slice (an empty sum).
+            out.count_total = Some(Count { terms: Vec::new() });
+            out.count_slice = Some(Count { terms: Vec::new() });
+            return;
+        }
+        Some(Some(all)) => all,
+    };
     count(CountSlot::Total, "the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
     count(CountSlot::Slice, "a slice touches", cx.footprint(&all, slice), ctx_slice);
 }
@@ -694,9 +715,9 @@ pub fn partition_kernel(
         }
     }
     let (_, _, mut k) = best.expect("at least one dimension");
-    if !options.no_counts {
+    if options.counts != Counts::None {
         if let Some(d) = k.split_dim {
-            add_counts(&cx, d, &mut k);
+            add_counts(&cx, d, &mut k, options.counts);
         }
     }
     if dims.len() > 1 {

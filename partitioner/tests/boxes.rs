@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 fn partition(name: &str, src: &str, split_dim: Option<u32>) -> KernelRanges {
     let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
-    let o = PartitionOptions { split_dim, no_counts: true, ..Default::default() };
+    let o = PartitionOptions { split_dim, counts: partitioner::Counts::None, ..Default::default() };
     let deadline = partitioner::deadline(&o.analysis, std::time::Instant::now());
     let acc = access_analysis::analyze_kernel(&p, name, &o.analysis).unwrap();
     partitioner::partition_kernel(&p, &acc, &o, deadline).unwrap()

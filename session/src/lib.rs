@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 
 use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
+pub use partitioner::Counts;
 use partitioner::{PartitionError, PartitionOptions};
 use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 
@@ -69,7 +70,7 @@ pub type Result<T> = std::result::Result<T, SessionError>;
 
 /// What one launch's analysis depends on: the cache key of
 /// [`Session::ranges_for_launch`] and [`Session::plan`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LaunchConfig {
     /// The NDRange's global size per dimension.
     pub global: Vec<u64>,
@@ -80,9 +81,27 @@ pub struct LaunchConfig {
     pub scalars: BTreeMap<String, i64>,
     /// Split along this dimension instead of choosing.
     pub split_dim: Option<u32>,
+    /// Which Ehrhart counts the analysis makes. The default,
+    /// [`Counts::Written`], is what gluing needs (the OpenCL layer, the C
+    /// API): a launch's `bytes_exact` then stays absent. Callers whose
+    /// report shows `bytes_exact` (`clpart run`, the bench, the tests) ask
+    /// for [`Counts::All`].
+    pub counts: Counts,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> LaunchConfig {
+        LaunchConfig { global: Vec::new(), local: Vec::new(), scalars: BTreeMap::new(), split_dim: None, counts: Counts::Written }
+    }
 }
 
 impl LaunchConfig {
+    /// The same configuration, analyzed with these counts.
+    pub fn with_counts(mut self, counts: Counts) -> LaunchConfig {
+        self.counts = counts;
+        self
+    }
+
     /// A configuration with no scalar values and the split dimension chosen.
     pub fn new(global: &[u64], local: &[u64]) -> LaunchConfig {
         LaunchConfig { global: global.to_vec(), local: local.to_vec(), ..Default::default() }
@@ -296,7 +315,7 @@ impl Session {
     }
 
     fn analyze_for_launch(&self, kernel: &str, config: &LaunchConfig) -> Result<RangeFile> {
-        let mut po = PartitionOptions { split_dim: config.split_dim, ..Default::default() };
+        let mut po = PartitionOptions { split_dim: config.split_dim, counts: config.counts, ..Default::default() };
         let mut ls = [1i64; 3];
         for (i, l) in config.local.iter().take(3).enumerate() {
             ls[i] = *l as i64;

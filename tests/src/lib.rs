@@ -73,7 +73,7 @@ impl CorpusKernel {
     pub fn launch_config(&self, i: usize) -> session::LaunchConfig {
         let size = |flag| self.run_sizes(i, flag).iter().map(|&x| x as u64).collect::<Vec<u64>>();
         let specs: Vec<String> = self.run_args(i).iter().map(|(n, s)| format!("{n}={s}")).collect();
-        session::LaunchConfig::new(&size("--global"), &size("--local")).with_specs(&specs)
+        session::LaunchConfig::new(&size("--global"), &size("--local")).with_specs(&specs).with_counts(session::Counts::All)
     }
 
     /// A comma-separated size list of run `i` (`--global` / `--local`).
