@@ -28,9 +28,9 @@
 //! [`EhrhartError`]; the caller's process and output are never touched.
 //!
 //! Text forms (all over the parameter names of [`Enumeration::params`]):
-//! - [`Chamber::value`]: `1/2 * N^2 + 3/2 * N + 1`; a periodic coefficient is
+//! - [`Chamber::value`](ranges_format::Chamber::value): `1/2 * N^2 + 3/2 * N + 1`; a periodic coefficient is
 //!   `[ a, b ]_N`, meaning element `N mod 2` (0-based, always non-negative);
-//! - [`Chamber::domain`]: `N >= 1 and -lo + hi >= 1`, `lo <= 0`, `N = 4`, or `true`;
+//! - [`Chamber::domain`](ranges_format::Chamber::domain): `N >= 1 and -lo + hi >= 1`, `lo <= 0`, `N = 4`, or `true`;
 //!   constraints are affine with integer coefficients, joined by ` and `;
 //! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
 
@@ -39,7 +39,6 @@ mod evalue;
 mod ffi;
 mod isl_input;
 mod polylib;
-mod rational;
 mod sandbox;
 mod text;
 mod wire;
@@ -49,7 +48,7 @@ use std::time::{Duration, Instant};
 
 pub use barvinok::{available as barvinok_available, card_many, card_within, Card};
 use evalue::QPoly;
-use rational::Rational;
+use ranges_format::{Chamber, Rat};
 
 /// Most set dimensions (after lifting integer divisions) plus parameters
 /// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.
@@ -171,26 +170,33 @@ pub struct Enumeration {
     /// Parameter names, in isl's order (the order of [`Enumeration::eval`]'s values).
     pub params: Vec<String>,
     /// Per term, its chambers.
-    pub terms: Vec<Vec<Chamber>>,
+    pub terms: Vec<Vec<ParsedChamber>>,
     /// Per term (same order as `terms`), the parametric vertices of that
     /// piece. Coordinates are over the piece's set dimensions, the set's own
     /// first, then one per lifted integer division.
     pub vertices: Vec<Vec<ParamVertex>>,
 }
 
-/// One chamber: where a quasi-polynomial gives a term's count.
+/// One chamber as PolyLib gave it: the range file's [`Chamber`] (its
+/// `domain`, a conjunction of affine constraints on the parameters such as
+/// `N >= 1 and -lo + hi >= 1`, `true` when unconstrained; its `value`, a
+/// quasi-polynomial such as `1/2 * N^2 + 1/2 * N` or `1/2 * N + [ 0, 1/2 ]_N`)
+/// with both parsed, for evaluation without the text parser.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chamber {
-    /// Conjunction of affine constraints on the parameters,
-    /// e.g. `N >= 1 and -lo + hi >= 1`; `true` when unconstrained.
-    pub domain: String,
-    /// The count as a quasi-polynomial, e.g. `1/2 * N^2 + 1/2 * N` or
-    /// `1/2 * N + [ 0, 1/2 ]_N`.
-    pub value: String,
+pub struct ParsedChamber {
+    /// The chamber as text (read through `Deref`: `c.domain`, `c.value`).
+    pub text: Chamber,
     /// `domain` as PolyLib rows `[eq(0)/ineq(1), param coefs..., constant]`.
     rows: Vec<Vec<i64>>,
     /// `value` as a tree.
     poly: QPoly,
+}
+
+impl std::ops::Deref for ParsedChamber {
+    type Target = Chamber;
+    fn deref(&self) -> &Chamber {
+        &self.text
+    }
 }
 
 /// One parametric vertex of a term's polyhedron.
@@ -199,7 +205,7 @@ pub struct ParamVertex {
     /// Per set dimension, an affine expression of the parameters with
     /// rational coefficients, e.g. `16 * hi - 1` or `1/2 * N - 1/2`.
     pub coords: Vec<String>,
-    /// Where the vertex exists, as for [`Chamber::domain`].
+    /// Where the vertex exists, as for [`Chamber::domain`](ranges_format::Chamber::domain).
     pub domain: String,
 }
 
@@ -220,24 +226,24 @@ impl Enumeration {
         let overflow = || EhrhartError::Overflow {
             values: values.to_vec(),
         };
-        let mut total = Rational::ZERO;
+        let mut total = Rat::ZERO;
         for term in &self.terms {
             for chamber in term {
                 if !text::holds(&chamber.rows, values).ok_or_else(overflow)? {
                     continue;
                 }
                 let v = chamber.poly.eval(values).ok_or_else(overflow)?;
-                if v.den() != 1 {
+                if v.denom() != 1 {
                     return Err(EhrhartError::NotInteger {
                         value: chamber.value.clone(),
                         values: values.to_vec(),
                     });
                 }
-                total = total.checked_add(v).ok_or_else(overflow)?;
+                total = total.add(v).map_err(|_| overflow())?;
                 break;
             }
         }
-        i64::try_from(total.num()).map_err(|_| overflow())
+        i64::try_from(total.numer()).map_err(|_| overflow())
     }
 }
 
@@ -351,9 +357,8 @@ fn enumeration(input: isl_input::Input, pieces: Vec<polylib::RawPiece>) -> Resul
         let chambers = raw
             .chambers
             .into_iter()
-            .map(|(rows, poly)| Chamber {
-                domain: text::conjunction(&rows, &input.params),
-                value: poly.to_text(&input.params),
+            .map(|(rows, poly)| ParsedChamber {
+                text: Chamber { domain: text::conjunction(&rows, &input.params), value: poly.to_text(&input.params) },
                 rows,
                 poly,
             })
@@ -392,8 +397,8 @@ fn vertex_text(
         }
         let den = row[n + 1] as i128;
         let q = |v: i64| {
-            Rational::new(v as i128, den)
-                .ok_or_else(|| bad("a vertex with a zero denominator".into()))
+            Rat::new(v as i128, den)
+                .map_err(|_| bad("a vertex with a zero denominator".into()))
         };
         let coefs = row[..n]
             .iter()

@@ -22,7 +22,7 @@ use coarsen::ir::Program;
 use access_analysis::isl::Isl;
 use isl_rs::{DimType, Map, Set};
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Chamber, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
     WriteVerdict,
 };
 
@@ -361,7 +361,7 @@ fn counts_of(cx: &Ctx, inputs: &[(String, std::time::Duration)]) -> Vec<Result<C
     for ((k, _, by_barvinok), (e, _)) in fallback.into_iter().zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline)) {
         out[k] = match e {
             Ok(e) => Ok(Count {
-                terms: e.terms.iter().map(|t| t.iter().map(|c| Chamber { domain: c.domain.clone(), value: c.value.clone() }).collect()).collect(),
+                terms: e.terms.iter().map(|t| t.iter().map(|c| c.text.clone()).collect()).collect(),
             }),
             // Its turn came after the budget: as if no time were left.
             Err(E::DeadlinePassed) => Err(by_barvinok.unwrap_or_else(out_of_time)),

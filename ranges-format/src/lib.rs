@@ -90,6 +90,7 @@ pub mod run_file;
 mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
+pub use rational::Rat;
 pub use file::{
     eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount, Boxes,
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,

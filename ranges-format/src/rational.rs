@@ -1,4 +1,5 @@
-//! Exact rational numbers on `i128`, the value type of expression evaluation.
+//! Exact rational numbers on `i128`: the value type of expression evaluation,
+//! and of the Ehrhart engines' quasi-polynomials (the one rational type).
 //!
 //! Every operation is checked: an overflow is an [`ExprError::Overflow`],
 //! never a wrap-around or a panic. Integers (denominator 1) take a fast path
@@ -11,7 +12,7 @@ use crate::ExprError;
 
 /// A reduced fraction `n / d` with `d > 0` and `gcd(n, d) == 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Rat {
+pub struct Rat {
     n: i128,
     d: i128,
 }
@@ -30,16 +31,19 @@ fn gcd(a: i128, b: i128) -> i128 {
 
 impl Rat {
     /// Zero.
-    pub(crate) const ZERO: Rat = Rat { n: 0, d: 1 };
+    pub const ZERO: Rat = Rat { n: 0, d: 1 };
+
+    /// One.
+    pub const ONE: Rat = Rat { n: 1, d: 1 };
 
     /// The integer `n`.
     #[inline]
-    pub(crate) const fn int(n: i128) -> Rat {
+    pub const fn int(n: i128) -> Rat {
         Rat { n, d: 1 }
     }
 
     /// `n / d`, reduced; `d` must not be zero.
-    pub(crate) fn new(n: i128, d: i128) -> Result<Rat, ExprError> {
+    pub fn new(n: i128, d: i128) -> Result<Rat, ExprError> {
         if d == 0 {
             return Err(ExprError::DivisionByZero);
         }
@@ -60,19 +64,53 @@ impl Rat {
 
     /// Whether the value is an integer.
     #[inline]
-    pub(crate) fn is_int(self) -> bool {
+    pub fn is_int(self) -> bool {
         self.d == 1
     }
 
     /// The numerator (the value itself when it is an integer).
     #[inline]
-    pub(crate) fn numer(self) -> i128 {
+    pub fn numer(self) -> i128 {
         self.n
+    }
+
+    /// The denominator (positive).
+    #[inline]
+    pub fn denom(self) -> i128 {
+        self.d
+    }
+
+    /// Whether the value is zero.
+    #[inline]
+    pub fn is_zero(self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether the value is below zero.
+    #[inline]
+    pub fn is_negative(self) -> bool {
+        self.n < 0
+    }
+
+    /// Whether the value is 1 or -1.
+    #[inline]
+    pub fn is_unit(self) -> bool {
+        self.d == 1 && self.n.unsigned_abs() == 1
+    }
+
+    /// The absolute value as text (`3`, `1/2`): exact for every value,
+    /// `i128::MIN` included.
+    pub fn abs_text(self) -> String {
+        if self.d == 1 {
+            self.n.unsigned_abs().to_string()
+        } else {
+            format!("{}/{}", self.n.unsigned_abs(), self.d)
+        }
     }
 
     /// Sum.
     #[inline]
-    pub(crate) fn add(self, o: Rat) -> Result<Rat, ExprError> {
+    pub fn add(self, o: Rat) -> Result<Rat, ExprError> {
         if self.d == 1 && o.d == 1 {
             return self
                 .n
@@ -91,7 +129,7 @@ impl Rat {
 
     /// Negation.
     #[inline]
-    pub(crate) fn neg(self) -> Result<Rat, ExprError> {
+    pub fn neg(self) -> Result<Rat, ExprError> {
         self.n
             .checked_neg()
             .map(|n| Rat { n, d: self.d })
@@ -100,13 +138,13 @@ impl Rat {
 
     /// Difference.
     #[inline]
-    pub(crate) fn sub(self, o: Rat) -> Result<Rat, ExprError> {
+    pub fn sub(self, o: Rat) -> Result<Rat, ExprError> {
         self.add(o.neg()?)
     }
 
     /// Product.
     #[inline]
-    pub(crate) fn mul(self, o: Rat) -> Result<Rat, ExprError> {
+    pub fn mul(self, o: Rat) -> Result<Rat, ExprError> {
         if self.d == 1 && o.d == 1 {
             return self
                 .n
@@ -127,7 +165,7 @@ impl Rat {
     }
 
     /// Quotient.
-    pub(crate) fn div(self, o: Rat) -> Result<Rat, ExprError> {
+    pub fn div(self, o: Rat) -> Result<Rat, ExprError> {
         if o.n == 0 {
             return Err(ExprError::DivisionByZero);
         }
@@ -136,21 +174,21 @@ impl Rat {
 
     /// Division by a non-zero integer constant.
     #[inline]
-    pub(crate) fn div_int(self, k: i128) -> Result<Rat, ExprError> {
+    pub fn div_int(self, k: i128) -> Result<Rat, ExprError> {
         let d = self.d.checked_mul(k).ok_or(ExprError::Overflow)?;
         Rat::new(self.n, d)
     }
 
     /// The greatest integer not above the value.
     #[inline]
-    pub(crate) fn floor(self) -> Rat {
+    pub fn floor(self) -> Rat {
         // d > 0, so Euclidean division rounds toward minus infinity.
         Rat::int(self.n.div_euclid(self.d))
     }
 
     /// The least integer not below the value.
     #[inline]
-    pub(crate) fn ceil(self) -> Rat {
+    pub fn ceil(self) -> Rat {
         let q = self.n.div_euclid(self.d);
         if self.n.rem_euclid(self.d) == 0 {
             Rat::int(q)
@@ -161,7 +199,7 @@ impl Rat {
 
     /// `self - m * floor(self / m)` for a positive integer `m`: in `[0, m)`.
     #[inline]
-    pub(crate) fn modulo(self, m: i128) -> Result<Rat, ExprError> {
+    pub fn modulo(self, m: i128) -> Result<Rat, ExprError> {
         if self.d == 1 {
             return Ok(Rat::int(self.n.rem_euclid(m)));
         }
@@ -170,7 +208,7 @@ impl Rat {
     }
 
     /// Integer power.
-    pub(crate) fn pow(self, e: u32) -> Result<Rat, ExprError> {
+    pub fn pow(self, e: u32) -> Result<Rat, ExprError> {
         let mut acc = Rat::int(1);
         for _ in 0..e {
             acc = acc.mul(self)?;
@@ -180,7 +218,7 @@ impl Rat {
 
     /// Exact comparison.
     #[inline]
-    pub(crate) fn cmp(self, o: Rat) -> Result<Ordering, ExprError> {
+    pub fn cmp(self, o: Rat) -> Result<Ordering, ExprError> {
         if self.d == o.d {
             return Ok(self.n.cmp(&o.n));
         }
@@ -190,7 +228,7 @@ impl Rat {
     }
 
     /// The value as an `i64`, if it is an integer in range.
-    pub(crate) fn to_i64(self) -> Result<i64, ExprError> {
+    pub fn to_i64(self) -> Result<i64, ExprError> {
         if self.d != 1 {
             return Err(ExprError::NotInteger {
                 value: self.to_string(),

@@ -2,7 +2,7 @@
 //! their text form, and their exact evaluation.
 
 use super::ffi;
-use super::rational::Rational;
+use ranges_format::Rat;
 use super::EhrhartError;
 
 /// Deepest `evalue` nesting accepted from PolyLib (one level per parameter
@@ -13,7 +13,7 @@ const MAX_DEPTH: usize = 64;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum QPoly {
     /// A rational constant.
-    Const(Rational),
+    Const(Rat),
     /// `sum(coeffs[k] * p^k)` for the parameter of index `param`.
     Poly { param: usize, coeffs: Vec<QPoly> },
     /// `elems[p mod elems.len()]` for the parameter of index `param`.
@@ -46,9 +46,9 @@ impl QPoly {
         let e = &*e;
         if e.d != 0 {
             let n = e.x.n;
-            return Rational::new(n as i128, e.d as i128)
+            return Rat::new(n as i128, e.d as i128)
                 .map(QPoly::Const)
-                .ok_or_else(|| bad(format!("the invalid rational {n}/{}", e.d)));
+                .map_err(|_| bad(format!("the invalid rational {n}/{}", e.d)));
         }
         let node = e.x.p;
         if node.is_null() {
@@ -107,14 +107,14 @@ impl QPoly {
 
     /// The exact value at the given parameter values (`values[k]` for parameter `k`);
     /// `None` on overflow.
-    pub(crate) fn eval(&self, values: &[i64]) -> Option<Rational> {
+    pub(crate) fn eval(&self, values: &[i64]) -> Option<Rat> {
         match self {
             QPoly::Const(r) => Some(*r),
             QPoly::Poly { param, coeffs } => {
-                let x = Rational::int(*values.get(*param)? as i128);
-                let mut acc = Rational::ZERO;
+                let x = Rat::int(*values.get(*param)? as i128);
+                let mut acc = Rat::ZERO;
                 for c in coeffs.iter().rev() {
-                    acc = acc.checked_mul(x)?.checked_add(c.eval(values)?)?;
+                    acc = acc.mul(x).ok()?.add(c.eval(values)?).ok()?;
                 }
                 Some(acc)
             }
@@ -143,9 +143,9 @@ impl QPoly {
                     if let Coef::Rat(acc) = &mut m.coef {
                         // Overflow here is impossible for PolyLib's 64-bit values
                         // in practice; keep the terms apart if it happens.
-                        match acc.checked_add(r) {
-                            Some(s) => *acc = s,
-                            None => merged.push(Term {
+                        match acc.add(r) {
+                            Ok(s) => *acc = s,
+                            Err(_) => merged.push(Term {
                                 coef: Coef::Rat(r),
                                 exps: t.exps,
                             }),
@@ -184,13 +184,12 @@ impl QPoly {
             let mono = mono.join(" * ");
             let (neg, body) = match &t.coef {
                 Coef::Rat(r) => {
-                    let a = r.abs();
                     let body = if mono.is_empty() {
-                        a.to_string()
-                    } else if a == Rational::ONE {
+                        r.abs_text()
+                    } else if r.is_unit() {
                         mono
                     } else {
-                        format!("{a} * {mono}")
+                        format!("{} * {mono}", r.abs_text())
                     };
                     (r.is_negative(), body)
                 }
@@ -250,7 +249,7 @@ impl QPoly {
 }
 
 enum Coef<'a> {
-    Rat(Rational),
+    Rat(Rat),
     Per(&'a QPoly),
 }
 

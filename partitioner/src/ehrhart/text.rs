@@ -1,10 +1,10 @@
 //! Text forms of affine expressions and constraint rows over the parameters.
 
-use super::rational::Rational;
+use ranges_format::Rat;
 
 /// Writes `sum(coefs[k] * names[k]) + constant` as e.g. `3/2 * N - lo + 1`;
 /// `0` when everything is zero.
-pub(crate) fn affine(coefs: &[Rational], constant: Rational, names: &[String]) -> String {
+pub(crate) fn affine(coefs: &[Rat], constant: Rat, names: &[String]) -> String {
     let mut out = String::new();
     let push = |neg: bool, body: String, out: &mut String| {
         if out.is_empty() {
@@ -20,16 +20,15 @@ pub(crate) fn affine(coefs: &[Rational], constant: Rational, names: &[String]) -
         if c.is_zero() {
             continue;
         }
-        let a = c.abs();
-        let body = if a == Rational::ONE {
+        let body = if c.is_unit() {
             name.clone()
         } else {
-            format!("{a} * {name}")
+            format!("{} * {name}", c.abs_text())
         };
         push(c.is_negative(), body, &mut out);
     }
     if !constant.is_zero() || out.is_empty() {
-        push(constant.is_negative(), constant.abs().to_string(), &mut out);
+        push(constant.is_negative(), constant.abs_text(), &mut out);
     }
     out
 }
@@ -61,8 +60,8 @@ pub(crate) fn constraint(row: &[i64], names: &[String]) -> Option<String> {
         constant = -constant;
     }
     let lhs = affine(
-        &coefs.iter().map(|&c| Rational::int(c)).collect::<Vec<_>>(),
-        Rational::ZERO,
+        &coefs.iter().map(|&c| Rat::int(c)).collect::<Vec<_>>(),
+        Rat::ZERO,
         names,
     );
     let op = match (is_eq, flip) {

@@ -3,7 +3,7 @@
 
 use super::evalue::QPoly;
 use super::polylib::RawPiece;
-use super::rational::Rational;
+use ranges_format::Rat;
 use super::EhrhartError;
 
 /// Largest length (of a list or string) accepted while decoding.
@@ -88,8 +88,8 @@ fn put_qpoly(w: &mut Vec<i64>, q: &QPoly) {
         QPoly::Const(r) => {
             w.push(Q_CONST);
             // Values come from PolyLib's 64-bit integers, so they fit.
-            w.push(r.num() as i64);
-            w.push(r.den() as i64);
+            w.push(r.numer() as i64);
+            w.push(r.denom() as i64);
         }
         QPoly::Poly {
             param,
@@ -156,7 +156,7 @@ impl Reader<'_> {
             Q_CONST => {
                 let num = self.word()?;
                 let den = self.word()?;
-                Some(QPoly::Const(Rational::new(num as i128, den as i128)?))
+                Some(QPoly::Const(Rat::new(num as i128, den as i128).ok()?))
             }
             tag @ (Q_POLY | Q_PERIODIC) => {
                 let param = self.len()?;
@@ -232,11 +232,11 @@ mod tests {
                 QPoly::Periodic {
                     param: 0,
                     elems: vec![
-                        QPoly::Const(Rational::ZERO),
-                        QPoly::Const(Rational::new(1, 2).unwrap()),
+                        QPoly::Const(Rat::ZERO),
+                        QPoly::Const(Rat::new(1, 2).unwrap()),
                     ],
                 },
-                QPoly::Const(Rational::new(1, 2).unwrap()),
+                QPoly::Const(Rat::new(1, 2).unwrap()),
             ],
         };
         let ok = Ok(vec![RawPiece {
