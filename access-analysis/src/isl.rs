@@ -109,6 +109,24 @@ impl Isl {
         self.ctx.reset_error();
     }
 
+    /// Runs `f`, a simplification the caller can do without (a gist that
+    /// only makes a text shorter), under an operation limit of its own,
+    /// `max_ops` (at most the context's): `None` when it ran out or failed,
+    /// and the caller keeps the unsimplified object. Starts a fresh
+    /// operation count before and after; an expired deadline stays in force.
+    pub fn optional<T>(&self, max_ops: u64, f: impl FnOnce() -> Result<T, LibISLError>) -> Option<T> {
+        if self.expired() {
+            return None;
+        }
+        let limit = if self.max_ops == 0 { max_ops } else { max_ops.min(self.max_ops) };
+        self.reset();
+        self.ctx.set_max_operations(limit);
+        let r = f();
+        self.ctx.set_max_operations(if self.expired() { 1 } else { self.max_ops });
+        self.reset();
+        r.ok()
+    }
+
     /// Converts an isl-rs error into an [`IslFail`], clearing the context error.
     pub fn fail(&self, e: LibISLError) -> IslFail {
         let text = e.to_string();

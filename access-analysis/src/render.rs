@@ -12,6 +12,10 @@ use coarsen::ir::{AddrSpace, ExprKind, Function, Program, Type, WorkItemFn};
 use isl_rs::{DimType, Map};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// isl operations an access relation's final gist may take
+/// ([`Isl::optional`]); beyond, the relation stays as it is.
+const GIST_MAX_OPS: u64 = 100_000;
+
 const ND_KINDS: [&str; 4] = ["gs", "ls", "go", "ng"];
 
 /// Analyzes the accesses of kernel `kernel` of `program`.
@@ -785,7 +789,15 @@ impl<'a> Renderer<'a> {
                 None => Ok(self.empty_map(&b.tuple, n_out)),
                 Some(m) => {
                     let m = m.coalesce().ok_in(isl)?.remove_redundancies().ok_in(isl)?;
-                    let m = m.gist_params(isl.set(context)?).ok_in(isl)?.coalesce().ok_in(isl)?;
+                    // The gist only shortens the text (the partitioner
+                    // intersects with the context again): skipped when it
+                    // costs more than the rest of the array's analysis.
+                    let ctx = isl.set(context)?;
+                    let m = match isl.optional(GIST_MAX_OPS, || m.copy()?.gist_params(ctx)) {
+                        Some(g) => g,
+                        None => m,
+                    };
+                    let m = m.coalesce().ok_in(isl)?;
                     if m.is_empty().ok_in(isl)? {
                         Ok(self.empty_map(&b.tuple, n_out))
                     } else {
