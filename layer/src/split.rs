@@ -219,6 +219,7 @@ fn split_with(
     let Some((source, options)) = &rec.program else {
         return Err("the program was not made with clCreateProgramWithSource".into());
     };
+    refuse_early(rec)?;
     let options: Vec<String> = options.to_vec();
     let _inside = Inside::enter();
     let src_key = Arc::as_ptr(source) as *const u8 as usize;
@@ -327,7 +328,12 @@ fn split_with(
     }
 
     let t = target();
-    // 1. Everything the application enqueued before is done.
+    // 1. Everything the application enqueued before is done. Not while a
+    // user event of the application's is pending: a command ahead in the
+    // queue may wait for it, and the application sets it only later.
+    if crate::events::user_event_pending() {
+        return Err("a user event of the application is not complete (finishing its queue could wait for it)".into());
+    }
     let (n_wait, wait) = launch.wait;
     if n_wait > 0 {
         // SAFETY: the application's wait list of `n_wait` events.
@@ -624,6 +630,43 @@ fn verdict(
     }
 }
 
+/// The arguments the layer cannot see through, before the kernel is
+/// parsed: SVM (a pointer argument or `clSetKernelExecInfo`) and images.
+/// Such a kernel never splits; it runs on the application's device after
+/// its buffer arguments are synced ([`crate::resident::before_launch`]).
+fn refuse_early(rec: &KernelRec) -> Result<(), String> {
+    if rec.exec_info {
+        return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
+    }
+    for (i, arg) in rec.args.iter().enumerate() {
+        let Some(arg) = arg else { continue };
+        if arg.svm {
+            return Err(format!("argument {i} is an SVM pointer (clSetKernelArgSVMPointer)"));
+        }
+        let handle = match &arg.value {
+            Some(v) if v.len() == std::mem::size_of::<usize>() => {
+                usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"))
+            }
+            _ => continue,
+        };
+        let what = state::with(|s| {
+            let b = s.buffers.get(&handle)?;
+            let root = s.buffers.get(&b.parent.unwrap_or(handle));
+            Some((b.image, root.is_some_and(|r| r.pinned)))
+        });
+        match what {
+            Some((true, _)) => return Err(format!("argument {i} is an image")),
+            Some((false, true)) => {
+                return Err(format!(
+                    "argument {i} is a buffer an image was made from (clCreateImage over a buffer)"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The kernel's arguments resolved against the layer's records.
 fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
     if rec.exec_info {
@@ -644,6 +687,15 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
             ));
         }
         slots.push(match info.kind {
+            ArgKind::Scalar if ["image", "sampler", "pipe", "queue_t"]
+                .iter()
+                .any(|w| info.elem_type.contains(w)) =>
+            {
+                return Err(format!(
+                    "argument '{}' is of type '{}', which the layer cannot see through",
+                    info.name, info.elem_type
+                ));
+            }
             ArgKind::Scalar => {
                 let bytes = raw.value.clone().ok_or_else(|| format!("argument '{}' is NULL", info.name))?;
                 let int = int_value(info, &bytes);

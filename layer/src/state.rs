@@ -108,6 +108,14 @@ pub(crate) struct BufferRec {
     pub(crate) resident: bool,
     /// Pointers of maps for writing not yet unmapped.
     pub(crate) write_maps: Vec<usize>,
+    /// The record is an image's (any `clCreateImage*`): never a split
+    /// launch's buffer argument; with a `parent`, the buffer whose storage
+    /// it shares (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, or a 2-D image from a
+    /// buffer), which every operation on the image reads or writes.
+    pub(crate) image: bool,
+    /// An image shares this buffer's storage: kernels that take it run
+    /// unsplit on the application's device.
+    pub(crate) pinned: bool,
     refs: u32,
 }
 
@@ -230,6 +238,43 @@ impl State {
                 app: AppCopy::Newer,
                 resident: false,
                 write_maps: Vec::new(),
+                image: false,
+                pinned: false,
+                refs: 1,
+            },
+        )
+    }
+
+    /// Records an image; one made over a buffer the layer saw made (`over`)
+    /// names that buffer's root as its parent, holds a reference to it (as
+    /// the driver does) and pins it.
+    pub(crate) fn add_image(
+        &mut self,
+        handle: usize,
+        over: Option<usize>,
+        flags: u64,
+    ) -> Option<BufferRec> {
+        let parent = over.and_then(|b| self.root(b));
+        let size = match parent {
+            Some(root) => {
+                self.retain_buffer(root, 1);
+                let b = self.buffers.get_mut(&root).expect("a root is recorded");
+                b.pinned = true;
+                b.size
+            }
+            None => 0,
+        };
+        self.buffers.insert(
+            handle,
+            BufferRec {
+                size,
+                flags,
+                parent,
+                app: AppCopy::Newer,
+                resident: false,
+                write_maps: Vec::new(),
+                image: true,
+                pinned: false,
                 refs: 1,
             },
         )
@@ -255,6 +300,8 @@ impl State {
                 app: AppCopy::Newer,
                 resident: false,
                 write_maps: Vec::new(),
+                image: false,
+                pinned: false,
                 refs: 1,
             },
         )
@@ -338,6 +385,26 @@ mod tests {
         // Nothing is recorded for a sub-buffer of an unknown buffer.
         assert!(s.add_sub_buffer(0x13, 0x77, 8, 0).is_none());
         assert!(s.buffers.is_empty());
+    }
+
+    #[test]
+    fn an_image_over_a_buffer_pins_it_and_keeps_it() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.add_sub_buffer(0x11, 0x10, 16, 0);
+        // An image over a sub-buffer shares the root's storage.
+        s.add_image(0x20, Some(0x11), 0);
+        // An image of its own has no parent.
+        s.add_image(0x21, None, 0);
+        assert_eq!(s.root(0x20), Some(0x10));
+        assert_eq!(s.root(0x21), Some(0x21));
+        assert!(s.buffers[&0x10].pinned && s.buffers[&0x20].image);
+        s.set_app(0x20, AppCopy::Stale);
+        assert_eq!(s.buffers[&0x10].app, AppCopy::Stale);
+        assert!(s.retain_buffer(0x10, -1).is_empty());
+        assert!(s.retain_buffer(0x11, -1).iter().map(|g| g.0).eq([0x11]));
+        let gone: Vec<usize> = s.retain_buffer(0x20, -1).iter().map(|g| g.0).collect();
+        assert_eq!(gone, [0x10, 0x20]);
     }
 
     #[test]
