@@ -39,7 +39,7 @@ fn built() -> &'static Path {
         for app in APPS
             .iter()
             .map(|a| a.name)
-            .chain(["histogram", "misuse", "native_image", "user_event"])
+            .chain(["histogram", "misuse", "native_image", "user_event", "passthrough"])
         {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
@@ -523,4 +523,29 @@ fn issue_14_a_pending_user_event_never_blocks_the_layer() {
     assert_eq!((&k["launches"], &k["split_launches"]), (&8.into(), &7.into()), "{k}");
     assert!(k["reason"].as_str().unwrap().contains("user event"), "{k}");
     assert!(r.get("app_sync_errors").is_none(), "{r}");
+}
+
+/// Issue 14: a program none of whose kernels split (global atomics) gets
+/// its own results with every call passed through, nothing moved between
+/// its device and clpart's; `clpart-bench --only layer` times it.
+#[test]
+fn a_program_whose_kernels_never_split_passes_everything_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec("passthrough", &["--split", "0:0.5,1:0.5"], Some(&path), &["4096", "70"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&path);
+    for name in ["histogram", "halve"] {
+        let k = kernel(&r, name);
+        assert_eq!((&k["launches"], &k["split_launches"]), (&70.into(), &0.into()), "{k}");
+        assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
+    }
+    assert_eq!(count(&r, "bytes_total"), 0, "{r}");
+    assert_eq!(count(&r, "bytes_app_sync"), 0, "{r}");
 }
