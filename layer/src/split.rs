@@ -114,7 +114,7 @@ const MAX_VERDICTS: usize = 256;
 #[derive(Default)]
 struct Engine {
     runtime: Option<Result<Runtime, String>>,
-    infos: HashMap<InfoKey, Result<Vec<ArgInfo>, String>>,
+    infos: HashMap<InfoKey, Result<Arc<Vec<ArgInfo>>, String>>,
     verdicts: HashMap<Key, Verdict>,
     /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
     n_whole: HashMap<Key, u32>,
@@ -229,12 +229,9 @@ fn split_with(
     let infos = engine
         .infos
         .entry((src_key, rec.name.clone(), options.clone()))
-        .or_insert_with(|| arg_infos(source, &options, &rec.name))
+        .or_insert_with(|| arg_infos(source, &options, &rec.name).map(Arc::new))
         .clone()
         .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
-
-    // The arguments, as the kernel declares them.
-    let slots = slots(rec, &infos)?;
 
     let mut key = Key {
         source: src_key,
@@ -244,9 +241,18 @@ fn split_with(
         local: nd.local.clone(),
         scalars: None,
     };
+    // A kernel that stays unsplit for any values of its scalars passes
+    // through here, at the cost of a lookup (issue 14: the pass-through
+    // overhead).
+    if let Some(Verdict::Whole(why)) = engine.verdicts.get(&key) {
+        return Err(why.clone());
+    }
+
+    // The arguments, as the kernel declares them.
+    let slots = slots(rec, &infos)?;
     let mut by_value = Vec::new();
     let mut scalars = std::collections::BTreeMap::new();
-    for (slot, info) in slots.iter().zip(&infos) {
+    for (slot, info) in slots.iter().zip(infos.iter()) {
         if let Slot::Scalar { int, .. } = slot {
             if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
                 by_value.push((info.index, *int));
@@ -360,7 +366,7 @@ fn split_with(
     let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
     let mut bound: Vec<(u32, usize)> = Vec::new();
     let mut values = Vec::with_capacity(slots.len());
-    for (slot, info) in slots.iter().zip(&infos) {
+    for (slot, info) in slots.iter().zip(infos.iter()) {
         values.push(match slot {
             Slot::Scalar { bytes, int } => ArgValue::Scalar {
                 bytes: bytes.clone(),
@@ -459,7 +465,7 @@ fn split_with(
     // 4. What changed in the buffers kept off the resident path goes back
     // into the application's buffers.
     let mut written: Vec<usize> = Vec::new();
-    for (i, (slot, info)) in slots.iter().zip(&infos).enumerate() {
+    for (i, (slot, info)) in slots.iter().zip(infos.iter()).enumerate() {
         let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
             continue;
         };
