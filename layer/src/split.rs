@@ -140,6 +140,18 @@ enum Slot {
 /// `launch` holds the application's arguments of `clEnqueueNDRangeKernel`
 /// (pointers valid as OpenCL requires for `work_dim` entries).
 pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
+    // A kernel already known to stay unsplit at this size passes through
+    // without its record being copied (the pass-through overhead).
+    let known = state::with(|s| {
+        let u = s.kernels.get(&(launch.kernel as usize))?.unsplit.as_ref()?;
+        // SAFETY: the caller's contract.
+        unsafe { u.matches(launch.work_dim, launch.global, launch.local) }
+            .then(|| (u.name.clone(), u.reason.clone()))
+    });
+    if let Some((name, why)) = known {
+        report::whole(&name, &why);
+        return Outcome::PassThrough;
+    }
     let Some(rec) = state::with(|s| s.kernels.get(&(launch.kernel as usize)).cloned()) else {
         // A kernel the layer did not see made (clCloneKernel, a kernel of
         // clpart's own): nothing to record.
@@ -245,6 +257,7 @@ fn split_with(
     // through here, at the cost of a lookup (issue 14: the pass-through
     // overhead).
     if let Some(Verdict::Whole(why)) = engine.verdicts.get(&key) {
+        remember_unsplit(launch, &rec.name, why);
         return Err(why.clone());
     }
 
@@ -634,6 +647,27 @@ fn verdict(
         Ok(p) => Verdict::Split(Box::new(p)),
         Err(e) => Verdict::Whole(format!("clpart cannot prepare the kernel: {e}")),
     }
+}
+
+/// Records on the kernel that its launches of this size stay unsplit
+/// (`why`) whatever its scalar arguments.
+fn remember_unsplit(launch: &Launch, name: &str, why: &str) {
+    let dims = launch.work_dim as usize;
+    let read = |p: *const usize| -> Vec<usize> {
+        // SAFETY: `dims` entries (checked valid by `ndrange` before).
+        (0..dims).map(|d| unsafe { *p.add(d) }).collect()
+    };
+    let u = state::Unsplit {
+        global: read(launch.global),
+        local: (!launch.local.is_null()).then(|| read(launch.local)),
+        name: name.into(),
+        reason: why.into(),
+    };
+    state::with(|s| {
+        if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
+            k.unsplit = Some(u);
+        }
+    });
 }
 
 /// The arguments the layer cannot see through, before the kernel is

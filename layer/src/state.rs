@@ -76,7 +76,45 @@ pub(crate) struct KernelRec {
     /// `clSetKernelExecInfo` was called (SVM the kernel may reach without
     /// an argument): its launches pass through.
     pub(crate) exec_info: bool,
+    /// The kernel stays unsplit for any scalar values at this NDRange:
+    /// its launches of that size pass through at once.
+    pub(crate) unsplit: Option<Unsplit>,
     refs: u32,
+}
+
+/// A launch size at which a kernel's verdict is unsplit whatever its
+/// scalar arguments, as the application gives it (the verdict depends on
+/// nothing else the application can change: source, name and build
+/// options are the kernel's own).
+#[derive(Clone, Debug)]
+pub(crate) struct Unsplit {
+    pub(crate) global: Vec<usize>,
+    /// The local size given, `None` for NULL.
+    pub(crate) local: Option<Vec<usize>>,
+    pub(crate) name: Arc<str>,
+    pub(crate) reason: Arc<str>,
+}
+
+impl Unsplit {
+    /// Whether a launch of `global` and `local` sizes (the application's
+    /// `work_dim` entries, `local` NULL when not given) is of this size.
+    ///
+    /// # Safety
+    /// `global` points to `work_dim` entries, `local` too unless NULL.
+    pub(crate) unsafe fn matches(&self, work_dim: u32, global: *const usize, local: *const usize) -> bool {
+        let dims = work_dim as usize;
+        if global.is_null() || dims != self.global.len() {
+            return false;
+        }
+        // SAFETY: the caller's contract.
+        let same = |p: *const usize, v: &[usize]| (0..dims).all(|d| unsafe { *p.add(d) } == v[d]);
+        same(global, &self.global)
+            && match (&self.local, local.is_null()) {
+                (None, true) => true,
+                (Some(l), false) => same(local, l),
+                _ => false,
+            }
+    }
 }
 
 /// Which copy of a buffer's contents is current: the application's (on
@@ -186,6 +224,7 @@ impl State {
                 program,
                 args: Vec::new(),
                 exec_info: false,
+                unsplit: None,
                 refs: 1,
             },
         );
@@ -461,6 +500,31 @@ mod tests {
         assert!(s.kernels.contains_key(&0x5));
         s.set_exec_info(0x5);
         assert!(s.kernels[&0x5].exec_info);
+    }
+
+    #[test]
+    fn an_unsplit_size_matches_only_the_same_sizes() {
+        let u = Unsplit {
+            global: vec![1024, 8],
+            local: Some(vec![64, 1]),
+            name: "k".into(),
+            reason: "atomics".into(),
+        };
+        let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
+        // SAFETY: arrays of `work_dim` entries.
+        unsafe {
+            assert!(u.matches(2, g.as_ptr(), l.as_ptr()));
+            assert!(!u.matches(2, g.as_ptr(), other.as_ptr()));
+            assert!(!u.matches(2, g.as_ptr(), std::ptr::null()));
+            assert!(!u.matches(1, g.as_ptr(), l.as_ptr()));
+            assert!(!u.matches(2, std::ptr::null(), l.as_ptr()));
+        }
+        let v = Unsplit { local: None, ..u };
+        // SAFETY: as above.
+        unsafe {
+            assert!(v.matches(2, g.as_ptr(), std::ptr::null()));
+            assert!(!v.matches(2, g.as_ptr(), l.as_ptr()));
+        }
     }
 
     #[test]
