@@ -1132,7 +1132,17 @@ unsafe extern "C" fn create_image_with_properties(
 ) -> cl_mem {
     let f = below_handle!(clCreateImageWithProperties, errcode_ret);
     // SAFETY: passed on unchanged.
-    let image = unsafe { f(context, properties, flags, format, desc, host_ptr, errcode_ret) };
+    let image = unsafe {
+        f(
+            context,
+            properties,
+            flags,
+            format,
+            desc,
+            host_ptr,
+            errcode_ret,
+        )
+    };
     image_made(image, flags, desc as *const c_void);
     image
 }
@@ -1150,7 +1160,18 @@ unsafe extern "C" fn create_image_2d(
 ) -> cl_mem {
     let f = below_handle!(clCreateImage2D, errcode_ret);
     // SAFETY: passed on unchanged.
-    let image = unsafe { f(context, flags, format, width, height, row_pitch, host_ptr, errcode_ret) };
+    let image = unsafe {
+        f(
+            context,
+            flags,
+            format,
+            width,
+            height,
+            row_pitch,
+            host_ptr,
+            errcode_ret,
+        )
+    };
     image_made(image, flags, std::ptr::null());
     image
 }
@@ -1172,7 +1193,15 @@ unsafe extern "C" fn create_image_3d(
     // SAFETY: passed on unchanged.
     let image = unsafe {
         f(
-            context, flags, format, width, height, depth, row_pitch, slice_pitch, host_ptr,
+            context,
+            flags,
+            format,
+            width,
+            height,
+            depth,
+            row_pitch,
+            slice_pitch,
+            host_ptr,
             errcode_ret,
         )
     };
@@ -1199,7 +1228,16 @@ unsafe extern "C" fn enqueue_read_image(
     // SAFETY: the application's arguments, passed on unchanged.
     unsafe {
         f(
-            queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr, n_wait, wait,
+            queue,
+            image,
+            blocking,
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+            ptr,
+            n_wait,
+            wait,
             event,
         )
     }
@@ -1224,7 +1262,16 @@ unsafe extern "C" fn enqueue_write_image(
     // SAFETY: the application's arguments, passed on unchanged.
     let r = unsafe {
         f(
-            queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr, n_wait, wait,
+            queue,
+            image,
+            blocking,
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+            ptr,
+            n_wait,
+            wait,
             event,
         )
     };
@@ -1268,7 +1315,11 @@ unsafe extern "C" fn enqueue_fill_image(
     let f = below!(clEnqueueFillImage);
     synced!(sync(queue, &[image]));
     // SAFETY: the application's arguments, passed on unchanged.
-    let r = unsafe { f(queue, image, fill_color, origin, region, n_wait, wait, event) };
+    let r = unsafe {
+        f(
+            queue, image, fill_color, origin, region, n_wait, wait, event,
+        )
+    };
     wrote(r, &[image])
 }
 

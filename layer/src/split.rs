@@ -426,7 +426,10 @@ fn split_with(
                 &mut refs,
                 &shares,
                 // the layer's report has no exact footprint: no counts
-                &LaunchOptions { exact_bytes: false, ..Default::default() },
+                &LaunchOptions {
+                    exact_bytes: false,
+                    ..Default::default()
+                },
             )
         };
         for (_, mem, r) in taken {
@@ -681,7 +684,9 @@ fn refuse_early(rec: &KernelRec) -> Result<(), String> {
     for (i, arg) in rec.args.iter().enumerate() {
         let Some(arg) = arg else { continue };
         if arg.svm {
-            return Err(format!("argument {i} is an SVM pointer (clSetKernelArgSVMPointer)"));
+            return Err(format!(
+                "argument {i} is an SVM pointer (clSetKernelArgSVMPointer)"
+            ));
         }
         let handle = match &arg.value {
             Some(v) if v.len() == std::mem::size_of::<usize>() => {
@@ -806,6 +811,80 @@ mod tests {
         );
         assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
         assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
+    }
+
+    fn kernel_with(args: Vec<Option<crate::state::RawArg>>) -> KernelRec {
+        state::with(|s| {
+            s.add_kernel(0x7001, 0x7000, "k".into());
+            s.kernels.get_mut(&0x7001).unwrap().args = args;
+            s.kernels[&0x7001].clone()
+        })
+    }
+
+    fn handle_arg(h: usize) -> Option<crate::state::RawArg> {
+        Some(crate::state::RawArg {
+            size: 8,
+            value: Some(h.to_ne_bytes().to_vec()),
+            svm: false,
+        })
+    }
+
+    /// Issue 14: what the layer cannot see through is refused before the
+    /// kernel is parsed, with the reason.
+    #[test]
+    fn svm_images_and_buffers_under_images_are_refused() {
+        state::with(|s| {
+            s.add_buffer(0x7100, 64, 0);
+            s.add_buffer(0x7101, 64, 0);
+            s.add_image(0x7102, Some(0x7101), 0);
+            s.add_image(0x7103, None, 0);
+        });
+        let plain = kernel_with(vec![
+            handle_arg(0x7100),
+            Some(crate::state::RawArg {
+                size: 4,
+                value: Some(vec![0; 4]),
+                svm: false,
+            }),
+        ]);
+        assert!(refuse_early(&plain).is_ok());
+        let svm = kernel_with(vec![
+            handle_arg(0x7100),
+            Some(crate::state::RawArg {
+                size: 0,
+                value: None,
+                svm: true,
+            }),
+        ]);
+        assert!(refuse_early(&svm)
+            .unwrap_err()
+            .contains("argument 1 is an SVM pointer"));
+        let mut info = kernel_with(vec![handle_arg(0x7100)]);
+        info.exec_info = true;
+        assert!(refuse_early(&info)
+            .unwrap_err()
+            .contains("clSetKernelExecInfo"));
+        for image in [0x7102, 0x7103] {
+            let k = kernel_with(vec![handle_arg(image)]);
+            assert!(refuse_early(&k)
+                .unwrap_err()
+                .contains("argument 0 is an image"));
+        }
+        let pinned = kernel_with(vec![handle_arg(0x7100), handle_arg(0x7101)]);
+        assert!(refuse_early(&pinned)
+            .unwrap_err()
+            .contains("argument 1 is a buffer an image was made from"));
+        // Image, sampler and pipe types are refused by name too (an object
+        // the layer did not see made).
+        let infos = vec![ArgInfo {
+            index: 0,
+            name: "img".into(),
+            kind: ArgKind::Scalar,
+            elem_type: "__read_only image2d_t".into(),
+            elem_size: 8,
+        }];
+        let k = kernel_with(vec![handle_arg(0x7999)]);
+        assert!(slots(&k, &infos).err().unwrap().contains("image2d_t"));
     }
 
     #[test]

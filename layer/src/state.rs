@@ -101,7 +101,12 @@ impl Unsplit {
     ///
     /// # Safety
     /// `global` points to `work_dim` entries, `local` too unless NULL.
-    pub(crate) unsafe fn matches(&self, work_dim: u32, global: *const usize, local: *const usize) -> bool {
+    pub(crate) unsafe fn matches(
+        &self,
+        work_dim: u32,
+        global: *const usize,
+        local: *const usize,
+    ) -> bool {
         let dims = work_dim as usize;
         if global.is_null() || dims != self.global.len() {
             return false;
