@@ -3,7 +3,9 @@
 //!
 //! Fields (kept stable for `clpart exec --report`):
 //! - `kernels[]`: `name`, `launches`, `split_launches`, `reason` (why the
-//!   last launch that was not split was not, else absent),
+//!   last launch that was not split was not, else absent; the entry named
+//!   `(native kernel)` counts `clEnqueueNativeKernel` commands, which the
+//!   layer never splits),
 //!   `bytes_to_devices` and `bytes_from_devices` (what clpart moved to and
 //!   from its devices in split launches), `bytes_whole_buffers` (what
 //!   sending every buffer the kernel reads to each device and reading back
