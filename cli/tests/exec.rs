@@ -170,11 +170,12 @@ const APPS: &[App] = &[
         kernels: &[("axpb", 9), ("neighbor", 1), ("scale4", 1)],
     },
     // Issue 14: buffers migrated to the host and to the device between
-    // split launches, and one given up (contents undefined) and rewritten.
+    // split launches, and one given up (contents undefined) and rewritten,
+    // whole and through a sub-buffer.
     App {
         name: "migrate",
         args: &[],
-        kernels: &[("axpb", 6), ("neighbor", 2)],
+        kernels: &[("axpb", 8), ("neighbor", 2)],
     },
 ];
 

@@ -973,8 +973,10 @@ unsafe extern "C" fn enqueue_task(
 /// with its buffers, so a stale one is synced first (to the host or to the
 /// queue's device alike: the migrated copy must be the current one); with
 /// `CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED` the application gives the
-/// contents up, nothing is synced and the driver's copy (whatever it then
-/// holds) is the current one. The command itself, with its wait list and
+/// contents up: a whole buffer is not synced and the driver's copy
+/// (whatever it then holds) is the current one; a sub-buffer or an image
+/// over a buffer is synced all the same (the rest of its buffer keeps its
+/// contents). The command itself, with its wait list and
 /// event, is the application's, unchanged.
 unsafe extern "C" fn enqueue_migrate_mem_objects(
     queue: cl_command_queue,
@@ -994,9 +996,26 @@ unsafe extern "C" fn enqueue_migrate_mem_objects(
         unsafe { std::slice::from_raw_parts(mems, n_mems as usize) }.to_vec()
     };
     let undefined = flags & opencl_sys::CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED != 0;
-    if !undefined {
-        synced!(sync(queue, &list));
-    }
+    // Given up, a whole buffer needs no sync; a sub-buffer or an image over
+    // a buffer gives up only its part, and the rest must stay current.
+    let keep: Vec<cl_mem> = if undefined {
+        // (All of them if the bookkeeping panicked.)
+        guarded(list.clone(), || {
+            state::with(|s| {
+                list.iter()
+                    .copied()
+                    .filter(|&m| {
+                        s.buffers
+                            .get(&(m as usize))
+                            .is_some_and(|b| b.parent.is_some())
+                    })
+                    .collect()
+            })
+        })
+    } else {
+        list.clone()
+    };
+    synced!(sync(queue, &keep));
     // SAFETY: the application's arguments, passed on unchanged.
     let r = unsafe { f(queue, n_mems, mems, flags, n_wait, wait, event) };
     if undefined {

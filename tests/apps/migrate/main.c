@@ -1,7 +1,7 @@
 /* clEnqueueMigrateMemObjects on buffers that split launches left on clpart's
    devices: to the host (then a map and a read), to the device (then a
    launch), and with CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED before the
-   program writes the buffer again. Each step is also done on the host;
+   program writes the buffer again, whole or through a sub-buffer. Each step is also done on the host;
    ./migrate N (N a multiple of 64). */
 #include <math.h>
 #include <stdio.h>
@@ -147,6 +147,19 @@ int main(int argc, char **argv)
     CHECK(clFinish(queue), "clFinish");
     CHECK(clEnqueueReadBuffer(queue, d_y, CL_TRUE, 0, bytes, out, 0, NULL, NULL), "read y");
     mismatches += compare("y after it was given up and written", out, ry, n);
+    /* 4. The first quarter of x given up through a sub-buffer and written
+       again: the rest of x keeps the launches' results. */
+    axpb(d_x, 1.0f, 0.5f, rx);
+    cl_buffer_region quarter = {0, bytes / 4};
+    cl_mem d_sub = clCreateSubBuffer(d_x, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &quarter, &err);
+    CHECK(err, "clCreateSubBuffer");
+    CHECK(clEnqueueMigrateMemObjects(queue, 1, &d_sub, CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+                                     0, NULL, NULL), "migrate a quarter of x, contents undefined");
+    for (int i = 0; i < n / 4; i++)
+        rx[i] = x[i] = (float)(i % 5);
+    CHECK(clEnqueueWriteBuffer(queue, d_sub, CL_TRUE, 0, bytes / 4, x, 0, NULL, NULL), "write a quarter of x");
+    clReleaseMemObject(d_sub);
+    axpb(d_x, 2.0f, 0.0f, rx);
     CHECK(clEnqueueReadBuffer(queue, d_x, CL_TRUE, 0, bytes, out, 0, NULL, NULL), "read x");
     mismatches += compare("x", out, rx, n);
 
