@@ -101,7 +101,9 @@ pub(crate) fn user_event_pending() -> bool {
     !events.is_empty()
 }
 
-/// Forgets the writes that are done, freeing their bytes.
+/// Forgets the writes that are done, freeing their bytes (at each sync
+/// and each split launch; what is in flight at exit is left to the
+/// process's end).
 pub(crate) fn reap() {
     let mut flight = IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner());
     flight.retain(|(e, _)| {

@@ -350,6 +350,7 @@ fn split_with(
     // 1. Everything the application enqueued before is done. Not while a
     // user event of the application's is pending: a command ahead in the
     // queue may wait for it, and the application sets it only later.
+    crate::events::reap();
     if crate::events::user_event_pending() {
         return Err("a user event of the application is not complete (finishing its queue could wait for it)".into());
     }

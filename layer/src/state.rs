@@ -156,8 +156,9 @@ pub(crate) struct BufferRec {
     /// it shares (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, or a 2-D image from a
     /// buffer), which every operation on the image reads or writes.
     pub(crate) image: bool,
-    /// An image shares this buffer's storage: kernels that take it run
-    /// unsplit on the application's device.
+    /// An image shares (or shared) this buffer's storage: for the rest of
+    /// the buffer's life, kernels that take it run unsplit on the
+    /// application's device.
     pub(crate) pinned: bool,
     refs: u32,
 }
