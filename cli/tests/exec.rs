@@ -177,6 +177,14 @@ const APPS: &[App] = &[
         args: &[],
         kernels: &[("axpb", 8), ("neighbor", 2)],
     },
+    // Issue 14: an out-of-order queue, the program's commands ordered by
+    // its events only; the layer's syncs are followed by a barrier there
+    // (PoCL 3.1 ran this program correctly without the barrier too).
+    App {
+        name: "out_of_order",
+        args: &[],
+        kernels: &[("axpb", 9), ("neighbor", 3)],
+    },
 ];
 
 fn report(path: &Path) -> serde_json::Value {
