@@ -1,6 +1,7 @@
 /* Commands that wait for a user event the program sets only later, queued
    ahead of operations on buffers that split launches left on clpart's
-   devices: a non-blocking read of such a buffer, and a launch. Neither may
+   devices: a non-blocking read of such a buffer, and a launch; and a launch
+   whose own wait list holds a user event not yet set. None may
    wait for the user event before the program sets it. Each step is also
    done on the host; ./user_event N (N a multiple of 64). */
 #include <math.h>
@@ -122,6 +123,23 @@ int main(int argc, char **argv)
     clReleaseEvent(read);
     clReleaseEvent(gate);
     mismatches += compare("x launched and read behind a gated write", out, rx, n);
+
+    /* 2b. A launch whose own wait list holds a user event not yet set. */
+    axpb(d_x, 1.0f, 3.0f, rx);
+    gate = clCreateUserEvent(context, &err);
+    CHECK(err, "clCreateUserEvent");
+    float two = 2.0f, none = 0.0f;
+    CHECK(clSetKernelArg(k_axpb, 1, sizeof(float), &two), "arg");
+    CHECK(clSetKernelArg(k_axpb, 2, sizeof(float), &none), "arg");
+    cl_event ran;
+    CHECK(clEnqueueNDRangeKernel(queue, k_axpb, 1, NULL, &global, &local, 1, &gate, &ran), "launch axpb after the gate");
+    for (int i = 0; i < n; i++)
+        rx[i] = 2.0f * rx[i];
+    CHECK(clSetUserEventStatus(gate, CL_COMPLETE), "clSetUserEventStatus");
+    CHECK(clEnqueueReadBuffer(queue, d_x, CL_TRUE, 0, bytes, out, 1, &ran, NULL), "read x");
+    clReleaseEvent(ran);
+    clReleaseEvent(gate);
+    mismatches += compare("x launched after a gate", out, rx, n);
 
     /* 3. With the event set, launches over x and y, then blocking reads. */
     for (int step = 0; step < 2; step++)
