@@ -1,5 +1,6 @@
-//! 7. The OpenCL layer's cost when nothing splits: `tests/apps/passthrough`
-//! (two kernels with global atomics, launched in a loop with a read every
+//! Item 7: the OpenCL layer's cost when nothing splits (issue 14):
+//! `tests/apps/passthrough` (two kernels with global atomics, launched in a
+//! loop with a read every
 //! 64 launches) run as a plain program and under `clpart exec`, one after
 //! the other, `reps` times. The program times its first iteration (where
 //! the layer analyzes each kernel once) apart from the others; the figure
