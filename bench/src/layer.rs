@@ -1,8 +1,7 @@
 //! Item 7: the OpenCL layer's cost when nothing splits (issue 14):
 //! `tests/apps/passthrough` (two kernels with global atomics, launched in a
-//! loop with a read every
-//! 64 launches) run as a plain program and under `clpart exec`, one after
-//! the other, `reps` times. The program times its first iteration (where
+//! loop with a read every 64 launches) run as a plain program and under
+//! `clpart exec`, one after the other, `reps` times. The program times its first iteration (where
 //! the layer analyzes each kernel once) apart from the others; the figure
 //! is the median of the others' wall time under the layer over the plain
 //! median. The whole process's wall time is given beside it.
