@@ -8,7 +8,8 @@
 //! 2. launch overhead (host time outside OpenCL calls; clpart vs opencl3),
 //! 3. bytes moved by a 50/50 split vs the exact footprint,
 //! 4. co-execution speed-up and efficiency on two PoCL devices,
-//! 5. peak host memory of `clpart run`.
+//! 5. peak host memory of `clpart run`,
+//! 7. the OpenCL layer's pass-through overhead (`layer.rs`).
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
@@ -20,6 +21,7 @@ mod bytes;
 mod coexec;
 mod common;
 mod guard;
+mod layer;
 mod memory;
 mod overhead;
 mod stats;
@@ -88,6 +90,8 @@ enum Item {
     Memory,
     /// 6: the run-time guard's cost in kernel time.
     Guard,
+    /// 7: the OpenCL layer's cost on a program whose kernels never split.
+    Layer,
 }
 
 fn main() {
@@ -438,6 +442,31 @@ fn bench(cli: &Cli) -> Result<()> {
             detail(&["kernel", "ndrange", "split", "guard on", "guard off", "ratio"], &cells)
         ));
         results.insert("guard".into(), serde_json::to_value(&g)?);
+    }
+
+    if wants(Item::Layer) {
+        let (launches, reps) = if cli.quick { (256, 3) } else { (4096, 7) };
+        eprintln!("== 7. layer pass-through overhead ({launches} iterations, {reps} runs each way)");
+        let l = layer::run(&clpart, &root, 16384, launches, reps)?;
+        let ratio = l.loop_ratio();
+        rows.push(Row::target(
+            7,
+            format!("pass-through program under the layer / plain, loop wall after the first iteration (passthrough, {} iterations of 2 launches)", l.launches),
+            format!("{ratio:.3} ({:.1} ms / {:.1} ms)", median(&l.layer_loop_ms), median(&l.plain_loop_ms)),
+            "<= 1.05",
+            ratio <= 1.05,
+        ));
+        rows.push(Row::info(
+            7,
+            "  first iteration (the layer analyzes each kernel once), under the layer / plain",
+            format!("{:.1} ms / {:.1} ms", median(&l.layer_first_ms), median(&l.plain_first_ms)),
+        ));
+        rows.push(Row::info(
+            7,
+            "  whole process wall (`clpart exec` included), under the layer / plain",
+            format!("{:.1} ms / {:.1} ms", median(&l.layer_wall_ms), median(&l.plain_wall_ms)),
+        ));
+        results.insert("layer".into(), serde_json::to_value(&l)?);
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();

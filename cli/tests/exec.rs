@@ -36,7 +36,11 @@ fn built() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        for app in APPS.iter().map(|a| a.name).chain(["histogram", "misuse"]) {
+        for app in APPS
+            .iter()
+            .map(|a| a.name)
+            .chain(["histogram", "misuse", "native_image", "user_event", "passthrough"])
+        {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
                 .args([
@@ -66,7 +70,20 @@ fn built() -> &'static Path {
 /// Runs `tests/apps/<app>` under `clpart exec` with these extra options,
 /// in its own folder (it reads `kernel.cl` from there).
 fn exec(app: &str, options: &[&str], report: Option<&Path>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));
+    exec_on("pthread basic", app, options, report, args)
+}
+
+/// [`exec`] on the PoCL devices `devices` (the application gets the first
+/// one PoCL lists), killed after two minutes (exit code 124: a hang).
+fn exec_on(
+    devices: &str,
+    app: &str,
+    options: &[&str],
+    report: Option<&Path>,
+    args: &[&str],
+) -> Output {
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_clpart"));
     c.arg("exec").args(options);
     if let Some(r) = report {
         c.arg("--report").arg(r);
@@ -75,7 +92,7 @@ fn exec(app: &str, options: &[&str], report: Option<&Path>, args: &[&str]) -> Ou
         .arg(built().join(app))
         .args(args)
         .current_dir(repo().join("tests/apps").join(app))
-        .env("POCL_DEVICES", "pthread basic")
+        .env("POCL_DEVICES", devices)
         .env("CLPART_LAYER", layer())
         .env_remove("OPENCL_LAYERS");
     c.output().unwrap()
@@ -151,6 +168,22 @@ const APPS: &[App] = &[
         name: "resident",
         args: &[],
         kernels: &[("axpb", 9), ("neighbor", 1), ("scale4", 1)],
+    },
+    // Issue 14: buffers migrated to the host and to the device between
+    // split launches, and one given up (contents undefined) and rewritten,
+    // whole and through a sub-buffer.
+    App {
+        name: "migrate",
+        args: &[],
+        kernels: &[("axpb", 8), ("neighbor", 2)],
+    },
+    // Issue 14: an out-of-order queue, the program's commands ordered by
+    // its events only; the layer's syncs are followed by a barrier there
+    // (PoCL 3.1 ran this program correctly without the barrier too).
+    App {
+        name: "out_of_order",
+        args: &[],
+        kernels: &[("axpb", 9), ("neighbor", 3)],
     },
 ];
 
@@ -436,4 +469,92 @@ fn a_program_that_misuses_opencl_gets_the_drivers_error_codes() {
         "{text}"
     );
     assert_eq!(text, String::from_utf8_lossy(&plain.stdout));
+}
+
+/// Issue 14: what the layer cannot see through runs on the application's
+/// device after the buffers it touches are synced: a native kernel over a
+/// buffer split launches wrote (the launches after it see what it wrote),
+/// and a 1-D image made from such a buffer (a kernel reading the image,
+/// `clEnqueueReadImage`); the buffer then stays unsplit, with the reason.
+#[test]
+fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec("native_image", &["--split", "0:0.5,1:0.5"], Some(&path), &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&path);
+    // Six launches before the image is made split; the two after do not.
+    let k = kernel(&r, "axpb");
+    assert_eq!((&k["launches"], &k["split_launches"]), (&8.into(), &6.into()), "{k}");
+    assert!(k["reason"].as_str().unwrap().contains("an image was made from"), "{k}");
+    let k = kernel(&r, "twice_image");
+    assert_eq!(k["split_launches"], 0, "{k}");
+    assert!(k["reason"].as_str().unwrap().contains("is an image"), "{k}");
+    let k = kernel(&r, "(native kernel)");
+    assert_eq!((&k["launches"], &k["split_launches"]), (&1.into(), &0.into()), "{k}");
+    assert!(k["reason"].as_str().unwrap().contains("clEnqueueNativeKernel"), "{k}");
+    assert!(r.get("app_sync_errors").is_none(), "{r}");
+}
+
+/// Issue 14: a command waiting for a user event that the program sets
+/// later sits ahead of a read of a buffer split launches wrote, and ahead
+/// of a launch; another launch waits for such an event itself: the layer's
+/// sync is not a blocking wait, and no launch is split (a split finishes
+/// the queue first) while the event is pending. On `pthread pthread`: PoCL 3.1's `basic` device deadlocks in
+/// `clSetUserEventStatus` when a command waits for the event, with or
+/// without the layer.
+#[test]
+fn issue_14_a_pending_user_event_never_blocks_the_layer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec_on(
+        "pthread pthread",
+        "user_event",
+        &["--split", "0:0.5,1:0.5"],
+        Some(&path),
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{:?} (124: it hung)\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&path);
+    let k = kernel(&r, "axpb");
+    assert_eq!((&k["launches"], &k["split_launches"]), (&10.into(), &8.into()), "{k}");
+    assert!(k["reason"].as_str().unwrap().contains("user event"), "{k}");
+    assert!(r.get("app_sync_errors").is_none(), "{r}");
+}
+
+/// Issue 14: a program none of whose kernels split (global atomics) gets
+/// its own results with every call passed through, nothing moved between
+/// its device and clpart's; `clpart-bench --only layer` times it.
+#[test]
+fn a_program_whose_kernels_never_split_passes_everything_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec("passthrough", &["--split", "0:0.5,1:0.5"], Some(&path), &["4096", "70"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&path);
+    for name in ["histogram", "halve"] {
+        let k = kernel(&r, name);
+        assert_eq!((&k["launches"], &k["split_launches"]), (&70.into(), &0.into()), "{k}");
+        assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
+    }
+    assert_eq!(count(&r, "bytes_total"), 0, "{r}");
+    assert_eq!(count(&r, "bytes_app_sync"), 0, "{r}");
 }

@@ -59,6 +59,18 @@ pub(crate) fn layer_table(below: cl_icd_dispatch) -> cl_icd_dispatch {
     t.clEnqueueMapBuffer = Some(enqueue_map_buffer);
     t.clEnqueueUnmapMemObject = Some(enqueue_unmap_mem_object);
     t.clEnqueueTask = Some(enqueue_task);
+    t.clEnqueueMigrateMemObjects = Some(enqueue_migrate_mem_objects);
+    t.clEnqueueNativeKernel = Some(enqueue_native_kernel);
+    t.clCreateUserEvent = Some(create_user_event);
+    t.clCreateImage = Some(create_image);
+    t.clCreateImageWithProperties = Some(create_image_with_properties);
+    t.clCreateImage2D = Some(create_image_2d);
+    t.clCreateImage3D = Some(create_image_3d);
+    t.clEnqueueReadImage = Some(enqueue_read_image);
+    t.clEnqueueWriteImage = Some(enqueue_write_image);
+    t.clEnqueueCopyImage = Some(enqueue_copy_image);
+    t.clEnqueueFillImage = Some(enqueue_fill_image);
+    t.clEnqueueMapImage = Some(enqueue_map_image);
     t
 }
 
@@ -850,13 +862,15 @@ unsafe extern "C" fn enqueue_copy_buffer_to_image(
     event: *mut cl_event,
 ) -> cl_int {
     let f = below!(clEnqueueCopyBufferToImage);
-    synced!(sync(queue, &[src]));
+    // An image over a buffer shares its storage: the rest of it is kept.
+    synced!(sync(queue, &[src, dst_image]));
     // SAFETY: the application's arguments, passed on unchanged.
-    unsafe {
+    let r = unsafe {
         f(
             queue, src, dst_image, src_offset, dst_origin, region, n_wait, wait, event,
         )
-    }
+    };
+    wrote(r, &[dst_image])
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -872,7 +886,7 @@ unsafe extern "C" fn enqueue_copy_image_to_buffer(
     event: *mut cl_event,
 ) -> cl_int {
     let f = below!(clEnqueueCopyImageToBuffer);
-    synced!(sync(queue, &[dst]));
+    synced!(sync(queue, &[src_image, dst]));
     // SAFETY: the application's arguments, passed on unchanged.
     let r = unsafe {
         f(
@@ -953,4 +967,423 @@ unsafe extern "C" fn enqueue_task(
     launch_below(queue, kernel, || unsafe {
         f(queue, kernel, n_wait, wait, event)
     })
+}
+
+/// `clEnqueueMigrateMemObjects`: the contents the application sees move
+/// with its buffers, so a stale one is synced first (to the host or to the
+/// queue's device alike: the migrated copy must be the current one); with
+/// `CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED` the application gives the
+/// contents up: a whole buffer is not synced and the driver's copy
+/// (whatever it then holds) is the current one; a sub-buffer or an image
+/// over a buffer is synced all the same (the rest of its buffer keeps its
+/// contents). The command itself, with its wait list and
+/// event, is the application's, unchanged.
+unsafe extern "C" fn enqueue_migrate_mem_objects(
+    queue: cl_command_queue,
+    n_mems: cl_uint,
+    mems: *const cl_mem,
+    flags: opencl_sys::cl_mem_migration_flags,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueMigrateMemObjects);
+    let list: Vec<cl_mem> = if mems.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: `n_mems` handles (the OpenCL contract; the driver checks
+        // the handles themselves).
+        unsafe { std::slice::from_raw_parts(mems, n_mems as usize) }.to_vec()
+    };
+    let undefined = flags & opencl_sys::CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED != 0;
+    // Given up, a whole buffer needs no sync; a sub-buffer or an image over
+    // a buffer gives up only its part, and the rest must stay current.
+    let keep: Vec<cl_mem> = if undefined {
+        // (All of them if the bookkeeping panicked.)
+        guarded(list.clone(), || {
+            state::with(|s| {
+                list.iter()
+                    .copied()
+                    .filter(|&m| {
+                        s.buffers
+                            .get(&(m as usize))
+                            .is_some_and(|b| b.parent.is_some())
+                    })
+                    .collect()
+            })
+        })
+    } else {
+        list.clone()
+    };
+    synced!(sync(queue, &keep));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe { f(queue, n_mems, mems, flags, n_wait, wait, event) };
+    if undefined {
+        wrote(r, &list)
+    } else {
+        r
+    }
+}
+
+/// `clEnqueueNativeKernel`: a host function that reads and may write the
+/// buffers of `mem_list` through pointers the driver makes. The layer
+/// cannot see what it does: those buffers are synced first, newer after,
+/// and the command goes to the driver unchanged (reported as a launch
+/// that was not split).
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_native_kernel(
+    queue: cl_command_queue,
+    user_func: Option<unsafe extern "C" fn(*mut c_void)>,
+    args: *mut c_void,
+    cb_args: usize,
+    n_mems: cl_uint,
+    mem_list: *const cl_mem,
+    args_mem_loc: *mut *const c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueNativeKernel);
+    let list: Vec<cl_mem> = if mem_list.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: `n_mems` handles (the OpenCL contract).
+        unsafe { std::slice::from_raw_parts(mem_list, n_mems as usize) }.to_vec()
+    };
+    synced!(sync(queue, &list));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue,
+            user_func,
+            args,
+            cb_args,
+            n_mems,
+            mem_list,
+            args_mem_loc,
+            n_wait,
+            wait,
+            event,
+        )
+    };
+    if r == CL_SUCCESS {
+        record(|| {
+            crate::report::whole(
+                "(native kernel)",
+                "clEnqueueNativeKernel runs a host function the layer cannot see through; its buffers were synced and it ran on the application's device",
+            )
+        });
+    }
+    wrote(r, &list)
+}
+
+unsafe extern "C" fn create_user_event(context: cl_context, errcode_ret: *mut cl_int) -> cl_event {
+    let f = below_handle!(clCreateUserEvent, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let e = unsafe { f(context, errcode_ret) };
+    if !e.is_null() {
+        record(|| crate::events::user_event_made(e));
+    }
+    e
+}
+
+/// The start of `cl_image_desc` up to its `buffer` (`mem_object`) field,
+/// as OpenCL 1.2 and later lay it out.
+#[repr(C)]
+struct ImageDescHead {
+    image_type: opencl_sys::cl_mem_object_type,
+    image_width: usize,
+    image_height: usize,
+    image_depth: usize,
+    image_array_size: usize,
+    image_row_pitch: usize,
+    image_slice_pitch: usize,
+    num_mip_levels: cl_uint,
+    num_samples: cl_uint,
+    buffer: cl_mem,
+}
+
+/// An image the driver made: recorded, with the buffer its storage is
+/// shared with (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, or a 2-D image from a
+/// buffer), which it then pins.
+fn image_made(image: cl_mem, flags: cl_mem_flags, desc: *const c_void) {
+    if image.is_null() {
+        return;
+    }
+    record(|| {
+        let over = if desc.is_null() {
+            None
+        } else {
+            // SAFETY: the driver accepted a `cl_image_desc` here.
+            let b = unsafe { (*(desc as *const ImageDescHead)).buffer };
+            (!b.is_null()).then_some(b as usize)
+        };
+        added(
+            state::with(|s| s.add_image(image as usize, over, flags)),
+            image,
+        )
+    });
+}
+
+unsafe extern "C" fn create_image(
+    context: cl_context,
+    flags: cl_mem_flags,
+    format: *const opencl_sys::cl_image_format,
+    desc: *const opencl_sys::cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateImage, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let image = unsafe { f(context, flags, format, desc, host_ptr, errcode_ret) };
+    image_made(image, flags, desc as *const c_void);
+    image
+}
+
+unsafe extern "C" fn create_image_with_properties(
+    context: cl_context,
+    properties: *const opencl_sys::cl_mem_properties,
+    flags: cl_mem_flags,
+    format: *const opencl_sys::cl_image_format,
+    desc: *const opencl_sys::cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateImageWithProperties, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let image = unsafe {
+        f(
+            context,
+            properties,
+            flags,
+            format,
+            desc,
+            host_ptr,
+            errcode_ret,
+        )
+    };
+    image_made(image, flags, desc as *const c_void);
+    image
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn create_image_2d(
+    context: cl_context,
+    flags: cl_mem_flags,
+    format: *const opencl_sys::cl_image_format,
+    width: usize,
+    height: usize,
+    row_pitch: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateImage2D, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let image = unsafe {
+        f(
+            context,
+            flags,
+            format,
+            width,
+            height,
+            row_pitch,
+            host_ptr,
+            errcode_ret,
+        )
+    };
+    image_made(image, flags, std::ptr::null());
+    image
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn create_image_3d(
+    context: cl_context,
+    flags: cl_mem_flags,
+    format: *const opencl_sys::cl_image_format,
+    width: usize,
+    height: usize,
+    depth: usize,
+    row_pitch: usize,
+    slice_pitch: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let f = below_handle!(clCreateImage3D, errcode_ret);
+    // SAFETY: passed on unchanged.
+    let image = unsafe {
+        f(
+            context,
+            flags,
+            format,
+            width,
+            height,
+            depth,
+            row_pitch,
+            slice_pitch,
+            host_ptr,
+            errcode_ret,
+        )
+    };
+    image_made(image, flags, std::ptr::null());
+    image
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_read_image(
+    queue: cl_command_queue,
+    image: cl_mem,
+    blocking: cl_bool,
+    origin: *const usize,
+    region: *const usize,
+    row_pitch: usize,
+    slice_pitch: usize,
+    ptr: *mut c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueReadImage);
+    synced!(sync(queue, &[image]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    unsafe {
+        f(
+            queue,
+            image,
+            blocking,
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+            ptr,
+            n_wait,
+            wait,
+            event,
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_write_image(
+    queue: cl_command_queue,
+    image: cl_mem,
+    blocking: cl_bool,
+    origin: *const usize,
+    region: *const usize,
+    row_pitch: usize,
+    slice_pitch: usize,
+    ptr: *const c_void,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueWriteImage);
+    synced!(sync(queue, &[image]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue,
+            image,
+            blocking,
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+            ptr,
+            n_wait,
+            wait,
+            event,
+        )
+    };
+    wrote(r, &[image])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_copy_image(
+    queue: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueCopyImage);
+    synced!(sync(queue, &[src, dst]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue, src, dst, src_origin, dst_origin, region, n_wait, wait, event,
+        )
+    };
+    wrote(r, &[dst])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_fill_image(
+    queue: cl_command_queue,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const usize,
+    region: *const usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let f = below!(clEnqueueFillImage);
+    synced!(sync(queue, &[image]));
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe {
+        f(
+            queue, image, fill_color, origin, region, n_wait, wait, event,
+        )
+    };
+    wrote(r, &[image])
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_map_image(
+    queue: cl_command_queue,
+    image: cl_mem,
+    blocking: cl_bool,
+    flags: cl_map_flags,
+    origin: *const usize,
+    region: *const usize,
+    row_pitch: *mut usize,
+    slice_pitch: *mut usize,
+    n_wait: cl_uint,
+    wait: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    let f = below_handle!(clEnqueueMapImage, errcode_ret);
+    if let Err(code) = sync(queue, &[image]) {
+        if !errcode_ret.is_null() {
+            // SAFETY: the application's out-pointer.
+            unsafe { *errcode_ret = code };
+        }
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the application's arguments, passed on unchanged.
+    let ptr = unsafe {
+        f(
+            queue,
+            image,
+            blocking,
+            flags,
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+            n_wait,
+            wait,
+            event,
+            errcode_ret,
+        )
+    };
+    if !ptr.is_null() {
+        record(|| resident::mapped(image as usize, ptr as usize, flags));
+    }
+    ptr
 }

@@ -34,6 +34,7 @@
 #![allow(non_snake_case)]
 
 mod config;
+mod events;
 mod intercept;
 mod report;
 mod resident;

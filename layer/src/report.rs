@@ -3,7 +3,9 @@
 //!
 //! Fields (kept stable for `clpart exec --report`):
 //! - `kernels[]`: `name`, `launches`, `split_launches`, `reason` (why the
-//!   last launch that was not split was not, else absent),
+//!   last launch that was not split was not, else absent; the entry named
+//!   `(native kernel)` counts `clEnqueueNativeKernel` commands, which the
+//!   layer never splits),
 //!   `bytes_to_devices` and `bytes_from_devices` (what clpart moved to and
 //!   from its devices in split launches), `bytes_whole_buffers` (what
 //!   sending every buffer the kernel reads to each device and reading back
@@ -119,6 +121,10 @@ pub(crate) fn sync_failed(why: &str) {
 
 fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
     let mut stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    // Looked up first: a launch of a kernel already seen allocates nothing.
+    if let Some(k) = stats.get_mut(name) {
+        return f(k);
+    }
     let k = stats
         .entry(name.to_string())
         .or_insert_with(|| KernelStats {
@@ -132,7 +138,9 @@ fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
 pub(crate) fn whole(kernel: &str, why: &str) {
     with_kernel(kernel, |k| {
         k.launches += 1;
-        k.reason = Some(why.to_string());
+        if k.reason.as_deref() != Some(why) {
+            k.reason = Some(why.to_string());
+        }
     });
 }
 

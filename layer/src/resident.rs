@@ -16,9 +16,11 @@
 //!   driver (a read, a map, a copy, a partial write or fill, a kernel the
 //!   layer passes to the driver) is preceded by a sync ([`sync_out`]):
 //!   clpart's copy is gathered on the host and written whole into the
-//!   application's buffer with a blocking write on the operation's queue;
-//!   the operation is then made unchanged (its blocking flag, events and
-//!   wait list keep their meaning);
+//!   application's buffer with a non-blocking write on the operation's
+//!   queue, ordered before it ([`events::write_ordered`]: never a wait for
+//!   the application's own commands, which may wait for a user event it
+//!   sets later); the operation is then made unchanged (its blocking flag,
+//!   events and wait list keep their meaning);
 //! - an operation that writes a buffer through the driver makes its
 //!   application copy [`AppCopy::Newer`] ([`written`]); a map for writing
 //!   does so again at its unmap;
@@ -52,6 +54,7 @@ use opencl_sys::{
     CL_TRUE,
 };
 
+use crate::events;
 use crate::report;
 use crate::state::{self, AppCopy, BufferRec, Inside};
 use crate::target;
@@ -164,7 +167,8 @@ pub(crate) fn write_app(
 
 /// Makes the application's copy of the buffers `roots` current before an
 /// operation on `queue` reads them through the driver: each stale one is
-/// gathered from clpart's devices and written whole. The caller holds
+/// gathered from clpart's devices and written whole, with a non-blocking
+/// write ordered before the operation on `queue`. The caller holds
 /// [`Inside`] and the resident copies.
 pub(crate) fn sync_held(
     held: &mut Residents,
@@ -190,14 +194,17 @@ pub(crate) fn sync_held(
                 return Err(CL_OUT_OF_RESOURCES);
             }
         };
-        let code = write_app(queue, root, 0, host.as_bytes());
+        let n = host.as_bytes().len() as u64;
+        // Non-blocking, ordered on the application's queue: a command of
+        // the application's ahead of it may wait for a user event the
+        // application sets later ([`events`]).
+        let code = events::write_ordered(queue, root, 0, host.as_bytes().to_vec());
         if code != CL_SUCCESS {
             report::sync_failed(&format!(
                 "writing clpart's results into the application's buffer failed ({code})"
             ));
             return Err(code);
         }
-        let n = host.as_bytes().len() as u64;
         r.host_whole = true;
         report::synced_out(n, r.buf.bytes_gathered() - before);
         state::with(|s| s.set_app(root, AppCopy::Current));

@@ -114,7 +114,7 @@ const MAX_VERDICTS: usize = 256;
 #[derive(Default)]
 struct Engine {
     runtime: Option<Result<Runtime, String>>,
-    infos: HashMap<InfoKey, Result<Vec<ArgInfo>, String>>,
+    infos: HashMap<InfoKey, Result<Arc<Vec<ArgInfo>>, String>>,
     verdicts: HashMap<Key, Verdict>,
     /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
     n_whole: HashMap<Key, u32>,
@@ -140,6 +140,18 @@ enum Slot {
 /// `launch` holds the application's arguments of `clEnqueueNDRangeKernel`
 /// (pointers valid as OpenCL requires for `work_dim` entries).
 pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
+    // A kernel already known to stay unsplit at this size passes through
+    // without its record being copied (the pass-through overhead).
+    let known = state::with(|s| {
+        let u = s.kernels.get(&(launch.kernel as usize))?.unsplit.as_ref()?;
+        // SAFETY: the caller's contract.
+        unsafe { u.matches(launch.work_dim, launch.global, launch.local) }
+            .then(|| (u.name.clone(), u.reason.clone()))
+    });
+    if let Some((name, why)) = known {
+        report::whole(&name, &why);
+        return Outcome::PassThrough;
+    }
     let Some(rec) = state::with(|s| s.kernels.get(&(launch.kernel as usize)).cloned()) else {
         // A kernel the layer did not see made (clCloneKernel, a kernel of
         // clpart's own): nothing to record.
@@ -219,6 +231,7 @@ fn split_with(
     let Some((source, options)) = &rec.program else {
         return Err("the program was not made with clCreateProgramWithSource".into());
     };
+    refuse_early(rec)?;
     let options: Vec<String> = options.to_vec();
     let _inside = Inside::enter();
     let src_key = Arc::as_ptr(source) as *const u8 as usize;
@@ -228,12 +241,9 @@ fn split_with(
     let infos = engine
         .infos
         .entry((src_key, rec.name.clone(), options.clone()))
-        .or_insert_with(|| arg_infos(source, &options, &rec.name))
+        .or_insert_with(|| arg_infos(source, &options, &rec.name).map(Arc::new))
         .clone()
         .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
-
-    // The arguments, as the kernel declares them.
-    let slots = slots(rec, &infos)?;
 
     let mut key = Key {
         source: src_key,
@@ -243,9 +253,19 @@ fn split_with(
         local: nd.local.clone(),
         scalars: None,
     };
+    // A kernel that stays unsplit for any values of its scalars passes
+    // through here, at the cost of a lookup (issue 14: the pass-through
+    // overhead).
+    if let Some(Verdict::Whole(why)) = engine.verdicts.get(&key) {
+        remember_unsplit(launch, &rec.name, why);
+        return Err(why.clone());
+    }
+
+    // The arguments, as the kernel declares them.
+    let slots = slots(rec, &infos)?;
     let mut by_value = Vec::new();
     let mut scalars = std::collections::BTreeMap::new();
-    for (slot, info) in slots.iter().zip(&infos) {
+    for (slot, info) in slots.iter().zip(infos.iter()) {
         if let Slot::Scalar { int, .. } = slot {
             if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
                 by_value.push((info.index, *int));
@@ -327,7 +347,13 @@ fn split_with(
     }
 
     let t = target();
-    // 1. Everything the application enqueued before is done.
+    // 1. Everything the application enqueued before is done. Not while a
+    // user event of the application's is pending: a command ahead in the
+    // queue may wait for it, and the application sets it only later.
+    crate::events::reap();
+    if crate::events::user_event_pending() {
+        return Err("a user event of the application is not complete (finishing its queue could wait for it)".into());
+    }
     let (n_wait, wait) = launch.wait;
     if n_wait > 0 {
         // SAFETY: the application's wait list of `n_wait` events.
@@ -354,7 +380,7 @@ fn split_with(
     let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
     let mut bound: Vec<(u32, usize)> = Vec::new();
     let mut values = Vec::with_capacity(slots.len());
-    for (slot, info) in slots.iter().zip(&infos) {
+    for (slot, info) in slots.iter().zip(infos.iter()) {
         values.push(match slot {
             Slot::Scalar { bytes, int } => ArgValue::Scalar {
                 bytes: bytes.clone(),
@@ -401,7 +427,10 @@ fn split_with(
                 &mut refs,
                 &shares,
                 // the layer's report has no exact footprint: no counts
-                &LaunchOptions { exact_bytes: false, ..Default::default() },
+                &LaunchOptions {
+                    exact_bytes: false,
+                    ..Default::default()
+                },
             )
         };
         for (_, mem, r) in taken {
@@ -453,7 +482,7 @@ fn split_with(
     // 4. What changed in the buffers kept off the resident path goes back
     // into the application's buffers.
     let mut written: Vec<usize> = Vec::new();
-    for (i, (slot, info)) in slots.iter().zip(&infos).enumerate() {
+    for (i, (slot, info)) in slots.iter().zip(infos.iter()).enumerate() {
         let (Slot::Buffer { mem, .. }, ArgKind::GlobalBuffer) = (slot, info.kind) else {
             continue;
         };
@@ -624,6 +653,66 @@ fn verdict(
     }
 }
 
+/// Records on the kernel that its launches of this size stay unsplit
+/// (`why`) whatever its scalar arguments.
+fn remember_unsplit(launch: &Launch, name: &str, why: &str) {
+    let dims = launch.work_dim as usize;
+    let read = |p: *const usize| -> Vec<usize> {
+        // SAFETY: `dims` entries (checked valid by `ndrange` before).
+        (0..dims).map(|d| unsafe { *p.add(d) }).collect()
+    };
+    let u = state::Unsplit {
+        global: read(launch.global),
+        local: (!launch.local.is_null()).then(|| read(launch.local)),
+        name: name.into(),
+        reason: why.into(),
+    };
+    state::with(|s| {
+        if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
+            k.unsplit = Some(u);
+        }
+    });
+}
+
+/// The arguments the layer cannot see through, before the kernel is
+/// parsed: SVM (a pointer argument or `clSetKernelExecInfo`) and images.
+/// Such a kernel never splits; it runs on the application's device after
+/// its buffer arguments are synced ([`crate::resident::before_launch`]).
+fn refuse_early(rec: &KernelRec) -> Result<(), String> {
+    if rec.exec_info {
+        return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
+    }
+    for (i, arg) in rec.args.iter().enumerate() {
+        let Some(arg) = arg else { continue };
+        if arg.svm {
+            return Err(format!(
+                "argument {i} is an SVM pointer (clSetKernelArgSVMPointer)"
+            ));
+        }
+        let handle = match &arg.value {
+            Some(v) if v.len() == std::mem::size_of::<usize>() => {
+                usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"))
+            }
+            _ => continue,
+        };
+        let what = state::with(|s| {
+            let b = s.buffers.get(&handle)?;
+            let root = s.buffers.get(&b.parent.unwrap_or(handle));
+            Some((b.image, root.is_some_and(|r| r.pinned)))
+        });
+        match what {
+            Some((true, _)) => return Err(format!("argument {i} is an image")),
+            Some((false, true)) => {
+                return Err(format!(
+                    "argument {i} is a buffer an image was made from (clCreateImage over a buffer)"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The kernel's arguments resolved against the layer's records.
 fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
     if rec.exec_info {
@@ -644,6 +733,15 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
             ));
         }
         slots.push(match info.kind {
+            ArgKind::Scalar if ["image", "sampler", "pipe", "queue_t"]
+                .iter()
+                .any(|w| info.elem_type.contains(w)) =>
+            {
+                return Err(format!(
+                    "argument '{}' is of type '{}', which the layer cannot see through",
+                    info.name, info.elem_type
+                ));
+            }
             ArgKind::Scalar => {
                 let bytes = raw.value.clone().ok_or_else(|| format!("argument '{}' is NULL", info.name))?;
                 let int = int_value(info, &bytes);
@@ -714,6 +812,80 @@ mod tests {
         );
         assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
         assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
+    }
+
+    fn kernel_with(args: Vec<Option<crate::state::RawArg>>) -> KernelRec {
+        state::with(|s| {
+            s.add_kernel(0x7001, 0x7000, "k".into());
+            s.kernels.get_mut(&0x7001).unwrap().args = args;
+            s.kernels[&0x7001].clone()
+        })
+    }
+
+    fn handle_arg(h: usize) -> Option<crate::state::RawArg> {
+        Some(crate::state::RawArg {
+            size: 8,
+            value: Some(h.to_ne_bytes().to_vec()),
+            svm: false,
+        })
+    }
+
+    /// Issue 14: what the layer cannot see through is refused before the
+    /// kernel is parsed, with the reason.
+    #[test]
+    fn svm_images_and_buffers_under_images_are_refused() {
+        state::with(|s| {
+            s.add_buffer(0x7100, 64, 0);
+            s.add_buffer(0x7101, 64, 0);
+            s.add_image(0x7102, Some(0x7101), 0);
+            s.add_image(0x7103, None, 0);
+        });
+        let plain = kernel_with(vec![
+            handle_arg(0x7100),
+            Some(crate::state::RawArg {
+                size: 4,
+                value: Some(vec![0; 4]),
+                svm: false,
+            }),
+        ]);
+        assert!(refuse_early(&plain).is_ok());
+        let svm = kernel_with(vec![
+            handle_arg(0x7100),
+            Some(crate::state::RawArg {
+                size: 0,
+                value: None,
+                svm: true,
+            }),
+        ]);
+        assert!(refuse_early(&svm)
+            .unwrap_err()
+            .contains("argument 1 is an SVM pointer"));
+        let mut info = kernel_with(vec![handle_arg(0x7100)]);
+        info.exec_info = true;
+        assert!(refuse_early(&info)
+            .unwrap_err()
+            .contains("clSetKernelExecInfo"));
+        for image in [0x7102, 0x7103] {
+            let k = kernel_with(vec![handle_arg(image)]);
+            assert!(refuse_early(&k)
+                .unwrap_err()
+                .contains("argument 0 is an image"));
+        }
+        let pinned = kernel_with(vec![handle_arg(0x7100), handle_arg(0x7101)]);
+        assert!(refuse_early(&pinned)
+            .unwrap_err()
+            .contains("argument 1 is a buffer an image was made from"));
+        // Image, sampler and pipe types are refused by name too (an object
+        // the layer did not see made).
+        let infos = vec![ArgInfo {
+            index: 0,
+            name: "img".into(),
+            kind: ArgKind::Scalar,
+            elem_type: "__read_only image2d_t".into(),
+            elem_size: 8,
+        }];
+        let k = kernel_with(vec![handle_arg(0x7999)]);
+        assert!(slots(&k, &infos).err().unwrap().contains("image2d_t"));
     }
 
     #[test]

@@ -76,7 +76,50 @@ pub(crate) struct KernelRec {
     /// `clSetKernelExecInfo` was called (SVM the kernel may reach without
     /// an argument): its launches pass through.
     pub(crate) exec_info: bool,
+    /// The kernel stays unsplit for any scalar values at this NDRange:
+    /// its launches of that size pass through at once.
+    pub(crate) unsplit: Option<Unsplit>,
     refs: u32,
+}
+
+/// A launch size at which a kernel's verdict is unsplit whatever its
+/// scalar arguments, as the application gives it (the verdict depends on
+/// nothing else the application can change: source, name and build
+/// options are the kernel's own).
+#[derive(Clone, Debug)]
+pub(crate) struct Unsplit {
+    pub(crate) global: Vec<usize>,
+    /// The local size given, `None` for NULL.
+    pub(crate) local: Option<Vec<usize>>,
+    pub(crate) name: Arc<str>,
+    pub(crate) reason: Arc<str>,
+}
+
+impl Unsplit {
+    /// Whether a launch of `global` and `local` sizes (the application's
+    /// `work_dim` entries, `local` NULL when not given) is of this size.
+    ///
+    /// # Safety
+    /// `global` points to `work_dim` entries, `local` too unless NULL.
+    pub(crate) unsafe fn matches(
+        &self,
+        work_dim: u32,
+        global: *const usize,
+        local: *const usize,
+    ) -> bool {
+        let dims = work_dim as usize;
+        if global.is_null() || dims != self.global.len() {
+            return false;
+        }
+        // SAFETY: the caller's contract.
+        let same = |p: *const usize, v: &[usize]| (0..dims).all(|d| unsafe { *p.add(d) } == v[d]);
+        same(global, &self.global)
+            && match (&self.local, local.is_null()) {
+                (None, true) => true,
+                (Some(l), false) => same(local, l),
+                _ => false,
+            }
+    }
 }
 
 /// Which copy of a buffer's contents is current: the application's (on
@@ -108,6 +151,15 @@ pub(crate) struct BufferRec {
     pub(crate) resident: bool,
     /// Pointers of maps for writing not yet unmapped.
     pub(crate) write_maps: Vec<usize>,
+    /// The record is an image's (any `clCreateImage*`): never a split
+    /// launch's buffer argument; with a `parent`, the buffer whose storage
+    /// it shares (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, or a 2-D image from a
+    /// buffer), which every operation on the image reads or writes.
+    pub(crate) image: bool,
+    /// An image shares (or shared) this buffer's storage: for the rest of
+    /// the buffer's life, kernels that take it run unsplit on the
+    /// application's device.
+    pub(crate) pinned: bool,
     refs: u32,
 }
 
@@ -178,6 +230,7 @@ impl State {
                 program,
                 args: Vec::new(),
                 exec_info: false,
+                unsplit: None,
                 refs: 1,
             },
         );
@@ -230,6 +283,43 @@ impl State {
                 app: AppCopy::Newer,
                 resident: false,
                 write_maps: Vec::new(),
+                image: false,
+                pinned: false,
+                refs: 1,
+            },
+        )
+    }
+
+    /// Records an image; one made over a buffer the layer saw made (`over`)
+    /// names that buffer's root as its parent, holds a reference to it (as
+    /// the driver does) and pins it.
+    pub(crate) fn add_image(
+        &mut self,
+        handle: usize,
+        over: Option<usize>,
+        flags: u64,
+    ) -> Option<BufferRec> {
+        let parent = over.and_then(|b| self.root(b));
+        let size = match parent {
+            Some(root) => {
+                self.retain_buffer(root, 1);
+                let b = self.buffers.get_mut(&root).expect("a root is recorded");
+                b.pinned = true;
+                b.size
+            }
+            None => 0,
+        };
+        self.buffers.insert(
+            handle,
+            BufferRec {
+                size,
+                flags,
+                parent,
+                app: AppCopy::Newer,
+                resident: false,
+                write_maps: Vec::new(),
+                image: true,
+                pinned: false,
                 refs: 1,
             },
         )
@@ -255,6 +345,8 @@ impl State {
                 app: AppCopy::Newer,
                 resident: false,
                 write_maps: Vec::new(),
+                image: false,
+                pinned: false,
                 refs: 1,
             },
         )
@@ -341,6 +433,26 @@ mod tests {
     }
 
     #[test]
+    fn an_image_over_a_buffer_pins_it_and_keeps_it() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.add_sub_buffer(0x11, 0x10, 16, 0);
+        // An image over a sub-buffer shares the root's storage.
+        s.add_image(0x20, Some(0x11), 0);
+        // An image of its own has no parent.
+        s.add_image(0x21, None, 0);
+        assert_eq!(s.root(0x20), Some(0x10));
+        assert_eq!(s.root(0x21), Some(0x21));
+        assert!(s.buffers[&0x10].pinned && s.buffers[&0x20].image);
+        s.set_app(0x20, AppCopy::Stale);
+        assert_eq!(s.buffers[&0x10].app, AppCopy::Stale);
+        assert!(s.retain_buffer(0x10, -1).is_empty());
+        assert!(s.retain_buffer(0x11, -1).iter().map(|g| g.0).eq([0x11]));
+        let gone: Vec<usize> = s.retain_buffer(0x20, -1).iter().map(|g| g.0).collect();
+        assert_eq!(gone, [0x10, 0x20]);
+    }
+
+    #[test]
     fn a_kernel_keeps_its_programs_source_after_the_program_goes() {
         let mut s = State::default();
         s.add_program(0x1, "__kernel void k(int n) {}".into());
@@ -394,6 +506,31 @@ mod tests {
         assert!(s.kernels.contains_key(&0x5));
         s.set_exec_info(0x5);
         assert!(s.kernels[&0x5].exec_info);
+    }
+
+    #[test]
+    fn an_unsplit_size_matches_only_the_same_sizes() {
+        let u = Unsplit {
+            global: vec![1024, 8],
+            local: Some(vec![64, 1]),
+            name: "k".into(),
+            reason: "atomics".into(),
+        };
+        let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
+        // SAFETY: arrays of `work_dim` entries.
+        unsafe {
+            assert!(u.matches(2, g.as_ptr(), l.as_ptr()));
+            assert!(!u.matches(2, g.as_ptr(), other.as_ptr()));
+            assert!(!u.matches(2, g.as_ptr(), std::ptr::null()));
+            assert!(!u.matches(1, g.as_ptr(), l.as_ptr()));
+            assert!(!u.matches(2, std::ptr::null(), l.as_ptr()));
+        }
+        let v = Unsplit { local: None, ..u };
+        // SAFETY: as above.
+        unsafe {
+            assert!(v.matches(2, g.as_ptr(), std::ptr::null()));
+            assert!(!v.matches(2, g.as_ptr(), l.as_ptr()));
+        }
     }
 
     #[test]
