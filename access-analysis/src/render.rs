@@ -573,6 +573,7 @@ impl<'a> Renderer<'a> {
             shaped.push((r, ps));
         }
         let mut global_failure = false;
+        let mut konst: Option<(Vec<String>, Vec<String>, Tuples)> = None;
         let mut tuples: Tuples = Vec::new();
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
@@ -605,17 +606,41 @@ impl<'a> Renderer<'a> {
                 }
             }
         } else {
+            // Constant strides (`b[k*1000 + j]`, `a[2*i + 1]`), tried first.
+            if self.options.delinearize {
+                konst = delinearize_const(&shaped);
+            }
             tuples =
                 shaped.into_iter().map(|(r, ps)| (r, ps.into_iter().map(|(c, p)| (c, vec![p])).collect())).collect();
             if any_specialized {
                 a.linearization = Linearization::Specialized;
             }
         }
-        let n_out = a.strides.len();
 
         // isl work.
         let mut exported: Option<(String, String, String)> = None;
         if !global_failure {
+            // The constant strides are kept when the model succeeds and every
+            // launch-time assumption they need can hold; else the array is
+            // modeled in one dimension, as if they had not been tried.
+            if let Some((strides, ext, t)) = konst {
+                let mut tried = a.clone();
+                tried.strides = strides;
+                tried.linearization = Linearization::Delinearized;
+                let (mut notes_k, mut whole_k) = (notes.clone(), whole.clone());
+                self.isl.reset();
+                let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
+                if let Ok(ex) = res {
+                    if whole_k.is_none() && self.assumptions_can_hold(&tried.assumptions, context) {
+                        a = tried;
+                        notes = notes_k;
+                        exported = Some(ex);
+                    }
+                }
+            }
+        }
+        let n_out = a.strides.len();
+        if !global_failure && exported.is_none() {
             self.isl.reset();
             let res = self.model(b, &tuples, &extents, context, &mut a, &mut notes, &mut whole);
             match res {
@@ -862,6 +887,19 @@ impl<'a> Renderer<'a> {
         parts
     }
 
+    /// Whether every assumption holds for some parameter values of
+    /// `context` (an assumption that never holds would run every launch
+    /// unsplit; isl failures count as "no").
+    fn assumptions_can_hold(&self, assumptions: &[Assumption], context: &str) -> bool {
+        let isl = &self.isl;
+        assumptions.iter().all(|x| {
+            let can = || -> IslResult<bool> {
+                Ok(!isl.set(&x.condition)?.intersect(isl.set(context)?).ok_in(isl)?.is_empty().ok_in(isl)?)
+            };
+            can().unwrap_or(false)
+        })
+    }
+
     /// Whether the footprint is bounded for every parameter value (isl's
     /// recession-cone test on the range, `isl_set_is_bounded`).
     fn bounded(&self, m: &Map) -> IslResult<bool> {
@@ -1064,6 +1102,70 @@ fn delinearize<'r>(
     let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
     names.push("1".into());
     Ok((names, extents, tuples))
+}
+
+/// The constant strides of an array whose subscripts are affine (issue
+/// 12): the absolute coefficients above 1 of the domain dimensions, largest
+/// first, when each divides the one before; empty when there are none or
+/// they do not nest, or when a `floor` term has a coefficient above 1.
+fn const_strides(shaped: &[(&Rec, Vec<(Cond, Poly)>)]) -> Vec<i128> {
+    let mut found: BTreeSet<i128> = BTreeSet::new();
+    for (_, ps) in shaped {
+        for (_, p) in ps {
+            for (m, coef) in &p.terms {
+                let (params, vars) = split_mono(m);
+                if !params.is_empty() || vars.is_empty() || coef.abs() <= 1 {
+                    continue;
+                }
+                if vars.len() != 1 || !matches!(vars[0], Atom::Dim(_)) {
+                    return Vec::new();
+                }
+                found.insert(coef.abs());
+            }
+        }
+    }
+    let chain: Vec<i128> = found.into_iter().rev().collect();
+    if chain.windows(2).all(|w| w[0] % w[1] == 0) {
+        chain
+    } else {
+        Vec::new()
+    }
+}
+
+/// Splits affine subscripts into dimensions by their constant strides
+/// (`b[k*1000 + j]` -> `b[k][j]`, strides `[1000, 1]`; `a[2*i + 1]` ->
+/// `a[i][1]`, strides `[2, 1]`): each term goes to the largest stride that
+/// divides its coefficient, the rest (constants, parameters, coefficients
+/// of 1) to the innermost. Returns the strides, the extents of dimensions
+/// 1.. (`strides[k-1] / strides[k]`) and the tuples; `None` without
+/// constant strides (see [`const_strides`]). The decomposition is unique
+/// only under the launch-time assumptions `0 <= c_k < extent_k`, which the
+/// model generates like those of run-time widths.
+#[allow(clippy::type_complexity)]
+fn delinearize_const<'r>(shaped: &[(&'r Rec, Vec<(Cond, Poly)>)]) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
+    let mut strides = const_strides(shaped);
+    if strides.is_empty() {
+        return None;
+    }
+    strides.push(1);
+    let mut tuples: Tuples = Vec::new();
+    for (r, ps) in shaped {
+        let mut pieces = Vec::new();
+        for (c, p) in ps {
+            if !p.is_affine() {
+                return None;
+            }
+            let mut t = vec![Poly::default(); strides.len()];
+            for (m, coef) in &p.terms {
+                let k = strides.iter().position(|s| coef % s == 0)?;
+                t[k] = t[k].add(&mono_poly(m, coef / strides[k]))?;
+            }
+            pieces.push((c.clone(), t));
+        }
+        tuples.push((*r, pieces));
+    }
+    let extents = strides.windows(2).map(|w| (w[0] / w[1]).to_string()).collect();
+    Some((strides.iter().map(|s| s.to_string()).collect(), extents, tuples))
 }
 
 fn atom_name(a: &Atom) -> String {
