@@ -573,7 +573,7 @@ impl<'a> Renderer<'a> {
             shaped.push((r, ps));
         }
         let mut global_failure = false;
-        let mut konst: Option<(Vec<String>, Vec<String>, Tuples)> = None;
+        let mut konst: Vec<(Vec<String>, Vec<String>, Tuples)> = Vec::new();
         let mut tuples: Tuples = Vec::new();
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
@@ -608,7 +608,7 @@ impl<'a> Renderer<'a> {
         } else {
             // Constant strides (`b[k*1000 + j]`, `a[2*i + 1]`), tried first.
             if self.options.delinearize {
-                konst = delinearize_const(&shaped);
+                konst = [false, true].iter().filter_map(|&nearest| delinearize_const(&shaped, nearest)).collect();
             }
             tuples =
                 shaped.into_iter().map(|(r, ps)| (r, ps.into_iter().map(|(c, p)| (c, vec![p])).collect())).collect();
@@ -621,17 +621,22 @@ impl<'a> Renderer<'a> {
         let mut exported: Option<(String, String, String)> = None;
         if !global_failure {
             // The constant strides are kept when the model succeeds and every
-            // launch-time assumption they need can hold; else the array is
+            // launch-time assumption they need can hold (constants split into
+            // digits in [0, extent), else nearest to zero); else the array is
             // modeled in one dimension, as if they had not been tried.
-            if let Some((strides, ext, t)) = konst {
+            for (strides, ext, t) in konst {
+                if exported.is_some() {
+                    break;
+                }
                 let mut tried = a.clone();
                 tried.strides = strides;
-                tried.linearization = Linearization::Delinearized;
+                tried.linearization =
+                    if any_specialized { Linearization::Specialized } else { Linearization::Delinearized };
                 let (mut notes_k, mut whole_k) = (notes.clone(), whole.clone());
                 self.isl.reset();
                 let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
                 if let Ok(ex) = res {
-                    if whole_k.is_none() && self.assumptions_can_hold(&tried.assumptions, context) {
+                    if whole_k.is_none() && self.assumptions_can_hold(&tried.assumptions, &t, context) {
                         a = tried;
                         notes = notes_k;
                         exported = Some(ex);
@@ -887,17 +892,46 @@ impl<'a> Renderer<'a> {
         parts
     }
 
-    /// Whether every assumption holds for some parameter values of
-    /// `context` (an assumption that never holds would run every launch
-    /// unsplit; isl failures count as "no").
-    fn assumptions_can_hold(&self, assumptions: &[Assumption], context: &str) -> bool {
+    /// Whether the assumptions of constant strides can all hold at once in a
+    /// launch that does work: some access of `tuples` executes, every
+    /// global size is at least 16 and every unknown local size at least 2.
+    /// An assumption that holds only for empty or degenerate launches
+    /// (`ls0 = 1 and gs0 <= 2`, `n <= go0`) would run real launches
+    /// unsplit, where the one-dimensional model splits them. isl failures
+    /// count as "no".
+    fn assumptions_can_hold(&self, assumptions: &[Assumption], tuples: &Tuples, context: &str) -> bool {
+        if assumptions.is_empty() {
+            return true;
+        }
         let isl = &self.isl;
-        assumptions.iter().all(|x| {
-            let can = || -> IslResult<bool> {
-                Ok(!isl.set(&x.condition)?.intersect(isl.set(context)?).ok_in(isl)?.is_empty().ok_in(isl)?)
-            };
-            can().unwrap_or(false)
-        })
+        let mut sizes = Vec::new();
+        for d in 0..self.ndr.work_dim {
+            for (kind, least) in [("gs", 16), ("ls", 2)] {
+                let n = nd_name(kind, d);
+                if self.param_names.contains(&n) && !self.spec.contains_key(&n) {
+                    sizes.push(format!("{n} >= {least}"));
+                }
+            }
+        }
+        let sizes = if sizes.is_empty() { "true".to_string() } else { sizes.join(" and ") };
+        let executes = |_: &[Poly]| "true".to_string();
+        let mut runs = Vec::new();
+        for (r, pieces) in tuples {
+            runs.extend(self.pieces_text(r, pieces, "A", Some(&executes), true));
+        }
+        if runs.is_empty() {
+            return true;
+        }
+        let can = || -> IslResult<bool> {
+            let mut s = isl.set(context)?;
+            s = s.intersect(isl.set(&format!("{}{{ : {sizes} }}", self.header))?).ok_in(isl)?;
+            s = s.intersect(isl.set(&format!("{}{{ : {} }}", self.header, runs.join(" or ")))?).ok_in(isl)?;
+            for x in assumptions {
+                s = s.intersect(isl.set(&x.condition)?).ok_in(isl)?;
+            }
+            Ok(!s.is_empty().ok_in(isl)?)
+        };
+        can().unwrap_or(false)
     }
 
     /// Whether the footprint is bounded for every parameter value (isl's
@@ -1137,12 +1171,16 @@ fn const_strides(shaped: &[(&Rec, Vec<(Cond, Poly)>)]) -> Vec<i128> {
 /// `a[i][1]`, strides `[2, 1]`): each term goes to the largest stride that
 /// divides its coefficient, the rest (constants, parameters, coefficients
 /// of 1) to the innermost. Returns the strides, the extents of dimensions
-/// 1.. (`strides[k-1] / strides[k]`) and the tuples; `None` without
+/// 1.. (`strides[k-1] / strides[k]`) and the tuples (constant terms split
+/// into digits, see `nearest` below); `None` without
 /// constant strides (see [`const_strides`]). The decomposition is unique
 /// only under the launch-time assumptions `0 <= c_k < extent_k`, which the
 /// model generates like those of run-time widths.
 #[allow(clippy::type_complexity)]
-fn delinearize_const<'r>(shaped: &[(&'r Rec, Vec<(Cond, Poly)>)]) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
+fn delinearize_const<'r>(
+    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
+    nearest: bool,
+) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
     let mut strides = const_strides(shaped);
     if strides.is_empty() {
         return None;
@@ -1157,6 +1195,22 @@ fn delinearize_const<'r>(shaped: &[(&'r Rec, Vec<(Cond, Poly)>)]) -> Option<(Vec
             }
             let mut t = vec![Poly::default(); strides.len()];
             for (m, coef) in &p.terms {
+                if m.is_empty() {
+                    // a constant: digits in [0, extent) (`4*i + 3` -> `[i][3]`,
+                    // `(dy+1)*3 + (dx+1)` -> `[dy + 1][dx + 1]`), or with
+                    // `nearest` nearest to zero, ties nonnegative (`x - 1` ->
+                    // `[..][x - 1]`), outermost first
+                    let mut rest = *coef;
+                    for (k, s) in strides.iter().enumerate() {
+                        let mut q = rest.div_euclid(*s);
+                        if nearest && rest.rem_euclid(*s) > s / 2 {
+                            q += 1;
+                        }
+                        t[k] = t[k].add_const(q)?;
+                        rest -= q * s;
+                    }
+                    continue;
+                }
                 let k = strides.iter().position(|s| coef % s == 0)?;
                 t[k] = t[k].add(&mono_poly(m, coef / strides[k]))?;
             }
