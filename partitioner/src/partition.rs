@@ -528,8 +528,8 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
         let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
         let width = &strides[0];
         // a constant width (issue 12: `b[k*1000 + j]`) is no parameter
-        let params = if width.chars().all(|c| c.is_ascii_digit()) { String::new() } else { format!("[{width}] -> ") };
-        let cols = cx.isl.set(&format!("{params}{{ [x] : 0 <= x < {width} }}")).ok()?;
+        let header = if width.chars().all(|c| c.is_ascii_digit()) { String::new() } else { format!("[{width}] -> ") };
+        let cols = cx.isl.set(&format!("{header}{{ [x] : 0 <= x < {width} }}")).ok()?;
         let bx = rows.flat_product(cols).ok()?;
         let bx = bx.set_tuple_name(&name).ok()?;
         return bx.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
