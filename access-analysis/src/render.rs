@@ -588,12 +588,20 @@ impl<'a> Renderer<'a> {
                 }
                 global_failure = true;
             } else {
-                match delinearize(&shaped) {
-                    Ok((strides, ext, t)) => {
+                match delinearize(&shaped, 0) {
+                    Ok((strides, ext, t, n_choices)) => {
                         a.strides = strides;
                         extents = ext;
                         tuples = t;
                         a.linearization = Linearization::Delinearized;
+                        // A product of parameters with no variable stride to
+                        // match (`a[k*n + j]`: stride k or n?): each choice is
+                        // tried below, the first is the default.
+                        if n_choices > 1 {
+                            konst = (0..n_choices)
+                                .filter_map(|pick| delinearize(&shaped, pick).ok().map(|(s, e, t, _)| (s, e, t)))
+                                .collect();
+                        }
                     }
                     Err((r, msg)) => {
                         let reason = match r {
@@ -623,15 +631,20 @@ impl<'a> Renderer<'a> {
             // The constant strides are kept when the model succeeds and every
             // launch-time assumption they need can hold (constants split into
             // digits in [0, extent), else nearest to zero); else the array is
-            // modeled in one dimension, as if they had not been tried.
+            // modeled in one dimension, as if they had not been tried. So
+            // are the choices of an ambiguous parameter stride, else the
+            // first is modeled as it is.
             for (strides, ext, t) in konst {
                 if exported.is_some() {
                     break;
                 }
                 let mut tried = a.clone();
                 tried.strides = strides;
-                tried.linearization =
-                    if any_specialized { Linearization::Specialized } else { Linearization::Delinearized };
+                tried.linearization = if any_specialized && !any_nonaffine {
+                    Linearization::Specialized
+                } else {
+                    Linearization::Delinearized
+                };
                 let (mut notes_k, mut whole_k) = (notes.clone(), whole.clone());
                 self.isl.reset();
                 let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
@@ -1040,11 +1053,16 @@ type Violation<'f> = dyn Fn(&[Poly]) -> String + 'f;
 
 /// Splits the subscripts of one array into dimensions by their parameter
 /// monomials: `y*width + x` -> `width·(y) + 1·(x)`. Returns the strides, the
-/// extents of dimensions 1.. (each a single parameter), and the tuples.
+/// extents of dimensions 1.. (each a single parameter), the tuples, and the
+/// number of choices of stride for a product of parameters that matches no
+/// stride of a variable (`k*n` in `a[k*n + j]`: `k` or `n`; 1 when there is
+/// none): `pick` selects one, 0 leaving out the last parameter by name.
 #[allow(clippy::type_complexity)]
 fn delinearize<'r>(
     shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
-) -> Result<(Vec<String>, Vec<String>, Tuples<'r>), (Option<&'r Rec>, String)> {
+    pick: usize,
+) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize), (Option<&'r Rec>, String)> {
+    let mut n_choices = 1;
     // Strides multiplying a variable, over the whole array.
     let mut var_strides: BTreeSet<Vec<String>> = BTreeSet::new();
     for (r, ps) in shaped {
@@ -1084,7 +1102,11 @@ fn delinearize<'r>(
                         .filter(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params))
                         .max_by_key(|s| s.len())
                         .cloned();
-                    let s = best.unwrap_or_else(|| params[..params.len() - 1].to_vec());
+                    let s = best.unwrap_or_else(|| {
+                        n_choices = n_choices.max(params.len());
+                        let left_out = &params[params.len() - 1 - pick % params.len()];
+                        multiset_minus(&params, std::slice::from_ref(left_out))
+                    });
                     let rest = multiset_minus(&params, &s);
                     (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
                 };
@@ -1135,7 +1157,7 @@ fn delinearize<'r>(
     }
     let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
     names.push("1".into());
-    Ok((names, extents, tuples))
+    Ok((names, extents, tuples, n_choices))
 }
 
 /// The constant strides of an array whose subscripts are affine (issue
