@@ -516,6 +516,16 @@ fn device_work(
                 message: e.to_string(),
             })?
         };
+        // A box over literal strides spanning every dimension k >= 1 whole
+        // (`a[2*i]` and `a[2*i + 1]`: rows of 2) holds the elements of its
+        // 1-D window: without it the subkernel keeps its fast copy, whose
+        // per-group test cannot prove literal-extent boxes. Kept where it is
+        // what proves the writes exact.
+        if a.literal_strides
+            && boxes.as_ref().is_some_and(|b| b.spans_inner_dims() && (b.write.is_none() || fills || !b.write_exact))
+        {
+            boxes = None;
+        }
         let read_r = match (read_r, &options.test_underapproximate) {
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
