@@ -62,6 +62,16 @@
 //! [`AnalysisOptions::specialize`] the subscript is affine instead
 //! ([`Linearization::Specialized`]).
 //!
+//! Affine subscripts with literal widths (`b[k*1000 + j]`, `a[2*i + 1]`) are
+//! split the same way by their constant strides (issue 12: boxes for the
+//! launcher), when the coefficients above 1 of the domain dimensions nest
+//! (each divides the next larger): strides `["1000", "1"]`, with the same
+//! assumptions `0 <= c_k < strides[k-1]/strides[k]`. Each term goes to the
+//! largest stride dividing its coefficient. The split is kept only when
+//! every assumption it needs can hold for some parameter values (a
+//! `4*i + j` with `0 <= j < 8` cannot: it stays one-dimensional, as does an
+//! array whose model fails with the split).
+//!
 //! # Minimization
 //!
 //! As in the thesis, only the essential dimensions are kept: the exported maps
@@ -150,7 +160,8 @@ pub enum Linearization {
     Affine,
     /// Linearized subscripts were split into dimensions (see [`ArrayAccesses::strides`]).
     Delinearized,
-    /// Subscripts became affine by substituting [`AnalysisOptions::specialize`] values.
+    /// Subscripts became affine by substituting [`AnalysisOptions::specialize`] values
+    /// (and may then be split by constant strides, see [`ArrayAccesses::strides`]).
     Specialized,
 }
 
@@ -196,6 +207,8 @@ pub struct ArrayAccesses {
     /// with the source location.
     pub whole: Option<String>,
     /// Element index = `sum_k out_k * strides[k]`; `["1"]` for plain 1-D.
+    /// Run-time widths give parameter strides (`["w", "1"]`), literal ones
+    /// constant strides (`["1000", "1"]`, issue 12).
     pub strides: Vec<String>,
     pub linearization: Linearization,
     /// `[params] -> { W[x0, x1, x2] -> name[...] : ... }`, valid within the

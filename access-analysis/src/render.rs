@@ -577,6 +577,7 @@ impl<'a> Renderer<'a> {
             shaped.push((r, ps));
         }
         let mut global_failure = false;
+        let mut konst: Vec<(Vec<String>, Vec<String>, Tuples)> = Vec::new();
         let mut tuples: Tuples = Vec::new();
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
@@ -591,12 +592,20 @@ impl<'a> Renderer<'a> {
                 }
                 global_failure = true;
             } else {
-                match delinearize(&shaped) {
-                    Ok((strides, ext, t)) => {
+                match delinearize(&shaped, 0) {
+                    Ok((strides, ext, t, n_choices)) => {
                         a.strides = strides;
                         extents = ext;
                         tuples = t;
                         a.linearization = Linearization::Delinearized;
+                        // A product of parameters with no variable stride to
+                        // match (`a[k*n + j]`: stride k or n?): each choice is
+                        // tried below, the first is the default.
+                        if n_choices > 1 {
+                            konst = (0..n_choices)
+                                .filter_map(|pick| delinearize(&shaped, pick).ok().map(|(s, e, t, _)| (s, e, t)))
+                                .collect();
+                        }
                     }
                     Err((r, msg)) => {
                         let reason = match r {
@@ -609,17 +618,51 @@ impl<'a> Renderer<'a> {
                 }
             }
         } else {
+            // Constant strides (`b[k*1000 + j]`, `a[2*i + 1]`), tried first.
+            if self.options.delinearize {
+                konst = [false, true].iter().filter_map(|&nearest| delinearize_const(&shaped, nearest)).collect();
+            }
             tuples =
                 shaped.into_iter().map(|(r, ps)| (r, ps.into_iter().map(|(c, p)| (c, vec![p])).collect())).collect();
             if any_specialized {
                 a.linearization = Linearization::Specialized;
             }
         }
-        let n_out = a.strides.len();
 
         // isl work.
         let mut exported: Option<(String, String, String)> = None;
         if !global_failure {
+            // The constant strides are kept when the model succeeds and every
+            // launch-time assumption they need can hold (constants split into
+            // digits in [0, extent), else nearest to zero); else the array is
+            // modeled in one dimension, as if they had not been tried. So
+            // are the choices of an ambiguous parameter stride, else the
+            // first is modeled as it is.
+            for (strides, ext, t) in konst {
+                if exported.is_some() {
+                    break;
+                }
+                let mut tried = a.clone();
+                tried.strides = strides;
+                tried.linearization = if any_specialized && !any_nonaffine {
+                    Linearization::Specialized
+                } else {
+                    Linearization::Delinearized
+                };
+                let (mut notes_k, mut whole_k) = (notes.clone(), whole.clone());
+                self.isl.reset();
+                let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
+                if let Ok(ex) = res {
+                    if whole_k.is_none() && self.assumptions_can_hold(&tried.assumptions, &t, context) {
+                        a = tried;
+                        notes = notes_k;
+                        exported = Some(ex);
+                    }
+                }
+            }
+        }
+        let n_out = a.strides.len();
+        if !global_failure && exported.is_none() {
             self.isl.reset();
             let res = self.model(b, &tuples, &extents, context, &mut a, &mut notes, &mut whole);
             match res {
@@ -874,6 +917,48 @@ impl<'a> Renderer<'a> {
         parts
     }
 
+    /// Whether the assumptions of constant strides can all hold at once in a
+    /// launch that does work: some access of `tuples` executes, every
+    /// global size is at least 16 and every unknown local size at least 2.
+    /// An assumption that holds only for empty or degenerate launches
+    /// (`ls0 = 1 and gs0 <= 2`, `n <= go0`) would run real launches
+    /// unsplit, where the one-dimensional model splits them. isl failures
+    /// count as "no".
+    fn assumptions_can_hold(&self, assumptions: &[Assumption], tuples: &Tuples, context: &str) -> bool {
+        if assumptions.is_empty() {
+            return true;
+        }
+        let isl = &self.isl;
+        let mut sizes = Vec::new();
+        for d in 0..self.ndr.work_dim {
+            for (kind, least) in [("gs", 16), ("ls", 2)] {
+                let n = nd_name(kind, d);
+                if self.param_names.contains(&n) && !self.spec.contains_key(&n) {
+                    sizes.push(format!("{n} >= {least}"));
+                }
+            }
+        }
+        let sizes = if sizes.is_empty() { "true".to_string() } else { sizes.join(" and ") };
+        let executes = |_: &[Poly]| "true".to_string();
+        let mut runs = Vec::new();
+        for (r, pieces) in tuples {
+            runs.extend(self.pieces_text(r, pieces, "A", Some(&executes), true));
+        }
+        if runs.is_empty() {
+            return true;
+        }
+        let can = || -> IslResult<bool> {
+            let mut s = isl.set(context)?;
+            s = s.intersect(isl.set(&format!("{}{{ : {sizes} }}", self.header))?).ok_in(isl)?;
+            s = s.intersect(isl.set(&format!("{}{{ : {} }}", self.header, runs.join(" or ")))?).ok_in(isl)?;
+            for x in assumptions {
+                s = s.intersect(isl.set(&x.condition)?).ok_in(isl)?;
+            }
+            Ok(!s.is_empty().ok_in(isl)?)
+        };
+        can().unwrap_or(false)
+    }
+
     /// Whether the footprint is bounded for every parameter value (isl's
     /// recession-cone test on the range, `isl_set_is_bounded`).
     fn bounded(&self, m: &Map) -> IslResult<bool> {
@@ -980,11 +1065,16 @@ type Violation<'f> = dyn Fn(&[Poly]) -> String + 'f;
 
 /// Splits the subscripts of one array into dimensions by their parameter
 /// monomials: `y*width + x` -> `width·(y) + 1·(x)`. Returns the strides, the
-/// extents of dimensions 1.. (each a single parameter), and the tuples.
+/// extents of dimensions 1.. (each a single parameter), the tuples, and the
+/// number of choices of stride for a product of parameters that matches no
+/// stride of a variable (`k*n` in `a[k*n + j]`: `k` or `n`; 1 when there is
+/// none): `pick` selects one, 0 leaving out the last parameter by name.
 #[allow(clippy::type_complexity)]
 fn delinearize<'r>(
     shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
-) -> Result<(Vec<String>, Vec<String>, Tuples<'r>), (Option<&'r Rec>, String)> {
+    pick: usize,
+) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize), (Option<&'r Rec>, String)> {
+    let mut n_choices = 1;
     // Strides multiplying a variable, over the whole array.
     let mut var_strides: BTreeSet<Vec<String>> = BTreeSet::new();
     for (r, ps) in shaped {
@@ -1024,7 +1114,11 @@ fn delinearize<'r>(
                         .filter(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params))
                         .max_by_key(|s| s.len())
                         .cloned();
-                    let s = best.unwrap_or_else(|| params[..params.len() - 1].to_vec());
+                    let s = best.unwrap_or_else(|| {
+                        n_choices = n_choices.max(params.len());
+                        let left_out = &params[params.len() - 1 - pick % params.len()];
+                        multiset_minus(&params, std::slice::from_ref(left_out))
+                    });
                     let rest = multiset_minus(&params, &s);
                     (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
                 };
@@ -1075,7 +1169,91 @@ fn delinearize<'r>(
     }
     let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
     names.push("1".into());
-    Ok((names, extents, tuples))
+    Ok((names, extents, tuples, n_choices))
+}
+
+/// The constant strides of an array whose subscripts are affine (issue
+/// 12): the absolute coefficients above 1 of the domain dimensions, largest
+/// first, when each divides the one before; empty when there are none or
+/// they do not nest, or when a `floor` term has a coefficient above 1.
+fn const_strides(shaped: &[(&Rec, Vec<(Cond, Poly)>)]) -> Vec<i128> {
+    let mut found: BTreeSet<i128> = BTreeSet::new();
+    for (_, ps) in shaped {
+        for (_, p) in ps {
+            for (m, coef) in &p.terms {
+                let (params, vars) = split_mono(m);
+                if !params.is_empty() || vars.is_empty() || coef.abs() <= 1 {
+                    continue;
+                }
+                if vars.len() != 1 || !matches!(vars[0], Atom::Dim(_)) {
+                    return Vec::new();
+                }
+                found.insert(coef.abs());
+            }
+        }
+    }
+    let chain: Vec<i128> = found.into_iter().rev().collect();
+    if chain.windows(2).all(|w| w[0] % w[1] == 0) {
+        chain
+    } else {
+        Vec::new()
+    }
+}
+
+/// Splits affine subscripts into dimensions by their constant strides
+/// (`b[k*1000 + j]` -> `b[k][j]`, strides `[1000, 1]`; `a[2*i + 1]` ->
+/// `a[i][1]`, strides `[2, 1]`): each term goes to the largest stride that
+/// divides its coefficient, the rest (constants, parameters, coefficients
+/// of 1) to the innermost. Returns the strides, the extents of dimensions
+/// 1.. (`strides[k-1] / strides[k]`) and the tuples (constant terms split
+/// into digits, see `nearest` below); `None` without
+/// constant strides (see [`const_strides`]). The decomposition is unique
+/// only under the launch-time assumptions `0 <= c_k < extent_k`, which the
+/// model generates like those of run-time widths.
+#[allow(clippy::type_complexity)]
+fn delinearize_const<'r>(
+    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
+    nearest: bool,
+) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
+    let mut strides = const_strides(shaped);
+    if strides.is_empty() {
+        return None;
+    }
+    strides.push(1);
+    let mut tuples: Tuples = Vec::new();
+    for (r, ps) in shaped {
+        let mut pieces = Vec::new();
+        for (c, p) in ps {
+            if !p.is_affine() {
+                return None;
+            }
+            let mut t = vec![Poly::default(); strides.len()];
+            for (m, coef) in &p.terms {
+                if m.is_empty() {
+                    // a constant: digits in [0, extent) (`4*i + 3` -> `[i][3]`,
+                    // `(dy+1)*3 + (dx+1)` -> `[dy + 1][dx + 1]`), or with
+                    // `nearest` nearest to zero, ties nonnegative (`x - 1` ->
+                    // `[..][x - 1]`), outermost first
+                    let mut rest = *coef;
+                    for (k, s) in strides.iter().enumerate() {
+                        let mut q = rest.div_euclid(*s);
+                        if nearest && rest.rem_euclid(*s) > s / 2 {
+                            q += 1;
+                        }
+                        t[k] = t[k].add_const(q)?;
+                        rest -= q * s;
+                    }
+                    continue;
+                }
+                let k = strides.iter().position(|s| coef % s == 0)?;
+                t[k] = t[k].add(&mono_poly(m, coef / strides[k]))?;
+            }
+            pieces.push((c.clone(), t));
+        }
+        tuples.push((*r, pieces));
+    }
+    let extents = strides.windows(2).map(|w| (w[0] / w[1]).to_string()).collect();
+    Some((strides.iter().map(|s| s.to_string()).collect(), extents, tuples))
 }
 
 fn atom_name(a: &Atom) -> String {

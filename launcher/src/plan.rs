@@ -43,6 +43,10 @@ pub(crate) struct ArrayPlan {
     /// The slice's per-dimension boxes of a delinearized array (issue 12,
     /// [`ranges_format::Boxes`]).
     pub(crate) boxes: Option<BoundBoxes>,
+    /// Every stride of the boxes is an integer literal (`["1000", "1"]`:
+    /// a literal width, whose box the subkernel's per-group test cannot
+    /// prove; see [`BoxWindow::spans_inner_dims`]).
+    pub(crate) literal_strides: bool,
 }
 
 impl ArrayPlan {
@@ -176,6 +180,16 @@ pub(crate) struct BoxWindow {
     /// The slice writes every element of its write box
     /// ([`ranges_format::Boxes::write_exact`]).
     pub(crate) write_exact: bool,
+}
+
+impl BoxWindow {
+    /// Whether each box present spans every dimension `k >= 1` whole
+    /// (`[0, extent_k)`): its elements are then its linear hull, the same
+    /// as a 1-D window's.
+    pub(crate) fn spans_inner_dims(&self) -> bool {
+        let whole = |bx: &BoxBounds| bx.iter().enumerate().skip(1).all(|(k, &(l, h))| l == 0 && h == self.extents[k] - 1);
+        self.read.as_ref().is_none_or(whole) && self.write.as_ref().is_none_or(whole)
+    }
 }
 
 /// The kernel objects of one device.
@@ -364,6 +378,9 @@ impl Plan {
                 written_count: b.written_count,
                 verdict: a.write.clone(),
                 boxes: b.boxes,
+                literal_strides: a.boxes.as_ref().is_some_and(|x| {
+                    x.strides.iter().all(|s| !s.trim().is_empty() && s.trim().chars().all(|c| c.is_ascii_digit()))
+                }),
             });
         }
 
@@ -803,6 +820,7 @@ mod tests {
             count_slice: None,
             written_count: None,
             verdict: None,
+            literal_strides: false,
             boxes: Some(BoundBoxes {
                 strides: strides.iter().map(|s| e(s)).collect(),
                 read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),
@@ -839,6 +857,17 @@ mod tests {
         // an array that reads nothing in this slice has no read box
         let b = a.slice_boxes(&vals, None, None).unwrap().expect("a box");
         assert_eq!(b.read, None);
+    }
+
+    #[test]
+    fn issue12_a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
+        let a = array(["w", "1"]);
+        // columns [16, 32) of 100: a band
+        let b = a.slice_boxes(&[100, 16, 32], Some((16, 731)), None).unwrap().expect("a box");
+        assert!(!b.spans_inner_dims());
+        // columns [0, 100): whole rows, the elements of the linear hull
+        let b = a.slice_boxes(&[100, 0, 100], Some((0, 799)), None).unwrap().expect("a box");
+        assert!(b.spans_inner_dims());
     }
 
     #[test]

@@ -530,7 +530,8 @@ fn interval_of(cx: &Ctx, p: Set) -> Option<Set> {
 
 /// Whether the written elements of a slice fill the hull that is read back.
 /// The hull of a 1-D footprint is the interval between its least and its
-/// greatest element (its rows' interval in the 2-D case).
+/// greatest element (its rows' interval in the 2-D case; with constant
+/// strides, also the interval of the linearized elements).
 fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<bool> {
     let w = cx.footprint(must, slice)?;
     if w.is_empty().ok()? {
@@ -548,10 +549,24 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
         let rows = interval_of(cx, w.copy().ok()?.project_out(DimType::Set, 1, 1).ok()?)?;
         let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
         let width = &strides[0];
-        let cols = cx.isl.set(&format!("[{width}] -> {{ [x] : 0 <= x < {width} }}")).ok()?;
+        // a constant width (issue 12: `b[k*1000 + j]`) is no parameter
+        let header = if width.chars().all(|c| c.is_ascii_digit()) { String::new() } else { format!("[{width}] -> ") };
+        let cols = cx.isl.set(&format!("{header}{{ [x] : 0 <= x < {width} }}")).ok()?;
         let bx = rows.flat_product(cols).ok()?;
         let bx = bx.set_tuple_name(&name).ok()?;
-        return bx.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
+        if bx.subtract(w.copy().ok()?).ok()?.intersect_params(params.copy().ok()?).ok()?.is_empty().ok()? {
+            return Some(true);
+        }
+    }
+    // Constant strides (issue 12): the linear elements fill their interval
+    // (`c[x + y*1000]` with 1000 work-items per row, at any offset).
+    if strides.iter().all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())) {
+        let ins: Vec<String> = (0..n).map(|k| format!("o{k}")).collect();
+        let sum: Vec<String> = strides.iter().zip(&ins).map(|(s, o)| format!("{s}*{o}")).collect();
+        let lin = cx.isl.map(&format!("{{ {name}[{}] -> {name}[{}] }}", ins.join(", "), sum.join(" + "))).ok()?;
+        let w1 = w.apply(lin).ok()?;
+        let hull = interval_of(cx, w1.copy().ok()?)?.set_tuple_name(&name).ok()?;
+        return hull.subtract(w1).ok()?.intersect_params(params).ok()?.is_empty().ok();
     }
     Some(false)
 }

@@ -250,7 +250,8 @@ pub struct ArrayRanges {
 pub struct Boxes {
     /// The stride of each delinearized dimension, outermost first, as
     /// expression text over the kernel's parameters (see [`PwExpr`]), e.g.
-    /// `["nx*ny", "nx", "1"]`; the last is `"1"`. At least two.
+    /// `["nx*ny", "nx", "1"]`, or integer literals for literal widths
+    /// (`["1000", "1"]`); the last is `"1"`. At least two.
     pub strides: Vec<String>,
     /// Per dimension, the inclusive bounds of the components of the
     /// elements a slice reads (`[SliceLo, SliceHi)`); `None` when the array

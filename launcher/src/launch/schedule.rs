@@ -516,6 +516,16 @@ fn device_work(
                 message: e.to_string(),
             })?
         };
+        // A box over literal strides spanning every dimension k >= 1 whole
+        // (`a[2*i]` and `a[2*i + 1]`: rows of 2) holds the elements of its
+        // 1-D window: without it the subkernel keeps its fast copy, whose
+        // per-group test cannot prove literal-extent boxes. Kept where it is
+        // what proves the writes exact.
+        if a.literal_strides
+            && boxes.as_ref().is_some_and(|b| b.spans_inner_dims() && (b.write.is_none() || fills || !b.write_exact))
+        {
+            boxes = None;
+        }
         let read_r = match (read_r, &options.test_underapproximate) {
             (Some((l, u)), Some(n)) if *n == a.name && u > l => Some((l, u - 1)),
             (r, _) => r,
@@ -537,8 +547,18 @@ fn device_work(
         let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| range_runs(read_w));
         let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
         // Written exactly: the 1-D window filled, or the box (when its runs
-        // are the write set) proved filled.
-        let exact = fills || (write_box.is_some() && boxes.as_ref().is_some_and(|b| b.write_exact));
+        // are the write set) proved filled, for all parameter values or in
+        // this launch: the slice's written-element count (every write a
+        // must-write) equals the box's element count, and the writes lie in
+        // the box (issue 12: aos_to_soa's four rows, at any global offset).
+        let box_filled = |wb: &Runs| match &a.written_count {
+            Some(c) => c.eval(&params).is_ok_and(|n| n >= 0 && n as u64 == wb.n_elems()),
+            None => false,
+        };
+        let exact = fills
+            || write_box
+                .as_ref()
+                .is_some_and(|wb| boxes.as_ref().is_some_and(|b| b.write_exact) || box_filled(wb));
         let write_set = write_box.unwrap_or_else(|| range_runs(write_w));
         let prefill = if whole || !exact { write_set.clone() } else { Runs::new() };
         arrays.push(DevArray {
