@@ -3,7 +3,6 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use partitioner::PartitionOptions;
-use ranges_format::ArrayStatus;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -133,35 +132,8 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         return Ok(code);
     }
     if args.json {
-        let kernels: Vec<serde_json::Value> = rf
-            .kernels
-            .iter()
-            .map(|k| {
-                serde_json::json!({
-                    "name": k.name,
-                    "splittable": k.splittable,
-                    "reason": k.reason,
-                    "split_dim": k.split_dim,
-                    "arrays": k.arrays.iter().map(|a| {
-                        let (status, reason) = match &a.status {
-                            ArrayStatus::Bounded => ("bounded", None),
-                            ArrayStatus::Whole { reason } => ("whole", Some(reason.clone())),
-                        };
-                        serde_json::json!({
-                            "name": a.name, "arg_index": a.arg_index, "mode": a.mode.as_str(),
-                            "status": status, "reason": reason,
-                            "elem_type": a.elem_type, "elem_size": a.elem_size,
-                            "total": a.total.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
-                            "slice": a.slice.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
-                            "write": a.write.as_ref().map(|w| serde_json::json!({"disjoint_across_slices": w.disjoint_across_slices, "fills_hull": w.fills_hull})),
-                        })
-                    }).collect::<Vec<_>>(),
-                    "assumptions": k.assumptions.iter().map(|a| serde_json::json!({"description": a.description, "condition": a.condition})).collect::<Vec<_>>(),
-                    "notes": k.diagnostics,
-                })
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file, "kernels": kernels }))?);
+        let report = clpart::report::report(&file, &rf, Some(program));
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(code);
     }
     let at = match &args.at {
