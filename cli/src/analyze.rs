@@ -44,6 +44,10 @@ pub struct AnalyzeArgs {
     /// NAME=VALUE,... (gs<d>, ls<d>, scalar arguments).
     #[arg(long, value_name = "NAME=VALUE,...")]
     pub at: Option<String>,
+    /// With --at: draw the arrays and each slice's read and written ranges (waste hatched)
+    /// to this SVG file (atomically); one kernel (choose it with --kernel).
+    #[arg(long, value_name = "OUT.svg", requires = "at")]
+    pub svg: Option<PathBuf>,
     /// With --at: the number of equal slices to show.
     #[arg(long, default_value_t = 2)]
     pub slices: u32,
@@ -148,6 +152,15 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         }
         None => None,
     };
+    if let (Some(path), Some(m)) = (&args.svg, &at) {
+        let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
+        let [k] = rf.kernels.as_slice() else {
+            bail!("--svg draws one kernel: choose it with --kernel (kernels: {})", names.join(", "));
+        };
+        let slices = clpart::svg::equal_slices(k, m, args.slices).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        let svg = clpart::svg::picture(k, m, &slices, &Default::default()).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        clpart::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
     for k in &rf.kernels {
         print!("{}", partitioner::report::human(k));
         if let Some(m) = &at {
@@ -158,6 +171,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         }
     }
     if let Some(out) = &args.output {
+        eprintln!("wrote {}", out.display());
+    }
+    if let Some(out) = &args.svg {
         eprintln!("wrote {}", out.display());
     }
     Ok(code)

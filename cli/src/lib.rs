@@ -3,3 +3,4 @@
 //! pictures (`svg`). The human report is `partitioner::report`.
 
 pub mod report;
+pub mod svg;
