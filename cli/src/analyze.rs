@@ -125,7 +125,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         _ => {}
     }
     let po = partition_options(&args)?;
+    let progress = crate::progress::Progress::start(format!("analyzing {file}"));
     let rf = session.analyze(args.kernel.as_deref(), &po)?;
+    drop(progress);
     if let Some(out) = &args.output {
         rf.write_atomic(out)?;
     }

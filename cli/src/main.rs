@@ -5,6 +5,7 @@
 
 mod analyze;
 mod exec;
+mod progress;
 mod run;
 mod steps;
 

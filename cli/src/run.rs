@@ -119,6 +119,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     };
     let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
     let key = launcher::launch_key(&kernel, &nd);
+    let progress = crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
@@ -142,6 +143,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 kargs = p.clone();
             }
         }
+        progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
         let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
         let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
         balancer.observe(&key, &r);
@@ -149,6 +151,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         used = shares;
         report = Some(r);
     }
+    drop(progress);
     let report = report.expect("at least one launch");
     if let Some(path) = &args.svg {
         // the launch's values: sizes, integer scalars, each device's slice
