@@ -51,7 +51,7 @@ pub fn equal_slices(k: &KernelRanges, given: &BTreeMap<String, i64>, n: u32) -> 
     let gs = *given.get(&format!("gs{d}")).ok_or_else(|| format!("--svg needs gs{d} in --at"))?;
     let n_groups = gs / ls.max(1);
     let n = i64::from(n.max(1));
-    Ok((0..n).map(|i| Slice { device: i as usize, lo: n_groups * i / n, hi: n_groups * (i + 1) / n }).collect())
+    Ok((0..n).map(|i| Slice { device: i as usize, lo: (i128::from(n_groups) * i128::from(i) / i128::from(n)) as i64, hi: (i128::from(n_groups) * i128::from(i + 1) / i128::from(n)) as i64 }).collect())
 }
 
 /// The parameter values of `k` for the slice `[lo, hi)` of work-groups.
@@ -64,8 +64,8 @@ fn values(k: &KernelRanges, given: &BTreeMap<String, i64>, lo: i64, hi: i64) -> 
         .map(|p| match p.source {
             ParamSource::SliceLo => Ok(lo),
             ParamSource::SliceHi => Ok(hi),
-            ParamSource::SliceLoItem => Ok(lo * ls),
-            ParamSource::SliceHiItem => Ok(hi * ls),
+            ParamSource::SliceLoItem => Ok(lo.saturating_mul(ls)),
+            ParamSource::SliceHiItem => Ok(hi.saturating_mul(ls)),
             ParamSource::GlobalOffset(_) => Ok(get(&p.name).unwrap_or(0)),
             ParamSource::NumGroups(dd) => Ok(get(&p.name).unwrap_or_else(|| get(&format!("gs{dd}")).unwrap_or(1) / get(&format!("ls{dd}")).unwrap_or(1).max(1))),
             _ => get(&p.name).ok_or_else(|| format!("--svg needs a value for '{}' in --at", p.name)),
@@ -181,10 +181,10 @@ fn array_panel(
     let writes = a.mode != Mode::R;
     let total = eval_range(&ba.total, total_values)?;
     // the drawn length: the buffer, else up to the last element used
-    let mut n = extent.map(|e| e as i64).unwrap_or(0).max(total.map_or(0, |t| t.1 + 1));
+    let mut n = extent.map(|e| e.min(i64::MAX as u64) as i64).unwrap_or(0).max(total.map_or(0, |t| t.1.saturating_add(1)));
     for v in slice_values {
         if let Some((_, u)) = eval_range(&ba.slice, v)? {
-            n = n.max(u + 1);
+            n = n.max(u.saturating_add(1));
         }
     }
     let n = n.max(1);
@@ -195,7 +195,7 @@ fn array_panel(
         }
         _ => None,
     };
-    let rows = cols.map_or(1, |c| (n + c - 1) / c);
+    let rows = cols.map_or(1, |c| n.saturating_add(c - 1) / c);
     let cols_n = cols.unwrap_or(n);
     let (grid_h, kind) = match cols {
         Some(c) => ((WIDTH * rows as f64 / c as f64).clamp(2.0 * LANE, MAX_GRID_HEIGHT), format!("grid {rows} x {c}")),
@@ -236,9 +236,9 @@ fn array_panel(
                 };
                 let hull = eval_range(linear, v)?;
                 if let Some(((r0, r1), (c0, c1))) = bx {
-                    let box_n = (r1 - r0 + 1) * (c1 - c0 + 1);
+                    let box_n = (r1.saturating_sub(r0) + 1).saturating_mul(c1.saturating_sub(c0) + 1);
                     if let Some((l, u)) = hull {
-                        if u - l + 1 > box_n {
+                        if u.saturating_sub(l).saturating_add(1) > box_n {
                             cells.extend(hull_rects("waste", l, u, c));
                         }
                     }
@@ -251,7 +251,7 @@ fn array_panel(
             let range = eval_range(&ba.slice, v)?;
             if let (Some((l, u)), Some(cnt)) = (range, &ba.count_slice) {
                 if let Ok(cnt) = cnt.eval(v) {
-                    if cnt < u - l + 1 {
+                    if cnt < u.saturating_sub(l).saturating_add(1) {
                         cells.push(Cell { class: "waste", r0: 0, r1: 0, c0: l, c1: u });
                     }
                 }
