@@ -556,16 +556,17 @@ int clpart_plan_set_auto_split(struct clpart_plan *plan, int on);
  clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
  are in the host arrays (buffer handles keep theirs on the devices).
  - work_dim: 1 to 3; global_offset: NULL (zeros) or work_dim sizes;
- global_size: work_dim sizes.
+   global_size: work_dim sizes.
  - local_size: work_dim sizes, each dividing the global size. The
- work-group is the split unit, so pass the size the kernel expects. NULL
- lets clpart choose: the largest divisor of global_size[0] up to 64 in
- dimension 0, 1 in the others.
+   work-group is the split unit, so pass the size the kernel expects. NULL
+   lets clpart choose: the largest divisor of global_size[0] up to 64 in
+   dimension 0, 1 in the others.
  - n_devices, device_indices, shares: the devices by clpart index (NULL:
- 0 .. n_devices-1) and their shares of the work-groups (NULL: even;
- otherwise non-negative weights normalized by their sum, e.g. {86, 14}
- or {0.86, 0.14}); n_devices 0 with both NULL: every device, even
- shares.
+   0 .. n_devices-1) and their shares of the work-groups (NULL: even;
+   otherwise non-negative weights normalized by their sum, e.g. {86, 14}
+   or {0.86, 0.14}); n_devices 0 with both NULL: every device, even
+   shares.
+
  Every argument must be set (CLPART_ARGS_NOT_SET names the first unset
  one). When a launch fails the host arrays are unchanged, except with
  CLPART_VERIFY_FAILED, where they hold the split result; a buffer keeps
