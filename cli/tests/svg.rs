@@ -165,6 +165,10 @@ fn bad_svg_requests_leave_no_partial_file() {
     let o = clpart(&["analyze", "kernels/vadd.cl", "--no-counts", "--at", "gs0=64,ls0=8", "--svg", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write"));
+    let o = clpart(&["analyze", "kernels/iterative/fdtd2d.cl", "--no-counts", "--at", "gs0=64,ls0=8", "--svg", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--svg draws one kernel: choose it with --kernel (kernels: fdtd2d_ey, fdtd2d_ex, fdtd2d_hz)"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
     let o = clpart(&["analyze", "kernels/vadd.cl", "--svg", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "--svg without --at is a usage error");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
