@@ -135,8 +135,12 @@ pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice]
     // legend: one swatch per device
     let mut x = MARGIN;
     for s in slices {
+        if x + 260.0 > WIDTH + MARGIN {
+            x = MARGIN;
+            y += 16.0;
+        }
         writeln!(body, r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="12">device {} (work-groups [{}, {}))</text>"#, colour(s.device), x + 16.0, y + 10.0, s.device, s.lo, s.hi).unwrap();
-        x += 200.0;
+        x += 260.0;
     }
     y += 18.0;
     writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="11">filled: read; outlined: written; hatched: range elements outside the footprint (waste)</text>"#, y + 10.0).unwrap();
