@@ -15,9 +15,11 @@
 //! NULL, released or foreign handle gives `CLPART_INVALID_HANDLE` instead of
 //! undefined behavior. The safe state of a plan is [`plan::PlanState`].
 //!
-//! The header is written by hand; `tests/header.rs` parses it and this
-//! crate's sources and fails when a prototype, a status code or a struct
-//! field differs.
+//! The header `include/clpart.h` is cbindgen's output for this crate's
+//! sources (`cbindgen.toml`: the prose at its top, then the status codes,
+//! types and prototypes with these doc comments); `tests/header.rs`
+//! generates it again and fails on any difference (`CLPART_BLESS=1`
+//! rewrites it).
 
 #![allow(non_camel_case_types)]
 
@@ -198,16 +200,16 @@ fn out_ptr<T>(p: *mut T, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The message of the last failed clpart call on this thread, `""` when the
-/// last call succeeded. Owned by clpart; valid until the next clpart call on
-/// this thread.
+/// The message of the last failed clpart call on this thread ("" when the
+/// last call succeeded). Owned by clpart; valid until the next clpart call
+/// on this thread. Never NULL.
 #[no_mangle]
 pub extern "C" fn clpart_last_error() -> *const c_char {
     std::panic::catch_unwind(last_error_ptr).unwrap_or(c"".as_ptr())
 }
 
-/// The name of a status code (`"CLPART_SIZE_MISMATCH"`), or
-/// `"CLPART_UNKNOWN_STATUS"`. A static string.
+/// The name of a status code, e.g. "CLPART_SIZE_MISMATCH", or
+/// "CLPART_UNKNOWN_STATUS". A static string. Never NULL.
 #[no_mangle]
 pub extern "C" fn clpart_status_name(status: c_int) -> *const c_char {
     status_cname(status)
@@ -215,7 +217,8 @@ pub extern "C" fn clpart_status_name(status: c_int) -> *const c_char {
         .as_ptr()
 }
 
-/// Number of OpenCL devices clpart sees (over all platforms).
+/// The number of OpenCL devices clpart sees, over all platforms.
+/// CLPART_DEVICE_NOT_FOUND when there is none.
 ///
 /// # Safety
 /// `out_count` is NULL or writable.
@@ -230,7 +233,11 @@ pub unsafe extern "C" fn clpart_device_count(out_count: *mut cl_uint) -> c_int {
     })
 }
 
-/// The name of device `device_index`, OpenCL style.
+/// The name of device device_index, OpenCL style: with buf NULL, only
+/// *out_size (bytes including the terminating NUL) is written; otherwise the
+/// NUL-terminated name is copied into buf (buf_size bytes;
+/// CLPART_SIZE_MISMATCH when too small). out_size may be NULL when buf is
+/// given.
 ///
 /// # Safety
 /// `buf` is NULL or writable for `buf_size` bytes; `out_size` is NULL or
@@ -272,7 +279,9 @@ pub unsafe extern "C" fn clpart_device_name(
     })
 }
 
-/// The clpart index of one of the application's devices.
+/// The clpart index of one of the application's devices (a cl_device_id from
+/// clGetDeviceIDs in this process). CLPART_DEVICE_NOT_FOUND for NULL, a
+/// sub-device or an unknown handle. The handle is only compared.
 ///
 /// # Safety
 /// `out_index` is NULL or writable. `device` is only compared, never
@@ -310,8 +319,16 @@ fn device_index(device: cl_device_id) -> Result<usize> {
     })
 }
 
-/// Creates a plan for kernel `kernel_name` (NULL: the first kernel) of an
-/// OpenCL C source; the analysis runs at launch.
+/// Creates a plan for kernel kernel_name (NULL: the first kernel) of the
+/// NUL-terminated OpenCL C source. build_options (NULL or e.g. "-DN=16
+/// -DTYPE=float", separated by spaces; no quoting) are used both by the
+/// analysis and by the OpenCL compiler. The source is parsed now
+/// (CLPART_ANALYSIS_FAILED with file:line:col on a syntax error or an
+/// unknown kernel name); the analysis runs at the first launch of each
+/// distinct global size, local size and integer scalar argument values and
+/// is cached in the plan (up to 16 configurations). On success *out_plan is
+/// a new plan the caller releases with clpart_plan_release; on failure it is
+/// set to NULL.
 ///
 /// # Safety
 /// The strings are NULL or NUL-terminated; `out_plan` is NULL or writable.
@@ -340,8 +357,9 @@ pub unsafe extern "C" fn clpart_plan_create_from_source(
     })
 }
 
-/// Creates a plan for kernel `kernel_name` (NULL: the first kernel) of a
-/// range file written by `clpart analyze -o`.
+/// Creates a plan for kernel kernel_name (NULL: the first kernel) of a range
+/// file written by `clpart analyze -o FILE.ron` (nothing is analyzed at
+/// launch). *out_plan as for clpart_plan_create_from_source.
 ///
 /// # Safety
 /// The strings are NULL or NUL-terminated; `out_plan` is NULL or writable.
@@ -364,7 +382,7 @@ pub unsafe extern "C" fn clpart_plan_create_from_range_file(
     })
 }
 
-/// Number of arguments of the plan's kernel.
+/// The number of arguments of the plan's kernel.
 ///
 /// # Safety
 /// `plan` is used by this thread only; `out_count` is NULL or writable.
@@ -382,7 +400,10 @@ pub unsafe extern "C" fn clpart_plan_num_args(
     })
 }
 
-/// Sets a by-value argument, as `clSetKernelArg` does.
+/// Sets a by-value argument as clSetKernelArg does: arg_size must be the
+/// size of the argument's type (CLPART_SIZE_MISMATCH otherwise); the value
+/// is copied. Integer scalars (e.g. a run-time width) may enter the
+/// analysis.
 ///
 /// # Safety
 /// `plan` is used by this thread only; `arg_value` is NULL or readable for
@@ -405,7 +426,14 @@ pub unsafe extern "C" fn clpart_plan_set_arg_scalar(
     })
 }
 
-/// Sets a `__global` or `__constant` buffer argument to a host array.
+/// Sets a __global or __constant buffer argument to the host array host_ptr
+/// of size_bytes bytes (a whole number of elements). clpart keeps the
+/// pointer: at each launch it copies the array (the kernel works on the
+/// copy), and writes the kernel's output back into it (__global arrays
+/// only, and only when the kernel changed them) before the launch returns. The array must stay valid until the
+/// last launch that uses it has returned. Two buffer arguments must not
+/// share memory when the kernel may write one of them
+/// (CLPART_INVALID_ARGUMENT at launch).
 ///
 /// # Safety
 /// `plan` is used by this thread only; `host_ptr` stays valid for reads and
@@ -432,7 +460,11 @@ pub unsafe extern "C" fn clpart_plan_set_arg_buffer(
     })
 }
 
-/// Creates a buffer of `n_elems` zero elements of type `elem_type`.
+/// Creates a buffer of n_elems zero elements of elem_type, an OpenCL C
+/// scalar or vector type name ("float", "int", "uchar", "float4", ...;
+/// CLPART_INVALID_ARGUMENT otherwise). On success *out_buffer is a new
+/// handle the caller releases with clpart_buffer_release; on failure it is
+/// set to NULL.
 ///
 /// # Safety
 /// `elem_type` is NULL or NUL-terminated; `out_buffer` is NULL or writable.
@@ -454,7 +486,9 @@ pub unsafe extern "C" fn clpart_buffer_create(
     })
 }
 
-/// Creates a buffer holding a copy of `size_bytes` bytes at `host_ptr`.
+/// Creates a buffer of elem_type holding a copy of the size_bytes bytes at
+/// host_ptr (read during the call only; clpart keeps no pointer to it).
+/// *out_buffer as for clpart_buffer_create.
 ///
 /// # Safety
 /// `elem_type` is NULL or NUL-terminated; `host_ptr` is NULL or readable
@@ -486,7 +520,7 @@ pub unsafe extern "C" fn clpart_buffer_create_from_host(
     })
 }
 
-/// The size of a buffer in bytes.
+/// The buffer's size in bytes.
 ///
 /// # Safety
 /// `out_size_bytes` is NULL or writable.
@@ -502,7 +536,9 @@ pub unsafe extern "C" fn clpart_buffer_size(buffer: *const clpart_buffer, out_si
     })
 }
 
-/// Writes `size_bytes` bytes from `src` into the buffer at `offset_bytes`.
+/// Copies size_bytes bytes from src (read during the call only) into the
+/// buffer at offset_bytes. Those elements are then valid on the host only:
+/// the next launch sends them to the devices that read them.
 ///
 /// # Safety
 /// `src` is NULL or readable for `size_bytes` bytes.
@@ -526,7 +562,9 @@ pub unsafe extern "C" fn clpart_buffer_write(
     })
 }
 
-/// Reads `size_bytes` bytes of the buffer at `offset_bytes` into `dst`.
+/// Copies size_bytes bytes of the buffer at offset_bytes into dst (the
+/// caller's storage), gathering from the devices only the elements the
+/// host copy lacks. CLPART_DATA_LOST when an element's last writer failed.
 ///
 /// # Safety
 /// `dst` is NULL or writable for `size_bytes` bytes.
@@ -551,8 +589,9 @@ pub unsafe extern "C" fn clpart_buffer_read(
     })
 }
 
-/// Reads the whole buffer into `dst`, which holds `size_bytes` bytes: the
-/// buffer's size.
+/// Copies the whole buffer into dst; size_bytes must be the buffer's size
+/// (clpart_buffer_size; CLPART_SIZE_MISMATCH otherwise). As
+/// clpart_buffer_read otherwise.
 ///
 /// # Safety
 /// `dst` is NULL or writable for `size_bytes` bytes.
@@ -578,8 +617,10 @@ pub unsafe extern "C" fn clpart_buffer_read_all(buffer: *mut clpart_buffer, dst:
     })
 }
 
-/// Releases a buffer handle (its data lives on while a plan argument is
-/// bound to it).
+/// Releases the handle: it is invalid afterwards (releasing it again returns
+/// CLPART_INVALID_HANDLE). The data and its device memory are freed now, or
+/// when the last plan argument bound to it is set again or its plan is
+/// released.
 ///
 /// # Safety
 /// No other thread uses the handle.
@@ -594,8 +635,15 @@ pub unsafe extern "C" fn clpart_buffer_release(buffer: *mut clpart_buffer) -> c_
     })
 }
 
-/// Binds a `__global` or `__constant` argument to a buffer handle: its
-/// elements stay on the devices between launches.
+/// Binds a __global or __constant buffer argument to a buffer handle (see
+/// "Buffers" below): launches read and write the buffer where its elements
+/// are, on the host or on the devices, and leave what they write on the
+/// devices that wrote it; nothing is copied back to any host array. The
+/// buffer's element size must be the argument's (CLPART_SIZE_MISMATCH).
+/// The plan keeps a reference to the buffer's data (see OWNERSHIP). Two
+/// arguments of one launch must not be bound to the same buffer
+/// (CLPART_INVALID_ARGUMENT at launch). A buffer may be bound to arguments
+/// of several plans, e.g. one kernel's output and the next one's input.
 ///
 /// # Safety
 /// `plan` is used by this thread only.
@@ -612,7 +660,8 @@ pub unsafe extern "C" fn clpart_plan_set_arg_resident(
     })
 }
 
-/// Sets a `__local` pointer argument to `size_bytes` bytes per work-group.
+/// Sets a __local pointer argument to size_bytes bytes per work-group, as
+/// clSetKernelArg(k, i, size_bytes, NULL) does.
 ///
 /// # Safety
 /// `plan` is used by this thread only.
@@ -628,7 +677,9 @@ pub unsafe extern "C" fn clpart_plan_set_arg_local(
     })
 }
 
-/// Turns verification (an unsplit run compared byte for byte) on or off.
+/// verify != 0: each launch also runs the kernel unsplit on one device and
+/// compares every output byte (CLPART_VERIFY_FAILED on a difference). Off by
+/// default; it costs an unsplit run.
 ///
 /// # Safety
 /// `plan` is used by this thread only.
@@ -641,7 +692,13 @@ pub unsafe extern "C" fn clpart_plan_set_verify(plan: *mut clpart_plan, verify: 
     })
 }
 
-/// Turns the run-time guard off (`unchecked != 0`) or back on (the default).
+/// unchecked != 0 turns the run-time guard off. With the guard on (the
+/// default) each device's subkernel checks every access against the range the
+/// analysis gave its slice; an access outside it is skipped, that launch's
+/// device results are discarded and the kernel re-runs unsplit (noted in the
+/// report); an access outside a host array or __local argument makes the
+/// launch fail with nothing written back. Off, a defect of the analysis could
+/// corrupt memory or change results.
 ///
 /// # Safety
 /// `plan` is used by this thread only.
@@ -654,10 +711,11 @@ pub unsafe extern "C" fn clpart_plan_set_unchecked(plan: *mut clpart_plan, unche
     })
 }
 
-/// Automatic shares (`on != 0`): each launch's devices get work-groups in
-/// proportion to their measured speed on the kernel (even at first, refined
-/// launch after launch); the shares given to a launch then only select the
-/// devices. `on == 0` goes back to the given shares.
+/// on != 0: automatic shares. Each launch's devices get work-groups in
+/// proportion to their measured speed on the kernel (even at the first
+/// launch, refined from the devices' kernel times launch after launch); the
+/// shares passed to a launch then only select the devices. on == 0 goes back
+/// to the given shares.
 ///
 /// # Safety
 /// `plan` is used by this thread only.
@@ -757,7 +815,26 @@ fn all_devices(has_devices: bool, has_shares: bool) -> Result<Vec<usize>> {
     Ok((0..runtime()?.devices().len()).collect())
 }
 
-/// Launches the kernel on devices given by clpart index.
+/// Runs the kernel over the NDRange split across devices, as
+/// clEnqueueNDRangeKernel would run it on one, and blocks until the outputs
+/// are in the host arrays (buffer handles keep theirs on the devices).
+/// - work_dim: 1 to 3; global_offset: NULL (zeros) or work_dim sizes;
+///   global_size: work_dim sizes.
+/// - local_size: work_dim sizes, each dividing the global size. The
+///   work-group is the split unit, so pass the size the kernel expects. NULL
+///   lets clpart choose: the largest divisor of global_size[0] up to 64 in
+///   dimension 0, 1 in the others.
+/// - n_devices, device_indices, shares: the devices by clpart index (NULL:
+///   0 .. n_devices-1) and their shares of the work-groups (NULL: even;
+///   otherwise non-negative weights normalized by their sum, e.g. {86, 14}
+///   or {0.86, 0.14}); n_devices 0 with both NULL: every device, even
+///   shares.
+///
+/// Every argument must be set (CLPART_ARGS_NOT_SET names the first unset
+/// one). When a launch fails the host arrays are unchanged, except with
+/// CLPART_VERIFY_FAILED, where they hold the split result; a buffer keeps
+/// every element valid somewhere, except those a failed device was writing
+/// (a later read of them is CLPART_DATA_LOST).
 ///
 /// # Safety
 /// `plan` is used by this thread only; the arrays are NULL or hold
@@ -790,7 +867,9 @@ pub unsafe extern "C" fn clpart_plan_launch(
     })
 }
 
-/// Launches the kernel on the application's own devices.
+/// As clpart_plan_launch, with the application's own devices: devices holds
+/// n_devices cl_device_ids from clGetDeviceIDs (not sub-devices; see
+/// clpart_device_index); shares as for clpart_plan_launch.
 ///
 /// # Safety
 /// As [`clpart_plan_launch`]; `devices` holds `n_devices` handles.
@@ -823,7 +902,7 @@ pub unsafe extern "C" fn clpart_plan_launch_on(
     })
 }
 
-/// The report of the plan's last launch.
+/// The report of the plan's last launch (CLPART_NO_REPORT before one).
 ///
 /// # Safety
 /// `plan` is used by this thread only; `out_report` is NULL or writable.
@@ -861,7 +940,8 @@ pub unsafe extern "C" fn clpart_plan_report(
     })
 }
 
-/// The report of device entry `i` (0 to `n_devices - 1`) of the last launch.
+/// Device entry i (0 to n_devices-1 of clpart_plan_report) of the last
+/// launch.
 ///
 /// # Safety
 /// `plan` is used by this thread only; `out_report` is NULL or writable.
@@ -899,8 +979,9 @@ pub unsafe extern "C" fn clpart_plan_report_device(
     })
 }
 
-/// The last launch's report as text (several lines, as `clpart run`
-/// prints it). Owned by the plan; valid until its next launch or release.
+/// The last launch's report as text, several lines, as `clpart run` prints
+/// it (devices, slices, bytes, times, why a kernel ran whole). *out_text is
+/// owned by the plan: valid until its next launch or release.
 ///
 /// # Safety
 /// `plan` is used by this thread only; `out_text` is NULL or writable.
@@ -921,7 +1002,9 @@ pub unsafe extern "C" fn clpart_plan_report_text(
     })
 }
 
-/// Releases a plan and everything it holds.
+/// Releases the plan and everything it owns (not the host arrays). The
+/// handle is invalid afterwards; releasing it again returns
+/// CLPART_INVALID_HANDLE.
 ///
 /// # Safety
 /// No other thread uses the plan.

@@ -8,38 +8,45 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The call succeeded.
 pub const CLPART_SUCCESS: c_int = 0;
-/// A pointer argument is NULL where it may not be, or a value is out of range.
+/// A required pointer is NULL, a string is not UTF-8, or a value (shares,
+/// device list, buffer aliasing) is invalid.
 pub const CLPART_INVALID_ARGUMENT: c_int = -1;
-/// The plan or buffer handle is NULL, released, or not one.
+/// The plan or buffer handle is NULL, already released, or not one.
 pub const CLPART_INVALID_HANDLE: c_int = -2;
-/// The kernel argument index is not below the kernel's number of arguments.
+/// The kernel argument index is not below the kernel's argument count.
 pub const CLPART_INVALID_ARG_INDEX: c_int = -3;
-/// The kernel argument is of another kind (scalar, buffer, `__local`).
+/// The kernel argument is of another kind (scalar, buffer or __local):
+/// the message names the function that sets it.
 pub const CLPART_INVALID_ARG_KIND: c_int = -4;
-/// A size does not match: scalar size, buffer size not a whole number of
-/// elements, or a buffer smaller than the elements the NDRange accesses.
+/// A size does not match: a scalar's size differs from the argument's type,
+/// a buffer is not a whole number of elements, or a buffer is smaller than
+/// the elements the NDRange accesses.
 pub const CLPART_SIZE_MISMATCH: c_int = -5;
 /// A launch found a kernel argument that was never set.
 pub const CLPART_ARGS_NOT_SET: c_int = -6;
-/// The work dimension, global, local or offset sizes are invalid.
+/// The work dimension, global, local or offset sizes are invalid (the global
+/// size must be a multiple of the local size in every dimension).
 pub const CLPART_INVALID_NDRANGE: c_int = -7;
-/// No OpenCL device, or a device index or `cl_device_id` clpart does not know.
+/// No OpenCL device, or a device index or cl_device_id clpart does not know.
 pub const CLPART_DEVICE_NOT_FOUND: c_int = -8;
-/// The kernel source does not parse, or names no such kernel.
+/// The kernel source does not parse, or has no kernel of that name.
 pub const CLPART_ANALYSIS_FAILED: c_int = -9;
-/// The range file cannot be read, is corrupt, or has no such kernel.
+/// The range file cannot be read, is corrupt, or has no kernel of that name.
 pub const CLPART_INVALID_RANGE_FILE: c_int = -10;
-/// The OpenCL compiler rejected the kernel or a subkernel on a device.
+/// The OpenCL compiler rejected the kernel (or its subkernel) on a device.
 pub const CLPART_BUILD_FAILED: c_int = -11;
-/// An OpenCL call failed while launching.
+/// An OpenCL call failed during the launch.
 pub const CLPART_LAUNCH_FAILED: c_int = -12;
-/// Verification was on and the split result differs from the unsplit one.
+/// Verification was on and the split result differs from an unsplit run
+/// (the split result is in the host arrays; the message names the array and
+/// element).
 pub const CLPART_VERIFY_FAILED: c_int = -13;
-/// A report was asked for before the plan's first launch.
+/// A report was asked for before the plan's first successful launch.
 pub const CLPART_NO_REPORT: c_int = -14;
-/// A read met elements whose last writer (a failed launch) lost them.
+/// A read met elements of a buffer whose last writer, a launch that failed
+/// on its device, lost them: they are valid nowhere (write them again).
 pub const CLPART_DATA_LOST: c_int = -15;
-/// An internal error (a bug in clpart) was caught at the boundary.
+/// An internal error (a bug in clpart) was caught; the message says where.
 pub const CLPART_PANIC: c_int = -99;
 
 /// Every status code with its name, as `clpart_status_name` returns it

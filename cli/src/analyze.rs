@@ -3,7 +3,6 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use partitioner::PartitionOptions;
-use ranges_format::ArrayStatus;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -45,6 +44,10 @@ pub struct AnalyzeArgs {
     /// NAME=VALUE,... (gs<d>, ls<d>, scalar arguments).
     #[arg(long, value_name = "NAME=VALUE,...")]
     pub at: Option<String>,
+    /// With --at: draw the arrays and each slice's read and written ranges (waste hatched)
+    /// to this SVG file (atomically); one kernel (choose it with --kernel).
+    #[arg(long, value_name = "OUT.svg", requires = "at")]
+    pub svg: Option<PathBuf>,
     /// With --at: the number of equal slices to show.
     #[arg(long, default_value_t = 2)]
     pub slices: u32,
@@ -122,7 +125,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         _ => {}
     }
     let po = partition_options(&args)?;
+    let progress = crate::progress::Progress::start(format!("analyzing {file}"));
     let rf = session.analyze(args.kernel.as_deref(), &po)?;
+    drop(progress);
     if let Some(out) = &args.output {
         rf.write_atomic(out)?;
     }
@@ -133,35 +138,8 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         return Ok(code);
     }
     if args.json {
-        let kernels: Vec<serde_json::Value> = rf
-            .kernels
-            .iter()
-            .map(|k| {
-                serde_json::json!({
-                    "name": k.name,
-                    "splittable": k.splittable,
-                    "reason": k.reason,
-                    "split_dim": k.split_dim,
-                    "arrays": k.arrays.iter().map(|a| {
-                        let (status, reason) = match &a.status {
-                            ArrayStatus::Bounded => ("bounded", None),
-                            ArrayStatus::Whole { reason } => ("whole", Some(reason.clone())),
-                        };
-                        serde_json::json!({
-                            "name": a.name, "arg_index": a.arg_index, "mode": a.mode.as_str(),
-                            "status": status, "reason": reason,
-                            "elem_type": a.elem_type, "elem_size": a.elem_size,
-                            "total": a.total.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
-                            "slice": a.slice.as_ref().map(|r| serde_json::json!({"lower": r.lower, "upper": r.upper})),
-                            "write": a.write.as_ref().map(|w| serde_json::json!({"disjoint_across_slices": w.disjoint_across_slices, "fills_hull": w.fills_hull})),
-                        })
-                    }).collect::<Vec<_>>(),
-                    "assumptions": k.assumptions.iter().map(|a| serde_json::json!({"description": a.description, "condition": a.condition})).collect::<Vec<_>>(),
-                    "notes": k.diagnostics,
-                })
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file, "kernels": kernels }))?);
+        let report = clpart::report::report(&file, &rf, Some(program));
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(code);
     }
     let at = match &args.at {
@@ -176,6 +154,15 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         }
         None => None,
     };
+    if let (Some(path), Some(m)) = (&args.svg, &at) {
+        let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
+        let [k] = rf.kernels.as_slice() else {
+            bail!("--svg draws one kernel: choose it with --kernel (kernels: {})", names.join(", "));
+        };
+        let slices = clpart::svg::equal_slices(k, m, args.slices).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        let svg = clpart::svg::picture(k, m, &slices, &Default::default()).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        clpart::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
     for k in &rf.kernels {
         print!("{}", partitioner::report::human(k));
         if let Some(m) = &at {
@@ -186,6 +173,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         }
     }
     if let Some(out) = &args.output {
+        eprintln!("wrote {}", out.display());
+    }
+    if let Some(out) = &args.svg {
         eprintln!("wrote {}", out.display());
     }
     Ok(code)

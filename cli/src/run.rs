@@ -44,6 +44,10 @@ pub struct RunArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Draw each array and each device's read and written ranges of the last launch
+    /// (waste hatched) to this SVG file (atomically).
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
     /// Write an output buffer as .npy (repeatable): NAME=FILE.npy.
     #[arg(long = "out", value_name = "NAME=FILE.npy")]
     pub outs: Vec<String>,
@@ -116,6 +120,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     };
     let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
     let key = launcher::launch_key(&kernel, &nd);
+    let progress = crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
@@ -139,6 +144,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 kargs = p.clone();
             }
         }
+        progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
         let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
         let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
         balancer.observe(&key, &r);
@@ -146,7 +152,35 @@ pub fn run(args: RunArgs) -> Result<u8> {
         used = shares;
         report = Some(r);
     }
+    drop(progress);
     let report = report.expect("at least one launch");
+    if let Some(path) = &args.svg {
+        // the launch's values: sizes, integer scalars, each device's slice
+        let mut given = std::collections::BTreeMap::new();
+        for (d, (g, l)) in global.iter().zip(&local).enumerate() {
+            given.insert(format!("gs{d}"), *g as i64);
+            given.insert(format!("ls{d}"), *l as i64);
+        }
+        for spec in &args.args {
+            if let Some((n, v)) = spec.split_once('=') {
+                if let Ok(v) = v.trim().parse::<i64>() {
+                    given.insert(n.trim().to_string(), v);
+                }
+            }
+        }
+        let extents: std::collections::BTreeMap<String, u64> = kargs.global_buffers().map(|(n, b)| (n.to_string(), b.len())).collect();
+        let rf = session.ranges_for_launch(&kernel, &config)?;
+        let k = rf.kernel(&kernel).with_context(|| format!("no ranges for kernel '{kernel}'"))?;
+        let d = k.split_dim.unwrap_or(0) as usize;
+        let n_groups = (global.get(d).copied().unwrap_or(1) / local.get(d).copied().unwrap_or(1).max(1)) as i64;
+        let slices: Vec<clpart::svg::Slice> = if report.split {
+            report.devices.iter().filter(|r| r.work_groups > 0).map(|r| clpart::svg::Slice { device: r.index, lo: r.slice.0 as i64, hi: r.slice.1 as i64 }).collect()
+        } else {
+            vec![clpart::svg::Slice { device: report.devices.first().map_or(0, |r| r.index), lo: 0, hi: n_groups }]
+        };
+        let svg = clpart::svg::picture(k, &given, &slices, &extents).map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
+        clpart::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
     let mismatch = report.verified == Some(false);
     if !mismatch || args.out_on_mismatch {
         for (name, path) in &outs {

@@ -1,73 +1,250 @@
-//! The human report of `clpart analyze`: per kernel the verdict, per array its
-//! mode, status, total and per-slice ranges, counts and write verdict (the
-//! thesis's tables 4.3 and 4.4).
+//! The human report of `clpart analyze`: per kernel the verdict, a legend of
+//! the named quantities (NDRange sizes, offsets, the slice, scalar
+//! arguments), per array its mode, status, whole-NDRange and per-slice ranges
+//! as arithmetic over them, counts with their validity domains and write
+//! verdict (the thesis's tables 4.3 and 4.4). It reads the range file's
+//! expressions with `ranges_format::PwExpr` (the range-file reader).
 
-use ranges_format::{ArrayStatus, KernelRanges, ParamSource};
+use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, PwExpr, Range};
 use std::fmt::Write;
 
 
-/// The human-readable report of one kernel.
-pub fn human(k: &KernelRanges) -> String {
-    let mut s = String::new();
-    writeln!(s, "kernel {} (work_dim {})", k.name, k.work_dim).unwrap();
-    match (&k.reason, k.split_dim) {
-        (None, Some(d)) => writeln!(s, "  splittable: yes, along dimension {d}").unwrap(),
-        (Some(r), _) => writeln!(s, "  splittable: no: {r}").unwrap(),
-        (None, None) => writeln!(s, "  splittable: no").unwrap(),
+/// Most chambers of one count term the report lists (the rest are counted;
+/// `--json` and `--emit ranges` have them all).
+const MAX_CHAMBERS: usize = 6;
+
+/// Most distinct piece values a bound is shown with as `min(..)`/`max(..)`.
+const MAX_PIECES: usize = 4;
+
+/// What a parameter stands for, in the legend.
+fn meaning(k: &KernelRanges, p: &ranges_format::Param) -> String {
+    let split = k.split_dim.unwrap_or(0);
+    match p.source {
+        ParamSource::ScalarArg { arg_index } => match k.args.iter().find(|a| a.index == arg_index) {
+            Some(a) => format!("kernel argument {arg_index} '{}' ({})", a.name, a.elem_type),
+            None => format!("kernel argument {arg_index}"),
+        },
+        ParamSource::GlobalSize(d) => format!("global size of dimension {d}, get_global_size({d})"),
+        ParamSource::LocalSize(d) => format!("work-group size of dimension {d}, get_local_size({d})"),
+        ParamSource::GlobalOffset(d) => format!("global offset of dimension {d}, get_global_offset({d})"),
+        ParamSource::NumGroups(d) => format!("number of work-groups of dimension {d}, get_num_groups({d})"),
+        ParamSource::SliceLo => format!("the slice's first work-group along dimension {split}"),
+        ParamSource::SliceHi => format!("one past the slice's last work-group along dimension {split}"),
+        ParamSource::SliceLoItem => format!("the slice's first work-item along dimension {split}, relative to go{split} (its first work-group times ls{split})"),
+        ParamSource::SliceHiItem => format!("one past the slice's last work-item along dimension {split}, relative to go{split}"),
     }
-    let slice: Vec<String> = k
-        .params
-        .iter()
-        .filter_map(|p| match p.source {
-            ParamSource::SliceLoItem => Some(format!("{} = first work-item of the slice", p.name)),
-            ParamSource::SliceHiItem => Some(format!("{} = one past its last", p.name)),
-            _ => None,
-        })
-        .collect();
-    if !slice.is_empty() {
-        writeln!(s, "  slice: {} (along dimension {}, relative to the global offset)", slice.join(", "), k.split_dim.unwrap_or(0)).unwrap();
+}
+
+/// Cosmetics on a printed affine value: `-1 + a + b` as `a + b - 1`,
+/// `w*0 + x` as `x`, `x + 0` as `x`, `(x)` as `x`. Only rearranges the
+/// terms of sums whose parts hold no parentheses; the value is unchanged.
+fn tidy(v: &str) -> String {
+    // `-K + rest` with K digits and rest free of parentheses: `rest - K`
+    fn sum(inner: &str) -> String {
+        if let Some(rest) = inner.strip_prefix('-') {
+            if let Some((k, tail)) = rest.split_once(" + ") {
+                if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !tail.contains(['(', ')']) {
+                    return format!("{tail} - {k}");
+                }
+            }
+        }
+        inner.to_string()
     }
-    for a in &k.arrays {
-        writeln!(s, "  array {} ({} {}), mode {}", a.name, a.elem_type, if a.elem_size > 0 { format!("{} bytes", a.elem_size) } else { String::new() }, a.mode.as_str()).unwrap();
-        match &a.status {
-            ArrayStatus::Bounded => writeln!(s, "    status: bounded").unwrap(),
-            ArrayStatus::Whole { reason } => {
-                writeln!(s, "    status: whole: {reason}").unwrap();
+    fn is_name(w: &str) -> bool {
+        !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    }
+    // `NAME*0 + ` and ` + 0` terms
+    let words: Vec<&str> = v.trim().split(' ').collect();
+    let mut kept: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let core = w.trim_start_matches('(');
+        let opens = &w[..w.len() - core.len()];
+        if core.strip_suffix("*0").is_some_and(is_name) && words.get(i + 1) == Some(&"+") {
+            // the next word keeps the parentheses this one opened
+            if i + 2 < words.len() {
+                kept.push(format!("{opens}{}", words[i + 2]));
+                i += 3;
                 continue;
             }
         }
+        let core_end = w.trim_end_matches(')');
+        if core_end == "0" && kept.last().is_some_and(|p| p == "+") && kept.len() >= 2 {
+            kept.pop();
+            let closes = &w[core_end.len()..];
+            let last = kept.pop().unwrap();
+            kept.push(format!("{last}{closes}"));
+            i += 1;
+            continue;
+        }
+        kept.push(w.to_string());
+        i += 1;
+    }
+    let joined = kept.join(" ");
+    // innermost parenthesized groups first
+    let mut out = String::new();
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for (at, c) in joined.char_indices() {
+        match c {
+            '(' => {
+                stack.push((out.len(), at));
+                out.push(c);
+            }
+            ')' => match stack.pop() {
+                Some((open, open_at)) => {
+                    let t = sum(&out[open + 1..]);
+                    let whole = open_at == 0 && at + 1 == joined.len();
+                    out.truncate(open);
+                    if whole || (!t.contains([' ', '*', '/', '+']) && !t.starts_with('-')) {
+                        out.push_str(&t);
+                    } else {
+                        write!(out, "({t})").unwrap();
+                    }
+                }
+                None => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    let s = sum(&out);
+    if s.is_empty() { "0".into() } else { s }
+}
+
+/// A bound as arithmetic over the named quantities: the value of its one
+/// piece; with several pieces, `min(..)` (lower) or `max(..)` (upper) of
+/// their distinct values, which encloses the exact bound; with more than
+/// [`MAX_PIECES`] values, a count of them.
+fn bound(text: &str, upper: bool) -> String {
+    let Ok(e) = PwExpr::parse(text) else { return text.to_string() };
+    let mut values: Vec<String> = Vec::new();
+    for (v, _) in e.piece_texts() {
+        let v = tidy(&v);
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    match values.len() {
+        0 => "(empty)".into(),
+        1 => values.pop().unwrap(),
+        n if n <= MAX_PIECES => format!("{}({})", if upper { "max" } else { "min" }, values.join(", ")),
+        n => format!("<{} of {n} cases>", if upper { "greatest" } else { "least" }),
+    }
+}
+
+fn range_text(r: &Range) -> String {
+    format!("{} .. {}", bound(&r.lower, false), bound(&r.upper, true))
+}
+
+/// `name[lo .. hi]`, or per dimension `name[lo1 .. hi1][lo0 .. hi0]`.
+fn indexed(name: &str, dims: &[&Range]) -> String {
+    let mut s = name.to_string();
+    for r in dims {
+        write!(s, "[{}]", range_text(r)).unwrap();
+    }
+    s
+}
+
+fn count_lines(s: &mut String, label: &str, c: &Count) {
+    for (i, t) in c.terms.iter().enumerate() {
+        let term = if c.terms.len() > 1 { format!(" (term {} of {}, summed)", i + 1, c.terms.len()) } else { String::new() };
+        if t.is_empty() {
+            writeln!(s, "    {label}{term}: 0").unwrap();
+        }
+        for ch in t.iter().take(MAX_CHAMBERS) {
+            let dom = if ch.domain.trim().is_empty() { "always".to_string() } else { format!("if {}", ch.domain) };
+            writeln!(s, "    {label}{term}: {}   {dom}", tidy(&ch.value)).unwrap();
+        }
+        if t.len() > MAX_CHAMBERS {
+            writeln!(s, "    {label}{term}: ... and {} more cases (all in --json)", t.len() - MAX_CHAMBERS).unwrap();
+        }
+    }
+}
+
+/// The human-readable report of one kernel: its verdict, a legend of the
+/// named quantities, per array its ranges as arithmetic over them (per
+/// delinearized dimension where the analysis has boxes), its counts as
+/// quasi-polynomials with their validity domains and its write verdict,
+/// then refusals, launch-time assumptions and notes, with their locations.
+pub fn human(k: &KernelRanges) -> String {
+    let mut s = String::new();
+    write!(s, "kernel {} (work_dim {}): ", k.name, k.work_dim).unwrap();
+    match (k.splittable, k.split_dim) {
+        (true, Some(d)) => writeln!(s, "splittable along dimension {d}").unwrap(),
+        _ => writeln!(s, "not splittable").unwrap(),
+    }
+    if let Some(r) = &k.reason {
+        for part in r.split("; ") {
+            writeln!(s, "  refused: {part}").unwrap();
+        }
+    }
+    if !k.params.is_empty() {
+        writeln!(s, "  legend:").unwrap();
+        let width = k.params.iter().map(|p| p.name.len()).max().unwrap_or(0).max(7);
+        for p in &k.params {
+            writeln!(s, "    {:<width$}  {}", p.name, meaning(k, p)).unwrap();
+        }
+        writeln!(s, "    {:<width$}  inclusive index range; [i][j] is element i*stride + j of a delinearized array", "a .. b").unwrap();
+        writeln!(s, "    {:<width$}  the bound is one of these values, by case (see --json)", "min/max").unwrap();
+    }
+    for a in &k.arrays {
+        let size = if a.elem_size > 0 { format!(", {} bytes", a.elem_size) } else { String::new() };
+        write!(s, "  array {} ({}{size}), mode {}: ", a.name, a.elem_type, a.mode.as_str()).unwrap();
+        if let ArrayStatus::Whole { reason } = &a.status {
+            writeln!(s, "whole: {reason}").unwrap();
+            continue;
+        }
+        writeln!(s, "bounded").unwrap();
         if let Some(r) = &a.total {
-            writeln!(s, "    total range: [{}, {}]", r.lower, r.upper).unwrap();
+            writeln!(s, "    whole NDRange: {}", indexed(&a.name, &[r])).unwrap();
         }
         if let Some(r) = &a.slice {
-            writeln!(s, "    slice range: [{}, {}]", r.lower, r.upper).unwrap();
+            writeln!(s, "    slice:         {}", indexed(&a.name, &[r])).unwrap();
+        }
+        let boxes = a.boxes.as_ref();
+        if let Some(b) = boxes {
+            writeln!(s, "    strides:       [{}]", b.strides.iter().map(|t| tidy(t)).collect::<Vec<_>>().join(", ")).unwrap();
+        }
+        let per_dim = |which: Option<&Vec<Range>>, linear: &Option<Range>| -> Option<String> {
+            match which {
+                Some(dims) => Some(indexed(&a.name, &dims.iter().collect::<Vec<_>>())),
+                None => linear.as_ref().map(|r| indexed(&a.name, &[r])),
+            }
+        };
+        // the read and written parts, where they say more than the slice line
+        let slice_text = a.slice.as_ref().map(|r| indexed(&a.name, &[r]));
+        if a.mode != ranges_format::Mode::W {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.read.as_ref()), &a.read_slice).filter(|t| Some(t) != slice_text.as_ref()) {
+                writeln!(s, "    slice reads:   {t}").unwrap();
+            }
+        }
+        if a.mode != ranges_format::Mode::R {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice).filter(|t| Some(t) != slice_text.as_ref()) {
+                writeln!(s, "    slice writes:  {t}").unwrap();
+            }
         }
         if let Some(c) = &a.count_total {
-            for (i, t) in c.terms.iter().enumerate() {
-                for ch in t {
-                    writeln!(s, "    count total{}: {} if {}", if c.terms.len() > 1 { format!(" (term {i})") } else { String::new() }, ch.value, ch.domain).unwrap();
-                }
-            }
+            count_lines(&mut s, "elements, whole NDRange", c);
         }
         if let Some(c) = &a.count_slice {
-            for (i, t) in c.terms.iter().enumerate() {
-                for ch in t {
-                    writeln!(s, "    count slice{}: {} if {}", if c.terms.len() > 1 { format!(" (term {i})") } else { String::new() }, ch.value, ch.domain).unwrap();
-                }
-            }
+            count_lines(&mut s, "elements, slice", c);
         }
         if let Some(w) = &a.write {
             writeln!(
                 s,
-                "    writes: {}, {}",
+                "    writes: {}; {}{}",
                 if w.disjoint_across_slices { "disjoint across slices" } else { "may overlap across slices" },
-                if w.fills_hull { "fill the slice range" } else { "do not fill the slice range (merged element-wise)" }
+                if w.fills_hull { "fill the slice's write range" } else { "do not fill the slice's write range (merged element-wise)" },
+                if boxes.is_some_and(|b| b.write_exact) { "; fill the write box" } else { "" }
             )
             .unwrap();
+            if let Some(c) = &w.written_count {
+                count_lines(&mut s, "elements written, slice", c);
+            }
         }
     }
     for a in &k.assumptions {
-        writeln!(s, "  assumption checked at launch: {} ({})", a.description, a.condition).unwrap();
+        writeln!(s, "  checked at launch: {} ({})", a.description, a.condition).unwrap();
     }
     for d in &k.diagnostics {
         writeln!(s, "  note: {d}").unwrap();
@@ -135,4 +312,27 @@ pub fn table_at(k: &KernelRanges, given: &std::collections::BTreeMap<String, i64
         }
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn tidy_keeps_values_and_reads_better() {
+        assert_eq!(tidy("width*(go1 + sx_lo) + go0"), "width*(go1 + sx_lo) + go0");
+        assert_eq!(tidy("width*(-1 + go1 + sx_hi) + (-1 + gs0 + go0)"), "width*(go1 + sx_hi - 1) + (gs0 + go0 - 1)");
+        assert_eq!(tidy("width*0 + go0"), "go0");
+        assert_eq!(tidy("width*0 + (-1 + width)"), "width - 1");
+        assert_eq!(tidy("width*go1 + 0"), "width*go1");
+        assert_eq!(tidy("(go0)"), "go0");
+        assert_eq!(tidy("-1 + go0 + sx_hi"), "go0 + sx_hi - 1");
+        assert_eq!(tidy("(-go0 + 4 * npoints)"), "-go0 + 4 * npoints");
+        assert_eq!(tidy("a*(-go0)"), "a*(-go0)");
+        assert_eq!(tidy("floor((w)/16)"), "floor(w/16)");
+        assert_eq!(tidy("0"), "0");
+        assert_eq!(tidy("(-1 + a) + (b + c)"), "(a - 1) + (b + c)");
+        assert_eq!(tidy("(a + (-1 + b))"), "a + (b - 1)");
+        assert_eq!(tidy("width*0 + 0"), "0");
+    }
 }

@@ -20,6 +20,8 @@ const ALLOWED: &[&str] = &[
     "ranges-format/src/file.rs",
     "ranges-format/src/validate.rs",
     "ranges-format/src/expr.rs",
+    // the human report reads the range file's expressions (issue 17)
+    "partitioner/src/report.rs",
     "partitioner/src/ehrhart/isl_input.rs",
     "partitioner/src/ehrhart/barvinok.rs",
 ];

@@ -1,0 +1,307 @@
+//! Pictures of the ranges (`clpart analyze --at ... --svg`, `clpart run
+//! --svg`): each array as a strip (1-D) or, for an array the analysis
+//! delinearized into two dimensions (boxes), as a grid of rows; each
+//! device's (slice's) read and written ranges in its colour, the waste
+//! (range minus footprint) hatched. Ranges are drawn as rectangles, never
+//! per element, so a 4096 x 4096 array is as small a picture as a 16 x 16 one.
+//!
+//! SVG structure (what `cli/tests/svg.rs` checks): one
+//! `<g class="array" data-name="NAME">` per array, inside it one
+//! `<g class="device" data-device="IDX">` per device, whose rectangles have
+//! class `read`, `write` or `waste`:
+//! - strip: one `read` and one `write` rectangle for the ranges the device
+//!   reads and writes; one `waste` rectangle over its range when the
+//!   Ehrhart count at these values is smaller than the range's length;
+//! - grid: per kind (read, write), the box as one rectangle, and the range
+//!   (the box's linear hull: a partial first row, the full rows between, a
+//!   partial last row: one to three rectangles) hatched as `waste` when it
+//!   holds more elements than the box (a white `box-background` rectangle
+//!   under each box keeps the hatching to the waste).
+//!
+//! An array transferred whole is one `read`/`write` rectangle over the whole
+//! array for every device that uses it.
+
+use ranges_format::{ArrayStatus, BoundArray, KernelRanges, Mode, ParamSource};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One device's slice: work-groups `[lo, hi)` along the split dimension.
+#[derive(Debug, Clone, Copy)]
+pub struct Slice {
+    pub device: usize,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+const COLOURS: &[&str] = &["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const WIDTH: f64 = 800.0;
+const MARGIN: f64 = 20.0;
+const LANE: f64 = 18.0;
+const MAX_GRID_HEIGHT: f64 = 480.0;
+
+fn colour(device: usize) -> &'static str {
+    COLOURS[device % COLOURS.len()]
+}
+
+/// `n` equal slices of the work-groups along the split dimension, device `i`
+/// for slice `i` (the slices of `--at` without a launch).
+pub fn equal_slices(k: &KernelRanges, given: &BTreeMap<String, i64>, n: u32) -> Result<Vec<Slice>, String> {
+    let d = k.split_dim.unwrap_or(0);
+    let ls = *given.get(&format!("ls{d}")).ok_or_else(|| format!("--svg needs ls{d} in --at (the work-group size of the split dimension)"))?;
+    let gs = *given.get(&format!("gs{d}")).ok_or_else(|| format!("--svg needs gs{d} in --at"))?;
+    let n_groups = gs / ls.max(1);
+    let n = i64::from(n.max(1));
+    Ok((0..n).map(|i| Slice { device: i as usize, lo: (i128::from(n_groups) * i128::from(i) / i128::from(n)) as i64, hi: (i128::from(n_groups) * i128::from(i + 1) / i128::from(n)) as i64 }).collect())
+}
+
+/// The parameter values of `k` for the slice `[lo, hi)` of work-groups.
+fn values(k: &KernelRanges, given: &BTreeMap<String, i64>, lo: i64, hi: i64) -> Result<Vec<i64>, String> {
+    let get = |n: &str| given.get(n).copied();
+    let d = k.split_dim.unwrap_or(0);
+    let ls = get(&format!("ls{d}")).unwrap_or(1);
+    k.params
+        .iter()
+        .map(|p| match p.source {
+            ParamSource::SliceLo => Ok(lo),
+            ParamSource::SliceHi => Ok(hi),
+            ParamSource::SliceLoItem => Ok(lo.saturating_mul(ls)),
+            ParamSource::SliceHiItem => Ok(hi.saturating_mul(ls)),
+            ParamSource::GlobalOffset(_) => Ok(get(&p.name).unwrap_or(0)),
+            ParamSource::NumGroups(dd) => Ok(get(&p.name).unwrap_or_else(|| get(&format!("gs{dd}")).unwrap_or(1) / get(&format!("ls{dd}")).unwrap_or(1).max(1))),
+            _ => get(&p.name).ok_or_else(|| format!("--svg needs a value for '{}' in --at", p.name)),
+        })
+        .collect()
+}
+
+fn eval_range(r: &Option<ranges_format::BoundRange>, v: &[i64]) -> Result<Option<(i64, i64)>, String> {
+    match r {
+        Some(r) => r.eval(v).map_err(|e| e.to_string()),
+        None => Ok(None),
+    }
+}
+
+/// One drawn rectangle, in element coordinates: rows `[r0, r1]`, columns `[c0, c1]`.
+struct Cell {
+    class: &'static str,
+    r0: i64,
+    r1: i64,
+    c0: i64,
+    c1: i64,
+}
+
+/// The rows of the inclusive linear range `[l, u]` in a grid `cols` wide.
+fn hull_rects(class: &'static str, l: i64, u: i64, cols: i64) -> Vec<Cell> {
+    let (r0, c0, r1, c1) = (l.div_euclid(cols), l.rem_euclid(cols), u.div_euclid(cols), u.rem_euclid(cols));
+    if r0 == r1 {
+        return vec![Cell { class, r0, r1, c0, c1 }];
+    }
+    let mut v = vec![Cell { class, r0, r1: r0, c0, c1: cols - 1 }];
+    if r1 > r0 + 1 {
+        v.push(Cell { class, r0: r0 + 1, r1: r1 - 1, c0: 0, c1: cols - 1 });
+    }
+    v.push(Cell { class, r0: r1, r1, c0: 0, c1 });
+    v
+}
+
+/// The picture of kernel `k` at the values `given` (`gs<d>`, `ls<d>`,
+/// scalar arguments; offsets default to 0), one device per slice.
+/// `extents` gives arrays' element counts where known (a launch's
+/// buffers); otherwise an array is drawn up to its last element used.
+pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice], extents: &BTreeMap<String, u64>) -> Result<String, String> {
+    let bound = k.validate_and_bind().map_err(|e| e.to_string())?;
+    let d = k.split_dim.unwrap_or(0);
+    let n_groups = {
+        let gs = given.get(&format!("gs{d}")).copied().unwrap_or(1);
+        gs / given.get(&format!("ls{d}")).copied().unwrap_or(1).max(1)
+    };
+    let total_values = values(k, given, 0, n_groups)?;
+    let slice_values: Vec<Vec<i64>> = slices.iter().map(|s| values(k, given, s.lo, s.hi)).collect::<Result<_, _>>()?;
+    let mut body = String::new();
+    let mut defs = String::new();
+    let mut devices: Vec<usize> = slices.iter().map(|s| s.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    for dev in &devices {
+        write!(
+            defs,
+            r#"<pattern id="hatch{dev}" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="{}" stroke-width="2"/></pattern>"#,
+            colour(*dev)
+        )
+        .unwrap();
+    }
+    let mut y = MARGIN;
+    writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="14" font-weight="bold">kernel {}: {} slice(s) along dimension {d}</text>"#, y + 12.0, xml(&k.name), slices.len()).unwrap();
+    y += 22.0;
+    // legend: one swatch per device
+    let mut x = MARGIN;
+    for s in slices {
+        if x + 260.0 > WIDTH + MARGIN {
+            x = MARGIN;
+            y += 16.0;
+        }
+        writeln!(body, r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="12">device {} (work-groups [{}, {}))</text>"#, colour(s.device), x + 16.0, y + 10.0, s.device, s.lo, s.hi).unwrap();
+        x += 260.0;
+    }
+    y += 18.0;
+    writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="11">filled: read; outlined: written; hatched: range elements outside the footprint (waste)</text>"#, y + 10.0).unwrap();
+    y += 22.0;
+    for (a, ba) in k.arrays.iter().zip(&bound.arrays) {
+        let (panel, height) = array_panel(a, ba, slices, &slice_values, &total_values, extents.get(&a.name).copied(), y)?;
+        body.push_str(&panel);
+        y += height + 16.0;
+    }
+    let mut s = String::new();
+    writeln!(s, r#"<?xml version="1.0" encoding="UTF-8"?>"#).unwrap();
+    writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif">"#,
+        w = WIDTH + 2.0 * MARGIN,
+        h = y + MARGIN
+    )
+    .unwrap();
+    writeln!(s, "<defs>{defs}</defs>").unwrap();
+    writeln!(s, r#"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"#).unwrap();
+    s.push_str(&body);
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+fn xml(t: &str) -> String {
+    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// One array's panel at height `y`: the SVG text and its height.
+#[allow(clippy::too_many_arguments)]
+fn array_panel(
+    a: &ranges_format::ArrayRanges,
+    ba: &BoundArray,
+    slices: &[Slice],
+    slice_values: &[Vec<i64>],
+    total_values: &[i64],
+    extent: Option<u64>,
+    y: f64,
+) -> Result<(String, f64), String> {
+    let reads = a.mode != Mode::W;
+    let writes = a.mode != Mode::R;
+    let total = eval_range(&ba.total, total_values)?;
+    // the drawn length: the buffer, else up to the last element used
+    let mut n = extent.map(|e| e.min(i64::MAX as u64) as i64).unwrap_or(0).max(total.map_or(0, |t| t.1.saturating_add(1)));
+    for v in slice_values {
+        if let Some((_, u)) = eval_range(&ba.slice, v)? {
+            n = n.max(u.saturating_add(1));
+        }
+    }
+    let n = n.max(1);
+    // a grid for two delinearized dimensions
+    let cols = match &ba.boxes {
+        Some(b) if b.strides.len() == 2 && !matches!(a.status, ArrayStatus::Whole { .. }) => {
+            b.strides[0].eval(total_values).map_err(|e| e.to_string())?.filter(|c| *c >= 1 && *c <= n)
+        }
+        _ => None,
+    };
+    let rows = cols.map_or(1, |c| n.saturating_add(c - 1) / c);
+    let cols_n = cols.unwrap_or(n);
+    let (grid_h, kind) = match cols {
+        Some(c) => ((WIDTH * rows as f64 / c as f64).clamp(2.0 * LANE, MAX_GRID_HEIGHT), format!("grid {rows} x {c}")),
+        None => (2.0 * LANE + 4.0, format!("strip of {n}")),
+    };
+    let mut s = String::new();
+    writeln!(s, r#"<g class="array" data-name="{}">"#, xml(&a.name)).unwrap();
+    let status = match &a.status {
+        ArrayStatus::Bounded => String::new(),
+        ArrayStatus::Whole { .. } => ", whole".into(),
+    };
+    writeln!(s, r#"<text x="{MARGIN}" y="{}" font-size="13">array {} ({}, mode {}{status}): {kind}</text>"#, y + 12.0, xml(&a.name), xml(&a.elem_type), a.mode.as_str()).unwrap();
+    let top = y + 18.0;
+    writeln!(s, r##"<rect class="outline" x="{MARGIN}" y="{top}" width="{WIDTH}" height="{grid_h}" fill="#f4f4f4" stroke="#888" stroke-width="0.5"/>"##).unwrap();
+    let sx = WIDTH / cols_n as f64;
+    let sy = grid_h / rows as f64;
+    for (s_idx, sl) in slices.iter().enumerate() {
+        let v = &slice_values[s_idx];
+        let mut cells: Vec<Cell> = Vec::new();
+        if let ArrayStatus::Whole { .. } = a.status {
+            for (on, class) in [(reads, "read"), (writes, "write")] {
+                if on {
+                    cells.push(Cell { class, r0: 0, r1: 0, c0: 0, c1: n - 1 });
+                }
+            }
+        } else if let Some(c) = cols {
+            let b = ba.boxes.as_ref().expect("grid has boxes");
+            for (on, class, dims, linear) in [(reads, "read", &b.read, &ba.read_slice), (writes, "write", &b.write, &ba.write_slice)] {
+                if !on {
+                    continue;
+                }
+                let bx = match dims {
+                    Some(d) => match (eval_range(&Some(d[0].clone()), v)?, eval_range(&Some(d[1].clone()), v)?) {
+                        (Some(r), Some(q)) => Some((r, q)),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                let hull = eval_range(linear, v)?;
+                if let Some(((r0, r1), (c0, c1))) = bx {
+                    let box_n = (r1.saturating_sub(r0) + 1).saturating_mul(c1.saturating_sub(c0) + 1);
+                    if let Some((l, u)) = hull {
+                        if u.saturating_sub(l).saturating_add(1) > box_n {
+                            cells.extend(hull_rects("waste", l, u, c));
+                        }
+                    }
+                    cells.push(Cell { class, r0, r1, c0, c1 });
+                } else if let Some((l, u)) = hull {
+                    cells.extend(hull_rects(class, l, u, c));
+                }
+            }
+        } else {
+            let range = eval_range(&ba.slice, v)?;
+            if let (Some((l, u)), Some(cnt)) = (range, &ba.count_slice) {
+                if let Ok(cnt) = cnt.eval(v) {
+                    if cnt < u.saturating_sub(l).saturating_add(1) {
+                        cells.push(Cell { class: "waste", r0: 0, r1: 0, c0: l, c1: u });
+                    }
+                }
+            }
+            for (on, class, r) in [(reads, "read", &ba.read_slice), (writes, "write", &ba.write_slice)] {
+                let r = if r.is_some() { r } else { &ba.slice };
+                if on {
+                    if let Some((l, u)) = eval_range(r, v)? {
+                        cells.push(Cell { class, r0: 0, r1: 0, c0: l, c1: u });
+                    }
+                }
+            }
+        }
+        writeln!(s, r#"<g class="device" data-device="{}">"#, sl.device).unwrap();
+        let col = colour(sl.device);
+        for cell in &cells {
+            let x = MARGIN + cell.c0.max(0) as f64 * sx;
+            let w = ((cell.c1.min(cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * sx).max(0.5);
+            let (yy, h) = if cols.is_some() {
+                (top + cell.r0.max(0) as f64 * sy, ((cell.r1.min(rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * sy).max(0.5))
+            } else {
+                // strip: reads in the upper lane, writes in the lower, waste over both
+                match cell.class {
+                    "read" => (top + 1.0, LANE),
+                    "write" => (top + 3.0 + LANE, LANE),
+                    _ => (top, grid_h),
+                }
+            };
+            let style = match cell.class {
+                "read" => format!(r#"fill="{col}" fill-opacity="0.45""#),
+                "write" => format!(r#"fill="{col}" fill-opacity="0.15" stroke="{col}" stroke-width="2""#),
+                _ => format!(r#"fill="url(#hatch{})" fill-opacity="0.8""#, sl.device),
+            };
+            if cols.is_some() && cell.class != "waste" {
+                // the box hides the hatching of the range below it: only the waste stays hatched
+                writeln!(s, r#"<rect class="box-background" x="{x:.2}" y="{yy:.2}" width="{w:.2}" height="{h:.2}" fill="white"/>"#).unwrap();
+            }
+            writeln!(s, r#"<rect class="{}" x="{x:.2}" y="{yy:.2}" width="{w:.2}" height="{h:.2}" {style}/>"#, cell.class).unwrap();
+        }
+        writeln!(s, "</g>").unwrap();
+    }
+    writeln!(s, "</g>").unwrap();
+    Ok((s, grid_h + 20.0))
+}
+
+/// Writes `svg` to `path` atomically (no partly written file on error).
+pub fn write(path: &std::path::Path, svg: &str) -> std::io::Result<()> {
+    ranges_format::output::write_file(path, |w| w.write_all(svg.as_bytes()))
+}
