@@ -138,7 +138,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         return Ok(code);
     }
     if args.json {
-        let report = clpart::report::report(&file, &rf, Some(program));
+        let report = clpart_cli::report::report(&file, &rf, Some(program));
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(code);
     }
@@ -159,9 +159,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         let [k] = rf.kernels.as_slice() else {
             bail!("--svg draws one kernel: choose it with --kernel (kernels: {})", names.join(", "));
         };
-        let slices = clpart::svg::equal_slices(k, m, args.slices).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
-        let svg = clpart::svg::picture(k, m, &slices, &Default::default()).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
-        clpart::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+        let slices = clpart_cli::svg::equal_slices(k, m, args.slices).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        let svg = clpart_cli::svg::picture(k, m, &slices, &Default::default()).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        clpart_cli::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     for k in &rf.kernels {
         print!("{}", partitioner::report::human(k));

@@ -173,13 +173,13 @@ pub fn run(args: RunArgs) -> Result<u8> {
         let k = rf.kernel(&kernel).with_context(|| format!("no ranges for kernel '{kernel}'"))?;
         let d = k.split_dim.unwrap_or(0) as usize;
         let n_groups = (global.get(d).copied().unwrap_or(1) / local.get(d).copied().unwrap_or(1).max(1)) as i64;
-        let slices: Vec<clpart::svg::Slice> = if report.split {
-            report.devices.iter().filter(|r| r.work_groups > 0).map(|r| clpart::svg::Slice { device: r.index, lo: r.slice.0 as i64, hi: r.slice.1 as i64 }).collect()
+        let slices: Vec<clpart_cli::svg::Slice> = if report.split {
+            report.devices.iter().filter(|r| r.work_groups > 0).map(|r| clpart_cli::svg::Slice { device: r.index, lo: r.slice.0 as i64, hi: r.slice.1 as i64 }).collect()
         } else {
-            vec![clpart::svg::Slice { device: report.devices.first().map_or(0, |r| r.index), lo: 0, hi: n_groups }]
+            vec![clpart_cli::svg::Slice { device: report.devices.first().map_or(0, |r| r.index), lo: 0, hi: n_groups }]
         };
-        let svg = clpart::svg::picture(k, &given, &slices, &extents).map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
-        clpart::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+        let svg = clpart_cli::svg::picture(k, &given, &slices, &extents).map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
+        clpart_cli::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     let mismatch = report.verified == Some(false);
     if !mismatch || args.out_on_mismatch {

@@ -241,7 +241,7 @@ fn reports_of_the_golden_range_files_have_the_documented_fields_and_types() {
     files.sort();
     for p in files {
         let rf = ranges_format::RangeFile::read(&p).unwrap();
-        let report = clpart::report::report(&rf.source_name, &rf, None);
+        let report = clpart_cli::report::report(&rf.source_name, &rf, None);
         let text = serde_json::to_string(&report).unwrap();
         match serde_json::from_str::<Report>(&text) {
             Ok(r) => bad.extend(check(&rf.source_name, &r)),
