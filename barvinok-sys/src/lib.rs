@@ -34,6 +34,9 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The most orders of a union's pieces [`Context::card_parts`] tries.
+pub const PART_ORDERS: usize = 8;
+
 /// The environment variable naming the folder with the wheel's libraries
 /// (the folder `islpy_barvinok.libs`, or one that contains it).
 pub const DIR_VAR: &str = "CLPART_BARVINOK_DIR";
@@ -91,13 +94,23 @@ pub enum CardError {
     /// The set is unbounded for some parameter values (the count is `infty`).
     #[error("the set is unbounded (barvinok counts infinitely many points)")]
     Unbounded,
+    /// [`Context::card_parts`] found more parts than it may count.
+    #[error("its disjoint decomposition has {parts} parts (at most {limit} are counted)")]
+    TooManyParts {
+        /// The parts isl made.
+        parts: usize,
+        /// The most allowed.
+        limit: usize,
+    },
 }
 
 type IslCtx = c_void;
 type IslSet = c_void;
 type IslQp = c_void;
 type IslPwQp = c_void;
+type IslBasicSet = c_void;
 type PieceFn = unsafe extern "C" fn(*mut IslSet, *mut IslQp, *mut c_void) -> c_int;
+type BasicSetFn = unsafe extern "C" fn(*mut IslBasicSet, *mut c_void) -> c_int;
 
 /// The functions used, from the barvinok handle (prototypes of isl 0.23+
 /// and barvinok 0.41).
@@ -119,6 +132,12 @@ struct Fns {
     pwqp_free: unsafe extern "C" fn(*mut IslPwQp) -> *mut IslPwQp,
     qp_to_str: unsafe extern "C" fn(*mut IslQp) -> *mut c_char,
     qp_free: unsafe extern "C" fn(*mut IslQp) -> *mut IslQp,
+    set_make_disjoint: unsafe extern "C" fn(*mut IslSet) -> *mut IslSet,
+    set_foreach_basic_set: unsafe extern "C" fn(*mut IslSet, BasicSetFn, *mut c_void) -> c_int,
+    set_from_basic_set: unsafe extern "C" fn(*mut IslBasicSet) -> *mut IslSet,
+    set_union: unsafe extern "C" fn(*mut IslSet, *mut IslSet) -> *mut IslSet,
+    set_copy: unsafe extern "C" fn(*mut IslSet) -> *mut IslSet,
+    set_n_basic_set: unsafe extern "C" fn(*mut IslSet) -> c_int,
 }
 
 /// The loaded barvinok library (never unloaded while a [`Context`] lives:
@@ -270,6 +289,12 @@ impl Library {
                 pwqp_free: f!("isl_pw_qpolynomial_free"),
                 qp_to_str: f!("isl_qpolynomial_to_str"),
                 qp_free: f!("isl_qpolynomial_free"),
+                set_make_disjoint: f!("isl_set_make_disjoint"),
+                set_foreach_basic_set: f!("isl_set_foreach_basic_set"),
+                set_from_basic_set: f!("isl_set_from_basic_set"),
+                set_union: f!("isl_set_union"),
+                set_copy: f!("isl_set_copy"),
+                set_n_basic_set: f!("isl_set_n_basic_set"),
             })
         })();
         match fns {
@@ -413,10 +438,8 @@ impl Context<'_> {
         s
     }
 
-    /// The number of integer points of the set `set_text` (isl syntax, e.g.
-    /// `[N, lo, hi] -> { A[k] : exists (i, j : k = 1000i + j and lo <= j < hi and 0 <= i < N and 0 <= j < 1000) }`)
-    /// as a piecewise quasi-polynomial of its parameters.
-    pub fn card(&self, set_text: &str) -> Result<Card, CardError> {
+    /// Reads `set_text` and gives the set and its parameter names.
+    fn read(&self, set_text: &str) -> Result<(*mut IslSet, Vec<String>), CardError> {
         let fns = &self.lib.fns;
         let c = CString::new(set_text).map_err(|_| CardError::Nul(set_text.to_string()))?;
         // SAFETY: ctx is live; c is NUL-terminated.
@@ -430,6 +453,12 @@ impl Context<'_> {
             .and_then(split_header)
             .map(|(names, _)| names)
             .unwrap_or_default();
+        Ok((set, params))
+    }
+
+    /// The count of `set` (taken) as pieces.
+    fn card_set(&self, set: *mut IslSet) -> Result<Vec<Piece>, CardError> {
+        let fns = &self.lib.fns;
         // SAFETY: isl_set_card takes the set.
         let pwqp = unsafe { (fns.set_card)(set) };
         if pwqp.is_null() {
@@ -450,7 +479,131 @@ impl Context<'_> {
         if collect.pieces.iter().any(|p| p.value.contains("infty") || p.value.contains("NaN")) {
             return Err(CardError::Unbounded);
         }
-        Ok(Card { params, pieces: collect.pieces })
+        Ok(collect.pieces)
+    }
+
+    /// The number of integer points of the set `set_text` (isl syntax, e.g.
+    /// `[N, lo, hi] -> { A[k] : exists (i, j : k = 1000i + j and lo <= j < hi and 0 <= i < N and 0 <= j < 1000) }`)
+    /// as a piecewise quasi-polynomial of its parameters.
+    pub fn card(&self, set_text: &str) -> Result<Card, CardError> {
+        let (set, params) = self.read(set_text)?;
+        Ok(Card { params, pieces: self.card_set(set)? })
+    }
+
+    /// The counts of disjoint parts of the union of the sets `set_texts`
+    /// whose sum is its count: isl's disjoint decomposition
+    /// (`isl_set_make_disjoint`), each basic set counted on its own.
+    /// Counting a union whole makes barvinok refine the pieces of every part
+    /// against each other, which for some unions in many parameters takes
+    /// seconds and gives hundreds of chambers; the parts are small problems.
+    /// The decomposition depends on the order of the union's pieces (22 or
+    /// 149 parts for the seven footprints of a 3-D 7-point stencil): the
+    /// order given and each piece moved to the front are tried (at most
+    /// [`PART_ORDERS`]) and the fewest parts kept. At most `max_parts`
+    /// parts: more is [`CardError::TooManyParts`].
+    pub fn card_parts(&self, set_texts: &[&str], max_parts: usize) -> Result<Vec<Card>, CardError> {
+        let fns = &self.lib.fns;
+        let mut pieces = Vec::with_capacity(set_texts.len());
+        let mut params = Vec::new();
+        let free_all = |sets: &[*mut IslSet]| {
+            for &s in sets {
+                // SAFETY: each is ours and freed once.
+                unsafe { (fns.set_free)(s) };
+            }
+        };
+        for t in set_texts {
+            match self.read(t) {
+                Ok((s, p)) => {
+                    pieces.push(s);
+                    params = p;
+                }
+                Err(e) => {
+                    free_all(&pieces);
+                    return Err(e);
+                }
+            }
+        }
+        if pieces.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The disjoint union with `first` in front, or NULL.
+        let disjoint = |first: usize| -> *mut IslSet {
+            let order = std::iter::once(first).chain((0..pieces.len()).filter(|&k| k != first));
+            let mut u: *mut IslSet = std::ptr::null_mut();
+            for k in order {
+                // SAFETY: pieces[k] is live; copy gives a new reference.
+                let p = unsafe { (fns.set_copy)(pieces[k]) };
+                // SAFETY: union takes both (NULL propagates as an error).
+                u = if u.is_null() { p } else { unsafe { (fns.set_union)(u, p) } };
+            }
+            // SAFETY: make_disjoint takes the set (NULL gives NULL).
+            unsafe { (fns.set_make_disjoint)(u) }
+        };
+        let mut best: *mut IslSet = std::ptr::null_mut();
+        let mut best_n = usize::MAX;
+        for first in 0..pieces.len().min(PART_ORDERS) {
+            let d = disjoint(first);
+            // SAFETY: d is live or NULL (then n_basic_set gives -1).
+            let n = if d.is_null() { -1 } else { unsafe { (fns.set_n_basic_set)(d) } };
+            if n >= 0 && (n as usize) < best_n {
+                if !best.is_null() {
+                    free_all(&[best]);
+                }
+                best = d;
+                best_n = n as usize;
+            } else if !d.is_null() {
+                free_all(&[d]);
+            }
+        }
+        free_all(&pieces);
+        if best.is_null() {
+            return Err(CardError::Failed { message: self.last_error() });
+        }
+        let set = best;
+        // SAFETY: set is live; isl_set_to_str does not take it.
+        if let Some((names, _)) = take_str(unsafe { (fns.set_to_str)(set) }).as_deref().and_then(split_header) {
+            params = names;
+        }
+        struct Parts {
+            from_basic: unsafe extern "C" fn(*mut IslBasicSet) -> *mut IslSet,
+            sets: Vec<*mut IslSet>,
+        }
+        unsafe extern "C" fn take(b: *mut IslBasicSet, user: *mut c_void) -> c_int {
+            // SAFETY: user is the Parts given to foreach_basic_set; b is ours.
+            let parts = unsafe { &mut *(user as *mut Parts) };
+            // SAFETY: from_basic_set takes b.
+            let s = unsafe { (parts.from_basic)(b) };
+            if s.is_null() {
+                return -1;
+            }
+            parts.sets.push(s);
+            0
+        }
+        let mut parts = Parts { from_basic: fns.set_from_basic_set, sets: Vec::new() };
+        // SAFETY: set is live (foreach does not take it); the callback owns each basic set.
+        let r = unsafe { (fns.set_foreach_basic_set)(set, take, (&mut parts as *mut Parts).cast()) };
+        // SAFETY: set is ours.
+        unsafe { (fns.set_free)(set) };
+        if r != 0 {
+            free_all(&parts.sets);
+            return Err(CardError::Failed { message: self.last_error() });
+        }
+        if parts.sets.len() > max_parts {
+            free_all(&parts.sets);
+            return Err(CardError::TooManyParts { parts: parts.sets.len(), limit: max_parts });
+        }
+        let mut out = Vec::with_capacity(parts.sets.len());
+        let mut sets = parts.sets.into_iter();
+        while let Some(s) = sets.next() {
+            match self.card_set(s) {
+                Ok(pieces) => out.push(Card { params: params.clone(), pieces }),
+                Err(e) => {
+                    free_all(&sets.collect::<Vec<_>>());
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

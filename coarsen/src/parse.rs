@@ -474,7 +474,7 @@ impl Cx {
                     CXBinaryOperator_Assign => None,
                     _ => return self.bad(span, ty, "unsupported binary operator".into()),
                 };
-                let is_assign = op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign;
+                let is_assign = (CXBinaryOperator_Assign..=CXBinaryOperator_OrAssign).contains(&op);
                 if is_assign {
                     mk(ExprKind::Assign(bin, l, r), ty, span)
                 } else {

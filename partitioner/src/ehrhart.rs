@@ -46,7 +46,7 @@ mod wire;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-pub use barvinok::{available as barvinok_available, card_many, card_within, Card};
+pub use barvinok::{available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS};
 use evalue::QPoly;
 use ranges_format::{Chamber, Rat};
 

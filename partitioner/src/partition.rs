@@ -17,7 +17,7 @@
 //! made for the chosen split dimension only.
 
 use crate::ehrhart;
-use access_analysis::{AnalysisOptions, ArrayAccesses, KernelAccesses};
+use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
 use access_analysis::isl::Isl;
 use isl_rs::{DimType, Map, Set};
@@ -180,6 +180,21 @@ impl<'a> Ctx<'a> {
         let m = map.copy().ok()?.intersect_domain(dom.copy().ok()?).ok()?;
         m.range().ok()?.coalesce().ok()
     }
+
+    /// The footprints in `dom` of the accesses of `a` of the given kinds, in
+    /// the order of the accesses: their union is [`Ctx::footprint`] of
+    /// the union of their relations.
+    fn access_footprints(&self, a: &ArrayAccesses, kinds: &[AccessKind], dom: &Set) -> Option<Vec<Set>> {
+        let mut out = Vec::new();
+        for acc in a.accesses.iter().filter(|x| kinds.contains(&x.kind)) {
+            let m = self.isl.map(&acc.map).ok()?;
+            // The exported relations keep the global ids only (as `access-analysis` does).
+            let n_in = m.dim(DimType::In).ok()? as u32;
+            let m = m.project_out(DimType::In, 3, n_in.checked_sub(3)?).ok()?.set_tuple_name(DimType::In, "W").ok()?;
+            out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
+        }
+        Some(out)
+    }
 }
 
 /// The bounds of a footprint per delinearized dimension (`dim_min`/`dim_max`
@@ -284,13 +299,65 @@ fn out_of_time() -> String {
     format!("counting ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())
 }
 
-/// The Ehrhart input of a footprint: its isl text and the time left to
-/// count it, or why there is none. The footprint is first simplified against
-/// the context and stripped of the parameters it does not involve; chamber
-/// domains are then valid within the context. The count's time limit (the
-/// engines' limit, at most what is left of the kernel's budget) starts here,
-/// so the simplification is part of it.
-fn count_input(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<(String, std::time::Duration), String> {
+/// Footprints with at least this many basic sets, or one basic set with
+/// more constraints than [`PARTS_MAX_CONSTRAINTS`], are counted by parts
+/// ([`count_input`]). The rule is structural (not a time limit), so the same
+/// kernel gets the same form of count on any machine.
+const PARTS_MIN_BASIC_SETS: usize = 5;
+/// See [`PARTS_MIN_BASIC_SETS`].
+const PARTS_MAX_CONSTRAINTS: usize = 40;
+
+/// The Ehrhart input of a footprint ([`count_input`]).
+#[derive(Debug, Clone)]
+struct CountInput {
+    /// The footprint, whole (isl text).
+    text: String,
+    /// How barvinok counts it.
+    form: CountForm,
+    /// The time left to count it.
+    left: std::time::Duration,
+}
+
+/// How barvinok counts a footprint ([`count_input`]).
+#[derive(Debug, Clone)]
+enum CountForm {
+    /// Whole (`CountInput::text`).
+    Whole,
+    /// As the sum of the counts of these disjoint parts (isl texts).
+    Parts(Vec<String>),
+    /// The union of these sets (isl texts), cut into disjoint parts by
+    /// barvinok's isl and counted part by part ([`ehrhart::card_parts_many`]).
+    Decompose(Vec<String>),
+}
+
+/// The Ehrhart input of a footprint: its isl text, its parts where it is
+/// counted by parts, and the time left to count it, or why there is none.
+/// The footprint is first simplified against the context and stripped of the
+/// parameters it does not involve; chamber domains are then valid within the
+/// context. The count's time limit (the engines' limit, at most what is left
+/// of the kernel's budget) starts here, so the simplification is part of it.
+///
+/// A footprint with many basic sets or a basic set with many constraints
+/// is slow to count whole: barvinok refines the chambers of every piece
+/// against each other, and the result has hundreds of chambers in up to 10
+/// parameters. Two such shapes are counted by parts, the parts' counts being
+/// the terms of the sum:
+/// - many basic sets that no two meet within the context (a union of
+///   bands, as in a kernel reading 24 rows of a table: 5 s whole, 30 ms by
+///   parts) are the parts ([`CountForm::Parts`]);
+/// - one basic set with many constraints (the coalesced cross of a 3-D
+///   7-point stencil: 17 s whole) is cut by barvinok's isl into disjoint
+///   parts of the union of the accesses' footprints
+///   ([`CountForm::Decompose`]: 22 parts, 200 ms).
+///
+/// Overlapping basic sets are counted whole (barvinok's decomposition did as
+/// well on the corpus).
+fn count_input(
+    cx: &Ctx,
+    fp: &Set,
+    uncoalesced: impl FnOnce() -> Option<Vec<Set>>,
+    context: Option<&Set>,
+) -> Result<CountInput, String> {
     // Counts are optional and come last (after the ranges and verdicts of
     // the chosen dimension): they run in a context of their own, with at
     // most the engines' limit each and what is left of the kernel's budget.
@@ -307,38 +374,170 @@ fn count_input(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Result<(String, std
             "isl failed while simplifying the footprint".to_string()
         }
     };
-    let mut fp = sub.import_set(fp).map_err(|_| isl_failed())?;
-    if let Some(c) = context {
-        let c = sub.import_set(c).map_err(|_| isl_failed())?;
-        fp = fp.gist_params(c).map_err(|_| isl_failed())?;
-    }
-    let fp = fp.drop_unused_params().map_err(|_| isl_failed())?;
+    let ctx = match context {
+        Some(c) => Some(sub.import_set(c).map_err(|_| isl_failed())?),
+        None => None,
+    };
+    let simplify = |s: Set| -> Option<Set> {
+        let s = match &ctx {
+            Some(c) => s.gist_params(c.copy().ok()?).ok()?,
+            None => s,
+        };
+        s.drop_unused_params().ok()
+    };
+    let fp_sub = sub.import_set(fp).map_err(|_| isl_failed())?;
+    let fp = simplify(fp_sub.copy().map_err(|_| isl_failed())?).ok_or_else(isl_failed)?;
     // The Ehrhart input is isl text (the engines run in a child process).
     let text = sub.set_str(&fp).map_err(|_| isl_failed())?;
-    Ok((text, limit.saturating_sub(now.elapsed())))
+    let mut form = CountForm::Whole;
+    if let Some(shape) = basic_set_shape(&fp_sub) {
+        let texts = |sets: Vec<Set>, keep: bool| -> Option<Vec<String>> {
+            sets.into_iter()
+                .map(|x| {
+                    // Not simplified against the context for a decomposition:
+                    // isl cuts a union into far fewer parts with the
+                    // context's constraints in it (22 parts for the 3-D
+                    // stencil, 171 after a gist). The parameters the
+                    // footprint does not involve are projected out instead.
+                    let x = if keep { keep_params(x, &fp)? } else { simplify(x)? };
+                    sub.set_str(&x).ok()
+                })
+                .collect()
+        };
+        if shape.0 >= PARTS_MIN_BASIC_SETS {
+            // Overlapping basic sets are counted whole: barvinok's own
+            // decomposition of them was as fast or faster on the corpus.
+            if let Some(p) = disjoint_basic_sets(&fp_sub, ctx.as_ref()).and_then(|p| texts(p, false)) {
+                form = CountForm::Parts(p);
+            }
+        } else if shape.0 == 1 && shape.1 > PARTS_MAX_CONSTRAINTS {
+            // One basic set: the accesses' footprints, in the order of the accesses.
+            let pieces = uncoalesced()
+                .and_then(|p| p.iter().map(|x| sub.import_set(x).ok()).collect::<Option<Vec<Set>>>());
+            form = pieces.and_then(|p| texts(p, true)).map_or(CountForm::Whole, CountForm::Decompose);
+        }
+    }
+    Ok(CountInput { text, form, left: limit.saturating_sub(now.elapsed()) })
+}
+
+/// `s` with the parameters that `like` lacks projected out.
+fn keep_params(s: Set, like: &Set) -> Option<Set> {
+    let mut s = s;
+    let n = s.dim(DimType::Param).ok()?;
+    for k in (0..n).rev() {
+        let name = s.get_dim_name(DimType::Param, k as u32).ok()?.to_string();
+        if like.find_dim_by_name(DimType::Param, &name).ok()? < 0 {
+            s = s.project_out(DimType::Param, k as u32, 1).ok()?;
+        }
+    }
+    Some(s)
+}
+
+/// The number of basic sets of `s` and the most constraints of one.
+fn basic_set_shape(s: &Set) -> Option<(usize, usize)> {
+    let list = s.get_basic_set_list().ok()?;
+    let n = list.n_basic_set().ok()?;
+    let mut most = 0;
+    for k in 0..n {
+        most = most.max(list.get_at(k).ok()?.n_constraint().ok()? as usize);
+    }
+    Some((n as usize, most))
+}
+
+/// The basic sets of `s`, each as a set.
+fn basic_sets(s: &Set) -> Option<Vec<Set>> {
+    let list = s.get_basic_set_list().ok()?;
+    let n = list.n_basic_set().ok()?;
+    (0..n).map(|k| list.get_at(k).ok().and_then(|b| Set::from_basic_set(b).ok())).collect()
+}
+
+/// The basic sets of `s` when there are at most [`ehrhart::MAX_PARTS`]
+/// and no two meet within `context` (a union of bands); `None` otherwise.
+fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
+    let pieces = basic_sets(s)?;
+    if pieces.len() < 2 || pieces.len() > ehrhart::MAX_PARTS {
+        return None;
+    }
+    for (i, a) in pieces.iter().enumerate() {
+        for b in &pieces[i + 1..] {
+            let mut both = a.copy().ok()?.intersect(b.copy().ok()?).ok()?;
+            if let Some(c) = context {
+                both = both.intersect_params(c.copy().ok()?).ok()?;
+            }
+            if !both.is_empty().ok()? {
+                return None;
+            }
+        }
+    }
+    Some(pieces)
 }
 
 /// The Ehrhart counts of the inputs (see [`count_input`]: each with the time
-/// left to it), or why each is missing. barvinok counts first, all inputs in
-/// one sandboxed child (exact for any bounded set, existentials included);
-/// PolyLib counts, also in one child, those barvinok could not count (it is
-/// unavailable or failed) within what is left of their time.
-fn counts_of(cx: &Ctx, inputs: &[(String, std::time::Duration)]) -> Vec<Result<Count, String>> {
+/// left to it), or why each is missing. barvinok counts first, all inputs
+/// counted whole in one sandboxed child (exact for any bounded set,
+/// existentials included), then each input counted by parts in a child of
+/// its own (its parts' counts are the terms of its count, all within its
+/// time); PolyLib counts, also in one child, the whole footprints barvinok
+/// could not count (it is unavailable or failed) within what is left of
+/// their time.
+fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
     use ehrhart::EhrhartError as E;
-    let batch: Vec<(&str, std::time::Duration)> = inputs.iter().map(|(text, left)| (text.as_str(), *left)).collect();
+    let whole: Vec<usize> = (0..inputs.len()).filter(|&k| matches!(inputs[k].form, CountForm::Whole)).collect();
+    let batch: Vec<(&str, std::time::Duration)> =
+        whole.iter().map(|&k| (inputs[k].text.as_str(), inputs[k].left)).collect();
+    // Per input, barvinok's count or error and the time it took.
+    let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
+    for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, cx.deadline)) {
+        cards[k] = Some((card.map(|c| c.count), took));
+    }
+    for (k, input) in inputs.iter().enumerate() {
+        let start = std::time::Instant::now();
+        let card = match &input.form {
+            CountForm::Whole => continue,
+            CountForm::Decompose(union) => { ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.deadline)
+                .pop()
+                .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count)) }
+            CountForm::Parts(parts) => {
+                let mut deadline = start + input.left;
+                if let Some(d) = cx.deadline {
+                    deadline = deadline.min(d);
+                }
+                let parts: Vec<(&str, std::time::Duration)> = parts.iter().map(|p| (p.as_str(), input.left)).collect();
+                let mut terms = Vec::new();
+                let mut failed = None;
+                for (card, _) in ehrhart::card_many(&parts, Some(deadline)) {
+                    match card {
+                        Ok(c) => terms.extend(c.count.terms),
+                        // A part whose turn came after the count's time: its time ran out.
+                        Err(E::DeadlinePassed) if cx.deadline.is_none_or(|d| deadline < d) => {
+                            failed = Some(E::BarvinokTimedOut { millis: input.left.as_millis() as u64 });
+                            break;
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                failed.map_or(Ok(Count { terms }), Err)
+            }
+        };
+        cards[k] = Some((card, start.elapsed()));
+    }
     let mut out: Vec<Result<Count, String>> = Vec::with_capacity(inputs.len());
     // Per input PolyLib counts: its index, its time left, barvinok's reason.
     let mut fallback: Vec<(usize, std::time::Duration, Option<String>)> = Vec::new();
-    for (k, (card, took)) in ehrhart::card_many(&batch, cx.deadline).into_iter().enumerate() {
+    for (k, card) in cards.into_iter().enumerate() {
+        let (card, took) = card.unwrap_or((Err(E::DeadlinePassed), std::time::Duration::ZERO));
         // What is left of the count's time (which the kernel's deadline
         // may have cut short while barvinok counted).
-        let mut left = batch[k].1.saturating_sub(took);
+        let mut left = inputs[k].left.saturating_sub(took);
         if let Some(d) = cx.deadline {
             left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
         let by_barvinok = match card {
-            Ok(card) => {
-                out.push(Ok(card.count));
+            Ok(count) => {
+                out.push(Ok(count));
                 continue;
             }
             Err(E::Unavailable { .. }) => None,
@@ -357,7 +556,8 @@ fn counts_of(cx: &Ctx, inputs: &[(String, std::time::Duration)]) -> Vec<Result<C
         out.push(Err(String::new()));
         fallback.push((k, left, by_barvinok));
     }
-    let polylib_batch: Vec<(&str, std::time::Duration)> = fallback.iter().map(|&(k, left, _)| (batch[k].0, left)).collect();
+    let polylib_batch: Vec<(&str, std::time::Duration)> =
+        fallback.iter().map(|&(k, left, _)| (inputs[k].text.as_str(), left)).collect();
     for ((k, _, by_barvinok), (e, _)) in fallback.into_iter().zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline)) {
         out[k] = match e {
             Ok(e) => Ok(Count {
@@ -397,7 +597,7 @@ enum CountSlot {
 /// none).
 enum CountStep {
     Note(String),
-    Count { array_idx: usize, slot: CountSlot, what: &'static str, input: Result<(String, std::time::Duration), String> },
+    Count { array_idx: usize, slot: CountSlot, what: &'static str, input: Result<CountInput, String> },
 }
 
 /// Adds the Ehrhart counts of the kernel's bounded arrays along `d` (total,
@@ -421,7 +621,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
             array_counts(cx, a, array_idx, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, which, &mut steps);
         }
     }
-    let inputs: Vec<(String, std::time::Duration)> =
+    let inputs: Vec<CountInput> =
         steps.iter().filter_map(|s| if let CountStep::Count { input: Ok(i), .. } = s { Some(i.clone()) } else { None }).collect();
     let mut counts = counts_of(cx, &inputs).into_iter();
     let mut notes = Vec::new();
@@ -468,8 +668,14 @@ fn array_counts(
     which: Counts,
     steps: &mut Vec<CountStep>,
 ) {
-    let mut count = |slot: CountSlot, what: &'static str, fp: Option<Set>, ctx: Option<&Set>| {
-        let input = fp.ok_or_else(|| "isl failed while computing the footprint".to_string()).and_then(|f| count_input(cx, &f, ctx));
+    let mut count = |slot: CountSlot, what: &'static str, fp: Option<Set>, dom: &Set, ctx: Option<&Set>| {
+        let kinds: &[AccessKind] = match slot {
+            CountSlot::Written => &[AccessKind::MustWrite],
+            _ => &[AccessKind::Read, AccessKind::MustWrite, AccessKind::MayWrite],
+        };
+        let input = fp
+            .ok_or_else(|| "isl failed while computing the footprint".to_string())
+            .and_then(|f| count_input(cx, &f, || cx.access_footprints(a, kinds, dom), ctx));
         steps.push(CountStep::Count { array_idx, slot, what, input });
     };
     if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
@@ -477,7 +683,7 @@ fn array_counts(
         if let (Some(must), Some(may)) = (cx.union_maps(&[&a.must_writes]), cx.union_maps(&[&a.may_writes])) {
             if !has_may_writes(may, &must) {
                 if let Some(mw) = &must {
-                    count(CountSlot::Written, "a slice writes", cx.footprint(mw, slice), ctx_slice);
+                    count(CountSlot::Written, "a slice writes", cx.footprint(mw, slice), slice, ctx_slice);
                 }
             }
         }
@@ -498,8 +704,8 @@ fn array_counts(
         }
         Some(Some(all)) => all,
     };
-    count(CountSlot::Total, "the whole NDRange touches", cx.footprint(&all, whole_dom), ctx_total);
-    count(CountSlot::Slice, "a slice touches", cx.footprint(&all, slice), ctx_slice);
+    count(CountSlot::Total, "the whole NDRange touches", cx.footprint(&all, whole_dom), whole_dom, ctx_total);
+    count(CountSlot::Slice, "a slice touches", cx.footprint(&all, slice), slice, ctx_slice);
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.

@@ -59,19 +59,58 @@ pub fn card_within(set_text: &str, limit: Duration) -> Result<Card, EhrhartError
 /// comes, and no more than what is left until `deadline`; a count whose turn
 /// comes after `deadline` gets [`EhrhartError::DeadlinePassed`].
 pub fn card_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+    let sets: Vec<(Item<'_>, Duration)> = sets.iter().map(|&(t, l)| (Item::Whole(t), l)).collect();
+    card_batch(&sets, deadline)
+}
+
+/// What one count of [`card_batch`] counts.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    /// A set, whole.
+    Whole(&'a str),
+    /// The union of these sets, by parts.
+    Parts(&'a [String]),
+}
+
+/// At most this many disjoint parts in a count by parts ([`card_parts_many`]).
+pub const MAX_PARTS: usize = 64;
+
+/// As [`card_many`], each count that of the union of some sets (isl texts,
+/// in the order given), by parts: isl's disjoint decomposition of the union
+/// (barvinok's isl), each part counted on its own, the parts' counts the
+/// terms of the union's count (`barvinok_sys::Context::card_parts`; at most
+/// [`MAX_PARTS`] parts).
+pub fn card_parts_many(unions: &[(&[String], Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+    let sets: Vec<(Item<'_>, Duration)> = unions.iter().map(|&(t, l)| (Item::Parts(t), l)).collect();
+    card_batch(&sets, deadline)
+}
+
+/// [`card_many`] and [`card_parts_many`].
+fn card_batch(sets: &[(Item<'_>, Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
     let lib = match barvinok_sys::library() {
         Ok(lib) => lib,
         Err(e) => return sets.iter().map(|_| (Err(EhrhartError::Unavailable { reason: e.to_string() }), Duration::ZERO)).collect(),
     };
     let limits: Vec<Duration> = sets.iter().map(|&(_, limit)| limit).collect();
     let replies = sandbox::run_batch(&limits, deadline, |k| {
-        let text = sets[k].0;
-        #[cfg(test)]
-        tests::hook(text);
-        let r = lib.context().and_then(|cx| cx.card(text));
+        let terms = |c: barvinok_sys::Card| c.pieces.into_iter().map(|p| (p.domain, p.value)).collect::<Vec<_>>();
+        let r = lib.context().and_then(|cx| match sets[k].0 {
+            Item::Whole(text) => {
+                #[cfg(test)]
+                tests::hook(text);
+                let c = cx.card(text)?;
+                Ok((c.params.clone(), vec![terms(c)]))
+            }
+            Item::Parts(texts) => {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let cards = cx.card_parts(&texts, MAX_PARTS)?;
+                let params = cards.first().map(|c| c.params.clone()).unwrap_or_default();
+                Ok((params, cards.into_iter().map(terms).collect()))
+            }
+        });
         // After a failure the next count gets a fresh child.
         let go_on = r.is_ok();
-        let words = encode(&r.map(|c| (c.params, c.pieces.into_iter().map(|p| (p.domain, p.value)).collect())).map_err(|e| e.to_string()));
+        let words = encode(&r.map_err(|e| e.to_string()));
         sandbox::Reply { words, go_on }
     });
     replies
@@ -91,26 +130,31 @@ pub fn card_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(R
 
 /// The count in a child's reply, checked (see the module comment).
 fn card_of(words: &[i64]) -> Result<Card, EhrhartError> {
-    let (params, pieces) = decode(words)
+    let (params, terms) = decode(words)
         .ok_or_else(|| EhrhartError::Barvinok { detail: "the barvinok process sent a malformed reply".into() })?
         .map_err(|detail| EhrhartError::Barvinok { detail })?;
     let names: Vec<&str> = params.iter().map(String::as_str).collect();
-    let mut chambers = Vec::with_capacity(pieces.len());
-    for (domain, value) in pieces {
-        let domain = if domain.is_empty() { "true".to_string() } else { domain };
-        let unreadable = |e: ranges_format::ExprError| EhrhartError::Barvinok {
-            detail: format!("gave a count clpart cannot read ({value} if {domain}): {e}"),
-        };
-        Condition::parse(&domain).and_then(|c| c.bind(&names)).map_err(unreadable)?;
-        PwExpr::parse(&value).and_then(|v| v.bind(&names)).map_err(unreadable)?;
-        chambers.push(Chamber { domain, value });
+    let mut out = Vec::with_capacity(terms.len());
+    for pieces in terms {
+        let mut chambers = Vec::with_capacity(pieces.len());
+        for (domain, value) in pieces {
+            let domain = if domain.is_empty() { "true".to_string() } else { domain };
+            let unreadable = |e: ranges_format::ExprError| EhrhartError::Barvinok {
+                detail: format!("gave a count clpart cannot read ({value} if {domain}): {e}"),
+            };
+            Condition::parse(&domain).and_then(|c| c.bind(&names)).map_err(unreadable)?;
+            PwExpr::parse(&value).and_then(|v| v.bind(&names)).map_err(unreadable)?;
+            chambers.push(Chamber { domain, value });
+        }
+        out.push(chambers);
     }
-    Ok(Card { params, count: Count { terms: vec![chambers] } })
+    Ok(Card { params, count: Count { terms: out } })
 }
 
-type Reply = Result<(Vec<String>, Vec<(String, String)>), String>;
+/// Parameter names and, per term, its pieces (domain, value); or an error.
+type Reply = Result<(Vec<String>, Vec<Vec<(String, String)>>), String>;
 
-/// `[0, strings...]` for a count (names, then domain/value pairs), `[1, message]`
+/// `[0, strings...]` for a count (names, then per term its domain/value pairs), `[1, message]`
 /// for an error; a string is its byte length then its bytes, 8 to a word.
 fn encode(r: &Reply) -> Vec<i64> {
     fn put(w: &mut Vec<i64>, s: &str) {
@@ -123,16 +167,19 @@ fn encode(r: &Reply) -> Vec<i64> {
     }
     let mut w = Vec::new();
     match r {
-        Ok((params, pieces)) => {
+        Ok((params, terms)) => {
             w.push(0);
             w.push(params.len() as i64);
             for p in params {
                 put(&mut w, p);
             }
-            w.push(pieces.len() as i64);
-            for (d, v) in pieces {
-                put(&mut w, d);
-                put(&mut w, v);
+            w.push(terms.len() as i64);
+            for pieces in terms {
+                w.push(pieces.len() as i64);
+                for (d, v) in pieces {
+                    put(&mut w, d);
+                    put(&mut w, v);
+                }
             }
         }
         Err(m) => {
@@ -170,9 +217,13 @@ fn decode(w: &[i64]) -> Option<Reply> {
         0 => {
             let n = r.count()?;
             let params = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
-            let m = r.count()?;
-            let pieces = (0..m).map(|_| Some((r.string()?, r.string()?))).collect::<Option<Vec<_>>>()?;
-            Ok((params, pieces))
+            let t = r.count()?;
+            let mut terms = Vec::with_capacity(t);
+            for _ in 0..t {
+                let m = r.count()?;
+                terms.push((0..m).map(|_| Some((r.string()?, r.string()?))).collect::<Option<Vec<_>>>()?);
+            }
+            Ok((params, terms))
         }
         1 => Err(r.string()?),
         _ => return None,
@@ -280,7 +331,10 @@ mod tests {
 
     #[test]
     fn replies_round_trip() {
-        let ok: Reply = Ok((vec!["N".into(), "sx_lo".into()], vec![("N > 0".into(), "(N - floor((N)/2))".into()), (String::new(), "10".into())]));
+        let ok: Reply = Ok((
+            vec!["N".into(), "sx_lo".into()],
+            vec![vec![("N > 0".into(), "(N - floor((N)/2))".into()), (String::new(), "10".into())], vec![], vec![("N > 1".into(), "N".into())]],
+        ));
         assert_eq!(decode(&encode(&ok)), Some(ok));
         let err: Reply = Err("barvinok cannot read \"{\": é".into());
         assert_eq!(decode(&encode(&err)), Some(err));
@@ -288,5 +342,40 @@ mod tests {
         bad.push(7);
         assert_eq!(decode(&bad), None);
         assert_eq!(decode(&[0, 99]), None);
+    }
+
+    /// A union counted by parts: more than one term, and the sum of the
+    /// terms is the union's count counted whole, at every parameter value
+    /// tried (overlapping pieces, given in an order that cuts badly).
+    #[test]
+    fn parts_add_up_to_the_whole() {
+        if available().is_err() {
+            return;
+        }
+        let pieces: Vec<String> = [
+            "[n, lo, hi] -> { [y, x] : lo <= y < hi and 0 <= y < n and 1 <= x < n }",
+            "[n, lo, hi] -> { [y, x] : lo <= y < hi and 0 <= y < n and 0 <= x < n - 1 }",
+            "[n, lo, hi] -> { [y, x] : lo - 1 <= y < hi - 1 and 0 <= y < n and 0 <= x < n }",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let whole = "[n, lo, hi] -> { [y, x] : (lo <= y < hi and 0 <= y < n and 1 <= x < n) or (lo <= y < hi and 0 <= y < n and 0 <= x < n - 1) or (lo - 1 <= y < hi - 1 and 0 <= y < n and 0 <= x < n) }";
+        let by_parts = card_parts_many(&[(pieces.as_slice(), Duration::from_secs(20))], None).pop().unwrap().0.unwrap();
+        let at_once = card_within(whole, Duration::from_secs(20)).unwrap();
+        assert!(by_parts.count.terms.len() > 1, "{:?}", by_parts.count);
+        for n in 0..6 {
+            for lo in -2..7 {
+                for hi in lo - 1..8 {
+                    let v = [n, lo, hi];
+                    let brute = (0..n).flat_map(|y| (0..n).map(move |x| (y, x))).filter(|&(y, x)| {
+                        (lo <= y && y < hi && 1 <= x) || (lo <= y && y < hi && x < n - 1) || (lo - 1 <= y && y < hi - 1)
+                    });
+                    let want = brute.count() as i64;
+                    assert_eq!(at_once.eval(&v).unwrap(), want, "whole at {v:?}");
+                    assert_eq!(by_parts.eval(&v).unwrap(), want, "parts at {v:?}");
+                }
+            }
+        }
     }
 }
