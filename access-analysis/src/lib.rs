@@ -81,6 +81,7 @@
 //!
 //! The crate is pure: no I/O, no environment, no printing.
 
+mod analyze;
 mod budget;
 mod eval;
 pub mod isl;
@@ -95,7 +96,7 @@ pub use budget::Watchdog;
 /// every stage depends on): where a parameter comes from, how an array is
 /// accessed, a launch-time assumption (here: what delinearization needs).
 pub use ranges_format::{Assumption, Mode, ParamSource};
-pub use render::{analyze_kernel, analyze_kernel_until};
+pub use analyze::{analyze_kernel, analyze_kernel_until};
 
 /// Options of the analysis (hashable: results can be cached by options).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

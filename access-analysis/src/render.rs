@@ -1,332 +1,33 @@
-//! From recorded accesses to isl relations: parameters and context, the
-//! domain, per-array delinearization, minimization and launch assumptions.
+//! From recorded accesses to isl relations: per array ([`Renderer::array`])
+//! the delinearized subscripts (`delinearize`), the relations minimized
+//! (project out, coalesce), the launch assumptions; the parameters, context
+//! and domain they share.
 
-use crate::eval::{is_isl_keyword, nd_name, IntVal, Ndr, PtrTarget, Rec, Val, Walker};
+use crate::eval::{nd_name, Ndr, Rec};
 use crate::isl::{Isl, IslFail, IslOk, IslResult};
 use crate::poly::{Atom, Cond, Poly, WhyKind};
-use crate::{
-    Access, AccessKind, AnalysisError, AnalysisOptions, ArrayAccesses, Assumption, KernelAccesses, Linearization, Mode,
-    ParamInfo, ParamSource,
-};
-use coarsen::ir::{AddrSpace, ExprKind, Function, Program, Type, WorkItemFn};
+use crate::{Access, AccessKind, AnalysisOptions, ArrayAccesses, Assumption, Linearization, Mode, ParamInfo};
 use isl_rs::{DimType, Map};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
+
+mod delinearize;
+
+use delinearize::{delinearize, delinearize_const, Tuple, Tuples};
 
 /// isl operations an access relation's final gist may take
 /// ([`Isl::optional`]); beyond, the relation stays as it is.
 const GIST_MAX_OPS: u64 = 100_000;
 
-const ND_KINDS: [&str; 4] = ["gs", "ls", "go", "ng"];
-
-/// Analyzes the accesses of kernel `kernel` of `program`.
-pub fn analyze_kernel(
-    program: &Program,
-    kernel: &str,
-    options: &AnalysisOptions,
-) -> Result<KernelAccesses, AnalysisError> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(options.time_budget_ms);
-    analyze_kernel_until(program, kernel, options, deadline)
-}
-
-/// [`analyze_kernel`] with an explicit deadline (the caller's per-kernel
-/// budget): isl work still running at `deadline` is abandoned and the arrays
-/// it was for are whole. With `time_budget_ms == 0` there is no deadline.
-pub fn analyze_kernel_until(
-    program: &Program,
-    kernel: &str,
-    options: &AnalysisOptions,
-    deadline: std::time::Instant,
-) -> Result<KernelAccesses, AnalysisError> {
-    let k = program.kernel(Some(kernel)).map_err(|_| AnalysisError::UnknownKernel {
-        file: program.file.clone(),
-        name: kernel.to_string(),
-        available: program.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-    })?;
-    if let Some(ls) = options.local_size {
-        if ls.iter().any(|v| *v < 1) {
-            return Err(AnalysisError::InvalidLocalSize {
-                file: program.file.clone(),
-                kernel: k.name.clone(),
-                value: ls,
-            });
-        }
-    }
-    let funcs = reachable(program, k);
-    let (work_dim, lg_used, odd_dims) = scan_work_items(&funcs);
-    let ndr = Ndr::new(work_dim, options.local_size, lg_used);
-
-    // Reserved names: NDRange parameters and domain dimensions.
-    let mut reserved: Vec<String> = Vec::new();
-    for d in 0..3 {
-        for kind in ND_KINDS.iter().chain(["x", "l", "g"].iter()) {
-            reserved.push(nd_name(kind, d));
-        }
-    }
-    // Integer scalar arguments become parameters.
-    let mut scalar_isl: HashMap<String, (String, u32)> = HashMap::new();
-    let mut taken = reserved.clone();
-    for (i, p) in k.params.iter().enumerate() {
-        if is_int_type(&p.ty) {
-            let mut name = p.name.clone();
-            if taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) || is_isl_keyword(&name) || name == "W" {
-                name = format!("arg_{}", p.name);
-                while taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
-                    name.push('_');
-                }
-            }
-            taken.push(name.clone());
-            scalar_isl.insert(p.name.clone(), (name, i as u32));
-        } else {
-            taken.push(p.name.clone());
-        }
-    }
-    taken.push("W".into());
-    taken.push("lane".into());
-
-    // Specialized values, keyed by isl name.
-    let mut spec: BTreeMap<String, i128> = BTreeMap::new();
-    for (key, v) in &options.specialize {
-        let isl_name = if let Some((n, _)) = scalar_isl.get(key) {
-            n.clone()
-        } else if ["gs", "go", "ng"].iter().any(|kind| (0..3).any(|d| *key == nd_name(kind, d))) {
-            key.clone()
-        } else {
-            let mut valid: Vec<String> =
-                k.params.iter().filter(|p| is_int_type(&p.ty)).map(|p| p.name.clone()).collect();
-            for d in 0..work_dim {
-                for kind in ["gs", "go", "ng"] {
-                    valid.push(nd_name(kind, d));
-                }
-            }
-            return Err(AnalysisError::UnknownParameter {
-                file: program.file.clone(),
-                kernel: k.name.clone(),
-                name: key.clone(),
-                valid: valid.join(", "),
-            });
-        };
-        spec.insert(isl_name, *v as i128);
-    }
-
-    // Buffers and the kernel's initial environment.
-    let mut env: HashMap<String, Val> = HashMap::new();
-    let mut buffers = Vec::new();
-    let mut buf_names = Vec::new();
-    let mut buf_args: Vec<u32> = Vec::new();
-    for (i, p) in k.params.iter().enumerate() {
-        buf_names.push(p.name.clone());
-        let v = match &p.ty {
-            Type::Pointer { pointee, space: space @ (AddrSpace::Global | AddrSpace::Constant), is_const } => {
-                buffers.push(Buffer {
-                    arg_index: i as u32,
-                    name: p.name.clone(),
-                    tuple: if is_isl_keyword(&p.name) || p.name == "W" {
-                        format!("arr_{}", p.name)
-                    } else {
-                        p.name.clone()
-                    },
-                    elem_type: pointee.name(),
-                    elem_size: pointee.size().unwrap_or(1),
-                    is_constant_space: *space == AddrSpace::Constant,
-                    read_only: *is_const || *space == AddrSpace::Constant,
-                });
-                buf_args.push(i as u32);
-                Val::Ptr(vec![PtrTarget { buf: i as u32, off: IntVal::konst(0) }])
-            }
-            t if is_int_type(t) => Val::Int(IntVal::poly(Poly::param(&scalar_isl[&p.name].0))),
-            _ => Val::Other,
-        };
-        env.insert(p.name.clone(), v);
-    }
-
-    let unsupported = program.unsupported_in(&k.name);
-    let mut reason = unsupported.first().map(|d| format!("{} ({}:{}:{})", d.message, d.file, d.span.line, d.span.col));
-
-    let mut walker = Walker::new(program, &ndr, &spec, taken);
-    walker.buf_names = buf_names;
-    walker.buf_args = buf_args;
-    for p in &k.params {
-        if let (Some((isl_name, _)), Some((lo, hi, _, _))) = (scalar_isl.get(&p.name), crate::eval::int_range(&p.ty)) {
-            walker.param_bounds.insert(isl_name.clone(), (lo, hi));
-        }
-        if let Type::Scalar(sc) = &p.ty {
-            walker.var_types_insert(&p.name, *sc);
-        }
-    }
-    walker.run(k, env);
-    if walker.exhausted() && reason.is_none() {
-        reason = Some(format!(
-            "the kernel is too large to analyze: more than {} statements after inlining helpers ({}:{}:{})",
-            crate::eval::MAX_STEPS,
-            program.file,
-            k.span.line,
-            k.span.col
-        ));
-    }
-
-    let mut notes = Vec::new();
-    if odd_dims {
-        notes.push("a work-item builtin has a non-constant dimension; all three dimensions are modeled".to_string());
-    }
-    if options.local_size.is_none() && (0..work_dim).any(|d| ndr.relaxed(d)) {
-        notes.push(
-            "get_local_id/get_group_id are over-approximated: the local size is not known (pass it for exact results)"
-                .to_string(),
-        );
-    }
-    if let Some(ls) = options.local_size {
-        notes.push(format!("local size specialized to [{}, {}, {}]", ls[0], ls[1], ls[2]));
-    }
-    for (n, v) in &options.specialize {
-        notes.push(format!("specialized {n} = {v}"));
-    }
-    notes.extend(walker.notes.iter().cloned());
-
-    // Parameters: the NDRange ones, then the scalar arguments that appear.
-    let mut params: Vec<ParamInfo> = Vec::new();
-    for (kind, mk) in [
-        ("gs", ParamSource::GlobalSize as fn(u32) -> ParamSource),
-        ("ls", ParamSource::LocalSize),
-        ("go", ParamSource::GlobalOffset),
-        ("ng", ParamSource::NumGroups),
-    ] {
-        for d in 0..work_dim {
-            let name = nd_name(kind, d);
-            if (kind == "ls" && options.local_size.is_some()) || spec.contains_key(&name) {
-                continue;
-            }
-            params.push(ParamInfo { name, source: mk(d) });
-        }
-    }
-    let mut used: BTreeSet<String> = BTreeSet::new();
-    for r in &walker.recs {
-        let mut atoms = Vec::new();
-        if let Ok(pieces) = &r.sub {
-            for (c, p) in pieces {
-                c.atoms(&mut atoms);
-                p.atoms(&mut atoms);
-            }
-        }
-        for c in &r.path {
-            c.atoms(&mut atoms);
-        }
-        for a in atoms {
-            if let Atom::Param(n) = a {
-                used.insert(n);
-            }
-        }
-    }
-    let mut scalars: Vec<(&String, u32)> = scalar_isl.values().map(|(n, i)| (n, *i)).collect();
-    scalars.sort_by_key(|(_, i)| *i);
-    for (n, i) in scalars {
-        if used.contains(n) && !spec.contains_key(n) {
-            params.push(ParamInfo { name: n.clone(), source: ParamSource::ScalarArg { arg_index: i } });
-        }
-    }
-
-    let mut r = Renderer::new(&ndr, &spec, &params, options, &program.file);
-    if options.time_budget_ms > 0 {
-        r.isl.arm(deadline, options.time_budget_ms);
-    }
-    let context = r.context_text();
-    let domain_raw = format!("{}{{ W[x0, x1, x2] : {} }}", r.header, r.x_domain);
-    let (context_s, domain_s) = {
-        let pretty = |t: &str, gist: bool| -> IslResult<String> {
-            r.isl.reset();
-            let s = r.isl.set(t)?;
-            let s = if gist { s.gist_params(r.isl.set(&context)?).ok_in(&r.isl)? } else { s };
-            r.isl.set_str(&s)
-        };
-        (
-            pretty(&context, false).unwrap_or_else(|_| context.clone()),
-            pretty(&domain_raw, true).unwrap_or(domain_raw.clone()),
-        )
-    };
-
-    let mut arrays = Vec::new();
-    for b in &buffers {
-        let recs: Vec<&Rec> = walker.recs.iter().filter(|rec| rec.buf == b.arg_index).collect();
-        let mut a = r.array(b, &recs, &context);
-        if let Some(why) = &reason {
-            r.force_whole(&mut a, b, &format!("kernel is not analyzable: {why}"), &context);
-        }
-        arrays.push(a);
-    }
-
-    Ok(KernelAccesses {
-        kernel: k.name.clone(),
-        file: program.file.clone(),
-        work_dim,
-        params,
-        context: context_s,
-        domain: domain_s,
-        arrays,
-        analyzable: reason.is_none(),
-        reason,
-        global_atomics: walker.atomics.clone(),
-        notes,
-    })
-}
-
-fn is_int_type(t: &Type) -> bool {
-    matches!(t, Type::Scalar(s) if !s.is_float())
-}
-
-/// The kernel and the helpers it calls (transitively), kernel first.
-fn reachable<'p>(program: &'p Program, k: &'p Function) -> Vec<&'p Function> {
-    let mut out = vec![k];
-    let mut i = 0;
-    while i < out.len() {
-        for c in coarsen::ir::callees(&out[i].body) {
-            if let Some(f) = program.function(&c) {
-                if !out.iter().any(|g| g.name == f.name) {
-                    out.push(f);
-                }
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
-/// work_dim, which dimensions use local/group ids, and whether some builtin
-/// has a non-constant dimension.
-fn scan_work_items(funcs: &[&Function]) -> (u32, [bool; 3], bool) {
-    let mut max_dim = 0u32;
-    let mut lg = [false; 3];
-    let mut odd = false;
-    for f in funcs {
-        coarsen::ir::visit_exprs(&f.body, &mut |e| {
-            if let ExprKind::WorkItem(w, d) = &e.kind {
-                if *w == WorkItemFn::WorkDim {
-                    return;
-                }
-                match d.const_int() {
-                    Some(v) if (0..3).contains(&v) => {
-                        max_dim = max_dim.max(v as u32 + 1);
-                        if matches!(w, WorkItemFn::LocalId | WorkItemFn::GroupId) {
-                            lg[v as usize] = true;
-                        }
-                    }
-                    Some(_) => {}
-                    None => odd = true,
-                }
-            }
-        });
-    }
-    let wd = if odd { 3 } else { max_dim.max(1) };
-    (wd, lg, odd)
-}
-
-struct Buffer {
-    arg_index: u32,
-    name: String,
+/// A `__global` or `__constant` buffer argument of the kernel.
+pub(crate) struct Buffer {
+    pub(crate) arg_index: u32,
+    pub(crate) name: String,
     /// The isl tuple name: `name`, or `arr_<name>` for isl keywords and `W`.
-    tuple: String,
-    elem_type: String,
-    elem_size: u32,
-    is_constant_space: bool,
-    read_only: bool,
+    pub(crate) tuple: String,
+    pub(crate) elem_type: String,
+    pub(crate) elem_size: u32,
+    pub(crate) is_constant_space: bool,
+    pub(crate) read_only: bool,
 }
 
 /// One modeled access, ready to be printed.
@@ -339,24 +40,24 @@ struct Prepared<'r> {
     downgrade: Option<String>,
 }
 
-struct Renderer<'a> {
-    isl: Isl,
+pub(crate) struct Renderer<'a> {
+    pub(crate) isl: Isl,
     ndr: &'a Ndr,
     spec: &'a BTreeMap<String, i128>,
     options: &'a AnalysisOptions,
     file: String,
     /// `[p1, p2] -> `
-    header: String,
+    pub(crate) header: String,
     /// Domain constraints over x, l, g dims.
     dom: String,
     /// Domain constraints over x dims only.
-    x_domain: String,
+    pub(crate) x_domain: String,
     lg_dims: Vec<String>,
     param_names: Vec<String>,
 }
 
 impl<'a> Renderer<'a> {
-    fn new(
+    pub(crate) fn new(
         ndr: &'a Ndr,
         spec: &'a BTreeMap<String, i128>,
         params: &[ParamInfo],
@@ -434,7 +135,7 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn context_text(&self) -> String {
+    pub(crate) fn context_text(&self) -> String {
         let mut c = Cond::True;
         for d in 0..self.ndr.work_dim {
             let (gs, ls, go, ng) = (self.nd("gs", d), self.nd("ls", d), self.nd("go", d), self.nd("ng", d));
@@ -483,7 +184,7 @@ impl<'a> Renderer<'a> {
 
     /// Makes the array whole for `reason` (used for unanalyzable kernels):
     /// every work-item may read (and, unless read-only, write) every element.
-    fn force_whole(&self, a: &mut ArrayAccesses, b: &Buffer, reason: &str, context: &str) {
+    pub(crate) fn force_whole(&self, a: &mut ArrayAccesses, b: &Buffer, reason: &str, context: &str) {
         a.whole = Some(reason.to_string());
         a.mode = if b.read_only { Mode::R } else { Mode::RW };
         a.strides = vec!["1".into()];
@@ -506,7 +207,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// Analyzes one array from its records.
-    fn array(&self, b: &Buffer, recs: &[&Rec], context: &str) -> ArrayAccesses {
+    pub(crate) fn array(&self, b: &Buffer, recs: &[&Rec], context: &str) -> ArrayAccesses {
         let mut a = ArrayAccesses {
             arg_index: b.arg_index,
             name: b.name.clone(),
@@ -1057,255 +758,5 @@ fn mode_of(recs: &[&Rec]) -> Mode {
     }
 }
 
-/// The output tuples of one access, per piece: (condition, subscript per dimension).
-type Tuple = Vec<(Cond, Vec<Poly>)>;
-type Tuples<'r> = Vec<(&'r Rec, Tuple)>;
 /// Renders the constraint violated by an output tuple.
 type Violation<'f> = dyn Fn(&[Poly]) -> String + 'f;
-
-/// Splits the subscripts of one array into dimensions by their parameter
-/// monomials: `y*width + x` -> `width·(y) + 1·(x)`. Returns the strides, the
-/// extents of dimensions 1.. (each a single parameter), the tuples, and the
-/// number of choices of stride for a product of parameters that matches no
-/// stride of a variable (`k*n` in `a[k*n + j]`: `k` or `n`; 1 when there is
-/// none): `pick` selects one, 0 leaving out the last parameter by name.
-#[allow(clippy::type_complexity)]
-fn delinearize<'r>(
-    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
-    pick: usize,
-) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize), (Option<&'r Rec>, String)> {
-    let mut n_choices = 1;
-    // Strides multiplying a variable, over the whole array.
-    let mut var_strides: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (r, ps) in shaped {
-        for (_, p) in ps {
-            for m in p.terms.keys() {
-                let (params, vars) = split_mono(m);
-                if vars.len() > 1 {
-                    let names: Vec<String> = m.iter().map(atom_name).collect();
-                    return Err((Some(r), format!("non-affine term {}", names.join("*"))));
-                }
-                if vars.len() == 1 && !params.is_empty() {
-                    var_strides.insert(params);
-                }
-            }
-        }
-    }
-    let mut grouped: Vec<(&Rec, Vec<(Cond, BTreeMap<Vec<String>, Poly>)>)> = Vec::new();
-    let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (r, ps) in shaped {
-        let mut out = Vec::new();
-        for (c, p) in ps {
-            let mut groups: BTreeMap<Vec<String>, Poly> = BTreeMap::new();
-            for (m, coef) in &p.terms {
-                let (params, vars) = split_mono(m);
-                let (key, term) = if params.is_empty() {
-                    (Vec::new(), mono_poly(m, *coef))
-                } else if !vars.is_empty() {
-                    (params, mono_poly(&vars, *coef))
-                } else if var_strides.contains(&params) {
-                    (params, Poly::konst(*coef))
-                } else if params.len() == 1 {
-                    (Vec::new(), mono_poly(m, *coef))
-                } else {
-                    // A parameter-only product: factor out the largest stride.
-                    let best = var_strides
-                        .iter()
-                        .filter(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params))
-                        .max_by_key(|s| s.len())
-                        .cloned();
-                    let s = best.unwrap_or_else(|| {
-                        n_choices = n_choices.max(params.len());
-                        let left_out = &params[params.len() - 1 - pick % params.len()];
-                        multiset_minus(&params, std::slice::from_ref(left_out))
-                    });
-                    let rest = multiset_minus(&params, &s);
-                    (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
-                };
-                let e = groups.entry(key).or_default();
-                *e = e.add(&term).ok_or((Some(*r), "arithmetic overflow".to_string()))?;
-            }
-            for k in groups.keys() {
-                if !k.is_empty() {
-                    all.insert(k.clone());
-                }
-            }
-            out.push((c.clone(), groups));
-        }
-        grouped.push((r, out));
-    }
-    // Strides from the outermost: degree descending, then by name.
-    let mut strides: Vec<Vec<String>> = all.into_iter().collect();
-    strides.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    let mut extents = Vec::new();
-    for i in 0..strides.len() {
-        let inner: Vec<String> = strides.get(i + 1).cloned().unwrap_or_default();
-        if !is_sub_multiset(&inner, &strides[i]) || strides[i].len() != inner.len() + 1 {
-            let shown: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
-            let first = shaped.first().map(|(r, _)| *r);
-            return Err((
-                None,
-                format!(
-                    "inconsistent linearization: the subscripts use strides [{}, 1], which do not nest{}",
-                    shown.join(", "),
-                    first.map(|r| format!(" ('{}' at {}:{})", r.text, r.span.line, r.span.col)).unwrap_or_default()
-                ),
-            ));
-        }
-        extents.push(multiset_minus(&strides[i], &inner)[0].clone());
-    }
-    let mut tuples: Tuples = Vec::new();
-    for (r, out) in grouped {
-        let mut pieces = Vec::new();
-        for (c, groups) in out {
-            let mut t: Vec<Poly> = strides.iter().map(|s| groups.get(s).cloned().unwrap_or_default()).collect();
-            t.push(groups.get(&Vec::new()).cloned().unwrap_or_default());
-            if t.iter().any(|p| !p.is_affine()) {
-                return Err((Some(r), "a coefficient is not affine".into()));
-            }
-            pieces.push((c, t));
-        }
-        tuples.push((r, pieces));
-    }
-    let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
-    names.push("1".into());
-    Ok((names, extents, tuples, n_choices))
-}
-
-/// The constant strides of an array whose subscripts are affine (issue
-/// 12): the absolute coefficients above 1 of the domain dimensions, largest
-/// first, when each divides the one before; empty when there are none or
-/// they do not nest, or when a `floor` term has a coefficient above 1.
-fn const_strides(shaped: &[(&Rec, Vec<(Cond, Poly)>)]) -> Vec<i128> {
-    let mut found: BTreeSet<i128> = BTreeSet::new();
-    for (_, ps) in shaped {
-        for (_, p) in ps {
-            for (m, coef) in &p.terms {
-                let (params, vars) = split_mono(m);
-                if !params.is_empty() || vars.is_empty() || coef.abs() <= 1 {
-                    continue;
-                }
-                if vars.len() != 1 || !matches!(vars[0], Atom::Dim(_)) {
-                    return Vec::new();
-                }
-                found.insert(coef.abs());
-            }
-        }
-    }
-    let chain: Vec<i128> = found.into_iter().rev().collect();
-    if chain.windows(2).all(|w| w[0] % w[1] == 0) {
-        chain
-    } else {
-        Vec::new()
-    }
-}
-
-/// Splits affine subscripts into dimensions by their constant strides
-/// (`b[k*1000 + j]` -> `b[k][j]`, strides `[1000, 1]`; `a[2*i + 1]` ->
-/// `a[i][1]`, strides `[2, 1]`): each term goes to the largest stride that
-/// divides its coefficient, the rest (constants, parameters, coefficients
-/// of 1) to the innermost. Returns the strides, the extents of dimensions
-/// 1.. (`strides[k-1] / strides[k]`) and the tuples (constant terms split
-/// into digits, see `nearest` below); `None` without
-/// constant strides (see [`const_strides`]). The decomposition is unique
-/// only under the launch-time assumptions `0 <= c_k < extent_k`, which the
-/// model generates like those of run-time widths.
-#[allow(clippy::type_complexity)]
-fn delinearize_const<'r>(
-    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
-    nearest: bool,
-) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
-    let mut strides = const_strides(shaped);
-    if strides.is_empty() {
-        return None;
-    }
-    strides.push(1);
-    let mut tuples: Tuples = Vec::new();
-    for (r, ps) in shaped {
-        let mut pieces = Vec::new();
-        for (c, p) in ps {
-            if !p.is_affine() {
-                return None;
-            }
-            let mut t = vec![Poly::default(); strides.len()];
-            for (m, coef) in &p.terms {
-                if m.is_empty() {
-                    // a constant: digits in [0, extent) (`4*i + 3` -> `[i][3]`,
-                    // `(dy+1)*3 + (dx+1)` -> `[dy + 1][dx + 1]`), or with
-                    // `nearest` nearest to zero, ties nonnegative (`x - 1` ->
-                    // `[..][x - 1]`), outermost first
-                    let mut rest = *coef;
-                    for (k, s) in strides.iter().enumerate() {
-                        let mut q = rest.div_euclid(*s);
-                        if nearest && rest.rem_euclid(*s) > s / 2 {
-                            q += 1;
-                        }
-                        t[k] = t[k].add_const(q)?;
-                        rest -= q * s;
-                    }
-                    continue;
-                }
-                let k = strides.iter().position(|s| coef % s == 0)?;
-                t[k] = t[k].add(&mono_poly(m, coef / strides[k]))?;
-            }
-            pieces.push((c.clone(), t));
-        }
-        tuples.push((*r, pieces));
-    }
-    let extents = strides.windows(2).map(|w| (w[0] / w[1]).to_string()).collect();
-    Some((strides.iter().map(|s| s.to_string()).collect(), extents, tuples))
-}
-
-fn atom_name(a: &Atom) -> String {
-    match a {
-        Atom::Dim(n) | Atom::Param(n) => n.clone(),
-        Atom::Div(p, d) => format!("floor(({})/{d})", p.describe()),
-    }
-}
-
-/// (parameter names, other atoms) of a monomial.
-fn split_mono(m: &[Atom]) -> (Vec<String>, Vec<Atom>) {
-    let mut params = Vec::new();
-    let mut vars = Vec::new();
-    for a in m {
-        match a {
-            Atom::Param(n) => params.push(n.clone()),
-            other => vars.push(other.clone()),
-        }
-    }
-    params.sort();
-    (params, vars)
-}
-
-fn mono_poly(m: &[Atom], c: i128) -> Poly {
-    let mut p = Poly::default();
-    if c != 0 {
-        let mut mm = m.to_vec();
-        mm.sort();
-        p.terms.insert(mm, c);
-    }
-    p
-}
-
-fn is_sub_multiset(small: &[String], big: &[String]) -> bool {
-    let mut rest = big.to_vec();
-    for s in small {
-        match rest.iter().position(|b| b == s) {
-            Some(i) => {
-                rest.remove(i);
-            }
-            None => return false,
-        }
-    }
-    true
-}
-
-fn multiset_minus(big: &[String], small: &[String]) -> Vec<String> {
-    let mut rest = big.to_vec();
-    for s in small {
-        if let Some(i) = rest.iter().position(|b| b == s) {
-            rest.remove(i);
-        }
-    }
-    rest
-}

@@ -37,7 +37,7 @@ pub(crate) fn dev_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce
 
 thread_local! {
     /// Time this thread has spent inside the OpenCL calls made through this
-    /// module (and those `launch.rs` wraps in [`cl_timed`]): what
+    /// module (and those the `launch` module wraps in [`cl_timed`]): what
     /// [`crate::RunReport::host_us`] subtracts from a launch's wall time.
     static CL_TIME: Cell<Duration> = const { Cell::new(Duration::ZERO) };
 }
@@ -86,7 +86,7 @@ pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
 /// A whole host buffer that transfers may touch: its base pointer and its
 /// real length. Copies through [`write_host`] and [`read_host`] are checked
 /// against it, whatever the range file says.
-// `launch.rs` switches its copies to these (issue 10); until then unused.
+// The `launch` module switches its copies to these (issue 10); until then unused.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HostRegion {
     ptr: *mut u8,

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use ranges_format::{ArgKind, BoundRange};
 
-use super::{local_sink_bytes, LaunchOptions};
+use super::setargs::local_sink_bytes;
+use super::LaunchOptions;
 use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::error::{LaunchError, Result};

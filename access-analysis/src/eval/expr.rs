@@ -1,0 +1,635 @@
+//! Expressions: conditions, integer and pointer values, the accesses to
+//! buffer arguments they make (recorded as [`Rec`]s), assignments, and the
+//! C integer conversions (interval bounds of a value, wrapping as a
+//! quasi-affine remainder).
+
+use super::domain::{
+    add_int, cmp, imul, int_range, is_buffer_ptr, is_int, is_ndrange_size, is_unsigned, nd_name, no_ub, offset_targets,
+    overflow, trunc_div, IntVal, PtrTarget, Rec, Val,
+};
+use super::Walker;
+use crate::poly::{Atom, Cond, Poly, Why, WhyKind};
+use crate::AccessKind;
+use coarsen::ir::{BinOp, Expr, ExprKind, Scalar, Span, Type, UnOp};
+
+/// Name prefix of the `x_d - go_d` dimensions used only inside range checks.
+const OFFSET_DIM: &str = "u";
+
+/// Strips casts around an expression.
+pub(super) fn strip(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(a) => strip(a),
+        _ => e,
+    }
+}
+
+pub(super) fn var_name(e: &Expr) -> Option<&str> {
+    match &strip(e).kind {
+        ExprKind::Var(n) => Some(n),
+        _ => None,
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// Converts a value to the declared type of a variable.
+    /// `from` is the C type of the stored value (see [`Walker::wrap`]).
+    pub(super) fn convert(&self, v: Val, from: Option<&Type>, ty: &Type, span: &Span) -> Val {
+        match ty {
+            t if is_int(t) => match v {
+                Val::Int(i) => Val::Int(self.wrap(i, from, t, span)),
+                _ => Val::Int(IntVal::unknown(format!("value at {} is not an integer expression", self.loc(span)))),
+            },
+            t if is_buffer_ptr(t) => match v {
+                Val::Ptr(p) => Val::Ptr(p),
+                _ => self.any_buffer(format!("the target of the pointer at {} cannot be tracked", self.loc(span))),
+            },
+            _ => Val::Other,
+        }
+    }
+
+    /// Evaluates a condition (side effects of its operands are recorded).
+    pub fn eval_cond(&mut self, e: &Expr) -> Cond {
+        match &e.kind {
+            ExprKind::Cast(a) if is_int(&e.ty) || matches!(e.ty, Type::Scalar(Scalar::Bool)) => self.eval_cond(a),
+            ExprKind::Binary(op @ (BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne), a, b) => {
+                let (va, vb) = (self.eval(a), self.eval(b));
+                match (va, vb) {
+                    (Val::Int(x), Val::Int(y)) if is_int(&a.ty) && is_int(&b.ty) => cmp(*op, &x, &y),
+                    _ => Cond::Unknown(Why::other(format!(
+                        "condition '{}' at {} is not an integer comparison",
+                        self.text(&e.span),
+                        self.loc(&e.span)
+                    ))),
+                }
+            }
+            ExprKind::Binary(BinOp::LogAnd, a, b) => {
+                let ca = self.eval_cond(a);
+                self.path.push(ca.clone());
+                let cb = self.eval_cond(b);
+                self.path.pop();
+                Cond::and(ca, cb)
+            }
+            ExprKind::Binary(BinOp::LogOr, a, b) => {
+                let ca = self.eval_cond(a);
+                self.path.push(Cond::not(ca.clone()));
+                let cb = self.eval_cond(b);
+                self.path.pop();
+                Cond::or(ca, cb)
+            }
+            ExprKind::Unary(UnOp::Not, a) => Cond::not(self.eval_cond(a)),
+            _ => match self.eval(e) {
+                Val::Int(v) => cmp(BinOp::Ne, &v, &IntVal::konst(0)),
+                _ => Cond::Unknown(Why::other(format!(
+                    "condition '{}' at {} is not an integer expression",
+                    self.text(&e.span),
+                    self.loc(&e.span)
+                ))),
+            },
+        }
+    }
+
+    /// Evaluates an expression, recording its accesses.
+    pub fn eval(&mut self, e: &Expr) -> Val {
+        let v = self.eval_raw(e);
+        if is_buffer_ptr(&e.ty) && !matches!(v, Val::Ptr(_)) {
+            return self.any_buffer(format!("the target of pointer '{}' ({}) cannot be tracked", self.text(&e.span), self.loc(&e.span)));
+        }
+        if is_int(&e.ty) {
+            match v {
+                Val::Int(_) => v,
+                _ => Val::Int(IntVal::unknown(format!("'{}' is not an integer expression", self.text(&e.span)))),
+            }
+        } else {
+            v
+        }
+    }
+
+    pub(super) fn eval_int(&mut self, e: &Expr) -> IntVal {
+        match self.eval(e) {
+            Val::Int(v) => v,
+            _ => IntVal::unknown(format!("'{}' is not an integer", self.text(&e.span))),
+        }
+    }
+
+    fn eval_raw(&mut self, e: &Expr) -> Val {
+        match &e.kind {
+            ExprKind::IntLit(v) if is_int(&e.ty) => Val::Int(IntVal::konst(*v)),
+            ExprKind::IntLit(_) | ExprKind::FloatLit(..) => Val::Other,
+            ExprKind::Var(n) => match self.lookup(n) {
+                Some(v) => v.clone(),
+                None => Val::Int(IntVal::unknown(format!("'{n}' is not a local variable"))),
+            },
+            ExprKind::Cast(a) => {
+                let v = self.eval(a);
+                if is_int(&e.ty) {
+                    match v {
+                        // Integer conversions wrap (see the module doc).
+                        Val::Int(i) if is_int(&a.ty) => Val::Int(self.wrap(i, Some(&a.ty), &e.ty, &e.span)),
+                        _ if !is_int(&a.ty) => Val::Int(IntVal::unknown(format!(
+                            "'{}' is converted from a non-integer value",
+                            self.text(&e.span)
+                        ))),
+                        other => other,
+                    }
+                } else if matches!(e.ty, Type::Pointer { .. }) {
+                    v
+                } else {
+                    Val::Other
+                }
+            }
+            ExprKind::Unary(op, a) => self.unary(*op, a, e),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e),
+            ExprKind::Assign(op, l, r) => self.assign(*op, l, r, e),
+            ExprKind::Index(..) => match self.mem_ref(e) {
+                Some((targets, partial)) => {
+                    let _ = partial;
+                    self.record(&targets, AccessKind::Read, 1, e);
+                    self.loaded(e)
+                }
+                None => self.loaded(e),
+            },
+            ExprKind::Call(name, args) => self.call(name, args, e),
+            ExprKind::WorkItem(f, d) => self.work_item(*f, d),
+            ExprKind::Cond(c, a, b) => {
+                let cv = self.eval_cond(c);
+                self.path.push(cv.clone());
+                let va = self.eval(a);
+                self.path.pop();
+                self.path.push(Cond::not(cv.clone()));
+                let vb = self.eval(b);
+                self.path.pop();
+                match (va, vb) {
+                    (Val::Int(x), Val::Int(y)) => Val::Int(IntVal::select(&cv, x, y)),
+                    (Val::Ptr(mut x), Val::Ptr(y)) => {
+                        for t in y {
+                            if !x.contains(&t) {
+                                x.push(t);
+                            }
+                        }
+                        Val::Ptr(x)
+                    }
+                    _ => Val::Other,
+                }
+            }
+            ExprKind::Swizzle(a, _) => {
+                self.eval(a);
+                Val::Other
+            }
+            ExprKind::VectorLit(parts) => {
+                for p in parts {
+                    self.eval(p);
+                }
+                Val::Other
+            }
+            ExprKind::Unsupported(m) => Val::Int(IntVal::unknown(format!("unsupported expression: {m}"))),
+            // a member of a buffer element: a read of (part of) the element
+            ExprKind::Member(..) => match self.mem_ref(e) {
+                Some((targets, _)) => {
+                    self.record(&targets, AccessKind::Read, 1, e);
+                    self.loaded(e)
+                }
+                None => self.loaded(e),
+            },
+        }
+    }
+
+    /// The value read from memory by `e`.
+    fn loaded(&self, e: &Expr) -> Val {
+        if is_int(&e.ty) {
+            Val::Int(IntVal::Unknown(Why::indirect(format!("'{}' is loaded from memory", self.text(&e.span)))))
+        } else {
+            Val::Other
+        }
+    }
+
+    /// For a memory lvalue (`p[i]`, `*p`, `p[i].x`): the targets with the
+    /// element offset, and whether only part of the element is accessed.
+    /// `None` for private/local memory.
+    fn mem_ref(&mut self, e: &Expr) -> Option<(Vec<PtrTarget>, bool)> {
+        match &e.kind {
+            ExprKind::Index(base, idx) => {
+                let b = self.eval(base);
+                let i = self.eval_int(idx);
+                match b {
+                    Val::Ptr(ts) => Some((offset_targets(&ts, &i, &self.ndr.rules), false)),
+                    _ => None,
+                }
+            }
+            ExprKind::Unary(UnOp::Deref, p) => match self.eval(p) {
+                Val::Ptr(ts) => Some((ts, false)),
+                _ => None,
+            },
+            ExprKind::Swizzle(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
+            // `p->m`: part of the element `p` points at
+            ExprKind::Member(a, _) if matches!(a.ty, Type::Pointer { .. }) => match self.eval(a) {
+                Val::Ptr(ts) => Some((ts, true)),
+                _ => None,
+            },
+            // `p[i].m`, `p[i].m.n`: part of the element
+            ExprKind::Member(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
+            ExprKind::Cast(a) => self.mem_ref(a),
+            _ => None,
+        }
+    }
+
+    pub(super) fn record(&mut self, targets: &[PtrTarget], kind: AccessKind, lanes: u32, e: &Expr) {
+        let many = targets.len() > 1;
+        let text = self.text(&e.span);
+        for t in targets {
+            let sub = match &t.off {
+                IntVal::Known(p) => Ok(p.clone()),
+                IntVal::Unknown(w) => Err(w.clone()),
+            };
+            let note = if many {
+                Some(format!("'{text}' ({}) may access one of several buffers", self.loc(&e.span)))
+            } else {
+                self.loop_notes.last().cloned()
+            };
+            self.recs.push(Rec {
+                buf: t.buf,
+                kind,
+                sub,
+                lanes,
+                path: self.path.clone(),
+                exact: self.exact && !many,
+                iters: self.iters.clone(),
+                span: e.span.clone(),
+                text: text.clone(),
+                note,
+            });
+        }
+    }
+
+    /// Records that the buffers of `targets` escape into something unknown.
+    pub(super) fn escape(&mut self, targets: &[PtrTarget], what: &str, e: &Expr) {
+        let msg = format!("is passed to '{what}'");
+        for kind in [AccessKind::Read, AccessKind::MayWrite] {
+            for t in targets {
+                self.recs.push(Rec {
+                    buf: t.buf,
+                    kind,
+                    sub: Err(Why { kind: WhyKind::Escape, msg: msg.clone() }),
+                    lanes: 1,
+                    path: self.path.clone(),
+                    exact: false,
+                    iters: self.iters.clone(),
+                    span: e.span.clone(),
+                    text: self.text(&e.span),
+                    note: None,
+                });
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, a: &Expr, e: &Expr) -> Val {
+        match op {
+            UnOp::Plus => self.eval(a),
+            UnOp::Neg => match self.eval(a) {
+                Val::Int(v) => {
+                    let r = v.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
+                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                }
+                _ => Val::Other,
+            },
+            UnOp::BitNot => match self.eval(a) {
+                Val::Int(v) => {
+                    let r = v.lift1(&|p| {
+                        p.scale(-1).and_then(|q| q.add_const(-1)).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
+                    });
+                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                }
+                _ => Val::Other,
+            },
+            UnOp::Not => {
+                let c = self.eval_cond(a);
+                Val::Int(IntVal::from_cond(Cond::not(c)))
+            }
+            UnOp::Deref => match self.mem_ref(e) {
+                Some((ts, _)) => {
+                    self.record(&ts, AccessKind::Read, 1, e);
+                    self.loaded(e)
+                }
+                None => self.loaded(e),
+            },
+            UnOp::AddrOf => match &strip(a).kind {
+                ExprKind::Index(base, idx) => {
+                    let b = self.eval(base);
+                    let i = self.eval_int(idx);
+                    match b {
+                        Val::Ptr(ts) => Val::Ptr(offset_targets(&ts, &i, &self.ndr.rules)),
+                        _ => Val::Other,
+                    }
+                }
+                ExprKind::Unary(UnOp::Deref, p) => self.eval(p),
+                ExprKind::Var(n) => {
+                    // The variable may be modified through the pointer.
+                    let why = format!("the address of '{n}' is taken at {}", self.loc(&e.span));
+                    match self.lookup(n) {
+                        Some(Val::Int(_)) => self.store(n, Val::Int(IntVal::unknown(why))),
+                        Some(Val::Ptr(_)) => {
+                            let v = self.any_buffer(why);
+                            self.store(n, v)
+                        }
+                        _ => {}
+                    }
+                    Val::Other
+                }
+                _ => {
+                    self.eval(a);
+                    Val::Other
+                }
+            },
+            UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) { 1 } else { -1 };
+                let post = matches!(op, UnOp::PostInc | UnOp::PostDec);
+                if let Some(n) = var_name(a) {
+                    let old = self.eval(a);
+                    let new = match &old {
+                        // `c++` on a `uchar` is `c = (uchar)(c + 1)`: wraps like every store.
+                        Val::Int(v) => Val::Int(self.wrap(add_int(v, &IntVal::konst(delta)), no_ub(&a.ty), &a.ty, &a.span)),
+                        Val::Ptr(ts) => Val::Ptr(offset_targets(ts, &IntVal::konst(delta), &self.ndr.rules)),
+                        _ => Val::Other,
+                    };
+                    self.store(n, new.clone());
+                    if post {
+                        old
+                    } else {
+                        new
+                    }
+                } else {
+                    match self.mem_ref(a) {
+                        Some((ts, _)) => {
+                            self.record(&ts, AccessKind::Read, 1, a);
+                            self.record(&ts, AccessKind::MustWrite, 1, a);
+                            self.loaded(a)
+                        }
+                        None => self.loaded(a),
+                    }
+                }
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, e: &Expr) -> Val {
+        match op {
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr => {
+                let c = self.eval_cond(e);
+                Val::Int(IntVal::from_cond(c))
+            }
+            BinOp::Comma => {
+                self.eval(a);
+                self.eval(b)
+            }
+            _ => {
+                let va = self.eval(a);
+                let vb = self.eval(b);
+                self.arith(op, va, vb, e)
+            }
+        }
+    }
+
+    fn arith(&self, op: BinOp, va: Val, vb: Val, e: &Expr) -> Val {
+        let rules = &self.ndr.rules;
+        match (op, va, vb) {
+            (BinOp::Add, Val::Ptr(ts), Val::Int(i)) | (BinOp::Add, Val::Int(i), Val::Ptr(ts)) => {
+                Val::Ptr(offset_targets(&ts, &i, rules))
+            }
+            (BinOp::Sub, Val::Ptr(ts), Val::Int(i)) => {
+                let neg = i.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
+                Val::Ptr(offset_targets(&ts, &neg, rules))
+            }
+            (_, Val::Int(x), Val::Int(y)) => {
+                let unsigned = is_unsigned(&e.ty);
+                let v = self.int_op(op, &x, &y, unsigned, e);
+                // Unsigned arithmetic wraps; signed overflow is undefined.
+                Val::Int(if unsigned { self.wrap(v, None, &e.ty, &e.span) } else { v })
+            }
+            _ => Val::Other,
+        }
+    }
+
+    pub(super) fn int_op(&self, op: BinOp, x: &IntVal, y: &IntVal, unsigned: bool, e: &Expr) -> IntVal {
+        let rules = &self.ndr.rules;
+        let text = self.text(&e.span);
+        // An unknown operand is the reason, whatever the operation.
+        if let IntVal::Unknown(w) = x {
+            return IntVal::Unknown(w.clone());
+        }
+        if let IntVal::Unknown(w) = y {
+            return IntVal::Unknown(w.clone());
+        }
+        match op {
+            BinOp::Add => add_int(x, y),
+            BinOp::Sub => x.lift2(y, &|a, b| a.sub(b).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)),
+            BinOp::Mul => x.lift2(y, &|a, b| a.mul(b, rules).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)),
+            BinOp::Div | BinOp::Rem => {
+                let Some(d) = self.const_of(y) else {
+                    return IntVal::unknown(format!("'{text}' divides by a non-constant"));
+                };
+                if d == 0 {
+                    return IntVal::unknown(format!("'{text}' divides by zero"));
+                }
+                let nonneg = |p: &Poly| unsigned || p.syntactically_nonneg(&|a| self.nonneg_atom(a));
+                let rem = op == BinOp::Rem;
+                x.lift1(&|a| trunc_div(a, d, rem, nonneg(a)))
+            }
+            BinOp::Shl => match self.const_of(y) {
+                Some(k) if (0..63).contains(&k) => {
+                    x.lift1(&|a| a.scale(1i128 << k).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow))
+                }
+                _ => IntVal::unknown(format!("'{text}' shifts by a non-constant")),
+            },
+            BinOp::Shr => match self.const_of(y) {
+                // Arithmetic shift right is a floor division.
+                Some(k) if (0..63).contains(&k) => x.lift1(&|a| {
+                    a.floor_div(1i128 << k)
+                        .map(|q| vec![(Cond::True, q)])
+                        .ok_or_else(|| Why::other(format!("'{text}' is not affine")))
+                }),
+                _ => IntVal::unknown(format!("'{text}' shifts by a non-constant")),
+            },
+            BinOp::BitAnd => {
+                // x & (2^k - 1) == x mod 2^k in two's complement.
+                let (m, v) = match (self.const_of(y), self.const_of(x)) {
+                    (Some(m), _) => (m, x),
+                    (None, Some(m)) => (m, y),
+                    _ => return IntVal::unknown(format!("'{text}' is a bitwise operation")),
+                };
+                if m >= 0 && (m + 1) & m == 0 {
+                    let k = m + 1;
+                    v.lift1(&|a| {
+                        let q = a.floor_div(k).ok_or_else(|| Why::other(format!("'{text}' is not affine")))?;
+                        let r = q.scale(k).and_then(|qk| a.sub(&qk)).ok_or_else(overflow)?;
+                        Ok(vec![(Cond::True, r)])
+                    })
+                } else {
+                    IntVal::unknown(format!("'{text}' is a bitwise operation"))
+                }
+            }
+            _ => IntVal::unknown(format!("'{text}' is a bitwise operation")),
+        }
+    }
+
+    /// Bounds of an atom (see the module doc for the NDRange premise).
+    fn atom_range(&self, a: &Atom) -> Option<(i128, i128)> {
+        // Everything of the NDRange fits in `int`: values up to 2^31 - 1.
+        const NDR: i128 = (1 << 31) - 1;
+        match a {
+            Atom::Dim(d) => {
+                if let Some(b) = self.dim_bounds.get(d) {
+                    return Some(*b);
+                }
+                let (k, rest) = d.split_at(1);
+                let nd = (k == "x" || k == "l" || k == "g" || k == OFFSET_DIM)
+                    && rest.len() == 1
+                    && rest.chars().all(|c| c.is_ascii_digit());
+                nd.then_some((0, NDR))
+            }
+            Atom::Param(p) => {
+                if let Some(v) = self.spec.get(p) {
+                    return Some((*v, *v));
+                }
+                if is_ndrange_size(p) {
+                    return Some((1, NDR));
+                }
+                if self.is_nd_param(p) {
+                    return Some((0, NDR)); // go_d
+                }
+                self.param_bounds.get(p).copied()
+            }
+            Atom::Div(num, d) => {
+                let (lo, hi) = self.poly_range(num)?;
+                Some((lo.div_euclid(*d), hi.div_euclid(*d)))
+            }
+        }
+    }
+
+    /// Interval bounds of a polynomial, `None` when some atom is unbounded.
+    /// Both the polynomial as written and with each global id `x_d` written
+    /// as `go_d + u_d` (`0 <= u_d < gs_d`) are bounded, and the tighter bounds
+    /// of the two kept (`x0 - go0` is non-negative only in the second form).
+    pub(super) fn poly_range(&self, p: &Poly) -> Option<(i128, i128)> {
+        let direct = self.poly_range_raw(p);
+        let mut sub = Poly::default();
+        let mut changed = false;
+        for (m, c) in &p.terms {
+            let mut t = Poly::konst(*c);
+            for a in m {
+                let f = match a {
+                    Atom::Dim(d) if d.len() == 2 && d.starts_with('x') && d[1..].chars().all(|c| c.is_ascii_digit()) => {
+                        changed = true;
+                        Poly::param(&format!("go{}", &d[1..])).add(&Poly::dim(&format!("{OFFSET_DIM}{}", &d[1..])))?
+                    }
+                    _ => Poly::atom(a.clone()),
+                };
+                t = t.mul(&f, &[])?;
+            }
+            sub = sub.add(&t)?;
+        }
+        let shifted = if changed { self.poly_range_raw(&sub) } else { None };
+        match (direct, shifted) {
+            (Some(a), Some(b)) => Some((a.0.max(b.0), a.1.min(b.1))),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn poly_range_raw(&self, p: &Poly) -> Option<(i128, i128)> {
+        let mut acc = (0i128, 0i128);
+        for (m, c) in &p.terms {
+            let mut t = (*c, *c);
+            for a in m {
+                t = imul(t, self.atom_range(a)?)?;
+            }
+            acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
+        }
+        Some(acc)
+    }
+
+    /// The value of `v` converted to the integer type `ty` (C semantics: modulo
+    /// 2^n, two's complement for signed targets); see the module doc.
+    ///
+    /// `from` is the C type the value already has, when it has one: a value of
+    /// a type whose range lies within `ty`'s needs no wrapping (values of
+    /// signed types are in range because signed overflow is undefined).
+    fn wrap(&self, v: IntVal, from: Option<&Type>, ty: &Type, span: &Span) -> IntVal {
+        let Some((lo, hi, bits, signed)) = int_range(ty) else { return v };
+        if let Some((flo, fhi, _, _)) = from.and_then(int_range) {
+            if flo >= lo && fhi <= hi {
+                return v;
+            }
+        }
+        let IntVal::Known(pieces) = v else { return v };
+        if pieces.iter().all(|(_, p)| self.poly_range(p).is_some_and(|(a, b)| a >= lo && b <= hi)) {
+            return IntVal::Known(pieces);
+        }
+        let text = self.text(span);
+        let why = || Why::other(format!("'{text}' may wrap around in '{}' ({})", ty.name(), self.loc(span)));
+        if bits == 1 {
+            return IntVal::Unknown(why());
+        }
+        let m = 1i128 << bits;
+        let half = if signed { m / 2 } else { 0 };
+        let mut out = Vec::new();
+        for (c, p) in pieces {
+            if self.poly_range(&p).is_some_and(|(a, b)| a >= lo && b <= hi) {
+                out.push((c, p));
+                continue;
+            }
+            // r = ((p + half) mod m) - half
+            let shifted = match p.add_const(half) {
+                Some(q) => q,
+                None => return IntVal::Unknown(why()),
+            };
+            let Some(q) = shifted.floor_div(m) else { return IntVal::Unknown(why()) };
+            let Some(r) = q.scale(m).and_then(|qm| shifted.sub(&qm)).and_then(|r| r.add_const(-half)) else {
+                return IntVal::Unknown(why());
+            };
+            out.push((c, r));
+        }
+        IntVal::Known(out)
+    }
+
+    fn nonneg_atom(&self, a: &Atom) -> bool {
+        match a {
+            Atom::Dim(d) => {
+                let (k, rest) = d.split_at(1);
+                (k == "x" || k == "l" || k == "g") && rest.len() == 1 && rest.chars().all(|c| c.is_ascii_digit())
+            }
+            Atom::Param(p) => is_ndrange_size(p) || p.starts_with("go") && p.len() == 3 && self.is_nd_param(p),
+            Atom::Div(..) => false,
+        }
+    }
+
+    fn is_nd_param(&self, p: &str) -> bool {
+        ["gs", "ls", "go", "ng"].iter().any(|k| (0..3).any(|d| p == nd_name(k, d)))
+    }
+
+    fn assign(&mut self, op: Option<BinOp>, l: &Expr, r: &Expr, e: &Expr) -> Val {
+        let rv = self.eval(r);
+        if let Some(n) = var_name(l) {
+            let (nv, from) = match op {
+                None => (rv, Some(&r.ty)),
+                Some(o) => {
+                    let old = self.eval(l);
+                    // Computed in the promoted type: exact for `int` and wider
+                    // signed (overflow is undefined), wrapped for unsigned.
+                    (self.arith(o, old, rv, e), no_ub(&l.ty).or(if is_unsigned(&l.ty) { Some(&l.ty) } else { None }))
+                }
+            };
+            let nv = self.convert(nv, from, &l.ty, &l.span);
+            self.store(n, nv.clone());
+            return nv;
+        }
+        match self.mem_ref(l) {
+            Some((ts, partial)) => {
+                if op.is_some() || partial {
+                    self.record(&ts, AccessKind::Read, 1, l);
+                }
+                let kind = if partial { AccessKind::MayWrite } else { AccessKind::MustWrite };
+                self.record(&ts, kind, 1, l);
+                self.loaded(l)
+            }
+            None => self.loaded(l),
+        }
+    }
+}

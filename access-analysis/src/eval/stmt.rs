@@ -1,0 +1,465 @@
+//! Statements: the walk over a statement list, declarations, `if` (with
+//! the environments of both branches merged), `while` and `for` loops (a
+//! counted loop's iterator becomes a domain dimension bounded by its start
+//! and condition), `return`, `break` and `continue` as early exits.
+
+use super::domain::{int_range, is_int, is_ndrange_size, IntVal, PtrTarget, Val};
+use super::expr::{strip, var_name};
+use super::Walker;
+use crate::poly::{Atom, Cond, Poly, Why};
+use coarsen::ir::{BinOp, Expr, ExprKind, Span, Stmt, Type, UnOp};
+use std::collections::HashMap;
+
+/// Exit status of a statement: the condition (given that it was reached)
+/// under which it leaves the enclosing block early (return/break/continue).
+pub(super) type Exit = Cond;
+
+impl<'a> Walker<'a> {
+    /// Runs a statement list; returns the condition under which it exits early.
+    pub(super) fn stmts(&mut self, body: &[Stmt]) -> Exit {
+        let base = self.path.len();
+        let mut exit = Cond::False;
+        for s in body {
+            let e = self.stmt(s);
+            match e {
+                Cond::False => {}
+                Cond::True => {
+                    exit = Cond::True;
+                    break;
+                }
+                c => {
+                    exit = Cond::or(exit, c.clone());
+                    self.path.push(Cond::not(c));
+                }
+            }
+        }
+        self.path.truncate(base);
+        exit
+    }
+
+    fn block(&mut self, body: &[Stmt]) -> Exit {
+        self.scopes.push(HashMap::new());
+        let e = self.stmts(body);
+        self.scopes.pop();
+        e
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Exit {
+        self.steps += 1;
+        if self.exhausted() {
+            return Cond::False;
+        }
+        match s {
+            Stmt::Decl(d) => {
+                let v = match &d.init {
+                    Some(e) => self.eval(e),
+                    None => match &d.ty {
+                        t if is_int(t) => Val::Int(IntVal::unknown(format!("'{}' is not initialized", d.name))),
+                        _ => Val::Other,
+                    },
+                };
+                if let Type::Scalar(sc) = &d.ty {
+                    self.var_types.insert(d.name.clone(), *sc);
+                }
+                let v = self.convert(v, d.init.as_ref().map(|e| &e.ty), &d.ty, &d.span);
+                self.declare(&d.name, v);
+                Cond::False
+            }
+            Stmt::Expr(e) => {
+                self.eval(e);
+                Cond::False
+            }
+            Stmt::Block(b) => self.block(b),
+            Stmt::If { cond, then, els, span } => self.if_stmt(cond, then, els.as_deref(), span),
+            Stmt::For { init, cond, step, body, span } => {
+                self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span)
+            }
+            Stmt::While { cond, body, span } => self.while_stmt(cond, body, span),
+            Stmt::Barrier(_) => Cond::False,
+            Stmt::Return(e, _) => {
+                let v = e.as_ref().map(|e| self.eval(e));
+                if let Some((base, vals)) = self.returns.last_mut() {
+                    let local = self.path[*base..].to_vec();
+                    if let Some(v) = v {
+                        vals.push((local, v));
+                    }
+                }
+                Cond::True
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => Cond::True,
+            Stmt::Unsupported(..) => Cond::False,
+        }
+    }
+
+    fn if_stmt(&mut self, cond: &Expr, then: &[Stmt], els: Option<&[Stmt]>, span: &Span) -> Exit {
+        let c = self.eval_cond(cond);
+        let before = self.scopes.clone();
+        self.path.push(c.clone());
+        let te = self.block(then);
+        self.path.pop();
+        let after_then = std::mem::replace(&mut self.scopes, before);
+        self.path.push(Cond::not(c.clone()));
+        let ee = match els {
+            Some(e) => self.block(e),
+            None => Cond::False,
+        };
+        self.path.pop();
+        let after_else = std::mem::take(&mut self.scopes);
+        self.scopes = if te == Cond::True {
+            after_else
+        } else if ee == Cond::True {
+            after_then
+        } else {
+            self.merge(&c, after_then, after_else, span)
+        };
+        Cond::or(Cond::and(c.clone(), te), Cond::and(Cond::not(c), ee))
+    }
+
+    /// Merges the environments after the two branches of `if (c)`.
+    fn merge(
+        &self,
+        c: &Cond,
+        t: Vec<HashMap<String, Val>>,
+        e: Vec<HashMap<String, Val>>,
+        span: &Span,
+    ) -> Vec<HashMap<String, Val>> {
+        let mut out = t.clone();
+        for (lvl, scope) in out.iter_mut().enumerate() {
+            for (name, vt) in scope.iter_mut() {
+                let Some(ve) = e.get(lvl).and_then(|s| s.get(name)) else { continue };
+                if vt == ve {
+                    continue;
+                }
+                let why = || Why::other(format!("'{name}' is assigned under a condition at {}", self.loc(span)));
+                *vt = match (vt.clone(), ve.clone()) {
+                    (Val::Int(a), Val::Int(b)) => {
+                        if c.unknown().is_some() {
+                            Val::Int(IntVal::Unknown(why()))
+                        } else {
+                            Val::Int(IntVal::select(c, a, b))
+                        }
+                    }
+                    (Val::Ptr(a), Val::Ptr(b)) => {
+                        if a.len() == 1 && b.len() == 1 && a[0].buf == b[0].buf && c.unknown().is_none() {
+                            Val::Ptr(vec![PtrTarget {
+                                buf: a[0].buf,
+                                off: IntVal::select(c, a[0].off.clone(), b[0].off.clone()),
+                            }])
+                        } else {
+                            let mut v = a;
+                            for t in b {
+                                if !v.contains(&t) {
+                                    v.push(t);
+                                }
+                            }
+                            Val::Ptr(v)
+                        }
+                    }
+                    (Val::Ptr(_), _) | (_, Val::Ptr(_)) => self.any_buffer(why().msg),
+                    _ => Val::Other,
+                };
+            }
+        }
+        out
+    }
+
+    fn while_stmt(&mut self, cond: &Expr, body: &[Stmt], span: &Span) -> Exit {
+        let names = assigned_names(body, &[cond]);
+        let why = format!("is modified in the loop at {}", self.loc(span));
+        self.havoc(&names, &why);
+        let c = self.eval_cond(cond);
+        let saved = self.exact;
+        self.exact = false;
+        self.path.push(c);
+        self.scopes.push(HashMap::new());
+        let _ = self.stmts(body);
+        self.scopes.pop();
+        self.path.pop();
+        self.exact = saved;
+        self.havoc(&names, &why);
+        if has_return(body) {
+            Cond::Unknown(Why::other(format!("the loop at {} may return", self.loc(span))))
+        } else {
+            Cond::False
+        }
+    }
+
+    fn for_stmt(
+        &mut self,
+        init: Option<&Stmt>,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &[Stmt],
+        span: &Span,
+    ) -> Exit {
+        self.scopes.push(HashMap::new());
+        if let Some(i) = init {
+            self.stmt(i);
+        }
+        let loc = self.loc(span);
+        let why = format!("is modified in the loop at {loc}");
+        let mut extra: Vec<&Expr> = Vec::new();
+        extra.extend(cond);
+        extra.extend(step);
+        let assigned = assigned_names(body, &extra);
+        let step_info = step.and_then(parse_step);
+        // The iterator: assigned only by the step, an integer variable in scope.
+        let iter = step_info.as_ref().and_then(|(name, _, _)| {
+            let in_body = assigned_names(body, &[]).contains(name);
+            let is_int_var = matches!(self.lookup(name), Some(Val::Int(_)));
+            (is_int_var && !in_body).then(|| name.clone())
+        });
+        let mut loop_exact = !has_break_or_return(body, false);
+        let mut notes = Vec::new();
+        let saved_exact = self.exact;
+        let path_base = self.path.len();
+        let mut pushed_iter = false;
+        match (&iter, &step_info) {
+            (Some(name), Some((_, sign, amount))) => {
+                let init_val = match self.lookup(name) {
+                    Some(Val::Int(v)) => v.clone(),
+                    _ => IntVal::unknown("iterator"),
+                };
+                let others: Vec<String> = assigned.iter().filter(|n| *n != name).cloned().collect();
+                self.havoc(&others, &why);
+                // Step amount, evaluated with loop-carried values forgotten.
+                let amount_val = match amount {
+                    None => IntVal::konst(1),
+                    Some(e) => match self.eval(e) {
+                        Val::Int(v) => v,
+                        _ => IntVal::unknown("step"),
+                    },
+                };
+                let dim = self.fresh_dim(name);
+                let it = Poly::dim(&dim);
+                self.declare(name, Val::Int(IntVal::poly(it.clone())));
+                self.iters.push(dim.clone());
+                pushed_iter = true;
+                let step_const = self.const_of(&amount_val).map(|c| c * sign);
+                let dir = match step_const {
+                    Some(c) if c != 0 => c.signum(),
+                    Some(_) => 0,
+                    None => {
+                        // A parameter step known to be positive (NDRange sizes).
+                        let positive = amount_val.single().is_some_and(|p| {
+                            p.terms.len() == 1
+                                && p.terms.iter().all(|(m, c)| {
+                                    *c > 0 && m.len() == 1 && matches!(&m[0], Atom::Param(n) if is_ndrange_size(n))
+                                })
+                        });
+                        if positive {
+                            *sign
+                        } else {
+                            0
+                        }
+                    }
+                };
+                // Bounds of the iterator for wrap-around checks: its type's
+                // range, and its start in the direction of the step (for
+                // `int`-sized and wider types; the condition keeps them from
+                // wrapping, which narrower iterators promoted to `int` may do).
+                if let Some(sc) = self.var_types.get(name.as_str()).copied() {
+                    if let Some((mut lo, mut hi, bits, _)) = int_range(&Type::Scalar(sc)) {
+                        if let (IntVal::Known(ps), true) = (&init_val, bits >= 32) {
+                            let rs: Option<Vec<(i128, i128)>> = ps.iter().map(|(_, p)| self.poly_range(p)).collect();
+                            if let Some(rs) = rs.filter(|r| !r.is_empty()) {
+                                if dir > 0 {
+                                    lo = lo.max(rs.iter().map(|r| r.0).min().unwrap_or(lo));
+                                } else if dir < 0 {
+                                    hi = hi.min(rs.iter().map(|r| r.1).max().unwrap_or(hi));
+                                }
+                            }
+                        }
+                        self.dim_bounds.insert(dim.clone(), (lo, hi));
+                    }
+                }
+                if step_const.is_none() {
+                    loop_exact = false;
+                    notes.push(format!(
+                        "the step of loop '{name}' ({loc}) is not a constant; its stride is over-approximated"
+                    ));
+                }
+                // Start bound and stride.
+                match &init_val {
+                    IntVal::Known(pieces) if dir != 0 => {
+                        let mut start = Cond::False;
+                        for (pc, v) in pieces {
+                            let bound = if dir > 0 { Cond::ge(&it, v) } else { Cond::ge(v, &it) };
+                            let mut c = Cond::and(pc.clone(), bound.unwrap_or(Cond::Unknown(Why::other("overflow"))));
+                            if let Some(s) = step_const {
+                                if s.abs() > 1 {
+                                    let d = it.sub(v).and_then(|x| {
+                                        let q = x.floor_div(s.abs())?;
+                                        x.sub(&q.scale(s.abs())?)
+                                    });
+                                    c = Cond::and(c, d.map(Cond::Eq).unwrap_or(Cond::Unknown(Why::other("stride"))));
+                                }
+                            }
+                            start = Cond::or(start, c);
+                        }
+                        self.path.push(start);
+                    }
+                    IntVal::Unknown(w) => {
+                        loop_exact = false;
+                        notes.push(format!("the start of loop '{name}' ({loc}) is not affine: {}", w.msg));
+                    }
+                    _ => loop_exact = false,
+                }
+                // The condition; exact when it only bounds the iterator in the
+                // direction of the step.
+                if let Some(c) = cond {
+                    let cv = self.eval_cond(c);
+                    if dir == 0 || !monotone(&cv, &dim, dir) {
+                        loop_exact = false;
+                    }
+                    if let Some(w) = cv.unknown() {
+                        notes.push(format!("the condition of loop '{name}' ({loc}) is not affine: {}", w.msg));
+                    }
+                    self.path.push(cv);
+                } else {
+                    loop_exact = false;
+                }
+            }
+            _ => {
+                // Not a counted loop: like a while loop.
+                self.havoc(&assigned, &why);
+                loop_exact = false;
+                if let Some(c) = cond {
+                    let cv = self.eval_cond(c);
+                    self.path.push(cv);
+                }
+                notes.push(format!("loop at {loc} is not a counted loop; accesses in it are approximated"));
+            }
+        }
+        self.exact &= loop_exact;
+        let n_notes = self.loop_notes.len();
+        self.loop_notes.extend(notes);
+        self.scopes.push(HashMap::new());
+        let _ = self.stmts(body);
+        self.scopes.pop();
+        // The step may use values from the body; evaluate it for its accesses.
+        if iter.is_none() {
+            if let Some(s) = step {
+                self.eval(s);
+            }
+        }
+        self.loop_notes.truncate(n_notes);
+        self.path.truncate(path_base);
+        if pushed_iter {
+            self.iters.pop();
+        }
+        self.exact = saved_exact;
+        self.scopes.pop();
+        let mut after = assigned.clone();
+        if let Some(n) = &iter {
+            if !after.contains(n) {
+                after.push(n.clone());
+            }
+        }
+        self.havoc(&after, &why);
+        if has_return(body) {
+            Cond::Unknown(Why::other(format!("the loop at {loc} may return")))
+        } else {
+            Cond::False
+        }
+    }
+}
+
+/// Names assigned (`=`, `op=`, `++`, `--`) anywhere in `body`.
+pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut f = |e: &Expr| {
+        let target = match &e.kind {
+            ExprKind::Assign(_, l, _) => var_name(l),
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => var_name(a),
+            _ => None,
+        };
+        if let Some(n) = target {
+            if !out.iter().any(|o| o == n) {
+                out.push(n.to_string());
+            }
+        }
+    };
+    coarsen::ir::visit_exprs(body, &mut f);
+    for e in extra {
+        coarsen::ir::visit_expr(e, &mut f);
+    }
+    out
+}
+
+/// Whether `body` contains a `break` leaving this loop or a `return`.
+fn has_break_or_return(body: &[Stmt], in_nested_loop: bool) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break(_) => !in_nested_loop,
+        Stmt::Return(..) => true,
+        Stmt::If { then, els, .. } => {
+            has_break_or_return(then, in_nested_loop)
+                || els.as_deref().is_some_and(|e| has_break_or_return(e, in_nested_loop))
+        }
+        Stmt::Block(b) => has_break_or_return(b, in_nested_loop),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => has_break_or_return(body, true),
+        _ => false,
+    })
+}
+
+fn has_return(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Return(..) => true,
+        Stmt::If { then, els, .. } => has_return(then) || els.as_deref().is_some_and(has_return),
+        Stmt::Block(b) | Stmt::For { body: b, .. } | Stmt::While { body: b, .. } => has_return(b),
+        _ => false,
+    })
+}
+
+/// Whether `c` only bounds the iterator `it` in the direction `dir` of the
+/// step (so that the first iteration failing it ends the loop exactly).
+fn monotone(c: &Cond, it: &str, dir: i128) -> bool {
+    let mentions = |c: &Cond| {
+        let mut v = Vec::new();
+        c.atoms(&mut v);
+        v.iter().any(|a| match a {
+            Atom::Dim(d) => d == it,
+            _ => false,
+        })
+    };
+    match c {
+        Cond::True | Cond::False => true,
+        Cond::Ge(p) => {
+            if !p.is_affine() {
+                return false;
+            }
+            let k = p.coeff_of_dim(it);
+            // The iterator must not hide in a division.
+            let only_linear = {
+                let mut q = p.clone();
+                q.terms.remove(&vec![Atom::Dim(it.to_string())]);
+                !q.mentions_dim(it)
+            };
+            only_linear && (k == 0 || k.signum() == -dir)
+        }
+        Cond::Eq(_) => !mentions(c),
+        Cond::And(v) => v.iter().all(|c| monotone(c, it, dir)),
+        Cond::Or(_) | Cond::Not(_) => !mentions(c) && c.unknown().is_none(),
+        Cond::Unknown(_) => false,
+    }
+}
+
+/// Recognizes `i++`, `++i`, `i--`, `i += e`, `i -= e`, `i = i + e`, `i = i - e`.
+fn parse_step(step: &Expr) -> Option<(String, i128, Option<&Expr>)> {
+    match &step.kind {
+        ExprKind::Unary(UnOp::PostInc | UnOp::PreInc, a) => Some((var_name(a)?.to_string(), 1, None)),
+        ExprKind::Unary(UnOp::PostDec | UnOp::PreDec, a) => Some((var_name(a)?.to_string(), -1, None)),
+        ExprKind::Assign(Some(BinOp::Add), l, r) => Some((var_name(l)?.to_string(), 1, Some(r))),
+        ExprKind::Assign(Some(BinOp::Sub), l, r) => Some((var_name(l)?.to_string(), -1, Some(r))),
+        ExprKind::Assign(None, l, r) => {
+            let n = var_name(l)?;
+            match &strip(r).kind {
+                ExprKind::Binary(BinOp::Add, a, b) if var_name(a) == Some(n) => Some((n.to_string(), 1, Some(b))),
+                ExprKind::Binary(BinOp::Add, a, b) if var_name(b) == Some(n) => Some((n.to_string(), 1, Some(a))),
+                ExprKind::Binary(BinOp::Sub, a, b) if var_name(a) == Some(n) => Some((n.to_string(), -1, Some(b))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,259 @@
+//! Delinearization: the subscripts of one array split into dimensions, by
+//! the parameters multiplying them (`c[y*w + x]` -> `c[y][x]`, strides
+//! `[w, 1]`; [`delinearize`]) or by constant strides (`b[k*1000 + j]` ->
+//! `b[k][j]`, strides `[1000, 1]`; [`delinearize_const`]).
+
+use crate::eval::Rec;
+use crate::poly::{Atom, Cond, Poly};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The output tuples of one access, per piece: (condition, subscript per dimension).
+pub(super) type Tuple = Vec<(Cond, Vec<Poly>)>;
+pub(super) type Tuples<'r> = Vec<(&'r Rec, Tuple)>;
+
+/// Splits the subscripts of one array into dimensions by their parameter
+/// monomials: `y*width + x` -> `width·(y) + 1·(x)`. Returns the strides, the
+/// extents of dimensions 1.. (each a single parameter), the tuples, and the
+/// number of choices of stride for a product of parameters that matches no
+/// stride of a variable (`k*n` in `a[k*n + j]`: `k` or `n`; 1 when there is
+/// none): `pick` selects one, 0 leaving out the last parameter by name.
+#[allow(clippy::type_complexity)]
+pub(super) fn delinearize<'r>(
+    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
+    pick: usize,
+) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize), (Option<&'r Rec>, String)> {
+    let mut n_choices = 1;
+    // Strides multiplying a variable, over the whole array.
+    let mut var_strides: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (r, ps) in shaped {
+        for (_, p) in ps {
+            for m in p.terms.keys() {
+                let (params, vars) = split_mono(m);
+                if vars.len() > 1 {
+                    let names: Vec<String> = m.iter().map(atom_name).collect();
+                    return Err((Some(r), format!("non-affine term {}", names.join("*"))));
+                }
+                if vars.len() == 1 && !params.is_empty() {
+                    var_strides.insert(params);
+                }
+            }
+        }
+    }
+    let mut grouped: Vec<(&Rec, Vec<(Cond, BTreeMap<Vec<String>, Poly>)>)> = Vec::new();
+    let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (r, ps) in shaped {
+        let mut out = Vec::new();
+        for (c, p) in ps {
+            let mut groups: BTreeMap<Vec<String>, Poly> = BTreeMap::new();
+            for (m, coef) in &p.terms {
+                let (params, vars) = split_mono(m);
+                let (key, term) = if params.is_empty() {
+                    (Vec::new(), mono_poly(m, *coef))
+                } else if !vars.is_empty() {
+                    (params, mono_poly(&vars, *coef))
+                } else if var_strides.contains(&params) {
+                    (params, Poly::konst(*coef))
+                } else if params.len() == 1 {
+                    (Vec::new(), mono_poly(m, *coef))
+                } else {
+                    // A parameter-only product: factor out the largest stride.
+                    let best = var_strides
+                        .iter()
+                        .filter(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params))
+                        .max_by_key(|s| s.len())
+                        .cloned();
+                    let s = best.unwrap_or_else(|| {
+                        n_choices = n_choices.max(params.len());
+                        let left_out = &params[params.len() - 1 - pick % params.len()];
+                        multiset_minus(&params, std::slice::from_ref(left_out))
+                    });
+                    let rest = multiset_minus(&params, &s);
+                    (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
+                };
+                let e = groups.entry(key).or_default();
+                *e = e.add(&term).ok_or((Some(*r), "arithmetic overflow".to_string()))?;
+            }
+            for k in groups.keys() {
+                if !k.is_empty() {
+                    all.insert(k.clone());
+                }
+            }
+            out.push((c.clone(), groups));
+        }
+        grouped.push((r, out));
+    }
+    // Strides from the outermost: degree descending, then by name.
+    let mut strides: Vec<Vec<String>> = all.into_iter().collect();
+    strides.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    let mut extents = Vec::new();
+    for i in 0..strides.len() {
+        let inner: Vec<String> = strides.get(i + 1).cloned().unwrap_or_default();
+        if !is_sub_multiset(&inner, &strides[i]) || strides[i].len() != inner.len() + 1 {
+            let shown: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
+            let first = shaped.first().map(|(r, _)| *r);
+            return Err((
+                None,
+                format!(
+                    "inconsistent linearization: the subscripts use strides [{}, 1], which do not nest{}",
+                    shown.join(", "),
+                    first.map(|r| format!(" ('{}' at {}:{})", r.text, r.span.line, r.span.col)).unwrap_or_default()
+                ),
+            ));
+        }
+        extents.push(multiset_minus(&strides[i], &inner)[0].clone());
+    }
+    let mut tuples: Tuples = Vec::new();
+    for (r, out) in grouped {
+        let mut pieces = Vec::new();
+        for (c, groups) in out {
+            let mut t: Vec<Poly> = strides.iter().map(|s| groups.get(s).cloned().unwrap_or_default()).collect();
+            t.push(groups.get(&Vec::new()).cloned().unwrap_or_default());
+            if t.iter().any(|p| !p.is_affine()) {
+                return Err((Some(r), "a coefficient is not affine".into()));
+            }
+            pieces.push((c, t));
+        }
+        tuples.push((r, pieces));
+    }
+    let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
+    names.push("1".into());
+    Ok((names, extents, tuples, n_choices))
+}
+
+/// The constant strides of an array whose subscripts are affine (issue
+/// 12): the absolute coefficients above 1 of the domain dimensions, largest
+/// first, when each divides the one before; empty when there are none or
+/// they do not nest, or when a `floor` term has a coefficient above 1.
+fn const_strides(shaped: &[(&Rec, Vec<(Cond, Poly)>)]) -> Vec<i128> {
+    let mut found: BTreeSet<i128> = BTreeSet::new();
+    for (_, ps) in shaped {
+        for (_, p) in ps {
+            for (m, coef) in &p.terms {
+                let (params, vars) = split_mono(m);
+                if !params.is_empty() || vars.is_empty() || coef.abs() <= 1 {
+                    continue;
+                }
+                if vars.len() != 1 || !matches!(vars[0], Atom::Dim(_)) {
+                    return Vec::new();
+                }
+                found.insert(coef.abs());
+            }
+        }
+    }
+    let chain: Vec<i128> = found.into_iter().rev().collect();
+    if chain.windows(2).all(|w| w[0] % w[1] == 0) {
+        chain
+    } else {
+        Vec::new()
+    }
+}
+
+/// Splits affine subscripts into dimensions by their constant strides
+/// (`b[k*1000 + j]` -> `b[k][j]`, strides `[1000, 1]`; `a[2*i + 1]` ->
+/// `a[i][1]`, strides `[2, 1]`): each term goes to the largest stride that
+/// divides its coefficient, the rest (constants, parameters, coefficients
+/// of 1) to the innermost. Returns the strides, the extents of dimensions
+/// 1.. (`strides[k-1] / strides[k]`) and the tuples (constant terms split
+/// into digits, see `nearest` below); `None` without
+/// constant strides (see [`const_strides`]). The decomposition is unique
+/// only under the launch-time assumptions `0 <= c_k < extent_k`, which the
+/// model generates like those of run-time widths.
+#[allow(clippy::type_complexity)]
+pub(super) fn delinearize_const<'r>(
+    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
+    nearest: bool,
+) -> Option<(Vec<String>, Vec<String>, Tuples<'r>)> {
+    let mut strides = const_strides(shaped);
+    if strides.is_empty() {
+        return None;
+    }
+    strides.push(1);
+    let mut tuples: Tuples = Vec::new();
+    for (r, ps) in shaped {
+        let mut pieces = Vec::new();
+        for (c, p) in ps {
+            if !p.is_affine() {
+                return None;
+            }
+            let mut t = vec![Poly::default(); strides.len()];
+            for (m, coef) in &p.terms {
+                if m.is_empty() {
+                    // a constant: digits in [0, extent) (`4*i + 3` -> `[i][3]`,
+                    // `(dy+1)*3 + (dx+1)` -> `[dy + 1][dx + 1]`), or with
+                    // `nearest` nearest to zero, ties nonnegative (`x - 1` ->
+                    // `[..][x - 1]`), outermost first
+                    let mut rest = *coef;
+                    for (k, s) in strides.iter().enumerate() {
+                        let mut q = rest.div_euclid(*s);
+                        if nearest && rest.rem_euclid(*s) > s / 2 {
+                            q += 1;
+                        }
+                        t[k] = t[k].add_const(q)?;
+                        rest -= q * s;
+                    }
+                    continue;
+                }
+                let k = strides.iter().position(|s| coef % s == 0)?;
+                t[k] = t[k].add(&mono_poly(m, coef / strides[k]))?;
+            }
+            pieces.push((c.clone(), t));
+        }
+        tuples.push((*r, pieces));
+    }
+    let extents = strides.windows(2).map(|w| (w[0] / w[1]).to_string()).collect();
+    Some((strides.iter().map(|s| s.to_string()).collect(), extents, tuples))
+}
+
+fn atom_name(a: &Atom) -> String {
+    match a {
+        Atom::Dim(n) | Atom::Param(n) => n.clone(),
+        Atom::Div(p, d) => format!("floor(({})/{d})", p.describe()),
+    }
+}
+
+/// (parameter names, other atoms) of a monomial.
+fn split_mono(m: &[Atom]) -> (Vec<String>, Vec<Atom>) {
+    let mut params = Vec::new();
+    let mut vars = Vec::new();
+    for a in m {
+        match a {
+            Atom::Param(n) => params.push(n.clone()),
+            other => vars.push(other.clone()),
+        }
+    }
+    params.sort();
+    (params, vars)
+}
+
+fn mono_poly(m: &[Atom], c: i128) -> Poly {
+    let mut p = Poly::default();
+    if c != 0 {
+        let mut mm = m.to_vec();
+        mm.sort();
+        p.terms.insert(mm, c);
+    }
+    p
+}
+
+fn is_sub_multiset(small: &[String], big: &[String]) -> bool {
+    let mut rest = big.to_vec();
+    for s in small {
+        match rest.iter().position(|b| b == s) {
+            Some(i) => {
+                rest.remove(i);
+            }
+            None => return false,
+        }
+    }
+    true
+}
+
+fn multiset_minus(big: &[String], small: &[String]) -> Vec<String> {
+    let mut rest = big.to_vec();
+    for s in small {
+        if let Some(i) = rest.iter().position(|b| b == s) {
+            rest.remove(i);
+        }
+    }
+    rest
+}

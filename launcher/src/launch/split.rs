@@ -1,0 +1,702 @@
+//! The split run over resident buffers ([`run_split`]): phase 0 on the host
+//! (gather what the devices need, allocate, the transfer commands, the
+//! guard's backups), phase 1 (every device's transfers and subkernel, each
+//! device enqueued from a thread of its own), the guard's verdict, the
+//! record of what each device now holds, phase 2 (merged arrays read back
+//! through staging) and the merge on the host.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use opencl3::event::Event;
+use opencl3::memory::{Buffer, ClMem};
+
+use super::check_cap;
+use super::report::{add_gathered, DeviceReport, RunReport};
+use super::schedule::{range_runs, DevArray, DevWork, Glue, Split};
+use super::setargs::{guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES};
+use super::LaunchOptions;
+use crate::args::KernelArgs;
+use crate::coherence::Holder;
+use crate::error::{LaunchError, Result};
+use crate::exec::{self, Finisher, HostRegion, SetArg};
+use crate::ndrange::NdRange;
+use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
+use crate::resident::{DevAlloc, Residency};
+use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
+use crate::runtime::DeviceCtx;
+
+/// What [`run_split`] ended with.
+pub(super) enum SplitOutcome {
+    Done(RunReport),
+    /// The run-time guard caught these accesses; nothing reached the host.
+    GuardFired(Vec<String>),
+}
+
+/// Runs the subkernels of `split` on their devices over resident buffers,
+/// in the phases of the module doc.
+pub(super) fn run_split(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    split: &Split,
+    split_dim: u32,
+    options: &LaunchOptions,
+) -> Result<SplitOutcome> {
+    let Split { works, glue, staging_len, footprint } = split;
+    prepare(plan, res, works, options)?;
+
+    // Built: from here on the plan is only read. Its arguments are those of
+    // `args` (`Plan::check_args`: names, kinds and sizes), borrowed apart.
+    let plan: &Plan = plan;
+    let guarded = !options.unchecked && plan.guard.is_ok();
+    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
+
+    let ctx_of: Vec<Arc<DeviceCtx>> = works.iter().map(|w| plan.kernels[&w.device].ctx.clone()).collect();
+    let mut ctxs: Vec<_> = ctx_of.clone();
+    ctxs.sort_by_key(|c| c.info.index);
+    ctxs.dedup_by_key(|c| c.info.index);
+    let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
+    let grow = options.mem_cap_bytes.is_none();
+    let Phase0 { to_device, placed, sends, backups } = phase0(plan, args, res, works, glue, &ctx_of, grow, guarded, &mut gathered)?;
+    let mems: Vec<Vec<opencl3::types::cl_mem>> = works
+        .iter()
+        .map(|w| {
+            plan.arrays
+                .iter()
+                .map(|a| res[a.arg_index as usize].as_deref().expect("checked above").allocs[&w.device].mem.get())
+                .collect()
+        })
+        .collect();
+
+    // Order matters: memory that enqueued commands use (staging, flags,
+    // backups) lives here, longer than the Finisher of each phase, so that
+    // on an early return the Finisher waits for the queues before that
+    // memory is dropped.
+    let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
+    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
+    let enqueued = phase1(plan, nd, args, works, split_dim, guarded, &ctx_of, &sends, &placed, &mems, &mut flags);
+    let Enqueued { flag_bufs, kernel_events, mut dev_reports } = match enqueued {
+        Ok(e) => e,
+        Err(e) => {
+            // A device failed: what any device may have written is no longer
+            // trusted there; elements no other holder has are lost.
+            for w in works {
+                for (ai, a) in plan.arrays.iter().enumerate() {
+                    let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+                    r.coh.invalidate(Holder::Device(w.device), &range_runs(w.arrays[ai].write_r));
+                }
+            }
+            return Err(e);
+        }
+    };
+    // The host copies went to the devices.
+    for (wi, w) in works.iter().enumerate() {
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+            r.coh.copied(Holder::Device(w.device), &to_device[wi][ai]);
+        }
+    }
+    if guarded {
+        // The guard's verdict comes before any output is trusted.
+        let fired = guard_verdict(plan, works, &flags);
+        if !fired.is_empty() {
+            restore(plan, res, works, &ctx_of, &backups)?;
+            exec::release((flag_bufs, kernel_events, backups));
+            return Ok(SplitOutcome::GuardFired(fired));
+        }
+    }
+    exec::release(backups);
+    record(plan, res, works, glue);
+    phase2(plan, works, &ctx_of, &mems, &placed, &mut staging, &mut dev_reports)?;
+    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
+        if let Some(ev) = ev {
+            r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+        }
+    }
+    exec::release((kernel_events, flag_bufs));
+    merge(plan, args, res, works, glue, &staging);
+
+    let mut report = RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: true,
+        splittable: plan.kernel.splittable,
+        split_dim: Some(split_dim),
+        reason: None,
+        devices: dev_reports,
+        bytes_total: 0,
+        bytes_whole_buffers: footprint.whole_bytes,
+        bytes_exact: footprint.exact,
+        wall_ms: 0.0,
+        host_us: 0.0,
+        verified: None,
+        mismatch: None,
+        notes: footprint.notes.clone(),
+        guard_fired: false,
+    };
+    report.bytes_total = report.devices.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();
+    add_gathered(&mut report, &gathered);
+    Ok(SplitOutcome::Done(report))
+}
+
+/// Before any device runs: the memory cap of every device, then the
+/// subkernels built, and every array bound to a resident buffer.
+fn prepare(plan: &mut Plan, res: &[Option<&mut Residency>], works: &[DevWork], options: &LaunchOptions) -> Result<()> {
+    // memory cap, then build: all before any device runs
+    for w in works {
+        let needed: u64 = w
+            .arrays
+            .iter()
+            .zip(&plan.arrays)
+            .map(|(da, a)| da.cover.map_or(1, |(l, u)| (u - l + 1) as u64) * a.elem_size)
+            .sum();
+        check_cap(plan, w.device, needed, options)?;
+    }
+    let unchecked = options.unchecked || plan.guard.is_err();
+    for w in works {
+        exec::cl_timed(|| plan.sub_kernel(w.device, unchecked))?;
+    }
+    for a in &plan.arrays {
+        if res.get(a.arg_index as usize).is_none_or(|r| r.is_none()) {
+            return Err(LaunchError::Buffer { message: format!("array '{}' has no resident buffer", a.name) });
+        }
+    }
+    Ok(())
+}
+
+/// What phase 0 leaves for phase 1, per device (work) and array.
+struct Phase0 {
+    /// The elements the device lacks, as the commands send them (gaps
+    /// bridged included).
+    to_device: Vec<Vec<Runs>>,
+    /// The first element and the elements of its allocation
+    /// (`DevAlloc::base`, `DevAlloc::extent`).
+    placed: Vec<Vec<(i64, u64)>>,
+    /// The host-to-device commands.
+    sends: Vec<Vec<Vec<Rect>>>,
+    /// With the guard, copies of what only the device holds in its write
+    /// window.
+    backups: Vec<Backup>,
+}
+
+/// Phase 0 (host): gathers on the host what the devices need and only
+/// other devices hold, and what a merge compares against; allocates; makes
+/// the commands; with the guard, backs up what only a device holds in its
+/// write window. `gathered` gets the device-to-host bytes.
+#[allow(clippy::too_many_arguments)]
+fn phase0(
+    plan: &Plan,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    works: &[DevWork],
+    glue: &[Glue],
+    ctx_of: &[Arc<DeviceCtx>],
+    grow: bool,
+    guarded: bool,
+    gathered: &mut Vec<(usize, u64, u64)>,
+) -> Result<Phase0> {
+    let n_arrays = plan.arrays.len();
+    let mut to_device: Vec<Vec<Runs>> = vec![vec![Runs::new(); n_arrays]; works.len()];
+    // Per device and array: the first element and the elements of its
+    // allocation (`DevAlloc::base`, `DevAlloc::extent`).
+    let mut placed: Vec<Vec<(i64, u64)>> = vec![vec![(0, 0); n_arrays]; works.len()];
+    for ai in 0..n_arrays {
+        let a = &plan.arrays[ai];
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        let host = args.buffer_at_mut(a.arg_index).expect("checked: array arguments are buffers");
+        let es = a.elem_size;
+        let mut want = Runs::new();
+        for (wi, w) in works.iter().enumerate() {
+            let da = &w.arrays[ai];
+            let need = da.read_set.union(&da.prefill);
+            let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
+            want = want.union(&missing);
+            to_device[wi][ai] = missing;
+        }
+        if glue[ai] == Glue::DiffMerge {
+            for w in works {
+                want = want.union(&w.arrays[ai].write_set);
+            }
+        }
+        gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
+        for (wi, w) in works.iter().enumerate() {
+            let da = &w.arrays[ai];
+            match da.cover {
+                Some(cover) => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?),
+                // untouched: any allocation will do (a placeholder when none)
+                None if r.allocs.contains_key(&w.device) => {}
+                None => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, (0, 0), false)?),
+            }
+            // (an allocation keeps at least `cover`, which holds what the
+            // device needs: `to_device` stays as computed above)
+            let alloc = &r.allocs[&w.device];
+            placed[wi][ai] = (alloc.base, alloc.extent);
+        }
+    }
+
+    // The commands: what each device lacks, gaps bridged where the host
+    // holds them and a gap costs less than a command (`Runs::transfers`).
+    let mut sends: Vec<Vec<Vec<Rect>>> = Vec::with_capacity(works.len());
+    for (wi, w) in works.iter().enumerate() {
+        let mut per = Vec::with_capacity(n_arrays);
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let r = res[a.arg_index as usize].as_deref().expect("checked above");
+            let fill = r.coh.valid(Holder::Host).intersect(&range_runs(w.arrays[ai].cover));
+            let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
+            to_device[wi][ai] = Rect::union_of(&rects);
+            per.push(rects);
+        }
+        sends.push(per);
+    }
+
+    // Backups of what only the device holds in its write window.
+    let mut backups: Vec<Backup> = Vec::new();
+    if guarded {
+        for (wi, w) in works.iter().enumerate() {
+            for (ai, a) in plan.arrays.iter().enumerate() {
+                let Some((l, u)) = w.arrays[ai].write_r else { continue };
+                let arg = a.arg_index as usize;
+                let r = res[arg].as_deref().expect("checked above");
+                let kept = Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
+                let Some((kl, ku)) = kept.hull() else { continue };
+                let alloc = &r.allocs[&w.device];
+                let len = ((ku - kl + 1) as u64 * a.elem_size) as usize;
+                let mem = exec::alloc(&ctx_of[wi], len)?;
+                exec::release(exec::copy(&ctx_of[wi], &alloc.mem, ((kl - alloc.base) as u64 * a.elem_size) as usize, &mem, 0, len)?);
+                backups.push(Backup { work: wi, array: ai, lo: kl, kept, mem });
+            }
+        }
+    }
+    Ok(Phase0 { to_device, placed, sends, backups })
+}
+
+/// What phase 1 leaves, per device (work): its guard flags' buffer, its
+/// kernel's event and its report so far.
+struct Enqueued {
+    flag_bufs: Vec<Option<Buffer<u8>>>,
+    kernel_events: Vec<Option<Event>>,
+    dev_reports: Vec<DeviceReport>,
+}
+
+/// Phase 1: every device's transfers and kernel (and its guard flags, read
+/// into `flags`), each device enqueued from a thread of its own: some
+/// drivers run a kernel while it is enqueued (PoCL's `basic`), which would
+/// otherwise hold back the devices enqueued after it (BENCHMARKS.md §7).
+/// Returns once every queue is finished; an error means a device failed.
+#[allow(clippy::too_many_arguments)]
+fn phase1(
+    plan: &Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    works: &[DevWork],
+    split_dim: u32,
+    guarded: bool,
+    ctx_of: &[Arc<DeviceCtx>],
+    sends: &[Vec<Vec<Rect>>],
+    placed: &[Vec<(i64, u64)>],
+    mems: &[Vec<opencl3::types::cl_mem>],
+    flags: &mut [Vec<u8>],
+) -> Result<Enqueued> {
+    let infos = &plan.kernel.args;
+    let scalars = scalar_values(args);
+    let sink = if guarded { GUARD_SINK } else { 0 };
+    let mut host: Vec<Option<HostRegion>> = Vec::with_capacity(infos.len());
+    for i in 0..infos.len() {
+        host.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
+    }
+    let array_of_arg: Vec<Option<usize>> = infos
+        .iter()
+        .map(|info| plan.arrays.iter().position(|a| a.arg_index == info.index))
+        .collect();
+    let extras: Vec<Vec<ExtraValue>> = works
+        .iter()
+        .zip(placed)
+        .map(|(w, placed)| {
+            let windows: Vec<Window> = array_of_arg
+                .iter()
+                .enumerate()
+                .map(|(i, ai)| match ai {
+                    Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
+                    None => local_window(args, i as u32),
+                })
+                .collect();
+            plan.extra_values(nd, split_dim, w.lo, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW))
+        })
+        .collect();
+    let extra_names = plan.extra_names();
+
+    // Order matters: memory that enqueued commands use is declared before
+    // the Finisher (see `run_split`).
+    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
+    let mut flag_bufs: Vec<Option<Buffer<u8>>> = Vec::with_capacity(works.len());
+    let mut kernel_events = Vec::with_capacity(works.len());
+    let mut fin = Finisher::new();
+    let mut dev_reports = Vec::with_capacity(works.len());
+    for c in ctx_of {
+        fin.add(c);
+    }
+    let host_ref = SharedRegions(&host);
+    let arrays = &plan.arrays;
+    let sends_ref = sends;
+    let placed_ref = placed;
+    let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
+        let host = host_ref.get();
+        let (dk, mems) = dk.0;
+        let ctx = &dk.ctx;
+        let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
+        let mut to = 0u64;
+        for (ai, a) in arrays.iter().enumerate() {
+            let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
+            for rect in &sends_ref[wi][ai] {
+                // SAFETY: the copy is bounds-checked against the host and the
+                // device buffer; host buffers are not touched until every
+                // queue is finished (Finisher), and phase 1 only reads them.
+                let buf = ManuallyDropped::new(mems[ai]);
+                exec::release(unsafe { exec::write_rect(ctx, &buf, placed_ref[wi][ai].0, src, rect, a.elem_size)? });
+                to += rect.n_elems() * a.elem_size;
+            }
+        }
+        let flag_buf = if guarded {
+            let b = exec::alloc(ctx, zero_flags.len())?;
+            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            Some(b)
+        } else {
+            None
+        };
+        let mut set: Vec<(&str, SetArg<'_>)> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let mem = array_of_arg[i].map(|ai| mems[ai]);
+                (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
+            })
+            .collect();
+        push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
+        exec::set_args(ctx, kernel, &set)?;
+        let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
+        let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
+        let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
+        let d = split_dim as usize;
+        offsets[d] += w.lo as usize * local[d];
+        global[d] = (w.hi - w.lo) as usize * local[d];
+        let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
+        if let Some(fb) = &flag_buf {
+            // SAFETY: `flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())? });
+        }
+        let report = DeviceReport {
+            index: w.device,
+            name: ctx.info.name.clone(),
+            work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
+            slice: (w.lo, w.hi),
+            bytes_to_device: to,
+            bytes_from_device: 0,
+            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum(),
+            kernel_ms: 0.0,
+        };
+        Ok((flag_buf, ev, report))
+    };
+    let jobs: Vec<_> = works
+        .iter()
+        .enumerate()
+        .zip(flags.iter_mut())
+        .map(|((wi, w), f)| {
+            let dk = &plan.kernels[&w.device];
+            (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
+        })
+        .collect();
+    let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
+        let (start, cl0) = (Instant::now(), exec::cl_time());
+        let r = enqueue(wi, w, dk, f);
+        let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
+        (r, start, end, (end - start).saturating_sub(cl))
+    });
+    // This thread then waited for the other devices' enqueues, whose
+    // OpenCL calls are timed in their own threads. Of the wait, the part
+    // the last of them ran (from its start, or the wait's) less all its own
+    // host time was spent inside OpenCL calls; the rest (waking it up, its
+    // host time) stays host time.
+    if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
+        exec::add_cl_time(end.saturating_duration_since(start.max(wait_from)).saturating_sub(host));
+    }
+    let mut failure = None;
+    for (r, ..) in results {
+        match r {
+            Ok((flag_buf, ev, report)) => {
+                flag_bufs.push(flag_buf);
+                kernel_events.push(Some(ev));
+                dev_reports.push(report);
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
+                flag_bufs.push(None);
+                kernel_events.push(None);
+                dev_reports.push(DeviceReport::default());
+            }
+        }
+    }
+    // Every device starts at once, whatever their order (see `exec::on_each`).
+    fin.flush();
+    let finished = fin.finish();
+    let failed = failure.or(finished.err());
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(Enqueued { flag_bufs, kernel_events, dev_reports })
+}
+
+/// The guard's verdict, from each device's flags: the accesses it caught
+/// (none: the outputs can be trusted).
+fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[Vec<u8>]) -> Vec<String> {
+    let infos = &plan.kernel.args;
+    let mut fired = Vec::new();
+    for (wi, w) in works.iter().enumerate() {
+        for (slot, arg_index) in plan.guard.as_ref().map(|g| g.as_slice()).unwrap_or(&[]).iter().enumerate() {
+            let f = guard_bits(&flags[wi], slot);
+            if f != 0 {
+                let name = infos.get(*arg_index as usize).map_or("?", |i| i.name.as_str());
+                let what = if f & 1 != 0 { "outside its device buffer" } else { "outside its analyzed range" };
+                fired.push(format!("an access of '{name}' {what} on device {}", w.device));
+            }
+        }
+    }
+    fired
+}
+
+/// After the guard fired: restores what only a device held (`backups`);
+/// the rest of each write window is no longer trusted on that device.
+fn restore(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], ctx_of: &[Arc<DeviceCtx>], backups: &[Backup]) -> Result<()> {
+    let mut fin = Finisher::new();
+    for b in backups {
+        let a = &plan.arrays[b.array];
+        let r = res[a.arg_index as usize].as_deref().expect("checked above");
+        let alloc = &r.allocs[&works[b.work].device];
+        fin.add(&ctx_of[b.work]);
+        let len = b.kept.hull().map_or(0, |(l, u)| (u - l + 1) as u64 * a.elem_size) as usize;
+        exec::release(exec::copy(&ctx_of[b.work], &b.mem, 0, &alloc.mem, ((b.lo - alloc.base) as u64 * a.elem_size) as usize, len)?);
+    }
+    fin.finish()?;
+    for (wi, w) in works.iter().enumerate() {
+        for (ai, a) in plan.arrays.iter().enumerate() {
+            let Some((l, u)) = w.arrays[ai].write_r else { continue };
+            let kept = backups.iter().find(|b| b.work == wi && b.array == ai).map_or_else(Runs::new, |b| b.kept.clone());
+            let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+            r.coh.invalidate(Holder::Device(w.device), &Runs::interval(l, u).subtract(&kept));
+        }
+    }
+    Ok(())
+}
+
+/// Records what each device wrote, now, before anything else can fail:
+/// resident where the written sets are disjoint; where they are merged on
+/// the host, the devices' copies are distrusted (the host held every
+/// element of them before the launch, phase 0).
+fn record(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], glue: &[Glue]) {
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if !a.writes {
+            continue;
+        }
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        for w in works {
+            let da = &w.arrays[ai];
+            if glue[ai] == Glue::DiffMerge {
+                r.coh.invalidate(Holder::Device(w.device), &da.write_set);
+            } else {
+                r.coh.written(Holder::Device(w.device), &da.write_set);
+            }
+        }
+    }
+}
+
+/// Phase 2: merged arrays come back through staging.
+#[allow(clippy::too_many_arguments)]
+fn phase2(
+    plan: &Plan,
+    works: &[DevWork],
+    ctx_of: &[Arc<DeviceCtx>],
+    mems: &[Vec<opencl3::types::cl_mem>],
+    placed: &[Vec<(i64, u64)>],
+    staging: &mut [Vec<u8>],
+    dev_reports: &mut [DeviceReport],
+) -> Result<()> {
+    let mut fin = Finisher::new();
+    for ((wi, w), report) in works.iter().enumerate().zip(dev_reports.iter_mut()) {
+        let ctx = &ctx_of[wi];
+        let mut from = 0u64;
+        for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
+            let (Some((l, u)), Some(si)) = (da.write_r, da.staging) else { continue };
+            fin.add(ctx);
+            let es = a.elem_size as i64;
+            let len = ((u - l + 1) * es) as usize;
+            let buf = ManuallyDropped::new(mems[wi][ai]);
+            // SAFETY: bounds-checked; the staging vector outlives the queue.
+            exec::release(unsafe { exec::read_host(ctx, &buf, ((l - placed[wi][ai].0) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
+            from += len as u64;
+            report.commands += 1;
+        }
+        report.bytes_from_device = from;
+    }
+    fin.finish()?;
+    Ok(())
+}
+
+/// Merges on the host what each device wrote of a diff-merged array: an
+/// element a device changed (its staged value differs from the host's
+/// original) takes that value.
+fn merge(plan: &Plan, args: &mut KernelArgs, res: &mut [Option<&mut Residency>], works: &[DevWork], glue: &[Glue], staging: &[Vec<u8>]) {
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if !a.writes {
+            continue;
+        }
+        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        if glue[ai] != Glue::DiffMerge {
+            continue;
+        }
+        let es = a.elem_size as usize;
+        let out = args
+            .buffer_at_mut(a.arg_index)
+            .expect("checked: array arguments are buffers")
+            .as_bytes_mut();
+        let parts: Vec<((i64, i64), usize)> = works
+            .iter()
+            .filter_map(|w| Some((w.arrays[ai].write_r?, w.arrays[ai].staging?)))
+            .collect();
+        let Some(gl) = parts.iter().map(|p| p.0 .0).min() else {
+            continue;
+        };
+        let gu = parts.iter().map(|p| p.0 .1).max().unwrap_or(gl);
+        let original = out[gl as usize * es..(gu as usize + 1) * es].to_vec();
+        let mut merged = Runs::new();
+        for ((l, u), si) in parts {
+            let orig = &original[(l - gl) as usize * es..(u - gl + 1) as usize * es];
+            let dst = &mut out[l as usize * es..(u as usize + 1) * es];
+            for ((d, s), o) in dst
+                .chunks_exact_mut(es)
+                .zip(staging[si].chunks_exact(es))
+                .zip(orig.chunks_exact(es))
+            {
+                if s != o {
+                    d.copy_from_slice(s);
+                }
+            }
+            merged = merged.union(&Runs::interval(l, u));
+        }
+        r.coh.written(Holder::Host, &merged);
+    }
+}
+
+/// The guard window of an array on one device: what the slice may read and
+/// write, relative to its device buffer.
+fn split_window(da: &DevArray, (base, extent): (i64, u64)) -> Window {
+    let rel = |r: Option<(i64, i64)>| r.map_or((0, 0), |(l, u)| (l - base, u - base + 1));
+    Window {
+        base,
+        read: rel(da.read_r),
+        write: rel(da.write_r),
+        extent: extent as i64,
+        boxes: da.boxes.clone(),
+    }
+}
+
+/// The host regions of a launch, shared by the threads that enqueue the
+/// devices' commands: phase 1 only reads through them (host-to-device
+/// copies), and nothing writes the host buffers until every queue is
+/// finished.
+struct SharedRegions<'a>(&'a [Option<HostRegion>]);
+
+// SAFETY: see the type's doc: the regions are only read while shared.
+unsafe impl Sync for SharedRegions<'_> {}
+
+impl SharedRegions<'_> {
+    fn get(&self) -> &[Option<HostRegion>] {
+        self.0
+    }
+}
+
+/// A device's kernels, handed to the one thread that enqueues that device
+/// (OpenCL kernel objects must not be used by two threads at once; each
+/// device has its own).
+struct OneThread<T>(T);
+
+// SAFETY: see the type's doc: one thread per device uses the value.
+unsafe impl<T> Send for OneThread<T> {}
+
+fn groups_other_dims(nd: &NdRange, split_dim: u32) -> u64 {
+    (0..nd.work_dim())
+        .filter(|&d| d != split_dim)
+        .map(|d| nd.n_groups(d))
+        .product()
+}
+
+/// Makes `res`'s allocation on the device of `ctx` hold elements
+/// `[lo, hi]` (and the guard's sink): kept when it does, otherwise replaced
+/// by one over `[lo, hi]` and, when `grow`, the elements the device already
+/// holds. Valid elements the new allocation keeps are copied on the device;
+/// those it drops that no other holder has are gathered to the host first.
+fn ensure_alloc(
+    res: &mut Residency,
+    ctx: &std::sync::Arc<DeviceCtx>,
+    host: &mut [u8],
+    es: u64,
+    (lo, hi): (i64, i64),
+    grow: bool,
+) -> Result<Vec<(usize, u64, u64)>> {
+    let dev = ctx.info.index;
+    if res.allocs.get(&dev).is_some_and(|a| a.covers(lo, hi)) {
+        return Ok(Vec::new());
+    }
+    let valid = res.coh.valid(Holder::Device(dev));
+    let (lo, hi) = match (grow, valid.hull()) {
+        (true, Some((vl, vu))) => (lo.min(vl), hi.max(vu)),
+        _ => (lo, hi),
+    };
+    let keep = Runs::interval(lo, hi);
+    let dropped = valid.subtract(&keep);
+    let mut gathered = Vec::new();
+    if !dropped.is_empty() {
+        let only_here = dropped.intersect(&res.coh.exclusive(Holder::Device(dev)));
+        if !only_here.is_empty() {
+            gathered = res.gather(host, es, &only_here)?;
+        }
+        res.coh.invalidate(Holder::Device(dev), &dropped);
+    }
+    let extent = (hi - lo + 1) as u64;
+    let mem = exec::alloc(ctx, ((extent + GUARD_SINK) * es) as usize)?;
+    if let (Some(old), Some((kl, ku))) = (res.allocs.get(&dev), valid.intersect(&keep).hull()) {
+        let len = ((ku - kl + 1) as u64 * es) as usize;
+        exec::release(exec::copy(ctx, &old.mem, ((kl - old.base) as u64 * es) as usize, &mem, ((kl - lo) as u64 * es) as usize, len)?);
+    }
+    res.allocs.insert(dev, DevAlloc { ctx: ctx.clone(), base: lo, extent, mem });
+    Ok(gathered)
+}
+
+/// A copy, on one device, of the elements of a written array that only
+/// that device holds, taken before its kernel runs: restored when the guard
+/// discards the launch, so that nothing is lost.
+struct Backup {
+    work: usize,
+    array: usize,
+    lo: i64,
+    kept: Runs,
+    mem: Buffer<u8>,
+}
+
+/// A device buffer handle borrowed from its owner for one call: wrapped as
+/// a [`Buffer`] that never releases it.
+struct ManuallyDropped(std::mem::ManuallyDrop<Buffer<u8>>);
+
+impl ManuallyDropped {
+    fn new(mem: opencl3::types::cl_mem) -> ManuallyDropped {
+        ManuallyDropped(std::mem::ManuallyDrop::new(Buffer::new(mem)))
+    }
+}
+
+impl std::ops::Deref for ManuallyDropped {
+    type Target = Buffer<u8>;
+    fn deref(&self) -> &Buffer<u8> {
+        &self.0
+    }
+}

@@ -1,0 +1,375 @@
+//! The unsplit runs: the original kernel whole on one device
+//! ([`run_whole`], [`Plan::run_whole`]), and a launch that does not split
+//! ([`run_unsplit`], over resident buffers [`run_unsplit_resident`]), with
+//! the guarded subkernel over the whole NDRange first unless the launch is
+//! unchecked.
+
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem};
+use ranges_format::ArgKind;
+
+use super::report::{add_gathered, DeviceReport, RunReport, WholeRun};
+use super::schedule::Footprint;
+use super::setargs::{guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES};
+use super::{check_cap, LaunchOptions};
+use crate::args::KernelArgs;
+use crate::buffer::ArgValue;
+use crate::coherence::Holder;
+use crate::error::{cl_err, LaunchError, Result};
+use crate::exec::{self, Finisher, HostRegion, SetArg};
+use crate::ndrange::NdRange;
+use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
+use crate::resident::Residency;
+use crate::runs::Runs;
+use crate::runtime::{DeviceCtx, Runtime};
+
+/// Builds `source` (with `build_options` and `-cl-std=CL1.2`) on one device
+/// and runs kernel `kernel` over the whole NDRange. Every buffer goes to the
+/// device whole; afterwards every `__global` buffer of `args` holds the
+/// kernel's output.
+pub fn run_whole(
+    runtime: &Runtime,
+    source: &str,
+    kernel: &str,
+    build_options: &[String],
+    device: usize,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+) -> Result<WholeRun> {
+    nd.validate()?;
+    let program = runtime.program(device, kernel, source, build_options)?;
+    let ctx = runtime.ctx(device)?;
+    let k = Kernel::create(&program, kernel).map_err(|e| match e.0 {
+        opencl3::error_codes::CL_INVALID_KERNEL_NAME => LaunchError::RangeFile {
+            kernel: kernel.to_string(),
+            message: format!("the source has no kernel '{kernel}'"),
+        },
+        _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
+    })?;
+    let Moved { kernel_ms, to, from, .. } =
+        run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    Ok(WholeRun {
+        device,
+        kernel_ms,
+        bytes_to_device: to,
+        bytes_from_device: from,
+    })
+}
+
+impl Plan {
+    /// Runs the original kernel whole on one device (see [`run_whole`]),
+    /// with the program built once per device.
+    pub fn run_whole(
+        &mut self,
+        device: usize,
+        nd: &NdRange,
+        args: &mut KernelArgs,
+    ) -> Result<WholeRun> {
+        nd.validate()?;
+        self.check_args(args)?;
+        self.whole_kernel(device)?;
+        let dk = &self.kernels[&device];
+        let kernel = dk.whole.as_ref().expect("built above");
+        let Moved { kernel_ms, to, from, .. } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+            kind == ArgKind::GlobalBuffer
+        })?;
+        Ok(WholeRun {
+            device,
+            kernel_ms,
+            bytes_to_device: to,
+            bytes_from_device: from,
+        })
+    }
+}
+
+/// What a run on one device did: its kernel time and the bytes and
+/// transfer commands it moved.
+struct Moved {
+    kernel_ms: f64,
+    to: u64,
+    from: u64,
+    commands: u64,
+}
+
+/// Runs a kernel on one device with every buffer whole; reads back the
+/// buffers `readback(arg_index, kind)` selects into `args`.
+fn run_original(
+    ctx: &std::sync::Arc<DeviceCtx>,
+    kernel: &Kernel,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    readback: &dyn Fn(u32, ArgKind) -> bool,
+) -> Result<Moved> {
+    match run_on_one(ctx, kernel, nd, args, None, readback)? {
+        Ok(r) => Ok(r),
+        Err(_) => unreachable!("no guard, no flags"),
+    }
+}
+
+/// The guarded form of a whole run: the subkernel's extra arguments, the
+/// guarded arguments in flag-slot order.
+struct GuardedRun<'a> {
+    names: &'a [String],
+    values: &'a [ExtraValue],
+    guarded: &'a [u32],
+}
+
+/// Runs a kernel (the original, or with `guard` the guarded subkernel) on
+/// one device over the whole NDRange with every buffer whole. With the
+/// guard, the flags are read before any output: when one is raised nothing
+/// is read back and the raised `(argument index, flag)` pairs are returned.
+fn run_on_one(
+    ctx: &std::sync::Arc<DeviceCtx>,
+    kernel: &Kernel,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    guard: Option<GuardedRun<'_>>,
+    readback: &dyn Fn(u32, ArgKind) -> bool,
+) -> Result<std::result::Result<Moved, Vec<(u32, i32)>>> {
+    let infos = args.infos().to_vec();
+    let scalars = scalar_values(args);
+    let sink = if guard.is_some() { GUARD_SINK } else { 0 };
+    let _busy = ctx.take();
+    let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
+    let mut to = 0u64;
+    let mut commands = 0u64;
+    let mut from = 0u64;
+    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
+    let mut flags = zero_flags.clone();
+    let mut fin = Finisher::new();
+    fin.add(ctx);
+    let mut regions = Vec::new();
+    for i in 0..infos.len() {
+        regions.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
+    }
+    for (i, region) in regions.iter().enumerate() {
+        let Some(region) = *region else {
+            bufs.push(None);
+            continue;
+        };
+        let len = region.len();
+        let es = infos[i].elem_size.max(1) as u64;
+        let buf = exec::alloc(ctx, len + (sink * es) as usize)?;
+        // SAFETY: the host buffer is borrowed mutably for this whole call and
+        // the queue is finished before it returns (Finisher).
+        exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
+        to += len as u64;
+        commands += 1;
+        bufs.push(Some(buf));
+    }
+    let flag_buf = match &guard {
+        Some(_) => {
+            let b = exec::alloc(ctx, zero_flags.len())?;
+            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
+            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            Some(b)
+        }
+        None => None,
+    };
+    let mut set: Vec<(&str, SetArg<'_>)> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            (
+                info.name.as_str(),
+                guarded_arg(&scalars[i], bufs[i].as_ref().map(|b| b.get()), sink, info.elem_size),
+            )
+        })
+        .collect();
+    if let Some(g) = &guard {
+        push_extra_args(&mut set, g.names, g.values, flag_buf.as_ref());
+    }
+    exec::set_args(ctx, kernel, &set)?;
+    let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
+    let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
+    let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
+    let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
+    if let (Some(g), Some(fb)) = (&guard, &flag_buf) {
+        // SAFETY: `flags` outlives the queue (declared before the Finisher).
+        exec::release(unsafe { exec::read(ctx, fb, 0, flags.as_mut_ptr(), flags.len())? });
+        fin.finish()?;
+        let raised: Vec<(u32, i32)> = g
+            .guarded
+            .iter()
+            .enumerate()
+            .map(|(slot, &ai)| (ai, guard_bits(&flags, slot)))
+            .filter(|&(_, f)| f != 0)
+            .collect();
+        if !raised.is_empty() {
+            exec::release((ev, bufs, flag_buf));
+            return Ok(Err(raised));
+        }
+        fin = Finisher::new();
+        fin.add(ctx);
+    }
+    for (i, info) in infos.iter().enumerate() {
+        if let (Some(buf), Some(region)) = (&bufs[i], regions[i]) {
+            if readback(info.index, info.kind) {
+                let len = region.len();
+                // SAFETY: as above.
+                exec::release(unsafe { exec::read_host(ctx, buf, 0, region, 0, len)? });
+                from += len as u64;
+                commands += 1;
+            }
+        }
+    }
+    fin.finish()?;
+    let kernel_ms = exec::kernel_ms(ctx, &ev)?;
+    exec::release((ev, bufs, flag_buf));
+    Ok(Ok(Moved { kernel_ms, to, from, commands }))
+}
+
+/// Runs the kernel whole on `device` (guarded unless the launch is
+/// unchecked or the guard cannot check it); `slice` is the whole NDRange's
+/// work-groups along the split dimension, `footprint` the report's counts.
+#[allow(clippy::too_many_arguments)]
+fn run_unsplit(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    device: usize,
+    slice: (u64, u64),
+    reason: String,
+    footprint: Footprint,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let needed: u64 = args
+        .values()
+        .iter()
+        .map(|v| match v {
+            ArgValue::Buffer(b) => b.as_bytes().len() as u64,
+            _ => 0,
+        })
+        .sum();
+    check_cap(plan, device, needed, options)?;
+    let Footprint { whole_bytes, exact, mut notes } = footprint;
+    let mut result = None;
+    // Set when the guard caught a write the analysis did not see: the
+    // original kernel then re-runs with every buffer read back.
+    let mut guard_caught = false;
+    // With the guard, the guarded subkernel runs over the whole NDRange: a
+    // buffer too small for what the kernel accesses, or an access of a mode
+    // the analysis did not see, is caught before any output is read back.
+    if let (false, Ok(guarded)) = (options.unchecked, &plan.guard) {
+        let guarded = guarded.clone();
+        exec::cl_timed(|| plan.sub_kernel(device, false))?;
+        let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+        let windows: Vec<Window> = (0..args.infos().len() as u32)
+            .map(|arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+                Some(a) => {
+                    let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
+                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
+                }
+                None => local_window(args, arg_index),
+            })
+            .collect();
+        let extras = plan.extra_values(nd, split_dim, 0, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW));
+        let names = plan.extra_names();
+        let dk = &plan.kernels[&device];
+        let kernel = dk.sub.as_ref().expect("built above");
+        let arrays = &plan.arrays;
+        let g = GuardedRun { names, values: &extras, guarded: &guarded };
+        match run_on_one(&dk.ctx, kernel, nd, args, Some(g), &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
+            Some(a) => a.writes,
+            None => kind == ArgKind::GlobalBuffer,
+        })? {
+            Ok(r) => result = Some(r),
+            Err(raised) => {
+                if let Some(&(ai, _)) = raised.iter().find(|(_, f)| f & 1 != 0) {
+                    let info = &args.infos()[ai as usize];
+                    let (what, len) = match args.value(ai) {
+                        Some(ArgValue::Local { bytes }) => ("__local argument", bytes / info.elem_size.max(1) as u64),
+                        _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
+                    };
+                    return Err(LaunchError::GuardOutOfBounds { kernel: plan.kernel.name.clone(), what, array: info.name.clone(), len });
+                }
+                let names: Vec<&str> = raised.iter().map(|&(ai, _)| args.infos()[ai as usize].name.as_str()).collect();
+                guard_caught = true;
+                notes.push(format!(
+                    "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran with every buffer read back",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    let Moved { kernel_ms, to, from, commands } = match result {
+        Some(r) => r,
+        None => {
+            exec::cl_timed(|| plan.whole_kernel(device))?;
+            let dk = &plan.kernels[&device];
+            let kernel = dk.whole.as_ref().expect("built above");
+            let arrays = &plan.arrays;
+            run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
+                if guard_caught {
+                    return kind == ArgKind::GlobalBuffer;
+                }
+                match arrays.iter().find(|a| a.arg_index == index) {
+                    Some(a) => a.writes,
+                    None => kind == ArgKind::GlobalBuffer,
+                }
+            })?
+        }
+    };
+    let dk = &plan.kernels[&device];
+    Ok(RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: false,
+        splittable: plan.kernel.splittable,
+        split_dim: plan.kernel.split_dim,
+        reason: Some(reason),
+        devices: vec![DeviceReport {
+            index: device,
+            name: dk.ctx.info.name.clone(),
+            work_groups: nd.n_groups_total(),
+            slice,
+            bytes_to_device: to,
+            bytes_from_device: from,
+            commands,
+            kernel_ms,
+        }],
+        bytes_total: to + from,
+        bytes_whole_buffers: whole_bytes,
+        bytes_exact: exact,
+        wall_ms: 0.0,
+        host_us: 0.0,
+        verified: None,
+        mismatch: None,
+        notes,
+        guard_fired: false,
+    })
+}
+
+/// [`run_unsplit`] over resident buffers: an unsplit run moves every
+/// buffer whole, so the host first gathers what it lacks, and afterwards
+/// the host holds the results (device copies of `__global` buffers are
+/// stale).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_unsplit_resident(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    device: usize,
+    slice: (u64, u64),
+    reason: String,
+    footprint: Footprint,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let mut gathered = Vec::new();
+    for (i, r) in res.iter_mut().enumerate() {
+        if let (Some(r), Some(host)) = (r.as_deref_mut(), args.buffer_at_mut(i as u32)) {
+            gathered.extend(r.gather_all(host)?);
+        }
+    }
+    let mut report = run_unsplit(plan, nd, args, device, slice, reason, footprint, options)?;
+    for (i, r) in res.iter_mut().enumerate() {
+        let info = &args.infos()[i];
+        if let (Some(r), ArgKind::GlobalBuffer) = (r.as_deref_mut(), info.kind) {
+            let n = args.buffer_at(i as u32).map_or(0, |b| b.len());
+            r.coh.written(Holder::Host, &Runs::interval(0, n as i64 - 1));
+        }
+    }
+    add_gathered(&mut report, &gathered);
+    Ok(report)
+}
