@@ -4,8 +4,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use launcher::{ArgValue, BufferId, BufferSet, Coherence, Holder, HostBuffer, KernelArgs, LaunchOptions, NdRange, Plan, RankSlices, RunReport, Runs};
-use mpi::point_to_point::{Destination, Source};
-use mpi::topology::Communicator;
+use mpi::traits::*;
 use ranges_format::{ArgKind, Mode};
 use serde::Serialize;
 
@@ -167,8 +166,8 @@ impl<'w> Coordinator<'w> {
         let t0 = Instant::now();
         let mut pause = Duration::from_micros(20);
         loop {
-            if let Some((msg, _)) = p.immediate_matched_probe_with_tag(tag) {
-                let (v, _) = msg.matched_receive_vec::<u8>();
+            if let Some(probed) = p.immediate_matched_probe_with_tag(tag) {
+                let (v, _) = probed.matched_receive_vec::<u8>();
                 self.totals[rank].messages += 1;
                 return Ok(v);
             }

@@ -44,7 +44,7 @@ mod worker;
 pub use coordinator::{Coordinator, LaunchOutcome, RankLaunch, RankTotals};
 pub use worker::serve;
 
-use mpi::topology::Communicator;
+use mpi::traits::*;
 
 /// Everything that goes wrong between ranks.
 #[derive(Debug, thiserror::Error)]

@@ -3,8 +3,7 @@
 use std::collections::HashMap;
 
 use launcher::{ArgValue, BufferId, BufferSet, DeviceBuffer, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
-use mpi::point_to_point::{Destination, Source};
-use mpi::topology::Communicator;
+use mpi::traits::*;
 
 use crate::wire::{Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA};
 use crate::{World, TEST_FAULT_VAR};
