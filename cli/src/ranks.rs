@@ -286,6 +286,7 @@ impl crate::steps::Ranks for Coordinator<'_> {
             bytes_mpi: out.bytes_mpi,
             bytes_whole_buffers: out.bytes_whole_buffers,
             per_rank: out.ranks.iter().map(|r| (r.bytes_to_rank, r.bytes_from_rank)).collect(),
+            wall_ms: out.wall_ms,
         };
         Ok((out.rank0, line))
     }

@@ -110,6 +110,9 @@ pub(crate) struct RanksLine {
     pub(crate) bytes_whole_buffers: u64,
     /// Per rank (index = rank), element bytes sent to it and fetched from it.
     pub(crate) per_rank: Vec<(u64, u64)>,
+    /// The launch across every rank (rank 0's sends, every rank's run, the
+    /// replies), ms; the line's `wall_ms` is this one under mpirun.
+    pub(crate) wall_ms: f64,
 }
 
 /// A step's value for one kernel argument, resolved against the kernel.
@@ -490,6 +493,7 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
                 l.split = m.divided;
                 l.reason = m.reason.clone();
                 l.bytes_whole_buffers = m.bytes_whole_buffers;
+                l.wall_ms = m.wall_ms;
                 l.mpi = Some(m);
             }
             lines.push(l);

@@ -396,8 +396,8 @@ impl<'w> Coordinator<'w> {
             }
         }
         // 2. the windows: the other ranks first, then rank 0's own
-        for r in 1..n {
-            if ranks[r].work_groups == 0 {
+        for (r, rk) in ranks.iter().enumerate().skip(1) {
+            if rk.work_groups == 0 {
                 continue;
             }
             for &(_, b) in bindings {
@@ -405,15 +405,11 @@ impl<'w> Coordinator<'w> {
             }
             let idx = self.plan_idx(plan, r)?;
             let wire_args = args
-                .infos()
+                .values()
                 .iter()
-                .zip(args.values())
-                .map(|(info, v)| match v {
+                .map(|v| match v {
                     ArgValue::Scalar { bytes, .. } => WireArg::Scalar(bytes.clone()),
-                    ArgValue::Buffer(_) => {
-                        let _ = info;
-                        WireArg::Buffer
-                    }
+                    ArgValue::Buffer(_) => WireArg::Buffer,
                     ArgValue::Local { bytes } => WireArg::Local(*bytes),
                 })
                 .collect();
@@ -424,7 +420,7 @@ impl<'w> Coordinator<'w> {
                 offset: nd.offset.clone(),
                 args: wire_args,
                 bindings: bindings.iter().map(|&(a, b)| (a, b as u32)).collect(),
-                window: ranks[r].window,
+                window: rk.window,
                 shares: local_shares.map(<[_]>::to_vec),
                 unchecked: options.unchecked,
                 mem_cap_bytes: options.mem_cap_bytes,
@@ -448,18 +444,18 @@ impl<'w> Coordinator<'w> {
             self.totals[0].launches += 1;
             rank0 = Some(r);
         }
-        for r in 1..n {
-            if ranks[r].work_groups == 0 {
+        for (r, rk) in ranks.iter_mut().enumerate().skip(1) {
+            if rk.work_groups == 0 {
                 continue;
             }
             let rep: LaunchedReply = match self.reply(r, &format!("its launch of kernel '{kname}'"))? {
                 Reply::Launched(l) => l,
                 _ => return Err(RanksError::Protocol { rank: r as i32, message: "expected a launch reply".into() }),
             };
-            ranks[r].wall_ms = rep.wall_ms;
-            ranks[r].n_devices = rep.n_devices;
-            ranks[r].bytes_to_devices = rep.bytes_to_devices;
-            ranks[r].bytes_from_devices = rep.bytes_from_devices;
+            rk.wall_ms = rep.wall_ms;
+            rk.n_devices = rep.n_devices;
+            rk.bytes_to_devices = rep.bytes_to_devices;
+            rk.bytes_from_devices = rep.bytes_from_devices;
         }
         // 3. what each window wrote is valid there only
         let mut whole_total = 0;
