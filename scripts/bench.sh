@@ -5,10 +5,16 @@
 # bench-results.md). About 12 minutes on a 2-core machine (plus the first
 # release build, about 10 minutes). Extra arguments
 # go to clpart-bench (e.g. --quick, --only bytes,launch, --out FILE).
+# Item 8 (`--only mpi`: clpart steps across MPI ranks, about 2 minutes)
+# runs only when named; it builds clpart with the feature `mpi`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/env.sh
-cargo build --release -q -p clpart -p clpart-bench
+features=()
+case " $* " in
+    *mpi*) features=(--features clpart/mpi) ;;
+esac
+cargo build --release -q -p clpart -p clpart-bench "${features[@]}"
 target="${CARGO_TARGET_DIR:-target}"
 exec "$target/release/clpart-bench" --out bench-results.json --markdown bench-results.md "$@"

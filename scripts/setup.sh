@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(libclang-19-dev libpolylib64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       autoconf automake libtool pkg-config gcc make valgrind python3 python3-pip
-      librsvg2-bin)  # librsvg2-bin: rsvg-convert renders the --svg pictures in cli/tests/svg.rs
+      librsvg2-bin  # librsvg2-bin: rsvg-convert renders the --svg pictures in cli/tests/svg.rs
+      openmpi-bin libopenmpi-dev iproute2)  # the `mpi` feature and its tests (cli/tests/mpi.rs: mpirun, ip netns)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

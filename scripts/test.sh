@@ -15,6 +15,17 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
     cargo test --workspace --no-fail-fast
 fi
+# The ranks over MPI (issue 18): the `mpi` feature's tests, wherever mpirun
+# is installed (setup installs Open MPI, so on CI they always run).
+if command -v mpirun >/dev/null 2>&1; then
+    if cargo nextest --version >/dev/null 2>&1; then
+        cargo nextest run -p clpart --features mpi --test mpi --no-fail-fast
+    else
+        cargo test -p clpart --features mpi --test mpi --no-fail-fast
+    fi
+else
+    echo "test.sh: mpirun not found: the MPI tests (cli/tests/mpi.rs) did not run" >&2
+fi
 # Fuzzing (bounded, 20 s per target) on CI or when asked; a crash fails.
 if [ -n "${CI:-}" ] || [ "${CLPART_FUZZ:-}" = 1 ]; then
     bash scripts/fuzz.sh "${CLPART_FUZZ_SECONDS:-20}"

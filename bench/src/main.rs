@@ -9,7 +9,9 @@
 //! 3. bytes moved by a 50/50 split vs the exact footprint,
 //! 4. co-execution speed-up and efficiency on two PoCL devices,
 //! 5. peak host memory of `clpart run`,
-//! 7. the OpenCL layer's pass-through overhead (`layer.rs`).
+//! 7. the OpenCL layer's pass-through overhead (`layer.rs`),
+//! 8. `clpart steps` across MPI ranks (`mpi.rs`; only when named:
+//!    `--only mpi`, with `clpart` built with the feature `mpi`).
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
@@ -23,6 +25,7 @@ mod common;
 mod guard;
 mod layer;
 mod memory;
+mod mpi;
 mod overhead;
 mod stats;
 mod table;
@@ -49,6 +52,8 @@ use table::{detail, markdown, Row};
 ///   bash scripts/bench.sh
 ///   target/release/clpart-bench --only bytes,launch --out /tmp/b.json
 ///   target/release/clpart-bench --quick
+///   cargo build --release -p clpart -p clpart-bench --features clpart/mpi
+///   target/release/clpart-bench --only mpi --out /tmp/mpi.json
 #[derive(Parser)]
 #[command(name = "clpart-bench", verbatim_doc_comment)]
 struct Cli {
@@ -65,7 +70,7 @@ struct Cli {
     /// minute whose figures are not the benchmark's.
     #[arg(long)]
     quick: bool,
-    /// Run only these items (comma separated).
+    /// Run only these items (comma separated). `mpi` runs only when named.
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Item>,
     /// Internal: run as a worker subprocess.
@@ -92,6 +97,9 @@ enum Item {
     Guard,
     /// 7: the OpenCL layer's cost on a program whose kernels never split.
     Layer,
+    /// 8: `clpart steps` across MPI ranks (needs mpirun and `clpart`
+    /// built with the feature `mpi`; runs only when named).
+    Mpi,
 }
 
 fn main() {
@@ -176,7 +184,7 @@ fn bench(cli: &Cli) -> Result<()> {
         bail!("'{}' does not exist; build it with 'cargo build --release -p clpart' or pass --clpart", clpart.display());
     }
     let scale = if cli.quick { &QUICK } else { &FULL };
-    let wants = |i: Item| cli.only.is_empty() || cli.only.contains(&i);
+    let wants = |i: Item| (cli.only.is_empty() && i != Item::Mpi) || cli.only.contains(&i);
     let corpus = clpart_tests::corpus();
     let mut rows = Vec::new();
     let mut details = String::new();
@@ -467,6 +475,52 @@ fn bench(cli: &Cli) -> Result<()> {
             format!("{:.1} ms / {:.1} ms", median(&l.layer_wall_ms), median(&l.plain_wall_ms)),
         ));
         results.insert("layer".into(), serde_json::to_value(&l)?);
+    }
+
+    if wants(Item::Mpi) {
+        // 20 launches as in kernels/iterative/jacobi2d.ron, on its grid and a larger one
+        let (sizes, reps): (&[u64], usize) = if cli.quick { (&[256], 1) } else { (&[256, 2048], 3) };
+        eprintln!("== 8. clpart steps across MPI ranks (jacobi2d, 20 launches, {reps} runs per configuration)");
+        let (cases, no_netns) = mpi::run(&clpart, &root, sizes, 10, reps)?;
+        for c in &cases {
+            let base = cases.iter().find(|b| b.n == c.n).map_or(f64::NAN, |b| b.step_ms);
+            let name = format!("jacobi2d {0}x{0}, {1}", c.n, c.config);
+            if c.n_ranks > 0 {
+                let (moved, whole) = (c.mpi_bytes_per_step.unwrap_or(0), c.whole_bytes_per_step.unwrap_or(0));
+                rows.push(Row::info(8, format!("{name}: bytes over MPI per launch after the first two / whole buffers"), format!("{moved} B / {whole} B ({:.5})", moved as f64 / whole.max(1) as f64)));
+            }
+            rows.push(Row::info(8, format!("{name}: wall per launch after the first two (vs 1 process, 1 device)"), format!("{:.2} ms ({:.2}x)", c.step_ms, c.step_ms / base)));
+            if !c.same_output {
+                rows.push(Row::target(8, format!("{name}: A equals the 1-process run"), "no".into(), "yes", false));
+            }
+        }
+        if let Some(why) = &no_netns {
+            rows.push(Row::info(8, "2 ranks across network namespaces", format!("not run: {why}")));
+        }
+        let cells: Vec<Vec<String>> = cases
+            .iter()
+            .map(|c| {
+                let b = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
+                vec![
+                    format!("{0}x{0}", c.n),
+                    c.config.clone(),
+                    format!("{:.2}", c.step_ms),
+                    b(c.mpi_bytes_per_step),
+                    b(c.whole_bytes_per_step),
+                    b(c.mpi_bytes_first_two),
+                    b(c.mpi_bytes_total),
+                    format!("{:.0}", c.launches_ms),
+                    format!("{:.0}", c.process_ms),
+                    if c.same_output { "yes".into() } else { "NO".into() },
+                ]
+            })
+            .collect();
+        details.push_str(&format!(
+            "\nclpart steps across MPI ranks: 2-D Jacobi, {} launches (median of {reps} runs; a launch's wall and bytes after the first two)\n\n{}",
+            cases.first().map_or(0, |c| c.launches),
+            detail(&["grid", "configuration", "wall per launch (ms)", "MPI B per launch", "whole buffers B per launch", "MPI B, first two launches", "MPI B in all", "launches + read (ms)", "process (ms)", "same A"], &cells)
+        ));
+        results.insert("mpi".into(), json!({ "cases": cases, "netns_not_run": no_netns }));
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();

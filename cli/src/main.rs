@@ -6,6 +6,8 @@
 mod analyze;
 mod exec;
 mod progress;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod run;
 mod steps;
 
@@ -73,6 +75,12 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// [`one_line`] for the other modules.
+#[cfg(feature = "mpi")]
+pub(crate) fn one_line_pub(e: &anyhow::Error) -> String {
+    one_line(e)
 }
 
 /// The error and its causes on one line.

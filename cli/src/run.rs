@@ -64,6 +64,14 @@ pub struct RunArgs {
     /// Preprocessor options passed to clang and the OpenCL compiler (`-DNAME=VALUE`); repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
+    /// Under mpirun (feature `mpi`): each rank's shares among its own devices, IDX:SHARE,...
+    /// (default: even); --split then names ranks.
+    #[arg(long, value_name = "IDX:SHARE,...")]
+    pub local_split: Option<String>,
+    /// Under mpirun (feature `mpi`): seconds rank 0 waits for a rank's answer before it names
+    /// the rank and stops the job.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub rank_timeout: u64,
 }
 
 fn parse_sizes(text: &str, what: &str) -> Result<Vec<u64>> {
@@ -80,7 +88,7 @@ fn is_range_file(path: &Path) -> bool {
 }
 
 /// The session of this run: over the range file, or over the source (parsed once).
-fn session(args: &RunArgs) -> Result<Session> {
+pub(crate) fn session(args: &RunArgs) -> Result<Session> {
     if is_range_file(&args.file) {
         // A range file is untrusted input (it also carries kernel code):
         // RangeFile::read validates every field and verifies the checksums.
@@ -94,6 +102,11 @@ fn session(args: &RunArgs) -> Result<Session> {
 }
 
 pub fn run(args: RunArgs) -> Result<u8> {
+    #[cfg(feature = "mpi")]
+    if let Some(world) = mpi_ranks::World::from_env() {
+        let timeout = args.rank_timeout;
+        return crate::ranks::over_ranks(world, timeout, |coord| crate::ranks::run(args, coord));
+    }
     let global = parse_sizes(&args.global, "--global")?;
     let local = match &args.local {
         Some(l) => parse_sizes(l, "--local")?,

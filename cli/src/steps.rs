@@ -64,6 +64,55 @@ pub struct StepsArgs {
     /// Turn the run-time guard off (see `clpart run --help`).
     #[arg(long)]
     pub unchecked: bool,
+    /// Under mpirun (feature `mpi`): seconds rank 0 waits for a rank's answer before it names
+    /// the rank and stops the job. Under mpirun, --split and the steps' `split` name ranks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub rank_timeout: u64,
+}
+
+/// MPI ranks as holders of the run file's buffers (`crate::ranks`, feature
+/// `mpi`): each launch divides across ranks, each rank's buffers stay
+/// there between launches, and only what a rank lacks crosses.
+pub(crate) trait Ranks {
+    /// Number of ranks (the shares name them).
+    fn n_ranks(&self) -> usize;
+    /// Registers buffer `id` of `set` (valid on rank 0); its index for `launch`.
+    fn add(&mut self, set: &BufferSet, id: BufferId) -> usize;
+    /// One launch across the ranks by `shares` (rank, share); bindings are
+    /// (argument index, index from `add`). Rank 0's own report, if it ran
+    /// work-groups, and the ranks' part of the report.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &mut self,
+        set: &mut BufferSet,
+        plan: &mut launcher::Plan,
+        nd: &NdRange,
+        args: &mut KernelArgs,
+        bindings: &[(u32, usize)],
+        shares: &[(usize, f64)],
+        options: &LaunchOptions,
+    ) -> Result<(Option<RunReport>, RanksLine)>;
+    /// Brings buffer `b` (index from `add`) whole to rank 0; the bytes moved.
+    fn gather(&mut self, set: &mut BufferSet, b: usize) -> Result<u64>;
+}
+
+/// The ranks' part of one launch in the report.
+#[derive(Serialize, Clone, Default)]
+pub(crate) struct RanksLine {
+    /// Whether the work-groups were divided across ranks.
+    pub(crate) divided: bool,
+    pub(crate) reason: Option<String>,
+    /// Per rank: window, bytes sent to it and fetched from it, elements sent.
+    pub(crate) ranks: serde_json::Value,
+    /// Element bytes over MPI (both ways).
+    pub(crate) bytes_mpi: u64,
+    /// What whole buffers to and from each rank would move.
+    pub(crate) bytes_whole_buffers: u64,
+    /// Per rank (index = rank), element bytes sent to it and fetched from it.
+    pub(crate) per_rank: Vec<(u64, u64)>,
+    /// The launch across every rank (rank 0's sends, every rank's run, the
+    /// replies), ms; the line's `wall_ms` is this one under mpirun.
+    pub(crate) wall_ms: f64,
 }
 
 /// A step's value for one kernel argument, resolved against the kernel.
@@ -168,6 +217,9 @@ struct LaunchLine {
     wall_ms: f64,
     guard_fired: bool,
     notes: Vec<String>,
+    /// Under mpirun: the ranks' part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mpi: Option<RanksLine>,
 }
 
 #[derive(Serialize)]
@@ -189,6 +241,9 @@ struct Total {
     /// Launches and final reads; no analysis, no verification run.
     wall_ms: f64,
     analysis_ms: f64,
+    /// Under mpirun: element bytes over MPI (launches and final reads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes_mpi: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -218,6 +273,16 @@ fn beside(file: &Path, rel: &str) -> PathBuf {
 }
 
 pub fn steps(args: StepsArgs) -> Result<u8> {
+    #[cfg(feature = "mpi")]
+    if let Some(world) = mpi_ranks::World::from_env() {
+        let timeout = args.rank_timeout;
+        return crate::ranks::over_ranks(world, timeout, |coord| steps_over(args, Some(coord)));
+    }
+    steps_over(args, None)
+}
+
+/// [`steps`], across MPI ranks when `ranks` is given.
+pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> Result<u8> {
     let name = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read '{name}'"))?;
     let file = RunFile::parse(&text).map_err(|e| match e {
@@ -237,14 +302,19 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
     if n_devices == 0 {
         bail!("no OpenCL device found");
     }
-    // the launcher's own checks, made before anything runs
+    // the launcher's own checks, made before anything runs; under mpirun
+    // the shares name ranks
+    let (n_holders, holder) = match &ranks {
+        Some(r) => (r.n_ranks(), "rank"),
+        None => (n_devices, "device"),
+    };
     let check_devices = |shares: &[(usize, f64)], what: &str| -> Result<()> {
         for (i, &(d, _)) in shares.iter().enumerate() {
-            if d >= n_devices {
-                bail!("{what}: device {d} does not exist (devices: 0 to {})", n_devices - 1);
+            if d >= n_holders {
+                bail!("{what}: {holder} {d} does not exist ({holder}s: 0 to {})", n_holders - 1);
             }
             if shares[..i].iter().any(|&(e, _)| e == d) {
-                bail!("{what}: device {d} is listed twice");
+                bail!("{what}: {holder} {d} is listed twice");
             }
         }
         let sum: f64 = shares.iter().map(|s| s.1).sum();
@@ -261,7 +331,7 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
             check_devices(&sh, &format!("--split '{s}'"))?;
             Some(sh)
         }
-        None => Some((0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect()),
+        None => Some((0..n_holders).map(|i| (i, 1.0 / n_holders as f64)).collect()),
     };
     let verify_device = args.verify_device.unwrap_or(0);
     if args.verify && verify_device >= n_devices {
@@ -279,6 +349,10 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
         }
         ids.push(set.add(DeviceBuffer::new(host)));
     }
+    let rank_idx: Vec<usize> = match ranks.as_deref_mut() {
+        Some(r) => ids.iter().map(|id| r.add(&set, *id)).collect(),
+        None => Vec::new(),
+    };
     // The steps, checked against their kernels.
     let mut prepared = Vec::new();
     for (j, s) in file.steps.iter().enumerate() {
@@ -341,7 +415,7 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
     }
 
     let options = LaunchOptions { mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, ..Default::default() };
-    let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
+    let mut balancer = launcher::Balancer::new(&(0..n_holders).collect::<Vec<_>>());
     let mut lines = Vec::new();
     let mut total = Total::default();
     for rep in 0..file.repeat {
@@ -368,9 +442,18 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
                 (Some(s), _) | (None, Some(s)) => s.clone(),
                 (None, None) => balancer.shares(&key),
             };
-            let r = set.launch(plan, &p.nd, &mut kargs, &bindings, &shares, &options).with_context(at)?;
-            if auto && p.shares.is_none() {
-                balancer.observe(&key, &r);
+            let (r, mpi) = match ranks.as_deref_mut() {
+                Some(rk) => {
+                    let by_idx: Vec<(u32, usize)> = bindings.iter().map(|&(a, id)| (a, rank_idx[id_index(&ids, id)])).collect();
+                    let (r0, line) = rk.launch(&mut set, plan, &p.nd, &mut kargs, &by_idx, &shares, &options).with_context(at)?;
+                    (r0, Some(line))
+                }
+                None => (Some(set.launch(plan, &p.nd, &mut kargs, &bindings, &shares, &options).with_context(at)?), None),
+            };
+            if let (true, None, Some(r)) = (auto, &p.shares, &r) {
+                if mpi.is_none() {
+                    balancer.observe(&key, r);
+                }
             }
             if args.verify {
                 let mut kref = p.args(rep).with_context(at)?;
@@ -383,12 +466,52 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
                 }
                 whole.with_context(|| format!("{}: the unsplit run on device {verify_device}", at()))?;
             }
-            lines.push(line(rep, j, &r, &shares));
+            let mut l = match &r {
+                Some(r) => line(rep, j, r, &shares),
+                None => LaunchLine {
+                    repetition: rep,
+                    step: j,
+                    kernel: p.kernel.clone(),
+                    global: p.nd.global.clone(),
+                    local: p.nd.local.clone(),
+                    split: true,
+                    split_dim: plan.kernel().split_dim,
+                    reason: None,
+                    shares: shares.iter().map(|&(device, share)| Share { device, share }).collect(),
+                    devices: Vec::new(),
+                    bytes_total: 0,
+                    bytes_to_devices: 0,
+                    bytes_from_devices: 0,
+                    bytes_whole_buffers: 0,
+                    wall_ms: 0.0,
+                    guard_fired: false,
+                    notes: Vec::new(),
+                    mpi: None,
+                },
+            };
+            if let Some(m) = mpi {
+                l.split = m.divided;
+                l.reason = m.reason.clone();
+                l.bytes_whole_buffers = m.bytes_whole_buffers;
+                l.wall_ms = m.wall_ms;
+                l.mpi = Some(m);
+            }
+            lines.push(l);
         }
     }
 
     // Final reads: what --verify compares and --out writes.
     let t_read = Instant::now();
+    let mut mpi_read_back = 0;
+    if let Some(rk) = ranks.as_deref_mut() {
+        if args.verify || !outs.is_empty() {
+            for (b, idx) in rank_idx.iter().enumerate() {
+                if args.verify || outs.iter().any(|o| o.0 == b) {
+                    mpi_read_back += rk.gather(&mut set, *idx).with_context(|| format!("{name}: gathering buffer '{}' from the ranks", file.buffers[b].name))?;
+                }
+            }
+        }
+    }
     let mut mismatch = None;
     if args.verify {
         for (b, id) in ids.iter().enumerate() {
@@ -410,6 +533,12 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
         total.bytes_total += l.bytes_total;
         total.bytes_whole_buffers += l.bytes_whole_buffers;
         total.wall_ms += l.wall_ms;
+        if let Some(m) = &l.mpi {
+            *total.bytes_mpi.get_or_insert(0) += m.bytes_mpi;
+        }
+    }
+    if ranks.is_some() {
+        *total.bytes_mpi.get_or_insert(0) += mpi_read_back;
     }
     total.bytes_read_back = ids.iter().map(|id| set.get(*id).expect("added above").bytes_gathered()).sum();
     total.bytes_total += total.bytes_read_back;
@@ -547,6 +676,7 @@ fn line(rep: u32, step: usize, r: &RunReport, shares: &[(usize, f64)]) -> Launch
         wall_ms: r.wall_ms,
         guard_fired: r.guard_fired,
         notes: r.notes.clone(),
+        mpi: None,
     }
 }
 
@@ -614,8 +744,15 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
             l.wall_ms,
             if l.guard_fired { ", guard fired" } else { "" }
         );
+        if let Some(m) = &l.mpi {
+            let per: Vec<String> = m.per_rank.iter().enumerate().map(|(r, (to, from))| format!("rank {r} {to} B in, {from} B out")).collect();
+            println!("    mpi: {} B ({}), whole buffers {} B", m.bytes_mpi, per.join("; "), m.bytes_whole_buffers);
+        }
     }
     let t = &r.total;
+    if let Some(b) = t.bytes_mpi {
+        println!("over mpi: {b} B of elements in all (launches and final reads)");
+    }
     println!(
         "total: {} launches, moved {} B (to devices {}, from devices {}, read back {}), whole buffers {} B, wall {:.3} ms, analysis {:.3} ms",
         t.launches, t.bytes_total, t.bytes_to_devices, t.bytes_from_devices, t.bytes_read_back, t.bytes_whole_buffers, t.wall_ms, t.analysis_ms

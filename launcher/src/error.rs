@@ -30,6 +30,19 @@ pub enum LaunchError {
         /// The valid indices, e.g. `0, 1`.
         valid: String,
     },
+    /// A launch over a work-group window (an MPI rank's slice,
+    /// `Plan::set_group_window`) that cannot run split there.
+    #[error("kernel '{kernel}' cannot run work-groups [{lo}, {hi}) alone: {reason}")]
+    Window {
+        /// The kernel.
+        kernel: String,
+        /// The window's first work-group.
+        lo: u64,
+        /// One past its last work-group.
+        hi: u64,
+        /// Why not (the window leaves the NDRange, or the launch would run unsplit).
+        reason: String,
+    },
     /// The split shares are malformed.
     #[error("invalid shares: {message}")]
     Shares {

@@ -254,6 +254,10 @@ pub struct Plan {
     pub(crate) schedules: Schedules,
     /// The names of the subkernel's extra arguments, in order.
     extra_names: Vec<String>,
+    /// `Some((lo, hi))`: launches run only work-groups `[lo, hi)` of the
+    /// split dimension (an MPI rank's slice, issue 18), divided among the
+    /// devices by the shares; see [`Plan::set_group_window`].
+    pub(crate) group_window: Option<(u64, u64)>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -414,6 +418,7 @@ impl Plan {
             kernels: HashMap::new(),
             schedules: Schedules::default(),
             extra_names,
+            group_window: None,
         })
     }
 
@@ -425,6 +430,31 @@ impl Plan {
     /// The runtime this plan builds on.
     pub fn runtime(&self) -> &Runtime {
         &self.runtime
+    }
+
+    /// The original program's source (what unsplit runs build).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The build options of the programs.
+    pub fn build_options(&self) -> &[String] {
+        &self.build_options
+    }
+
+    /// Restricts later launches to work-groups `[lo, hi)` of the split
+    /// dimension (`None`: every work-group, the default). The shares then
+    /// divide the window among the devices; the other work-groups run
+    /// nowhere and their elements are neither sent nor written. This is an
+    /// MPI rank's part of a launch split across ranks (issue 18): the
+    /// window must come from the same plan's [`Plan::rank_slices`], and a
+    /// launch that would run unsplit is an error rather than a whole run.
+    pub fn set_group_window(&mut self, window: Option<(u64, u64)>) {
+        if self.group_window != window {
+            self.group_window = window;
+            // schedules are keyed without the window
+            self.schedules = Schedules::default();
+        }
     }
 
     /// Why this kernel never runs split (`None` when it can).

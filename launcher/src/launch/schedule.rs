@@ -20,6 +20,7 @@ use crate::ndrange::{split_groups, NdRange};
 use crate::plan::{guard_windows, BoxWindow, Plan};
 use crate::runs::Runs;
 use crate::runtime::Runtime;
+use crate::ranks::{RankSlices, SliceSets};
 
 /// Schedules a plan keeps ([`Schedules`]): launches that alternate between
 /// a few configurations (a solver's steps, the two halves of a ping-pong)
@@ -185,8 +186,21 @@ fn make(
 
     let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
     let n_groups = nd.n_groups(split_dim);
+    // the work-groups this process runs: all, or a rank's window (issue 18)
+    let (w_lo, w_hi) = match plan.group_window {
+        None => (0, n_groups),
+        Some((lo, hi)) if lo <= hi && hi <= n_groups => (lo, hi),
+        Some((lo, hi)) => {
+            return Err(LaunchError::Window {
+                kernel: plan.kernel.name.clone(),
+                lo,
+                hi,
+                reason: format!("the ndrange has {n_groups} work-groups along dimension {split_dim}"),
+            })
+        }
+    };
     let fractions: Vec<f64> = shares.iter().map(|s| s.1).collect();
-    let slices = split_groups(n_groups, &fractions);
+    let slices: Vec<(u64, u64)> = split_groups(w_hi - w_lo, &fractions).into_iter().map(|(l, h)| (l + w_lo, h + w_lo)).collect();
     let mut notes = Vec::new();
     let mut participants = Vec::new();
     for (&(device, share), &(lo, hi)) in shares.iter().zip(&slices) {
@@ -207,6 +221,27 @@ fn make(
         .map(|(d, _)| d)
         .unwrap_or(0);
 
+    check_locals(plan, args, shares)?;
+    let (base, run, more) = schedule_run(plan, nd, args, split_dim, &participants, options)?;
+    notes.extend(more);
+    if let (Some((lo, hi)), Run::Unsplit { reason, .. }) = (plan.group_window, &run) {
+        return Err(LaunchError::Window { kernel: plan.kernel.name.clone(), lo, hi, reason: reason.clone() });
+    }
+    Ok(Schedule { split_dim, n_groups, main_device, base, notes, run })
+}
+
+/// The parameters of the unsplit NDRange, how the launch runs, and the
+/// notes on failed assumptions, for the slices `participants` (`(label, lo,
+/// hi)`: a device, or an MPI rank in [`Plan::rank_slices`]).
+fn schedule_run(
+    plan: &Plan,
+    nd: &NdRange,
+    args: &KernelArgs,
+    split_dim: u32,
+    participants: &[(usize, u64, u64)],
+    options: &LaunchOptions,
+) -> Result<(Vec<i64>, Run, Vec<String>)> {
+    let mut notes = Vec::new();
     let (base, lo_pos, hi_pos) = plan.base_params(nd, args, split_dim)?;
     check_totals(plan, &base, args)?;
     let slice_params = |lo: u64, hi: u64| {
@@ -238,7 +273,6 @@ fn make(
             failed.get_or_insert_with(|| desc.clone());
         }
     }
-    check_locals(plan, args, shares)?;
     let mut reason = plan.unsplit_reason.clone();
     if reason.is_none() && !options.unchecked {
         if let Err(why) = &plan.guard {
@@ -266,7 +300,65 @@ fn make(
             Run::Split(split(plan, args, works, options))
         }
     };
-    Ok(Schedule { split_dim, n_groups, main_device, base, notes, run })
+    Ok((base, run, notes))
+}
+
+impl Plan {
+    /// The sets of each work-group window `windows` (`[lo, hi)` along the
+    /// split dimension; disjoint, empty ones allowed) of a launch, as the
+    /// launcher would send them to devices with those slices: an MPI rank
+    /// is a holder like a device (issue 18). `Unsplit` when the launch
+    /// would not split (the plan's reasons, the guard, a failed
+    /// launch-time assumption with writes) or when a written array would
+    /// need a diff-merge (written sets that overlap, or a whole array):
+    /// ranks glue only disjoint written sets. `unchecked`: the guard is off
+    /// (see [`LaunchOptions::unchecked`]).
+    pub fn rank_slices(&self, nd: &NdRange, args: &KernelArgs, windows: &[(u64, u64)], unchecked: bool) -> Result<RankSlices> {
+        nd.validate()?;
+        self.check_args(args)?;
+        let split_dim = self.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+        let n_groups = nd.n_groups(split_dim);
+        let mut participants = Vec::new();
+        for (i, &(lo, hi)) in windows.iter().enumerate() {
+            if lo > hi || hi > n_groups {
+                return Err(LaunchError::Window {
+                    kernel: self.kernel.name.clone(),
+                    lo,
+                    hi,
+                    reason: format!("the ndrange has {n_groups} work-groups along dimension {split_dim}"),
+                });
+            }
+            if hi > lo {
+                participants.push((i, lo, hi));
+            }
+        }
+        let options = LaunchOptions { unchecked, exact_bytes: false, ..LaunchOptions::default() };
+        let (_, run, _) = schedule_run(self, nd, args, split_dim, &participants, &options)?;
+        let split = match run {
+            Run::Unsplit { reason, .. } => return Ok(RankSlices::Unsplit(reason)),
+            Run::Split(s) => s,
+        };
+        if let Some(ai) = split.glue.iter().position(|g| *g == Glue::DiffMerge) {
+            return Ok(RankSlices::Unsplit(format!(
+                "array '{}' would be glued element by element (diff-merge), which ranks do not do",
+                self.arrays[ai].name
+            )));
+        }
+        let empty = || {
+            self.arrays
+                .iter()
+                .map(|a| SliceSets { arg_index: a.arg_index, name: a.name.clone(), elem_size: a.elem_size, need: Runs::new(), write: Runs::new() })
+                .collect::<Vec<_>>()
+        };
+        let mut out: Vec<Vec<SliceSets>> = windows.iter().map(|_| empty()).collect();
+        for w in &split.works {
+            for (s, da) in out[w.device].iter_mut().zip(&w.arrays) {
+                s.need = da.read_set.union(&da.prefill);
+                s.write = da.write_set.clone();
+            }
+        }
+        Ok(RankSlices::Split(out))
+    }
 }
 
 /// The glue of a split: each written array is left on the devices when
