@@ -91,6 +91,8 @@ pub struct ArrayReport {
     pub count_total: Option<CountReport>,
     /// Distinct elements a slice touches.
     pub count_slice: Option<CountReport>,
+    /// The parametric vertices of a slice's footprint (PolyLib), per dimension.
+    pub vertices_slice: Option<Vec<VertexReport>>,
     /// The write verdict, for written arrays.
     pub write: Option<WriteReport>,
 }
@@ -121,6 +123,15 @@ pub struct BoxesReport {
 #[serde(deny_unknown_fields)]
 pub struct CountReport {
     pub terms: Vec<Vec<ChamberReport>>,
+}
+
+/// A parametric vertex: its coordinates (affine in the parameters, rational
+/// coefficients) and where it exists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexReport {
+    pub coords: Vec<String>,
+    pub domain: String,
 }
 
 /// A quasi-polynomial and its validity domain.
@@ -341,6 +352,9 @@ pub fn kernel_report(k: &KernelRanges, program: Option<&Program>) -> KernelRepor
                     }),
                     count_total: a.count_total.as_ref().map(Into::into),
                     count_slice: a.count_slice.as_ref().map(Into::into),
+                    vertices_slice: a.vertices_slice.as_ref().map(|vs| {
+                        vs.iter().map(|v| VertexReport { coords: v.coords.clone(), domain: v.domain.clone() }).collect()
+                    }),
                     write: a.write.as_ref().map(|w| WriteReport { disjoint_across_slices: w.disjoint_across_slices, fills_hull: w.fills_hull }),
                 }
             })

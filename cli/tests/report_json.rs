@@ -61,7 +61,16 @@ struct Array {
     boxes: Option<Boxes>,
     count_total: Option<Count>,
     count_slice: Option<Count>,
+    vertices_slice: Option<Vec<Vertex>>,
     write: Option<Write>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Vertex {
+    coords: Vec<String>,
+    domain: String,
 }
 
 #[derive(Deserialize, PartialEq, Eq, Debug)]

@@ -437,6 +437,7 @@ fn local_buffers_and_group_ids() {
                 count_slice: count(&format!("{p} -> {{ [(l0*(hi - lo))] }}")),
                 write: None,
                 boxes: None,
+                vertices_slice: None,
             },
             ArrayRanges {
                 arg_index: 1,
@@ -459,6 +460,7 @@ fn local_buffers_and_group_ids() {
                     fills_hull: true,
                     runs: None, written_count: None }),
                 boxes: None,
+                vertices_slice: None,
             },
         ],
         assumptions: vec![],

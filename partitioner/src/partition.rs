@@ -625,6 +625,9 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
         steps.iter().filter_map(|s| if let CountStep::Count { input: Ok(i), .. } = s { Some(i.clone()) } else { None }).collect();
     let mut counts = counts_of(cx, &inputs).into_iter();
     let mut notes = Vec::new();
+    if which == Counts::All {
+        add_vertices(cx, k, &steps, &mut notes);
+    }
     for step in steps {
         let (array_idx, slot, what, input) = match step {
             CountStep::Note(n) => {
@@ -652,6 +655,63 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
         }
     }
     k.diagnostics.extend(notes);
+}
+
+/// PolyLib's time limit for the vertices of one footprint ([`add_vertices`]):
+/// they are for the report, so they get less than a count.
+const VERTEX_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The parametric vertices of each bounded array's slice footprint (the
+/// input of its slice count), from PolyLib (`Polyhedron2Param_Vertices`, as
+/// in the thesis), into `ArrayRanges::vertices_slice`; where PolyLib gives
+/// none, a note says why. All in one sandboxed child, each within
+/// [`VERTEX_TIME_LIMIT`] and what is left of the kernel's budget.
+fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut Vec<String>) {
+    let mut todo: Vec<(usize, &str)> = Vec::new();
+    for step in steps {
+        if let CountStep::Count { array_idx, slot: CountSlot::Slice, input: Ok(input), .. } = step {
+            todo.push((*array_idx, input.text.as_str()));
+        }
+    }
+    if todo.is_empty() {
+        return;
+    }
+    let mut limit = VERTEX_TIME_LIMIT;
+    if let Some(d) = cx.deadline {
+        limit = limit.min(d.saturating_duration_since(std::time::Instant::now()));
+    }
+    if limit.is_zero() {
+        return;
+    }
+    let batch: Vec<(&str, std::time::Duration)> = todo.iter().map(|&(_, t)| (t, limit)).collect();
+    for (&(array_idx, _), (e, _)) in todo.iter().zip(ehrhart::enumerate_many(&batch, cx.deadline)) {
+        let a = &mut k.arrays[array_idx];
+        let n_dims = cx.acc.arrays[array_idx].strides.len().max(1);
+        match e {
+            Ok(e) => {
+                let mut vs: Vec<ranges_format::Vertex> = Vec::new();
+                for v in e.vertices.iter().flatten() {
+                    let v = ranges_format::Vertex {
+                        coords: v.coords.iter().take(n_dims).cloned().collect(),
+                        domain: if v.domain.trim().is_empty() { "true".into() } else { v.domain.clone() },
+                    };
+                    if !vs.contains(&v) {
+                        vs.push(v);
+                    }
+                }
+                a.vertices_slice = Some(vs);
+            }
+            Err(e) => {
+                let why = match e {
+                    ehrhart::EhrhartError::TimedOut { .. } | ehrhart::EhrhartError::DeadlinePassed => {
+                        format!("polylib ran out of time (at most {} ms)", VERTEX_TIME_LIMIT.as_millis())
+                    }
+                    e => e.to_string(),
+                };
+                notes.push(format!("array '{}': no vertex bounds of a slice's footprint: {why}", a.name));
+            }
+        }
+    }
 }
 
 /// One array's counts to make (see [`add_counts`]), as steps.
@@ -840,6 +900,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
             count_slice: None,
             write: None,
             boxes: None,
+            vertices_slice: None,
         });
     }
     let k = KernelRanges {
@@ -1039,6 +1100,7 @@ fn array_ranges(
         count_slice: None,
         write: None,
         boxes: None,
+        vertices_slice: None,
     };
     let written = matches!(m, Mode::W | Mode::RW);
     if let Some(r) = &a.whole {

@@ -161,10 +161,24 @@ fn count_lines(s: &mut String, label: &str, c: &Count) {
     }
 }
 
+/// The vertex bounds of a slice's footprint, one line per vertex (at most
+/// [`MAX_CHAMBERS`]): `(c1, c0) if domain`.
+fn vertex_lines(s: &mut String, vs: &[ranges_format::Vertex]) {
+    for v in vs.iter().take(MAX_CHAMBERS) {
+        let coords: Vec<String> = v.coords.iter().map(|c| tidy(c)).collect();
+        let dom = if v.domain.trim().is_empty() || v.domain.trim() == "true" { "always".to_string() } else { format!("if {}", v.domain) };
+        writeln!(s, "    vertex, slice: ({})   {dom}", coords.join(", ")).unwrap();
+    }
+    if vs.len() > MAX_CHAMBERS {
+        writeln!(s, "    vertex, slice: ... and {} more (all in --json)", vs.len() - MAX_CHAMBERS).unwrap();
+    }
+}
+
 /// The human-readable report of one kernel: its verdict, a legend of the
 /// named quantities, per array its ranges as arithmetic over them (per
 /// delinearized dimension where the analysis has boxes), its counts as
-/// quasi-polynomials with their validity domains and its write verdict,
+/// quasi-polynomials with their validity domains, the vertex bounds of a
+/// slice's footprint and its write verdict,
 /// then refusals, launch-time assumptions and notes, with their locations.
 pub fn human(k: &KernelRanges) -> String {
     let mut s = String::new();
@@ -228,6 +242,9 @@ pub fn human(k: &KernelRanges) -> String {
         }
         if let Some(c) = &a.count_slice {
             count_lines(&mut s, "elements, slice", c);
+        }
+        if let Some(vs) = &a.vertices_slice {
+            vertex_lines(&mut s, vs);
         }
         if let Some(w) = &a.write {
             writeln!(

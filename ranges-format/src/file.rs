@@ -234,6 +234,24 @@ pub struct ArrayRanges {
     /// the file when `None`, so a version 2 array section keeps its checksum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boxes: Option<Boxes>,
+    /// The parametric vertices of a slice's footprint (thesis 4.1: PolyLib's
+    /// `Polyhedron2Param_Vertices`), coordinates per dimension of the array
+    /// (delinearized where the array has [`Boxes`]); `None` where they were
+    /// not made (the range file of a launch, a footprint PolyLib does not
+    /// take, files before issue 17). Absent from the file when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertices_slice: Option<Vec<Vertex>>,
+}
+
+/// One parametric vertex of a footprint: where it is, as expressions of the
+/// parameters, and where it exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vertex {
+    /// Per dimension, an affine expression of the parameters with rational
+    /// coefficients (`go1 + sx_lo`, `1/2 * n - 1/2`).
+    pub coords: Vec<String>,
+    /// Where the vertex exists, as for [`Chamber::domain`] (`true` when always).
+    pub domain: String,
 }
 
 /// The footprint of a slice as a box per delinearized dimension: element

@@ -94,7 +94,7 @@ pub use rational::Rat;
 pub use file::{
     eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount, Boxes,
     BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
-    Range, RangeFile, Subkernel, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
+    Range, RangeFile, Subkernel, Vertex, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
 pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo};

@@ -126,6 +126,7 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 count_slice,
                 write,
                 boxes,
+                vertices_slice: None,
             },
         )
 }
@@ -340,6 +341,7 @@ fn small_file() -> RangeFile {
             count_slice: None,
             write: None,
             boxes: None,
+            vertices_slice: None,
         }],
         assumptions: vec![],
         subkernel: None,
@@ -674,6 +676,7 @@ fn boxed_file() -> RangeFile {
                 write: None,
                 write_exact: false,
             }),
+            vertices_slice: None,
         }],
         assumptions: vec![],
         subkernel: Some(Subkernel {

@@ -115,6 +115,7 @@ pub fn vadd_ranges() -> KernelRanges {
             fills_hull: true,
             runs: None, written_count: None }),
         boxes: None,
+        vertices_slice: None,
     };
     KernelRanges {
         name: "vadd".into(),
@@ -213,6 +214,7 @@ pub fn matmul_ranges() -> KernelRanges {
             fills_hull: false,
             runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()), written_count: None }),
         boxes: None,
+        vertices_slice: None,
     };
     let p = "[lo, hi, l0, g1, wa, wb]";
     KernelRanges {
