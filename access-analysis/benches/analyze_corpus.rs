@@ -15,18 +15,23 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "cl"))
         .collect();
     files.sort();
-    println!("{:<20} {:>7} {:>7} {:>12}", "kernel", "arrays", "whole", "median");
+    println!(
+        "{:<20} {:>7} {:>7} {:>12}",
+        "kernel", "arrays", "whole", "median"
+    );
     let mut total = Duration::ZERO;
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let source = std::fs::read_to_string(&path).unwrap();
-        let program = coarsen::parse_program(&name, &source, &coarsen::ParseOptions::default()).unwrap();
+        let program =
+            coarsen::parse_program(&name, &source, &coarsen::ParseOptions::default()).unwrap();
         for k in program.kernels() {
             let mut times = Vec::new();
             let mut result = None;
             for _ in 0..RUNS {
                 let t = Instant::now();
-                result = Some(analyze_kernel(&program, &k.name, &AnalysisOptions::default()).unwrap());
+                result =
+                    Some(analyze_kernel(&program, &k.name, &AnalysisOptions::default()).unwrap());
                 times.push(t.elapsed());
             }
             times.sort();
@@ -42,5 +47,11 @@ fn main() {
             total += times[RUNS / 2];
         }
     }
-    println!("{:<20} {:>7} {:>7} {:>10.1}ms", "total", "", "", total.as_secs_f64() * 1e3);
+    println!(
+        "{:<20} {:>7} {:>7} {:>10.1}ms",
+        "total",
+        "",
+        "",
+        total.as_secs_f64() * 1e3
+    );
 }

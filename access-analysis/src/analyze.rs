@@ -4,7 +4,9 @@
 //! (`eval`) and the rendering of each buffer's accesses as isl relations
 //! (`render`).
 
-use crate::eval::{is_isl_keyword, int_range, nd_name, IntVal, Ndr, PtrTarget, Rec, Val, Walker, MAX_STEPS};
+use crate::eval::{
+    int_range, is_isl_keyword, nd_name, IntVal, Ndr, PtrTarget, Rec, Val, Walker, MAX_STEPS,
+};
 use crate::isl::{IslOk, IslResult};
 use crate::poly::{Atom, Poly};
 use crate::render::{Buffer, Renderer};
@@ -20,7 +22,8 @@ pub fn analyze_kernel(
     kernel: &str,
     options: &AnalysisOptions,
 ) -> Result<KernelAccesses, AnalysisError> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(options.time_budget_ms);
+    let deadline =
+        std::time::Instant::now() + std::time::Duration::from_millis(options.time_budget_ms);
     analyze_kernel_until(program, kernel, options, deadline)
 }
 
@@ -33,11 +36,17 @@ pub fn analyze_kernel_until(
     options: &AnalysisOptions,
     deadline: std::time::Instant,
 ) -> Result<KernelAccesses, AnalysisError> {
-    let k = program.kernel(Some(kernel)).map_err(|_| AnalysisError::UnknownKernel {
-        file: program.file.clone(),
-        name: kernel.to_string(),
-        available: program.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-    })?;
+    let k = program
+        .kernel(Some(kernel))
+        .map_err(|_| AnalysisError::UnknownKernel {
+            file: program.file.clone(),
+            name: kernel.to_string(),
+            available: program
+                .kernels()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
     if let Some(ls) = options.local_size {
         if ls.iter().any(|v| *v < 1) {
             return Err(AnalysisError::InvalidLocalSize {
@@ -64,7 +73,10 @@ pub fn analyze_kernel_until(
     for (i, p) in k.params.iter().enumerate() {
         if is_int_type(&p.ty) {
             let mut name = p.name.clone();
-            if taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) || is_isl_keyword(&name) || name == "W" {
+            if taken.iter().any(|t| t.eq_ignore_ascii_case(&name))
+                || is_isl_keyword(&name)
+                || name == "W"
+            {
                 name = format!("arg_{}", p.name);
                 while taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
                     name.push('_');
@@ -84,11 +96,18 @@ pub fn analyze_kernel_until(
     for (key, v) in &options.specialize {
         let isl_name = if let Some((n, _)) = scalar_isl.get(key) {
             n.clone()
-        } else if ["gs", "go", "ng"].iter().any(|kind| (0..3).any(|d| *key == nd_name(kind, d))) {
+        } else if ["gs", "go", "ng"]
+            .iter()
+            .any(|kind| (0..3).any(|d| *key == nd_name(kind, d)))
+        {
             key.clone()
         } else {
-            let mut valid: Vec<String> =
-                k.params.iter().filter(|p| is_int_type(&p.ty)).map(|p| p.name.clone()).collect();
+            let mut valid: Vec<String> = k
+                .params
+                .iter()
+                .filter(|p| is_int_type(&p.ty))
+                .map(|p| p.name.clone())
+                .collect();
             for d in 0..work_dim {
                 for kind in ["gs", "go", "ng"] {
                     valid.push(nd_name(kind, d));
@@ -112,7 +131,11 @@ pub fn analyze_kernel_until(
     for (i, p) in k.params.iter().enumerate() {
         buf_names.push(p.name.clone());
         let v = match &p.ty {
-            Type::Pointer { pointee, space: space @ (AddrSpace::Global | AddrSpace::Constant), is_const } => {
+            Type::Pointer {
+                pointee,
+                space: space @ (AddrSpace::Global | AddrSpace::Constant),
+                is_const,
+            } => {
                 buffers.push(Buffer {
                     arg_index: i as u32,
                     name: p.name.clone(),
@@ -127,7 +150,10 @@ pub fn analyze_kernel_until(
                     read_only: *is_const || *space == AddrSpace::Constant,
                 });
                 buf_args.push(i as u32);
-                Val::Ptr(vec![PtrTarget { buf: i as u32, off: IntVal::konst(0) }])
+                Val::Ptr(vec![PtrTarget {
+                    buf: i as u32,
+                    off: IntVal::konst(0),
+                }])
             }
             t if is_int_type(t) => Val::Int(IntVal::poly(Poly::param(&scalar_isl[&p.name].0))),
             _ => Val::Other,
@@ -136,13 +162,17 @@ pub fn analyze_kernel_until(
     }
 
     let unsupported = program.unsupported_in(&k.name);
-    let mut reason = unsupported.first().map(|d| format!("{} ({}:{}:{})", d.message, d.file, d.span.line, d.span.col));
+    let mut reason = unsupported
+        .first()
+        .map(|d| format!("{} ({}:{}:{})", d.message, d.file, d.span.line, d.span.col));
 
     let mut walker = Walker::new(program, &ndr, &spec, taken);
     walker.buf_names = buf_names;
     walker.buf_args = buf_args;
     for p in &k.params {
-        if let (Some((isl_name, _)), Some((lo, hi, _, _))) = (scalar_isl.get(&p.name), int_range(&p.ty)) {
+        if let (Some((isl_name, _)), Some((lo, hi, _, _))) =
+            (scalar_isl.get(&p.name), int_range(&p.ty))
+        {
             walker.param_bounds.insert(isl_name.clone(), (lo, hi));
         }
         if let Type::Scalar(sc) = &p.ty {
@@ -162,7 +192,10 @@ pub fn analyze_kernel_until(
 
     let mut notes = Vec::new();
     if odd_dims {
-        notes.push("a work-item builtin has a non-constant dimension; all three dimensions are modeled".to_string());
+        notes.push(
+            "a work-item builtin has a non-constant dimension; all three dimensions are modeled"
+                .to_string(),
+        );
     }
     if options.local_size.is_none() && (0..work_dim).any(|d| ndr.relaxed(d)) {
         notes.push(
@@ -171,7 +204,10 @@ pub fn analyze_kernel_until(
         );
     }
     if let Some(ls) = options.local_size {
-        notes.push(format!("local size specialized to [{}, {}, {}]", ls[0], ls[1], ls[2]));
+        notes.push(format!(
+            "local size specialized to [{}, {}, {}]",
+            ls[0], ls[1], ls[2]
+        ));
     }
     for (n, v) in &options.specialize {
         notes.push(format!("specialized {n} = {v}"));
@@ -191,7 +227,10 @@ pub fn analyze_kernel_until(
             if (kind == "ls" && options.local_size.is_some()) || spec.contains_key(&name) {
                 continue;
             }
-            params.push(ParamInfo { name, source: mk(d) });
+            params.push(ParamInfo {
+                name,
+                source: mk(d),
+            });
         }
     }
     let mut used: BTreeSet<String> = BTreeSet::new();
@@ -216,7 +255,10 @@ pub fn analyze_kernel_until(
     scalars.sort_by_key(|(_, i)| *i);
     for (n, i) in scalars {
         if used.contains(n) && !spec.contains_key(n) {
-            params.push(ParamInfo { name: n.clone(), source: ParamSource::ScalarArg { arg_index: i } });
+            params.push(ParamInfo {
+                name: n.clone(),
+                source: ParamSource::ScalarArg { arg_index: i },
+            });
         }
     }
 
@@ -230,7 +272,11 @@ pub fn analyze_kernel_until(
         let pretty = |t: &str, gist: bool| -> IslResult<String> {
             r.isl.reset();
             let s = r.isl.set(t)?;
-            let s = if gist { s.gist_params(r.isl.set(&context)?).ok_in(&r.isl)? } else { s };
+            let s = if gist {
+                s.gist_params(r.isl.set(&context)?).ok_in(&r.isl)?
+            } else {
+                s
+            };
             r.isl.set_str(&s)
         };
         (
@@ -241,10 +287,19 @@ pub fn analyze_kernel_until(
 
     let mut arrays = Vec::new();
     for b in &buffers {
-        let recs: Vec<&Rec> = walker.recs.iter().filter(|rec| rec.buf == b.arg_index).collect();
+        let recs: Vec<&Rec> = walker
+            .recs
+            .iter()
+            .filter(|rec| rec.buf == b.arg_index)
+            .collect();
         let mut a = r.array(b, &recs, &context);
         if let Some(why) = &reason {
-            r.force_whole(&mut a, b, &format!("kernel is not analyzable: {why}"), &context);
+            r.force_whole(
+                &mut a,
+                b,
+                &format!("kernel is not analyzable: {why}"),
+                &context,
+            );
         }
         arrays.push(a);
     }

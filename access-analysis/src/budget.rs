@@ -84,7 +84,11 @@ impl Watchdog {
                 unsafe { isl_ctx_set_max_operations(ptr, 1) };
             }
         }
-        Watchdog { stop, handle, expired }
+        Watchdog {
+            stop,
+            handle,
+            expired,
+        }
     }
 
     /// Whether the deadline has passed (every isl operation fails from then on).
@@ -105,4 +109,3 @@ impl Drop for Watchdog {
         }
     }
 }
-

@@ -83,8 +83,8 @@ pub(crate) struct Walker<'a> {
 
 /// isl keywords (matched case-insensitively by isl's lexer).
 pub(crate) const ISL_KEYWORDS: &[&str] = &[
-    "exists", "and", "or", "implies", "not", "infty", "infinity", "nan", "min", "max", "rat", "true", "false", "ceild",
-    "floord", "mod", "ceil", "floor",
+    "exists", "and", "or", "implies", "not", "infty", "infinity", "nan", "min", "max", "rat",
+    "true", "false", "ceild", "floord", "mod", "ceil", "floor",
 ];
 
 pub(crate) fn is_isl_keyword(n: &str) -> bool {
@@ -92,7 +92,12 @@ pub(crate) fn is_isl_keyword(n: &str) -> bool {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(program: &'a Program, ndr: &'a Ndr, spec: &'a BTreeMap<String, i128>, taken: Vec<String>) -> Walker<'a> {
+    pub fn new(
+        program: &'a Program,
+        ndr: &'a Ndr,
+        spec: &'a BTreeMap<String, i128>,
+        taken: Vec<String>,
+    ) -> Walker<'a> {
         Walker {
             program,
             ndr,
@@ -184,7 +189,11 @@ impl<'a> Walker<'a> {
 
     /// A fresh, unique domain dimension name derived from `base`.
     fn fresh_dim(&mut self, base: &str) -> String {
-        let base = if is_isl_keyword(base) { format!("v_{base}") } else { base.to_string() };
+        let base = if is_isl_keyword(base) {
+            format!("v_{base}")
+        } else {
+            base.to_string()
+        };
         let mut name = base.clone();
         let mut k = 1;
         while self.taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
@@ -202,7 +211,10 @@ impl<'a> Walker<'a> {
         Val::Ptr(
             self.buf_args
                 .iter()
-                .map(|b| PtrTarget { buf: *b, off: IntVal::Unknown(Why::other(why.clone())) })
+                .map(|b| PtrTarget {
+                    buf: *b,
+                    off: IntVal::Unknown(Why::other(why.clone())),
+                })
                 .collect(),
         )
     }

@@ -69,12 +69,22 @@ impl Isl {
         // Failing to set the option only means isl may print warnings.
         let _ = Options::set_on_error(&ctx, ON_ERROR_CONTINUE);
         ctx.set_max_operations(max_ops);
-        Isl { watchdog: None, parsed: Default::default(), ctx, max_ops, budget_ms: 0 }
+        Isl {
+            watchdog: None,
+            parsed: Default::default(),
+            ctx,
+            max_ops,
+            budget_ms: 0,
+        }
     }
 
     /// [`Isl::new`], armed with `deadline` when there is one (`budget_ms` is
     /// what messages name).
-    pub fn with_deadline(max_ops: u64, deadline: Option<std::time::Instant>, budget_ms: u64) -> Isl {
+    pub fn with_deadline(
+        max_ops: u64,
+        deadline: Option<std::time::Instant>,
+        budget_ms: u64,
+    ) -> Isl {
         let mut isl = Isl::new(max_ops);
         if let Some(d) = deadline {
             isl.arm(d, budget_ms);
@@ -114,15 +124,24 @@ impl Isl {
     /// `max_ops` (at most the context's): `None` when it ran out or failed,
     /// and the caller keeps the unsimplified object. Starts a fresh
     /// operation count before and after; an expired deadline stays in force.
-    pub fn optional<T>(&self, max_ops: u64, f: impl FnOnce() -> Result<T, LibISLError>) -> Option<T> {
+    pub fn optional<T>(
+        &self,
+        max_ops: u64,
+        f: impl FnOnce() -> Result<T, LibISLError>,
+    ) -> Option<T> {
         if self.expired() {
             return None;
         }
-        let limit = if self.max_ops == 0 { max_ops } else { max_ops.min(self.max_ops) };
+        let limit = if self.max_ops == 0 {
+            max_ops
+        } else {
+            max_ops.min(self.max_ops)
+        };
         self.reset();
         self.ctx.set_max_operations(limit);
         let r = f();
-        self.ctx.set_max_operations(if self.expired() { 1 } else { self.max_ops });
+        self.ctx
+            .set_max_operations(if self.expired() { 1 } else { self.max_ops });
         self.reset();
         r.ok()
     }
@@ -146,10 +165,13 @@ impl Isl {
         if let Some(m) = self.parsed.borrow().maps.get(text) {
             return m.copy().map_err(|e| self.fail(e));
         }
-        let m = Map::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
+        let m =
+            Map::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
         let mut parsed = self.parsed.borrow_mut();
         if parsed.maps.len() < MAX_PARSED {
-            parsed.maps.insert(text.to_string(), m.copy().map_err(|e| self.fail(e))?);
+            parsed
+                .maps
+                .insert(text.to_string(), m.copy().map_err(|e| self.fail(e))?);
         }
         Ok(m)
     }
@@ -159,10 +181,13 @@ impl Isl {
         if let Some(s) = self.parsed.borrow().sets.get(text) {
             return s.copy().map_err(|e| self.fail(e));
         }
-        let s = Set::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
+        let s =
+            Set::read_from_str(&self.ctx, text).map_err(|e| self.annotate(self.fail(e), text))?;
         let mut parsed = self.parsed.borrow_mut();
         if parsed.sets.len() < MAX_PARSED {
-            parsed.sets.insert(text.to_string(), s.copy().map_err(|e| self.fail(e))?);
+            parsed
+                .sets
+                .insert(text.to_string(), s.copy().map_err(|e| self.fail(e))?);
         }
         Ok(s)
     }
@@ -179,7 +204,8 @@ impl Isl {
         self.ctx.set_max_operations(0);
         let r = f();
         // An expired watchdog re-asserts its limit of 1 shortly anyway.
-        self.ctx.set_max_operations(if self.expired() { 1 } else { self.max_ops });
+        self.ctx
+            .set_max_operations(if self.expired() { 1 } else { self.max_ops });
         r
     }
 
@@ -217,13 +243,18 @@ impl Isl {
     /// stores it.
     pub fn pw_expr(&self, p: &PwAff) -> IslResult<ranges_format::PwExpr> {
         let text = self.pw_aff_str(p)?;
-        ranges_format::PwExpr::parse(&text).map_err(|e| IslFail::Error(format!("isl printed an expression clpart cannot read ({e}): '{text}'")))
+        ranges_format::PwExpr::parse(&text).map_err(|e| {
+            IslFail::Error(format!(
+                "isl printed an expression clpart cannot read ({e}): '{text}'"
+            ))
+        })
     }
 
     /// A copy of `s` (which may belong to another context) in this context.
     pub fn import_set(&self, s: &Set) -> IslResult<Set> {
         // SAFETY: as in `map_str`; printing only reads `s`.
-        let text = unsafe { owned_str(isl_set_to_str(s.ptr)) }.ok_or_else(|| self.print_fail("set"))?;
+        let text =
+            unsafe { owned_str(isl_set_to_str(s.ptr)) }.ok_or_else(|| self.print_fail("set"))?;
         self.set(&text)
     }
 }

@@ -91,12 +91,12 @@ mod render;
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use analyze::{analyze_kernel, analyze_kernel_until};
 pub use budget::Watchdog;
 /// The shared vocabulary, defined once in `ranges-format` (the lowest crate
 /// every stage depends on): where a parameter comes from, how an array is
 /// accessed, a launch-time assumption (here: what delinearization needs).
 pub use ranges_format::{Assumption, Mode, ParamSource};
-pub use analyze::{analyze_kernel, analyze_kernel_until};
 
 /// Options of the analysis (hashable: results can be cached by options).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -126,11 +126,21 @@ pub struct AnalysisOptions {
 /// builds (the product's bound of 10 s per kernel), 120 s in debug builds,
 /// which run the same analysis 5-10x slower, so that the test suite's
 /// results (goldens, expected splits) do not depend on the machine's load.
-pub const DEFAULT_TIME_BUDGET_MS: u64 = if cfg!(debug_assertions) { 120_000 } else { 8_000 };
+pub const DEFAULT_TIME_BUDGET_MS: u64 = if cfg!(debug_assertions) {
+    120_000
+} else {
+    8_000
+};
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { max_operations: 2_000_000, specialize: BTreeMap::new(), local_size: None, delinearize: true, time_budget_ms: DEFAULT_TIME_BUDGET_MS }
+        AnalysisOptions {
+            max_operations: 2_000_000,
+            specialize: BTreeMap::new(),
+            local_size: None,
+            delinearize: true,
+            time_budget_ms: DEFAULT_TIME_BUDGET_MS,
+        }
     }
 }
 
@@ -139,11 +149,24 @@ impl Default for AnalysisOptions {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnalysisError {
     #[error("{file}: no kernel named '{name}' (kernels: {available})")]
-    UnknownKernel { file: String, name: String, available: String },
+    UnknownKernel {
+        file: String,
+        name: String,
+        available: String,
+    },
     #[error("{file}: kernel '{kernel}': cannot specialize '{name}': not an integer scalar argument or NDRange parameter (valid: {valid})")]
-    UnknownParameter { file: String, kernel: String, name: String, valid: String },
+    UnknownParameter {
+        file: String,
+        kernel: String,
+        name: String,
+        valid: String,
+    },
     #[error("{file}: kernel '{kernel}': invalid local size {value:?}: sizes must be >= 1")]
-    InvalidLocalSize { file: String, kernel: String, value: [i64; 3] },
+    InvalidLocalSize {
+        file: String,
+        kernel: String,
+        value: [i64; 3],
+    },
 }
 
 /// An isl parameter of the kernel's relations.
@@ -281,8 +304,20 @@ impl fmt::Display for KernelAccesses {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "kernel {} ({})", self.kernel, self.file)?;
         writeln!(f, "work_dim {}", self.work_dim)?;
-        let params: Vec<String> = self.params.iter().map(|p| format!("{} = {}", p.name, p.source)).collect();
-        writeln!(f, "params {}", if params.is_empty() { "(none)".to_string() } else { params.join(", ") })?;
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("{} = {}", p.name, p.source))
+            .collect();
+        writeln!(
+            f,
+            "params {}",
+            if params.is_empty() {
+                "(none)".to_string()
+            } else {
+                params.join(", ")
+            }
+        )?;
         writeln!(f, "context {}", self.context)?;
         writeln!(f, "domain {}", self.domain)?;
         match &self.reason {
@@ -297,7 +332,11 @@ impl fmt::Display for KernelAccesses {
         }
         for a in &self.arrays {
             writeln!(f)?;
-            let space = if a.is_constant_space { "__constant" } else { "__global" };
+            let space = if a.is_constant_space {
+                "__constant"
+            } else {
+                "__global"
+            };
             writeln!(
                 f,
                 "array {} (arg {}, {} {}, {} bytes) mode {}",
@@ -319,7 +358,11 @@ impl fmt::Display for KernelAccesses {
                 writeln!(f, "  note {n}")?;
             }
             for acc in &a.accesses {
-                writeln!(f, "  access {} '{}' at {}:{}: {}", acc.kind, acc.text, acc.span.line, acc.span.col, acc.map)?;
+                writeln!(
+                    f,
+                    "  access {} '{}' at {}:{}: {}",
+                    acc.kind, acc.text, acc.span.line, acc.span.col, acc.map
+                )?;
             }
         }
         Ok(())

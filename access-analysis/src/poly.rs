@@ -30,10 +30,16 @@ pub(crate) enum WhyKind {
 
 impl Why {
     pub fn other(msg: impl Into<String>) -> Why {
-        Why { kind: WhyKind::Other, msg: msg.into() }
+        Why {
+            kind: WhyKind::Other,
+            msg: msg.into(),
+        }
     }
     pub fn indirect(msg: impl Into<String>) -> Why {
-        Why { kind: WhyKind::Indirect, msg: msg.into() }
+        Why {
+            kind: WhyKind::Indirect,
+            msg: msg.into(),
+        }
     }
 }
 
@@ -210,7 +216,10 @@ impl Poly {
 
     /// Coefficient of the (degree-1) dimension `name` in an affine polynomial.
     pub fn coeff_of_dim(&self, name: &str) -> i128 {
-        self.terms.get(&vec![Atom::Dim(name.to_string())]).copied().unwrap_or(0)
+        self.terms
+            .get(&vec![Atom::Dim(name.to_string())])
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Substitutes constant values for parameters (also inside divisions).
@@ -275,7 +284,8 @@ impl Poly {
         }
         let mut s = String::new();
         // Variable terms first, constant last, for readability.
-        let mut items: Vec<(&Vec<Atom>, &i128)> = self.terms.iter().filter(|(m, _)| !m.is_empty()).collect();
+        let mut items: Vec<(&Vec<Atom>, &i128)> =
+            self.terms.iter().filter(|(m, _)| !m.is_empty()).collect();
         items.extend(self.terms.iter().filter(|(m, _)| m.is_empty()));
         for (m, c) in items {
             let body = match m.first() {
@@ -469,7 +479,16 @@ impl Cond {
     /// real set) and by `false` otherwise (the result is contained in it).
     /// Returns the text and whether it is exact.
     pub fn to_isl(&self, over: bool) -> (String, bool) {
-        let inexact = |over: bool| (if over { "true".to_string() } else { "false".to_string() }, false);
+        let inexact = |over: bool| {
+            (
+                if over {
+                    "true".to_string()
+                } else {
+                    "false".to_string()
+                },
+                false,
+            )
+        };
         match self {
             Cond::True => ("true".into(), true),
             Cond::False => ("false".into(), true),
@@ -482,7 +501,11 @@ impl Cond {
                 None => inexact(over),
             },
             Cond::And(v) | Cond::Or(v) => {
-                let sep = if matches!(self, Cond::And(_)) { " and " } else { " or " };
+                let sep = if matches!(self, Cond::And(_)) {
+                    " and "
+                } else {
+                    " or "
+                };
                 let mut exact = true;
                 let parts: Vec<String> = v
                     .iter()
@@ -524,7 +547,11 @@ mod tests {
     fn rewriting_rule_removes_group_times_local_size() {
         let rule = Rule {
             pattern: vec![Atom::Dim("g0".into()), Atom::Param("ls0".into())],
-            replacement: Poly::dim("x0").sub(&Poly::param("go0")).unwrap().sub(&Poly::dim("l0")).unwrap(),
+            replacement: Poly::dim("x0")
+                .sub(&Poly::param("go0"))
+                .unwrap()
+                .sub(&Poly::dim("l0"))
+                .unwrap(),
         };
         let p = Poly::dim("g0").mul(&Poly::param("ls0"), &[rule]).unwrap();
         assert_eq!(p.to_isl().unwrap(), "-l0 + x0 - go0");

@@ -6,7 +6,9 @@
 use crate::eval::{nd_name, Ndr, Rec};
 use crate::isl::{Isl, IslFail, IslOk, IslResult};
 use crate::poly::{Atom, Cond, Poly, WhyKind};
-use crate::{Access, AccessKind, AnalysisOptions, ArrayAccesses, Assumption, Linearization, Mode, ParamInfo};
+use crate::{
+    Access, AccessKind, AnalysisOptions, ArrayAccesses, Assumption, Linearization, Mode, ParamInfo,
+};
 use isl_rs::{DimType, Map};
 use std::collections::BTreeMap;
 
@@ -64,7 +66,14 @@ impl<'a> Renderer<'a> {
         options: &'a AnalysisOptions,
         file: &str,
     ) -> Self {
-        let header = format!("[{}] -> ", params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "));
+        let header = format!(
+            "[{}] -> ",
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let mut r = Renderer {
             isl: Isl::new(options.max_operations),
             ndr,
@@ -89,7 +98,14 @@ impl<'a> Renderer<'a> {
             let gs = r.nd("gs", d);
             let xr = x.sub(&go).unwrap_or_default();
             xc = Cond::and(xc, Cond::Ge(xr.clone()));
-            xc = Cond::and(xc, Cond::Ge(gs.sub(&xr).and_then(|p| p.add_const(-1)).unwrap_or_default()));
+            xc = Cond::and(
+                xc,
+                Cond::Ge(
+                    gs.sub(&xr)
+                        .and_then(|p| p.add_const(-1))
+                        .unwrap_or_default(),
+                ),
+            );
             if ndr.lg_used[d as usize] {
                 let (l, g) = (nd_name("l", d), nd_name("g", d));
                 r.lg_dims.push(l.clone());
@@ -97,7 +113,9 @@ impl<'a> Renderer<'a> {
                 let (lp, gp) = (Poly::dim(&l), Poly::dim(&g));
                 let ls = r.nd("ls", d);
                 let ng = r.nd("ng", d);
-                let lt = |a: &Poly, b: &Poly| Cond::Ge(b.sub(a).and_then(|p| p.add_const(-1)).unwrap_or_default());
+                let lt = |a: &Poly, b: &Poly| {
+                    Cond::Ge(b.sub(a).and_then(|p| p.add_const(-1)).unwrap_or_default())
+                };
                 lgc = Cond::and(lgc, Cond::Ge(lp.clone()));
                 lgc = Cond::and(lgc, lt(&lp, &ls));
                 lgc = Cond::and(lgc, Cond::Ge(gp.clone()));
@@ -111,7 +129,10 @@ impl<'a> Renderer<'a> {
                     None => {
                         // Affine consequences of x - go - l = ls*g, ls >= 1, g < ng.
                         lgc = Cond::and(lgc, Cond::Ge(rest.sub(&gp).unwrap_or_default()));
-                        lgc = Cond::and(lgc, Cond::Ge(gs.sub(&ls).and_then(|p| p.sub(&rest)).unwrap_or_default()));
+                        lgc = Cond::and(
+                            lgc,
+                            Cond::Ge(gs.sub(&ls).and_then(|p| p.sub(&rest)).unwrap_or_default()),
+                        );
                     }
                 }
             }
@@ -138,7 +159,12 @@ impl<'a> Renderer<'a> {
     pub(crate) fn context_text(&self) -> String {
         let mut c = Cond::True;
         for d in 0..self.ndr.work_dim {
-            let (gs, ls, go, ng) = (self.nd("gs", d), self.nd("ls", d), self.nd("go", d), self.nd("ng", d));
+            let (gs, ls, go, ng) = (
+                self.nd("gs", d),
+                self.nd("ls", d),
+                self.nd("go", d),
+                self.nd("ng", d),
+            );
             let ge = |a: &Poly, k: i128| Cond::Ge(a.add_const(-k).unwrap_or_default());
             c = Cond::and(c, ge(&gs, 1));
             c = Cond::and(c, ge(&ls, 1));
@@ -169,14 +195,27 @@ impl<'a> Renderer<'a> {
     }
 
     fn empty_map(&self, name: &str, n: usize) -> String {
-        format!("{}{{ W[x0, x1, x2] -> {} : false }}", self.header, Self::out_tuple(name, n))
+        format!(
+            "{}{{ W[x0, x1, x2] -> {} : false }}",
+            self.header,
+            Self::out_tuple(name, n)
+        )
     }
 
     fn universe_map(&self, name: &str, n: usize, context: &str) -> String {
-        let raw = format!("{}{{ W[x0, x1, x2] -> {} : {} }}", self.header, Self::out_tuple(name, n), self.x_domain);
+        let raw = format!(
+            "{}{{ W[x0, x1, x2] -> {} : {} }}",
+            self.header,
+            Self::out_tuple(name, n),
+            self.x_domain
+        );
         let pretty = || -> IslResult<String> {
             self.isl.reset();
-            let m = self.isl.map(&raw)?.gist_params(self.isl.set(context)?).ok_in(&self.isl)?;
+            let m = self
+                .isl
+                .map(&raw)?
+                .gist_params(self.isl.set(context)?)
+                .ok_in(&self.isl)?;
             self.isl.map_str(&m)
         };
         pretty().unwrap_or(raw)
@@ -184,7 +223,13 @@ impl<'a> Renderer<'a> {
 
     /// Makes the array whole for `reason` (used for unanalyzable kernels):
     /// every work-item may read (and, unless read-only, write) every element.
-    pub(crate) fn force_whole(&self, a: &mut ArrayAccesses, b: &Buffer, reason: &str, context: &str) {
+    pub(crate) fn force_whole(
+        &self,
+        a: &mut ArrayAccesses,
+        b: &Buffer,
+        reason: &str,
+        context: &str,
+    ) {
         a.whole = Some(reason.to_string());
         a.mode = if b.read_only { Mode::R } else { Mode::RW };
         a.strides = vec!["1".into()];
@@ -193,7 +238,11 @@ impl<'a> Renderer<'a> {
         let universe = self.universe_map(&b.tuple, 1, context);
         a.reads = universe.clone();
         a.must_writes = self.empty_map(&b.tuple, 1);
-        a.may_writes = if b.read_only { self.empty_map(&b.tuple, 1) } else { universe.clone() };
+        a.may_writes = if b.read_only {
+            self.empty_map(&b.tuple, 1)
+        } else {
+            universe.clone()
+        };
         for acc in &mut a.accesses {
             acc.map = universe.clone();
             if acc.kind == AccessKind::MustWrite {
@@ -241,9 +290,16 @@ impl<'a> Renderer<'a> {
         for r in recs {
             if let Err(w) = &r.sub {
                 let reason = match w.kind {
-                    WhyKind::Indirect => format!("subscript '{}' is indirect ({})", r.text, self.loc(r)),
+                    WhyKind::Indirect => {
+                        format!("subscript '{}' is indirect ({})", r.text, self.loc(r))
+                    }
                     WhyKind::Escape => format!("'{}' {} ({})", b.name, w.msg, self.loc(r)),
-                    WhyKind::Other => format!("subscript '{}' is not affine: {} ({})", r.text, w.msg, self.loc(r)),
+                    WhyKind::Other => format!(
+                        "subscript '{}' is not affine: {} ({})",
+                        r.text,
+                        w.msg,
+                        self.loc(r)
+                    ),
                 };
                 whole.get_or_insert(reason);
                 if r.kind == AccessKind::Read {
@@ -265,7 +321,11 @@ impl<'a> Renderer<'a> {
             for (c, p) in pieces {
                 let c2 = c.map_polys(&|q| self.subst(q));
                 let Some(p2) = self.subst(p) else {
-                    whole.get_or_insert(format!("subscript '{}' overflows ({})", r.text, self.loc(r)));
+                    whole.get_or_insert(format!(
+                        "subscript '{}' overflows ({})",
+                        r.text,
+                        self.loc(r)
+                    ));
                     continue;
                 };
                 if !p2.is_affine() {
@@ -283,7 +343,10 @@ impl<'a> Renderer<'a> {
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
             if !self.options.delinearize {
-                let r = shaped.iter().find(|(_, ps)| ps.iter().any(|(_, p)| !p.is_affine())).map(|(r, _)| *r);
+                let r = shaped
+                    .iter()
+                    .find(|(_, ps)| ps.iter().any(|(_, p)| !p.is_affine()))
+                    .map(|(r, _)| *r);
                 if let Some(r) = r {
                     whole.get_or_insert(format!(
                         "subscript '{}' is not affine and delinearization is disabled ({})",
@@ -304,13 +367,22 @@ impl<'a> Renderer<'a> {
                         // tried below, the first is the default.
                         if n_choices > 1 {
                             konst = (0..n_choices)
-                                .filter_map(|pick| delinearize(&shaped, pick).ok().map(|(s, e, t, _)| (s, e, t)))
+                                .filter_map(|pick| {
+                                    delinearize(&shaped, pick)
+                                        .ok()
+                                        .map(|(s, e, t, _)| (s, e, t))
+                                })
                                 .collect();
                         }
                     }
                     Err((r, msg)) => {
                         let reason = match r {
-                            Some(r) => format!("subscript '{}' is not affine: {} ({})", r.text, msg, self.loc(r)),
+                            Some(r) => format!(
+                                "subscript '{}' is not affine: {} ({})",
+                                r.text,
+                                msg,
+                                self.loc(r)
+                            ),
                             None => msg,
                         };
                         whole.get_or_insert(reason);
@@ -321,10 +393,15 @@ impl<'a> Renderer<'a> {
         } else {
             // Constant strides (`b[k*1000 + j]`, `a[2*i + 1]`), tried first.
             if self.options.delinearize {
-                konst = [false, true].iter().filter_map(|&nearest| delinearize_const(&shaped, nearest)).collect();
+                konst = [false, true]
+                    .iter()
+                    .filter_map(|&nearest| delinearize_const(&shaped, nearest))
+                    .collect();
             }
-            tuples =
-                shaped.into_iter().map(|(r, ps)| (r, ps.into_iter().map(|(c, p)| (c, vec![p])).collect())).collect();
+            tuples = shaped
+                .into_iter()
+                .map(|(r, ps)| (r, ps.into_iter().map(|(c, p)| (c, vec![p])).collect()))
+                .collect();
             if any_specialized {
                 a.linearization = Linearization::Specialized;
             }
@@ -354,7 +431,9 @@ impl<'a> Renderer<'a> {
                 self.isl.reset();
                 let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
                 if let Ok(ex) = res {
-                    if whole_k.is_none() && self.assumptions_can_hold(&tried.assumptions, &t, context) {
+                    if whole_k.is_none()
+                        && self.assumptions_can_hold(&tried.assumptions, &t, context)
+                    {
                         a = tried;
                         notes = notes_k;
                         exported = Some(ex);
@@ -365,14 +444,25 @@ impl<'a> Renderer<'a> {
         let n_out = a.strides.len();
         if !global_failure && exported.is_none() {
             self.isl.reset();
-            let res = self.model(b, &tuples, &extents, context, &mut a, &mut notes, &mut whole);
+            let res = self.model(
+                b, &tuples, &extents, context, &mut a, &mut notes, &mut whole,
+            );
             match res {
                 Ok(t) => exported = Some(t),
                 Err(f) => {
                     let reason = match f {
-                        IslFail::Limit(n) => format!("isl operation limit ({n}) exceeded while analyzing '{}'", b.name),
-                        IslFail::Error(m) => format!("internal error: isl failed while analyzing '{}': {m}", b.name),
-                        IslFail::Deadline(ms) => format!("analysis time budget ({ms} ms) exceeded while analyzing '{}'", b.name),
+                        IslFail::Limit(n) => format!(
+                            "isl operation limit ({n}) exceeded while analyzing '{}'",
+                            b.name
+                        ),
+                        IslFail::Error(m) => format!(
+                            "internal error: isl failed while analyzing '{}': {m}",
+                            b.name
+                        ),
+                        IslFail::Deadline(ms) => format!(
+                            "analysis time budget ({ms} ms) exceeded while analyzing '{}'",
+                            b.name
+                        ),
                     };
                     whole = Some(whole.map_or(reason.clone(), |w| w));
                     a.assumptions.clear();
@@ -393,14 +483,27 @@ impl<'a> Renderer<'a> {
                 a.may_writes = yw;
             }
             (w, ex) => {
-                a.whole = w.clone().or(Some(format!("'{}' could not be modeled", b.name)));
+                a.whole = w
+                    .clone()
+                    .or(Some(format!("'{}' could not be modeled", b.name)));
                 let (rd, mw, yw) = ex.unwrap_or_else(|| {
-                    (self.empty_map(&b.tuple, n_out), self.empty_map(&b.tuple, n_out), self.empty_map(&b.tuple, n_out))
+                    (
+                        self.empty_map(&b.tuple, n_out),
+                        self.empty_map(&b.tuple, n_out),
+                        self.empty_map(&b.tuple, n_out),
+                    )
                 });
                 let all = global_failure;
-                a.reads =
-                    if has_read && (all || unmodeled_read) { self.universe_map(&b.tuple, n_out, context) } else { rd };
-                a.must_writes = if all { self.empty_map(&b.tuple, n_out) } else { mw };
+                a.reads = if has_read && (all || unmodeled_read) {
+                    self.universe_map(&b.tuple, n_out, context)
+                } else {
+                    rd
+                };
+                a.must_writes = if all {
+                    self.empty_map(&b.tuple, n_out)
+                } else {
+                    mw
+                };
                 a.may_writes = if has_write && (all || unmodeled_write) {
                     self.universe_map(&b.tuple, n_out, context)
                 } else {
@@ -413,11 +516,18 @@ impl<'a> Renderer<'a> {
         }
         // Accesses that could not be modeled are listed with a universe map.
         for r in recs.iter().filter(|r| r.sub.is_err() || global_failure) {
-            if a.accesses.iter().any(|x| x.span == r.span && x.kind == r.kind) {
+            if a.accesses
+                .iter()
+                .any(|x| x.span == r.span && x.kind == r.kind)
+            {
                 continue;
             }
             a.accesses.push(Access {
-                kind: if r.kind == AccessKind::MustWrite { AccessKind::MayWrite } else { r.kind },
+                kind: if r.kind == AccessKind::MustWrite {
+                    AccessKind::MayWrite
+                } else {
+                    r.kind
+                },
                 map: self.universe_map(&b.tuple, n_out, context),
                 span: r.span.clone(),
                 text: r.text.clone(),
@@ -448,7 +558,12 @@ impl<'a> Renderer<'a> {
                 continue;
             }
             // Exactness of the relation.
-            let path = r.path.iter().cloned().fold(Cond::True, Cond::and).map_polys(&|q| self.subst(q));
+            let path = r
+                .path
+                .iter()
+                .cloned()
+                .fold(Cond::True, Cond::and)
+                .map_polys(&|q| self.subst(q));
             let mut downgrade = None;
             if r.kind != AccessKind::Read {
                 let (_, path_exact) = path.to_isl(true);
@@ -460,29 +575,49 @@ impl<'a> Renderer<'a> {
                     t.iter().for_each(|p| p.atoms(&mut atoms));
                 }
                 let relaxed = atoms.iter().any(|at| match at {
-                    Atom::Dim(dn) => (0..self.ndr.work_dim)
-                        .any(|d| self.ndr.relaxed(d) && (*dn == nd_name("l", d) || *dn == nd_name("g", d))),
+                    Atom::Dim(dn) => (0..self.ndr.work_dim).any(|d| {
+                        self.ndr.relaxed(d) && (*dn == nd_name("l", d) || *dn == nd_name("g", d))
+                    }),
                     _ => false,
                 });
                 if !path_exact || !pieces_exact {
-                    let why =
-                        path.unknown().map(|w| w.msg.clone()).unwrap_or_else(|| "its condition is not affine".into());
-                    downgrade = Some(format!("it executes under a condition that is not modeled: {why}"));
+                    let why = path
+                        .unknown()
+                        .map(|w| w.msg.clone())
+                        .unwrap_or_else(|| "its condition is not affine".into());
+                    downgrade = Some(format!(
+                        "it executes under a condition that is not modeled: {why}"
+                    ));
                 } else if !r.exact {
-                    downgrade = Some("it is in a loop or branch that is not modeled exactly".into());
+                    downgrade =
+                        Some("it is in a loop or branch that is not modeled exactly".into());
                 } else if relaxed {
-                    downgrade = Some("it depends on get_local_id/get_group_id and the local size is not known".into());
+                    downgrade = Some(
+                        "it depends on get_local_id/get_group_id and the local size is not known"
+                            .into(),
+                    );
                 }
             }
-            let kind =
-                if r.kind == AccessKind::MustWrite && downgrade.is_some() { AccessKind::MayWrite } else { r.kind };
+            let kind = if r.kind == AccessKind::MustWrite && downgrade.is_some() {
+                AccessKind::MayWrite
+            } else {
+                r.kind
+            };
             if r.kind == AccessKind::MustWrite {
                 if let Some(d) = &downgrade {
-                    push_unique(notes, format!("write '{}' ({}) is a may-write: {d}", r.text, self.loc(r)));
+                    push_unique(
+                        notes,
+                        format!("write '{}' ({}) is a may-write: {d}", r.text, self.loc(r)),
+                    );
                 }
             }
             let _ = &downgrade;
-            prepared.push(Prepared { rec: r, pieces: pieces.clone(), kind, downgrade });
+            prepared.push(Prepared {
+                rec: r,
+                pieces: pieces.clone(),
+                kind,
+                downgrade,
+            });
         }
 
         let mut reads: Option<Map> = None;
@@ -494,14 +629,35 @@ impl<'a> Renderer<'a> {
             // The context is not intersected here: it only restricts the
             // parameters, and the exported unions are simplified against it.
             let m = isl.map(&text)?.coalesce().ok_in(isl)?;
-            a.accesses.push(Access { kind: p.kind, map: isl.map_str(&m)?, span: r.span.clone(), text: r.text.clone() });
+            a.accesses.push(Access {
+                kind: p.kind,
+                map: isl.map_str(&m)?,
+                span: r.span.clone(),
+                text: r.text.clone(),
+            });
             // Minimize: keep the global ids only.
             let n_in = m.dim(DimType::In).ok_in(isl)? as u32;
-            let e = m.project_out(DimType::In, 3, n_in - 3).ok_in(isl)?.set_tuple_name(DimType::In, "W").ok_in(isl)?;
+            let e = m
+                .project_out(DimType::In, 3, n_in - 3)
+                .ok_in(isl)?
+                .set_tuple_name(DimType::In, "W")
+                .ok_in(isl)?;
             let e = e.coalesce().ok_in(isl)?;
-            if !self.bounded(&e.copy().ok_in(isl)?.intersect_params(isl.set(context)?).ok_in(isl)?)? {
-                let why = r.note.clone().unwrap_or_else(|| "a loop bound or guard is not affine".into());
-                whole.get_or_insert(format!("footprint of '{}' ({}) is unbounded: {why}", r.text, self.loc(r)));
+            if !self.bounded(
+                &e.copy()
+                    .ok_in(isl)?
+                    .intersect_params(isl.set(context)?)
+                    .ok_in(isl)?,
+            )? {
+                let why = r
+                    .note
+                    .clone()
+                    .unwrap_or_else(|| "a loop bound or guard is not affine".into());
+                whole.get_or_insert(format!(
+                    "footprint of '{}' ({}) is unbounded: {why}",
+                    r.text,
+                    self.loc(r)
+                ));
             }
             let slot = match p.kind {
                 AccessKind::Read => &mut reads,
@@ -590,7 +746,12 @@ impl<'a> Renderer<'a> {
         } else {
             None
         };
-        let path = r.path.iter().cloned().fold(Cond::True, Cond::and).map_polys(&|q| self.subst(q));
+        let path = r
+            .path
+            .iter()
+            .cloned()
+            .fold(Cond::True, Cond::and)
+            .map_polys(&|q| self.subst(q));
         let (path_t, _) = path.to_isl(true);
         let mut parts = Vec::new();
         for (c, tuple) in pieces {
@@ -606,13 +767,30 @@ impl<'a> Renderer<'a> {
             let conds = format!("({}) and ({}) and ({}){}", self.dom, path_t, ct, lane_c);
             match violation {
                 None => {
-                    let outs_t: Vec<String> = outs.iter().map(|p| p.to_isl().unwrap_or_else(|| "0".into())).collect();
-                    parts.push(format!("W[{}] -> {}[{}] : {}", dims.join(", "), name, outs_t.join(", "), conds));
+                    let outs_t: Vec<String> = outs
+                        .iter()
+                        .map(|p| p.to_isl().unwrap_or_else(|| "0".into()))
+                        .collect();
+                    parts.push(format!(
+                        "W[{}] -> {}[{}] : {}",
+                        dims.join(", "),
+                        name,
+                        outs_t.join(", "),
+                        conds
+                    ));
                 }
-                Some(f) if params_only => {
-                    parts.push(format!("exists ({} : {} and ({}))", dims.join(", "), conds, f(&outs)))
-                }
-                Some(f) => parts.push(format!("W[{}] : {} and ({})", dims.join(", "), conds, f(&outs))),
+                Some(f) if params_only => parts.push(format!(
+                    "exists ({} : {} and ({}))",
+                    dims.join(", "),
+                    conds,
+                    f(&outs)
+                )),
+                Some(f) => parts.push(format!(
+                    "W[{}] : {} and ({})",
+                    dims.join(", "),
+                    conds,
+                    f(&outs)
+                )),
             }
         }
         parts
@@ -625,7 +803,12 @@ impl<'a> Renderer<'a> {
     /// (`ls0 = 1 and gs0 <= 2`, `n <= go0`) would run real launches
     /// unsplit, where the one-dimensional model splits them. isl failures
     /// count as "no".
-    fn assumptions_can_hold(&self, assumptions: &[Assumption], tuples: &Tuples, context: &str) -> bool {
+    fn assumptions_can_hold(
+        &self,
+        assumptions: &[Assumption],
+        tuples: &Tuples,
+        context: &str,
+    ) -> bool {
         if assumptions.is_empty() {
             return true;
         }
@@ -639,7 +822,11 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        let sizes = if sizes.is_empty() { "true".to_string() } else { sizes.join(" and ") };
+        let sizes = if sizes.is_empty() {
+            "true".to_string()
+        } else {
+            sizes.join(" and ")
+        };
         let executes = |_: &[Poly]| "true".to_string();
         let mut runs = Vec::new();
         for (r, pieces) in tuples {
@@ -650,8 +837,12 @@ impl<'a> Renderer<'a> {
         }
         let can = || -> IslResult<bool> {
             let mut s = isl.set(context)?;
-            s = s.intersect(isl.set(&format!("{}{{ : {sizes} }}", self.header))?).ok_in(isl)?;
-            s = s.intersect(isl.set(&format!("{}{{ : {} }}", self.header, runs.join(" or ")))?).ok_in(isl)?;
+            s = s
+                .intersect(isl.set(&format!("{}{{ : {sizes} }}", self.header))?)
+                .ok_in(isl)?;
+            s = s
+                .intersect(isl.set(&format!("{}{{ : {} }}", self.header, runs.join(" or ")))?)
+                .ok_in(isl)?;
             for x in assumptions {
                 s = s.intersect(isl.set(&x.condition)?).ok_in(isl)?;
             }
@@ -664,12 +855,22 @@ impl<'a> Renderer<'a> {
     /// recession-cone test on the range, `isl_set_is_bounded`).
     fn bounded(&self, m: &Map) -> IslResult<bool> {
         let isl = &self.isl;
-        m.copy().ok_in(isl)?.range().ok_in(isl)?.is_bounded().ok_in(isl)
+        m.copy()
+            .ok_in(isl)?
+            .range()
+            .ok_in(isl)?
+            .is_bounded()
+            .ok_in(isl)
     }
 
     /// Whether some access may violate `0 <= out_k < extent_k` for some
     /// parameter values (one parameter set for all accesses: the fast path).
-    fn may_violate(&self, prepared: &[Prepared], extents: &[String], context: &str) -> IslResult<bool> {
+    fn may_violate(
+        &self,
+        prepared: &[Prepared],
+        extents: &[String],
+        context: &str,
+    ) -> IslResult<bool> {
         let isl = &self.isl;
         for (k, ext) in extents.iter().enumerate() {
             let viol = violation_text(k + 1, ext);
@@ -681,7 +882,13 @@ impl<'a> Renderer<'a> {
                 continue;
             }
             let text = format!("{}{{ : {} }}", self.header, parts.join(" or "));
-            if !isl.set(&text)?.intersect(isl.set(context)?).ok_in(isl)?.is_empty().ok_in(isl)? {
+            if !isl
+                .set(&text)?
+                .intersect(isl.set(context)?)
+                .ok_in(isl)?
+                .is_empty()
+                .ok_in(isl)?
+            {
                 return Ok(true);
             }
         }
@@ -689,13 +896,24 @@ impl<'a> Renderer<'a> {
     }
 
     /// Adds the assumptions `0 <= out_k < extent_k` (k >= 1) of one access.
-    fn assumptions(&self, p: &Prepared, extents: &[String], context: &str, a: &mut ArrayAccesses) -> IslResult<()> {
+    fn assumptions(
+        &self,
+        p: &Prepared,
+        extents: &[String],
+        context: &str,
+        a: &mut ArrayAccesses,
+    ) -> IslResult<()> {
         let isl = &self.isl;
         for (k, ext) in extents.iter().enumerate() {
             let dim = k + 1;
             let viol = violation_text(dim, ext);
             let text = self.full_map_text(p.rec, &p.pieces, "A", Some(&viol));
-            let v = isl.set(&text)?.params().ok_in(isl)?.intersect(isl.set(context)?).ok_in(isl)?;
+            let v = isl
+                .set(&text)?
+                .params()
+                .ok_in(isl)?
+                .intersect(isl.set(context)?)
+                .ok_in(isl)?;
             if v.is_empty().ok_in(isl)? {
                 continue;
             }
@@ -709,7 +927,11 @@ impl<'a> Renderer<'a> {
                 .ok_in(isl)?;
             let cond_s = isl.set_str(&cond)?;
             // Describe with the outputs of the first piece.
-            let shown: Vec<String> = p.pieces.iter().map(|(_, o)| o[dim].to_isl().unwrap_or_default()).collect();
+            let shown: Vec<String> = p
+                .pieces
+                .iter()
+                .map(|(_, o)| o[dim].to_isl().unwrap_or_default())
+                .collect();
             let mut uniq: Vec<String> = Vec::new();
             for s in shown {
                 push_unique(&mut uniq, s);
@@ -727,7 +949,10 @@ impl<'a> Renderer<'a> {
                     existing.description.push_str(&format!("; {description}"));
                 }
             } else {
-                a.assumptions.push(Assumption { description, condition: cond_s });
+                a.assumptions.push(Assumption {
+                    description,
+                    condition: cond_s,
+                });
             }
         }
         Ok(())
@@ -737,7 +962,10 @@ impl<'a> Renderer<'a> {
 /// The constraint violated when output `dim` leaves `[0, ext)`.
 fn violation_text(dim: usize, ext: &str) -> impl Fn(&[Poly]) -> String + '_ {
     move |outs: &[Poly]| {
-        let t = outs.get(dim).and_then(|p| p.to_isl()).unwrap_or_else(|| "0".into());
+        let t = outs
+            .get(dim)
+            .and_then(|p| p.to_isl())
+            .unwrap_or_else(|| "0".into());
         format!("{t} < 0 or {t} >= {ext}")
     }
 }

@@ -3,7 +3,9 @@
 
 mod common;
 
-use access_analysis::{analyze_kernel, AccessKind, AnalysisError, AnalysisOptions, Linearization, Mode, ParamSource};
+use access_analysis::{
+    analyze_kernel, AccessKind, AnalysisError, AnalysisOptions, Linearization, Mode, ParamSource,
+};
 use common::{corpus, inline, map, set};
 use isl_rs::Context;
 
@@ -14,8 +16,12 @@ fn opts() -> AnalysisOptions {
 /// Asserts that the isl relation `got` equals `want` within the kernel context.
 fn same(ka: &access_analysis::KernelAccesses, got: &str, want: &str) {
     let ctx = Context::alloc();
-    let g = map(&ctx, got).intersect_params(set(&ctx, &ka.context)).unwrap();
-    let w = map(&ctx, want).intersect_params(set(&ctx, &ka.context)).unwrap();
+    let g = map(&ctx, got)
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
+    let w = map(&ctx, want)
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
     assert!(g.is_equal(&w).unwrap(), "got {got}\nwant {want}");
 }
 
@@ -33,7 +39,11 @@ fn pointer_arithmetic_on_buffer_parameters_is_followed() {
     );
     let a = ka.array("a").unwrap();
     assert_eq!(a.whole, None);
-    same(&ka, &a.must_writes, "[gs0, go0, off] -> { W[x0, 0, 0] -> a[x0 + off] : go0 <= x0 < go0 + gs0 }");
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0, off] -> { W[x0, 0, 0] -> a[x0 + off] : go0 <= x0 < go0 + gs0 }",
+    );
     let b = ka.array("b").unwrap();
     // b[2i + 1] and b[2i + 2]: the constant stride 2 delinearizes them (issue 12)
     assert_eq!(b.strides, ["2", "1"]);
@@ -42,7 +52,10 @@ fn pointer_arithmetic_on_buffer_parameters_is_followed() {
         &b.reads,
         "[gs0, go0] -> { W[x0, 0, 0] -> b[x0, 1] : go0 <= x0 < go0 + gs0; W[x0, 0, 0] -> b[x0 + 1, 0] : go0 <= x0 < go0 + gs0 }",
     );
-    assert!(ka.params.iter().any(|p| p.name == "off" && p.source == ParamSource::ScalarArg { arg_index: 2 }));
+    assert!(ka
+        .params
+        .iter()
+        .any(|p| p.name == "off" && p.source == ParamSource::ScalarArg { arg_index: 2 }));
 }
 
 #[test]
@@ -57,7 +70,11 @@ fn early_return_guards_the_rest_exactly() {
     );
     let a = ka.array("a").unwrap();
     assert!(a.accesses.iter().all(|x| x.kind == AccessKind::MustWrite));
-    same(&ka, &a.must_writes, "[gs0, go0, n] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 and x0 < n }");
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 and x0 < n }",
+    );
 }
 
 #[test]
@@ -72,8 +89,16 @@ fn data_dependent_guards_make_may_writes() {
     let a = ka.array("a").unwrap();
     assert_eq!(a.whole, None);
     assert!(a.must_writes.contains("false"));
-    same(&ka, &a.may_writes, "[gs0, go0] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 }");
-    assert!(a.notes.iter().any(|n| n.contains("may-write")), "{:?}", a.notes);
+    same(
+        &ka,
+        &a.may_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> a[x0] : go0 <= x0 < go0 + gs0 }",
+    );
+    assert!(
+        a.notes.iter().any(|n| n.contains("may-write")),
+        "{:?}",
+        a.notes
+    );
 }
 
 #[test]
@@ -93,7 +118,9 @@ fn loop_carried_subscripts_make_only_their_array_whole() {
     let b = ka.array("b").unwrap();
     let reason = b.whole.as_deref().expect("b whole");
     assert!(
-        reason.starts_with("subscript 'b[j]' is not affine: 'j' is modified in the loop at test.cl:4:13"),
+        reason.starts_with(
+            "subscript 'b[j]' is not affine: 'j' is modified in the loop at test.cl:4:13"
+        ),
         "{reason}"
     );
     assert!(reason.ends_with("(test.cl:5:17)"), "{reason}");
@@ -101,7 +128,11 @@ fn loop_carried_subscripts_make_only_their_array_whole() {
     assert!(ka.array("a").unwrap().whole.is_some());
     let c = ka.array("c").unwrap();
     assert_eq!(c.whole, None);
-    same(&ka, &c.may_writes, "[gs0, go0] -> { W[x0, 0, 0] -> c[x0] : go0 <= x0 < go0 + gs0 }");
+    same(
+        &ka,
+        &c.may_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> c[x0] : go0 <= x0 < go0 + gs0 }",
+    );
     assert!(c.must_writes.contains("false"));
 }
 
@@ -118,7 +149,9 @@ fn products_of_ids_make_the_array_whole_with_the_location() {
     let a = ka.array("a").unwrap();
     let reason = a.whole.as_deref().expect("a whole");
     assert!(
-        reason.contains("'a[x * y]'") && reason.contains("not affine") && reason.contains("(test.cl:4:13)"),
+        reason.contains("'a[x * y]'")
+            && reason.contains("not affine")
+            && reason.contains("(test.cl:4:13)"),
         "{reason}"
     );
     assert_eq!(a.mode, Mode::W);
@@ -158,7 +191,11 @@ fn break_makes_loop_writes_may_writes() {
     );
     let a = ka.array("a").unwrap();
     assert!(a.accesses.iter().all(|x| x.kind == AccessKind::MayWrite));
-    same(&ka, &a.may_writes, "[gs0, go0, n] -> { W[x0, 0, 0] -> a[k] : go0 <= x0 < go0 + gs0 and 0 <= k < n }");
+    same(
+        &ka,
+        &a.may_writes,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> a[k] : go0 <= x0 < go0 + gs0 and 0 <= k < n }",
+    );
 }
 
 #[test]
@@ -189,7 +226,10 @@ fn isl_keywords_and_reserved_names_are_renamed() {
         &opts(),
     );
     let names: Vec<&str> = ka.params.iter().map(|p| p.name.as_str()).collect();
-    assert!(names.contains(&"arg_min") && names.contains(&"arg_gs0") && names.contains(&"arg_x0"), "{names:?}");
+    assert!(
+        names.contains(&"arg_min") && names.contains(&"arg_gs0") && names.contains(&"arg_x0"),
+        "{names:?}"
+    );
     let ctx = Context::alloc();
     map(&ctx, &ka.array("a").unwrap().must_writes);
 }
@@ -209,7 +249,11 @@ fn buffers_named_like_isl_keywords_get_valid_tuples() {
         &ka.array("min").unwrap().must_writes,
         "[gs0, go0] -> { W[x0, 0, 0] -> arr_min[x0] : go0 <= x0 < go0 + gs0 }",
     );
-    same(&ka, &ka.array("W").unwrap().reads, "[gs0, go0] -> { W[x0, 0, 0] -> arr_W[x0] : go0 <= x0 < go0 + gs0 }");
+    same(
+        &ka,
+        &ka.array("W").unwrap().reads,
+        "[gs0, go0] -> { W[x0, 0, 0] -> arr_W[x0] : go0 <= x0 < go0 + gs0 }",
+    );
 }
 
 #[test]
@@ -230,7 +274,10 @@ fn inconsistent_linearization_is_reported() {
 
 #[test]
 fn delinearization_can_be_disabled() {
-    let options = AnalysisOptions { delinearize: false, ..opts() };
+    let options = AnalysisOptions {
+        delinearize: false,
+        ..opts()
+    };
     let ka = corpus("matmul.cl", &options);
     for a in &ka.arrays {
         let reason = a.whole.as_deref().expect("whole");
@@ -241,11 +288,20 @@ fn delinearization_can_be_disabled() {
 #[test]
 fn atomics_are_recorded_and_make_the_array_read_write() {
     let ka = corpus("histogram.cl", &opts());
-    assert_eq!(ka.global_atomics, vec!["atomic_inc on 'bins' (histogram.cl:12:9)".to_string()]);
+    assert_eq!(
+        ka.global_atomics,
+        vec!["atomic_inc on 'bins' (histogram.cl:12:9)".to_string()]
+    );
     let bins = ka.array("bins").unwrap();
     assert_eq!(bins.mode, Mode::RW);
-    assert_eq!(bins.whole.as_deref(), Some("subscript 'bins[data[i] % nbins]' is indirect (histogram.cl:12:21)"));
-    let ka = inline("__kernel void k(__global int *c) { atomic_add(&c[get_global_id(0) % 4], 1); }", &opts());
+    assert_eq!(
+        bins.whole.as_deref(),
+        Some("subscript 'bins[data[i] % nbins]' is indirect (histogram.cl:12:21)")
+    );
+    let ka = inline(
+        "__kernel void k(__global int *c) { atomic_add(&c[get_global_id(0) % 4], 1); }",
+        &opts(),
+    );
     let c = ka.array("c").unwrap();
     assert_eq!(c.whole, None);
     assert_eq!(c.mode, Mode::RW);
@@ -270,17 +326,27 @@ fn pointers_escaping_to_unknown_functions_make_the_array_whole() {
 
 #[test]
 fn local_size_specialization_makes_group_ids_exact() {
-    let options = AnalysisOptions { local_size: Some([64, 1, 1]), ..opts() };
+    let options = AnalysisOptions {
+        local_size: Some([64, 1, 1]),
+        ..opts()
+    };
     let ka = corpus("reduce_sum.cl", &options);
     assert!(!ka.params.iter().any(|p| p.name == "ls0"));
     let out = ka.array("out").unwrap();
     assert!(out.accesses.iter().all(|x| x.kind == AccessKind::MustWrite));
-    same(&ka, &out.must_writes, "[gs0, go0, ng0] -> { W[x0, 0, 0] -> out[g] : x0 = go0 + 64g and 0 <= g < ng0 }");
+    same(
+        &ka,
+        &out.must_writes,
+        "[gs0, go0, ng0] -> { W[x0, 0, 0] -> out[g] : x0 = go0 + 64g and 0 <= g < ng0 }",
+    );
     // Without it, the group id is over-approximated and the write is a may-write.
     let ka = corpus("reduce_sum.cl", &opts());
     let out = ka.array("out").unwrap();
     assert!(out.accesses.iter().all(|x| x.kind == AccessKind::MayWrite));
-    assert!(ka.notes.iter().any(|n| n.contains("local size is not known")));
+    assert!(ka
+        .notes
+        .iter()
+        .any(|n| n.contains("local size is not known")));
 }
 
 #[test]
@@ -300,32 +366,51 @@ fn specialization_and_linearization_kinds() {
 
 #[test]
 fn unsupported_constructs_make_the_kernel_unanalyzable() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/invalid/uses_goto.cl");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/invalid/uses_goto.cl");
     let source = std::fs::read_to_string(path).unwrap();
-    let program = coarsen::parse_program("uses_goto.cl", &source, &coarsen::ParseOptions::default()).unwrap();
+    let program =
+        coarsen::parse_program("uses_goto.cl", &source, &coarsen::ParseOptions::default()).unwrap();
     let ka = analyze_kernel(&program, "uses_goto", &opts()).unwrap();
     assert!(!ka.analyzable);
     let reason = ka.reason.clone().unwrap();
-    assert!(reason.contains("goto") && reason.contains("uses_goto.cl:"), "{reason}");
+    assert!(
+        reason.contains("goto") && reason.contains("uses_goto.cl:"),
+        "{reason}"
+    );
     for a in &ka.arrays {
-        assert!(a.whole.as_deref().unwrap().starts_with("kernel is not analyzable"));
+        assert!(a
+            .whole
+            .as_deref()
+            .unwrap()
+            .starts_with("kernel is not analyzable"));
     }
     assert_eq!(ka.array("a").unwrap().mode, Mode::R);
     let b = ka.array("b").unwrap();
     assert_eq!(b.mode, Mode::RW);
     // Every work-item may write every element of b.
     let ctx = Context::alloc();
-    let all = map(&ctx, "[gs0, go0] -> { W[x0, 0, 0] -> b[i] : go0 <= x0 < go0 + gs0 }")
+    let all = map(
+        &ctx,
+        "[gs0, go0] -> { W[x0, 0, 0] -> b[i] : go0 <= x0 < go0 + gs0 }",
+    )
+    .intersect_params(set(&ctx, &ka.context))
+    .unwrap();
+    assert!(map(&ctx, &b.may_writes)
         .intersect_params(set(&ctx, &ka.context))
-        .unwrap();
-    assert!(map(&ctx, &b.may_writes).intersect_params(set(&ctx, &ka.context)).unwrap().is_equal(&all).unwrap());
+        .unwrap()
+        .is_equal(&all)
+        .unwrap());
 }
 
 #[test]
 fn bad_names_are_errors() {
-    let program =
-        coarsen::parse_program("t.cl", "__kernel void k(__global int *a, float f) { a[0] = 1; }", &Default::default())
-            .unwrap();
+    let program = coarsen::parse_program(
+        "t.cl",
+        "__kernel void k(__global int *a, float f) { a[0] = 1; }",
+        &Default::default(),
+    )
+    .unwrap();
     let e = analyze_kernel(&program, "nope", &opts()).unwrap_err();
     assert_eq!(e.to_string(), "t.cl: no kernel named 'nope' (kernels: k)");
     let mut options = opts();
@@ -333,8 +418,14 @@ fn bad_names_are_errors() {
     let e = analyze_kernel(&program, "k", &options).unwrap_err();
     assert!(matches!(e, AnalysisError::UnknownParameter { .. }), "{e}");
     assert!(e.to_string().contains("valid: gs0, go0, ng0"), "{e}");
-    let options = AnalysisOptions { local_size: Some([0, 1, 1]), ..opts() };
-    assert!(matches!(analyze_kernel(&program, "k", &options), Err(AnalysisError::InvalidLocalSize { .. })));
+    let options = AnalysisOptions {
+        local_size: Some([0, 1, 1]),
+        ..opts()
+    };
+    assert!(matches!(
+        analyze_kernel(&program, "k", &options),
+        Err(AnalysisError::InvalidLocalSize { .. })
+    ));
 }
 
 #[test]
@@ -349,7 +440,10 @@ fn whole_array_texts_are_parseable_and_display_is_stable() {
             map(&ctx, &acc.map);
         }
     }
-    assert_eq!(ka.to_string(), corpus("scatter_conflict.cl", &opts()).to_string());
+    assert_eq!(
+        ka.to_string(),
+        corpus("scatter_conflict.cl", &opts()).to_string()
+    );
 }
 
 #[test]
@@ -363,7 +457,13 @@ fn taking_the_address_of_a_variable_forgets_its_value() {
         }",
         &opts(),
     );
-    let reason = ka.array("a").unwrap().whole.as_deref().expect("a whole").to_string();
+    let reason = ka
+        .array("a")
+        .unwrap()
+        .whole
+        .as_deref()
+        .expect("a whole")
+        .to_string();
     assert!(reason.contains("the address of 'x' is taken"), "{reason}");
 }
 
@@ -380,6 +480,13 @@ fn exponential_inlining_is_cut_off_with_a_reason() {
     src.push_str("__kernel void k(__global int *a) { int i = get_global_id(0); a[i] = f19(i); }\n");
     let ka = inline(&src, &opts());
     assert!(!ka.analyzable);
-    assert!(ka.reason.as_deref().unwrap().contains("too large to analyze"), "{:?}", ka.reason);
+    assert!(
+        ka.reason
+            .as_deref()
+            .unwrap()
+            .contains("too large to analyze"),
+        "{:?}",
+        ka.reason
+    );
     assert!(ka.array("a").unwrap().whole.is_some());
 }

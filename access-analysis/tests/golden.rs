@@ -48,7 +48,8 @@ fn golden_access_relations_of_corpus_kernels() {
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let source = std::fs::read_to_string(path).unwrap();
-        let program = coarsen::parse_program(&name, &source, &coarsen::ParseOptions::default()).unwrap();
+        let program =
+            coarsen::parse_program(&name, &source, &coarsen::ParseOptions::default()).unwrap();
         for k in program.kernels() {
             let result = analyze_kernel(&program, &k.name, &AnalysisOptions::default()).unwrap();
             let actual = result.to_string();
@@ -59,9 +60,17 @@ fn golden_access_relations_of_corpus_kernels() {
             }
             let expected = std::fs::read_to_string(&golden).unwrap_or_default();
             if expected != actual {
-                failures.push(format!("{}:\n{}", golden.display(), diff(&expected, &actual)));
+                failures.push(format!(
+                    "{}:\n{}",
+                    golden.display(),
+                    diff(&expected, &actual)
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "golden mismatch (run with CLPART_BLESS=1 to update):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "golden mismatch (run with CLPART_BLESS=1 to update):\n{}",
+        failures.join("\n")
+    );
 }

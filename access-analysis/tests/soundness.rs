@@ -41,7 +41,13 @@ fn check(
     check_ka(&ka, file, launch, exact, f);
 }
 
-fn check_ka(ka: &KernelAccesses, file: &str, launch: &Launch, exact: Exact, f: &dyn Fn(&Launch, &Item, &mut Vec<Acc>)) {
+fn check_ka(
+    ka: &KernelAccesses,
+    file: &str,
+    launch: &Launch,
+    exact: Exact,
+    f: &dyn Fn(&Launch, &Item, &mut Vec<Acc>),
+) {
     let mut real: Real = BTreeMap::new();
     for (x, l, g) in launch.work_items() {
         let mut accs = Vec::new();
@@ -58,7 +64,14 @@ fn check_ka(ka: &KernelAccesses, file: &str, launch: &Launch, exact: Exact, f: &
         let name: &str = &a.name;
         let get = |w: bool| real.get(&(name, w)).cloned().unwrap_or_default();
         // The real relations, in the parameter space of the analysis.
-        let header = format!("[{}] -> ", ka.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "));
+        let header = format!(
+            "[{}] -> ",
+            ka.params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let real_map = |w: bool| {
             map(&ctx, &format!("{header}{}", pairs(name, &get(w))))
                 .intersect_params(common::set(&ctx, &launch.fix(ka)))
@@ -69,24 +82,69 @@ fn check_ka(ka: &KernelAccesses, file: &str, launch: &Launch, exact: Exact, f: &
         let must = concrete(&ctx, ka, a, "must", launch);
         let may = concrete(&ctx, ka, a, "may", launch);
         let show = |m: &isl_rs::Map| m.to_str().unwrap().to_string();
-        let count = |m: &isl_rs::Map| m.copy().unwrap().wrap().unwrap().count_val().unwrap().get_num_si().unwrap();
+        let count = |m: &isl_rs::Map| {
+            m.copy()
+                .unwrap()
+                .wrap()
+                .unwrap()
+                .count_val()
+                .unwrap()
+                .get_num_si()
+                .unwrap()
+        };
         let distinct = |w: bool| {
             let mut v = get(w);
             v.sort();
             v.dedup();
             v.len() as i64
         };
-        assert!(reads.is_subset(&r).unwrap(), "{file} {name}: real reads not in {}\nreal: {}", a.reads, show(&reads));
-        assert!(writes.is_subset(&may).unwrap(), "{file} {name}: real writes not in {}", a.may_writes);
-        assert!(must.is_subset(&may).unwrap(), "{file} {name}: must-writes not in may-writes");
+        assert!(
+            reads.is_subset(&r).unwrap(),
+            "{file} {name}: real reads not in {}\nreal: {}",
+            a.reads,
+            show(&reads)
+        );
+        assert!(
+            writes.is_subset(&may).unwrap(),
+            "{file} {name}: real writes not in {}",
+            a.may_writes
+        );
+        assert!(
+            must.is_subset(&may).unwrap(),
+            "{file} {name}: must-writes not in may-writes"
+        );
         // Must-writes are certainly written: contained in the real writes.
-        let both = must.copy().unwrap().intersect(writes.copy().unwrap()).unwrap();
-        assert_eq!(count(&both), count(&must), "{file} {name}: must-writes {} are not all written", a.must_writes);
+        let both = must
+            .copy()
+            .unwrap()
+            .intersect(writes.copy().unwrap())
+            .unwrap();
+        assert_eq!(
+            count(&both),
+            count(&must),
+            "{file} {name}: must-writes {} are not all written",
+            a.must_writes
+        );
         if exact == Exact::Yes {
             // real ⊆ modeled and the same number of pairs: equal.
-            assert_eq!(count(&r), distinct(false), "{file} {name}: reads {} larger than real", show(&r));
-            assert_eq!(count(&may), distinct(true), "{file} {name}: may-writes {} larger than real", show(&may));
-            assert_eq!(count(&must), distinct(true), "{file} {name}: must-writes {} smaller than real", show(&must));
+            assert_eq!(
+                count(&r),
+                distinct(false),
+                "{file} {name}: reads {} larger than real",
+                show(&r)
+            );
+            assert_eq!(
+                count(&may),
+                distinct(true),
+                "{file} {name}: may-writes {} larger than real",
+                show(&may)
+            );
+            assert_eq!(
+                count(&must),
+                distinct(true),
+                "{file} {name}: must-writes {} smaller than real",
+                show(&must)
+            );
         }
     }
 }
@@ -96,7 +154,10 @@ fn opts() -> AnalysisOptions {
 }
 
 fn with_local(ls: [i64; 3]) -> AnalysisOptions {
-    AnalysisOptions { local_size: Some(ls), ..AnalysisOptions::default() }
+    AnalysisOptions {
+        local_size: Some(ls),
+        ..AnalysisOptions::default()
+    }
 }
 
 #[test]
@@ -112,7 +173,12 @@ fn element_wise_kernels() {
     });
     check("interleave.cl", &opts(), &l, Exact::Yes, &|_, it, o| {
         let i = it.x[0];
-        o.extend([("a", false, i), ("b", false, i), ("out", true, 2 * i), ("out", true, 2 * i + 1)]);
+        o.extend([
+            ("a", false, i),
+            ("b", false, i),
+            ("out", true, 2 * i),
+            ("out", true, 2 * i + 1),
+        ]);
     });
     check("vec4_add.cl", &opts(), &l, Exact::Yes, &|_, it, o| {
         for k in 0..4 {
@@ -126,7 +192,12 @@ fn element_wise_kernels() {
     });
     check("helper_call.cl", &opts(), &l, Exact::Yes, &|_, it, o| {
         let i = it.x[0];
-        o.extend([("a", false, i), ("b", false, i), ("b", false, i + 1), ("out", true, i)]);
+        o.extend([
+            ("a", false, i),
+            ("b", false, i),
+            ("b", false, i + 1),
+            ("out", true, i),
+        ]);
     });
     let g = Launch::new([32, 1, 1], [8, 1, 1]).arg("n", 27);
     check("guarded_scale.cl", &opts(), &g, Exact::Yes, &|l, it, o| {
@@ -162,7 +233,9 @@ fn guards_quasi_affine_and_piecewise_subscripts() {
             o.extend([("aos", false, i), ("soa", true, (i % 4) * np + i / 4)]);
         }
     });
-    let l = Launch::new([24, 1, 1], [8, 1, 1]).arg("n", 21).arg("radius", 3);
+    let l = Launch::new([24, 1, 1], [8, 1, 1])
+        .arg("n", 21)
+        .arg("radius", 3);
     check("conv1d.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (i, n, r) = (it.x[0], l.scalars["n"], l.scalars["radius"]);
         if i < n {
@@ -179,7 +252,13 @@ fn guards_quasi_affine_and_piecewise_subscripts() {
     check("clamp_blur.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (i, n) = (it.x[0], l.scalars["n"]);
         if i < n {
-            for e in [(i - 2).max(0), if i > 0 { i - 1 } else { 0 }, i, (i + 1).min(n - 1), (i + 2).clamp(0, n - 1)] {
+            for e in [
+                (i - 2).max(0),
+                if i > 0 { i - 1 } else { 0 },
+                i,
+                (i + 1).min(n - 1),
+                (i + 2).clamp(0, n - 1),
+            ] {
                 o.push(("in", false, e));
             }
             o.push(("out", true, i));
@@ -215,7 +294,9 @@ fn matmul(l: &Launch, it: &Item, o: &mut Vec<Acc>) {
 
 #[test]
 fn linearized_subscripts_with_run_time_widths() {
-    let l = Launch::new([6, 4, 1], [2, 2, 1]).arg("width", 7).offset([1, 2, 0]);
+    let l = Launch::new([6, 4, 1], [2, 2, 1])
+        .arg("width", 7)
+        .offset([1, 2, 0]);
     check("matmul.cl", &opts(), &l, Exact::Yes, &matmul);
     // The relation stays exact when the launch violates the assumption x < width.
     let bad = Launch::new([9, 3, 1], [3, 1, 1]).arg("width", 5);
@@ -223,7 +304,9 @@ fn linearized_subscripts_with_run_time_widths() {
     let mut spec = opts();
     spec.specialize.insert("width".into(), 7);
     check("matmul.cl", &spec, &l, Exact::Yes, &matmul);
-    let l = Launch::new([8, 6, 1], [4, 2, 1]).arg("width", 7).arg("height", 5);
+    let l = Launch::new([8, 6, 1], [4, 2, 1])
+        .arg("width", 7)
+        .arg("height", 5);
     check("transpose.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (x, y, w, h) = (it.x[0], it.x[1], l.scalars["width"], l.scalars["height"]);
         if x < w && y < h {
@@ -244,19 +327,33 @@ fn linearized_subscripts_with_run_time_widths() {
             o.push(("out", true, idx));
         }
     });
-    let l = Launch::new([6, 5, 4], [2, 5, 2]).arg("nx", 5).arg("ny", 4).arg("nz", 4);
+    let l = Launch::new([6, 5, 4], [2, 5, 2])
+        .arg("nx", 5)
+        .arg("ny", 4)
+        .arg("nz", 4);
     check("stencil3d.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (x, y, z) = (it.x[0], it.x[1], it.x[2]);
         let (nx, ny, nz) = (l.scalars["nx"], l.scalars["ny"], l.scalars["nz"]);
         if x >= 1 && x < nx - 1 && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1 {
             let idx = (z * ny + y) * nx + x;
-            for e in [idx, idx - 1, idx + 1, idx - nx, idx + nx, idx - nx * ny, idx + nx * ny] {
+            for e in [
+                idx,
+                idx - 1,
+                idx + 1,
+                idx - nx,
+                idx + nx,
+                idx - nx * ny,
+                idx + nx * ny,
+            ] {
                 o.push(("in", false, e));
             }
             o.push(("out", true, idx));
         }
     });
-    let l = Launch::new([6, 5, 1], [3, 5, 1]).arg("width", 5).arg("height", 4).arg("count", 3);
+    let l = Launch::new([6, 5, 1], [3, 5, 1])
+        .arg("width", 5)
+        .arg("height", 4)
+        .arg("count", 3);
     check("row_sum_2d.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (x, y) = (it.x[0], it.x[1]);
         let (w, h, c) = (l.scalars["width"], l.scalars["height"], l.scalars["count"]);
@@ -273,11 +370,19 @@ fn linearized_subscripts_with_run_time_widths() {
         if j < ny {
             o.push(("s", true, j));
             for i in 0..nx {
-                o.extend([("s", false, j), ("s", true, j), ("r", false, i), ("A", false, i * ny + j)]);
+                o.extend([
+                    ("s", false, j),
+                    ("s", true, j),
+                    ("r", false, i),
+                    ("A", false, i * ny + j),
+                ]);
             }
         }
     });
-    let l = Launch::new([6, 4, 1], [2, 2, 1]).arg("ni", 3).arg("nj", 5).arg("nk", 4);
+    let l = Launch::new([6, 4, 1], [2, 2, 1])
+        .arg("ni", 3)
+        .arg("nj", 5)
+        .arg("nk", 4);
     check("gemm.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (j, i) = (it.x[0], it.x[1]);
         let (ni, nj, nk) = (l.scalars["ni"], l.scalars["nj"], l.scalars["nk"]);
@@ -293,7 +398,9 @@ fn linearized_subscripts_with_run_time_widths() {
             }
         }
     });
-    let l = Launch::new([8, 1, 1], [4, 1, 1]).arg("nrows", 6).arg("ncols", 5);
+    let l = Launch::new([8, 1, 1], [4, 1, 1])
+        .arg("nrows", 6)
+        .arg("ncols", 5);
     check("matvec.cl", &opts(), &l, Exact::Yes, &|l, it, o| {
         let (row, nr, nc) = (it.x[0], l.scalars["nrows"], l.scalars["ncols"]);
         if row < nr {
@@ -350,7 +457,13 @@ fn loops_with_run_time_bounds_and_strides() {
         let i = it.x[0];
         for j in 0..l.scalars["natoms"] {
             o.extend([("gx", false, i), ("gy", false, i), ("gz", false, i)]);
-            o.extend([("ax", false, j), ("ay", false, j), ("az", false, j), ("charge", false, j), ("size", false, j)]);
+            o.extend([
+                ("ax", false, j),
+                ("ay", false, j),
+                ("az", false, j),
+                ("charge", false, j),
+                ("size", false, j),
+            ]);
         }
         o.push(("val", true, i));
     });
@@ -362,7 +475,9 @@ fn loops_with_run_time_bounds_and_strides() {
             i += l.gs[0];
         }
     };
-    let l = Launch::new([8, 1, 1], [4, 1, 1]).arg("n", 29).offset([5, 0, 0]);
+    let l = Launch::new([8, 1, 1], [4, 1, 1])
+        .arg("n", 29)
+        .offset([5, 0, 0]);
     check("saxpy_offset.cl", &opts(), &l, Exact::No, &saxpy);
     // ... and exact once the global size is specialized.
     let mut spec = opts();
@@ -381,7 +496,13 @@ fn local_and_group_ids() {
         }
     };
     let l = Launch::new([24, 1, 1], [8, 1, 1]).offset([2, 0, 0]);
-    check("group_id_write.cl", &with_local([8, 1, 1]), &l, Exact::Yes, &gid_write);
+    check(
+        "group_id_write.cl",
+        &with_local([8, 1, 1]),
+        &l,
+        Exact::Yes,
+        &gid_write,
+    );
     check("group_id_write.cl", &opts(), &l, Exact::No, &gid_write);
     let reduce = |l: &Launch, it: &Item, o: &mut Vec<Acc>| {
         if it.x[0] < l.scalars["n"] {
@@ -392,17 +513,32 @@ fn local_and_group_ids() {
         }
     };
     let l = Launch::new([32, 1, 1], [8, 1, 1]).arg("n", 29);
-    check("reduce_sum.cl", &with_local([8, 1, 1]), &l, Exact::Yes, &reduce);
+    check(
+        "reduce_sum.cl",
+        &with_local([8, 1, 1]),
+        &l,
+        Exact::Yes,
+        &reduce,
+    );
     check("reduce_sum.cl", &opts(), &l, Exact::No, &reduce);
     let tiled = |l: &Launch, it: &Item, o: &mut Vec<Acc>| {
         let (x, y, tx, ty, w) = (it.x[0], it.x[1], it.l[0], it.l[1], l.scalars["width"]);
         for t in 0..w / 16 {
-            o.extend([("a", false, y * w + t * 16 + tx), ("b", false, (t * 16 + ty) * w + x)]);
+            o.extend([
+                ("a", false, y * w + t * 16 + tx),
+                ("b", false, (t * 16 + ty) * w + x),
+            ]);
         }
         o.push(("c", true, y * w + x));
     };
     let l = Launch::new([32, 16, 1], [16, 16, 1]).arg("width", 32);
-    check("matmul_tiled.cl", &with_local([16, 16, 1]), &l, Exact::Yes, &tiled);
+    check(
+        "matmul_tiled.cl",
+        &with_local([16, 16, 1]),
+        &l,
+        Exact::Yes,
+        &tiled,
+    );
     let l = Launch::new([16, 16, 1], [16, 16, 1]).arg("width", 32);
     check("matmul_tiled.cl", &opts(), &l, Exact::No, &tiled);
     let walk = |_: &Launch, it: &Item, o: &mut Vec<Acc>| {
@@ -410,6 +546,16 @@ fn local_and_group_ids() {
             o.push(("out", true, it.g[0]));
         }
     };
-    let l = Launch::new([16, 1, 1], [4, 1, 1]).arg("gw", 6).arg("gh", 5).arg("nwalks", 2).arg("maxsteps", 9);
-    check("random_walk.cl", &with_local([4, 1, 1]), &l, Exact::Yes, &walk);
+    let l = Launch::new([16, 1, 1], [4, 1, 1])
+        .arg("gw", 6)
+        .arg("gh", 5)
+        .arg("nwalks", 2)
+        .arg("maxsteps", 9);
+    check(
+        "random_walk.cl",
+        &with_local([4, 1, 1]),
+        &l,
+        Exact::Yes,
+        &walk,
+    );
 }

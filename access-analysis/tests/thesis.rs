@@ -20,7 +20,12 @@ fn range_in(ctx: &Context, m: &str, ka_context: &str, extra: &str) -> Set {
 }
 
 fn assert_set_eq(got: &Set, want: &Set, what: &str) {
-    assert!(got.is_equal(want).unwrap(), "{what}: got {} want {}", got.to_str().unwrap(), want.to_str().unwrap());
+    assert!(
+        got.is_equal(want).unwrap(),
+        "{what}: got {} want {}",
+        got.to_str().unwrap(),
+        want.to_str().unwrap()
+    );
 }
 
 #[test]
@@ -33,26 +38,44 @@ fn vector_add_footprints_are_the_global_id_range() {
         assert_eq!(a.whole, None);
         assert_eq!(a.mode, mode);
         assert_eq!(a.linearization, Linearization::Affine);
-        let text = if mode == Mode::R { &a.reads } else { &a.must_writes };
+        let text = if mode == Mode::R {
+            &a.reads
+        } else {
+            &a.must_writes
+        };
         // Per work-item: element x0 for the work-item with global id x0.
-        let got = map(&ctx, text).intersect_params(set(&ctx, &ka.context)).unwrap();
-        let want = map(&ctx, &format!("{header}{{ W[x0, 0, 0] -> {name}[x0] : go0 <= x0 < go0 + gs0 }}"))
+        let got = map(&ctx, text)
             .intersect_params(set(&ctx, &ka.context))
             .unwrap();
+        let want = map(
+            &ctx,
+            &format!("{header}{{ W[x0, 0, 0] -> {name}[x0] : go0 <= x0 < go0 + gs0 }}"),
+        )
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
         assert!(got.is_equal(&want).unwrap(), "{name}: {text}");
         // The total range: { a[i] : 0 <= i < gs0 } shifted by go0.
         let r = range_in(&ctx, text, &ka.context, "[go0] -> { : }");
-        let w = set(&ctx, &format!("{header}{{ {name}[i] : go0 <= i < go0 + gs0 }}"))
-            .intersect_params(set(&ctx, &ka.context))
-            .unwrap();
+        let w = set(
+            &ctx,
+            &format!("{header}{{ {name}[i] : go0 <= i < go0 + gs0 }}"),
+        )
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
         assert_set_eq(&r, &w, name);
     }
-    assert_eq!(ka.array("c").unwrap().may_writes, ka.array("c").unwrap().must_writes);
+    assert_eq!(
+        ka.array("c").unwrap().may_writes,
+        ka.array("c").unwrap().must_writes
+    );
 }
 
 /// Lowest and highest element of a 1-D footprint, as sets over the parameters.
 fn bounds(r: &Set) -> (Set, Set) {
-    (r.copy().unwrap().lexmin().unwrap(), r.copy().unwrap().lexmax().unwrap())
+    (
+        r.copy().unwrap().lexmin().unwrap(),
+        r.copy().unwrap().lexmax().unwrap(),
+    )
 }
 
 #[test]
@@ -66,7 +89,11 @@ fn matmul_1000_total_ranges_match_table_4_3_corrected() {
     let cases = [
         ("a", ka.array("a").unwrap().reads.clone(), "1000gs1 - 1"),
         ("b", ka.array("b").unwrap().reads.clone(), "gs0 + 998999"),
-        ("c", ka.array("c").unwrap().must_writes.clone(), "gs0 + 1000gs1 - 1001"),
+        (
+            "c",
+            ka.array("c").unwrap().must_writes.clone(),
+            "gs0 + 1000gs1 - 1001",
+        ),
     ];
     for (name, text, hi) in cases {
         let arr = ka.array(name).unwrap();
@@ -74,21 +101,43 @@ fn matmul_1000_total_ranges_match_table_4_3_corrected() {
         // the literal width is a constant stride (issue 12): [k][j], linearized back here
         assert_eq!(arr.linearization, Linearization::Delinearized);
         assert_eq!(arr.strides, ["1000", "1"]);
-        let flat = map(&ctx, &format!("{{ {name}[o0, o1] -> {name}[1000o0 + o1] }}"));
-        let text = map(&ctx, &text).apply_range(flat).unwrap().to_str().unwrap().to_string();
+        let flat = map(
+            &ctx,
+            &format!("{{ {name}[o0, o1] -> {name}[1000o0 + o1] }}"),
+        );
+        let text = map(&ctx, &text)
+            .apply_range(flat)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let r = range_in(&ctx, &text, &ka.context, zero);
         let (lo, up) = bounds(&r);
         let within = |t: &str| {
-            set(&ctx, &format!("{p}{{ {t} : go0 = 0 and go1 = 0 }}")).intersect_params(set(&ctx, &ka.context)).unwrap()
+            set(&ctx, &format!("{p}{{ {t} : go0 = 0 and go1 = 0 }}"))
+                .intersect_params(set(&ctx, &ka.context))
+                .unwrap()
         };
         assert_set_eq(&lo, &within(&format!("{name}[0]")), &format!("{name} low"));
-        assert_set_eq(&up, &within(&format!("{name}[{hi}]")), &format!("{name} high"));
+        assert_set_eq(
+            &up,
+            &within(&format!("{name}[{hi}]")),
+            &format!("{name} high"),
+        );
     }
     // a does not depend on x, b and c do (thesis: only b and c can be split along x).
     let a_reads: Map = map(&ctx, &ka.array("a").unwrap().reads);
-    let shifted = map(&ctx, "{ W[x0, x1, x2] -> W[x0 + 1, x1, x2] }").apply_range(a_reads.copy().unwrap()).unwrap();
-    let restricted = shifted.intersect_domain(a_reads.copy().unwrap().domain().unwrap()).unwrap();
-    let common_dom = a_reads.copy().unwrap().intersect_domain(restricted.copy().unwrap().domain().unwrap()).unwrap();
+    let shifted = map(&ctx, "{ W[x0, x1, x2] -> W[x0 + 1, x1, x2] }")
+        .apply_range(a_reads.copy().unwrap())
+        .unwrap();
+    let restricted = shifted
+        .intersect_domain(a_reads.copy().unwrap().domain().unwrap())
+        .unwrap();
+    let common_dom = a_reads
+        .copy()
+        .unwrap()
+        .intersect_domain(restricted.copy().unwrap().domain().unwrap())
+        .unwrap();
     assert!(restricted.is_equal(&common_dom).unwrap(), "a depends on x0");
 }
 
@@ -104,7 +153,13 @@ fn matmul_1000_slices_match_table_4_4_corrected() {
             .intersect_domain(set(&ctx, &format!("{{ W[x0, x1, x2] : {dom} }}")))
             .unwrap();
         let r = m.range().unwrap();
-        let lo = r.copy().unwrap().dim_min_val(0).unwrap().get_num_si().unwrap();
+        let lo = r
+            .copy()
+            .unwrap()
+            .dim_min_val(0)
+            .unwrap()
+            .get_num_si()
+            .unwrap();
         let hi = r.dim_max_val(0).unwrap().get_num_si().unwrap();
         (lo, hi)
     };
@@ -148,15 +203,20 @@ fn matmul_with_run_time_width_is_delinearized_with_an_assumption() {
     // c[y*width + x] is c[y][x] provided 0 <= x < width for every work-item.
     let c = ka.array("c").unwrap();
     assert_eq!(c.assumptions.len(), 1, "{:?}", c.assumptions);
-    let cond = set(&ctx, &c.assumptions[0].condition).intersect_params(set(&ctx, &ka.context)).unwrap();
-    let want =
-        set(&ctx, "[gs0, go0, width] -> { : go0 + gs0 <= width }").intersect_params(set(&ctx, &ka.context)).unwrap();
+    let cond = set(&ctx, &c.assumptions[0].condition)
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
+    let want = set(&ctx, "[gs0, go0, width] -> { : go0 + gs0 <= width }")
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
     assert_set_eq(&cond, &want, "assumption");
     assert!(c.assumptions[0].description.contains("c[y * width + x]"));
     // a[y*width + i] needs nothing: 0 <= i < width is the loop.
     assert!(ka.array("a").unwrap().assumptions.is_empty());
     // Exact footprints: c[y][x] for the work-item (x, y).
-    let got = map(&ctx, &c.must_writes).intersect_params(set(&ctx, &ka.context)).unwrap();
+    let got = map(&ctx, &c.must_writes)
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
     let want = map(
         &ctx,
         "[gs0, gs1, go0, go1] -> { W[x0, x1, 0] -> c[x1, x0] : go0 <= x0 < go0 + gs0 and go1 <= x1 < go1 + gs1 }",
@@ -164,7 +224,9 @@ fn matmul_with_run_time_width_is_delinearized_with_an_assumption() {
     .intersect_params(set(&ctx, &ka.context))
     .unwrap();
     assert!(got.is_equal(&want).unwrap());
-    let b = map(&ctx, &ka.array("b").unwrap().reads).intersect_params(set(&ctx, &ka.context)).unwrap();
+    let b = map(&ctx, &ka.array("b").unwrap().reads)
+        .intersect_params(set(&ctx, &ka.context))
+        .unwrap();
     let want_b = map(&ctx, "[gs0, gs1, go0, go1, width] -> { W[x0, x1, 0] -> b[i, x0] : go0 <= x0 < go0 + gs0 and go1 <= x1 < go1 + gs1 and 0 <= i < width }")
         .intersect_params(set(&ctx, &ka.context))
         .unwrap();
@@ -187,13 +249,27 @@ fn matmul_specialized_on_width_1000_equals_the_hard_coded_kernel() {
         assert_eq!(s.strides, ["1000", "1"]);
         assert_eq!(f.strides, ["1000", "1"]);
         assert_eq!(s.assumptions.len(), f.assumptions.len(), "{name}");
-        let pick =
-            |a: &access_analysis::ArrayAccesses| if which == "reads" { a.reads.clone() } else { a.must_writes.clone() };
+        let pick = |a: &access_analysis::ArrayAccesses| {
+            if which == "reads" {
+                a.reads.clone()
+            } else {
+                a.must_writes.clone()
+            }
+        };
         let (ms, mf) = (
-            map(&ctx, &pick(s)).intersect_params(set(&ctx, &spec.context)).unwrap(),
-            map(&ctx, &pick(f)).intersect_params(set(&ctx, &fixed.context)).unwrap(),
+            map(&ctx, &pick(s))
+                .intersect_params(set(&ctx, &spec.context))
+                .unwrap(),
+            map(&ctx, &pick(f))
+                .intersect_params(set(&ctx, &fixed.context))
+                .unwrap(),
         );
-        assert!(ms.is_equal(&mf).unwrap(), "{name}: {} vs {}", pick(s), pick(f));
+        assert!(
+            ms.is_equal(&mf).unwrap(),
+            "{name}: {} vs {}",
+            pick(s),
+            pick(f)
+        );
     }
 }
 
@@ -202,28 +278,45 @@ fn gather_makes_only_the_indirect_array_whole() {
     let ka = corpus("gather.cl", &AnalysisOptions::default());
     let a = ka.array("a").unwrap();
     let reason = a.whole.as_deref().expect("a is whole");
-    assert_eq!(reason, "subscript 'a[idx[i]]' is indirect (gather.cl:10:12)");
+    assert_eq!(
+        reason,
+        "subscript 'a[idx[i]]' is indirect (gather.cl:10:12)"
+    );
     assert_eq!(a.mode, Mode::R);
     for name in ["idx", "b"] {
         assert_eq!(ka.array(name).unwrap().whole, None, "{name}");
     }
     // The whole array's reads relate every work-item to every element.
     let ctx = Context::alloc();
-    let reads = map(&ctx, &a.reads).intersect_params(set(&ctx, &ka.context)).unwrap();
-    let all = map(&ctx, "[gs0, go0] -> { W[x0, 0, 0] -> a[i] : go0 <= x0 < go0 + gs0 }")
+    let reads = map(&ctx, &a.reads)
         .intersect_params(set(&ctx, &ka.context))
         .unwrap();
+    let all = map(
+        &ctx,
+        "[gs0, go0] -> { W[x0, 0, 0] -> a[i] : go0 <= x0 < go0 + gs0 }",
+    )
+    .intersect_params(set(&ctx, &ka.context))
+    .unwrap();
     assert!(reads.is_equal(&all).unwrap());
 }
 
 #[test]
 fn operation_limit_makes_arrays_whole_without_hanging() {
-    let options = AnalysisOptions { max_operations: 1, ..AnalysisOptions::default() };
+    let options = AnalysisOptions {
+        max_operations: 1,
+        ..AnalysisOptions::default()
+    };
     for file in ["matmul.cl", "stencil3d.cl", "vadd.cl"] {
         let ka = corpus(file, &options);
         for a in &ka.arrays {
-            let reason = a.whole.as_deref().unwrap_or_else(|| panic!("{file}: {} is bounded", a.name));
-            assert!(reason.contains("isl operation limit (1) exceeded"), "{file}: {reason}");
+            let reason = a
+                .whole
+                .as_deref()
+                .unwrap_or_else(|| panic!("{file}: {} is bounded", a.name));
+            assert!(
+                reason.contains("isl operation limit (1) exceeded"),
+                "{file}: {reason}"
+            );
         }
         // The texts stay parseable for the consumer.
         let ctx = Context::alloc();

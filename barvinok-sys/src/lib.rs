@@ -187,7 +187,10 @@ pub fn locate() -> Result<PathBuf, LoadError> {
         searched: if dirs.is_empty() {
             "no folder ($HOME unset)".into()
         } else {
-            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         },
     })
 }
@@ -195,7 +198,9 @@ pub fn locate() -> Result<PathBuf, LoadError> {
 /// `libbarvinok*.so*` in `dir` or `dir/islpy_barvinok.libs`.
 pub fn find_in(dir: &Path) -> Option<PathBuf> {
     for d in [dir.to_path_buf(), dir.join("islpy_barvinok.libs")] {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
@@ -216,7 +221,9 @@ pub fn find_in(dir: &Path) -> Option<PathBuf> {
 /// give the same library or the same error.
 pub fn library() -> Result<&'static Library, LoadError> {
     static LIB: OnceLock<Result<Library, LoadError>> = OnceLock::new();
-    LIB.get_or_init(|| Library::load(&locate()?)).as_ref().map_err(Clone::clone)
+    LIB.get_or_init(|| Library::load(&locate()?))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// The function pointer of type `F` at address `p`.
@@ -251,16 +258,27 @@ impl Library {
         })?;
         // SAFETY: c is a NUL-terminated path; the flags keep the library's
         // symbols out of the global scope (see the module docs).
-        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND) };
+        let handle = unsafe {
+            libc::dlopen(
+                c.as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+            )
+        };
         if handle.is_null() {
-            return Err(LoadError::Open { path: shown, message: dlerror_text() });
+            return Err(LoadError::Open {
+                path: shown,
+                message: dlerror_text(),
+            });
         }
         let sym = |name: &'static str| -> Result<*mut c_void, LoadError> {
             let cname = CString::new(name).expect("symbol names have no NUL");
             // SAFETY: handle is a live dlopen handle; cname is NUL-terminated.
             let p = unsafe { libc::dlsym(handle, cname.as_ptr()) };
             if p.is_null() {
-                Err(LoadError::Symbol { path: shown.clone(), symbol: name })
+                Err(LoadError::Symbol {
+                    path: shown.clone(),
+                    symbol: name,
+                })
             } else {
                 Ok(p)
             }
@@ -298,7 +316,11 @@ impl Library {
             })
         })();
         match fns {
-            Ok(fns) => Ok(Library { handle, fns, path: path.to_path_buf() }),
+            Ok(fns) => Ok(Library {
+                handle,
+                fns,
+                path: path.to_path_buf(),
+            }),
             Err(e) => {
                 // SAFETY: nothing of the library is in use.
                 unsafe { libc::dlclose(handle) };
@@ -316,7 +338,9 @@ impl Library {
     pub fn context(&self) -> Result<Context<'_>, CardError> {
         // SAFETY: barvinok_options_new_with_defaults allocates options for
         // barvinok_options_args; the context takes ownership of them.
-        let ctx = unsafe { (self.fns.ctx_alloc_with_options)(self.fns.options_args, (self.fns.options_new)()) };
+        let ctx = unsafe {
+            (self.fns.ctx_alloc_with_options)(self.fns.options_args, (self.fns.options_new)())
+        };
         if ctx.is_null() {
             return Err(CardError::Context);
         }
@@ -385,8 +409,15 @@ pub fn split_header(text: &str) -> Option<(Vec<String>, &str)> {
     let (names, rest) = match t.strip_prefix('[') {
         Some(r) => {
             let close = r.find(']')?;
-            let names = r[..close].split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
-            (names, r[close + 1..].trim_start().strip_prefix("->")?.trim_start())
+            let names = r[..close]
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            (
+                names,
+                r[close + 1..].trim_start().strip_prefix("->")?.trim_start(),
+            )
         }
         None => (Vec::new(), t),
     };
@@ -409,8 +440,14 @@ unsafe extern "C" fn collect_piece(set: *mut IslSet, qp: *mut IslQp, user: *mut 
         (c.fns.set_free)(set);
         (c.fns.qp_free)(qp);
     }
-    let domain = set_text.as_deref().and_then(split_header).map(|(_, b)| b.strip_prefix(':').unwrap_or(b).trim().to_string());
-    let value = qp_text.as_deref().and_then(split_header).map(|(_, b)| b.to_string());
+    let domain = set_text
+        .as_deref()
+        .and_then(split_header)
+        .map(|(_, b)| b.strip_prefix(':').unwrap_or(b).trim().to_string());
+    let value = qp_text
+        .as_deref()
+        .and_then(split_header)
+        .map(|(_, b)| b.to_string());
     match (domain, value) {
         (Some(domain), Some(value)) => {
             c.pieces.push(Piece { domain, value });
@@ -445,7 +482,10 @@ impl Context<'_> {
         // SAFETY: ctx is live; c is NUL-terminated.
         let set = unsafe { (fns.set_read_from_str)(self.ctx, c.as_ptr()) };
         if set.is_null() {
-            return Err(CardError::Parse { text: set_text.to_string(), message: self.last_error() });
+            return Err(CardError::Parse {
+                text: set_text.to_string(),
+                message: self.last_error(),
+            });
         }
         // SAFETY: set is live; isl_set_to_str does not take it.
         let params = take_str(unsafe { (fns.set_to_str)(set) })
@@ -462,21 +502,39 @@ impl Context<'_> {
         // SAFETY: isl_set_card takes the set.
         let pwqp = unsafe { (fns.set_card)(set) };
         if pwqp.is_null() {
-            return Err(CardError::Failed { message: self.last_error() });
+            return Err(CardError::Failed {
+                message: self.last_error(),
+            });
         }
-        let mut collect = Collect { fns, pieces: Vec::new(), bad: None };
+        let mut collect = Collect {
+            fns,
+            pieces: Vec::new(),
+            bad: None,
+        };
         // SAFETY: pwqp is live (foreach_piece does not take it); the
         // callback gets our Collect and owns each piece's set and polynomial.
-        let r = unsafe { (fns.pwqp_foreach_piece)(pwqp, collect_piece, (&mut collect as *mut Collect<'_>).cast()) };
+        let r = unsafe {
+            (fns.pwqp_foreach_piece)(
+                pwqp,
+                collect_piece,
+                (&mut collect as *mut Collect<'_>).cast(),
+            )
+        };
         // SAFETY: pwqp is ours.
         unsafe { (fns.pwqp_free)(pwqp) };
         if let Some(bad) = collect.bad {
             return Err(CardError::Failed { message: bad });
         }
         if r != 0 {
-            return Err(CardError::Failed { message: self.last_error() });
+            return Err(CardError::Failed {
+                message: self.last_error(),
+            });
         }
-        if collect.pieces.iter().any(|p| p.value.contains("infty") || p.value.contains("NaN")) {
+        if collect
+            .pieces
+            .iter()
+            .any(|p| p.value.contains("infty") || p.value.contains("NaN"))
+        {
             return Err(CardError::Unbounded);
         }
         Ok(collect.pieces)
@@ -487,7 +545,10 @@ impl Context<'_> {
     /// as a piecewise quasi-polynomial of its parameters.
     pub fn card(&self, set_text: &str) -> Result<Card, CardError> {
         let (set, params) = self.read(set_text)?;
-        Ok(Card { params, pieces: self.card_set(set)? })
+        Ok(Card {
+            params,
+            pieces: self.card_set(set)?,
+        })
     }
 
     /// The counts of disjoint parts of the union of the sets `set_texts`
@@ -534,7 +595,11 @@ impl Context<'_> {
                 // SAFETY: pieces[k] is live; copy gives a new reference.
                 let p = unsafe { (fns.set_copy)(pieces[k]) };
                 // SAFETY: union takes both (NULL propagates as an error).
-                u = if u.is_null() { p } else { unsafe { (fns.set_union)(u, p) } };
+                u = if u.is_null() {
+                    p
+                } else {
+                    unsafe { (fns.set_union)(u, p) }
+                };
             }
             // SAFETY: make_disjoint takes the set (NULL gives NULL).
             unsafe { (fns.set_make_disjoint)(u) }
@@ -544,7 +609,11 @@ impl Context<'_> {
         for first in 0..pieces.len().min(PART_ORDERS) {
             let d = disjoint(first);
             // SAFETY: d is live or NULL (then n_basic_set gives -1).
-            let n = if d.is_null() { -1 } else { unsafe { (fns.set_n_basic_set)(d) } };
+            let n = if d.is_null() {
+                -1
+            } else {
+                unsafe { (fns.set_n_basic_set)(d) }
+            };
             if n >= 0 && (n as usize) < best_n {
                 if !best.is_null() {
                     free_all(&[best]);
@@ -557,11 +626,16 @@ impl Context<'_> {
         }
         free_all(&pieces);
         if best.is_null() {
-            return Err(CardError::Failed { message: self.last_error() });
+            return Err(CardError::Failed {
+                message: self.last_error(),
+            });
         }
         let set = best;
         // SAFETY: set is live; isl_set_to_str does not take it.
-        if let Some((names, _)) = take_str(unsafe { (fns.set_to_str)(set) }).as_deref().and_then(split_header) {
+        if let Some((names, _)) = take_str(unsafe { (fns.set_to_str)(set) })
+            .as_deref()
+            .and_then(split_header)
+        {
             params = names;
         }
         struct Parts {
@@ -579,24 +653,36 @@ impl Context<'_> {
             parts.sets.push(s);
             0
         }
-        let mut parts = Parts { from_basic: fns.set_from_basic_set, sets: Vec::new() };
+        let mut parts = Parts {
+            from_basic: fns.set_from_basic_set,
+            sets: Vec::new(),
+        };
         // SAFETY: set is live (foreach does not take it); the callback owns each basic set.
-        let r = unsafe { (fns.set_foreach_basic_set)(set, take, (&mut parts as *mut Parts).cast()) };
+        let r =
+            unsafe { (fns.set_foreach_basic_set)(set, take, (&mut parts as *mut Parts).cast()) };
         // SAFETY: set is ours.
         unsafe { (fns.set_free)(set) };
         if r != 0 {
             free_all(&parts.sets);
-            return Err(CardError::Failed { message: self.last_error() });
+            return Err(CardError::Failed {
+                message: self.last_error(),
+            });
         }
         if parts.sets.len() > max_parts {
             free_all(&parts.sets);
-            return Err(CardError::TooManyParts { parts: parts.sets.len(), limit: max_parts });
+            return Err(CardError::TooManyParts {
+                parts: parts.sets.len(),
+                limit: max_parts,
+            });
         }
         let mut out = Vec::with_capacity(parts.sets.len());
         let mut sets = parts.sets.into_iter();
         while let Some(s) = sets.next() {
             match self.card_set(s) {
-                Ok(pieces) => out.push(Card { params: params.clone(), pieces }),
+                Ok(pieces) => out.push(Card {
+                    params: params.clone(),
+                    pieces,
+                }),
                 Err(e) => {
                     free_all(&sets.collect::<Vec<_>>());
                     return Err(e);
@@ -613,9 +699,15 @@ mod tests {
 
     #[test]
     fn headers_split() {
-        assert_eq!(split_header("[N, lo] -> {  : N > 0 }"), Some((vec!["N".to_string(), "lo".to_string()], ": N > 0")));
+        assert_eq!(
+            split_header("[N, lo] -> {  : N > 0 }"),
+            Some((vec!["N".to_string(), "lo".to_string()], ": N > 0"))
+        );
         assert_eq!(split_header("{ 10 }"), Some((vec![], "10")));
-        assert_eq!(split_header("[N] -> { (N - floor((N)/2)) }").map(|x| x.1), Some("(N - floor((N)/2))"));
+        assert_eq!(
+            split_header("[N] -> { (N - floor((N)/2)) }").map(|x| x.1),
+            Some("(N - floor((N)/2))")
+        );
         assert_eq!(split_header("N"), None);
     }
 

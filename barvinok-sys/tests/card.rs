@@ -9,7 +9,10 @@ fn lib() -> Option<&'static Library> {
         Ok(l) => Some(l),
         Err(e) => {
             let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
-            assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {e}");
+            assert!(
+                !required,
+                "barvinok required (CLPART_REQUIRE_BARVINOK=1): {e}"
+            );
             eprintln!("barvinok not available, skipped: {e}");
             None
         }
@@ -34,10 +37,19 @@ fn constant_empty_and_unbounded_sets() {
     let cx = lib.context().unwrap();
     let c = cx.card("{ [i] : 0 <= i < 10 }").unwrap();
     assert_eq!(c.pieces.len(), 1);
-    assert_eq!((c.pieces[0].domain.as_str(), c.pieces[0].value.as_str()), ("", "10"));
+    assert_eq!(
+        (c.pieces[0].domain.as_str(), c.pieces[0].value.as_str()),
+        ("", "10")
+    );
     assert!(cx.card("[N] -> { [i] : 1 = 0 }").unwrap().pieces.is_empty());
-    assert_eq!(cx.card("[N] -> { [i] : i >= 0 }"), Err(barvinok_sys::CardError::Unbounded));
-    assert!(matches!(cx.card("[N] -> { [i] : i >= }"), Err(barvinok_sys::CardError::Parse { .. })));
+    assert_eq!(
+        cx.card("[N] -> { [i] : i >= 0 }"),
+        Err(barvinok_sys::CardError::Unbounded)
+    );
+    assert!(matches!(
+        cx.card("[N] -> { [i] : i >= }"),
+        Err(barvinok_sys::CardError::Parse { .. })
+    ));
 }
 
 #[test]

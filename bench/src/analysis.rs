@@ -42,10 +42,22 @@ pub struct KernelAnalysis {
 
 /// Times every corpus kernel up to `n_reps` times each way, fewer once the
 /// kernel's runs have taken `budget_ms` (at least once each way).
-pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, budget_ms: f64) -> Result<Vec<KernelAnalysis>> {
+pub fn run(
+    corpus: &[CorpusKernel],
+    clpart: &Path,
+    root: &Path,
+    n_reps: usize,
+    budget_ms: f64,
+) -> Result<Vec<KernelAnalysis>> {
     let options = PartitionOptions::default();
-    let launch = PartitionOptions { counts: Counts::Written, ..PartitionOptions::default() };
-    let no_counts = PartitionOptions { counts: Counts::None, ..PartitionOptions::default() };
+    let launch = PartitionOptions {
+        counts: Counts::Written,
+        ..PartitionOptions::default()
+    };
+    let no_counts = PartitionOptions {
+        counts: Counts::None,
+        ..PartitionOptions::default()
+    };
     let mut out = Vec::new();
     for k in corpus {
         let file = k.file();
@@ -59,13 +71,22 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
             if spent > budget_ms && !cold_all.is_empty() {
                 break;
             }
-            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &options)));
+            let (ms, r) = time_ms(|| {
+                session::Session::from_source(&file, &k.source, &k.build)
+                    .and_then(|s| s.analyze(None, &options))
+            });
             r.with_context(|| format!("analyze {file}"))?;
             in_process_all.push(ms);
-            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &no_counts)));
+            let (ms, r) = time_ms(|| {
+                session::Session::from_source(&file, &k.source, &k.build)
+                    .and_then(|s| s.analyze(None, &no_counts))
+            });
             r.with_context(|| format!("analyze {file} without counts"))?;
             no_counts_all.push(ms);
-            let (ms, r) = time_ms(|| session::Session::from_source(&file, &k.source, &k.build).and_then(|s| s.analyze(None, &launch)));
+            let (ms, r) = time_ms(|| {
+                session::Session::from_source(&file, &k.source, &k.build)
+                    .and_then(|s| s.analyze(None, &launch))
+            });
             r.with_context(|| format!("analyze {file} with the written counts"))?;
             launch_all.push(ms);
             let (ms, status) = time_ms(|| {
@@ -82,7 +103,11 @@ pub fn run(corpus: &[CorpusKernel], clpart: &Path, root: &Path, n_reps: usize, b
                 bail!("'clpart analyze {file} --json' exited with {status}");
             }
             cold_all.push(ms);
-            spent += ms + [&in_process_all, &no_counts_all, &launch_all].iter().map(|v| v.last().copied().unwrap_or(0.0)).sum::<f64>();
+            spent += ms
+                + [&in_process_all, &no_counts_all, &launch_all]
+                    .iter()
+                    .map(|v| v.last().copied().unwrap_or(0.0))
+                    .sum::<f64>();
         }
         let counting_ms = (median(&in_process_all) - median(&no_counts_all)).max(0.0);
         eprintln!(

@@ -53,12 +53,16 @@ pub struct KernelBytes {
 impl KernelBytes {
     /// `x / bytes_exact`, when the exact count is known and not zero.
     pub fn ratio(&self, x: u64) -> Option<f64> {
-        self.bytes_exact.filter(|&e| e > 0).map(|e| x as f64 / e as f64)
+        self.bytes_exact
+            .filter(|&e| e > 0)
+            .map(|e| x as f64 / e as f64)
     }
 
     /// `x / bytes_traced`, when traced and not zero.
     pub fn ratio_traced(&self, x: u64) -> Option<f64> {
-        self.bytes_traced.filter(|&e| e > 0).map(|e| x as f64 / e as f64)
+        self.bytes_traced
+            .filter(|&e| e > 0)
+            .map(|e| x as f64 / e as f64)
     }
 }
 
@@ -69,9 +73,17 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
     for spec in specs {
         let mut r = ready(&rt, spec)?;
         let pristine = r.args.clone();
-        let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default())
-            .with_context(|| format!("launch {}", spec.kernel))?;
-        let k = r.rf.kernel(&spec.kernel).context("kernel in its range file")?;
+        let rep = launcher::launch(
+            &mut r.plan,
+            &r.nd,
+            &mut r.args,
+            &[(0, 0.5), (1, 0.5)],
+            &LaunchOptions::default(),
+        )
+        .with_context(|| format!("launch {}", spec.kernel))?;
+        let k =
+            r.rf.kernel(&spec.kernel)
+                .context("kernel in its range file")?;
         let mut bytes_hull = 0;
         let (mut bytes_traced, mut trace_error) = (None, None);
         if rep.split {
@@ -103,7 +115,13 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
 }
 
 /// The parameter vector of one slice, as the launcher builds it.
-fn params(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, (lo, hi): (u64, u64)) -> Result<Vec<i64>> {
+fn params(
+    k: &KernelRanges,
+    nd: &NdRange,
+    args: &KernelArgs,
+    dim: u32,
+    (lo, hi): (u64, u64),
+) -> Result<Vec<i64>> {
     k.params
         .iter()
         .map(|p| {
@@ -126,14 +144,23 @@ fn params(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, (lo, hi):
 }
 
 /// Hull bytes of one slice (see the module doc).
-fn hull_bytes(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, slice: (u64, u64)) -> Result<u64> {
+fn hull_bytes(
+    k: &KernelRanges,
+    nd: &NdRange,
+    args: &KernelArgs,
+    dim: u32,
+    slice: (u64, u64),
+) -> Result<u64> {
     let p = params(k, nd, args, dim, slice)?;
     let names = k.param_names();
     let mut total = 0;
     for a in &k.arrays {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
-        let elem = args.buffer_at(a.arg_index).map_or(a.elem_size as u64, |b| b.elem().size as u64);
-        let dirs = matches!(a.mode, Mode::R | Mode::RW) as u64 + matches!(a.mode, Mode::W | Mode::RW) as u64;
+        let elem = args
+            .buffer_at(a.arg_index)
+            .map_or(a.elem_size as u64, |b| b.elem().size as u64);
+        let dirs = matches!(a.mode, Mode::R | Mode::RW) as u64
+            + matches!(a.mode, Mode::W | Mode::RW) as u64;
         let n_elems = match (&a.status, &a.slice) {
             (ArrayStatus::Bounded, Some(r)) => match r.bind(&names)?.eval(&p)? {
                 Some((l, u)) if u >= l => (u - l + 1) as u64,
@@ -147,24 +174,49 @@ fn hull_bytes(k: &KernelRanges, nd: &NdRange, args: &KernelArgs, dim: u32, slice
 }
 
 /// Traced footprint bytes of the slices (see the module doc).
-fn traced_bytes(spec: &LaunchSpec, nd: &NdRange, args: &KernelArgs, dim: u32, slices: &[(u64, u64)]) -> Result<u64, String> {
-    let parse = coarsen::ParseOptions { clang_args: spec.build.clone() };
-    let program = coarsen::parse_program(&spec.file, &spec.source, &parse).map_err(|e| e.to_string())?;
-    let dir = std::env::temp_dir().join(format!("clpart-bench-{}-{}", std::process::id(), spec.kernel));
+fn traced_bytes(
+    spec: &LaunchSpec,
+    nd: &NdRange,
+    args: &KernelArgs,
+    dim: u32,
+    slices: &[(u64, u64)],
+) -> Result<u64, String> {
+    let parse = coarsen::ParseOptions {
+        clang_args: spec.build.clone(),
+    };
+    let program =
+        coarsen::parse_program(&spec.file, &spec.source, &parse).map_err(|e| e.to_string())?;
+    let dir = std::env::temp_dir().join(format!(
+        "clpart-bench-{}-{}",
+        std::process::id(),
+        spec.kernel
+    ));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut scratch = args.clone();
-    let trace = run_coarsened(&program, &spec.kernel, nd, &mut scratch, &dir, &DriverOptions { trace: true });
+    let trace = run_coarsened(
+        &program,
+        &spec.kernel,
+        nd,
+        &mut scratch,
+        &dir,
+        &DriverOptions { trace: true },
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let trace = trace?;
     let mut total = 0;
     for &(lo, hi) in slices {
         let mut reads = HashSet::new();
         let mut writes = HashSet::new();
-        for t in trace.iter().filter(|t| (lo..hi).contains(&t.group[dim as usize])) {
+        for t in trace
+            .iter()
+            .filter(|t| (lo..hi).contains(&t.group[dim as usize]))
+        {
             if t.is_write { &mut writes } else { &mut reads }.insert((t.arg_index, t.index));
         }
         for (arg, _) in reads.iter().chain(&writes) {
-            total += args.buffer_at(*arg).map_or(0, |b| b.elem().size.max(1) as u64);
+            total += args
+                .buffer_at(*arg)
+                .map_or(0, |b| b.elem().size.max(1) as u64);
         }
     }
     Ok(total)

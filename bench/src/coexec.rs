@@ -55,9 +55,13 @@ pub fn worker(p: &Param) -> Result<Output> {
     let rt = Runtime::new()?;
     let devs = rt.devices();
     if devs.len() < 2 {
-        bail!("co-execution needs two OpenCL devices, found {}", devs.len());
+        bail!(
+            "co-execution needs two OpenCL devices, found {}",
+            devs.len()
+        );
     }
-    let pthread_second = !devs[0].name.starts_with("pthread") && devs[1].name.starts_with("pthread");
+    let pthread_second =
+        !devs[0].name.starts_with("pthread") && devs[1].name.starts_with("pthread");
     let order = if pthread_second { [1, 0] } else { [0, 1] };
     let mut r = ready(&rt, &p.spec)?;
     r.plan.prepare(&order)?;
@@ -68,14 +72,24 @@ pub fn worker(p: &Param) -> Result<Output> {
     let mut split_kernel = [Vec::new(), Vec::new()];
     let mut reference = None;
     let mut same_output = true;
-    let run = |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<(f64, Vec<f64>, Vec<u8>)> {
+    let run = |r: &mut crate::common::Ready,
+               shares: &[(usize, f64)]|
+     -> Result<(f64, Vec<f64>, Vec<u8>)> {
         r.args = pristine.clone();
         let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
         if shares.len() > 1 && !rep.split {
             bail!("{} did not split: {:?}", p.spec.kernel, rep.reason);
         }
-        let out: Vec<u8> = r.args.global_buffers().flat_map(|(_, b)| b.as_bytes().to_vec()).collect();
-        Ok((rep.wall_ms, rep.devices.iter().map(|d| d.kernel_ms).collect(), out))
+        let out: Vec<u8> = r
+            .args
+            .global_buffers()
+            .flat_map(|(_, b)| b.as_bytes().to_vec())
+            .collect();
+        Ok((
+            rep.wall_ms,
+            rep.devices.iter().map(|d| d.kernel_ms).collect(),
+            out,
+        ))
     };
     let mut check = |out: Vec<u8>, reference: &mut Option<Vec<u8>>| match reference {
         None => *reference = Some(out),
@@ -91,7 +105,9 @@ pub fn worker(p: &Param) -> Result<Output> {
         if !p.uneven {
             let (ms, k, out) = run(&mut r, &even)?;
             split_all.push(ms);
-            k.iter().enumerate().for_each(|(i, &x)| split_kernel[i].push(x));
+            k.iter()
+                .enumerate()
+                .for_each(|(i, &x)| split_kernel[i].push(x));
             check(out, &mut reference);
         }
     }
@@ -103,7 +119,9 @@ pub fn worker(p: &Param) -> Result<Output> {
         for _ in 0..p.reps {
             let (ms, k, out) = run(&mut r, &[(order[0], shares[0]), (order[1], shares[1])])?;
             split_all.push(ms);
-            k.iter().enumerate().for_each(|(i, &x)| split_kernel[i].push(x));
+            k.iter()
+                .enumerate()
+                .for_each(|(i, &x)| split_kernel[i].push(x));
             check(out, &mut reference);
         }
         shares

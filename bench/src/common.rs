@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use launcher::{KernelArgs, NdRange, Plan, Runtime};
 use ranges_format::RangeFile;
-use session::{LaunchConfig, Session};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use session::{LaunchConfig, Session};
 
 /// One launch's kernel, sizes and `NAME=SPEC` arguments.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
@@ -32,9 +32,21 @@ impl LaunchSpec {
             source: k.source.clone(),
             build: k.build.clone(),
             kernel: k.name.clone(),
-            global: k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect(),
-            local: k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect(),
-            args: k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect(),
+            global: k
+                .run_sizes(run, "--global")
+                .iter()
+                .map(|&x| x as u64)
+                .collect(),
+            local: k
+                .run_sizes(run, "--local")
+                .iter()
+                .map(|&x| x as u64)
+                .collect(),
+            args: k
+                .run_args(run)
+                .iter()
+                .map(|(n, s)| format!("{n}={s}"))
+                .collect(),
         }
     }
 
@@ -56,9 +68,14 @@ pub struct Ready {
 /// Analyzes `spec` for its launch (as `clpart run` does), makes the plan
 /// and the arguments.
 pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
-    let config = LaunchConfig::new(&spec.global, &spec.local).with_specs(&spec.args).with_counts(session::Counts::All);
-    let session = Session::from_source(&spec.file, &spec.source, &spec.build).with_context(|| format!("parse {}", spec.file))?;
-    let (rf, plan) = session.into_launch(rt, &spec.kernel, &config).with_context(|| format!("analyze {}", spec.file))?;
+    let config = LaunchConfig::new(&spec.global, &spec.local)
+        .with_specs(&spec.args)
+        .with_counts(session::Counts::All);
+    let session = Session::from_source(&spec.file, &spec.source, &spec.build)
+        .with_context(|| format!("parse {}", spec.file))?;
+    let (rf, plan) = session
+        .into_launch(rt, &spec.kernel, &config)
+        .with_context(|| format!("analyze {}", spec.file))?;
     let args = plan.args_from_specs(&spec.args)?;
     let nd = NdRange::new(&spec.global, &spec.local)?;
     Ok(Ready { rf, plan, args, nd })
@@ -67,7 +84,12 @@ pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
 /// Runs this binary as a worker: `--worker NAME --param JSON` with `env`
 /// set (PoCL reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per
 /// process), and parses the JSON it prints.
-pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(name: &str, param: &P, env: &[(&str, &str)], root: &Path) -> Result<R> {
+pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(
+    name: &str,
+    param: &P,
+    env: &[(&str, &str)],
+    root: &Path,
+) -> Result<R> {
     let exe = std::env::current_exe().context("cannot find the bench executable")?;
     let mut cmd = Command::new(exe);
     cmd.args(["--worker", name, "--param", &serde_json::to_string(param)?])
@@ -77,10 +99,13 @@ pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(name: &str, param: &P, en
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().with_context(|| format!("cannot start worker '{name}'"))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot start worker '{name}'"))?;
     if !out.status.success() {
         bail!("worker '{name}' ({env:?}) exited with {}", out.status);
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(text.trim()).with_context(|| format!("worker '{name}' printed no valid JSON: {text}"))
+    serde_json::from_str(text.trim())
+        .with_context(|| format!("worker '{name}' printed no valid JSON: {text}"))
 }

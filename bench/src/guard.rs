@@ -49,7 +49,10 @@ pub fn worker(p: &Param) -> Result<Vec<KernelGuard>> {
         for i in 0..2 * (p.reps + 1) {
             let unchecked = i % 2 == 1;
             let mut args = pristine.clone();
-            let opts = LaunchOptions { unchecked, ..Default::default() };
+            let opts = LaunchOptions {
+                unchecked,
+                ..Default::default()
+            };
             let rep = launcher::launch(&mut r.plan, &r.nd, &mut args, &[(0, 0.5), (1, 0.5)], &opts)
                 .with_context(|| format!("launch {}", spec.kernel))?;
             if !unchecked {
@@ -57,7 +60,8 @@ pub fn worker(p: &Param) -> Result<Vec<KernelGuard>> {
                 fired |= rep.guard_fired;
             }
             if i >= 2 {
-                times[unchecked as usize].push(rep.devices.iter().map(|d| d.kernel_ms).sum::<f64>());
+                times[unchecked as usize]
+                    .push(rep.devices.iter().map(|d| d.kernel_ms).sum::<f64>());
             }
         }
         out.push(KernelGuard {
@@ -93,19 +97,37 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
     let m = 512 / s;
     let w = 2048 / s;
     vec![
-        spec("vadd", vec![n], vec![64], vec![format!("a=rand:{n}:1"), format!("b=rand:{n}:2"), format!("c=zeros:{n}")]),
+        spec(
+            "vadd",
+            vec![n],
+            vec![64],
+            vec![
+                format!("a=rand:{n}:1"),
+                format!("b=rand:{n}:2"),
+                format!("c=zeros:{n}"),
+            ],
+        ),
         spec(
             "matmul",
             vec![m, m],
             vec![16, 16],
-            vec![format!("width={m}"), format!("a=rand:{}:1", m * m), format!("b=rand:{}:2", m * m), format!("c=zeros:{}", m * m)],
+            vec![
+                format!("width={m}"),
+                format!("a=rand:{}:1", m * m),
+                format!("b=rand:{}:2", m * m),
+                format!("c=zeros:{}", m * m),
+            ],
         ),
         spec(
             "stencil2d",
             vec![w, w],
             vec![32, 8],
-            vec![format!("in=rand:{}:1", w * w), format!("out=zeros:{}", w * w), format!("width={w}"), format!("height={w}")],
+            vec![
+                format!("in=rand:{}:1", w * w),
+                format!("out=zeros:{}", w * w),
+                format!("width={w}"),
+                format!("height={w}"),
+            ],
         ),
     ]
 }
-

@@ -54,7 +54,11 @@ fn once(mut c: Command) -> Result<(f64, f64, f64)> {
     let wall = t.elapsed().as_secs_f64() * 1e3;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || !stdout.contains(": 0 mismatches") {
-        bail!("passthrough failed ({:?}): {stdout}{}", out.status, String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "passthrough failed ({:?}): {stdout}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let field = |name: &str| -> Result<f64> {
         stdout
@@ -71,7 +75,13 @@ pub fn run(clpart: &Path, root: &Path, n: u64, launches: u64, reps: usize) -> Re
     let dir = root.join("tests/apps/passthrough");
     let exe = std::env::temp_dir().join(format!("clpart-bench-passthrough-{}", std::process::id()));
     let gcc = Command::new("gcc")
-        .args(["-O2", "-std=c99", "-DCL_TARGET_OPENCL_VERSION=120", "-Wno-deprecated-declarations", "-o"])
+        .args([
+            "-O2",
+            "-std=c99",
+            "-DCL_TARGET_OPENCL_VERSION=120",
+            "-Wno-deprecated-declarations",
+            "-o",
+        ])
         .arg(&exe)
         .arg(dir.join("main.c"))
         .args(["-lOpenCL", "-lm"])
@@ -94,7 +104,11 @@ pub fn run(clpart: &Path, root: &Path, n: u64, launches: u64, reps: usize) -> Re
     };
     for _ in 0..reps {
         let mut plain = Command::new(&exe);
-        plain.args(&args).current_dir(&dir).env("POCL_DEVICES", "pthread basic").env_remove("OPENCL_LAYERS");
+        plain
+            .args(&args)
+            .current_dir(&dir)
+            .env("POCL_DEVICES", "pthread basic")
+            .env_remove("OPENCL_LAYERS");
         let (first, looped, wall) = once(plain)?;
         o.plain_first_ms.push(first);
         o.plain_loop_ms.push(looped);

@@ -117,7 +117,9 @@ fn main() {
 fn worker(name: &str, param: &str) -> Result<()> {
     let out = match name {
         "launch" => serde_json::to_value(overhead::worker(&serde_json::from_str(param)?)?)?,
-        "bytes" => serde_json::to_value(bytes::worker(&serde_json::from_str::<Vec<LaunchSpec>>(param)?)?)?,
+        "bytes" => serde_json::to_value(bytes::worker(&serde_json::from_str::<Vec<LaunchSpec>>(
+            param,
+        )?)?)?,
         "guard" => serde_json::to_value(guard::worker(&serde_json::from_str(param)?)?)?,
         "coexec" => serde_json::to_value(coexec::worker(&serde_json::from_str(param)?)?)?,
         _ => bail!("unknown worker '{name}' (workers: launch, bytes, coexec)"),
@@ -181,7 +183,10 @@ fn bench(cli: &Cli) -> Result<()> {
         None => std::env::current_exe()?.with_file_name("clpart"),
     };
     if !clpart.exists() {
-        bail!("'{}' does not exist; build it with 'cargo build --release -p clpart' or pass --clpart", clpart.display());
+        bail!(
+            "'{}' does not exist; build it with 'cargo build --release -p clpart' or pass --clpart",
+            clpart.display()
+        );
     }
     let scale = if cli.quick { &QUICK } else { &FULL };
     let wants = |i: Item| (cli.only.is_empty() && i != Item::Mpi) || cli.only.contains(&i);
@@ -191,40 +196,116 @@ fn bench(cli: &Cli) -> Result<()> {
     let mut results = serde_json::Map::new();
 
     if wants(Item::Analysis) {
-        eprintln!("== 1. analysis time ({} kernels, {} runs each way)", corpus.len(), scale.analysis_reps);
+        eprintln!(
+            "== 1. analysis time ({} kernels, {} runs each way)",
+            corpus.len(),
+            scale.analysis_reps
+        );
         // The slow-kernel set of issue 11 that still exceeds its budget is timed too.
         let mut timed = corpus.clone();
         timed.extend(clpart_tests::slow_corpus());
-        let a = analysis::run(&timed, &clpart, &root, scale.analysis_reps, scale.analysis_budget_ms)?;
+        let a = analysis::run(
+            &timed,
+            &clpart,
+            &root,
+            scale.analysis_reps,
+            scale.analysis_budget_ms,
+        )?;
         let inp: Vec<f64> = a.iter().map(|k| k.in_process_ms).collect();
         let cold: Vec<f64> = a.iter().map(|k| k.cold_ms).collect();
         let slowest = |v: &[f64]| {
             let m = max(v);
-            let k = a.iter().zip(v).find(|(_, &x)| x == m).map_or("", |(k, _)| k.kernel.as_str());
+            let k = a
+                .iter()
+                .zip(v)
+                .find(|(_, &x)| x == m)
+                .map_or("", |(k, _)| k.kernel.as_str());
             (m, k.to_string())
         };
         let (inp_max, inp_k) = slowest(&inp);
         let (cold_max, cold_k) = slowest(&cold);
-        rows.push(Row::target(1, format!("analysis in-process (every count, as `clpart analyze`), median over {} kernels", a.len()), format!("{:.1} ms", median(&inp)), "<= 20 ms", median(&inp) <= 20.0));
-        rows.push(Row::target(1, format!("analysis in-process, slowest ({inp_k})"), format!("{inp_max:.1} ms"), "<= 1 s", inp_max <= 1000.0));
+        rows.push(Row::target(
+            1,
+            format!(
+                "analysis in-process (every count, as `clpart analyze`), median over {} kernels",
+                a.len()
+            ),
+            format!("{:.1} ms", median(&inp)),
+            "<= 20 ms",
+            median(&inp) <= 20.0,
+        ));
+        rows.push(Row::target(
+            1,
+            format!("analysis in-process, slowest ({inp_k})"),
+            format!("{inp_max:.1} ms"),
+            "<= 1 s",
+            inp_max <= 1000.0,
+        ));
         let n_over = inp.iter().filter(|&&x| x > 2000.0).count();
-        rows.push(Row::target(1, "analysis in-process, kernels over 2 s", format!("{n_over} of {}", a.len()), "0", n_over == 0));
+        rows.push(Row::target(
+            1,
+            "analysis in-process, kernels over 2 s",
+            format!("{n_over} of {}", a.len()),
+            "0",
+            n_over == 0,
+        ));
         let launch: Vec<f64> = a.iter().map(|k| k.launch_ms).collect();
         let (launch_max, launch_k) = slowest(&launch);
         rows.push(Row::target(1, format!("analysis for a launch (written counts only: the layer, the C API), median over {} kernels", a.len()), format!("{:.1} ms", median(&launch)), "<= 20 ms", median(&launch) <= 20.0));
-        rows.push(Row::target(1, format!("analysis for a launch, slowest ({launch_k})"), format!("{launch_max:.1} ms"), "<= 1 s", launch_max <= 1000.0));
+        rows.push(Row::target(
+            1,
+            format!("analysis for a launch, slowest ({launch_k})"),
+            format!("{launch_max:.1} ms"),
+            "<= 1 s",
+            launch_max <= 1000.0,
+        ));
         let n_over = launch.iter().filter(|&&x| x > 2000.0).count();
-        rows.push(Row::target(1, "analysis for a launch, kernels over 2 s", format!("{n_over} of {}", a.len()), "0", n_over == 0));
-        rows.push(Row::target(1, "analysis cold `clpart analyze --json`, median over kernels", format!("{:.1} ms", median(&cold)), "<= 60 ms", median(&cold) <= 60.0));
-        rows.push(Row::target(1, format!("analysis cold process, slowest ({cold_k})"), format!("{cold_max:.1} ms"), "<= 1 s", cold_max <= 1000.0));
+        rows.push(Row::target(
+            1,
+            "analysis for a launch, kernels over 2 s",
+            format!("{n_over} of {}", a.len()),
+            "0",
+            n_over == 0,
+        ));
+        rows.push(Row::target(
+            1,
+            "analysis cold `clpart analyze --json`, median over kernels",
+            format!("{:.1} ms", median(&cold)),
+            "<= 60 ms",
+            median(&cold) <= 60.0,
+        ));
+        rows.push(Row::target(
+            1,
+            format!("analysis cold process, slowest ({cold_k})"),
+            format!("{cold_max:.1} ms"),
+            "<= 1 s",
+            cold_max <= 1000.0,
+        ));
         let counting: Vec<f64> = a.iter().map(|k| k.counting_ms).collect();
         let (count_max, count_k) = slowest(&counting);
-        let engine = if partitioner::ehrhart::barvinok_available().is_ok() { "barvinok" } else { "PolyLib, barvinok unavailable" };
+        let engine = if partitioner::ehrhart::barvinok_available().is_ok() {
+            "barvinok"
+        } else {
+            "PolyLib, barvinok unavailable"
+        };
         rows.push(Row::info(1, format!("counting time ({engine}), in-process with counts minus without, median over kernels"), format!("{:.1} ms", median(&counting))));
-        rows.push(Row::info(1, format!("counting time, slowest ({count_k})"), format!("{count_max:.1} ms")));
+        rows.push(Row::info(
+            1,
+            format!("counting time, slowest ({count_k})"),
+            format!("{count_max:.1} ms"),
+        ));
         let cells: Vec<Vec<String>> = a
             .iter()
-            .map(|k| vec![k.kernel.clone(), format!("{:.1}", k.in_process_ms), format!("{:.1}", k.launch_ms), format!("{:.1}", k.cold_ms), format!("{:.1}", k.counting_ms), k.in_process_all.len().to_string()])
+            .map(|k| {
+                vec![
+                    k.kernel.clone(),
+                    format!("{:.1}", k.in_process_ms),
+                    format!("{:.1}", k.launch_ms),
+                    format!("{:.1}", k.cold_ms),
+                    format!("{:.1}", k.counting_ms),
+                    k.in_process_all.len().to_string(),
+                ]
+            })
             .collect();
         details.push_str(&format!(
             "\nAnalysis time per kernel (median of up to {} runs each way, fewer once a kernel has taken {:.0} s; ms)\n\n{}",
@@ -237,15 +318,32 @@ fn bench(cli: &Cli) -> Result<()> {
 
     let mut platform_version = None;
     if wants(Item::Launch) {
-        eprintln!("== 2. launch overhead ({} launches per figure)", scale.n_launches);
-        let vadd = corpus.iter().find(|k| k.name == "vadd").context("kernels/vadd.cl")?;
-        let p = overhead::Param { vadd_source: vadd.source.clone(), n_launches: scale.n_launches };
-        let o: overhead::Output = spawn_worker("launch", &p, &[("POCL_DEVICES", "pthread pthread")], &root)?;
+        eprintln!(
+            "== 2. launch overhead ({} launches per figure)",
+            scale.n_launches
+        );
+        let vadd = corpus
+            .iter()
+            .find(|k| k.name == "vadd")
+            .context("kernels/vadd.cl")?;
+        let p = overhead::Param {
+            vadd_source: vadd.source.clone(),
+            n_launches: scale.n_launches,
+        };
+        let o: overhead::Output =
+            spawn_worker("launch", &p, &[("POCL_DEVICES", "pthread pthread")], &root)?;
         for h in &o.host {
-            let what = if h.n_devices == 1 { "1 device".to_string() } else { format!("{} devices 50/50", h.n_devices) };
+            let what = if h.n_devices == 1 {
+                "1 device".to_string()
+            } else {
+                format!("{} devices 50/50", h.n_devices)
+            };
             rows.push(Row::target(
                 2,
-                format!("host time per launch outside OpenCL, {} ({} buffers, {} elements, {what})", h.kernel, h.n_buffers, h.n_elements),
+                format!(
+                    "host time per launch outside OpenCL, {} ({} buffers, {} elements, {what})",
+                    h.kernel, h.n_buffers, h.n_elements
+                ),
                 format!("{:.1} µs (of {:.0} µs wall)", h.host_us, h.wall_us),
                 "< 20 µs",
                 h.host_us < 20.0,
@@ -254,8 +352,14 @@ fn bench(cli: &Cli) -> Result<()> {
         let t = &o.tiny;
         rows.push(Row::target(
             2,
-            format!("tiny kernel wall per launch, clpart 1 device / opencl3 direct (vadd {} ints)", t.n_elements),
-            format!("{:.3} ({:.1} µs / {:.1} µs)", t.ratio, t.clpart_us, t.direct_us),
+            format!(
+                "tiny kernel wall per launch, clpart 1 device / opencl3 direct (vadd {} ints)",
+                t.n_elements
+            ),
+            format!(
+                "{:.3} ({:.1} µs / {:.1} µs)",
+                t.ratio, t.clpart_us, t.direct_us
+            ),
             "< 1.10",
             t.ratio < 1.10,
         ));
@@ -274,21 +378,42 @@ fn bench(cli: &Cli) -> Result<()> {
     }
 
     if wants(Item::Bytes) {
-        let specs: Vec<LaunchSpec> = corpus.iter().filter(|k| k.expect.splittable).map(|k| LaunchSpec::corpus(k, 0)).collect();
-        eprintln!("== 3. bytes moved, 50/50 split ({} splittable kernels, first @run each)", specs.len());
-        let b: Vec<bytes::KernelBytes> = spawn_worker("bytes", &specs, &[("POCL_DEVICES", "pthread pthread")], &root)?;
-        let (mut t_moved, mut t_whole, mut t_hull, mut e_moved, mut e_whole, mut e_hull) = Default::default();
+        let specs: Vec<LaunchSpec> = corpus
+            .iter()
+            .filter(|k| k.expect.splittable)
+            .map(|k| LaunchSpec::corpus(k, 0))
+            .collect();
+        eprintln!(
+            "== 3. bytes moved, 50/50 split ({} splittable kernels, first @run each)",
+            specs.len()
+        );
+        let b: Vec<bytes::KernelBytes> = spawn_worker(
+            "bytes",
+            &specs,
+            &[("POCL_DEVICES", "pthread pthread")],
+            &root,
+        )?;
+        let (mut t_moved, mut t_whole, mut t_hull, mut e_moved, mut e_whole, mut e_hull) =
+            Default::default();
         let push = |v: &mut Vec<f64>, x: Option<f64>| v.extend(x);
         let mut cells = Vec::new();
         let fmt = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
         for k in b.iter().filter(|k| k.split) {
-            let tr = (k.ratio_traced(k.bytes_total), k.ratio_traced(k.bytes_whole_buffers), k.ratio_traced(k.bytes_hull));
+            let tr = (
+                k.ratio_traced(k.bytes_total),
+                k.ratio_traced(k.bytes_whole_buffers),
+                k.ratio_traced(k.bytes_hull),
+            );
             if tr.0.is_some() {
                 push(&mut t_moved, tr.0);
                 push(&mut t_whole, tr.1);
                 push(&mut t_hull, tr.2);
             }
-            let ex = (k.ratio(k.bytes_total), k.ratio(k.bytes_whole_buffers), k.ratio(k.bytes_hull));
+            let ex = (
+                k.ratio(k.bytes_total),
+                k.ratio(k.bytes_whole_buffers),
+                k.ratio(k.bytes_hull),
+            );
             if ex.0.is_some() {
                 push(&mut e_moved, ex.0);
                 push(&mut e_whole, ex.1);
@@ -314,26 +439,79 @@ fn bench(cli: &Cli) -> Result<()> {
             ]);
         }
         let g = geomean(&t_moved);
-        rows.push(Row::target(3, format!("bytes moved / traced footprint, geometric mean over {} kernels", t_moved.len()), format!("{g:.3}"), "<= 1.05", g <= 1.05));
-        rows.push(Row::info(3, "whole-buffer copies / traced footprint, geometric mean", format!("{:.3}", geomean(&t_whole))));
-        rows.push(Row::info(3, "thesis 1-D hull ranges / traced footprint, geometric mean", format!("{:.3}", geomean(&t_hull))));
+        rows.push(Row::target(
+            3,
+            format!(
+                "bytes moved / traced footprint, geometric mean over {} kernels",
+                t_moved.len()
+            ),
+            format!("{g:.3}"),
+            "<= 1.05",
+            g <= 1.05,
+        ));
+        rows.push(Row::info(
+            3,
+            "whole-buffer copies / traced footprint, geometric mean",
+            format!("{:.3}", geomean(&t_whole)),
+        ));
+        rows.push(Row::info(
+            3,
+            "thesis 1-D hull ranges / traced footprint, geometric mean",
+            format!("{:.3}", geomean(&t_hull)),
+        ));
         let g = geomean(&e_moved);
         rows.push(Row::target(3, format!("bytes moved / bytes_exact (Ehrhart), geometric mean over the {} kernels with counts", e_moved.len()), format!("{g:.3}"), "<= 1.05", g <= 1.05));
-        rows.push(Row::info(3, "whole-buffer copies / bytes_exact, same kernels", format!("{:.3}", geomean(&e_whole))));
-        rows.push(Row::info(3, "thesis 1-D hull ranges / bytes_exact, same kernels", format!("{:.3}", geomean(&e_hull))));
-        let n_exact = b.iter().filter(|k| k.split && k.ratio_traced(k.bytes_total).is_some_and(|r| r <= 1.0 + 1e-9)).count();
-        rows.push(Row::info(3, "kernels moving exactly their traced footprint", format!("{n_exact} of {}", t_moved.len())));
+        rows.push(Row::info(
+            3,
+            "whole-buffer copies / bytes_exact, same kernels",
+            format!("{:.3}", geomean(&e_whole)),
+        ));
+        rows.push(Row::info(
+            3,
+            "thesis 1-D hull ranges / bytes_exact, same kernels",
+            format!("{:.3}", geomean(&e_hull)),
+        ));
+        let n_exact = b
+            .iter()
+            .filter(|k| {
+                k.split
+                    && k.ratio_traced(k.bytes_total)
+                        .is_some_and(|r| r <= 1.0 + 1e-9)
+            })
+            .count();
+        rows.push(Row::info(
+            3,
+            "kernels moving exactly their traced footprint",
+            format!("{n_exact} of {}", t_moved.len()),
+        ));
         details.push_str(&format!(
             "\nBytes moved by a 50/50 split on 2 devices (first @run of each kernel). \
              traced: distinct elements each slice reads + writes (coarsened C, traced); \
              exact: the launcher's Ehrhart bytes_exact; ratios to traced unless marked\n\n{}",
-            detail(&["kernel", "global / local", "traced B", "exact B", "moved B", "moved", "whole buffers", "1-D hulls", "moved/exact", "note"], &cells)
+            detail(
+                &[
+                    "kernel",
+                    "global / local",
+                    "traced B",
+                    "exact B",
+                    "moved B",
+                    "moved",
+                    "whole buffers",
+                    "1-D hulls",
+                    "moved/exact",
+                    "note"
+                ],
+                &cells
+            )
         ));
         results.insert("bytes".into(), serde_json::to_value(&b)?);
     }
 
     if wants(Item::Coexec) {
-        eprintln!("== 4. co-execution ({} repeats per figure)", scale.coexec_reps);
+        eprintln!(
+            "== 4. co-execution ({} repeats per figure)",
+            scale.coexec_reps
+        );
         let cap_before = cpu_capacity();
         eprintln!("  CPU capacity free for the bench: {cap_before:.2} of 2");
         let specs = coexec_specs(&corpus, scale)?;
@@ -342,13 +520,38 @@ fn bench(cli: &Cli) -> Result<()> {
         // (label, environment, shares from measured throughputs)
         type Config<'a> = (&'a str, [(&'a str, &'a str); 2], bool);
         let configs: [Config; 3] = [
-            ("2 x pthread, POCL_MAX_PTHREAD_COUNT=1", [("POCL_DEVICES", "pthread pthread"), ("POCL_MAX_PTHREAD_COUNT", "1")], false),
-            ("pthread + basic, 1 thread each", [("POCL_DEVICES", "pthread basic"), ("POCL_MAX_PTHREAD_COUNT", "1")], false),
-            ("pthread (2 threads) + basic", [("POCL_DEVICES", "pthread basic"), ("POCL_MAX_PTHREAD_COUNT", "2")], true),
+            (
+                "2 x pthread, POCL_MAX_PTHREAD_COUNT=1",
+                [
+                    ("POCL_DEVICES", "pthread pthread"),
+                    ("POCL_MAX_PTHREAD_COUNT", "1"),
+                ],
+                false,
+            ),
+            (
+                "pthread + basic, 1 thread each",
+                [
+                    ("POCL_DEVICES", "pthread basic"),
+                    ("POCL_MAX_PTHREAD_COUNT", "1"),
+                ],
+                false,
+            ),
+            (
+                "pthread (2 threads) + basic",
+                [
+                    ("POCL_DEVICES", "pthread basic"),
+                    ("POCL_MAX_PTHREAD_COUNT", "2"),
+                ],
+                true,
+            ),
         ];
         for (label, env, uneven) in configs {
             for spec in &specs {
-                let p = coexec::Param { spec: spec.clone(), reps: scale.coexec_reps, uneven };
+                let p = coexec::Param {
+                    spec: spec.clone(),
+                    reps: scale.coexec_reps,
+                    uneven,
+                };
                 let o: coexec::Output = spawn_worker("coexec", &p, &env, &root)?;
                 eprintln!(
                     "  {:<12} {label}: alone {:.0} / {:.0} ms, split {:.0} ms ({:.2}/{:.2}), speed-up {:.2}, efficiency {:.2}",
@@ -356,34 +559,75 @@ fn bench(cli: &Cli) -> Result<()> {
                 );
                 let name = format!("{} {}", spec.kernel, spec.ndrange_text());
                 if uneven {
-                    rows.push(Row::info(4, format!("{name}, {label}, shares {:.2}/{:.2}: speed-up over the faster device", o.shares[0], o.shares[1]), format!("{:.2}x", o.speedup)));
-                    rows.push(Row::info(4, format!("{name}, {label}: efficiency"), format!("{:.2}", o.efficiency)));
+                    rows.push(Row::info(
+                        4,
+                        format!(
+                            "{name}, {label}, shares {:.2}/{:.2}: speed-up over the faster device",
+                            o.shares[0], o.shares[1]
+                        ),
+                        format!("{:.2}x", o.speedup),
+                    ));
+                    rows.push(Row::info(
+                        4,
+                        format!("{name}, {label}: efficiency"),
+                        format!("{:.2}", o.efficiency),
+                    ));
                 } else {
-                    rows.push(Row::target(4, format!("{name}, {label}, 50/50: speed-up over one device"), format!("{:.2}x", o.speedup), ">= 1.8x", o.speedup >= 1.8));
-                    rows.push(Row::target(4, format!("{name}, {label}: efficiency"), format!("{:.2}", o.efficiency), ">= 0.90", o.efficiency >= 0.90));
+                    rows.push(Row::target(
+                        4,
+                        format!("{name}, {label}, 50/50: speed-up over one device"),
+                        format!("{:.2}x", o.speedup),
+                        ">= 1.8x",
+                        o.speedup >= 1.8,
+                    ));
+                    rows.push(Row::target(
+                        4,
+                        format!("{name}, {label}: efficiency"),
+                        format!("{:.2}", o.efficiency),
+                        ">= 0.90",
+                        o.efficiency >= 0.90,
+                    ));
                 }
                 if !o.same_output {
-                    rows.push(Row::target(4, format!("{name}, {label}: split output equals one-device output"), "no".into(), "yes", false));
+                    rows.push(Row::target(
+                        4,
+                        format!("{name}, {label}: split output equals one-device output"),
+                        "no".into(),
+                        "yes",
+                        false,
+                    ));
                 }
                 let short = |n: &str| n.split('-').next().unwrap_or(n).to_string();
                 cells.push(vec![
                     spec.kernel.clone(),
                     spec.ndrange_text(),
                     label.to_string(),
-                    format!("{} / {}", short(&o.device_names[0]), short(&o.device_names[1])),
+                    format!(
+                        "{} / {}",
+                        short(&o.device_names[0]),
+                        short(&o.device_names[1])
+                    ),
                     format!("{:.0} / {:.0}", o.single_ms[0], o.single_ms[1]),
                     format!("{:.2} / {:.2}", o.shares[0], o.shares[1]),
                     format!("{:.0}", o.split_ms),
                     format!("{:.0} / {:.0}", o.split_kernel_ms[0], o.split_kernel_ms[1]),
                     format!("{:.2}x", o.speedup),
                     format!("{:.2}", o.efficiency),
-                    if o.same_output { "yes".into() } else { "NO".into() },
+                    if o.same_output {
+                        "yes".into()
+                    } else {
+                        "NO".into()
+                    },
                 ]);
                 all.push(json!({ "kernel": spec.kernel, "ndrange": spec.ndrange_text(), "config": label, "env": env, "result": o }));
             }
         }
         let cap_after = cpu_capacity();
-        rows.push(Row::info(4, "CPU capacity free for the bench before / after item 4 (2.00 = both cores idle)", format!("{cap_before:.2} / {cap_after:.2}")));
+        rows.push(Row::info(
+            4,
+            "CPU capacity free for the bench before / after item 4 (2.00 = both cores idle)",
+            format!("{cap_before:.2} / {cap_after:.2}"),
+        ));
         details.push_str(&format!(
             "\nCo-execution (median launch wall of {} repeats, ms; kernel ms from profiling events; speed-up over the faster device alone)\n\n{}",
             scale.coexec_reps,
@@ -396,13 +640,27 @@ fn bench(cli: &Cli) -> Result<()> {
         eprintln!("== 5. peak host memory of clpart run");
         let tiny = memory::peak(&clpart, &root, 1024, "pthread", "0:1")?;
         let one = memory::peak(&clpart, &root, scale.mem_elements, "pthread", "0:1")?;
-        let two = memory::peak(&clpart, &root, scale.mem_elements, "pthread pthread", "0:0.5,1:0.5")?;
+        let two = memory::peak(
+            &clpart,
+            &root,
+            scale.mem_elements,
+            "pthread pthread",
+            "0:0.5,1:0.5",
+        )?;
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-        rows.push(Row::info(5, format!("peak RSS, {} (fixed cost)", tiny.case), format!("{:.0} MiB", mib(tiny.peak_bytes))));
+        rows.push(Row::info(
+            5,
+            format!("peak RSS, {} (fixed cost)", tiny.case),
+            format!("{:.0} MiB", mib(tiny.peak_bytes)),
+        ));
         for p in [&one, &two] {
             rows.push(Row::info(
                 5,
-                format!("peak RSS / argument buffers, {} ({} MiB of buffers)", p.case, mib(p.args_bytes)),
+                format!(
+                    "peak RSS / argument buffers, {} ({} MiB of buffers)",
+                    p.case,
+                    mib(p.args_bytes)
+                ),
                 format!(
                     "{:.2} ({:.0} MiB); above the fixed cost {:.2}",
                     p.peak_bytes as f64 / p.args_bytes as f64,
@@ -415,23 +673,44 @@ fn bench(cli: &Cli) -> Result<()> {
     }
 
     if wants(Item::Guard) {
-        let mut specs: Vec<LaunchSpec> = corpus.iter().filter(|k| k.expect.splittable).map(|k| LaunchSpec::corpus(k, 0)).collect();
+        let mut specs: Vec<LaunchSpec> = corpus
+            .iter()
+            .filter(|k| k.expect.splittable)
+            .map(|k| LaunchSpec::corpus(k, 0))
+            .collect();
         specs.extend(guard::large_specs(cli.quick));
         let reps = if cli.quick { 3 } else { 15 };
-        eprintln!("== 6. run-time guard cost ({} kernels, {reps} launches each way)", specs.len());
-        let g: Vec<guard::KernelGuard> = spawn_worker("guard", &guard::Param { specs, reps }, &[("POCL_DEVICES", "pthread pthread")], &root)?;
+        eprintln!(
+            "== 6. run-time guard cost ({} kernels, {reps} launches each way)",
+            specs.len()
+        );
+        let g: Vec<guard::KernelGuard> = spawn_worker(
+            "guard",
+            &guard::Param { specs, reps },
+            &[("POCL_DEVICES", "pthread pthread")],
+            &root,
+        )?;
         let on: f64 = g.iter().filter(|k| k.split).map(|k| k.guarded_ms).sum();
         let off: f64 = g.iter().filter(|k| k.split).map(|k| k.unchecked_ms).sum();
         let ratio = on / off.max(1e-9);
         rows.push(Row::target(
             6,
-            format!("kernel time with the guard / without, summed over {} split kernels", g.iter().filter(|k| k.split).count()),
+            format!(
+                "kernel time with the guard / without, summed over {} split kernels",
+                g.iter().filter(|k| k.split).count()
+            ),
             format!("{ratio:.3} ({on:.2} ms / {off:.2} ms)"),
             "<= 1.03",
             ratio <= 1.03,
         ));
         let fired = g.iter().filter(|k| k.fired).count();
-        rows.push(Row::target(6, "launches where the guard fired on a correct analysis", fired.to_string(), "0", fired == 0));
+        rows.push(Row::target(
+            6,
+            "launches where the guard fired on a correct analysis",
+            fired.to_string(),
+            "0",
+            fired == 0,
+        ));
         let cells: Vec<Vec<String>> = g
             .iter()
             .map(|k| {
@@ -447,14 +726,26 @@ fn bench(cli: &Cli) -> Result<()> {
             .collect();
         details.push_str(&format!(
             "\nRun-time guard: kernel time per launch, median, both devices summed (ms)\n\n{}",
-            detail(&["kernel", "ndrange", "split", "guard on", "guard off", "ratio"], &cells)
+            detail(
+                &[
+                    "kernel",
+                    "ndrange",
+                    "split",
+                    "guard on",
+                    "guard off",
+                    "ratio"
+                ],
+                &cells
+            )
         ));
         results.insert("guard".into(), serde_json::to_value(&g)?);
     }
 
     if wants(Item::Layer) {
         let (launches, reps) = if cli.quick { (256, 3) } else { (4096, 7) };
-        eprintln!("== 7. layer pass-through overhead ({launches} iterations, {reps} runs each way)");
+        eprintln!(
+            "== 7. layer pass-through overhead ({launches} iterations, {reps} runs each way)"
+        );
         let l = layer::run(&clpart, &root, 16384, launches, reps)?;
         let ratio = l.loop_ratio();
         rows.push(Row::target(
@@ -467,35 +758,76 @@ fn bench(cli: &Cli) -> Result<()> {
         rows.push(Row::info(
             7,
             "  first iteration (the layer analyzes each kernel once), under the layer / plain",
-            format!("{:.1} ms / {:.1} ms", median(&l.layer_first_ms), median(&l.plain_first_ms)),
+            format!(
+                "{:.1} ms / {:.1} ms",
+                median(&l.layer_first_ms),
+                median(&l.plain_first_ms)
+            ),
         ));
         rows.push(Row::info(
             7,
             "  whole process wall (`clpart exec` included), under the layer / plain",
-            format!("{:.1} ms / {:.1} ms", median(&l.layer_wall_ms), median(&l.plain_wall_ms)),
+            format!(
+                "{:.1} ms / {:.1} ms",
+                median(&l.layer_wall_ms),
+                median(&l.plain_wall_ms)
+            ),
         ));
         results.insert("layer".into(), serde_json::to_value(&l)?);
     }
 
     if wants(Item::Mpi) {
         // 20 launches as in kernels/iterative/jacobi2d.ron, on its grid and a larger one
-        let (sizes, reps): (&[u64], usize) = if cli.quick { (&[256], 1) } else { (&[256, 2048], 3) };
+        let (sizes, reps): (&[u64], usize) = if cli.quick {
+            (&[256], 1)
+        } else {
+            (&[256, 2048], 3)
+        };
         eprintln!("== 8. clpart steps across MPI ranks (jacobi2d, 20 launches, {reps} runs per configuration)");
         let (cases, no_netns) = mpi::run(&clpart, &root, sizes, 10, reps)?;
         for c in &cases {
-            let base = cases.iter().find(|b| b.n == c.n).map_or(f64::NAN, |b| b.step_ms);
+            let base = cases
+                .iter()
+                .find(|b| b.n == c.n)
+                .map_or(f64::NAN, |b| b.step_ms);
             let name = format!("jacobi2d {0}x{0}, {1}", c.n, c.config);
             if c.n_ranks > 0 {
-                let (moved, whole) = (c.mpi_bytes_per_step.unwrap_or(0), c.whole_bytes_per_step.unwrap_or(0));
-                rows.push(Row::info(8, format!("{name}: bytes over MPI per launch after the first two / whole buffers"), format!("{moved} B / {whole} B ({:.5})", moved as f64 / whole.max(1) as f64)));
+                let (moved, whole) = (
+                    c.mpi_bytes_per_step.unwrap_or(0),
+                    c.whole_bytes_per_step.unwrap_or(0),
+                );
+                rows.push(Row::info(
+                    8,
+                    format!(
+                        "{name}: bytes over MPI per launch after the first two / whole buffers"
+                    ),
+                    format!(
+                        "{moved} B / {whole} B ({:.5})",
+                        moved as f64 / whole.max(1) as f64
+                    ),
+                ));
             }
-            rows.push(Row::info(8, format!("{name}: wall per launch after the first two (vs 1 process, 1 device)"), format!("{:.2} ms ({:.2}x)", c.step_ms, c.step_ms / base)));
+            rows.push(Row::info(
+                8,
+                format!("{name}: wall per launch after the first two (vs 1 process, 1 device)"),
+                format!("{:.2} ms ({:.2}x)", c.step_ms, c.step_ms / base),
+            ));
             if !c.same_output {
-                rows.push(Row::target(8, format!("{name}: A equals the 1-process run"), "no".into(), "yes", false));
+                rows.push(Row::target(
+                    8,
+                    format!("{name}: A equals the 1-process run"),
+                    "no".into(),
+                    "yes",
+                    false,
+                ));
             }
         }
         if let Some(why) = &no_netns {
-            rows.push(Row::info(8, "2 ranks across network namespaces", format!("not run: {why}")));
+            rows.push(Row::info(
+                8,
+                "2 ranks across network namespaces",
+                format!("not run: {why}"),
+            ));
         }
         let cells: Vec<Vec<String>> = cases
             .iter()
@@ -511,7 +843,11 @@ fn bench(cli: &Cli) -> Result<()> {
                     b(c.mpi_bytes_total),
                     format!("{:.0}", c.launches_ms),
                     format!("{:.0}", c.process_ms),
-                    if c.same_output { "yes".into() } else { "NO".into() },
+                    if c.same_output {
+                        "yes".into()
+                    } else {
+                        "NO".into()
+                    },
                 ]
             })
             .collect();
@@ -520,7 +856,10 @@ fn bench(cli: &Cli) -> Result<()> {
             cases.first().map_or(0, |c| c.launches),
             detail(&["grid", "configuration", "wall per launch (ms)", "MPI B per launch", "whole buffers B per launch", "MPI B, first two launches", "MPI B in all", "launches + read (ms)", "process (ms)", "same A"], &cells)
         ));
-        results.insert("mpi".into(), json!({ "cases": cases, "netns_not_run": no_netns }));
+        results.insert(
+            "mpi".into(),
+            json!({ "cases": cases, "netns_not_run": no_netns }),
+        );
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();
@@ -539,11 +878,15 @@ fn bench(cli: &Cli) -> Result<()> {
     results.insert("cpu_capacity_start".into(), json!(cap_start));
     results.insert("cpu_capacity_end".into(), json!(cap_end));
     let text = serde_json::to_string_pretty(&serde_json::Value::Object(results))?;
-    std::fs::write(&cli.out, text + "\n").with_context(|| format!("cannot write '{}'", cli.out.display()))?;
+    std::fs::write(&cli.out, text + "\n")
+        .with_context(|| format!("cannot write '{}'", cli.out.display()))?;
     eprintln!("wrote {}", cli.out.display());
     if let Some(md) = &cli.markdown {
-        std::fs::write(md, format!("{summary}{details}\n{machine}total bench time {elapsed:.0} s\n"))
-            .with_context(|| format!("cannot write '{}'", md.display()))?;
+        std::fs::write(
+            md,
+            format!("{summary}{details}\n{machine}total bench time {elapsed:.0} s\n"),
+        )
+        .with_context(|| format!("cannot write '{}'", md.display()))?;
         eprintln!("wrote {}", md.display());
     }
     Ok(())
@@ -552,8 +895,18 @@ fn bench(cli: &Cli) -> Result<()> {
 /// A note on a kernel's bytes: the arrays moved whole, or glued through a
 /// merge (both move more than the footprint).
 fn bytes_note(k: &bytes::KernelBytes) -> String {
-    let whole: Vec<&str> = k.notes.iter().filter(|n| n.contains("transferred whole")).filter_map(|n| n.split('\'').nth(1)).collect();
-    let merged: Vec<&str> = k.notes.iter().filter(|n| n.contains("diff-merge")).filter_map(|n| n.split('\'').nth(1)).collect();
+    let whole: Vec<&str> = k
+        .notes
+        .iter()
+        .filter(|n| n.contains("transferred whole"))
+        .filter_map(|n| n.split('\'').nth(1))
+        .collect();
+    let merged: Vec<&str> = k
+        .notes
+        .iter()
+        .filter(|n| n.contains("diff-merge"))
+        .filter_map(|n| n.split('\'').nth(1))
+        .collect();
     let mut parts = Vec::new();
     if !whole.is_empty() {
         parts.push(format!("whole: {}", whole.join(", ")));
@@ -579,11 +932,13 @@ fn cpu_capacity() -> f64 {
     let tries: Vec<f64> = (0..3)
         .map(|_| {
             let (t1, _) = stats::time_ms(spin);
-            let (t2, _) = stats::time_ms(|| std::thread::scope(|s| {
-                let a = s.spawn(spin);
-                let b = s.spawn(spin);
-                (a.join().unwrap_or(0), b.join().unwrap_or(0))
-            }));
+            let (t2, _) = stats::time_ms(|| {
+                std::thread::scope(|s| {
+                    let a = s.spawn(spin);
+                    let b = s.spawn(spin);
+                    (a.join().unwrap_or(0), b.join().unwrap_or(0))
+                })
+            });
             2.0 * t1 / t2
         })
         .collect();
@@ -594,20 +949,58 @@ fn cpu_capacity() -> f64 {
 /// take about a second on one PoCL thread.
 fn coexec_specs(corpus: &[clpart_tests::CorpusKernel], s: &Scale) -> Result<Vec<LaunchSpec>> {
     let src = |name: &str| -> Result<String> {
-        Ok(corpus.iter().find(|k| k.name == name).with_context(|| format!("kernels/{name}.cl"))?.source.clone())
+        Ok(corpus
+            .iter()
+            .find(|k| k.name == name)
+            .with_context(|| format!("kernels/{name}.cl"))?
+            .source
+            .clone())
     };
-    let spec = |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| -> Result<LaunchSpec> {
-        Ok(LaunchSpec { file: format!("kernels/{name}.cl"), source: src(name)?, build: vec![], kernel: name.into(), global, local, args })
-    };
+    let spec =
+        |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| -> Result<LaunchSpec> {
+            Ok(LaunchSpec {
+                file: format!("kernels/{name}.cl"),
+                source: src(name)?,
+                build: vec![],
+                kernel: name.into(),
+                global,
+                local,
+                args,
+            })
+        };
     let n = s.matmul_n;
     let nn = n * n;
     let (pts, atoms) = (s.mdh_points, s.mdh_atoms);
     let groups = s.walk_items / 32;
-    let mut mdh_args: Vec<String> = ["ax", "ay", "az", "charge", "size"].iter().enumerate().map(|(i, a)| format!("{a}=rand:{atoms}:{}", i + 1)).collect();
-    mdh_args.extend(["gx", "gy", "gz"].iter().enumerate().map(|(i, a)| format!("{a}=rand:{pts}:{}", i + 6)));
-    mdh_args.extend([format!("val=zeros:{pts}"), "pre1=0.5".into(), "xkappa=0.1".into(), format!("natoms={atoms}")]);
+    let mut mdh_args: Vec<String> = ["ax", "ay", "az", "charge", "size"]
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{a}=rand:{atoms}:{}", i + 1))
+        .collect();
+    mdh_args.extend(
+        ["gx", "gy", "gz"]
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{a}=rand:{pts}:{}", i + 6)),
+    );
+    mdh_args.extend([
+        format!("val=zeros:{pts}"),
+        "pre1=0.5".into(),
+        "xkappa=0.1".into(),
+        format!("natoms={atoms}"),
+    ]);
     Ok(vec![
-        spec("matmul", vec![n, n], vec![16, 16], vec![format!("c=zeros:{nn}"), format!("a=rand:{nn}:1"), format!("b=rand:{nn}:2"), format!("width={n}")])?,
+        spec(
+            "matmul",
+            vec![n, n],
+            vec![16, 16],
+            vec![
+                format!("c=zeros:{nn}"),
+                format!("a=rand:{nn}:1"),
+                format!("b=rand:{nn}:2"),
+                format!("width={n}"),
+            ],
+        )?,
         spec("mdh", vec![pts], vec![64], mdh_args)?,
         spec(
             "random_walk",
@@ -630,13 +1023,27 @@ fn coexec_specs(corpus: &[clpart_tests::CorpusKernel], s: &Scale) -> Result<Vec<
 fn machine(platform: Option<String>) -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
     let n_cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|t| t.lines().next().map(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()).unwrap_or(0)))
-        .map_or("unknown".to_string(), |kb| format!("{:.0} GiB", kb as f64 / (1u64 << 20) as f64));
+        .and_then(|t| {
+            t.lines().next().map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|k| k.parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+        })
+        .map_or("unknown".to_string(), |kb| {
+            format!("{:.0} GiB", kb as f64 / (1u64 << 20) as f64)
+        });
     let run = |cmd: &str, args: &[&str]| -> String {
         Command::new(cmd)
             .args(args)
@@ -649,7 +1056,9 @@ fn machine(platform: Option<String>) -> String {
     let pocl = run("dpkg-query", &["-W", "-f=${Version}", "pocl-opencl-icd"]);
     let date = run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
     let kernel = run("uname", &["-sr"]);
-    let load = std::fs::read_to_string("/proc/loadavg").map_or("unknown".into(), |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+    let load = std::fs::read_to_string("/proc/loadavg").map_or("unknown".into(), |l| {
+        l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    });
     format!(
         "machine: {cpu}, {n_cpus} CPUs, {mem} RAM, {kernel}\nOpenCL: {}; pocl-opencl-icd {pocl}\ndate: {date}; load average at the end {load}\n",
         platform.unwrap_or_else(|| "(platform not queried in this run)".into())

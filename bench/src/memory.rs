@@ -28,8 +28,22 @@ pub struct Peak {
 pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> Result<Peak> {
     let local = if n.is_multiple_of(256) { 256 } else { 1 };
     let mut child = Command::new(clpart)
-        .args(["run", "kernels/vadd.cl", "--global", &n.to_string(), "--local", &local.to_string()])
-        .args(["--arg", &format!("a=rand:{n}:1"), "--arg", &format!("b=rand:{n}:2"), "--arg", &format!("c=zeros:{n}")])
+        .args([
+            "run",
+            "kernels/vadd.cl",
+            "--global",
+            &n.to_string(),
+            "--local",
+            &local.to_string(),
+        ])
+        .args([
+            "--arg",
+            &format!("a=rand:{n}:1"),
+            "--arg",
+            &format!("b=rand:{n}:2"),
+            "--arg",
+            &format!("c=zeros:{n}"),
+        ])
         .args(["--split", split])
         .env("POCL_DEVICES", devices)
         .current_dir(root)
@@ -45,7 +59,10 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     if r != pid {
         let _ = child.kill();
-        bail!("wait4 on clpart run failed: {}", std::io::Error::last_os_error());
+        bail!(
+            "wait4 on clpart run failed: {}",
+            std::io::Error::last_os_error()
+        );
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         bail!("clpart run (vadd, {n} elements, {devices}) failed with status {status}");

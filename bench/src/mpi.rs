@@ -54,7 +54,18 @@ pub struct Case {
 }
 
 /// The loopback flags of the MPI tests (`cli/tests/mpi.rs`).
-const LOOPBACK: [&str; 10] = ["--allow-run-as-root", "--oversubscribe", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include"];
+const LOOPBACK: [&str; 10] = [
+    "--allow-run-as-root",
+    "--oversubscribe",
+    "--mca",
+    "btl",
+    "tcp,self",
+    "--mca",
+    "btl_tcp_if_include",
+    "lo",
+    "--mca",
+    "oob_tcp_if_include",
+];
 
 /// A rank waiting for a message yields the core instead of spinning on
 /// it: ranks share 2 cores with each other (and rank 0's PoCL threads).
@@ -64,9 +75,15 @@ const YIELD: [&str; 3] = ["--mca", "mpi_yield_when_idle", "1"];
 /// The Jacobi program on an `n` x `n` grid, `repeat` x 2 launches, written
 /// to `dir` beside a copy of its kernel.
 fn program(root: &Path, dir: &Path, n: u64, repeat: u32) -> Result<PathBuf> {
-    std::fs::copy(root.join("kernels/iterative/jacobi2d.cl"), dir.join("jacobi2d.cl")).context("kernels/iterative/jacobi2d.cl")?;
+    std::fs::copy(
+        root.join("kernels/iterative/jacobi2d.cl"),
+        dir.join("jacobi2d.cl"),
+    )
+    .context("kernels/iterative/jacobi2d.cl")?;
     let nn = n * n;
-    let step = |src: &str, dst: &str| format!("(kernel: \"jacobi2d\", global: [{n}, {n}], local: [16, 16], args: {{\"src\": \"{src}\", \"dst\": \"{dst}\", \"n\": {n}}})");
+    let step = |src: &str, dst: &str| {
+        format!("(kernel: \"jacobi2d\", global: [{n}, {n}], local: [16, 16], args: {{\"src\": \"{src}\", \"dst\": \"{dst}\", \"n\": {n}}})")
+    };
     let text = format!(
         "// 2-D Jacobi on a {n} x {n} grid (clpart-bench item 8)\n(\n    source: \"jacobi2d.cl\",\n    buffers: [\n        (name: \"A\", type: \"float\", init: \"rand:{nn}:2\"),\n        (name: \"B\", type: \"float\", init: \"rand:{nn}:2\"),\n    ],\n    repeat: {repeat},\n    steps: [\n        {},\n        {},\n    ],\n)\n",
         step("A", "B"),
@@ -80,19 +97,43 @@ fn program(root: &Path, dir: &Path, n: u64, repeat: u32) -> Result<PathBuf> {
 /// How one configuration starts.
 enum Launch<'a> {
     /// `clpart steps` alone, with this environment and `--split`.
-    Alone { env: Vec<(&'a str, &'a str)>, split: Option<&'a str> },
+    Alone {
+        env: Vec<(&'a str, &'a str)>,
+        split: Option<&'a str>,
+    },
     /// Under `mpirun -n N` on loopback, every rank with this environment;
     /// `poll`: Open MPI's default busy polling while a rank waits (else
     /// `mpi_yield_when_idle`).
-    Loopback { n_ranks: usize, env: Vec<(&'a str, &'a str)>, poll: bool },
+    Loopback {
+        n_ranks: usize,
+        env: Vec<(&'a str, &'a str)>,
+        poll: bool,
+    },
     /// 2 ranks: mpirun in namespace `a`, rank 1 started by `agent` (in
     /// the other namespace) on the second host of `hosts`.
-    Netns { a: String, agent: PathBuf, hosts: PathBuf, env: Vec<(&'a str, &'a str)> },
+    Netns {
+        a: String,
+        agent: PathBuf,
+        hosts: PathBuf,
+        env: Vec<(&'a str, &'a str)>,
+    },
 }
 
 /// One run: the report and the process wall (ms).
-fn run_once(clpart: &Path, root: &Path, how: &Launch, file: &Path, out: &Path) -> Result<(serde_json::Value, f64)> {
-    let steps = ["steps".to_string(), file.display().to_string(), "--json".into(), "--out".into(), format!("A={}", out.display())];
+fn run_once(
+    clpart: &Path,
+    root: &Path,
+    how: &Launch,
+    file: &Path,
+    out: &Path,
+) -> Result<(serde_json::Value, f64)> {
+    let steps = [
+        "steps".to_string(),
+        file.display().to_string(),
+        "--json".into(),
+        "--out".into(),
+        format!("A={}", out.display()),
+    ];
     let (mut cmd, env) = match how {
         Launch::Alone { env, split } => {
             let mut c = Command::new(clpart);
@@ -114,11 +155,38 @@ fn run_once(clpart: &Path, root: &Path, how: &Launch, file: &Path, out: &Path) -
             c.arg(clpart).args(&steps);
             (c, env)
         }
-        Launch::Netns { a, agent, hosts, env, .. } => {
+        Launch::Netns {
+            a,
+            agent,
+            hosts,
+            env,
+            ..
+        } => {
             let mut c = Command::new("ip");
-            c.args(["netns", "exec", a, "mpirun", "--allow-run-as-root", "--hostfile"]).arg(hosts);
+            c.args([
+                "netns",
+                "exec",
+                a,
+                "mpirun",
+                "--allow-run-as-root",
+                "--hostfile",
+            ])
+            .arg(hosts);
             c.args(["--mca", "plm_rsh_agent"]).arg(agent);
-            c.args(["--mca", "oob_tcp_if_include", "10.219.0.0/24", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "10.219.0.0/24", "-n", "2"]).args(YIELD);
+            c.args([
+                "--mca",
+                "oob_tcp_if_include",
+                "10.219.0.0/24",
+                "--mca",
+                "btl",
+                "tcp,self",
+                "--mca",
+                "btl_tcp_if_include",
+                "10.219.0.0/24",
+                "-n",
+                "2",
+            ])
+            .args(YIELD);
             for (k, _) in env {
                 c.args(["-x", k]);
             }
@@ -126,15 +194,25 @@ fn run_once(clpart: &Path, root: &Path, how: &Launch, file: &Path, out: &Path) -
             (c, env)
         }
     };
-    cmd.current_dir(root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
     let t0 = Instant::now();
-    let o = cmd.output().with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    let o = cmd
+        .output()
+        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     if !o.status.success() {
-        bail!("{:?} exited with {}: {}", cmd.get_program(), o.status, String::from_utf8_lossy(&o.stderr).trim());
+        bail!(
+            "{:?} exited with {}: {}",
+            cmd.get_program(),
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        );
     }
     let text = String::from_utf8_lossy(&o.stdout);
     let r: serde_json::Value = serde_json::from_str(text.trim()).with_context(|| {
@@ -150,33 +228,58 @@ fn netns_setup(a: &str, b: &str, tag: u32) -> Result<(), String> {
         return Err("not root".into());
     }
     let sh = |cmd: String| -> Result<(), String> {
-        let o = Command::new("sh").args(["-c", &cmd]).output().map_err(|e| e.to_string())?;
+        let o = Command::new("sh")
+            .args(["-c", &cmd])
+            .output()
+            .map_err(|e| e.to_string())?;
         if o.status.success() {
             Ok(())
         } else {
-            Err(format!("'{cmd}': {}", String::from_utf8_lossy(&o.stderr).trim()))
+            Err(format!(
+                "'{cmd}': {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ))
         }
     };
     let (va, vb) = (format!("bva{tag}"), format!("bvb{tag}"));
     sh(format!("ip netns add {a}"))?;
     sh(format!("ip netns add {b}"))?;
     sh(format!("ip link add {va} type veth peer name {vb}"))?;
-    sh(format!("ip link set {va} netns {a} && ip link set {vb} netns {b}"))?;
-    sh(format!("ip -n {a} addr add 10.219.0.1/24 dev {va} && ip -n {b} addr add 10.219.0.2/24 dev {vb}"))?;
+    sh(format!(
+        "ip link set {va} netns {a} && ip link set {vb} netns {b}"
+    ))?;
+    sh(format!(
+        "ip -n {a} addr add 10.219.0.1/24 dev {va} && ip -n {b} addr add 10.219.0.2/24 dev {vb}"
+    ))?;
     sh(format!("ip -n {a} link set {va} up && ip -n {a} link set lo up && ip -n {b} link set {vb} up && ip -n {b} link set lo up"))?;
     Ok(())
 }
 
 fn netns_cleanup(a: &str, b: &str) {
     for ns in [a, b] {
-        let _ = Command::new("ip").args(["netns", "del", ns]).stderr(Stdio::null()).status();
+        let _ = Command::new("ip")
+            .args(["netns", "del", ns])
+            .stderr(Stdio::null())
+            .status();
     }
 }
 
 /// Runs every configuration on grids of `sizes`, `repeat` x 2 launches
 /// each, `reps` runs per configuration. `mpirun` must be on the path.
-pub fn run(clpart: &Path, root: &Path, sizes: &[u64], repeat: u32, reps: usize) -> Result<(Vec<Case>, Option<String>)> {
-    if Command::new("mpirun").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+pub fn run(
+    clpart: &Path,
+    root: &Path,
+    sizes: &[u64],
+    repeat: u32,
+    reps: usize,
+) -> Result<(Vec<Case>, Option<String>)> {
+    if Command::new("mpirun")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
         bail!("mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev; scripts/setup.sh installs them)");
     }
     let dir = std::env::temp_dir().join(format!("clpart-bench-mpi-{}", std::process::id()));
@@ -187,27 +290,73 @@ pub fn run(clpart: &Path, root: &Path, sizes: &[u64], repeat: u32, reps: usize) 
     let netns = netns_setup(&a, &b, tag);
     let r = (|| -> Result<Vec<Case>> {
         let agent = dir.join("agent.sh");
-        std::fs::write(&agent, format!("#!/bin/sh\nshift\nexec ip netns exec {b} sh -c \"$*\"\n"))?;
+        std::fs::write(
+            &agent,
+            format!("#!/bin/sh\nshift\nexec ip netns exec {b} sh -c \"$*\"\n"),
+        )?;
         let _ = Command::new("chmod").arg("+x").arg(&agent).status();
         let hosts = dir.join("hosts");
         std::fs::write(&hosts, "10.219.0.1 slots=1\n10.219.0.2 slots=1\n")?;
         let one_thread = vec![("POCL_DEVICES", "pthread"), ("POCL_MAX_PTHREAD_COUNT", "1")];
         let mut configs: Vec<(String, usize, Launch)> = vec![
-            ("1 process, 1 device (pthread, 2 threads)".into(), 0, Launch::Alone { env: vec![("POCL_DEVICES", "pthread")], split: None }),
+            (
+                "1 process, 1 device (pthread, 2 threads)".into(),
+                0,
+                Launch::Alone {
+                    env: vec![("POCL_DEVICES", "pthread")],
+                    split: None,
+                },
+            ),
             (
                 "1 process, 2 devices (pthread x 1 thread each), 50/50".into(),
                 0,
-                Launch::Alone { env: vec![("POCL_DEVICES", "pthread pthread"), ("POCL_MAX_PTHREAD_COUNT", "1")], split: Some("0:0.5,1:0.5") },
+                Launch::Alone {
+                    env: vec![
+                        ("POCL_DEVICES", "pthread pthread"),
+                        ("POCL_MAX_PTHREAD_COUNT", "1"),
+                    ],
+                    split: Some("0:0.5,1:0.5"),
+                },
             ),
-            ("2 ranks, loopback, 1 device of 1 thread each, busy polling (Open MPI's default)".into(), 2, Launch::Loopback { n_ranks: 2, env: one_thread.clone(), poll: true }),
-            ("2 ranks, loopback, 1 device of 1 thread each".into(), 2, Launch::Loopback { n_ranks: 2, env: one_thread.clone(), poll: false }),
-            ("3 ranks, loopback, 1 device of 1 thread each (3 processes, 2 cores)".into(), 3, Launch::Loopback { n_ranks: 3, env: one_thread.clone(), poll: false }),
+            (
+                "2 ranks, loopback, 1 device of 1 thread each, busy polling (Open MPI's default)"
+                    .into(),
+                2,
+                Launch::Loopback {
+                    n_ranks: 2,
+                    env: one_thread.clone(),
+                    poll: true,
+                },
+            ),
+            (
+                "2 ranks, loopback, 1 device of 1 thread each".into(),
+                2,
+                Launch::Loopback {
+                    n_ranks: 2,
+                    env: one_thread.clone(),
+                    poll: false,
+                },
+            ),
+            (
+                "3 ranks, loopback, 1 device of 1 thread each (3 processes, 2 cores)".into(),
+                3,
+                Launch::Loopback {
+                    n_ranks: 3,
+                    env: one_thread.clone(),
+                    poll: false,
+                },
+            ),
         ];
         if netns.is_ok() {
             configs.push((
                 "2 ranks, 2 network namespaces over a veth pair, 1 device of 1 thread each".into(),
                 2,
-                Launch::Netns { a: a.clone(), agent: agent.clone(), hosts: hosts.clone(), env: one_thread.clone() },
+                Launch::Netns {
+                    a: a.clone(),
+                    agent: agent.clone(),
+                    hosts: hosts.clone(),
+                    env: one_thread.clone(),
+                },
             ));
         }
         let mut cases = Vec::new();
@@ -222,9 +371,14 @@ pub fn run(clpart: &Path, root: &Path, sizes: &[u64], repeat: u32, reps: usize) 
                 let mut last = serde_json::Value::Null;
                 for rep in 0..reps {
                     let out = dir.join(format!("out_{n}_{n_ranks}_{rep}.npy"));
-                    let (r, ms) = run_once(clpart, root, how, &file, &out).with_context(|| format!("{label}, {n} x {n}"))?;
+                    let (r, ms) = run_once(clpart, root, how, &file, &out)
+                        .with_context(|| format!("{label}, {n} x {n}"))?;
                     let lines = r["launches"].as_array().context("a report with launches")?;
-                    let walls: Vec<f64> = lines.iter().skip(2).filter_map(|l| l["wall_ms"].as_f64()).collect();
+                    let walls: Vec<f64> = lines
+                        .iter()
+                        .skip(2)
+                        .filter_map(|l| l["wall_ms"].as_f64())
+                        .collect();
                     steps.push(median(&walls));
                     launches_ms.push(r["total"]["wall_ms"].as_f64().unwrap_or(f64::NAN));
                     process_ms.push(ms);
@@ -254,7 +408,11 @@ pub fn run(clpart: &Path, root: &Path, sizes: &[u64], repeat: u32, reps: usize) 
                     step_ms: median(&steps),
                     step_ms_all: steps,
                     mpi_bytes_per_step: steady("bytes_mpi"),
-                    mpi_bytes_first_two: (*n_ranks > 0).then(|| (0..2.min(lines.len())).filter_map(|i| mpi(i, "bytes_mpi")).sum()),
+                    mpi_bytes_first_two: (*n_ranks > 0).then(|| {
+                        (0..2.min(lines.len()))
+                            .filter_map(|i| mpi(i, "bytes_mpi"))
+                            .sum()
+                    }),
                     whole_bytes_per_step: steady("bytes_whole_buffers"),
                     mpi_bytes_total: last["total"]["bytes_mpi"].as_u64(),
                     launches_ms: median(&launches_ms),

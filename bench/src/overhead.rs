@@ -104,7 +104,11 @@ fn vadd_spec(source: &str, n: u64) -> LaunchSpec {
         kernel: "vadd".into(),
         global: vec![n],
         local: vec![64],
-        args: vec![format!("a=rand:{n}:1"), format!("b=rand:{n}:2"), format!("c=zeros:{n}")],
+        args: vec![
+            format!("a=rand:{n}:1"),
+            format!("b=rand:{n}:2"),
+            format!("c=zeros:{n}"),
+        ],
     }
 }
 
@@ -127,11 +131,17 @@ pub fn worker(p: &Param) -> Result<Output> {
     let rt = Runtime::new()?;
     let n_elements = 1024;
     let mut host = Vec::new();
-    for (spec, n_buffers) in [(vadd_spec(&p.vadd_source, n_elements), 3), (args8_spec(n_elements), 8)] {
+    for (spec, n_buffers) in [
+        (vadd_spec(&p.vadd_source, n_elements), 3),
+        (args8_spec(n_elements), 8),
+    ] {
         let mut r = ready(&rt, &spec)?;
         r.plan.prepare(&[0, 1])?;
         // the figures are of a hot path that does not read `bytes_exact`
-        let opts = LaunchOptions { exact_bytes: false, ..Default::default() };
+        let opts = LaunchOptions {
+            exact_bytes: false,
+            ..Default::default()
+        };
         let share_sets: [&[(usize, f64)]; 2] = [&[(0, 1.0)], &[(0, 0.5), (1, 0.5)]];
         for shares in share_sets {
             let mut hosts = Vec::with_capacity(p.n_launches);
@@ -158,7 +168,11 @@ pub fn worker(p: &Param) -> Result<Output> {
         }
     }
     let (tiny, platform_version) = tiny(&rt, &p.vadd_source, n_elements, p.n_launches)?;
-    Ok(Output { host, tiny, platform_version })
+    Ok(Output {
+        host,
+        tiny,
+        platform_version,
+    })
 }
 
 /// The plain-opencl3 side of the comparison: one context and queue on the
@@ -188,16 +202,33 @@ impl Direct {
             .map_err(|e| anyhow!("clGetDeviceIDs: {e}"))?
             .first()
             .context("no OpenCL device")?;
-        let context = ClContext::from_device(&Device::new(id)).map_err(|e| anyhow!("clCreateContext: {e}"))?;
-        let props = if pattern { opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE } else { 0 };
+        let context = ClContext::from_device(&Device::new(id))
+            .map_err(|e| anyhow!("clCreateContext: {e}"))?;
+        let props = if pattern {
+            opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE
+        } else {
+            0
+        };
         let queue = CommandQueue::create_default_with_properties(&context, props, 0)
             .map_err(|e| anyhow!("clCreateCommandQueueWithProperties: {e}"))?;
         let program = Program::create_and_build_from_source(&context, source, "-cl-std=CL1.2")
             .map_err(|e| anyhow!("build vadd: {e}"))?;
-        let kernel = Kernel::create(&program, "vadd").map_err(|e| anyhow!("clCreateKernel: {e}"))?;
+        let kernel =
+            Kernel::create(&program, "vadd").map_err(|e| anyhow!("clCreateKernel: {e}"))?;
         let a = (0..n as i32).collect();
         let b = (0..n as i32).map(|x| 2 * x).collect();
-        Ok((Direct { pattern, context, queue, kernel, a, b, c: vec![0; n] }, version))
+        Ok((
+            Direct {
+                pattern,
+                context,
+                queue,
+                kernel,
+                a,
+                b,
+                c: vec![0; n],
+            },
+            version,
+        ))
     }
 
     /// One launch: three buffers, two writes, the kernel, one read, finish.
@@ -208,14 +239,21 @@ impl Direct {
         // SAFETY: no host pointer is given; the host vectors outlive the
         // queue's finish below, which every enqueued command precedes.
         unsafe {
-            let mut a = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
-                .map_err(e("clCreateBuffer"))?;
-            let mut b = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
-                .map_err(e("clCreateBuffer"))?;
-            let c = Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
-                .map_err(e("clCreateBuffer"))?;
-            self.queue.enqueue_write_buffer(&mut a, CL_NON_BLOCKING, 0, &self.a, &[]).map_err(e("clEnqueueWriteBuffer"))?;
-            self.queue.enqueue_write_buffer(&mut b, CL_NON_BLOCKING, 0, &self.b, &[]).map_err(e("clEnqueueWriteBuffer"))?;
+            let mut a =
+                Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                    .map_err(e("clCreateBuffer"))?;
+            let mut b =
+                Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                    .map_err(e("clCreateBuffer"))?;
+            let c =
+                Buffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut())
+                    .map_err(e("clCreateBuffer"))?;
+            self.queue
+                .enqueue_write_buffer(&mut a, CL_NON_BLOCKING, 0, &self.a, &[])
+                .map_err(e("clEnqueueWriteBuffer"))?;
+            self.queue
+                .enqueue_write_buffer(&mut b, CL_NON_BLOCKING, 0, &self.b, &[])
+                .map_err(e("clEnqueueWriteBuffer"))?;
             let kev = ExecuteKernel::new(&self.kernel)
                 .set_arg(&a)
                 .set_arg(&b)
@@ -224,7 +262,9 @@ impl Direct {
                 .set_local_work_size(64)
                 .enqueue_nd_range(&self.queue)
                 .map_err(e("clEnqueueNDRangeKernel"))?;
-            self.queue.enqueue_read_buffer(&c, CL_NON_BLOCKING, 0, &mut self.c, &[]).map_err(e("clEnqueueReadBuffer"))?;
+            self.queue
+                .enqueue_read_buffer(&c, CL_NON_BLOCKING, 0, &mut self.c, &[])
+                .map_err(e("clEnqueueReadBuffer"))?;
             if self.pattern {
                 // the launcher flushes after each device's enqueues, and
                 // again before it waits
@@ -234,8 +274,12 @@ impl Direct {
             self.queue.finish().map_err(e("clFinish"))?;
             if self.pattern {
                 kev.wait().map_err(e("clWaitForEvents"))?;
-                let t0 = kev.profiling_command_start().map_err(e("clGetEventProfilingInfo"))?;
-                let t1 = kev.profiling_command_end().map_err(e("clGetEventProfilingInfo"))?;
+                let t0 = kev
+                    .profiling_command_start()
+                    .map_err(e("clGetEventProfilingInfo"))?;
+                let t1 = kev
+                    .profiling_command_end()
+                    .map_err(e("clGetEventProfilingInfo"))?;
                 return Ok(t1.saturating_sub(t0) as f64 / 1e3);
             }
         }
@@ -249,7 +293,10 @@ fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(T
     r.plan.prepare(&[0])?;
     let (mut direct, version) = Direct::new(vadd_source, n as usize, false)?;
     let (mut pattern, _) = Direct::new(vadd_source, n as usize, true)?;
-    let opts = LaunchOptions { exact_bytes: false, ..Default::default() };
+    let opts = LaunchOptions {
+        exact_bytes: false,
+        ..Default::default()
+    };
     let mut via_clpart = Vec::with_capacity(n_launches);
     let mut via_direct = Vec::with_capacity(n_launches);
     let mut via_pattern = Vec::with_capacity(n_launches);
@@ -275,7 +322,10 @@ fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(T
     }
     // the direct run computes a + 2a; check it did run
     if direct.c.get(3) != Some(&9) {
-        return Err(anyhow!("the direct opencl3 launch computed {:?} for c[3], not 9", direct.c.get(3)));
+        return Err(anyhow!(
+            "the direct opencl3 launch computed {:?} for c[3], not 9",
+            direct.c.get(3)
+        ));
     }
     let clpart_us = median(&via_clpart);
     let direct_us = median(&via_direct);

@@ -20,13 +20,31 @@ pub struct Row {
 
 impl Row {
     /// A row with a target.
-    pub fn target(item: u32, figure: impl Into<String>, value: String, target: &str, met: bool) -> Row {
-        Row { item, figure: figure.into(), value, target: target.into(), met: Some(met) }
+    pub fn target(
+        item: u32,
+        figure: impl Into<String>,
+        value: String,
+        target: &str,
+        met: bool,
+    ) -> Row {
+        Row {
+            item,
+            figure: figure.into(),
+            value,
+            target: target.into(),
+            met: Some(met),
+        }
     }
 
     /// A row reported without a target.
     pub fn info(item: u32, figure: impl Into<String>, value: String) -> Row {
-        Row { item, figure: figure.into(), value, target: "-".into(), met: None }
+        Row {
+            item,
+            figure: figure.into(),
+            value,
+            target: "-".into(),
+            met: None,
+        }
     }
 }
 
@@ -39,14 +57,21 @@ pub fn markdown(rows: &[Row]) -> String {
             Some(false) => "**MISSED**",
             None => "-",
         };
-        out.push_str(&format!("| {} | {} | {} | {} | {} |\n", r.item, r.figure, r.value, r.target, met));
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.item, r.figure, r.value, r.target, met
+        ));
     }
     out
 }
 
 /// Renders a detail table: a header row and cells.
 pub fn detail(header: &[&str], cells: &[Vec<String>]) -> String {
-    let mut out = format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
     for c in cells {
         out.push_str(&format!("| {} |\n", c.join(" | ")));
     }

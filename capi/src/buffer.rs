@@ -40,13 +40,26 @@ pub(crate) fn elem_type(name: &str) -> Result<ElemType> {
 /// A new buffer of `n_elems` zero elements.
 pub(crate) fn zeros(elem: ElemType, n_elems: usize) -> Result<Shared> {
     if n_elems == 0 {
-        return err(CLPART_SIZE_MISMATCH, "n_elems is 0; a buffer holds at least one element");
+        return err(
+            CLPART_SIZE_MISMATCH,
+            "n_elems is 0; a buffer holds at least one element",
+        );
     }
-    if (n_elems as u64).checked_mul(elem.size as u64).is_none_or(|b| b > isize::MAX as u64) {
-        return err(CLPART_SIZE_MISMATCH, format!("{n_elems} elements of {} are too many", elem.name));
+    if (n_elems as u64)
+        .checked_mul(elem.size as u64)
+        .is_none_or(|b| b > isize::MAX as u64)
+    {
+        return err(
+            CLPART_SIZE_MISMATCH,
+            format!("{n_elems} elements of {} are too many", elem.name),
+        );
     }
-    let host = HostBuffer::zeros(elem, n_elems as u64)
-        .map_err(|m| Error::new(CLPART_LAUNCH_FAILED, format!("cannot allocate the buffer: {m}")))?;
+    let host = HostBuffer::zeros(elem, n_elems as u64).map_err(|m| {
+        Error::new(
+            CLPART_LAUNCH_FAILED,
+            format!("cannot allocate the buffer: {m}"),
+        )
+    })?;
     Ok(Arc::new(Mutex::new(DeviceBuffer::new(host))))
 }
 
@@ -56,14 +69,24 @@ pub(crate) fn from_bytes(elem: ElemType, bytes: &[u8]) -> Result<Shared> {
     if bytes.is_empty() || !bytes.len().is_multiple_of(es) {
         return err(
             CLPART_SIZE_MISMATCH,
-            format!("size_bytes {} is not a positive whole number of {es}-byte {} elements", bytes.len(), elem.name),
+            format!(
+                "size_bytes {} is not a positive whole number of {es}-byte {} elements",
+                bytes.len(),
+                elem.name
+            ),
         );
     }
     let mut data = Vec::new();
-    data.try_reserve_exact(bytes.len())
-        .map_err(|_| Error::new(CLPART_LAUNCH_FAILED, format!("cannot allocate {} bytes of host memory", bytes.len())))?;
+    data.try_reserve_exact(bytes.len()).map_err(|_| {
+        Error::new(
+            CLPART_LAUNCH_FAILED,
+            format!("cannot allocate {} bytes of host memory", bytes.len()),
+        )
+    })?;
     data.extend_from_slice(bytes);
-    Ok(Arc::new(Mutex::new(DeviceBuffer::new(HostBuffer::from_bytes(elem, data)))))
+    Ok(Arc::new(Mutex::new(DeviceBuffer::new(
+        HostBuffer::from_bytes(elem, data),
+    ))))
 }
 
 /// Bytes of the buffer.
@@ -73,7 +96,11 @@ pub(crate) fn size_bytes(b: &DeviceBuffer) -> usize {
 
 /// The elements `[offset, offset + n)` of a byte range, checked to be whole
 /// elements inside the buffer.
-pub(crate) fn elem_range(b: &DeviceBuffer, offset_bytes: usize, size_bytes_: usize) -> Result<(u64, u64)> {
+pub(crate) fn elem_range(
+    b: &DeviceBuffer,
+    offset_bytes: usize,
+    size_bytes_: usize,
+) -> Result<(u64, u64)> {
     let es = b.elem().size.max(1) as usize;
     if !offset_bytes.is_multiple_of(es) || !size_bytes_.is_multiple_of(es) {
         return err(
@@ -85,7 +112,10 @@ pub(crate) fn elem_range(b: &DeviceBuffer, offset_bytes: usize, size_bytes_: usi
         );
     }
     let total = size_bytes(b);
-    if offset_bytes.checked_add(size_bytes_).is_none_or(|end| end > total) {
+    if offset_bytes
+        .checked_add(size_bytes_)
+        .is_none_or(|end| end > total)
+    {
         return err(
             CLPART_INVALID_ARGUMENT,
             format!("bytes [{offset_bytes}, {offset_bytes}+{size_bytes_}) are outside the buffer of {total} bytes"),
@@ -108,9 +138,13 @@ pub(crate) fn launcher_err(e: launcher::LaunchError) -> Error {
 pub(crate) fn lock_all(bufs: &[Shared]) -> Vec<MutexGuard<'_, DeviceBuffer>> {
     let mut order: Vec<usize> = (0..bufs.len()).collect();
     order.sort_by_key(|&i| Arc::as_ptr(&bufs[i]) as usize);
-    let mut guards: Vec<Option<MutexGuard<'_, DeviceBuffer>>> = (0..bufs.len()).map(|_| None).collect();
+    let mut guards: Vec<Option<MutexGuard<'_, DeviceBuffer>>> =
+        (0..bufs.len()).map(|_| None).collect();
     for i in order {
         guards[i] = Some(lock(&bufs[i]));
     }
-    guards.into_iter().map(|g| g.expect("every buffer locked")).collect()
+    guards
+        .into_iter()
+        .map(|g| g.expect("every buffer locked"))
+        .collect()
 }

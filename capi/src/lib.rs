@@ -509,7 +509,10 @@ pub unsafe extern "C" fn clpart_buffer_create_from_host(
             return err(CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
         }
         if size_bytes > isize::MAX as usize {
-            return err(CLPART_SIZE_MISMATCH, format!("size_bytes {size_bytes} is too large"));
+            return err(
+                CLPART_SIZE_MISMATCH,
+                format!("size_bytes {size_bytes} is too large"),
+            );
         }
         // SAFETY: the caller's contract.
         let bytes = unsafe { std::slice::from_raw_parts(host_ptr.cast::<u8>(), size_bytes) };
@@ -525,7 +528,10 @@ pub unsafe extern "C" fn clpart_buffer_create_from_host(
 /// # Safety
 /// `out_size_bytes` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn clpart_buffer_size(buffer: *const clpart_buffer, out_size_bytes: *mut usize) -> c_int {
+pub unsafe extern "C" fn clpart_buffer_size(
+    buffer: *const clpart_buffer,
+    out_size_bytes: *mut usize,
+) -> c_int {
     guard(|| {
         let data = unsafe { buffer_data(buffer) }?;
         out_ptr(out_size_bytes, "out_size_bytes")?;
@@ -596,7 +602,11 @@ pub unsafe extern "C" fn clpart_buffer_read(
 /// # Safety
 /// `dst` is NULL or writable for `size_bytes` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn clpart_buffer_read_all(buffer: *mut clpart_buffer, dst: *mut c_void, size_bytes: usize) -> c_int {
+pub unsafe extern "C" fn clpart_buffer_read_all(
+    buffer: *mut clpart_buffer,
+    dst: *mut c_void,
+    size_bytes: usize,
+) -> c_int {
     guard(|| {
         let data = unsafe { buffer_data(buffer) }?;
         if dst.is_null() {
@@ -703,7 +713,10 @@ pub unsafe extern "C" fn clpart_plan_set_verify(plan: *mut clpart_plan, verify: 
 /// # Safety
 /// `plan` is used by this thread only.
 #[no_mangle]
-pub unsafe extern "C" fn clpart_plan_set_unchecked(plan: *mut clpart_plan, unchecked: c_int) -> c_int {
+pub unsafe extern "C" fn clpart_plan_set_unchecked(
+    plan: *mut clpart_plan,
+    unchecked: c_int,
+) -> c_int {
     guard(|| {
         let s = unsafe { state(plan) }?;
         s.set_unchecked(unchecked != 0);

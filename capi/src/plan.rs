@@ -41,11 +41,19 @@ pub(crate) fn runtime() -> Result<Runtime> {
 /// One argument as the application set it.
 #[derive(Clone, Debug)]
 pub(crate) enum ArgSlot {
-    Scalar { bytes: Vec<u8>, int: Option<i64> },
-    Buffer { ptr: *mut u8, len: usize },
+    Scalar {
+        bytes: Vec<u8>,
+        int: Option<i64>,
+    },
+    Buffer {
+        ptr: *mut u8,
+        len: usize,
+    },
     /// A buffer handle's data: resident across launches.
     Resident(Shared),
-    Local { bytes: u64 },
+    Local {
+        bytes: u64,
+    },
 }
 
 /// The last launch's report.
@@ -97,7 +105,9 @@ fn describe(info: &ArgInfo) -> String {
 fn setter_for(kind: ArgKind) -> &'static str {
     match kind {
         ArgKind::Scalar => "clpart_plan_set_arg_scalar",
-        ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => "clpart_plan_set_arg_buffer or clpart_plan_set_arg_resident",
+        ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => {
+            "clpart_plan_set_arg_buffer or clpart_plan_set_arg_resident"
+        }
         ArgKind::LocalBuffer => "clpart_plan_set_arg_local",
     }
 }
@@ -117,7 +127,8 @@ impl PlanState {
         kernel: Option<&str>,
         build_options: Vec<String>,
     ) -> Result<PlanState> {
-        let analysis_err = |e: session::SessionError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
+        let analysis_err =
+            |e: session::SessionError| Error::new(CLPART_ANALYSIS_FAILED, e.to_string());
         let mut session =
             Session::from_source(SOURCE_NAME, source, &build_options).map_err(analysis_err)?;
         // The source parsed now, so a failing analysis at launch is a limit
@@ -422,9 +433,13 @@ impl PlanState {
         } else {
             let shared: Vec<Shared> = resident.iter().map(|(_, b)| b.clone()).collect();
             let mut guards = buffer::lock_all(&shared);
-            let mut bufs: Vec<(u32, &mut launcher::DeviceBuffer)> =
-                resident.iter().map(|(i, _)| *i).zip(guards.iter_mut().map(|g| &mut **g)).collect();
-            launcher::launch_resident(plan, nd, &mut kargs, &mut bufs, &shares, &options).map_err(buffer::launcher_err)?
+            let mut bufs: Vec<(u32, &mut launcher::DeviceBuffer)> = resident
+                .iter()
+                .map(|(i, _)| *i)
+                .zip(guards.iter_mut().map(|g| &mut **g))
+                .collect();
+            launcher::launch_resident(plan, nd, &mut kargs, &mut bufs, &shares, &options)
+                .map_err(buffer::launcher_err)?
         };
         if let Some(b) = &mut self.balancer {
             b.observe(&key, &report);
@@ -494,10 +509,12 @@ fn launcher_plan<'a>(
         }
     }
     let runtime = runtime()?;
-    session.plan(&runtime, kernel, &config).map_err(|e| match e {
-        session::SessionError::Launch(e) => Error::from(e),
-        other => Error::new(CLPART_ANALYSIS_FAILED, other.to_string()),
-    })
+    session
+        .plan(&runtime, kernel, &config)
+        .map_err(|e| match e {
+            session::SessionError::Launch(e) => Error::from(e),
+            other => Error::new(CLPART_ANALYSIS_FAILED, other.to_string()),
+        })
 }
 
 /// Refuses host arrays that overlap when one of them may be written: each

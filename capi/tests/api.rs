@@ -932,14 +932,26 @@ fn automatic_shares_ignore_the_given_values_and_verify() {
     let a: Vec<f32> = (0..w * h).map(|i| (i % 17) as f32 * 0.25).collect();
     let b: Vec<f32> = (0..w * w).map(|i| (i % 13) as f32 * 0.5).collect();
     let width = w as i32;
-    expect(unsafe { clpart_plan_set_auto_split(plan, 1) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_verify(plan, 1) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_set_auto_split(plan, 1) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_verify(plan, 1) },
+        CLPART_SUCCESS,
+        "",
+    );
     let groups = |plan: *mut clpart_plan| -> Vec<u64> {
         let r = report(plan);
         (0..r.n_devices)
             .map(|i| {
                 let mut d = clpart_device_report::default();
-                expect(unsafe { clpart_plan_report_device(plan, i, &mut d) }, CLPART_SUCCESS, "");
+                expect(
+                    unsafe { clpart_plan_report_device(plan, i, &mut d) },
+                    CLPART_SUCCESS,
+                    "",
+                );
                 d.slice_end - d.slice_begin
             })
             .collect()
@@ -950,9 +962,17 @@ fn automatic_shares_ignore_the_given_values_and_verify() {
             assert_eq!(set_buffer(plan, 0, &mut c), CLPART_SUCCESS);
             assert_eq!(set_buffer(plan, 1, &mut a2), CLPART_SUCCESS);
             assert_eq!(set_buffer(plan, 2, &mut b2), CLPART_SUCCESS);
-            expect(clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()), CLPART_SUCCESS, "");
+            expect(
+                clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()),
+                CLPART_SUCCESS,
+                "",
+            );
         }
-        expect(launch(plan, &[w, h], &[16, 8], &[0.99, 0.01]), CLPART_SUCCESS, "");
+        expect(
+            launch(plan, &[w, h], &[16, 8], &[0.99, 0.01]),
+            CLPART_SUCCESS,
+            "",
+        );
         close(&c, &matmul_ref(&a, &b, w, h));
         let r = report(plan);
         assert_eq!((r.split, r.verified), (1, 1), "round {round}: {r:?}");
@@ -960,20 +980,39 @@ fn automatic_shares_ignore_the_given_values_and_verify() {
         if round == 0 {
             assert_eq!(g[0], g[1], "the first automatic launch is even: {g:?}");
         }
-        assert!(g.iter().all(|&n| n > 0), "round {round}: every device works: {g:?}");
+        assert!(
+            g.iter().all(|&n| n > 0),
+            "round {round}: every device works: {g:?}"
+        );
     }
     // off again: the given shares hold
-    expect(unsafe { clpart_plan_set_auto_split(plan, 0) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_set_auto_split(plan, 0) },
+        CLPART_SUCCESS,
+        "",
+    );
     let (mut a2, mut b2, mut c) = (a.clone(), b.clone(), vec![0f32; w * h]);
     unsafe {
         assert_eq!(set_buffer(plan, 0, &mut c), CLPART_SUCCESS);
         assert_eq!(set_buffer(plan, 1, &mut a2), CLPART_SUCCESS);
         assert_eq!(set_buffer(plan, 2, &mut b2), CLPART_SUCCESS);
-        expect(clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()), CLPART_SUCCESS, "");
+        expect(
+            clpart_plan_set_arg_scalar(plan, 3, 4, (&width as *const i32).cast()),
+            CLPART_SUCCESS,
+            "",
+        );
     }
-    expect(launch(plan, &[w, h], &[16, 8], &[1.0, 0.0]), CLPART_SUCCESS, "");
+    expect(
+        launch(plan, &[w, h], &[16, 8], &[1.0, 0.0]),
+        CLPART_SUCCESS,
+        "",
+    );
     let g = groups(plan);
     assert_eq!(g.iter().filter(|&&n| n > 0).count(), 1, "{g:?}");
-    expect(unsafe { clpart_plan_set_auto_split(null_mut(), 1) }, CLPART_INVALID_HANDLE, "NULL");
+    expect(
+        unsafe { clpart_plan_set_auto_split(null_mut(), 1) },
+        CLPART_INVALID_HANDLE,
+        "NULL",
+    );
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }

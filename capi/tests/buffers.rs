@@ -24,28 +24,50 @@ fn setup() {
 }
 
 fn last_error() -> String {
-    unsafe { CStr::from_ptr(clpart_last_error()) }.to_str().unwrap().to_string()
+    unsafe { CStr::from_ptr(clpart_last_error()) }
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 fn name(status: c_int) -> String {
-    unsafe { CStr::from_ptr(clpart_status_name(status)) }.to_str().unwrap().to_string()
+    unsafe { CStr::from_ptr(clpart_status_name(status)) }
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Asserts a status code and that the message contains `needle`.
 #[track_caller]
 fn expect(status: c_int, want: c_int, needle: &str) {
     let msg = last_error();
-    assert_eq!(status, want, "got {} ('{msg}'), expected {}", name(status), name(want));
+    assert_eq!(
+        status,
+        want,
+        "got {} ('{msg}'), expected {}",
+        name(status),
+        name(want)
+    );
     assert!(msg.contains(needle), "message '{msg}' lacks '{needle}'");
     if want != CLPART_SUCCESS {
-        assert!(!msg.is_empty() && !msg.ends_with('.') && !msg.contains('\n'), "message '{msg}'");
+        assert!(
+            !msg.is_empty() && !msg.ends_with('.') && !msg.contains('\n'),
+            "message '{msg}'"
+        );
     }
 }
 
 fn create_from(elem: &str, data: &[f32]) -> *mut clpart_buffer {
     let t = CString::new(elem).unwrap();
     let mut b = null_mut();
-    let st = unsafe { clpart_buffer_create_from_host(t.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), &mut b) };
+    let st = unsafe {
+        clpart_buffer_create_from_host(
+            t.as_ptr(),
+            data.as_ptr().cast(),
+            std::mem::size_of_val(data),
+            &mut b,
+        )
+    };
     expect(st, CLPART_SUCCESS, "");
     b
 }
@@ -60,20 +82,43 @@ fn read_all(b: *mut clpart_buffer, n: usize) -> Vec<f32> {
 fn jacobi_plan(n: i32) -> *mut clpart_plan {
     let src = CString::new(JACOBI1D).unwrap();
     let mut plan = null_mut();
-    expect(unsafe { clpart_plan_create_from_source(src.as_ptr(), null(), null(), &mut plan) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_arg_scalar(plan, 2, 4, (&n as *const i32).cast()) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_create_from_source(src.as_ptr(), null(), null(), &mut plan) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_scalar(plan, 2, 4, (&n as *const i32).cast()) },
+        CLPART_SUCCESS,
+        "",
+    );
     plan
 }
 
 fn launch(plan: *mut clpart_plan, n: usize, shares: &[f64]) -> c_int {
     let devices: Vec<u32> = (0..shares.len() as u32).collect();
     let local = n.min(64);
-    unsafe { clpart_plan_launch(plan, 1, null(), &n, &local, shares.len() as u32, devices.as_ptr(), shares.as_ptr()) }
+    unsafe {
+        clpart_plan_launch(
+            plan,
+            1,
+            null(),
+            &n,
+            &local,
+            shares.len() as u32,
+            devices.as_ptr(),
+            shares.as_ptr(),
+        )
+    }
 }
 
 fn report(plan: *mut clpart_plan) -> clpart_report {
     let mut r = clpart_report::default();
-    expect(unsafe { clpart_plan_report(plan, &mut r) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_report(plan, &mut r) },
+        CLPART_SUCCESS,
+        "",
+    );
     r
 }
 
@@ -85,7 +130,9 @@ fn step_cpu(src: &[f32], dst: &mut [f32]) {
 }
 
 fn initial(n: usize) -> Vec<f32> {
-    (0..n).map(|i| ((i * 7919) % 1000) as f32 / 1000.0).collect()
+    (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 / 1000.0)
+        .collect()
 }
 
 #[test]
@@ -93,12 +140,32 @@ fn bad_buffer_calls_return_codes() {
     setup();
     let float = c"float";
     let mut b = null_mut();
-    expect(unsafe { clpart_buffer_create(null(), 4, &mut b) }, CLPART_INVALID_ARGUMENT, "elem_type is NULL");
-    expect(unsafe { clpart_buffer_create(c"struct pt".as_ptr(), 4, &mut b) }, CLPART_INVALID_ARGUMENT, "'struct pt' is not an OpenCL C scalar or vector type");
+    expect(
+        unsafe { clpart_buffer_create(null(), 4, &mut b) },
+        CLPART_INVALID_ARGUMENT,
+        "elem_type is NULL",
+    );
+    expect(
+        unsafe { clpart_buffer_create(c"struct pt".as_ptr(), 4, &mut b) },
+        CLPART_INVALID_ARGUMENT,
+        "'struct pt' is not an OpenCL C scalar or vector type",
+    );
     assert!(b.is_null());
-    expect(unsafe { clpart_buffer_create(float.as_ptr(), 0, &mut b) }, CLPART_SIZE_MISMATCH, "n_elems is 0");
-    expect(unsafe { clpart_buffer_create(float.as_ptr(), 4, null_mut()) }, CLPART_INVALID_ARGUMENT, "out_buffer is NULL");
-    expect(unsafe { clpart_buffer_create_from_host(float.as_ptr(), null(), 8, &mut b) }, CLPART_INVALID_ARGUMENT, "host_ptr is NULL");
+    expect(
+        unsafe { clpart_buffer_create(float.as_ptr(), 0, &mut b) },
+        CLPART_SIZE_MISMATCH,
+        "n_elems is 0",
+    );
+    expect(
+        unsafe { clpart_buffer_create(float.as_ptr(), 4, null_mut()) },
+        CLPART_INVALID_ARGUMENT,
+        "out_buffer is NULL",
+    );
+    expect(
+        unsafe { clpart_buffer_create_from_host(float.as_ptr(), null(), 8, &mut b) },
+        CLPART_INVALID_ARGUMENT,
+        "host_ptr is NULL",
+    );
     let three = [0u8; 3];
     expect(
         unsafe { clpart_buffer_create_from_host(float.as_ptr(), three.as_ptr().cast(), 3, &mut b) },
@@ -106,42 +173,126 @@ fn bad_buffer_calls_return_codes() {
         "not a positive whole number of 4-byte float elements",
     );
 
-    expect(unsafe { clpart_buffer_create(float.as_ptr(), 8, &mut b) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_buffer_create(float.as_ptr(), 8, &mut b) },
+        CLPART_SUCCESS,
+        "",
+    );
     let mut size = 0usize;
-    expect(unsafe { clpart_buffer_size(b, &mut size) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_buffer_size(b, &mut size) },
+        CLPART_SUCCESS,
+        "",
+    );
     assert_eq!(size, 32);
     let mut out = [1f32; 8];
-    expect(unsafe { clpart_buffer_read(b, 2, 4, out.as_mut_ptr().cast()) }, CLPART_SIZE_MISMATCH, "multiples of the element size, 4 bytes (float)");
-    expect(unsafe { clpart_buffer_read(b, 28, 8, out.as_mut_ptr().cast()) }, CLPART_INVALID_ARGUMENT, "bytes [28, 28+8) are outside the buffer of 32 bytes");
-    expect(unsafe { clpart_buffer_read(b, 0, 4, null_mut()) }, CLPART_INVALID_ARGUMENT, "dst is NULL");
-    expect(unsafe { clpart_buffer_write(b, 0, 4, null()) }, CLPART_INVALID_ARGUMENT, "src is NULL");
-    expect(unsafe { clpart_buffer_read_all(b, out.as_mut_ptr().cast(), 16) }, CLPART_SIZE_MISMATCH, "not the buffer's size, 32 bytes");
+    expect(
+        unsafe { clpart_buffer_read(b, 2, 4, out.as_mut_ptr().cast()) },
+        CLPART_SIZE_MISMATCH,
+        "multiples of the element size, 4 bytes (float)",
+    );
+    expect(
+        unsafe { clpart_buffer_read(b, 28, 8, out.as_mut_ptr().cast()) },
+        CLPART_INVALID_ARGUMENT,
+        "bytes [28, 28+8) are outside the buffer of 32 bytes",
+    );
+    expect(
+        unsafe { clpart_buffer_read(b, 0, 4, null_mut()) },
+        CLPART_INVALID_ARGUMENT,
+        "dst is NULL",
+    );
+    expect(
+        unsafe { clpart_buffer_write(b, 0, 4, null()) },
+        CLPART_INVALID_ARGUMENT,
+        "src is NULL",
+    );
+    expect(
+        unsafe { clpart_buffer_read_all(b, out.as_mut_ptr().cast(), 16) },
+        CLPART_SIZE_MISMATCH,
+        "not the buffer's size, 32 bytes",
+    );
     let v = [2.5f32, 3.5];
-    expect(unsafe { clpart_buffer_write(b, 8, 8, v.as_ptr().cast()) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_buffer_read_all(b, out.as_mut_ptr().cast(), 32) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_buffer_write(b, 8, 8, v.as_ptr().cast()) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_buffer_read_all(b, out.as_mut_ptr().cast(), 32) },
+        CLPART_SUCCESS,
+        "",
+    );
     assert_eq!(out, [0.0, 0.0, 2.5, 3.5, 0.0, 0.0, 0.0, 0.0]);
     let mut two = [0f32; 2];
-    expect(unsafe { clpart_buffer_read(b, 12, 8, two.as_mut_ptr().cast()) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_buffer_read(b, 12, 8, two.as_mut_ptr().cast()) },
+        CLPART_SUCCESS,
+        "",
+    );
     assert_eq!(two, [3.5, 0.0]);
 
     // binding: kinds, element sizes, handles
     let plan = jacobi_plan(8);
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 2, b) }, CLPART_INVALID_ARG_KIND, "use clpart_plan_set_arg_scalar");
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 7, b) }, CLPART_INVALID_ARG_INDEX, "argument index 7 is out of range");
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 0, null_mut()) }, CLPART_INVALID_HANDLE, "the buffer is NULL");
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 2, b) },
+        CLPART_INVALID_ARG_KIND,
+        "use clpart_plan_set_arg_scalar",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 7, b) },
+        CLPART_INVALID_ARG_INDEX,
+        "argument index 7 is out of range",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 0, null_mut()) },
+        CLPART_INVALID_HANDLE,
+        "the buffer is NULL",
+    );
     let mut longs = null_mut();
-    expect(unsafe { clpart_buffer_create(c"long".as_ptr(), 8, &mut longs) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 0, longs) }, CLPART_SIZE_MISMATCH, "its elements have 4 bytes, the buffer's (long) 8");
+    expect(
+        unsafe { clpart_buffer_create(c"long".as_ptr(), 8, &mut longs) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 0, longs) },
+        CLPART_SIZE_MISMATCH,
+        "its elements have 4 bytes, the buffer's (long) 8",
+    );
     // one buffer bound to both arguments of a launch
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 0, b) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 1, b) }, CLPART_SUCCESS, "");
-    expect(launch(plan, 8, &[1.0]), CLPART_INVALID_ARGUMENT, "are bound to the same buffer");
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 0, b) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 1, b) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        launch(plan, 8, &[1.0]),
+        CLPART_INVALID_ARGUMENT,
+        "are bound to the same buffer",
+    );
 
     expect(unsafe { clpart_buffer_release(longs) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_buffer_release(longs) }, CLPART_INVALID_HANDLE, "is not a live buffer");
-    expect(unsafe { clpart_buffer_size(longs, &mut size) }, CLPART_INVALID_HANDLE, "is not a live buffer");
+    expect(
+        unsafe { clpart_buffer_release(longs) },
+        CLPART_INVALID_HANDLE,
+        "is not a live buffer",
+    );
+    expect(
+        unsafe { clpart_buffer_size(longs, &mut size) },
+        CLPART_INVALID_HANDLE,
+        "is not a live buffer",
+    );
     // a plan handle is not a buffer handle
-    expect(unsafe { clpart_buffer_release(plan.cast()) }, CLPART_INVALID_HANDLE, "is not a live buffer");
+    expect(
+        unsafe { clpart_buffer_release(plan.cast()) },
+        CLPART_INVALID_HANDLE,
+        "is not a live buffer",
+    );
     expect(unsafe { clpart_buffer_release(b) }, CLPART_SUCCESS, "");
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
@@ -159,8 +310,16 @@ fn jacobi_over_handles_equals_the_cpu() {
     let plan = jacobi_plan(n as i32);
     for s in 0..40 {
         let (src, dst) = if s % 2 == 0 { (a, b) } else { (b, a) };
-        expect(unsafe { clpart_plan_set_arg_resident(plan, 0, src) }, CLPART_SUCCESS, "");
-        expect(unsafe { clpart_plan_set_arg_resident(plan, 1, dst) }, CLPART_SUCCESS, "");
+        expect(
+            unsafe { clpart_plan_set_arg_resident(plan, 0, src) },
+            CLPART_SUCCESS,
+            "",
+        );
+        expect(
+            unsafe { clpart_plan_set_arg_resident(plan, 1, dst) },
+            CLPART_SUCCESS,
+            "",
+        );
         let shares: &[f64] = if s < 20 { &[0.5, 0.5] } else { &[0.8, 0.2] };
         expect(launch(plan, n, shares), CLPART_SUCCESS, "");
         assert_eq!(report(plan).split, 1);
@@ -172,17 +331,31 @@ fn jacobi_over_handles_equals_the_cpu() {
         if s == 11 {
             // a range the devices hold, read between launches
             let mut got = vec![0f32; 100];
-            expect(unsafe { clpart_buffer_read(a, 4 * 500, 400, got.as_mut_ptr().cast()) }, CLPART_SUCCESS, "");
+            expect(
+                unsafe { clpart_buffer_read(a, 4 * 500, 400, got.as_mut_ptr().cast()) },
+                CLPART_SUCCESS,
+                "",
+            );
             assert_eq!(got, ref_a[500..600]);
         }
         if s == 24 {
             // a host write the next launch must see
             let v = [9.0f32; 3];
-            expect(unsafe { clpart_buffer_write(b, 4 * 700, 12, v.as_ptr().cast()) }, CLPART_SUCCESS, "");
+            expect(
+                unsafe { clpart_buffer_write(b, 4 * 700, 12, v.as_ptr().cast()) },
+                CLPART_SUCCESS,
+                "",
+            );
             ref_b[700..703].copy_from_slice(&v);
         }
     }
-    assert_eq!(read_all(a, n).iter().map(|x| x.to_bits()).collect::<Vec<_>>(), ref_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        read_all(a, n)
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        ref_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
     assert_eq!(read_all(b, n), ref_b);
     // the plan keeps a released handle's data: one more launch still works
     expect(unsafe { clpart_buffer_release(b) }, CLPART_SUCCESS, "");
@@ -203,8 +376,16 @@ fn host_arrays_and_handles_mix() {
     let mut out = src.clone();
     let a = create_from("float", &src);
     let plan = jacobi_plan(n as i32);
-    expect(unsafe { clpart_plan_set_arg_resident(plan, 0, a) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_arg_buffer(plan, 1, out.as_mut_ptr().cast(), n * 4) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_set_arg_resident(plan, 0, a) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_arg_buffer(plan, 1, out.as_mut_ptr().cast(), n * 4) },
+        CLPART_SUCCESS,
+        "",
+    );
     expect(launch(plan, n, &[0.5, 0.5]), CLPART_SUCCESS, "");
     let mut want = src.clone();
     step_cpu(&src, &mut want);
@@ -231,8 +412,16 @@ fn residency_bytes_over_handles_within_the_model() {
     let mut moved = 0u64;
     for s in 0..steps {
         let (src, dst) = if s % 2 == 0 { (a, b) } else { (b, a) };
-        expect(unsafe { clpart_plan_set_arg_resident(plan, 0, src) }, CLPART_SUCCESS, "");
-        expect(unsafe { clpart_plan_set_arg_resident(plan, 1, dst) }, CLPART_SUCCESS, "");
+        expect(
+            unsafe { clpart_plan_set_arg_resident(plan, 0, src) },
+            CLPART_SUCCESS,
+            "",
+        );
+        expect(
+            unsafe { clpart_plan_set_arg_resident(plan, 1, dst) },
+            CLPART_SUCCESS,
+            "",
+        );
         expect(launch(plan, n, &[0.5, 0.5]), CLPART_SUCCESS, "");
         moved += report(plan).bytes_total;
     }
@@ -263,7 +452,11 @@ fn c_program_runs_jacobi_through_handles() {
         exe.display()
     ));
     let root = common::repo();
-    let out = inst.command(&exe).arg(root.join("kernels/iterative/jacobi1d.cl")).output().unwrap();
+    let out = inst
+        .command(&exe)
+        .arg(root.join("kernels/iterative/jacobi1d.cl"))
+        .output()
+        .unwrap();
     let all = common::text(&out);
     assert!(out.status.success(), "{all}");
     let stdout = String::from_utf8_lossy(&out.stdout);

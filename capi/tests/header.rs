@@ -15,7 +15,9 @@ fn generate() -> String {
         b = b.with_src(dir.join(f));
     }
     let mut out = Vec::new();
-    b.generate().expect("cbindgen generates the header").write(&mut out);
+    b.generate()
+        .expect("cbindgen generates the header")
+        .write(&mut out);
     String::from_utf8(out).expect("UTF-8")
 }
 
@@ -29,10 +31,22 @@ fn header_is_cbindgens_output_for_the_sources() {
     }
     let checked_in = std::fs::read_to_string(&path).unwrap();
     if checked_in != generated {
-        let (e, a): (Vec<&str>, Vec<&str>) = (checked_in.lines().collect(), generated.lines().collect());
-        let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+        let (e, a): (Vec<&str>, Vec<&str>) =
+            (checked_in.lines().collect(), generated.lines().collect());
+        let first = e
+            .iter()
+            .zip(&a)
+            .position(|(x, y)| x != y)
+            .unwrap_or(e.len().min(a.len()));
         let from = first.saturating_sub(3);
-        let show = |v: &[&str]| v.iter().skip(from).take(10).map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n");
+        let show = |v: &[&str]| {
+            v.iter()
+                .skip(from)
+                .take(10)
+                .map(|l| format!("  {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         panic!(
             "include/clpart.h differs from cbindgen's output for src/ (run with CLPART_BLESS=1 to update) at line {}:\nchecked in:\n{}\ngenerated:\n{}",
             first + 1,
@@ -58,7 +72,11 @@ fn header_declares_every_entry_point_and_status_code() {
             } else {
                 continue;
             };
-            assert!(header.contains(&format!("{name}(")) || header.contains(&format!("#define {name} ")), "{name} missing from include/clpart.h");
+            assert!(
+                header.contains(&format!("{name}("))
+                    || header.contains(&format!("#define {name} ")),
+                "{name} missing from include/clpart.h"
+            );
             n += 1;
         }
     }

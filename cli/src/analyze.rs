@@ -84,24 +84,41 @@ pub fn parse_size3(text: &str, what: &str) -> Result<[i64; 3]> {
     }
     let mut out = [1i64; 3];
     for (i, p) in parts.iter().enumerate() {
-        out[i] = p.trim().parse::<i64>().ok().filter(|v| *v >= 1).with_context(|| format!("{what} '{text}': '{p}' is not a positive integer"))?;
+        out[i] = p
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|v| *v >= 1)
+            .with_context(|| format!("{what} '{text}': '{p}' is not a positive integer"))?;
     }
     Ok(out)
 }
 
 pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
-    let mut o = PartitionOptions { split_dim: args.split_dim, counts: if args.no_counts { partitioner::Counts::None } else { partitioner::Counts::All }, ..Default::default() };
+    let mut o = PartitionOptions {
+        split_dim: args.split_dim,
+        counts: if args.no_counts {
+            partitioner::Counts::None
+        } else {
+            partitioner::Counts::All
+        },
+        ..Default::default()
+    };
     if let Some(l) = &args.local {
         o.analysis.local_size = Some(parse_size3(l, "--local")?);
     }
     for s in &args.specialize {
-        let (n, v) = s.split_once('=').with_context(|| format!("--specialize '{s}' must be NAME=VALUE"))?;
-        let v: i64 = v.trim().parse().with_context(|| format!("--specialize '{s}': '{v}' is not an integer"))?;
+        let (n, v) = s
+            .split_once('=')
+            .with_context(|| format!("--specialize '{s}' must be NAME=VALUE"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--specialize '{s}': '{v}' is not an integer"))?;
         o.analysis.specialize.insert(n.trim().to_string(), v);
     }
     Ok(o)
 }
-
 
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
@@ -132,7 +149,11 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         rf.write_atomic(out)?;
     }
     // exit 1 when no kernel can be split (documented in --help)
-    let code = if rf.kernels.iter().any(|k| k.splittable) { 0 } else { 1 };
+    let code = if rf.kernels.iter().any(|k| k.splittable) {
+        0
+    } else {
+        1
+    };
     if args.emit == Some(Emit::Ranges) {
         print!("{}", rf.to_ron_string()?);
         return Ok(code);
@@ -146,8 +167,13 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         Some(t) => {
             let mut m = std::collections::BTreeMap::new();
             for part in t.split(',') {
-                let (n, v) = part.split_once('=').with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
-                let v: i64 = v.trim().parse().with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
+                let (n, v) = part
+                    .split_once('=')
+                    .with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
+                let v: i64 = v
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
                 m.insert(n.trim().to_string(), v);
             }
             Some(m)
@@ -157,11 +183,17 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     if let (Some(path), Some(m)) = (&args.svg, &at) {
         let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
         let [k] = rf.kernels.as_slice() else {
-            bail!("--svg draws one kernel: choose it with --kernel (kernels: {})", names.join(", "));
+            bail!(
+                "--svg draws one kernel: choose it with --kernel (kernels: {})",
+                names.join(", ")
+            );
         };
-        let slices = clpart_cli::svg::equal_slices(k, m, args.slices).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
-        let svg = clpart_cli::svg::picture(k, m, &slices, &Default::default()).map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
-        clpart_cli::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+        let slices = clpart_cli::svg::equal_slices(k, m, args.slices)
+            .map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        let svg = clpart_cli::svg::picture(k, m, &slices, &Default::default())
+            .map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
+        clpart_cli::svg::write(path, &svg)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     for k in &rf.kernels {
         print!("{}", partitioner::report::human(k));

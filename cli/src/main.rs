@@ -16,7 +16,12 @@ use std::process::ExitCode;
 
 /// OpenCL multi-device partitioning analyzer and launcher.
 #[derive(Parser)]
-#[command(name = "clpart", version, about, after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args")]
+#[command(
+    name = "clpart",
+    version,
+    about,
+    after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

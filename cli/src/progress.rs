@@ -43,7 +43,13 @@ impl Progress {
 
     /// Changes the message (e.g. `launch 3 of 10`).
     pub fn set_message(&self, message: impl Into<String>) {
-        if let Some(b) = self.bar.as_ref().and_then(|m| m.lock().ok()).as_ref().and_then(|g| g.as_ref().cloned()) {
+        if let Some(b) = self
+            .bar
+            .as_ref()
+            .and_then(|m| m.lock().ok())
+            .as_ref()
+            .and_then(|g| g.as_ref().cloned())
+        {
             b.set_message(message.into());
         }
     }

@@ -22,7 +22,11 @@ use crate::run::RunArgs;
 /// Runs `body` as rank 0 over the world, or serves rank 0 on the other
 /// ranks. A rank that did not answer in time stops the job (`MPI_Abort`)
 /// after the error is printed; otherwise every rank is told to finish.
-pub fn over_ranks(world: World, timeout_s: u64, body: impl FnOnce(&mut Coordinator) -> Result<u8>) -> Result<u8> {
+pub fn over_ranks(
+    world: World,
+    timeout_s: u64,
+    body: impl FnOnce(&mut Coordinator) -> Result<u8>,
+) -> Result<u8> {
     if world.rank() != 0 {
         let code = mpi_ranks::serve(&world);
         return Ok(code as u8);
@@ -67,7 +71,10 @@ pub fn rank_shares(split: Option<&str>, n_ranks: usize) -> Result<(Vec<f64>, boo
 /// work-groups per ms of its last window (ranks without a measurement keep
 /// their share).
 pub fn rebalance(shares: &mut [f64], ranks: &[RankLaunch]) {
-    let rates: Vec<Option<f64>> = ranks.iter().map(|r| (r.work_groups > 0 && r.wall_ms > 0.0).then(|| r.work_groups as f64 / r.wall_ms)).collect();
+    let rates: Vec<Option<f64>> = ranks
+        .iter()
+        .map(|r| (r.work_groups > 0 && r.wall_ms > 0.0).then(|| r.work_groups as f64 / r.wall_ms))
+        .collect();
     if rates.iter().any(Option::is_none) {
         return;
     }
@@ -105,7 +112,8 @@ struct Report {
 
 /// `clpart run` as rank 0.
 pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
-    let global = NdRange::parse_sizes(&args.global).with_context(|| format!("--global '{}'", args.global))?;
+    let global = NdRange::parse_sizes(&args.global)
+        .with_context(|| format!("--global '{}'", args.global))?;
     let local = match &args.local {
         Some(l) => NdRange::parse_sizes(l).with_context(|| format!("--local '{l}'"))?,
         None => NdRange::default_local(&global),
@@ -113,7 +121,12 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
     let nd = NdRange::new(&global, &local)?;
     let mut session = crate::run::session(&args)?;
     let kernel = session.kernel_name(args.kernel.as_deref())?;
-    let config = LaunchConfig { split_dim: args.split_dim, counts: Counts::None, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
+    let config = LaunchConfig {
+        split_dim: args.split_dim,
+        counts: Counts::None,
+        ..LaunchConfig::new(&global, &local)
+    }
+    .with_specs(&args.args);
     let runtime = Runtime::new()?;
     if runtime.devices().is_empty() {
         bail!("no OpenCL device found");
@@ -128,14 +141,24 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
     let pristine: KernelArgs = plan.args_from_specs(&args.args)?;
     let mut outs = Vec::new();
     for o in &args.outs {
-        let (name, path) = o.split_once('=').with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+        let (name, path) = o
+            .split_once('=')
+            .with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
         if pristine.buffer(name).is_none() {
             let valid: Vec<&str> = pristine.global_buffers().map(|(n, _)| n).collect();
-            bail!("--out '{o}': '{name}' is not a buffer argument (buffers: {})", valid.join(", "));
+            bail!(
+                "--out '{o}': '{name}' is not a buffer argument (buffers: {})",
+                valid.join(", ")
+            );
         }
         outs.push((name.to_string(), PathBuf::from(path)));
     }
-    let options = LaunchOptions { mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, exact_bytes: false, ..Default::default() };
+    let options = LaunchOptions {
+        mem_cap_bytes: args.device_mem_cap,
+        unchecked: args.unchecked,
+        exact_bytes: false,
+        ..Default::default()
+    };
     let mut walls = Vec::new();
     let mut last = None;
     let mut result = pristine.clone();
@@ -151,7 +174,10 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         let mut ids = Vec::new();
         for info in pristine.infos() {
             if let Some(b) = kargs.buffer_at_mut(info.index) {
-                let host = std::mem::replace(b, launcher::HostBuffer::zeros(b.elem().clone(), 1).map_err(anyhow::Error::msg)?);
+                let host = std::mem::replace(
+                    b,
+                    launcher::HostBuffer::zeros(b.elem().clone(), 1).map_err(anyhow::Error::msg)?,
+                );
                 let id = set.add(DeviceBuffer::new(host));
                 let idx = coord.add(&set, id);
                 bindings.push((info.index, idx));
@@ -159,7 +185,16 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
             }
         }
         let t0 = std::time::Instant::now();
-        let mut out = coord.launch(&mut set, plan, &nd, &mut kargs, &bindings, &shares, local_shares.as_deref(), &options)?;
+        let mut out = coord.launch(
+            &mut set,
+            plan,
+            &nd,
+            &mut kargs,
+            &bindings,
+            &shares,
+            local_shares.as_deref(),
+            &options,
+        )?;
         // the written ranges come back to rank 0
         let bufs: Vec<usize> = ids.iter().map(|x| x.2).collect();
         out.bytes_mpi += coord.gather_into(&mut set, &bufs, &mut out.ranks)?;
@@ -184,7 +219,12 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         plan.run_whole(0, &nd, &mut reference)?;
         for ((name, got), (_, want)) in result.global_buffers().zip(reference.global_buffers()) {
             let es = got.elem().size.max(1) as usize;
-            if let Some(p) = got.as_bytes().iter().zip(want.as_bytes()).position(|(a, b)| a != b) {
+            if let Some(p) = got
+                .as_bytes()
+                .iter()
+                .zip(want.as_bytes())
+                .position(|(a, b)| a != b)
+            {
                 mismatch = Some((name.to_string(), (p / es) as u64));
                 break;
             }
@@ -229,8 +269,14 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
 
 fn print_text(r: &Report) {
     match &r.reason {
-        None => println!("kernel '{}', {}, across {} ranks", r.kernel, r.ndrange, r.n_ranks),
-        Some(why) => println!("kernel '{}', {}, whole on rank 0 of {}: {why}", r.kernel, r.ndrange, r.n_ranks),
+        None => println!(
+            "kernel '{}', {}, across {} ranks",
+            r.kernel, r.ndrange, r.n_ranks
+        ),
+        Some(why) => println!(
+            "kernel '{}', {}, whole on rank 0 of {}: {why}",
+            r.kernel, r.ndrange, r.n_ranks
+        ),
     }
     for k in &r.ranks {
         println!(
@@ -238,7 +284,10 @@ fn print_text(r: &Report) {
             k.rank, k.work_groups, k.window.0, k.window.1, k.n_devices, k.bytes_to_rank, k.bytes_from_rank, k.wall_ms, k.bytes_whole_buffers
         );
     }
-    println!("  bytes over mpi {}, whole buffers {}, headers {} B", r.bytes_mpi, r.bytes_whole_buffers, r.header_bytes);
+    println!(
+        "  bytes over mpi {}, whole buffers {}, headers {} B",
+        r.bytes_mpi, r.bytes_whole_buffers, r.header_bytes
+    );
     print!("  wall {:.3} ms", r.wall_ms);
     match r.verified {
         Some(true) => println!(", verified"),
@@ -248,7 +297,12 @@ fn print_text(r: &Report) {
     if r.wall_ms_all.len() > 1 {
         let mut w = r.wall_ms_all.clone();
         w.sort_by(|a, b| a.total_cmp(b));
-        println!("  {} launches: median wall {:.3} ms, min {:.3} ms", w.len(), w[w.len() / 2], w[0]);
+        println!(
+            "  {} launches: median wall {:.3} ms, min {:.3} ms",
+            w.len(),
+            w[w.len() / 2],
+            w[0]
+        );
     }
 }
 
@@ -277,15 +331,24 @@ impl crate::steps::Ranks for Coordinator<'_> {
         for &(r, s) in shares {
             weights[r] += s;
         }
-        let options = LaunchOptions { exact_bytes: false, ..options.clone() };
-        let out = Coordinator::launch(self, set, plan, nd, args, bindings, &weights, None, &options)?;
+        let options = LaunchOptions {
+            exact_bytes: false,
+            ..options.clone()
+        };
+        let out = Coordinator::launch(
+            self, set, plan, nd, args, bindings, &weights, None, &options,
+        )?;
         let line = crate::steps::RanksLine {
             divided: out.divided,
             reason: out.reason.clone(),
             ranks: serde_json::to_value(&out.ranks)?,
             bytes_mpi: out.bytes_mpi,
             bytes_whole_buffers: out.bytes_whole_buffers,
-            per_rank: out.ranks.iter().map(|r| (r.bytes_to_rank, r.bytes_from_rank)).collect(),
+            per_rank: out
+                .ranks
+                .iter()
+                .map(|r| (r.bytes_to_rank, r.bytes_from_rank))
+                .collect(),
             wall_ms: out.wall_ms,
         };
         Ok((out.rank0, line))

@@ -7,7 +7,7 @@
 //! or retypes a field bumps [`SCHEMA_VERSION`].
 
 use coarsen::ir::{DiagKind, Program};
-use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, RangeFile, Range};
+use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, Range, RangeFile};
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON layout below; 1 is the first typed report.
@@ -200,14 +200,28 @@ pub struct Diagnostic {
 
 impl From<&Range> for RangeReport {
     fn from(r: &Range) -> Self {
-        RangeReport { lower: r.lower.clone(), upper: r.upper.clone() }
+        RangeReport {
+            lower: r.lower.clone(),
+            upper: r.upper.clone(),
+        }
     }
 }
 
 impl From<&Count> for CountReport {
     fn from(c: &Count) -> Self {
         CountReport {
-            terms: c.terms.iter().map(|t| t.iter().map(|ch| ChamberReport { domain: ch.domain.clone(), value: ch.value.clone() }).collect()).collect(),
+            terms: c
+                .terms
+                .iter()
+                .map(|t| {
+                    t.iter()
+                        .map(|ch| ChamberReport {
+                            domain: ch.domain.clone(),
+                            value: ch.value.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
         }
     }
 }
@@ -215,10 +229,15 @@ impl From<&Count> for CountReport {
 /// What a parameter stands for, in words (the report's legend uses the same).
 pub fn param_meaning(k: &KernelRanges, source: ParamSource) -> String {
     match source {
-        ParamSource::ScalarArg { arg_index } => match k.args.iter().find(|a| a.index == arg_index) {
-            Some(a) => format!("kernel argument {} '{}' ({})", arg_index, a.name, a.elem_type),
-            None => format!("kernel argument {arg_index}"),
-        },
+        ParamSource::ScalarArg { arg_index } => {
+            match k.args.iter().find(|a| a.index == arg_index) {
+                Some(a) => format!(
+                    "kernel argument {} '{}' ({})",
+                    arg_index, a.name, a.elem_type
+                ),
+                None => format!("kernel argument {arg_index}"),
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -237,12 +256,18 @@ pub fn location_of(message: &str) -> Option<(String, u32, u32)> {
         (i > s).then(|| (message[s..i].parse::<u32>().ok(), i))
     };
     for (i, _) in message.match_indices(':') {
-        let Some((Some(line), j)) = digits(i + 1) else { continue };
+        let Some((Some(line), j)) = digits(i + 1) else {
+            continue;
+        };
         if j >= b.len() || b[j] != b':' {
             continue;
         }
-        let Some((Some(col), end)) = digits(j + 1) else { continue };
-        let start = message[..i].rfind([' ', '(', '\'', '"']).map_or(0, |p| p + 1);
+        let Some((Some(col), end)) = digits(j + 1) else {
+            continue;
+        };
+        let start = message[..i]
+            .rfind([' ', '(', '\'', '"'])
+            .map_or(0, |p| p + 1);
         let file = &message[start..i];
         if file.is_empty() || file.contains(':') {
             continue;
@@ -290,23 +315,42 @@ fn note_kind(note: &str) -> DiagnosticKind {
 pub fn diagnostics(k: &KernelRanges, program: Option<&Program>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(p) = program {
-        for d in p.diagnostics.iter().filter(|d| d.function.as_deref().is_none_or(|f| f == k.name)) {
+        for d in p
+            .diagnostics
+            .iter()
+            .filter(|d| d.function.as_deref().is_none_or(|f| f == k.name))
+        {
             let kind = match d.kind {
                 DiagKind::Error => DiagnosticKind::Error,
                 DiagKind::Warning => DiagnosticKind::Warning,
                 DiagKind::Unsupported => DiagnosticKind::Unsupported,
             };
-            out.push(Diagnostic { kind, message: d.message.clone(), array: None, file: Some(d.file.clone()), line: Some(d.span.line), column: Some(d.span.col) });
+            out.push(Diagnostic {
+                kind,
+                message: d.message.clone(),
+                array: None,
+                file: Some(d.file.clone()),
+                line: Some(d.span.line),
+                column: Some(d.span.col),
+            });
         }
     }
     if let Some(r) = &k.reason {
         for part in r.split("; ") {
-            out.push(diagnostic(DiagnosticKind::NotSplittable, part.to_string(), array_of(part)));
+            out.push(diagnostic(
+                DiagnosticKind::NotSplittable,
+                part.to_string(),
+                array_of(part),
+            ));
         }
     }
     for a in &k.arrays {
         if let ArrayStatus::Whole { reason } = &a.status {
-            out.push(diagnostic(DiagnosticKind::WholeArray, format!("array '{}': {reason}; whole array is transferred", a.name), Some(a.name.clone())));
+            out.push(diagnostic(
+                DiagnosticKind::WholeArray,
+                format!("array '{}': {reason}; whole array is transferred", a.name),
+                Some(a.name.clone()),
+            ));
         }
     }
     for n in &k.diagnostics {
@@ -323,7 +367,14 @@ pub fn kernel_report(k: &KernelRanges, program: Option<&Program>) -> KernelRepor
         splittable: k.splittable,
         reason: k.reason.clone(),
         split_dim: k.split_dim,
-        params: k.params.iter().map(|p| ParamReport { name: p.name.clone(), source: param_meaning(k, p.source) }).collect(),
+        params: k
+            .params
+            .iter()
+            .map(|p| ParamReport {
+                name: p.name.clone(),
+                source: param_meaning(k, p.source),
+            })
+            .collect(),
         arrays: k
             .arrays
             .iter()
@@ -353,13 +404,28 @@ pub fn kernel_report(k: &KernelRanges, program: Option<&Program>) -> KernelRepor
                     count_total: a.count_total.as_ref().map(Into::into),
                     count_slice: a.count_slice.as_ref().map(Into::into),
                     vertices_slice: a.vertices_slice.as_ref().map(|vs| {
-                        vs.iter().map(|v| VertexReport { coords: v.coords.clone(), domain: v.domain.clone() }).collect()
+                        vs.iter()
+                            .map(|v| VertexReport {
+                                coords: v.coords.clone(),
+                                domain: v.domain.clone(),
+                            })
+                            .collect()
                     }),
-                    write: a.write.as_ref().map(|w| WriteReport { disjoint_across_slices: w.disjoint_across_slices, fills_hull: w.fills_hull }),
+                    write: a.write.as_ref().map(|w| WriteReport {
+                        disjoint_across_slices: w.disjoint_across_slices,
+                        fills_hull: w.fills_hull,
+                    }),
                 }
             })
             .collect(),
-        assumptions: k.assumptions.iter().map(|a| AssumptionReport { description: a.description.clone(), condition: a.condition.clone() }).collect(),
+        assumptions: k
+            .assumptions
+            .iter()
+            .map(|a| AssumptionReport {
+                description: a.description.clone(),
+                condition: a.condition.clone(),
+            })
+            .collect(),
         diagnostics: diagnostics(k, program),
         notes: k.diagnostics.clone(),
     }
@@ -367,7 +433,15 @@ pub fn kernel_report(k: &KernelRanges, program: Option<&Program>) -> KernelRepor
 
 /// The report of a range file (`file` as the user named it).
 pub fn report(file: &str, rf: &RangeFile, program: Option<&Program>) -> Report {
-    Report { schema_version: SCHEMA_VERSION, file: file.to_string(), kernels: rf.kernels.iter().map(|k| kernel_report(k, program)).collect() }
+    Report {
+        schema_version: SCHEMA_VERSION,
+        file: file.to_string(),
+        kernels: rf
+            .kernels
+            .iter()
+            .map(|k| kernel_report(k, program))
+            .collect(),
+    }
 }
 
 #[cfg(test)]
@@ -380,7 +454,13 @@ mod tests {
         assert_eq!(location_of(m), Some(("kernels/x.cl".into(), 14, 14)));
         let m = "array 'label': write 'label[i]' (k.cl:14:13) is a may-write: condition 'x < lo' at k.cl:13:13 is not an integer comparison";
         assert_eq!(location_of(m), Some(("k.cl".into(), 14, 13)));
-        assert_eq!(location_of("array 'a': work-groups in different slices may write the same elements"), None);
-        assert_eq!(location_of("condition at k.cl:3:7 is odd"), Some(("k.cl".into(), 3, 7)));
+        assert_eq!(
+            location_of("array 'a': work-groups in different slices may write the same elements"),
+            None
+        );
+        assert_eq!(
+            location_of("condition at k.cl:3:7 is odd"),
+            Some(("k.cl".into(), 3, 7))
+        );
     }
 }

@@ -92,7 +92,8 @@ pub(crate) fn session(args: &RunArgs) -> Result<Session> {
     if is_range_file(&args.file) {
         // A range file is untrusted input (it also carries kernel code):
         // RangeFile::read validates every field and verifies the checksums.
-        let rf = RangeFile::read(&args.file).with_context(|| format!("cannot load range file '{}'", args.file.display()))?;
+        let rf = RangeFile::read(&args.file)
+            .with_context(|| format!("cannot load range file '{}'", args.file.display()))?;
         return Ok(Session::from_range_file(rf));
     }
     let source = read_source(&args.file)?;
@@ -119,7 +120,12 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let mut session = session(&args)?;
     let kernel = session.kernel_name(args.kernel.as_deref())?;
     // The report shows `bytes_exact`: every count.
-    let config = LaunchConfig { split_dim: args.split_dim, counts: Counts::All, ..LaunchConfig::new(&global, &local) }.with_specs(&args.args);
+    let config = LaunchConfig {
+        split_dim: args.split_dim,
+        counts: Counts::All,
+        ..LaunchConfig::new(&global, &local)
+    }
+    .with_specs(&args.args);
     let runtime = Runtime::new()?;
     let n_devices = runtime.devices().len();
     if n_devices == 0 {
@@ -129,28 +135,48 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let fixed = match &args.split {
         Some(_) if auto => None,
         Some(s) => Some(parse_shares(s)?),
-        None => Some((0..n_devices).map(|i| (i, 1.0 / n_devices as f64)).collect()),
+        None => Some(
+            (0..n_devices)
+                .map(|i| (i, 1.0 / n_devices as f64))
+                .collect(),
+        ),
     };
     let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
     let key = launcher::launch_key(&kernel, &nd);
-    let progress = crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
+    let progress =
+        crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
     let mut outs = Vec::new();
     for o in &args.outs {
-        let (name, path) = o.split_once('=').with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+        let (name, path) = o
+            .split_once('=')
+            .with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
         if kargs.buffer(name).is_none() {
             let valid: Vec<&str> = kargs.global_buffers().map(|(n, _)| n).collect();
-            bail!("--out '{o}': '{name}' is not a buffer argument (buffers: {})", valid.join(", "));
+            bail!(
+                "--out '{o}': '{name}' is not a buffer argument (buffers: {})",
+                valid.join(", ")
+            );
         }
         outs.push((name.to_string(), PathBuf::from(path)));
     }
-    let options = LaunchOptions { verify: args.verify, verify_device: None, mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, ..Default::default() };
+    let options = LaunchOptions {
+        verify: args.verify,
+        verify_device: None,
+        mem_cap_bytes: args.device_mem_cap,
+        unchecked: args.unchecked,
+        ..Default::default()
+    };
     let mut walls = Vec::new();
     let mut report: Option<RunReport> = None;
     let mut used = Vec::new();
-    let pristine = if args.repeat > 1 { Some(kargs.clone()) } else { None };
+    let pristine = if args.repeat > 1 {
+        Some(kargs.clone())
+    } else {
+        None
+    };
     for i in 0..args.repeat.max(1) {
         if i > 0 {
             if let Some(p) = &pristine {
@@ -181,18 +207,39 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 }
             }
         }
-        let extents: std::collections::BTreeMap<String, u64> = kargs.global_buffers().map(|(n, b)| (n.to_string(), b.len())).collect();
+        let extents: std::collections::BTreeMap<String, u64> = kargs
+            .global_buffers()
+            .map(|(n, b)| (n.to_string(), b.len()))
+            .collect();
         let rf = session.ranges_for_launch(&kernel, &config)?;
-        let k = rf.kernel(&kernel).with_context(|| format!("no ranges for kernel '{kernel}'"))?;
+        let k = rf
+            .kernel(&kernel)
+            .with_context(|| format!("no ranges for kernel '{kernel}'"))?;
         let d = k.split_dim.unwrap_or(0) as usize;
-        let n_groups = (global.get(d).copied().unwrap_or(1) / local.get(d).copied().unwrap_or(1).max(1)) as i64;
+        let n_groups = (global.get(d).copied().unwrap_or(1)
+            / local.get(d).copied().unwrap_or(1).max(1)) as i64;
         let slices: Vec<clpart_cli::svg::Slice> = if report.split {
-            report.devices.iter().filter(|r| r.work_groups > 0).map(|r| clpart_cli::svg::Slice { device: r.index, lo: r.slice.0 as i64, hi: r.slice.1 as i64 }).collect()
+            report
+                .devices
+                .iter()
+                .filter(|r| r.work_groups > 0)
+                .map(|r| clpart_cli::svg::Slice {
+                    device: r.index,
+                    lo: r.slice.0 as i64,
+                    hi: r.slice.1 as i64,
+                })
+                .collect()
         } else {
-            vec![clpart_cli::svg::Slice { device: report.devices.first().map_or(0, |r| r.index), lo: 0, hi: n_groups }]
+            vec![clpart_cli::svg::Slice {
+                device: report.devices.first().map_or(0, |r| r.index),
+                lo: 0,
+                hi: n_groups,
+            }]
         };
-        let svg = clpart_cli::svg::picture(k, &given, &slices, &extents).map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
-        clpart_cli::svg::write(path, &svg).with_context(|| format!("cannot write '{}'", path.display()))?;
+        let svg = clpart_cli::svg::picture(k, &given, &slices, &extents)
+            .map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
+        clpart_cli::svg::write(path, &svg)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     let mismatch = report.verified == Some(false);
     if !mismatch || args.out_on_mismatch {
@@ -209,7 +256,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
             v["wall_ms_all"] = serde_json::json!(walls);
         }
         if auto {
-            v["shares"] = serde_json::json!(used.iter().map(|(d, s)| serde_json::json!({"device": d, "share": s})).collect::<Vec<_>>());
+            v["shares"] = serde_json::json!(used
+                .iter()
+                .map(|(d, s)| serde_json::json!({"device": d, "share": s}))
+                .collect::<Vec<_>>());
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -219,18 +269,43 @@ pub fn run(args: RunArgs) -> Result<u8> {
             let rates: Vec<String> = balancer
                 .rates(&key)
                 .iter()
-                .map(|(d, r)| format!("{d}: {}", r.map_or("not measured".to_string(), |r| format!("{r:.1} work-groups/ms"))))
+                .map(|(d, r)| {
+                    format!(
+                        "{d}: {}",
+                        r.map_or("not measured".to_string(), |r| format!(
+                            "{r:.1} work-groups/ms"
+                        ))
+                    )
+                })
                 .collect();
-            println!("  shares (auto) of the last launch {}; measured rates {}", s.join(","), rates.join(", "));
+            println!(
+                "  shares (auto) of the last launch {}; measured rates {}",
+                s.join(","),
+                rates.join(", ")
+            );
         }
         if args.repeat > 1 {
             let mut w = walls.clone();
             w.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            println!("  {} launches: median wall {:.3} ms, min {:.3} ms", w.len(), w[w.len() / 2], w[0]);
+            println!(
+                "  {} launches: median wall {:.3} ms, min {:.3} ms",
+                w.len(),
+                w[w.len() / 2],
+                w[0]
+            );
         }
     }
     if report.verified == Some(false) {
-        let m = report.mismatch.as_ref().map(|m| format!(": array '{}' differs first at element {}", m.array, m.elem_idx)).unwrap_or_default();
+        let m = report
+            .mismatch
+            .as_ref()
+            .map(|m| {
+                format!(
+                    ": array '{}' differs first at element {}",
+                    m.array, m.elem_idx
+                )
+            })
+            .unwrap_or_default();
         eprintln!("clpart: error: verification failed{m}");
         return Ok(1);
     }

@@ -12,14 +12,18 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use launcher::{ArgSpec, BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs, LaunchOptions, NdRange, RunReport, Runtime};
+use launcher::{
+    ArgSpec, BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs, LaunchOptions, NdRange,
+    RunReport, Runtime,
+};
 use ranges_format::run_file::STEP_COUNTER;
 use ranges_format::{ArgInfo, ArgKind, RunFile, StepArg};
 use serde::Serialize;
 use session::{Counts, LaunchConfig, Session};
 
 #[derive(Args)]
-#[command(after_help = "Run file (RON; paths relative to it; `step` is the repetition counter 0 .. repeat-1):\n\
+#[command(
+    after_help = "Run file (RON; paths relative to it; `step` is the repetition counter 0 .. repeat-1):\n\
   (\n\
       source: \"lu.cl\",\n\
       buffers: [(name: \"A\", type: \"float\", init: \"rand:4096:7\")],   // or size: N (zeros)\n\
@@ -35,7 +39,8 @@ literal or `step`, a __local pointer `local:N`; `split` (optional) sets one step
 Exit codes: 0 ok, 1 verification failed, 2 usage or input error.\n\n\
 Examples:\n\
   POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify\n\
-  clpart steps kernels/iterative/lu.ron --split 0:0.7,1:0.3 --out A=lu.npy --json")]
+  clpart steps kernels/iterative/lu.ron --split 0:0.7,1:0.3 --out A=lu.npy --json"
+)]
 pub struct StepsArgs {
     /// The run file (`*.ron`): source, buffers, the launches of one step and how often to repeat them.
     pub file: PathBuf,
@@ -181,7 +186,9 @@ impl Prepared {
         // The report shows `bytes_exact`: every count.
         let mut c = LaunchConfig::new(&self.nd.global, &self.nd.local).with_counts(Counts::All);
         for (info, v) in self.infos.iter().zip(&self.values) {
-            if info.kind != ArgKind::Scalar || !ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
+            if info.kind != ArgKind::Scalar
+                || !ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar()
+            {
                 continue;
             }
             let value = match v {
@@ -284,7 +291,8 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
 /// [`steps`], across MPI ranks when `ranks` is given.
 pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> Result<u8> {
     let name = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read '{name}'"))?;
+    let text =
+        std::fs::read_to_string(&args.file).with_context(|| format!("cannot read '{name}'"))?;
     let file = RunFile::parse(&text).map_err(|e| match e {
         ranges_format::RunFileError::Syntax { .. } => anyhow!("{name}:{e}"),
         ranges_format::RunFileError::Invalid(_) => anyhow!("{name}: {e}"),
@@ -292,8 +300,13 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let in_file = |m: String| anyhow!("{name}: {m}");
 
     let source_path = beside(&args.file, &file.source);
-    let source = std::fs::read_to_string(&source_path)
-        .map_err(|e| in_file(format!("cannot read source '{}': {}", source_path.display(), e)))?;
+    let source = std::fs::read_to_string(&source_path).map_err(|e| {
+        in_file(format!(
+            "cannot read source '{}': {}",
+            source_path.display(),
+            e
+        ))
+    })?;
     let build: Vec<String> = file.build.clone();
     let mut session = Session::from_source(&source_path.display().to_string(), &source, &build)?;
 
@@ -311,7 +324,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let check_devices = |shares: &[(usize, f64)], what: &str| -> Result<()> {
         for (i, &(d, _)) in shares.iter().enumerate() {
             if d >= n_holders {
-                bail!("{what}: {holder} {d} does not exist ({holder}s: 0 to {})", n_holders - 1);
+                bail!(
+                    "{what}: {holder} {d} does not exist ({holder}s: 0 to {})",
+                    n_holders - 1
+                );
             }
             if shares[..i].iter().any(|&(e, _)| e == d) {
                 bail!("{what}: {holder} {d} is listed twice");
@@ -331,11 +347,18 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
             check_devices(&sh, &format!("--split '{s}'"))?;
             Some(sh)
         }
-        None => Some((0..n_holders).map(|i| (i, 1.0 / n_holders as f64)).collect()),
+        None => Some(
+            (0..n_holders)
+                .map(|i| (i, 1.0 / n_holders as f64))
+                .collect(),
+        ),
     };
     let verify_device = args.verify_device.unwrap_or(0);
     if args.verify && verify_device >= n_devices {
-        bail!("--verify-device {verify_device}: no such device (devices: 0 to {})", n_devices - 1);
+        bail!(
+            "--verify-device {verify_device}: no such device (devices: 0 to {})",
+            n_devices - 1
+        );
     }
 
     // The buffers.
@@ -343,7 +366,8 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let mut ids: Vec<BufferId> = Vec::new();
     let mut reference: Vec<launcher::HostBuffer> = Vec::new();
     for b in &file.buffers {
-        let host = make_buffer(&args.file, b).map_err(|m| in_file(format!("buffer '{}': {m}", b.name)))?;
+        let host =
+            make_buffer(&args.file, b).map_err(|m| in_file(format!("buffer '{}': {m}", b.name)))?;
         if args.verify {
             reference.push(host.clone());
         }
@@ -357,7 +381,9 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let mut prepared = Vec::new();
     for (j, s) in file.steps.iter().enumerate() {
         let at = format!("step {} (kernel '{}')", j + 1, s.kernel);
-        let kernel = session.kernel_name(Some(&s.kernel)).map_err(|e| in_file(format!("step {}: {e}", j + 1)))?;
+        let kernel = session
+            .kernel_name(Some(&s.kernel))
+            .map_err(|e| in_file(format!("step {}: {e}", j + 1)))?;
         let infos = session.arg_infos(&kernel)?;
         let local = match &s.local {
             Some(l) => l.clone(),
@@ -367,15 +393,24 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         for given in s.args.keys() {
             if !infos.iter().any(|i| &i.name == given) {
                 let valid: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
-                return Err(in_file(format!("{at}: '{given}' is not an argument of the kernel (arguments: {})", valid.join(", "))));
+                return Err(in_file(format!(
+                    "{at}: '{given}' is not an argument of the kernel (arguments: {})",
+                    valid.join(", ")
+                )));
             }
         }
         let mut values = Vec::new();
         for info in &infos {
             let Some(v) = s.args.get(&info.name) else {
-                return Err(in_file(format!("{at}: argument '{}' is not given", info.name)));
+                return Err(in_file(format!(
+                    "{at}: argument '{}' is not given",
+                    info.name
+                )));
             };
-            values.push(bind(&file, info, v).map_err(|m| in_file(format!("{at}: argument '{}': {m}", info.name)))?);
+            values.push(
+                bind(&file, info, v)
+                    .map_err(|m| in_file(format!("{at}: argument '{}': {m}", info.name)))?,
+            );
         }
         for (a, va) in values.iter().enumerate() {
             for (b, vb) in values.iter().enumerate().take(a) {
@@ -392,12 +427,20 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         let shares = match &s.split {
             None => None,
             Some(t) => {
-                let sh = launcher::parse_shares(t).map_err(|e| in_file(format!("{at}: split {e}")))?;
+                let sh =
+                    launcher::parse_shares(t).map_err(|e| in_file(format!("{at}: split {e}")))?;
                 check_devices(&sh, &format!("{name}: {at}: split '{t}'"))?;
                 Some(sh)
             }
         };
-        let p = Prepared { kernel, nd, infos, values, shares, config: None };
+        let p = Prepared {
+            kernel,
+            nd,
+            infos,
+            values,
+            shares,
+            config: None,
+        };
         // Literals and the counter's range are checked now, before anything runs.
         for rep in [0, file.repeat - 1] {
             p.args(rep).map_err(|e| in_file(format!("{at}: {e}")))?;
@@ -407,21 +450,36 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
 
     let mut outs = Vec::new();
     for o in &args.outs {
-        let (n, path) = o.split_once('=').with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+        let (n, path) = o
+            .split_once('=')
+            .with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
         let Some(idx) = file.buffers.iter().position(|b| b.name == n) else {
-            bail!("--out '{o}': '{n}' is not a buffer of {name} (buffers: {})", file.buffer_names());
+            bail!(
+                "--out '{o}': '{n}' is not a buffer of {name} (buffers: {})",
+                file.buffer_names()
+            );
         };
         outs.push((idx, PathBuf::from(path)));
     }
 
-    let options = LaunchOptions { mem_cap_bytes: args.device_mem_cap, unchecked: args.unchecked, ..Default::default() };
+    let options = LaunchOptions {
+        mem_cap_bytes: args.device_mem_cap,
+        unchecked: args.unchecked,
+        ..Default::default()
+    };
     let mut balancer = launcher::Balancer::new(&(0..n_holders).collect::<Vec<_>>());
     let mut lines = Vec::new();
     let mut total = Total::default();
     for rep in 0..file.repeat {
         for (j, p) in prepared.iter_mut().enumerate() {
             let kname = p.kernel.clone();
-            let at = || format!("{name}: repetition {}, step {} (kernel '{kname}')", rep + 1, j + 1);
+            let at = || {
+                format!(
+                    "{name}: repetition {}, step {} (kernel '{kname}')",
+                    rep + 1,
+                    j + 1
+                )
+            };
             let t0 = Instant::now();
             let (plan, analyzed) = plan_for(&mut session, &runtime, p, rep).with_context(at)?;
             if analyzed {
@@ -444,11 +502,24 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
             };
             let (r, mpi) = match ranks.as_deref_mut() {
                 Some(rk) => {
-                    let by_idx: Vec<(u32, usize)> = bindings.iter().map(|&(a, id)| (a, rank_idx[id_index(&ids, id)])).collect();
-                    let (r0, line) = rk.launch(&mut set, plan, &p.nd, &mut kargs, &by_idx, &shares, &options).with_context(at)?;
+                    let by_idx: Vec<(u32, usize)> = bindings
+                        .iter()
+                        .map(|&(a, id)| (a, rank_idx[id_index(&ids, id)]))
+                        .collect();
+                    let (r0, line) = rk
+                        .launch(
+                            &mut set, plan, &p.nd, &mut kargs, &by_idx, &shares, &options,
+                        )
+                        .with_context(at)?;
                     (r0, Some(line))
                 }
-                None => (Some(set.launch(plan, &p.nd, &mut kargs, &bindings, &shares, &options).with_context(at)?), None),
+                None => (
+                    Some(
+                        set.launch(plan, &p.nd, &mut kargs, &bindings, &shares, &options)
+                            .with_context(at)?,
+                    ),
+                    None,
+                ),
             };
             if let (true, None, Some(r)) = (auto, &p.shares, &r) {
                 if mpi.is_none() {
@@ -458,13 +529,21 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
             if args.verify {
                 let mut kref = p.args(rep).with_context(at)?;
                 for &(i, id) in &bindings {
-                    std::mem::swap(kref.buffer_at_mut(i).expect("a buffer argument"), &mut reference[id_index(&ids, id)]);
+                    std::mem::swap(
+                        kref.buffer_at_mut(i).expect("a buffer argument"),
+                        &mut reference[id_index(&ids, id)],
+                    );
                 }
                 let whole = plan.run_whole(verify_device, &p.nd, &mut kref);
                 for &(i, id) in &bindings {
-                    std::mem::swap(kref.buffer_at_mut(i).expect("a buffer argument"), &mut reference[id_index(&ids, id)]);
+                    std::mem::swap(
+                        kref.buffer_at_mut(i).expect("a buffer argument"),
+                        &mut reference[id_index(&ids, id)],
+                    );
                 }
-                whole.with_context(|| format!("{}: the unsplit run on device {verify_device}", at()))?;
+                whole.with_context(|| {
+                    format!("{}: the unsplit run on device {verify_device}", at())
+                })?;
             }
             let mut l = match &r {
                 Some(r) => line(rep, j, r, &shares),
@@ -477,7 +556,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
                     split: true,
                     split_dim: plan.kernel().split_dim,
                     reason: None,
-                    shares: shares.iter().map(|&(device, share)| Share { device, share }).collect(),
+                    shares: shares
+                        .iter()
+                        .map(|&(device, share)| Share { device, share })
+                        .collect(),
                     devices: Vec::new(),
                     bytes_total: 0,
                     bytes_to_devices: 0,
@@ -507,7 +589,12 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         if args.verify || !outs.is_empty() {
             for (b, idx) in rank_idx.iter().enumerate() {
                 if args.verify || outs.iter().any(|o| o.0 == b) {
-                    mpi_read_back += rk.gather(&mut set, *idx).with_context(|| format!("{name}: gathering buffer '{}' from the ranks", file.buffers[b].name))?;
+                    mpi_read_back += rk.gather(&mut set, *idx).with_context(|| {
+                        format!(
+                            "{name}: gathering buffer '{}' from the ranks",
+                            file.buffers[b].name
+                        )
+                    })?;
                 }
             }
         }
@@ -515,14 +602,28 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let mut mismatch = None;
     if args.verify {
         for (b, id) in ids.iter().enumerate() {
-            let got = set.get_mut(*id).expect("added above").read_all().with_context(|| format!("{name}: reading buffer '{}'", file.buffers[b].name))?;
-            if let Some(at) = first_difference(got.as_bytes(), reference[b].as_bytes(), got.elem().size.max(1) as usize) {
-                mismatch.get_or_insert(MismatchOut { buffer: file.buffers[b].name.clone(), elem_idx: at });
+            let got = set
+                .get_mut(*id)
+                .expect("added above")
+                .read_all()
+                .with_context(|| format!("{name}: reading buffer '{}'", file.buffers[b].name))?;
+            if let Some(at) = first_difference(
+                got.as_bytes(),
+                reference[b].as_bytes(),
+                got.elem().size.max(1) as usize,
+            ) {
+                mismatch.get_or_insert(MismatchOut {
+                    buffer: file.buffers[b].name.clone(),
+                    elem_idx: at,
+                });
             }
         }
     }
     for (b, _) in &outs {
-        set.get_mut(ids[*b]).expect("added above").read_all().with_context(|| format!("{name}: reading buffer '{}'", file.buffers[*b].name))?;
+        set.get_mut(ids[*b])
+            .expect("added above")
+            .read_all()
+            .with_context(|| format!("{name}: reading buffer '{}'", file.buffers[*b].name))?;
     }
     let read_ms = t_read.elapsed().as_secs_f64() * 1e3;
 
@@ -540,7 +641,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     if ranks.is_some() {
         *total.bytes_mpi.get_or_insert(0) += mpi_read_back;
     }
-    total.bytes_read_back = ids.iter().map(|id| set.get(*id).expect("added above").bytes_gathered()).sum();
+    total.bytes_read_back = ids
+        .iter()
+        .map(|id| set.get(*id).expect("added above").bytes_gathered())
+        .sum();
     total.bytes_total += total.bytes_read_back;
     total.wall_ms += read_ms;
 
@@ -550,7 +654,15 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     } else if !outs.is_empty() {
         eprintln!("clpart: note: verification failed, so no --out file was written");
     }
-    let report = Report { file: name.clone(), repeat: file.repeat, n_steps: file.steps.len(), launches: lines, total, verified, mismatch };
+    let report = Report {
+        file: name.clone(),
+        repeat: file.repeat,
+        n_steps: file.steps.len(),
+        launches: lines,
+        total,
+        verified,
+        mismatch,
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -603,10 +715,16 @@ fn bind(file: &RunFile, info: &ArgInfo, v: &StepArg) -> std::result::Result<Boun
 }
 
 /// A buffer's initial contents, made by the argument spec language.
-fn make_buffer(file: &Path, b: &ranges_format::BufferDecl) -> std::result::Result<launcher::HostBuffer, String> {
+fn make_buffer(
+    file: &Path,
+    b: &ranges_format::BufferDecl,
+) -> std::result::Result<launcher::HostBuffer, String> {
     let elem = ElemType::parse(&b.elem_type, 0);
     if elem.scalar.is_none() {
-        return Err(format!("type '{}' is not an OpenCL scalar or vector type (e.g. float, int, float4)", b.elem_type));
+        return Err(format!(
+            "type '{}' is not an OpenCL scalar or vector type (e.g. float, int, float4)",
+            b.elem_type
+        ));
     }
     let spec = match (&b.init, b.size) {
         (Some(t), _) => match t.parse::<ArgSpec>().map_err(|e| e.to_string())? {
@@ -619,16 +737,31 @@ fn make_buffer(file: &Path, b: &ranges_format::BufferDecl) -> std::result::Resul
         (None, Some(n)) => ArgSpec::Zeros(n),
         (None, None) => unreachable!("RunFile::parse checks that a buffer has a size or an init"),
     };
-    let info = ArgInfo { index: 0, name: b.name.clone(), kind: ArgKind::GlobalBuffer, elem_type: elem.name.clone(), elem_size: elem.size };
-    let mut args = KernelArgs::from_parsed("buffer", &[info], &[(b.name.clone(), spec)]).map_err(|e| e.to_string())?;
+    let info = ArgInfo {
+        index: 0,
+        name: b.name.clone(),
+        kind: ArgKind::GlobalBuffer,
+        elem_type: elem.name.clone(),
+        elem_size: elem.size,
+    };
+    let mut args = KernelArgs::from_parsed("buffer", &[info], &[(b.name.clone(), spec)])
+        .map_err(|e| e.to_string())?;
     let host = args.buffer_at_mut(0).expect("a buffer argument");
-    Ok(std::mem::replace(host, launcher::HostBuffer::from_bytes(elem, Vec::new())))
+    Ok(std::mem::replace(
+        host,
+        launcher::HostBuffer::from_bytes(elem, Vec::new()),
+    ))
 }
 
 /// The plan of one launch: analyzed once per step for any value of its
 /// scalars when that splits, else once per value (the ranges then depend on
 /// them).
-fn plan_for<'s>(session: &'s mut Session, runtime: &Runtime, p: &mut Prepared, rep: u32) -> Result<(&'s mut launcher::Plan, bool)> {
+fn plan_for<'s>(
+    session: &'s mut Session,
+    runtime: &Runtime,
+    p: &mut Prepared,
+    rep: u32,
+) -> Result<(&'s mut launcher::Plan, bool)> {
     let mut analyzed = false;
     if p.config.is_none() {
         let generic = LaunchConfig::new(&p.nd.global, &p.nd.local).with_counts(Counts::All);
@@ -667,7 +800,10 @@ fn line(rep: u32, step: usize, r: &RunReport, shares: &[(usize, f64)]) -> Launch
         split: r.split,
         split_dim: r.split_dim,
         reason: r.reason.clone(),
-        shares: shares.iter().map(|&(device, share)| Share { device, share }).collect(),
+        shares: shares
+            .iter()
+            .map(|&(device, share)| Share { device, share })
+            .collect(),
         devices: r.devices.clone(),
         bytes_total: r.bytes_total,
         bytes_to_devices: to,
@@ -685,7 +821,10 @@ fn first_difference(a: &[u8], b: &[u8], elem: usize) -> Option<u64> {
     if a.len() != b.len() {
         return Some((a.len().min(b.len()) / elem) as u64);
     }
-    a.iter().zip(b).position(|(x, y)| x != y).map(|p| (p / elem) as u64)
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .map(|p| (p / elem) as u64)
 }
 
 /// Writes the `--out` files (each atomically); when one fails, the ones
@@ -724,8 +863,16 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
     for l in &r.launches {
         let nd = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
         let how = if l.split {
-            let s: Vec<String> = l.shares.iter().map(|s| format!("{}:{:.3}", s.device, s.share)).collect();
-            format!("split {} along dimension {}", s.join(","), l.split_dim.unwrap_or(0))
+            let s: Vec<String> = l
+                .shares
+                .iter()
+                .map(|s| format!("{}:{:.3}", s.device, s.share))
+                .collect();
+            format!(
+                "split {} along dimension {}",
+                s.join(","),
+                l.split_dim.unwrap_or(0)
+            )
         } else {
             format!("whole ({})", l.reason.as_deref().unwrap_or("one device"))
         };
@@ -745,8 +892,18 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
             if l.guard_fired { ", guard fired" } else { "" }
         );
         if let Some(m) = &l.mpi {
-            let per: Vec<String> = m.per_rank.iter().enumerate().map(|(r, (to, from))| format!("rank {r} {to} B in, {from} B out")).collect();
-            println!("    mpi: {} B ({}), whole buffers {} B", m.bytes_mpi, per.join("; "), m.bytes_whole_buffers);
+            let per: Vec<String> = m
+                .per_rank
+                .iter()
+                .enumerate()
+                .map(|(r, (to, from))| format!("rank {r} {to} B in, {from} B out"))
+                .collect();
+            println!(
+                "    mpi: {} B ({}), whole buffers {} B",
+                m.bytes_mpi,
+                per.join("; "),
+                m.bytes_whole_buffers
+            );
         }
     }
     let t = &r.total;
@@ -758,7 +915,9 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
         t.launches, t.bytes_total, t.bytes_to_devices, t.bytes_from_devices, t.bytes_read_back, t.bytes_whole_buffers, t.wall_ms, t.analysis_ms
     );
     match r.verified {
-        Some(true) => println!("verified: every buffer equals the unsplit run on device {verify_device}"),
+        Some(true) => {
+            println!("verified: every buffer equals the unsplit run on device {verify_device}")
+        }
         Some(false) => println!("verification failed"),
         None => {}
     }

@@ -33,7 +33,9 @@ pub struct Slice {
     pub hi: i64,
 }
 
-const COLOURS: &[&str] = &["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const COLOURS: &[&str] = &[
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
 const WIDTH: f64 = 800.0;
 const MARGIN: f64 = 20.0;
 const LANE: f64 = 18.0;
@@ -45,17 +47,36 @@ fn colour(device: usize) -> &'static str {
 
 /// `n` equal slices of the work-groups along the split dimension, device `i`
 /// for slice `i` (the slices of `--at` without a launch).
-pub fn equal_slices(k: &KernelRanges, given: &BTreeMap<String, i64>, n: u32) -> Result<Vec<Slice>, String> {
+pub fn equal_slices(
+    k: &KernelRanges,
+    given: &BTreeMap<String, i64>,
+    n: u32,
+) -> Result<Vec<Slice>, String> {
     let d = k.split_dim.unwrap_or(0);
-    let ls = *given.get(&format!("ls{d}")).ok_or_else(|| format!("--svg needs ls{d} in --at (the work-group size of the split dimension)"))?;
-    let gs = *given.get(&format!("gs{d}")).ok_or_else(|| format!("--svg needs gs{d} in --at"))?;
+    let ls = *given.get(&format!("ls{d}")).ok_or_else(|| {
+        format!("--svg needs ls{d} in --at (the work-group size of the split dimension)")
+    })?;
+    let gs = *given
+        .get(&format!("gs{d}"))
+        .ok_or_else(|| format!("--svg needs gs{d} in --at"))?;
     let n_groups = gs / ls.max(1);
     let n = i64::from(n.max(1));
-    Ok((0..n).map(|i| Slice { device: i as usize, lo: (i128::from(n_groups) * i128::from(i) / i128::from(n)) as i64, hi: (i128::from(n_groups) * i128::from(i + 1) / i128::from(n)) as i64 }).collect())
+    Ok((0..n)
+        .map(|i| Slice {
+            device: i as usize,
+            lo: (i128::from(n_groups) * i128::from(i) / i128::from(n)) as i64,
+            hi: (i128::from(n_groups) * i128::from(i + 1) / i128::from(n)) as i64,
+        })
+        .collect())
 }
 
 /// The parameter values of `k` for the slice `[lo, hi)` of work-groups.
-fn values(k: &KernelRanges, given: &BTreeMap<String, i64>, lo: i64, hi: i64) -> Result<Vec<i64>, String> {
+fn values(
+    k: &KernelRanges,
+    given: &BTreeMap<String, i64>,
+    lo: i64,
+    hi: i64,
+) -> Result<Vec<i64>, String> {
     let get = |n: &str| given.get(n).copied();
     let d = k.split_dim.unwrap_or(0);
     let ls = get(&format!("ls{d}")).unwrap_or(1);
@@ -67,13 +88,20 @@ fn values(k: &KernelRanges, given: &BTreeMap<String, i64>, lo: i64, hi: i64) -> 
             ParamSource::SliceLoItem => Ok(lo.saturating_mul(ls)),
             ParamSource::SliceHiItem => Ok(hi.saturating_mul(ls)),
             ParamSource::GlobalOffset(_) => Ok(get(&p.name).unwrap_or(0)),
-            ParamSource::NumGroups(dd) => Ok(get(&p.name).unwrap_or_else(|| get(&format!("gs{dd}")).unwrap_or(1) / get(&format!("ls{dd}")).unwrap_or(1).max(1))),
-            _ => get(&p.name).ok_or_else(|| format!("--svg needs a value for '{}' in --at", p.name)),
+            ParamSource::NumGroups(dd) => Ok(get(&p.name).unwrap_or_else(|| {
+                get(&format!("gs{dd}")).unwrap_or(1) / get(&format!("ls{dd}")).unwrap_or(1).max(1)
+            })),
+            _ => {
+                get(&p.name).ok_or_else(|| format!("--svg needs a value for '{}' in --at", p.name))
+            }
         })
         .collect()
 }
 
-fn eval_range(r: &Option<ranges_format::BoundRange>, v: &[i64]) -> Result<Option<(i64, i64)>, String> {
+fn eval_range(
+    r: &Option<ranges_format::BoundRange>,
+    v: &[i64],
+) -> Result<Option<(i64, i64)>, String> {
     match r {
         Some(r) => r.eval(v).map_err(|e| e.to_string()),
         None => Ok(None),
@@ -91,15 +119,44 @@ struct Cell {
 
 /// The rows of the inclusive linear range `[l, u]` in a grid `cols` wide.
 fn hull_rects(class: &'static str, l: i64, u: i64, cols: i64) -> Vec<Cell> {
-    let (r0, c0, r1, c1) = (l.div_euclid(cols), l.rem_euclid(cols), u.div_euclid(cols), u.rem_euclid(cols));
+    let (r0, c0, r1, c1) = (
+        l.div_euclid(cols),
+        l.rem_euclid(cols),
+        u.div_euclid(cols),
+        u.rem_euclid(cols),
+    );
     if r0 == r1 {
-        return vec![Cell { class, r0, r1, c0, c1 }];
+        return vec![Cell {
+            class,
+            r0,
+            r1,
+            c0,
+            c1,
+        }];
     }
-    let mut v = vec![Cell { class, r0, r1: r0, c0, c1: cols - 1 }];
+    let mut v = vec![Cell {
+        class,
+        r0,
+        r1: r0,
+        c0,
+        c1: cols - 1,
+    }];
     if r1 > r0 + 1 {
-        v.push(Cell { class, r0: r0 + 1, r1: r1 - 1, c0: 0, c1: cols - 1 });
+        v.push(Cell {
+            class,
+            r0: r0 + 1,
+            r1: r1 - 1,
+            c0: 0,
+            c1: cols - 1,
+        });
     }
-    v.push(Cell { class, r0: r1, r1, c0: 0, c1 });
+    v.push(Cell {
+        class,
+        r0: r1,
+        r1,
+        c0: 0,
+        c1,
+    });
     v
 }
 
@@ -107,7 +164,12 @@ fn hull_rects(class: &'static str, l: i64, u: i64, cols: i64) -> Vec<Cell> {
 /// scalar arguments; offsets default to 0), one device per slice.
 /// `extents` gives arrays' element counts where known (a launch's
 /// buffers); otherwise an array is drawn up to its last element used.
-pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice], extents: &BTreeMap<String, u64>) -> Result<String, String> {
+pub fn picture(
+    k: &KernelRanges,
+    given: &BTreeMap<String, i64>,
+    slices: &[Slice],
+    extents: &BTreeMap<String, u64>,
+) -> Result<String, String> {
     let bound = k.validate_and_bind().map_err(|e| e.to_string())?;
     let d = k.split_dim.unwrap_or(0);
     let n_groups = {
@@ -115,7 +177,10 @@ pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice]
         gs / given.get(&format!("ls{d}")).copied().unwrap_or(1).max(1)
     };
     let total_values = values(k, given, 0, n_groups)?;
-    let slice_values: Vec<Vec<i64>> = slices.iter().map(|s| values(k, given, s.lo, s.hi)).collect::<Result<_, _>>()?;
+    let slice_values: Vec<Vec<i64>> = slices
+        .iter()
+        .map(|s| values(k, given, s.lo, s.hi))
+        .collect::<Result<_, _>>()?;
     let mut body = String::new();
     let mut defs = String::new();
     let mut devices: Vec<usize> = slices.iter().map(|s| s.device).collect();
@@ -146,7 +211,15 @@ pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice]
     writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="11">filled: read; outlined: written; hatched: range elements outside the footprint (waste)</text>"#, y + 10.0).unwrap();
     y += 22.0;
     for (a, ba) in k.arrays.iter().zip(&bound.arrays) {
-        let (panel, height) = array_panel(a, ba, slices, &slice_values, &total_values, extents.get(&a.name).copied(), y)?;
+        let (panel, height) = array_panel(
+            a,
+            ba,
+            slices,
+            &slice_values,
+            &total_values,
+            extents.get(&a.name).copied(),
+            y,
+        )?;
         body.push_str(&panel);
         y += height + 16.0;
     }
@@ -160,14 +233,21 @@ pub fn picture(k: &KernelRanges, given: &BTreeMap<String, i64>, slices: &[Slice]
     )
     .unwrap();
     writeln!(s, "<defs>{defs}</defs>").unwrap();
-    writeln!(s, r#"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"#).unwrap();
+    writeln!(
+        s,
+        r#"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"#
+    )
+    .unwrap();
     s.push_str(&body);
     s.push_str("</svg>\n");
     Ok(s)
 }
 
 fn xml(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// One array's panel at height `y`: the SVG text and its height.
@@ -185,7 +265,10 @@ fn array_panel(
     let writes = a.mode != Mode::R;
     let total = eval_range(&ba.total, total_values)?;
     // the drawn length: the buffer, else up to the last element used
-    let mut n = extent.map(|e| e.min(i64::MAX as u64) as i64).unwrap_or(0).max(total.map_or(0, |t| t.1.saturating_add(1)));
+    let mut n = extent
+        .map(|e| e.min(i64::MAX as u64) as i64)
+        .unwrap_or(0)
+        .max(total.map_or(0, |t| t.1.saturating_add(1)));
     for v in slice_values {
         if let Some((_, u)) = eval_range(&ba.slice, v)? {
             n = n.max(u.saturating_add(1));
@@ -194,15 +277,20 @@ fn array_panel(
     let n = n.max(1);
     // a grid for two delinearized dimensions
     let cols = match &ba.boxes {
-        Some(b) if b.strides.len() == 2 && !matches!(a.status, ArrayStatus::Whole { .. }) => {
-            b.strides[0].eval(total_values).map_err(|e| e.to_string())?.filter(|c| *c >= 1 && *c <= n)
-        }
+        Some(b) if b.strides.len() == 2 && !matches!(a.status, ArrayStatus::Whole { .. }) => b
+            .strides[0]
+            .eval(total_values)
+            .map_err(|e| e.to_string())?
+            .filter(|c| *c >= 1 && *c <= n),
         _ => None,
     };
     let rows = cols.map_or(1, |c| n.saturating_add(c - 1) / c);
     let cols_n = cols.unwrap_or(n);
     let (grid_h, kind) = match cols {
-        Some(c) => ((WIDTH * rows as f64 / c as f64).clamp(2.0 * LANE, MAX_GRID_HEIGHT), format!("grid {rows} x {c}")),
+        Some(c) => (
+            (WIDTH * rows as f64 / c as f64).clamp(2.0 * LANE, MAX_GRID_HEIGHT),
+            format!("grid {rows} x {c}"),
+        ),
         None => (2.0 * LANE + 4.0, format!("strip of {n}")),
     };
     let mut s = String::new();
@@ -211,7 +299,15 @@ fn array_panel(
         ArrayStatus::Bounded => String::new(),
         ArrayStatus::Whole { .. } => ", whole".into(),
     };
-    writeln!(s, r#"<text x="{MARGIN}" y="{}" font-size="13">array {} ({}, mode {}{status}): {kind}</text>"#, y + 12.0, xml(&a.name), xml(&a.elem_type), a.mode.as_str()).unwrap();
+    writeln!(
+        s,
+        r#"<text x="{MARGIN}" y="{}" font-size="13">array {} ({}, mode {}{status}): {kind}</text>"#,
+        y + 12.0,
+        xml(&a.name),
+        xml(&a.elem_type),
+        a.mode.as_str()
+    )
+    .unwrap();
     let top = y + 18.0;
     writeln!(s, r##"<rect class="outline" x="{MARGIN}" y="{top}" width="{WIDTH}" height="{grid_h}" fill="#f4f4f4" stroke="#888" stroke-width="0.5"/>"##).unwrap();
     let sx = WIDTH / cols_n as f64;
@@ -222,17 +318,29 @@ fn array_panel(
         if let ArrayStatus::Whole { .. } = a.status {
             for (on, class) in [(reads, "read"), (writes, "write")] {
                 if on {
-                    cells.push(Cell { class, r0: 0, r1: 0, c0: 0, c1: n - 1 });
+                    cells.push(Cell {
+                        class,
+                        r0: 0,
+                        r1: 0,
+                        c0: 0,
+                        c1: n - 1,
+                    });
                 }
             }
         } else if let Some(c) = cols {
             let b = ba.boxes.as_ref().expect("grid has boxes");
-            for (on, class, dims, linear) in [(reads, "read", &b.read, &ba.read_slice), (writes, "write", &b.write, &ba.write_slice)] {
+            for (on, class, dims, linear) in [
+                (reads, "read", &b.read, &ba.read_slice),
+                (writes, "write", &b.write, &ba.write_slice),
+            ] {
                 if !on {
                     continue;
                 }
                 let bx = match dims {
-                    Some(d) => match (eval_range(&Some(d[0].clone()), v)?, eval_range(&Some(d[1].clone()), v)?) {
+                    Some(d) => match (
+                        eval_range(&Some(d[0].clone()), v)?,
+                        eval_range(&Some(d[1].clone()), v)?,
+                    ) {
                         (Some(r), Some(q)) => Some((r, q)),
                         _ => None,
                     },
@@ -240,13 +348,20 @@ fn array_panel(
                 };
                 let hull = eval_range(linear, v)?;
                 if let Some(((r0, r1), (c0, c1))) = bx {
-                    let box_n = (r1.saturating_sub(r0) + 1).saturating_mul(c1.saturating_sub(c0) + 1);
+                    let box_n =
+                        (r1.saturating_sub(r0) + 1).saturating_mul(c1.saturating_sub(c0) + 1);
                     if let Some((l, u)) = hull {
                         if u.saturating_sub(l).saturating_add(1) > box_n {
                             cells.extend(hull_rects("waste", l, u, c));
                         }
                     }
-                    cells.push(Cell { class, r0, r1, c0, c1 });
+                    cells.push(Cell {
+                        class,
+                        r0,
+                        r1,
+                        c0,
+                        c1,
+                    });
                 } else if let Some((l, u)) = hull {
                     cells.extend(hull_rects(class, l, u, c));
                 }
@@ -256,15 +371,30 @@ fn array_panel(
             if let (Some((l, u)), Some(cnt)) = (range, &ba.count_slice) {
                 if let Ok(cnt) = cnt.eval(v) {
                     if cnt < u.saturating_sub(l).saturating_add(1) {
-                        cells.push(Cell { class: "waste", r0: 0, r1: 0, c0: l, c1: u });
+                        cells.push(Cell {
+                            class: "waste",
+                            r0: 0,
+                            r1: 0,
+                            c0: l,
+                            c1: u,
+                        });
                     }
                 }
             }
-            for (on, class, r) in [(reads, "read", &ba.read_slice), (writes, "write", &ba.write_slice)] {
+            for (on, class, r) in [
+                (reads, "read", &ba.read_slice),
+                (writes, "write", &ba.write_slice),
+            ] {
                 let r = if r.is_some() { r } else { &ba.slice };
                 if on {
                     if let Some((l, u)) = eval_range(r, v)? {
-                        cells.push(Cell { class, r0: 0, r1: 0, c0: l, c1: u });
+                        cells.push(Cell {
+                            class,
+                            r0: 0,
+                            r1: 0,
+                            c0: l,
+                            c1: u,
+                        });
                     }
                 }
             }
@@ -275,7 +405,10 @@ fn array_panel(
             let x = MARGIN + cell.c0.max(0) as f64 * sx;
             let w = ((cell.c1.min(cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * sx).max(0.5);
             let (yy, h) = if cols.is_some() {
-                (top + cell.r0.max(0) as f64 * sy, ((cell.r1.min(rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * sy).max(0.5))
+                (
+                    top + cell.r0.max(0) as f64 * sy,
+                    ((cell.r1.min(rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * sy).max(0.5),
+                )
             } else {
                 // strip: reads in the upper lane, writes in the lower, waste over both
                 match cell.class {
@@ -286,7 +419,9 @@ fn array_panel(
             };
             let style = match cell.class {
                 "read" => format!(r#"fill="{col}" fill-opacity="0.45""#),
-                "write" => format!(r#"fill="{col}" fill-opacity="0.15" stroke="{col}" stroke-width="2""#),
+                "write" => {
+                    format!(r#"fill="{col}" fill-opacity="0.15" stroke="{col}" stroke-width="2""#)
+                }
                 _ => format!(r#"fill="url(#hatch{})" fill-opacity="0.8""#, sl.device),
             };
             if cols.is_some() && cell.class != "waste" {

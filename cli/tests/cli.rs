@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn clpart(args: &[&str]) -> Output {
@@ -26,12 +29,26 @@ fn assert_input_error(o: &Output, needle: &str) {
     let e = stderr(o);
     assert_eq!(o.status.code(), Some(2), "stderr: {e}");
     assert!(!e.contains("panicked"), "{e}");
-    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("clpart: error:")).collect();
+    let errors: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("clpart: error:"))
+        .collect();
     assert_eq!(errors.len(), 1, "{e}");
     assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
 }
 
-const VADD_RUN: &[&str] = &["--global", "1000", "--local", "8", "--arg", "a=rand:1000:3", "--arg", "b=rand:1000:4", "--arg", "c=zeros:1000"];
+const VADD_RUN: &[&str] = &[
+    "--global",
+    "1000",
+    "--local",
+    "8",
+    "--arg",
+    "a=rand:1000:3",
+    "--arg",
+    "b=rand:1000:4",
+    "--arg",
+    "c=zeros:1000",
+];
 
 fn run_vadd(extra: &[&str]) -> Output {
     let mut a = vec!["run", "kernels/vadd.cl"];
@@ -42,27 +59,44 @@ fn run_vadd(extra: &[&str]) -> Output {
 
 #[test]
 fn syntax_error_is_reported_with_location() {
-    assert_input_error(&clpart(&["analyze", "kernels/invalid/syntax_error.cl"]), "syntax_error.cl:5:29");
+    assert_input_error(
+        &clpart(&["analyze", "kernels/invalid/syntax_error.cl"]),
+        "syntax_error.cl:5:29",
+    );
 }
 
 #[test]
 fn empty_file_is_refused() {
-    assert_input_error(&clpart(&["analyze", "kernels/invalid/empty.cl"]), "empty file");
+    assert_input_error(
+        &clpart(&["analyze", "kernels/invalid/empty.cl"]),
+        "empty file",
+    );
 }
 
 #[test]
 fn missing_file_is_refused() {
-    assert_input_error(&clpart(&["analyze", "kernels/nope.cl"]), "cannot read 'kernels/nope.cl'");
+    assert_input_error(
+        &clpart(&["analyze", "kernels/nope.cl"]),
+        "cannot read 'kernels/nope.cl'",
+    );
 }
 
 #[test]
 fn unknown_kernel_lists_the_valid_ones() {
-    assert_input_error(&clpart(&["analyze", "kernels/vadd.cl", "--kernel", "nope"]), "no kernel named 'nope' (kernels: vadd)");
+    assert_input_error(
+        &clpart(&["analyze", "kernels/vadd.cl", "--kernel", "nope"]),
+        "no kernel named 'nope' (kernels: vadd)",
+    );
 }
 
 #[test]
 fn unsupported_constructs_are_diagnosed_with_location() {
-    let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--emit", "coarsened"]);
+    let o = clpart(&[
+        "analyze",
+        "kernels/invalid/uses_goto.cl",
+        "--emit",
+        "coarsened",
+    ]);
     assert_input_error(&o, "uses_goto.cl:8:9");
     assert!(stderr(&o).contains("'goto'"));
     // The kernel is still accepted by the analysis, as not splittable:
@@ -89,7 +123,14 @@ fn analyze_json_has_the_documented_fields() {
     assert_eq!(a["mode"], "r");
     assert!(a["reason"].as_str().unwrap().contains("gather.cl:"), "{a}");
     let b = arrays.iter().find(|a| a["name"] == "b").unwrap();
-    assert_eq!((b["status"].as_str(), b["mode"].as_str(), b["arg_index"].as_u64()), (Some("bounded"), Some("w"), Some(2)));
+    assert_eq!(
+        (
+            b["status"].as_str(),
+            b["mode"].as_str(),
+            b["arg_index"].as_u64()
+        ),
+        (Some("bounded"), Some("w"), Some(2))
+    );
 }
 
 #[test]
@@ -112,7 +153,12 @@ fn range_file_round_trip_then_run_without_reanalysis() {
 fn corrupt_or_newer_range_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.ranges.ron");
-    assert_eq!(clpart(&["analyze", "kernels/vadd.cl", "-o", good.to_str().unwrap()]).status.code(), Some(0));
+    assert_eq!(
+        clpart(&["analyze", "kernels/vadd.cl", "-o", good.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
     let text = std::fs::read_to_string(&good).unwrap();
     let truncated = dir.path().join("trunc.ranges.ron");
     std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
@@ -120,7 +166,15 @@ fn corrupt_or_newer_range_files_are_refused() {
     a.extend_from_slice(VADD_RUN);
     assert_input_error(&clpart(&a), "corrupt range file");
     let newer = dir.path().join("newer.ranges.ron");
-    std::fs::write(&newer, text.replacen(&format!("format_version: {}", ranges_format::FORMAT_VERSION), "format_version: 99", 1)).unwrap();
+    std::fs::write(
+        &newer,
+        text.replacen(
+            &format!("format_version: {}", ranges_format::FORMAT_VERSION),
+            "format_version: 99",
+            1,
+        ),
+    )
+    .unwrap();
     let mut a = vec!["run", newer.to_str().unwrap()];
     a.extend_from_slice(VADD_RUN);
     assert_input_error(&clpart(&a), "format_version 99");
@@ -130,11 +184,48 @@ fn corrupt_or_newer_range_files_are_refused() {
 fn run_errors_are_clear() {
     assert_input_error(&run_vadd(&["--split", "0:0.5,7:0.5"]), "7");
     assert_input_error(&run_vadd(&["--split", "0:0.5,1:0.4"]), "sum");
-    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=rand:1000", "--arg", "b=rand:1000"]);
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "1000",
+        "--local",
+        "8",
+        "--arg",
+        "a=rand:1000",
+        "--arg",
+        "b=rand:1000",
+    ]);
     assert_input_error(&o, "'c'");
-    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=rand:1000", "--arg", "b=rand:1000", "--arg", "c=zeros:999"]);
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "1000",
+        "--local",
+        "8",
+        "--arg",
+        "a=rand:1000",
+        "--arg",
+        "b=rand:1000",
+        "--arg",
+        "c=zeros:999",
+    ]);
     assert_input_error(&o, "c");
-    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--local", "8", "--arg", "a=bogus:1", "--arg", "b=rand:1000", "--arg", "c=zeros:1000"]);
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "1000",
+        "--local",
+        "8",
+        "--arg",
+        "a=bogus:1",
+        "--arg",
+        "b=rand:1000",
+        "--arg",
+        "c=zeros:1000",
+    ]);
     assert_input_error(&o, "bogus");
 }
 
@@ -161,11 +252,23 @@ fn verified_split_run_reports_bytes() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verified"], true);
-    for key in ["bytes_total", "bytes_whole_buffers", "bytes_exact", "wall_ms"] {
+    for key in [
+        "bytes_total",
+        "bytes_whole_buffers",
+        "bytes_exact",
+        "wall_ms",
+    ] {
         assert!(v[key].is_number(), "{key} in {v}");
     }
     for d in v["devices"].as_array().unwrap() {
-        for key in ["index", "name", "work_groups", "bytes_to_device", "bytes_from_device", "kernel_ms"] {
+        for key in [
+            "index",
+            "name",
+            "work_groups",
+            "bytes_to_device",
+            "bytes_from_device",
+            "kernel_ms",
+        ] {
             assert!(!d[key].is_null(), "{key} in {d}");
         }
     }
@@ -177,8 +280,26 @@ fn verified_split_run_reports_bytes() {
 #[test]
 fn automatic_shares_are_reported_and_verified() {
     let o = clpart(&[
-        "run", "kernels/matmul.cl", "--global", "64,48", "--local", "16,8", "--arg", "c=zeros:3072", "--arg", "a=rand:3072:1",
-        "--arg", "b=rand:4096:2", "--arg", "width=64", "--split", "auto", "--repeat", "4", "--verify", "--json",
+        "run",
+        "kernels/matmul.cl",
+        "--global",
+        "64,48",
+        "--local",
+        "16,8",
+        "--arg",
+        "c=zeros:3072",
+        "--arg",
+        "a=rand:3072:1",
+        "--arg",
+        "b=rand:4096:2",
+        "--arg",
+        "width=64",
+        "--split",
+        "auto",
+        "--repeat",
+        "4",
+        "--verify",
+        "--json",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -187,16 +308,36 @@ fn automatic_shares_are_reported_and_verified() {
     assert_eq!(shares.len(), 2, "{v}");
     let sum: f64 = shares.iter().map(|s| s["share"].as_f64().unwrap()).sum();
     assert!((sum - 1.0).abs() < 1e-9, "{v}");
-    assert!(shares.iter().all(|s| s["share"].as_f64().unwrap() > 0.0), "{v}");
+    assert!(
+        shares.iter().all(|s| s["share"].as_f64().unwrap() > 0.0),
+        "{v}"
+    );
     assert_eq!(v["wall_ms_all"].as_array().map(Vec::len), Some(4), "{v}");
     // text form names the shares and the measured rates
     let o = clpart(&[
-        "run", "kernels/vadd.cl", "--global", "1024", "--local", "64", "--arg", "a=rand:1024:1", "--arg", "b=rand:1024:2",
-        "--arg", "c=zeros:1024", "--split", "auto", "--repeat", "2",
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "1024",
+        "--local",
+        "64",
+        "--arg",
+        "a=rand:1024:1",
+        "--arg",
+        "b=rand:1024:2",
+        "--arg",
+        "c=zeros:1024",
+        "--split",
+        "auto",
+        "--repeat",
+        "2",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("shares (auto) of the last launch") && out.contains("measured rates"), "{out}");
+    assert!(
+        out.contains("shares (auto) of the last launch") && out.contains("measured rates"),
+        "{out}"
+    );
 }
 
 /// Issue 17: `--local` takes sizes as `--global` does (16x16), and `clpart
@@ -205,15 +346,55 @@ fn automatic_shares_are_reported_and_verified() {
 #[test]
 fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
     let o = clpart(&[
-        "run", "kernels/matmul.cl", "--global", "64x48", "--local", "16x8", "--arg", "c=zeros:3072", "--arg", "a=rand:3072:1",
-        "--arg", "b=rand:4096:2", "--arg", "width=64", "--split", "0:0.5,1:0.5", "--verify",
+        "run",
+        "kernels/matmul.cl",
+        "--global",
+        "64x48",
+        "--local",
+        "16x8",
+        "--arg",
+        "c=zeros:3072",
+        "--arg",
+        "a=rand:3072:1",
+        "--arg",
+        "b=rand:4096:2",
+        "--arg",
+        "width=64",
+        "--split",
+        "0:0.5,1:0.5",
+        "--verify",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("global 64x48 local 16x8"), "{}", String::from_utf8_lossy(&o.stdout));
-    let o = clpart(&["run", "kernels/vadd.cl", "--global", "1000", "--arg", "a=rand:1000:3", "--arg", "b=rand:1000:4", "--arg", "c=zeros:1000", "--verify"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("global 64x48 local 16x8"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "1000",
+        "--arg",
+        "a=rand:1000:3",
+        "--arg",
+        "b=rand:1000:4",
+        "--arg",
+        "c=zeros:1000",
+        "--verify",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("global 1000 local 50"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("global 1000 local 50"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let o = clpart(&["analyze", "kernels/matmul.cl", "--local", "16x8"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(clpart(&["analyze", "kernels/invalid/uses_goto.cl"]).status.code(), Some(1));
+    assert_eq!(
+        clpart(&["analyze", "kernels/invalid/uses_goto.cl"])
+            .status
+            .code(),
+        Some(1)
+    );
 }

@@ -36,11 +36,13 @@ fn built() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        for app in APPS
-            .iter()
-            .map(|a| a.name)
-            .chain(["histogram", "misuse", "native_image", "user_event", "passthrough"])
-        {
+        for app in APPS.iter().map(|a| a.name).chain([
+            "histogram",
+            "misuse",
+            "native_image",
+            "user_event",
+            "passthrough",
+        ]) {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
                 .args([
@@ -481,7 +483,12 @@ fn a_program_that_misuses_opencl_gets_the_drivers_error_codes() {
 fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
-    let out = exec("native_image", &["--split", "0:0.5,1:0.5"], Some(&path), &[]);
+    let out = exec(
+        "native_image",
+        &["--split", "0:0.5,1:0.5"],
+        Some(&path),
+        &[],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains(": 0 mismatches"),
@@ -492,14 +499,34 @@ fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers
     let r = report(&path);
     // Six launches before the image is made split; the two after do not.
     let k = kernel(&r, "axpb");
-    assert_eq!((&k["launches"], &k["split_launches"]), (&8.into(), &6.into()), "{k}");
-    assert!(k["reason"].as_str().unwrap().contains("an image was made from"), "{k}");
+    assert_eq!(
+        (&k["launches"], &k["split_launches"]),
+        (&8.into(), &6.into()),
+        "{k}"
+    );
+    assert!(
+        k["reason"]
+            .as_str()
+            .unwrap()
+            .contains("an image was made from"),
+        "{k}"
+    );
     let k = kernel(&r, "twice_image");
     assert_eq!(k["split_launches"], 0, "{k}");
     assert!(k["reason"].as_str().unwrap().contains("is an image"), "{k}");
     let k = kernel(&r, "(native kernel)");
-    assert_eq!((&k["launches"], &k["split_launches"]), (&1.into(), &0.into()), "{k}");
-    assert!(k["reason"].as_str().unwrap().contains("clEnqueueNativeKernel"), "{k}");
+    assert_eq!(
+        (&k["launches"], &k["split_launches"]),
+        (&1.into(), &0.into()),
+        "{k}"
+    );
+    assert!(
+        k["reason"]
+            .as_str()
+            .unwrap()
+            .contains("clEnqueueNativeKernel"),
+        "{k}"
+    );
     assert!(r.get("app_sync_errors").is_none(), "{r}");
 }
 
@@ -530,7 +557,11 @@ fn issue_14_a_pending_user_event_never_blocks_the_layer() {
     );
     let r = report(&path);
     let k = kernel(&r, "axpb");
-    assert_eq!((&k["launches"], &k["split_launches"]), (&10.into(), &8.into()), "{k}");
+    assert_eq!(
+        (&k["launches"], &k["split_launches"]),
+        (&10.into(), &8.into()),
+        "{k}"
+    );
     assert!(k["reason"].as_str().unwrap().contains("user event"), "{k}");
     assert!(r.get("app_sync_errors").is_none(), "{r}");
 }
@@ -542,7 +573,12 @@ fn issue_14_a_pending_user_event_never_blocks_the_layer() {
 fn a_program_whose_kernels_never_split_passes_everything_through() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
-    let out = exec("passthrough", &["--split", "0:0.5,1:0.5"], Some(&path), &["4096", "70"]);
+    let out = exec(
+        "passthrough",
+        &["--split", "0:0.5,1:0.5"],
+        Some(&path),
+        &["4096", "70"],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains(": 0 mismatches"),
@@ -553,7 +589,11 @@ fn a_program_whose_kernels_never_split_passes_everything_through() {
     let r = report(&path);
     for name in ["histogram", "halve"] {
         let k = kernel(&r, name);
-        assert_eq!((&k["launches"], &k["split_launches"]), (&70.into(), &0.into()), "{k}");
+        assert_eq!(
+            (&k["launches"], &k["split_launches"]),
+            (&70.into(), &0.into()),
+            "{k}"
+        );
         assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
     }
     assert_eq!(count(&r, "bytes_total"), 0, "{r}");

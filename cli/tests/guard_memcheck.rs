@@ -9,10 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
-const SCRATCH: &str = "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {
+const SCRATCH: &str =
+    "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {
     int l = get_local_id(0);
     tmp[l] = in[get_global_id(0)] * 2.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -38,25 +42,75 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<String>, &'static str, bool)> {
     vec![
         (
             "local_too_small",
-            s(&["run", &sc, "--global", "256", "--local", "64", "--arg", "in=rand:256", "--arg", "out=zeros:256", "--arg", "tmp=local:1", "--split", "0:0.5,1:0.5"]),
+            s(&[
+                "run",
+                &sc,
+                "--global",
+                "256",
+                "--local",
+                "64",
+                "--arg",
+                "in=rand:256",
+                "--arg",
+                "out=zeros:256",
+                "--arg",
+                "tmp=local:1",
+                "--split",
+                "0:0.5,1:0.5",
+            ]),
             "accesses __local argument 'tmp' outside its 1 elements",
             true,
         ),
         (
             "whole_array_too_small",
-            s(&["run", &wk, "--global", "64", "--local", "16", "--arg", "idx=seq:64", "--arg", "a=zeros:10"]),
+            s(&[
+                "run",
+                &wk,
+                "--global",
+                "64",
+                "--local",
+                "16",
+                "--arg",
+                "idx=seq:64",
+                "--arg",
+                "a=zeros:10",
+            ]),
             "accesses array 'a' outside its 10 elements",
             true,
         ),
         (
             "local_beyond_device",
-            s(&["run", &sc, "--global", "256", "--local", "64", "--arg", "in=rand:256", "--arg", "out=zeros:256", "--arg", "tmp=local:268435456"]),
+            s(&[
+                "run",
+                &sc,
+                "--global",
+                "256",
+                "--local",
+                "64",
+                "--arg",
+                "in=rand:256",
+                "--arg",
+                "out=zeros:256",
+                "--arg",
+                "tmp=local:268435456",
+            ]),
             "bytes of local memory of device",
             false,
         ),
         (
             "host_allocation_fails",
-            s(&["run", &wk, "--global", "64", "--local", "16", "--arg", "idx=seq:64", "--arg", "a=zeros:12500000000"]),
+            s(&[
+                "run",
+                &wk,
+                "--global",
+                "64",
+                "--local",
+                "16",
+                "--arg",
+                "idx=seq:64",
+                "--arg",
+                "a=zeros:12500000000",
+            ]),
             "cannot allocate 50000000000 bytes of host memory",
             false,
         ),
@@ -75,9 +129,15 @@ fn issue10_memory_cases_are_one_line_errors() {
             .unwrap();
         let e = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{name}: {e}");
-        let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("clpart: error:")).collect();
+        let errors: Vec<&str> = e
+            .lines()
+            .filter(|l| l.starts_with("clpart: error:"))
+            .collect();
         assert_eq!(errors.len(), 1, "{name}: {e}");
-        assert!(errors[0].contains(needle), "{name}: expected '{needle}' in {e}");
+        assert!(
+            errors[0].contains(needle),
+            "{name}: expected '{needle}' in {e}"
+        );
         assert!(!e.contains("panicked"), "{name}: {e}");
     }
 }
@@ -85,7 +145,10 @@ fn issue10_memory_cases_are_one_line_errors() {
 #[test]
 fn issue10_memory_cases_pass_memcheck() {
     let valgrind = Command::new("valgrind").arg("--version").output();
-    assert!(valgrind.is_ok_and(|o| o.status.success()), "valgrind is not installed (scripts/setup.sh installs it)");
+    assert!(
+        valgrind.is_ok_and(|o| o.status.success()),
+        "valgrind is not installed (scripts/setup.sh installs it)"
+    );
     let dir = tempfile::tempdir().unwrap();
     let supp = root().join("capi/tests/valgrind.supp");
     let runs: Vec<_> = cases(dir.path())
@@ -113,8 +176,15 @@ fn issue10_memory_cases_pass_memcheck() {
         let o = child.wait_with_output().unwrap();
         let log = std::fs::read_to_string(&log).unwrap_or_default();
         let e = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{name} under valgrind: {e}\n--- log\n{log}");
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{name} under valgrind: {e}\n--- log\n{log}"
+        );
         assert!(e.contains(needle), "{name}: {e}");
-        assert!(log.contains("ERROR SUMMARY: 0 errors"), "{name}: memcheck errors:\n{log}");
+        assert!(
+            log.contains("ERROR SUMMARY: 0 errors"),
+            "{name}: memcheck errors:\n{log}"
+        );
     }
 }

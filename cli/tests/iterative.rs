@@ -26,7 +26,10 @@ const TWO: &str = "pthread basic";
 const THREE: &str = "pthread pthread pthread";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn clpart(devices: &str, args: &[&str]) -> Output {
@@ -43,7 +46,9 @@ fn stderr(o: &Output) -> String {
 }
 
 fn run_file_path(program: &str) -> PathBuf {
-    root().join("kernels/iterative").join(format!("{program}.ron"))
+    root()
+        .join("kernels/iterative")
+        .join(format!("{program}.ron"))
 }
 
 fn run_file(program: &str) -> RunFile {
@@ -57,37 +62,65 @@ fn with_shares(program: &str, shares: &[&str], dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(run_file_path(program)).unwrap();
     let file = run_file(program);
     let source = root().join("kernels/iterative").join(&file.source);
-    let mut out = text.replace(&format!("source: \"{}\"", file.source), &format!("source: \"{}\"", source.display()));
+    let mut out = text.replace(
+        &format!("source: \"{}\"", file.source),
+        &format!("source: \"{}\"", source.display()),
+    );
     let mut parts: Vec<String> = out.split("(kernel: ").map(str::to_string).collect();
     for (j, p) in parts.iter_mut().enumerate().skip(1) {
-        *p = format!("(split: \"{}\", kernel: {p}", shares[(j - 1) % shares.len()]);
+        *p = format!(
+            "(split: \"{}\", kernel: {p}",
+            shares[(j - 1) % shares.len()]
+        );
     }
     out = parts.concat();
     let path = dir.join(format!("{program}-shares.ron"));
     std::fs::write(&path, out).unwrap();
     let parsed = RunFile::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert!(parsed.steps.iter().all(|s| s.split.is_some()), "every step got shares");
+    assert!(
+        parsed.steps.iter().all(|s| s.split.is_some()),
+        "every step got shares"
+    );
     path
 }
 
 /// Runs a run file with `--out` for every buffer into `dir`; returns the
 /// JSON report and the output files by buffer name.
-fn run_steps(devices: &str, file: &Path, extra: &[&str], dir: &Path) -> (serde_json::Value, BTreeMap<String, Vec<u8>>) {
+fn run_steps(
+    devices: &str,
+    file: &Path,
+    extra: &[&str],
+    dir: &Path,
+) -> (serde_json::Value, BTreeMap<String, Vec<u8>>) {
     let rf = RunFile::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut args: Vec<String> = vec!["steps".into(), file.display().to_string(), "--json".into()];
     for b in &rf.buffers {
         args.push("--out".into());
-        args.push(format!("{}={}", b.name, dir.join(format!("{}.npy", b.name)).display()));
+        args.push(format!(
+            "{}={}",
+            b.name,
+            dir.join(format!("{}.npy", b.name)).display()
+        ));
     }
     args.extend(extra.iter().map(|s| s.to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = clpart(devices, &argv);
-    assert_eq!(o.status.code(), Some(0), "clpart {argv:?} with POCL_DEVICES='{devices}':\n{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "clpart {argv:?} with POCL_DEVICES='{devices}':\n{}",
+        stderr(&o)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let outs = rf
         .buffers
         .iter()
-        .map(|b| (b.name.clone(), std::fs::read(dir.join(format!("{}.npy", b.name))).unwrap()))
+        .map(|b| {
+            (
+                b.name.clone(),
+                std::fs::read(dir.join(format!("{}.npy", b.name))).unwrap(),
+            )
+        })
         .collect();
     (v, outs)
 }
@@ -99,28 +132,62 @@ fn check_bit_identical(program: &str, devices: &str, shares: Option<&[&str]>) {
     let (one_dir, split_dir) = (tmp.path().join("one"), tmp.path().join("split"));
     std::fs::create_dir_all(&one_dir).unwrap();
     std::fs::create_dir_all(&split_dir).unwrap();
-    let (_, want) = run_steps("pthread", &run_file_path(program), &["--split", "0:1"], &one_dir);
+    let (_, want) = run_steps(
+        "pthread",
+        &run_file_path(program),
+        &["--split", "0:1"],
+        &one_dir,
+    );
     let file = match shares {
         Some(s) => with_shares(program, s, tmp.path()),
         None => run_file_path(program),
     };
     let (v, got) = run_steps(devices, &file, &["--verify"], &split_dir);
-    assert_eq!(v["verified"], true, "{program}: --verify: {}", v["mismatch"]);
+    assert_eq!(
+        v["verified"], true,
+        "{program}: --verify: {}",
+        v["mismatch"]
+    );
     let n_devices = devices.split_whitespace().count();
     for l in v["launches"].as_array().unwrap() {
-        let at = format!("{program} launch {}.{} ({})", l["repetition"], l["step"], l["kernel"]);
+        let at = format!(
+            "{program} launch {}.{} ({})",
+            l["repetition"], l["step"], l["kernel"]
+        );
         assert_eq!(l["split"], true, "{at} ran whole: {}", l["reason"]);
         assert_eq!(l["guard_fired"], false, "{at}: the guard fired");
-        assert_eq!(l["devices"].as_array().unwrap().len(), n_devices, "{at}: every device ran");
+        assert_eq!(
+            l["devices"].as_array().unwrap().len(),
+            n_devices,
+            "{at}: every device ran"
+        );
     }
     if let Some(s) = shares {
-        let first: Vec<f64> = v["launches"][0]["shares"].as_array().unwrap().iter().map(|x| x["share"].as_f64().unwrap()).collect();
-        let want_first: Vec<f64> = launcher::parse_shares(s[0]).unwrap().iter().map(|x| x.1).collect();
-        assert_eq!(first, want_first, "{program}: the first step's own shares were used");
+        let first: Vec<f64> = v["launches"][0]["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["share"].as_f64().unwrap())
+            .collect();
+        let want_first: Vec<f64> = launcher::parse_shares(s[0])
+            .unwrap()
+            .iter()
+            .map(|x| x.1)
+            .collect();
+        assert_eq!(
+            first, want_first,
+            "{program}: the first step's own shares were used"
+        );
     }
-    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
     for (name, bytes) in &want {
-        assert!(got[name] == *bytes, "{program}: buffer '{name}' split on '{devices}' differs from one device");
+        assert!(
+            got[name] == *bytes,
+            "{program}: buffer '{name}' split on '{devices}' differs from one device"
+        );
     }
 }
 
@@ -153,7 +220,11 @@ fn jacobi2d_three_devices_bit_identical() {
 
 #[test]
 fn jacobi2d_shares_changing_between_steps_bit_identical() {
-    check_bit_identical("jacobi2d", THREE, Some(&["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"]));
+    check_bit_identical(
+        "jacobi2d",
+        THREE,
+        Some(&["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"]),
+    );
 }
 
 #[test]
@@ -168,7 +239,11 @@ fn fdtd2d_three_devices_bit_identical() {
 
 #[test]
 fn fdtd2d_shares_changing_between_steps_bit_identical() {
-    check_bit_identical("fdtd2d", TWO, Some(&["0:0.75,1:0.25", "0:0.5,1:0.5", "0:0.125,1:0.875"]));
+    check_bit_identical(
+        "fdtd2d",
+        TWO,
+        Some(&["0:0.75,1:0.25", "0:0.5,1:0.5", "0:0.125,1:0.875"]),
+    );
 }
 
 #[test]
@@ -214,7 +289,14 @@ impl LaunchArgs<'_> {
 
 /// The elements work-item `(x, y)` reads and writes, as the kernels of
 /// `kernels/iterative/` do (their C, in Rust).
-fn accesses(kernel: &str, a: &LaunchArgs, x: i64, y: i64, reads: &mut Vec<(String, i64)>, writes: &mut Vec<(String, i64)>) {
+fn accesses(
+    kernel: &str,
+    a: &LaunchArgs,
+    x: i64,
+    y: i64,
+    reads: &mut Vec<(String, i64)>,
+    writes: &mut Vec<(String, i64)>,
+) {
     match kernel {
         "jacobi1d" => {
             let (src, dst, n) = (a.buf("src"), a.buf("dst"), a.int("n"));
@@ -320,13 +402,26 @@ fn resident_model(file: &RunFile, report: &serde_json::Value) -> u64 {
         let step = &file.steps[l["step"].as_u64().unwrap() as usize];
         let args = LaunchArgs { step, rep };
         let kernel = l["kernel"].as_str().unwrap();
-        let global: Vec<i64> = l["global"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
-        let local: Vec<i64> = l["local"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+        let global: Vec<i64> = l["global"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        let local: Vec<i64> = l["local"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
         let dim = l["split_dim"].as_u64().map(|d| d as usize);
         let mut written: Vec<(u8, Vec<(String, i64)>)> = Vec::new();
         for d in l["devices"].as_array().unwrap() {
             let bit = 2u8 << d["index"].as_u64().unwrap();
-            let slice = (d["slice"][0].as_i64().unwrap(), d["slice"][1].as_i64().unwrap());
+            let slice = (
+                d["slice"][0].as_i64().unwrap(),
+                d["slice"][1].as_i64().unwrap(),
+            );
             let range = |k: usize| match dim {
                 Some(s) if s == k => slice.0 * local[k]..slice.1 * local[k],
                 _ => 0..*global.get(k).unwrap_or(&1),
@@ -357,12 +452,23 @@ fn resident_model(file: &RunFile, report: &serde_json::Value) -> u64 {
         }
     }
     // the final reads: every buffer
-    moved + holders.values().flatten().filter(|m| **m & HOST == 0).count() as u64 * es
+    moved
+        + holders
+            .values()
+            .flatten()
+            .filter(|m| **m & HOST == 0)
+            .count() as u64
+            * es
 }
 
 /// Bytes moved by `program` on `devices` (shares per step, or even) are
 /// within `limit` times the resident model; the error says by how much not.
-fn bytes_vs_model(program: &str, devices: &str, shares: Option<&[&str]>, limit: f64) -> Result<(), String> {
+fn bytes_vs_model(
+    program: &str,
+    devices: &str,
+    shares: Option<&[&str]>,
+    limit: f64,
+) -> Result<(), String> {
     let tmp = tempfile::tempdir().unwrap();
     let file = match shares {
         Some(s) => with_shares(program, s, tmp.path()),
@@ -403,17 +509,33 @@ fn check_bytes_within(program: &str, limit: f64, shares_two: &[&str], shares_thr
 
 #[test]
 fn jacobi1d_bytes_within_resident_model() {
-    check_bytes("jacobi1d", &["0:0.7,1:0.3", "0:0.25,1:0.75"], &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"]);
+    check_bytes(
+        "jacobi1d",
+        &["0:0.7,1:0.3", "0:0.25,1:0.75"],
+        &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"],
+    );
 }
 
 #[test]
 fn jacobi2d_bytes_within_resident_model() {
-    check_bytes("jacobi2d", &["0:0.7,1:0.3", "0:0.25,1:0.75"], &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"]);
+    check_bytes(
+        "jacobi2d",
+        &["0:0.7,1:0.3", "0:0.25,1:0.75"],
+        &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"],
+    );
 }
 
 #[test]
 fn fdtd2d_bytes_within_resident_model() {
-    check_bytes("fdtd2d", &["0:0.75,1:0.25", "0:0.5,1:0.5", "0:0.125,1:0.875"], &["0:0.5,1:0.25,2:0.25", "0:0.25,1:0.25,2:0.5", "0:0.2,1:0.6,2:0.2"]);
+    check_bytes(
+        "fdtd2d",
+        &["0:0.75,1:0.25", "0:0.5,1:0.5", "0:0.125,1:0.875"],
+        &[
+            "0:0.5,1:0.25,2:0.25",
+            "0:0.25,1:0.25,2:0.5",
+            "0:0.2,1:0.6,2:0.2",
+        ],
+    );
 }
 
 /// LU misses the 1.1x target (issue 13 stays open for it): each array has
@@ -425,7 +547,12 @@ fn fdtd2d_bytes_within_resident_model() {
 /// what brings it to 1.1x.
 #[test]
 fn lu_bytes_within_resident_model() {
-    check_bytes_within("lu", 14.0, &["0:0.75,1:0.25", "0:0.25,1:0.75"], &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"]);
+    check_bytes_within(
+        "lu",
+        14.0,
+        &["0:0.75,1:0.25", "0:0.25,1:0.75"],
+        &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"],
+    );
 }
 
 // ---- the command -----------------------------------------------------------
@@ -436,7 +563,10 @@ fn assert_input_error(o: &Output, needle: &str) {
     let e = stderr(o);
     assert_eq!(o.status.code(), Some(2), "stderr: {e}");
     assert!(!e.contains("panicked"), "{e}");
-    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("clpart: error:")).collect();
+    let errors: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("clpart: error:"))
+        .collect();
     assert_eq!(errors.len(), 1, "{e}");
     assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
 }
@@ -447,7 +577,12 @@ fn broken(dir: &Path, name: &str, from: &str, to: &str) -> PathBuf {
     let text = std::fs::read_to_string(run_file_path("jacobi1d")).unwrap();
     assert!(text.contains(from), "'{from}' is in jacobi1d.ron");
     let source = root().join("kernels/iterative/jacobi1d.cl");
-    let text = text.replace("source: \"jacobi1d.cl\"", &format!("source: \"{}\"", source.display())).replacen(from, to, 1);
+    let text = text
+        .replace(
+            "source: \"jacobi1d.cl\"",
+            &format!("source: \"{}\"", source.display()),
+        )
+        .replacen(from, to, 1);
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -460,32 +595,87 @@ fn steps_errors_name_the_file_and_write_nothing() {
     let out_arg = format!("A={}", out.display());
     let cases: &[(&str, &str, &str)] = &[
         ("repeat: 10,", "repeat: 10,,", "bad0.ron:9:"),
-        ("\"src\": \"A\"", "\"srcx\": \"A\"", "'srcx' is not an argument of the kernel (arguments: src, dst, n)"),
-        ("\"src\": \"A\"", "\"src\": \"C\"", "argument 'src': 'C' is not a buffer (buffers: A, B)"),
-        ("\"dst\": \"B\"", "\"dst\": \"A\"", "buffer 'A' is bound to two arguments ('src' and 'dst')"),
-        ("\"n\": 4096}", "\"n\": \"A\"}", "'A' is a buffer but the argument is a scalar"),
+        (
+            "\"src\": \"A\"",
+            "\"srcx\": \"A\"",
+            "'srcx' is not an argument of the kernel (arguments: src, dst, n)",
+        ),
+        (
+            "\"src\": \"A\"",
+            "\"src\": \"C\"",
+            "argument 'src': 'C' is not a buffer (buffers: A, B)",
+        ),
+        (
+            "\"dst\": \"B\"",
+            "\"dst\": \"A\"",
+            "buffer 'A' is bound to two arguments ('src' and 'dst')",
+        ),
+        (
+            "\"n\": 4096}",
+            "\"n\": \"A\"}",
+            "'A' is a buffer but the argument is a scalar",
+        ),
         ("\"n\": 4096}", "\"n\": 0.5}", "'0.5' is not an integer"),
         ("\"n\": 4096}", "}", "argument 'n' is not given"),
-        ("type: \"float\"", "type: \"int\"", "the argument is a float pointer and buffer 'A' holds int"),
-        ("type: \"float\"", "type: \"pair\"", "type 'pair' is not an OpenCL scalar or vector type"),
+        (
+            "type: \"float\"",
+            "type: \"int\"",
+            "the argument is a float pointer and buffer 'A' holds int",
+        ),
+        (
+            "type: \"float\"",
+            "type: \"pair\"",
+            "type 'pair' is not an OpenCL scalar or vector type",
+        ),
         ("kernel: \"jacobi1d\"", "kernel: \"jacobi\"", "step 1: "),
         ("local: [64]", "local: [48]", "step 1 (kernel 'jacobi1d')"),
-        ("init: \"rand:4096:1\"", "init: \"bogus:1\"", "unknown spec kind 'bogus'"),
-        ("args: {", "split: \"0:0.5,1:0.6\", args: {", "the shares sum to 1.1"),
-        ("args: {", "split: \"0:0.5,5:0.5\", args: {", "device 5 does not exist"),
-        ("rand:4096:1\"),\n        (name: \"B\"", "rand:40:1\"),\n        (name: \"B\"", "repetition 1, step 1 (kernel 'jacobi1d')"),
+        (
+            "init: \"rand:4096:1\"",
+            "init: \"bogus:1\"",
+            "unknown spec kind 'bogus'",
+        ),
+        (
+            "args: {",
+            "split: \"0:0.5,1:0.6\", args: {",
+            "the shares sum to 1.1",
+        ),
+        (
+            "args: {",
+            "split: \"0:0.5,5:0.5\", args: {",
+            "device 5 does not exist",
+        ),
+        (
+            "rand:4096:1\"),\n        (name: \"B\"",
+            "rand:40:1\"),\n        (name: \"B\"",
+            "repetition 1, step 1 (kernel 'jacobi1d')",
+        ),
     ];
     for (i, (from, to, needle)) in cases.iter().enumerate() {
         let path = broken(tmp.path(), &format!("bad{i}.ron"), from, to);
         let o = clpart(TWO, &["steps", path.to_str().unwrap(), "--out", &out_arg]);
         assert_input_error(&o, needle);
-        assert!(stderr(&o).contains(&format!("bad{i}.ron")), "the message names the file: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("bad{i}.ron")),
+            "the message names the file: {}",
+            stderr(&o)
+        );
         assert!(!out.exists(), "case {i}: no output after an error");
     }
     let o = clpart(TWO, &["steps", "kernels/iterative/nope.ron"]);
     assert_input_error(&o, "cannot read 'kernels/iterative/nope.ron'");
-    let o = clpart(TWO, &["steps", "kernels/iterative/jacobi1d.ron", "--out", "C=x.npy"]);
-    assert_input_error(&o, "'C' is not a buffer of kernels/iterative/jacobi1d.ron (buffers: A, B)");
+    let o = clpart(
+        TWO,
+        &[
+            "steps",
+            "kernels/iterative/jacobi1d.ron",
+            "--out",
+            "C=x.npy",
+        ],
+    );
+    assert_input_error(
+        &o,
+        "'C' is not a buffer of kernels/iterative/jacobi1d.ron (buffers: A, B)",
+    );
     assert!(!root().join("x.npy").exists());
 }
 
@@ -495,13 +685,27 @@ fn steps_report_per_launch_and_total() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("kernels/iterative/jacobi1d.ron: 20 launches (2 steps x 10)"), "{text}");
-    assert!(lines[1].starts_with("  1.1 jacobi1d [4096]/[64] split 0:0.500,1:0.500 along dimension 0: moved "), "{text}");
+    assert!(
+        lines[0].starts_with("kernels/iterative/jacobi1d.ron: 20 launches (2 steps x 10)"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "  1.1 jacobi1d [4096]/[64] split 0:0.500,1:0.500 along dimension 0: moved "
+        ),
+        "{text}"
+    );
     assert!(lines[20].starts_with("  10.2 jacobi1d"), "{text}");
-    assert!(lines[21].starts_with("total: 20 launches, moved "), "{text}");
+    assert!(
+        lines[21].starts_with("total: 20 launches, moved "),
+        "{text}"
+    );
     assert!(lines[21].contains("whole buffers 1310720 B"), "{text}");
     let help = clpart(TWO, &["steps", "--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("clpart steps kernels/iterative/jacobi2d.ron --verify"), "{help}");
+    assert!(
+        help.contains("clpart steps kernels/iterative/jacobi2d.ron --verify"),
+        "{help}"
+    );
     assert!(help.contains("repeat:"), "{help}");
 }

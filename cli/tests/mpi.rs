@@ -25,15 +25,31 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn mpirun_args(n: usize) -> Vec<String> {
-    ["--allow-run-as-root", "--oversubscribe", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo", "-n"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([n.to_string()])
-        .collect()
+    [
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "--mca",
+        "btl",
+        "tcp,self",
+        "--mca",
+        "btl_tcp_if_include",
+        "lo",
+        "--mca",
+        "oob_tcp_if_include",
+        "lo",
+        "-n",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([n.to_string()])
+    .collect()
 }
 
 /// `mpirun -n N clpart ARGS` with `POCL_DEVICES=devices` on every rank and
@@ -44,7 +60,9 @@ fn mpirun(n: usize, devices: &str, env: &[(&str, &str)], args: &[&str]) -> Outpu
     for (k, _) in env {
         c.args(["-x", k]);
     }
-    c.args(["-x", "POCL_DEVICES"]).arg(env!("CARGO_BIN_EXE_clpart")).args(args);
+    c.args(["-x", "POCL_DEVICES"])
+        .arg(env!("CARGO_BIN_EXE_clpart"))
+        .args(args);
     c.current_dir(root()).env("POCL_DEVICES", devices);
     for (k, v) in env {
         c.env(k, v);
@@ -53,12 +71,22 @@ fn mpirun(n: usize, devices: &str, env: &[(&str, &str)], args: &[&str]) -> Outpu
 }
 
 fn clpart(devices: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clpart")).args(args).current_dir(root()).env("POCL_DEVICES", devices).output().expect("clpart runs")
+    Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(args)
+        .current_dir(root())
+        .env("POCL_DEVICES", devices)
+        .output()
+        .expect("clpart runs")
 }
 
 fn ok(o: &Output) -> String {
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "status {:?}\nstdout:\n{out}\nstderr:\n{}", o.status, String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "status {:?}\nstdout:\n{out}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
     out
 }
 
@@ -84,9 +112,24 @@ fn bytes_of(sent: &serde_json::Value, elem: u64) -> u64 {
 /// Runs `kernel` with `args` on `n` ranks (one device each) and unsplit
 /// in one process; compares the `--out` buffers bit for bit and checks
 /// the bytes per rank.
-fn run_case(n: usize, kernel: &str, global: &str, local: &str, args: &[&str], outs: &[&str], elem: u64) -> serde_json::Value {
+fn run_case(
+    n: usize,
+    kernel: &str,
+    global: &str,
+    local: &str,
+    args: &[&str],
+    outs: &[&str],
+    elem: u64,
+) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
-    let mut common: Vec<String> = vec!["run".into(), kernel.into(), "--global".into(), global.into(), "--local".into(), local.into()];
+    let mut common: Vec<String> = vec![
+        "run".into(),
+        kernel.into(),
+        "--global".into(),
+        global.into(),
+        "--local".into(),
+        local.into(),
+    ];
     for a in args {
         common.push("--arg".into());
         common.push(a.to_string());
@@ -95,7 +138,10 @@ fn run_case(n: usize, kernel: &str, global: &str, local: &str, args: &[&str], ou
         let mut v = common.clone();
         for o in outs {
             v.push("--out".into());
-            v.push(format!("{o}={}", dir.path().join(format!("{tag}_{o}.npy")).display()));
+            v.push(format!(
+                "{o}={}",
+                dir.path().join(format!("{tag}_{o}.npy")).display()
+            ));
         }
         v.push("--json".into());
         v
@@ -111,7 +157,10 @@ fn run_case(n: usize, kernel: &str, global: &str, local: &str, args: &[&str], ou
     for o in outs {
         let a = read(&dir.path().join(format!("whole_{o}.npy")));
         let b = read(&dir.path().join(format!("ranks_{o}.npy")));
-        assert!(a == b, "{kernel}: buffer '{o}' differs from the unsplit run on {n} ranks");
+        assert!(
+            a == b,
+            "{kernel}: buffer '{o}' differs from the unsplit run on {n} ranks"
+        );
     }
     let mut total = 0;
     for rank in r["ranks"].as_array().unwrap() {
@@ -123,10 +172,23 @@ fn run_case(n: usize, kernel: &str, global: &str, local: &str, args: &[&str], ou
             continue;
         }
         assert!(rank["work_groups"].as_u64().unwrap() > 0, "{r}");
-        assert_eq!(to, bytes_of(&rank["sent"], elem), "rank {}: bytes sent are its ranges", rank["rank"]);
+        assert_eq!(
+            to,
+            bytes_of(&rank["sent"], elem),
+            "rank {}: bytes sent are its ranges",
+            rank["rank"]
+        );
         // the written ranges come back, nothing more
-        assert_eq!(from, bytes_of(&rank["written"], elem), "rank {}: bytes back are its written ranges", rank["rank"]);
-        assert!(to + from < rank["bytes_whole_buffers"].as_u64().unwrap(), "{r}");
+        assert_eq!(
+            from,
+            bytes_of(&rank["written"], elem),
+            "rank {}: bytes back are its written ranges",
+            rank["rank"]
+        );
+        assert!(
+            to + from < rank["bytes_whole_buffers"].as_u64().unwrap(),
+            "{r}"
+        );
         total += to + from;
     }
     assert_eq!(total, r["bytes_mpi"].as_u64().unwrap());
@@ -135,32 +197,99 @@ fn run_case(n: usize, kernel: &str, global: &str, local: &str, args: &[&str], ou
 
 #[test]
 fn issue18_run_two_ranks_bit_exact() {
-    let r = run_case(2, "kernels/vadd.cl", "1024", "64", &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024"], &["c"], 4);
+    let r = run_case(
+        2,
+        "kernels/vadd.cl",
+        "1024",
+        "64",
+        &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024"],
+        &["c"],
+        4,
+    );
     // vadd: rank 1 gets half of a and b, and returns half of c
     let r1 = &r["ranks"][1];
     assert_eq!(r1["bytes_to_rank"], 2 * 512 * 4);
     assert_eq!(r1["bytes_from_rank"], 512 * 4);
-    run_case(2, "kernels/matmul.cl", "64,48", "16,8", &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"], &["c"], 4);
+    run_case(
+        2,
+        "kernels/matmul.cl",
+        "64,48",
+        "16,8",
+        &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"],
+        &["c"],
+        4,
+    );
 }
 
 #[test]
 fn issue18_run_three_ranks_bit_exact() {
-    run_case(3, "kernels/conv1d.cl", "1024", "32", &["in=rand:997:3", "filt=rand:11:4", "out=zeros:997", "n=997", "radius=5"], &["out"], 4);
-    run_case(3, "kernels/matmul.cl", "64,48", "16,8", &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"], &["c"], 4);
+    run_case(
+        3,
+        "kernels/conv1d.cl",
+        "1024",
+        "32",
+        &[
+            "in=rand:997:3",
+            "filt=rand:11:4",
+            "out=zeros:997",
+            "n=997",
+            "radius=5",
+        ],
+        &["out"],
+        4,
+    );
+    run_case(
+        3,
+        "kernels/matmul.cl",
+        "64,48",
+        "16,8",
+        &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"],
+        &["c"],
+        4,
+    );
 }
 
 #[test]
 fn issue18_run_matches_the_single_process_launcher_per_device() {
     // 2 ranks of one device each vs one process with 2 devices split 0.5/0.5:
     // rank 1 is sent what device 1 is sent
-    let args = ["run", "kernels/conv1d.cl", "--global", "1024", "--local", "64", "--arg", "in=rand:1024:1", "--arg", "filt=rand:7:2", "--arg", "out=zeros:1024", "--arg", "n=1024", "--arg", "radius=3", "--json"];
+    let args = [
+        "run",
+        "kernels/conv1d.cl",
+        "--global",
+        "1024",
+        "--local",
+        "64",
+        "--arg",
+        "in=rand:1024:1",
+        "--arg",
+        "filt=rand:7:2",
+        "--arg",
+        "out=zeros:1024",
+        "--arg",
+        "n=1024",
+        "--arg",
+        "radius=3",
+        "--json",
+    ];
     let ranks = json(&mpirun(2, "pthread", &[], &args));
     let mut one: Vec<&str> = args.to_vec();
     one.extend(["--split", "0:0.5,1:0.5"]);
     let devs = json(&clpart("pthread pthread", &one));
-    let d1 = devs["devices"].as_array().unwrap().iter().find(|d| d["index"] == 1).unwrap();
-    assert_eq!(ranks["ranks"][1]["bytes_to_rank"], d1["bytes_to_device"], "ranks {ranks}\ndevices {devs}");
-    assert_eq!(ranks["ranks"][1]["bytes_from_rank"], d1["bytes_from_device"]);
+    let d1 = devs["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["index"] == 1)
+        .unwrap();
+    assert_eq!(
+        ranks["ranks"][1]["bytes_to_rank"], d1["bytes_to_device"],
+        "ranks {ranks}\ndevices {devs}"
+    );
+    assert_eq!(
+        ranks["ranks"][1]["bytes_from_rank"],
+        d1["bytes_from_device"]
+    );
 }
 
 #[test]
@@ -170,8 +299,23 @@ fn issue18_jacobi2d_two_ranks_halo_only() {
     let file = file.to_str().unwrap();
     let a1 = dir.path().join("a1.npy");
     let a2 = dir.path().join("a2.npy");
-    ok(&clpart("pthread", &["steps", file, "--out", &format!("A={}", a1.display())]));
-    let r = json(&mpirun(2, "pthread", &[], &["steps", file, "--json", "--verify", "--out", &format!("A={}", a2.display())]));
+    ok(&clpart(
+        "pthread",
+        &["steps", file, "--out", &format!("A={}", a1.display())],
+    ));
+    let r = json(&mpirun(
+        2,
+        "pthread",
+        &[],
+        &[
+            "steps",
+            file,
+            "--json",
+            "--verify",
+            "--out",
+            &format!("A={}", a2.display()),
+        ],
+    ));
     assert!(read(&a1) == read(&a2), "2 ranks differ from one device");
     assert_eq!(r["verified"], true);
     let launches = r["launches"].as_array().unwrap();
@@ -182,7 +326,10 @@ fn issue18_jacobi2d_two_ranks_halo_only() {
     for (i, l) in launches.iter().enumerate() {
         let m = &l["mpi"];
         assert_eq!(m["divided"], true, "{l}");
-        let (to1, from1) = (m["per_rank"][1][0].as_u64().unwrap(), m["per_rank"][1][1].as_u64().unwrap());
+        let (to1, from1) = (
+            m["per_rank"][1][0].as_u64().unwrap(),
+            m["per_rank"][1][1].as_u64().unwrap(),
+        );
         if i >= 2 {
             // rank 1 lacks one row of the grid it reads (rank 0's last
             // row of its half); rank 0 lacks rank 1's first row
@@ -190,11 +337,18 @@ fn issue18_jacobi2d_two_ranks_halo_only() {
             assert_eq!(from1, row, "launch {i}: {m}");
             assert_eq!(m["bytes_mpi"].as_u64().unwrap(), 2 * row);
             let sent = &m["ranks"][1]["sent"];
-            assert_eq!(sent.as_array().unwrap().len(), 1, "one array, one run: {sent}");
+            assert_eq!(
+                sent.as_array().unwrap().len(),
+                1,
+                "one array, one run: {sent}"
+            );
             assert_eq!(sent[0][1].as_array().unwrap().len(), 1, "one run: {sent}");
         }
     }
-    eprintln!("jacobi2d on 2 ranks: {} B over mpi per step after the first, whole buffers {} B per step", launches[5]["mpi"]["bytes_mpi"], launches[5]["mpi"]["bytes_whole_buffers"]);
+    eprintln!(
+        "jacobi2d on 2 ranks: {} B over mpi per step after the first, whole buffers {} B per step",
+        launches[5]["mpi"]["bytes_mpi"], launches[5]["mpi"]["bytes_whole_buffers"]
+    );
 }
 
 /// A fault in rank 1: the job ends non-zero in bounded time, names rank
@@ -207,15 +361,38 @@ fn fault(kind: &str, expect: &str) {
         2,
         "pthread",
         &[("CLPART_TEST_RANK_FAULT", &format!("1:{kind}"))],
-        &["run", "kernels/vadd.cl", "--global", "1024", "--local", "64", "--arg", "a=rand:1024:1", "--arg", "b=rand:1024:2", "--arg", "c=zeros:1024", "--out", &format!("c={}", out.display()), "--rank-timeout", "5"],
+        &[
+            "run",
+            "kernels/vadd.cl",
+            "--global",
+            "1024",
+            "--local",
+            "64",
+            "--arg",
+            "a=rand:1024:1",
+            "--arg",
+            "b=rand:1024:2",
+            "--arg",
+            "c=zeros:1024",
+            "--out",
+            &format!("c={}", out.display()),
+            "--rank-timeout",
+            "5",
+        ],
     );
     let took = t0.elapsed();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{kind}: the job succeeded");
     assert!(took < Duration::from_secs(60), "{kind}: took {took:?}");
-    assert!(err.contains(expect), "{kind}: stderr does not say '{expect}':\n{err}");
+    assert!(
+        err.contains(expect),
+        "{kind}: stderr does not say '{expect}':\n{err}"
+    );
     assert!(!out.exists(), "{kind}: an output file was written");
-    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "{kind}: something was left in the output folder");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "{kind}: something was left in the output folder"
+    );
 }
 
 #[test]
@@ -247,9 +424,15 @@ fn netns_available() -> Result<(), String> {
         return Err("not root".into());
     }
     let probe = format!("clpprobe{}", std::process::id() % 100000);
-    let o = Command::new("ip").args(["netns", "add", &probe]).output().map_err(|e| format!("no 'ip' command: {e}"))?;
+    let o = Command::new("ip")
+        .args(["netns", "add", &probe])
+        .output()
+        .map_err(|e| format!("no 'ip' command: {e}"))?;
     if !o.status.success() {
-        return Err(format!("'ip netns add' does not work here: {}", String::from_utf8_lossy(&o.stderr).trim()));
+        return Err(format!(
+            "'ip netns add' does not work here: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
     }
     let _ = Command::new("ip").args(["netns", "del", &probe]).output();
     Ok(())
@@ -261,11 +444,17 @@ fn unsafe_geteuid() -> u32 {
 }
 
 fn sh(cmd: &str) -> Result<(), String> {
-    let o = Command::new("sh").args(["-c", cmd]).output().map_err(|e| e.to_string())?;
+    let o = Command::new("sh")
+        .args(["-c", cmd])
+        .output()
+        .map_err(|e| e.to_string())?;
     if o.status.success() {
         Ok(())
     } else {
-        Err(format!("'{cmd}': {}", String::from_utf8_lossy(&o.stderr).trim()))
+        Err(format!(
+            "'{cmd}': {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))
     }
 }
 
@@ -274,7 +463,10 @@ fn issue18_netns_veth() {
     if let Err(why) = netns_available() {
         // CLPART_REQUIRE_NETNS=1 (where the machine is known to allow it)
         // makes the skip a failure
-        assert!(std::env::var_os("CLPART_REQUIRE_NETNS").is_none_or(|v| v != "1"), "issue18_netns_veth: CLPART_REQUIRE_NETNS=1 but {why}");
+        assert!(
+            std::env::var_os("CLPART_REQUIRE_NETNS").is_none_or(|v| v != "1"),
+            "issue18_netns_veth: CLPART_REQUIRE_NETNS=1 but {why}"
+        );
         eprintln!("issue18_netns_veth: skipped: {why}");
         return;
     }
@@ -295,8 +487,12 @@ fn issue18_netns_veth() {
         sh(&format!("ip link set {vb} netns {b}"))?;
         sh(&format!("ip -n {a} addr add 10.218.0.1/24 dev {va}"))?;
         sh(&format!("ip -n {b} addr add 10.218.0.2/24 dev {vb}"))?;
-        sh(&format!("ip -n {a} link set {va} up && ip -n {a} link set lo up"))?;
-        sh(&format!("ip -n {b} link set {vb} up && ip -n {b} link set lo up"))?;
+        sh(&format!(
+            "ip -n {a} link set {va} up && ip -n {a} link set lo up"
+        ))?;
+        sh(&format!(
+            "ip -n {b} link set {vb} up && ip -n {b} link set lo up"
+        ))?;
         Ok(())
     })();
     if let Err(e) = setup {
@@ -310,30 +506,85 @@ fn issue18_netns_veth() {
     let out = dir.path().join("c.npy");
     let whole = dir.path().join("w.npy");
     let agent = dir.path().join("agent.sh");
-    std::fs::write(&agent, format!("#!/bin/sh\nshift\nexec ip netns exec {b} sh -c \"$*\"\n")).unwrap();
+    std::fs::write(
+        &agent,
+        format!("#!/bin/sh\nshift\nexec ip netns exec {b} sh -c \"$*\"\n"),
+    )
+    .unwrap();
     sh(&format!("chmod +x {}", agent.display())).unwrap();
     let hosts = dir.path().join("hosts");
     std::fs::write(&hosts, "10.218.0.1 slots=1\n10.218.0.2 slots=1\n").unwrap();
-    let run = ["run", "kernels/vadd.cl", "--global", "4096", "--local", "64", "--arg", "a=rand:4096:1", "--arg", "b=rand:4096:2", "--arg", "c=zeros:4096", "--json"];
+    let run = [
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "4096",
+        "--local",
+        "64",
+        "--arg",
+        "a=rand:4096:1",
+        "--arg",
+        "b=rand:4096:2",
+        "--arg",
+        "c=zeros:4096",
+        "--json",
+    ];
     let bin = env!("CARGO_BIN_EXE_clpart");
     let mut c = Command::new("ip");
-    c.args(["netns", "exec", &a, "mpirun", "--allow-run-as-root", "--hostfile"]).arg(&hosts);
+    c.args([
+        "netns",
+        "exec",
+        &a,
+        "mpirun",
+        "--allow-run-as-root",
+        "--hostfile",
+    ])
+    .arg(&hosts);
     c.args(["--mca", "plm_rsh_agent"]).arg(&agent);
-    c.args(["--mca", "oob_tcp_if_include", "10.218.0.0/24", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "10.218.0.0/24", "-x", "POCL_DEVICES", "-n", "2", bin]);
+    c.args([
+        "--mca",
+        "oob_tcp_if_include",
+        "10.218.0.0/24",
+        "--mca",
+        "btl",
+        "tcp,self",
+        "--mca",
+        "btl_tcp_if_include",
+        "10.218.0.0/24",
+        "-x",
+        "POCL_DEVICES",
+        "-n",
+        "2",
+        bin,
+    ]);
     c.args(run).args(["--out", &format!("c={}", out.display())]);
-    c.current_dir(root()).env("POCL_DEVICES", "pthread").stdin(Stdio::null());
+    c.current_dir(root())
+        .env("POCL_DEVICES", "pthread")
+        .stdin(Stdio::null());
     let o = c.output().expect("mpirun runs");
-    let stats = Command::new("ip").args(["-n", &a, "-s", "-j", "link", "show", &va]).output().unwrap();
+    let stats = Command::new("ip")
+        .args(["-n", &a, "-s", "-j", "link", "show", &va])
+        .output()
+        .unwrap();
     cleanup();
     let r = json(&o);
     assert_eq!(r["divided"], true);
-    ok(&clpart("pthread", &[&run[..], &["--out", &format!("c={}", whole.display())]].concat()));
-    assert!(read(&out) == read(&whole), "across namespaces differs from one process");
+    ok(&clpart(
+        "pthread",
+        &[&run[..], &["--out", &format!("c={}", whole.display())]].concat(),
+    ));
+    assert!(
+        read(&out) == read(&whole),
+        "across namespaces differs from one process"
+    );
     // the elements really crossed the veth: its tx+rx bytes exceed what MPI moved
     let s: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     let st = &s[0]["stats64"];
     let crossed = st["tx"]["bytes"].as_u64().unwrap() + st["rx"]["bytes"].as_u64().unwrap();
     let moved = r["bytes_mpi"].as_u64().unwrap();
-    assert!(moved > 0 && crossed >= moved, "veth carried {crossed} B, mpi moved {moved} B");
+    assert!(
+        moved > 0 && crossed >= moved,
+        "veth carried {crossed} B, mpi moved {moved} B"
+    );
     eprintln!("netns: mpi moved {moved} B of elements; the veth carried {crossed} B");
 }

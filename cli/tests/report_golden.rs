@@ -31,13 +31,29 @@ fn human_reports_match_golden_files() {
 #[test]
 fn reports_name_their_quantities() {
     let read = |name: &str| {
-        let rf = RangeFile::read(workspace_root().join(format!("kernels/golden/{name}.ranges.ron"))).unwrap();
+        let rf =
+            RangeFile::read(workspace_root().join(format!("kernels/golden/{name}.ranges.ron")))
+                .unwrap();
         partitioner::report::human(&rf.kernels[0])
     };
     let m = read("matmul");
-    for needle in ["legend:", "sx_lo ", "width ", "kernel argument", "c[go1 + sx_lo .. go1 + sx_hi - 1][go0 .. gs0 + go0 - 1]", "elements, slice: ", "   if ", "writes: disjoint across slices"] {
+    for needle in [
+        "legend:",
+        "sx_lo ",
+        "width ",
+        "kernel argument",
+        "c[go1 + sx_lo .. go1 + sx_hi - 1][go0 .. gs0 + go0 - 1]",
+        "elements, slice: ",
+        "   if ",
+        "writes: disjoint across slices",
+    ] {
         assert!(m.contains(needle), "'{needle}' missing from:\n{m}");
     }
     let s = read("scatter");
-    assert!(s.contains("not splittable") && s.contains("refused: ") && s.contains("(kernels/scatter.cl:11:5)"), "{s}");
+    assert!(
+        s.contains("not splittable")
+            && s.contains("refused: ")
+            && s.contains("(kernels/scatter.cl:11:5)"),
+        "{s}"
+    );
 }

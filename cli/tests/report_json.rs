@@ -164,7 +164,10 @@ struct Diagnostic {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Checks one report's meaning beyond its types; returns the problems.
@@ -175,39 +178,73 @@ fn check(name: &str, r: &Report) -> Vec<String> {
     }
     for k in &r.kernels {
         if k.splittable == k.reason.is_some() {
-            bad.push(format!("{name}/{}: splittable {} but reason {:?}", k.name, k.splittable, k.reason));
+            bad.push(format!(
+                "{name}/{}: splittable {} but reason {:?}",
+                k.name, k.splittable, k.reason
+            ));
         }
-        if !k.splittable && !k.diagnostics.iter().any(|d| d.kind == Kind::NotSplittable || d.kind == Kind::Unsupported) {
-            bad.push(format!("{name}/{}: refused without a not_splittable diagnostic", k.name));
+        if !k.splittable
+            && !k
+                .diagnostics
+                .iter()
+                .any(|d| d.kind == Kind::NotSplittable || d.kind == Kind::Unsupported)
+        {
+            bad.push(format!(
+                "{name}/{}: refused without a not_splittable diagnostic",
+                k.name
+            ));
         }
         for a in &k.arrays {
             let whole = a.status == Status::Whole;
             if whole != a.reason.is_some() {
-                bad.push(format!("{name}/{}: array {} status {:?} with reason {:?}", k.name, a.name, a.status, a.reason));
+                bad.push(format!(
+                    "{name}/{}: array {} status {:?} with reason {:?}",
+                    k.name, a.name, a.status, a.reason
+                ));
             }
-            let fallback = k.diagnostics.iter().any(|d| d.kind == Kind::WholeArray && d.array.as_deref() == Some(&a.name));
+            let fallback = k
+                .diagnostics
+                .iter()
+                .any(|d| d.kind == Kind::WholeArray && d.array.as_deref() == Some(&a.name));
             if whole != fallback {
-                bad.push(format!("{name}/{}: array {} whole {whole} but whole_array diagnostic {fallback}", k.name, a.name));
+                bad.push(format!(
+                    "{name}/{}: array {} whole {whole} but whole_array diagnostic {fallback}",
+                    k.name, a.name
+                ));
             }
             if let Some(b) = &a.boxes {
                 if b.strides.len() < 2 || b.strides.last().map(String::as_str) != Some("1") {
-                    bad.push(format!("{name}/{}: array {} strides {:?}", k.name, a.name, b.strides));
+                    bad.push(format!(
+                        "{name}/{}: array {} strides {:?}",
+                        k.name, a.name, b.strides
+                    ));
                 }
             }
         }
         for d in &k.diagnostics {
             let located = [d.file.is_some(), d.line.is_some(), d.column.is_some()];
             if located.iter().any(|x| *x) && !located.iter().all(|x| *x) {
-                bad.push(format!("{name}/{}: partial location in {:?}", k.name, d.message));
+                bad.push(format!(
+                    "{name}/{}: partial location in {:?}",
+                    k.name, d.message
+                ));
             }
             if let (Some(f), Some(l)) = (&d.file, d.line) {
-                let lines = std::fs::read_to_string(root().join(f)).map(|t| t.lines().count()).unwrap_or(0);
+                let lines = std::fs::read_to_string(root().join(f))
+                    .map(|t| t.lines().count())
+                    .unwrap_or(0);
                 if l == 0 || l as usize > lines {
-                    bad.push(format!("{name}/{}: location {f}:{l} is not a line of the file", k.name));
+                    bad.push(format!(
+                        "{name}/{}: location {f}:{l} is not a line of the file",
+                        k.name
+                    ));
                 }
             }
             if d.message.contains(".cl:") && d.file.is_none() {
-                bad.push(format!("{name}/{}: message names a location but has none: {:?}", k.name, d.message));
+                bad.push(format!(
+                    "{name}/{}: message names a location but has none: {:?}",
+                    k.name, d.message
+                ));
             }
         }
     }
@@ -219,19 +256,36 @@ fn check(name: &str, r: &Report) -> Vec<String> {
 /// range-file test below).
 #[test]
 fn every_corpus_kernels_json_report_has_the_documented_fields_and_types() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("kernels")).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "cl")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("kernels"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
     files.sort();
     assert!(files.len() > 20, "the corpus");
     let mut bad = Vec::new();
     for f in &files {
         let rel = f.strip_prefix(root()).unwrap().display().to_string();
-        let o = Command::new(env!("CARGO_BIN_EXE_clpart")).args(["analyze", &rel, "--json", "--no-counts"]).current_dir(root()).output().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(["analyze", &rel, "--json", "--no-counts"])
+            .current_dir(root())
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(matches!(o.status.code(), Some(0 | 1)), "{rel}: exit {:?}: {stderr}", o.status.code());
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{rel}: exit {:?}: {stderr}",
+            o.status.code()
+        );
         match serde_json::from_slice::<Report>(&o.stdout) {
             Ok(r) => {
                 assert_eq!(r.file, rel);
-                assert_eq!(o.status.code() == Some(0), r.kernels.iter().any(|k| k.splittable), "{rel}: exit code and verdicts");
+                assert_eq!(
+                    o.status.code() == Some(0),
+                    r.kernels.iter().any(|k| k.splittable),
+                    "{rel}: exit code and verdicts"
+                );
                 bad.extend(check(&rel, &r));
             }
             Err(e) => bad.push(format!("{rel}: {e}")),
@@ -246,7 +300,12 @@ fn reports_of_the_golden_range_files_have_the_documented_fields_and_types() {
     let dir = root().join("kernels/golden");
     let mut n = 0;
     let mut bad = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(".ranges.ron")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".ranges.ron"))
+        .collect();
     files.sort();
     for p in files {
         let rf = ranges_format::RangeFile::read(&p).unwrap();
@@ -256,7 +315,12 @@ fn reports_of_the_golden_range_files_have_the_documented_fields_and_types() {
             Ok(r) => bad.extend(check(&rf.source_name, &r)),
             Err(e) => bad.push(format!("{}: {e}", p.display())),
         }
-        n += report.kernels.iter().flat_map(|k| &k.arrays).filter(|a| a.count_slice.is_some()).count();
+        n += report
+            .kernels
+            .iter()
+            .flat_map(|k| &k.arrays)
+            .filter(|a| a.count_slice.is_some())
+            .count();
     }
     assert!(n > 20, "the goldens have counts");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -266,14 +330,36 @@ fn reports_of_the_golden_range_files_have_the_documented_fields_and_types() {
 #[test]
 fn refusals_and_fallbacks_carry_their_locations() {
     let run = |f: &str| -> Report {
-        let o = Command::new(env!("CARGO_BIN_EXE_clpart")).args(["analyze", f, "--json", "--no-counts"]).current_dir(root()).output().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(["analyze", f, "--json", "--no-counts"])
+            .current_dir(root())
+            .output()
+            .unwrap();
         serde_json::from_slice(&o.stdout).unwrap()
     };
     let r = run("kernels/scatter.cl");
-    let d = r.kernels[0].diagnostics.iter().find(|d| d.kind == Kind::NotSplittable).expect("a refusal");
-    assert_eq!((d.file.as_deref(), d.line, d.column, d.array.as_deref()), (Some("kernels/scatter.cl"), Some(11), Some(5), Some("out")));
+    let d = r.kernels[0]
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == Kind::NotSplittable)
+        .expect("a refusal");
+    assert_eq!(
+        (d.file.as_deref(), d.line, d.column, d.array.as_deref()),
+        (Some("kernels/scatter.cl"), Some(11), Some(5), Some("out"))
+    );
     let r = run("kernels/gather.cl");
-    let d = r.kernels[0].diagnostics.iter().find(|d| d.kind == Kind::WholeArray).expect("a fallback");
-    assert_eq!((d.file.as_deref(), d.line, d.column, d.array.as_deref()), (Some("kernels/gather.cl"), Some(10), Some(12), Some("a")));
-    assert!(d.message.contains("whole array is transferred"), "{}", d.message);
+    let d = r.kernels[0]
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == Kind::WholeArray)
+        .expect("a fallback");
+    assert_eq!(
+        (d.file.as_deref(), d.line, d.column, d.array.as_deref()),
+        (Some("kernels/gather.cl"), Some(10), Some(12), Some("a"))
+    );
+    assert!(
+        d.message.contains("whole array is transferred"),
+        "{}",
+        d.message
+    );
 }

@@ -9,7 +9,10 @@ use std::process::{Command, Output};
 use ranges_format::RangeFile;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn clpart(args: &[&str]) -> Output {
@@ -26,8 +29,19 @@ fn stderr(o: &Output) -> String {
 }
 
 const RUN: &[&str] = &[
-    "--global", "1024", "--local", "64", "--arg", "a=rand:1024:1", "--arg", "b=rand:1024:2",
-    "--arg", "c=zeros:1024", "--split", "0:0.5,1:0.5", "--verify",
+    "--global",
+    "1024",
+    "--local",
+    "64",
+    "--arg",
+    "a=rand:1024:1",
+    "--arg",
+    "b=rand:1024:2",
+    "--arg",
+    "c=zeros:1024",
+    "--split",
+    "0:0.5,1:0.5",
+    "--verify",
 ];
 
 /// A fresh range file of kernels/vadd.cl in a temporary folder.
@@ -58,7 +72,10 @@ fn assert_refused(o: &Output, needle: &str) {
 /// Replaces the `n`-th (0-based) occurrence of `from` after `anchor`.
 fn edit_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
     let start = text.find(anchor).unwrap_or_else(|| panic!("no '{anchor}'"));
-    let pos = start + text[start..].find(from).unwrap_or_else(|| panic!("no '{from}' after '{anchor}'"));
+    let pos = start
+        + text[start..]
+            .find(from)
+            .unwrap_or_else(|| panic!("no '{from}' after '{anchor}'"));
     format!("{}{}{}", &text[..pos], to, &text[pos + from.len()..])
 }
 
@@ -107,7 +124,11 @@ fn tampered_files_are_refused_naming_the_field() {
         ),
         (
             "version 1",
-            text.replacen(&format!("format_version: {}", ranges_format::FORMAT_VERSION), "format_version: 1", 1),
+            text.replacen(
+                &format!("format_version: {}", ranges_format::FORMAT_VERSION),
+                "format_version: 1",
+                1,
+            ),
             "regenerate it with 'clpart analyze -o'",
         ),
     ];
@@ -142,15 +163,31 @@ fn random_single_field_mutations_are_refused_or_run_correctly() {
         state ^= state << 17;
         state
     };
-    let replacements = ["0", "1", "4", "64", "4294967295", "-1", "x", "Whole", "None", "W", "GlobalSize(2)"];
+    let replacements = [
+        "0",
+        "1",
+        "4",
+        "64",
+        "4294967295",
+        "-1",
+        "x",
+        "Whole",
+        "None",
+        "W",
+        "GlobalSize(2)",
+    ];
     let mut loaded = 0;
     for _ in 0..200 {
         let at = sites[next() as usize % sites.len()];
-        let end = at + text[at..].find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(0);
+        let end = at
+            + text[at..]
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .unwrap_or(0);
         let rep = replacements[next() as usize % replacements.len()];
         let mutated = format!("{}{}{}", &text[..at], rep, &text[end..]);
         let r = std::panic::catch_unwind(|| RangeFile::from_ron_str(&mutated));
-        let r = r.unwrap_or_else(|_| panic!("loader panicked on a mutation at byte {at} ('{rep}')"));
+        let r =
+            r.unwrap_or_else(|_| panic!("loader panicked on a mutation at byte {at} ('{rep}')"));
         match r {
             Err(e) => {
                 let s = e.to_string();
@@ -190,7 +227,10 @@ fn failing_verify_writes_no_output() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("verification failed"), "{}", stderr(&o));
     assert!(!out.exists(), "a failed verification wrote an output");
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
 
     let o = run_file(&path, &["--out", &spec, "--out-on-mismatch"]);
@@ -200,16 +240,50 @@ fn failing_verify_writes_no_output() {
 
 #[test]
 fn dev_null_stays_a_device_and_dev_full_is_a_one_line_error() {
-    let o = clpart(&["run", "kernels/vadd.cl", "--global", "64", "--local", "8", "--arg", "a=rand:64",
-        "--arg", "b=rand:64", "--arg", "c=zeros:64", "--out", "c=/dev/null"]);
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "64",
+        "--local",
+        "8",
+        "--arg",
+        "a=rand:64",
+        "--arg",
+        "b=rand:64",
+        "--arg",
+        "c=zeros:64",
+        "--out",
+        "c=/dev/null",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
 
     if Path::new("/dev/full").exists() {
-        let o = clpart(&["run", "kernels/vadd.cl", "--global", "64", "--local", "8", "--arg", "a=rand:64",
-            "--arg", "b=rand:64", "--arg", "c=zeros:64", "--out", "c=/dev/full"]);
+        let o = clpart(&[
+            "run",
+            "kernels/vadd.cl",
+            "--global",
+            "64",
+            "--local",
+            "8",
+            "--arg",
+            "a=rand:64",
+            "--arg",
+            "b=rand:64",
+            "--arg",
+            "c=zeros:64",
+            "--out",
+            "c=/dev/full",
+        ]);
         assert_refused(&o, "no space left on device");
-        assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
         let o = clpart(&["analyze", "kernels/vadd.cl", "-o", "/dev/full"]);
         assert_refused(&o, "no space left on device");
     }
@@ -261,7 +335,15 @@ fn a_signal_during_the_output_write_leaves_no_temporary() {
         unsafe { libc::kill(child.id() as i32, sig) };
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "signal {sig}");
-        assert!(temporaries().is_empty(), "signal {sig}: {:?}", temporaries());
-        assert_eq!(std::fs::read(&out).unwrap(), b"previous", "the target is untouched");
+        assert!(
+            temporaries().is_empty(),
+            "signal {sig}: {:?}",
+            temporaries()
+        );
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            b"previous",
+            "the target is untouched"
+        );
     }
 }

@@ -14,7 +14,11 @@ static PARSE_LOCK: Mutex<()> = Mutex::new(());
 fn cxstring(s: CXString) -> String {
     unsafe {
         let p = clang_getCString(s);
-        let out = if p.is_null() { String::new() } else { CStr::from_ptr(p).to_string_lossy().into_owned() };
+        let out = if p.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        };
         clang_disposeString(s);
         out
     }
@@ -72,12 +76,19 @@ fn load_libclang() -> Result<(), ParseFailure> {
 
 impl TranslationUnit {
     /// Parses `source` as file `file_name` with `args`; `None` when libclang fails outright.
-    pub fn parse(file_name: &str, source: &str, args: &[String]) -> Result<TranslationUnit, ParseFailure> {
+    pub fn parse(
+        file_name: &str,
+        source: &str,
+        args: &[String],
+    ) -> Result<TranslationUnit, ParseFailure> {
         let _guard = PARSE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         load_libclang()?;
         let c_name = CString::new(file_name).map_err(|_| ParseFailure::Failed)?;
         let c_src = CString::new(source).map_err(|_| ParseFailure::Failed)?;
-        let c_args: Vec<CString> = args.iter().filter_map(|a| CString::new(a.as_str()).ok()).collect();
+        let c_args: Vec<CString> = args
+            .iter()
+            .filter_map(|a| CString::new(a.as_str()).ok())
+            .collect();
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut unsaved = CXUnsavedFile {
             Filename: c_name.as_ptr(),
@@ -130,7 +141,10 @@ impl TranslationUnit {
     }
 
     pub fn root(&self) -> Cursor<'_> {
-        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.tu) }, tu: self }
+        Cursor {
+            raw: unsafe { clang_getTranslationUnitCursor(self.tu) },
+            tu: self,
+        }
     }
 }
 
@@ -141,7 +155,11 @@ fn spelling_location(loc: CXSourceLocation) -> (String, u32, u32) {
         let mut col: c_uint = 0;
         let mut offset: c_uint = 0;
         clang_getSpellingLocation(loc, &mut file, &mut line, &mut col, &mut offset);
-        let name = if file.is_null() { String::new() } else { cxstring(clang_getFileName(file)) };
+        let name = if file.is_null() {
+            String::new()
+        } else {
+            cxstring(clang_getFileName(file))
+        };
         (name, line, col)
     }
 }
@@ -162,7 +180,11 @@ pub struct Extent {
     pub in_main_file: bool,
 }
 
-extern "C" fn collect_children(cursor: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
+extern "C" fn collect_children(
+    cursor: CXCursor,
+    _parent: CXCursor,
+    data: CXClientData,
+) -> CXChildVisitResult {
     let v = unsafe { &mut *(data as *mut Vec<CXCursor>) };
     v.push(cursor);
     CXChildVisit_Continue
@@ -184,17 +206,27 @@ impl<'tu> Cursor<'tu> {
     pub fn children(&self) -> Vec<Cursor<'tu>> {
         let mut raw: Vec<CXCursor> = Vec::new();
         unsafe {
-            clang_visitChildren(self.raw, collect_children, &mut raw as *mut Vec<CXCursor> as *mut c_void);
+            clang_visitChildren(
+                self.raw,
+                collect_children,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
         }
-        raw.into_iter().map(|raw| Cursor { raw, tu: self.tu }).collect()
+        raw.into_iter()
+            .map(|raw| Cursor { raw, tu: self.tu })
+            .collect()
     }
 
     pub fn ty(&self) -> ClangType {
-        ClangType { raw: unsafe { clang_getCursorType(self.raw) } }
+        ClangType {
+            raw: unsafe { clang_getCursorType(self.raw) },
+        }
     }
 
     pub fn result_type(&self) -> ClangType {
-        ClangType { raw: unsafe { clang_getCursorResultType(self.raw) } }
+        ClangType {
+            raw: unsafe { clang_getCursorResultType(self.raw) },
+        }
     }
 
     pub fn is_definition(&self) -> bool {
@@ -214,7 +246,10 @@ impl<'tu> Cursor<'tu> {
         if unsafe { clang_Cursor_isNull(r) } != 0 {
             None
         } else {
-            Some(Cursor { raw: r, tu: self.tu })
+            Some(Cursor {
+                raw: r,
+                tu: self.tu,
+            })
         }
     }
 
@@ -223,7 +258,10 @@ impl<'tu> Cursor<'tu> {
     }
 
     pub fn argument(&self, i: u32) -> Cursor<'tu> {
-        Cursor { raw: unsafe { clang_Cursor_getArgument(self.raw, i) }, tu: self.tu }
+        Cursor {
+            raw: unsafe { clang_Cursor_getArgument(self.raw, i) },
+            tu: self.tu,
+        }
     }
 
     /// Evaluates a constant expression: integer or floating value.
@@ -261,7 +299,13 @@ impl<'tu> Cursor<'tu> {
             let (mut el, mut ec, mut eoff): (c_uint, c_uint, c_uint) = (0, 0, 0);
             clang_getExpansionLocation(end, &mut efile, &mut el, &mut ec, &mut eoff);
             let in_main = clang_Location_isFromMainFile(start) != 0;
-            Extent { line, col, start: off, end: eoff.max(off), in_main_file: in_main }
+            Extent {
+                line,
+                col,
+                start: off,
+                end: eoff.max(off),
+                in_main_file: in_main,
+            }
         }
     }
 
@@ -306,15 +350,21 @@ impl ClangType {
     }
 
     pub fn canonical(&self) -> ClangType {
-        ClangType { raw: unsafe { clang_getCanonicalType(self.raw) } }
+        ClangType {
+            raw: unsafe { clang_getCanonicalType(self.raw) },
+        }
     }
 
     pub fn pointee(&self) -> ClangType {
-        ClangType { raw: unsafe { clang_getPointeeType(self.raw) } }
+        ClangType {
+            raw: unsafe { clang_getPointeeType(self.raw) },
+        }
     }
 
     pub fn element(&self) -> ClangType {
-        ClangType { raw: unsafe { clang_getElementType(self.raw) } }
+        ClangType {
+            raw: unsafe { clang_getElementType(self.raw) },
+        }
     }
 
     pub fn num_elements(&self) -> i64 {

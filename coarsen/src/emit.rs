@@ -37,13 +37,22 @@ pub struct EmitOptions {
 }
 
 /// [`emit_c`] with options.
-pub fn emit_c_with(program: &Program, kernel: &str, options: &EmitOptions) -> Result<String, CoarsenError> {
+pub fn emit_c_with(
+    program: &Program,
+    kernel: &str,
+    options: &EmitOptions,
+) -> Result<String, CoarsenError> {
     let k = program.kernel(Some(kernel))?;
     if let Some(d) = program.unsupported_in(kernel).first() {
         return Err(unsupported(program, kernel, &d.span, &d.message));
     }
     let mut out = String::new();
-    writeln!(out, "/* coarsened by clpart from {}: kernel '{}' */", program.file, k.name).unwrap();
+    writeln!(
+        out,
+        "/* coarsened by clpart from {}: kernel '{}' */",
+        program.file, k.name
+    )
+    .unwrap();
     writeln!(out, "#include \"clpart_coarsen.h\"\n").unwrap();
     // the program's struct and union types, as written
     for t in &program.type_decls {
@@ -51,9 +60,18 @@ pub fn emit_c_with(program: &Program, kernel: &str, options: &EmitOptions) -> Re
     }
     // Helpers the kernel reaches, in source order.
     let reach = reachable_helpers(program, kernel);
-    for f in program.functions.iter().filter(|f| !f.is_kernel && reach.contains(&f.name)) {
+    for f in program
+        .functions
+        .iter()
+        .filter(|f| !f.is_kernel && reach.contains(&f.name))
+    {
         if contains_barrier(&f.body) {
-            return Err(unsupported(program, kernel, &f.span, &format!("helper function '{}' contains a barrier", f.name)));
+            return Err(unsupported(
+                program,
+                kernel,
+                &f.span,
+                &format!("helper function '{}' contains a barrier", f.name),
+            ));
         }
         let helpers: BTreeSet<String> = reach.clone();
         let mut e = Emitter::new(program, kernel, helpers, BTreeMap::new());
@@ -90,8 +108,14 @@ fn reachable_helpers(program: &Program, kernel: &str) -> BTreeSet<String> {
 fn c_type(t: &Type) -> String {
     match t {
         Type::Scalar(Scalar::Bool) => "_Bool".into(),
-        Type::Pointer { pointee, is_const, .. } => {
-            format!("{}{} *", if *is_const { "const " } else { "" }, c_type(pointee))
+        Type::Pointer {
+            pointee, is_const, ..
+        } => {
+            format!(
+                "{}{} *",
+                if *is_const { "const " } else { "" },
+                c_type(pointee)
+            )
         }
         Type::Array { elem, .. } => c_type(elem),
         _ => t.name(),
@@ -110,16 +134,56 @@ fn c_decl(t: &Type, name: &str, extra_dims: &str) -> String {
 }
 
 const MATH1: &[&str] = &[
-    "sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-    "cosh", "tanh", "fabs", "floor", "ceil", "round", "trunc", "cbrt", "erf", "erfc", "expm1", "log1p", "rint",
+    "sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "fabs", "floor", "ceil", "round", "trunc", "cbrt",
+    "erf", "erfc", "expm1", "log1p", "rint",
 ];
-const MATH2: &[&str] = &["pow", "fmin", "fmax", "fmod", "atan2", "hypot", "copysign", "fdim", "powr"];
+const MATH2: &[&str] = &[
+    "pow", "fmin", "fmax", "fmod", "atan2", "hypot", "copysign", "fdim", "powr",
+];
 const GENERIC: &[&str] = &[
-    "min", "max", "clamp", "abs", "mad", "fma", "mix", "sign", "select", "mul24", "mad24", "hadd", "rotate", "popcount",
-    "step", "smoothstep", "degrees", "radians", "atomic_inc", "atomic_dec", "atomic_add", "atomic_sub", "atomic_xchg",
-    "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor", "atomic_cmpxchg", "atom_inc", "atom_add",
-    "mem_fence", "read_mem_fence", "write_mem_fence", "dot", "length", "distance", "normalize", "cross", "isnan",
-    "isinf", "isfinite",
+    "min",
+    "max",
+    "clamp",
+    "abs",
+    "mad",
+    "fma",
+    "mix",
+    "sign",
+    "select",
+    "mul24",
+    "mad24",
+    "hadd",
+    "rotate",
+    "popcount",
+    "step",
+    "smoothstep",
+    "degrees",
+    "radians",
+    "atomic_inc",
+    "atomic_dec",
+    "atomic_add",
+    "atomic_sub",
+    "atomic_xchg",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_cmpxchg",
+    "atom_inc",
+    "atom_add",
+    "mem_fence",
+    "read_mem_fence",
+    "write_mem_fence",
+    "dot",
+    "length",
+    "distance",
+    "normalize",
+    "cross",
+    "isnan",
+    "isinf",
+    "isfinite",
 ];
 
 struct Emitter<'p> {
@@ -142,7 +206,12 @@ struct Emitter<'p> {
 }
 
 impl<'p> Emitter<'p> {
-    fn new(program: &'p Program, kernel: &str, helpers: BTreeSet<String>, private: BTreeMap<String, Type>) -> Self {
+    fn new(
+        program: &'p Program,
+        kernel: &str,
+        helpers: BTreeSet<String>,
+        private: BTreeMap<String, Type>,
+    ) -> Self {
         Emitter {
             program,
             kernel: kernel.to_string(),
@@ -172,7 +241,11 @@ impl<'p> Emitter<'p> {
     }
 
     fn params(&self, f: &Function) -> String {
-        f.params.iter().map(|p| c_decl(&p.ty, &p.name, "")).collect::<Vec<_>>().join(", ")
+        f.params
+            .iter()
+            .map(|p| c_decl(&p.ty, &p.name, ""))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn helper(&mut self, f: &Function) -> Result<(), CoarsenError> {
@@ -243,7 +316,9 @@ impl<'p> Emitter<'p> {
                     self.indent -= 1;
                     self.line("}");
                 }
-                Stmt::If { cond, then, els, .. } => {
+                Stmt::If {
+                    cond, then, els, ..
+                } => {
                     let c = self.expr(cond)?;
                     self.line(&format!("if ({}) {{ /* work-group uniform */", strip(&c)));
                     self.indent += 1;
@@ -257,15 +332,33 @@ impl<'p> Emitter<'p> {
                     }
                     self.line("}");
                 }
-                Stmt::For { init, cond, step, body, .. } => {
+                Stmt::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                    ..
+                } => {
                     let i = match init.as_deref() {
                         None => String::new(),
                         Some(Stmt::Decl(d)) => self.decl_text(d)?,
                         Some(Stmt::Expr(e)) => strip(&self.expr(e)?),
-                        Some(other) => return Err(self.err(&stmt_span(other), "unsupported 'for' initializer")),
+                        Some(other) => {
+                            return Err(self.err(&stmt_span(other), "unsupported 'for' initializer"))
+                        }
                     };
-                    let c = cond.as_ref().map(|c| self.expr(c)).transpose()?.map(|c| strip(&c)).unwrap_or_default();
-                    let st = step.as_ref().map(|c| self.expr(c)).transpose()?.map(|c| strip(&c)).unwrap_or_default();
+                    let c = cond
+                        .as_ref()
+                        .map(|c| self.expr(c))
+                        .transpose()?
+                        .map(|c| strip(&c))
+                        .unwrap_or_default();
+                    let st = step
+                        .as_ref()
+                        .map(|c| self.expr(c))
+                        .transpose()?
+                        .map(|c| strip(&c))
+                        .unwrap_or_default();
                     self.line(&format!("for ({i}; {c}; {st}) {{ /* work-group uniform */"));
                     self.indent += 1;
                     self.seq(body)?;
@@ -274,13 +367,18 @@ impl<'p> Emitter<'p> {
                 }
                 Stmt::While { cond, body, .. } => {
                     let c = self.expr(cond)?;
-                    self.line(&format!("while ({}) {{ /* work-group uniform */", strip(&c)));
+                    self.line(&format!(
+                        "while ({}) {{ /* work-group uniform */",
+                        strip(&c)
+                    ));
                     self.indent += 1;
                     self.seq(body)?;
                     self.indent -= 1;
                     self.line("}");
                 }
-                other => return Err(self.err(&stmt_span(other), "barrier in an unsupported position")),
+                other => {
+                    return Err(self.err(&stmt_span(other), "barrier in an unsupported position"))
+                }
             }
             self.uniform = false;
         }
@@ -323,7 +421,11 @@ impl<'p> Emitter<'p> {
         if d.space == AddrSpace::Local {
             return Ok(String::new()); // hoisted
         }
-        let init = d.init.as_ref().map(|e| self.init_expr(e, &d.ty)).transpose()?;
+        let init = d
+            .init
+            .as_ref()
+            .map(|e| self.init_expr(e, &d.ty))
+            .transpose()?;
         if self.private.contains_key(&d.name) && !self.uniform {
             return Ok(match init {
                 Some(i) => format!("{}[__wi] = {}", d.name, strip(&i)),
@@ -339,7 +441,10 @@ impl<'p> Emitter<'p> {
     /// An initializer: array initializers `{a, b}` are brace lists.
     fn init_expr(&mut self, e: &Expr, ty: &Type) -> Result<String, CoarsenError> {
         if let (Type::Array { .. }, ExprKind::VectorLit(parts)) = (ty, &e.kind) {
-            let ps = parts.iter().map(|p| self.expr(p)).collect::<Result<Vec<_>, _>>()?;
+            let ps = parts
+                .iter()
+                .map(|p| self.expr(p))
+                .collect::<Result<Vec<_>, _>>()?;
             return Ok(format!("{{{}}}", ps.join(", ")));
         }
         self.expr(e)
@@ -357,7 +462,9 @@ impl<'p> Emitter<'p> {
                 let t = self.expr(e)?;
                 self.line(&format!("{};", strip(&t)));
             }
-            Stmt::If { cond, then, els, .. } => {
+            Stmt::If {
+                cond, then, els, ..
+            } => {
                 let c = self.expr(cond)?;
                 self.line(&format!("if ({}) {{", strip(&c)));
                 self.indent += 1;
@@ -371,15 +478,31 @@ impl<'p> Emitter<'p> {
                 }
                 self.line("}");
             }
-            Stmt::For { init, cond, step, body, span } => {
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                span,
+            } => {
                 let i = match init.as_deref() {
                     None => String::new(),
                     Some(Stmt::Decl(d)) => self.decl_text(d)?,
                     Some(Stmt::Expr(e)) => strip(&self.expr(e)?),
                     Some(_) => return Err(self.err(span, "unsupported 'for' initializer")),
                 };
-                let c = cond.as_ref().map(|c| self.expr(c)).transpose()?.map(|c| strip(&c)).unwrap_or_default();
-                let st = step.as_ref().map(|c| self.expr(c)).transpose()?.map(|c| strip(&c)).unwrap_or_default();
+                let c = cond
+                    .as_ref()
+                    .map(|c| self.expr(c))
+                    .transpose()?
+                    .map(|c| strip(&c))
+                    .unwrap_or_default();
+                let st = step
+                    .as_ref()
+                    .map(|c| self.expr(c))
+                    .transpose()?
+                    .map(|c| strip(&c))
+                    .unwrap_or_default();
                 self.line(&format!("for ({i}; {c}; {st}) {{"));
                 self.indent += 1;
                 self.stmts(body)?;
@@ -421,7 +544,9 @@ impl<'p> Emitter<'p> {
             }
             Stmt::Break(_) => self.line("break;"),
             Stmt::Continue(_) => self.line("continue;"),
-            Stmt::Unsupported(what, span) => return Err(self.err(span, &format!("unsupported statement '{what}'"))),
+            Stmt::Unsupported(what, span) => {
+                return Err(self.err(span, &format!("unsupported statement '{what}'")))
+            }
         }
         Ok(())
     }
@@ -435,10 +560,17 @@ impl<'p> Emitter<'p> {
     }
 
     fn work_item(&mut self, w: WorkItemFn, dim: &Expr) -> Result<String, CoarsenError> {
-        let d = dim.const_int().filter(|v| (0..3).contains(v)).map(|v| v as u32);
+        let d = dim
+            .const_int()
+            .filter(|v| (0..3).contains(v))
+            .map(|v| v as u32);
         let Some(d) = d else {
             let e = self.expr(dim)?;
-            let lids = if self.uniform { "0, 0, 0".to_string() } else { "__lid0, __lid1, __lid2".to_string() };
+            let lids = if self.uniform {
+                "0, 0, 0".to_string()
+            } else {
+                "__lid0, __lid1, __lid2".to_string()
+            };
             return Ok(format!("clpart_{}(__wg, {}, {lids})", w.name(), strip(&e)));
         };
         Ok(match w {
@@ -461,8 +593,13 @@ impl<'p> Emitter<'p> {
         Ok(match &e.kind {
             ExprKind::IntLit(v) => {
                 let unsigned = matches!(e.ty, Type::Scalar(s) if !s.is_signed());
-                let long = matches!(e.ty, Type::Scalar(Scalar::Long | Scalar::ULong)) || *v > i32::MAX as i128;
-                format!("{v}{}{}", if unsigned { "u" } else { "" }, if long { "l" } else { "" })
+                let long = matches!(e.ty, Type::Scalar(Scalar::Long | Scalar::ULong))
+                    || *v > i32::MAX as i128;
+                format!(
+                    "{v}{}{}",
+                    if unsigned { "u" } else { "" },
+                    if long { "l" } else { "" }
+                )
             }
             ExprKind::FloatLit(v, text) => {
                 if matches!(e.ty, Type::Scalar(Scalar::Float)) {
@@ -474,18 +611,29 @@ impl<'p> Emitter<'p> {
                     }
                 } else {
                     let t = text.trim_end_matches(['f', 'F']);
-                    if t.parse::<f64>().is_ok() { t.to_string() } else { format!("{v:?}") }
+                    if t.parse::<f64>().is_ok() {
+                        t.to_string()
+                    } else {
+                        format!("{v:?}")
+                    }
                 }
             }
             ExprKind::Var(n) => {
                 if self.private.contains_key(n) {
-                    if self.uniform { format!("{n}[0]") } else { format!("{n}[__wi]") }
+                    if self.uniform {
+                        format!("{n}[0]")
+                    } else {
+                        format!("{n}[__wi]")
+                    }
                 } else {
                     n.clone()
                 }
             }
             ExprKind::Unary(op, a) => {
-                if matches!(op, UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf) {
+                if matches!(
+                    op,
+                    UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf
+                ) {
                     self.lvalue = 2;
                 } else if *op == UnOp::Deref {
                     self.lvalue = mode;
@@ -515,7 +663,9 @@ impl<'p> Emitter<'p> {
             ExprKind::Assign(op, a, b) => {
                 if let ExprKind::Swizzle(_, lanes) = &a.kind {
                     if lanes.len() > 1 {
-                        return Err(self.err(&e.span, "assignment to a multi-component vector swizzle"));
+                        return Err(
+                            self.err(&e.span, "assignment to a multi-component vector swizzle")
+                        );
                     }
                 }
                 self.lvalue = if op.is_some() { 2 } else { 1 };
@@ -545,11 +695,18 @@ impl<'p> Emitter<'p> {
                 match (&e.ty, &a.ty) {
                     (Type::Vector(_, n), Type::Scalar(_)) => {
                         let lanes = vec!["__s"; if *n == 3 { 4 } else { *n as usize }].join(", ");
-                        format!("({{ {} __s = {}; ({}){{{lanes}}}; }})", c_type(&vector_elem(&e.ty)), inner, c_type(&e.ty))
+                        format!(
+                            "({{ {} __s = {}; ({}){{{lanes}}}; }})",
+                            c_type(&vector_elem(&e.ty)),
+                            inner,
+                            c_type(&e.ty)
+                        )
                     }
                     // integer to pointer: C needs the cast (an implicit
                     // conversion is an error)
-                    (Type::Pointer { .. }, t) if t.is_integer() => format!("(({}){})", c_type(&e.ty), inner),
+                    (Type::Pointer { .. }, t) if t.is_integer() => {
+                        format!("(({}){})", c_type(&e.ty), inner)
+                    }
                     (Type::Pointer { .. }, _) | (Type::Other(_) | Type::Struct { .. }, _) => inner,
                     _ => format!("(({}){})", c_type(&e.ty), inner),
                 }
@@ -561,7 +718,12 @@ impl<'p> Emitter<'p> {
                     format!("{base}[{}]", lanes[0])
                 } else {
                     let parts: Vec<String> = lanes.iter().map(|l| format!("__v[{l}]")).collect();
-                    format!("({{ {} __v = {base}; ({}){{{}}}; }})", c_type(&a.ty), c_type(&e.ty), parts.join(", "))
+                    format!(
+                        "({{ {} __v = {base}; ({}){{{}}}; }})",
+                        c_type(&a.ty),
+                        c_type(&e.ty),
+                        parts.join(", ")
+                    )
                 }
             }
             ExprKind::VectorLit(parts) => {
@@ -606,15 +768,30 @@ impl<'p> Emitter<'p> {
             a.push(strip(&self.expr(x)?));
         }
         if self.helpers.contains(name) {
-            let lids = if self.uniform { "0, 0, 0" } else { "__lid0, __lid1, __lid2" };
+            let lids = if self.uniform {
+                "0, 0, 0"
+            } else {
+                "__lid0, __lid1, __lid2"
+            };
             let sep = if a.is_empty() { "" } else { ", " };
             return Ok(format!("{name}(__wg, {lids}{sep}{})", a.join(", ")));
         }
-        let base = name.strip_prefix("native_").or_else(|| name.strip_prefix("half_")).unwrap_or(name);
-        let is_float = |t: &Type| matches!(t, Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _));
+        let base = name
+            .strip_prefix("native_")
+            .or_else(|| name.strip_prefix("half_"))
+            .unwrap_or(name);
+        let is_float = |t: &Type| {
+            matches!(
+                t,
+                Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _)
+            )
+        };
         if MATH1.contains(&base) || MATH2.contains(&base) {
             if !matches!(e.ty, Type::Scalar(_)) {
-                return Err(self.err(&e.span, &format!("vector math builtin '{name}' is not supported")));
+                return Err(self.err(
+                    &e.span,
+                    &format!("vector math builtin '{name}' is not supported"),
+                ));
             }
             let suffix = if is_float(&e.ty) { "f" } else { "" };
             let fname = match base {
@@ -630,7 +807,11 @@ impl<'p> Emitter<'p> {
         }
         if let Some(n) = name.strip_prefix("vload") {
             if let Ok(n) = n.parse::<u32>() {
-                return Ok(format!("CLPART_VLOAD({}, {n}, {})", c_type(&e.ty), a.join(", ")));
+                return Ok(format!(
+                    "CLPART_VLOAD({}, {n}, {})",
+                    c_type(&e.ty),
+                    a.join(", ")
+                ));
             }
         }
         if let Some(n) = name.strip_prefix("vstore") {
@@ -644,7 +825,11 @@ impl<'p> Emitter<'p> {
             }
             if let Type::Vector(..) = e.ty {
                 if !t.contains('_') {
-                    return Ok(format!("__builtin_convertvector({}, {})", a[0], c_type(&e.ty)));
+                    return Ok(format!(
+                        "__builtin_convertvector({}, {})",
+                        a[0],
+                        c_type(&e.ty)
+                    ));
                 }
             }
         }
@@ -653,13 +838,22 @@ impl<'p> Emitter<'p> {
                 return Ok(format!("CLPART_AS({t}, {})", a[0]));
             }
         }
-        Err(self.err(&e.span, &format!("builtin '{name}' is not supported by the coarsener")))
+        Err(self.err(
+            &e.span,
+            &format!("builtin '{name}' is not supported by the coarsener"),
+        ))
     }
 }
 
 /// Whether accesses through a value of type `t` are traced: global/constant pointers.
 fn is_traced_ptr(t: &Type) -> bool {
-    matches!(t, Type::Pointer { space: AddrSpace::Global | AddrSpace::Constant, .. })
+    matches!(
+        t,
+        Type::Pointer {
+            space: AddrSpace::Global | AddrSpace::Constant,
+            ..
+        }
+    )
 }
 
 fn vector_elem(t: &Type) -> Type {
@@ -696,7 +890,11 @@ fn stmt_span(s: &Stmt) -> Span {
         Stmt::Decl(d) => d.span.clone(),
         Stmt::Expr(e) => e.span.clone(),
         Stmt::If { span, .. } | Stmt::For { span, .. } | Stmt::While { span, .. } => span.clone(),
-        Stmt::Barrier(s) | Stmt::Return(_, s) | Stmt::Break(s) | Stmt::Continue(s) | Stmt::Unsupported(_, s) => s.clone(),
+        Stmt::Barrier(s)
+        | Stmt::Return(_, s)
+        | Stmt::Break(s)
+        | Stmt::Continue(s)
+        | Stmt::Unsupported(_, s) => s.clone(),
         Stmt::Block(b) => b.first().map(stmt_span).unwrap_or_default(),
     }
 }
@@ -747,14 +945,22 @@ impl Regions {
             open = false;
             match s {
                 Stmt::Block(b) => self.seq(b, true),
-                Stmt::If { cond, then, els, .. } => {
+                Stmt::If {
+                    cond, then, els, ..
+                } => {
                     self.uses_in_expr(cond, 0);
                     self.seq(then, true);
                     if let Some(e) = els {
                         self.seq(e, true);
                     }
                 }
-                Stmt::For { init, cond, step, body, .. } => {
+                Stmt::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                    ..
+                } => {
                     if let Some(i) = init {
                         if let Stmt::Decl(d) = i.as_ref() {
                             self.uniform_decls.insert(d.name.clone());
@@ -805,7 +1011,9 @@ impl Regions {
     fn privatized(&self) -> Vec<(String, Type)> {
         self.decls
             .iter()
-            .filter(|(n, _)| !self.uniform_decls.contains(*n) && self.uses.get(*n).is_some_and(|r| r.len() > 1))
+            .filter(|(n, _)| {
+                !self.uniform_decls.contains(*n) && self.uses.get(*n).is_some_and(|r| r.len() > 1)
+            })
             .map(|(n, t)| (n.clone(), t.clone()))
             .collect()
     }

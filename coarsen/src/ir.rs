@@ -120,7 +120,10 @@ impl Scalar {
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(self, Scalar::Char | Scalar::Short | Scalar::Int | Scalar::Long) || self.is_float()
+        matches!(
+            self,
+            Scalar::Char | Scalar::Short | Scalar::Int | Scalar::Long
+        ) || self.is_float()
     }
 }
 
@@ -137,10 +140,16 @@ pub enum Type {
         is_const: bool,
     },
     /// A fixed-size array (e.g. a `__local float tile[16][16]`, outer dimension first).
-    Array { elem: Box<Type>, len: u64 },
+    Array {
+        elem: Box<Type>,
+        len: u64,
+    },
     /// A struct or union: its name and its size in OpenCL C's layout (the
     /// members are not modelled; member accesses are unsupported).
-    Struct { name: String, size: u32 },
+    Struct {
+        name: String,
+        size: u32,
+    },
     /// A type outside the subset (images, structs, ...), with clang's spelling.
     Other(String),
 }
@@ -437,7 +446,11 @@ impl fmt::Display for Diagnostic {
             DiagKind::Warning => "warning",
             DiagKind::Unsupported => "unsupported",
         };
-        write!(f, "{}:{}:{}: {}: {}", self.file, self.span.line, self.span.col, kind, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}: {}",
+            self.file, self.span.line, self.span.col, kind, self.message
+        )
     }
 }
 
@@ -470,7 +483,10 @@ impl Program {
         names.push(function.to_string());
         self.diagnostics
             .iter()
-            .filter(|d| d.kind == DiagKind::Unsupported && d.function.as_ref().is_some_and(|f| names.contains(f)))
+            .filter(|d| {
+                d.kind == DiagKind::Unsupported
+                    && d.function.as_ref().is_some_and(|f| names.contains(f))
+            })
             .collect()
     }
 }
@@ -521,14 +537,22 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
             }
         }
         Stmt::Expr(e) => visit_expr(e, f),
-        Stmt::If { cond, then, els, .. } => {
+        Stmt::If {
+            cond, then, els, ..
+        } => {
             visit_expr(cond, f);
             visit_exprs(then, f);
             if let Some(e) = els {
                 visit_exprs(e, f);
             }
         }
-        Stmt::For { init, cond, step, body, .. } => {
+        Stmt::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } => {
             if let Some(i) = init {
                 visit_stmt_exprs(i, f);
             }
@@ -546,7 +570,11 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
         }
         Stmt::Block(b) => visit_exprs(b, f),
         Stmt::Return(Some(e), _) => visit_expr(e, f),
-        Stmt::Barrier(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Unsupported(..) => {}
+        Stmt::Barrier(_)
+        | Stmt::Return(None, _)
+        | Stmt::Break(_)
+        | Stmt::Continue(_)
+        | Stmt::Unsupported(..) => {}
     }
 }
 
@@ -554,7 +582,11 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
 pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match &e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Swizzle(a, _) | ExprKind::WorkItem(_, a) | ExprKind::Member(a, _) => visit_expr(a, f),
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(a)
+        | ExprKind::Swizzle(a, _)
+        | ExprKind::WorkItem(_, a)
+        | ExprKind::Member(a, _) => visit_expr(a, f),
         ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) => {
             visit_expr(a, f);
             visit_expr(b, f);
@@ -569,7 +601,10 @@ pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 visit_expr(a, f);
             }
         }
-        ExprKind::IntLit(_) | ExprKind::FloatLit(..) | ExprKind::Var(_) | ExprKind::Unsupported(_) => {}
+        ExprKind::IntLit(_)
+        | ExprKind::FloatLit(..)
+        | ExprKind::Var(_)
+        | ExprKind::Unsupported(_) => {}
     }
 }
 
@@ -581,8 +616,12 @@ pub fn contains_barrier(body: &[Stmt]) -> bool {
 pub fn stmt_contains_barrier(s: &Stmt) -> bool {
     match s {
         Stmt::Barrier(_) => true,
-        Stmt::If { then, els, .. } => contains_barrier(then) || els.as_deref().is_some_and(contains_barrier),
-        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Block(body) => contains_barrier(body),
+        Stmt::If { then, els, .. } => {
+            contains_barrier(then) || els.as_deref().is_some_and(contains_barrier)
+        }
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Block(body) => {
+            contains_barrier(body)
+        }
         _ => false,
     }
 }

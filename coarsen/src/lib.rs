@@ -26,15 +26,30 @@ pub struct ParseOptions {
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum CoarsenError {
     #[error("{file}:{line}:{col}: {message}")]
-    Clang { file: String, line: u32, col: u32, message: String },
+    Clang {
+        file: String,
+        line: u32,
+        col: u32,
+        message: String,
+    },
     #[error("{file}: empty file, no kernel to analyze")]
     Empty { file: String },
     #[error("{file}: no kernel named '{name}' (kernels: {available})")]
-    UnknownKernel { file: String, name: String, available: String },
+    UnknownKernel {
+        file: String,
+        name: String,
+        available: String,
+    },
     #[error("{file}: no __kernel function found")]
     NoKernel { file: String },
     #[error("{file}:{line}:{col}: kernel '{kernel}' cannot be coarsened: {message}")]
-    Unsupported { file: String, kernel: String, line: u32, col: u32, message: String },
+    Unsupported {
+        file: String,
+        kernel: String,
+        line: u32,
+        col: u32,
+        message: String,
+    },
 }
 
 impl ir::Program {
@@ -42,15 +57,25 @@ impl ir::Program {
     pub fn kernel(&self, name: Option<&str>) -> Result<&ir::Function, CoarsenError> {
         let kernels: Vec<&ir::Function> = self.kernels().collect();
         if kernels.is_empty() {
-            return Err(CoarsenError::NoKernel { file: self.file.clone() });
+            return Err(CoarsenError::NoKernel {
+                file: self.file.clone(),
+            });
         }
         match name {
             None => Ok(kernels[0]),
-            Some(n) => kernels.iter().copied().find(|k| k.name == n).ok_or_else(|| CoarsenError::UnknownKernel {
-                file: self.file.clone(),
-                name: n.to_string(),
-                available: kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-            }),
+            Some(n) => kernels
+                .iter()
+                .copied()
+                .find(|k| k.name == n)
+                .ok_or_else(|| CoarsenError::UnknownKernel {
+                    file: self.file.clone(),
+                    name: n.to_string(),
+                    available: kernels
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }),
         }
     }
 }

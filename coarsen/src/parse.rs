@@ -10,14 +10,26 @@ use clang_sys::*;
 ///
 /// Clang errors fail the parse (the first one is returned with its location);
 /// clang warnings and unsupported constructs are recorded as diagnostics.
-pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result<Program, CoarsenError> {
+pub fn parse_program(
+    file: &str,
+    source: &str,
+    options: &ParseOptions,
+) -> Result<Program, CoarsenError> {
     if source.trim().is_empty() {
-        return Err(CoarsenError::Empty { file: file.to_string() });
+        return Err(CoarsenError::Empty {
+            file: file.to_string(),
+        });
     }
-    let mut args: Vec<String> = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "-x",
+        "cl",
+        "-cl-std=CL1.2",
+        "-Xclang",
+        "-finclude-default-header",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     args.extend(options.clang_args.iter().cloned());
     let tu = TranslationUnit::parse(file, source, &args).map_err(|f| CoarsenError::Clang {
         file: file.to_string(),
@@ -32,21 +44,39 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
     })?;
     let mut diagnostics = Vec::new();
     for d in tu.diagnostics() {
-        let dfile = if d.file.is_empty() { file.to_string() } else { d.file.clone() };
+        let dfile = if d.file.is_empty() {
+            file.to_string()
+        } else {
+            d.file.clone()
+        };
         if d.is_error {
-            return Err(CoarsenError::Clang { file: dfile, line: d.line, col: d.col, message: d.message });
+            return Err(CoarsenError::Clang {
+                file: dfile,
+                line: d.line,
+                col: d.col,
+                message: d.message,
+            });
         }
         if d.is_warning {
             diagnostics.push(Diagnostic {
                 kind: DiagKind::Warning,
                 file: dfile,
-                span: Span { line: d.line, col: d.col, start: 0, end: 0 },
+                span: Span {
+                    line: d.line,
+                    col: d.col,
+                    start: 0,
+                    end: 0,
+                },
                 message: d.message,
                 function: None,
             });
         }
     }
-    let mut cx = Cx { file: file.to_string(), diags: diagnostics, function: String::new() };
+    let mut cx = Cx {
+        file: file.to_string(),
+        diags: diagnostics,
+        function: String::new(),
+    };
     let mut functions = Vec::new();
     let mut type_decls = Vec::new();
     for c in tu.root().children() {
@@ -57,8 +87,11 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
         match c.kind() {
             CXCursor_FunctionDecl if c.is_definition() => functions.push(cx.function(&c)),
             CXCursor_StructDecl | CXCursor_UnionDecl | CXCursor_TypedefDecl => {
-                let is_record = c.kind() != CXCursor_TypedefDecl || matches!(c.ty().canonical().kind(), CXType_Record);
-                if let (true, Some(text)) = (is_record, source.get(e.start as usize..e.end as usize)) {
+                let is_record = c.kind() != CXCursor_TypedefDecl
+                    || matches!(c.ty().canonical().kind(), CXType_Record);
+                if let (true, Some(text)) =
+                    (is_record, source.get(e.start as usize..e.end as usize))
+                {
                     // a typedef's extent includes its struct; the struct's
                     // own cursor then repeats it: keep the outer one
                     if !type_decls.iter().any(|t: &String| t.contains(text)) {
@@ -77,7 +110,13 @@ pub fn parse_program(file: &str, source: &str, options: &ParseOptions) -> Result
             cx.unsupported(&f.span, format!("function '{}' is recursive", f.name));
         }
     }
-    Ok(Program { file: file.to_string(), source: source.to_string(), functions, diagnostics: cx.diags, type_decls })
+    Ok(Program {
+        file: file.to_string(),
+        source: source.to_string(),
+        functions,
+        diagnostics: cx.diags,
+        type_decls,
+    })
 }
 
 struct Cx {
@@ -88,7 +127,12 @@ struct Cx {
 
 fn span_of(c: &Cursor) -> Span {
     let e = c.extent();
-    Span { line: e.line, col: e.col, start: e.start, end: e.end }
+    Span {
+        line: e.line,
+        col: e.col,
+        start: e.start,
+        end: e.end,
+    }
 }
 
 /// Address space named in a type spelling such as `const __global float`.
@@ -128,7 +172,18 @@ fn unqualified(spelling: &str) -> String {
     let mut s = spelling.trim();
     loop {
         let before = s;
-        for q in ["__global ", "global ", "__constant ", "constant ", "__local ", "local ", "__private ", "private ", "const ", "volatile "] {
+        for q in [
+            "__global ",
+            "global ",
+            "__constant ",
+            "constant ",
+            "__local ",
+            "local ",
+            "__private ",
+            "private ",
+            "const ",
+            "volatile ",
+        ] {
             s = s.strip_prefix(q).unwrap_or(s).trim_start();
         }
         if s == before {
@@ -157,9 +212,15 @@ pub(crate) fn convert_type(t: ClangType) -> Type {
                 is_const: p.is_const(),
             }
         }
-        CXType_ConstantArray => Type::Array { elem: Box::new(convert_type(c.element())), len: c.num_elements().max(0) as u64 },
+        CXType_ConstantArray => Type::Array {
+            elem: Box::new(convert_type(c.element())),
+            len: c.num_elements().max(0) as u64,
+        },
         CXType_Record => match c.size_of().and_then(|s| u32::try_from(s).ok()) {
-            Some(size) => Type::Struct { name: unqualified(&spelling), size },
+            Some(size) => Type::Struct {
+                name: unqualified(&spelling),
+                size,
+            },
             None => Type::Other(spelling),
         },
         _ => Type::Other(spelling),
@@ -175,7 +236,9 @@ fn is_expr_kind(k: CXCursorKind) -> bool {
 fn has_own_continue(body: &[Stmt]) -> bool {
     body.iter().any(|s| match s {
         Stmt::Continue(_) => true,
-        Stmt::If { then, els, .. } => has_own_continue(then) || els.as_deref().is_some_and(has_own_continue),
+        Stmt::If { then, els, .. } => {
+            has_own_continue(then) || els.as_deref().is_some_and(has_own_continue)
+        }
         Stmt::Block(b) => has_own_continue(b),
         _ => false,
     })
@@ -191,12 +254,24 @@ fn is_stmt_kind(k: CXCursorKind) -> bool {
 fn is_loop_hint(c: &Cursor) -> bool {
     let ch = c.children();
     let stmts: Vec<_> = ch.iter().filter(|x| is_stmt_kind(x.kind())).collect();
-    if stmts.len() != 1 || !matches!(stmts[0].kind(), CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_DoStmt) {
+    if stmts.len() != 1
+        || !matches!(
+            stmts[0].kind(),
+            CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_DoStmt
+        )
+    {
         return false;
     }
     let toks = c.tokens();
-    let head: Vec<&str> = toks.iter().take_while(|t| !matches!(t.as_str(), "for" | "while" | "do")).map(String::as_str).collect();
-    head.is_empty() || head.iter().any(|t| *t == "unroll" || *t == "opencl_unroll_hint" || *t == "nounroll")
+    let head: Vec<&str> = toks
+        .iter()
+        .take_while(|t| !matches!(t.as_str(), "for" | "while" | "do"))
+        .map(String::as_str)
+        .collect();
+    head.is_empty()
+        || head
+            .iter()
+            .any(|t| *t == "unroll" || *t == "opencl_unroll_hint" || *t == "nounroll")
 }
 
 impl Cx {
@@ -216,7 +291,9 @@ impl Cx {
         let span = span_of(c);
         let toks = c.tokens();
         let name_pos = toks.iter().position(|t| *t == name).unwrap_or(0);
-        let is_kernel = toks[..name_pos].iter().any(|t| t == "__kernel" || t == "kernel");
+        let is_kernel = toks[..name_pos]
+            .iter()
+            .any(|t| t == "__kernel" || t == "kernel");
         let mut params = Vec::new();
         let mut body = Vec::new();
         for ch in c.children() {
@@ -225,15 +302,29 @@ impl Cx {
                     let ty = convert_type(ch.ty());
                     let pspan = span_of(&ch);
                     if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
-                        self.unsupported(&pspan, format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s));
+                        self.unsupported(
+                            &pspan,
+                            format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s),
+                        );
                     }
-                    params.push(Param { name: ch.spelling(), ty, span: pspan });
+                    params.push(Param {
+                        name: ch.spelling(),
+                        ty,
+                        span: pspan,
+                    });
                 }
                 CXCursor_CompoundStmt => body = self.block(&ch),
                 _ => {}
             }
         }
-        Function { name, is_kernel, ret: convert_type(c.result_type()), params, body, span }
+        Function {
+            name,
+            is_kernel,
+            ret: convert_type(c.result_type()),
+            params,
+            body,
+            span,
+        }
     }
 
     fn block(&mut self, c: &Cursor) -> Vec<Stmt> {
@@ -267,13 +358,21 @@ impl Cx {
                 let cond = self.expr(&ch[0]);
                 let then = self.stmt_list(&ch[1]);
                 let els = ch.get(2).map(|e| self.stmt_list(e));
-                out.push(Stmt::If { cond, then, els, span });
+                out.push(Stmt::If {
+                    cond,
+                    then,
+                    els,
+                    span,
+                });
             }
             CXCursor_ForStmt => out.push(self.for_stmt(c, span)),
             CXCursor_WhileStmt => {
                 let ch = c.children();
                 if ch.len() != 2 {
-                    self.unsupported(&span, "'while' with a declaration in its condition is not supported".into());
+                    self.unsupported(
+                        &span,
+                        "'while' with a declaration in its condition is not supported".into(),
+                    );
                     out.push(Stmt::Unsupported("while".into(), span));
                     return;
                 }
@@ -306,28 +405,54 @@ impl Cx {
                 };
                 let mut body = self.stmt_list(b);
                 if has_own_continue(&body) {
-                    self.unsupported(&span, "'do ... while' with 'continue' is not supported".into());
+                    self.unsupported(
+                        &span,
+                        "'do ... while' with 'continue' is not supported".into(),
+                    );
                     out.push(Stmt::Unsupported("do".into(), span));
                     return;
                 }
                 let cond = self.expr(cond);
                 let int = Type::Scalar(Scalar::Int);
-                let not = Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: int.clone(), span: cond.span.clone() };
-                body.push(Stmt::If { cond: not, then: vec![Stmt::Break(cond.span.clone())], els: None, span: cond.span.clone() });
-                let one = Expr { kind: ExprKind::IntLit(1), ty: int, span: span.clone() };
-                out.push(Stmt::While { cond: one, body, span });
+                let not = Expr {
+                    kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())),
+                    ty: int.clone(),
+                    span: cond.span.clone(),
+                };
+                body.push(Stmt::If {
+                    cond: not,
+                    then: vec![Stmt::Break(cond.span.clone())],
+                    els: None,
+                    span: cond.span.clone(),
+                });
+                let one = Expr {
+                    kind: ExprKind::IntLit(1),
+                    ty: int,
+                    span: span.clone(),
+                };
+                out.push(Stmt::While {
+                    cond: one,
+                    body,
+                    span,
+                });
             }
             // `#pragma unroll` / `__attribute__((opencl_unroll_hint))`: an
             // attributed statement (unexposed by libclang) around the loop;
             // the hint does not change what the loop does.
             CXCursor_UnexposedStmt if is_loop_hint(c) => {
-                let inner: Vec<_> = c.children().into_iter().filter(|x| is_stmt_kind(x.kind())).collect();
+                let inner: Vec<_> = c
+                    .children()
+                    .into_iter()
+                    .filter(|x| is_stmt_kind(x.kind()))
+                    .collect();
                 self.stmt_into(&inner[0], out);
             }
             k if is_expr_kind(k) => {
                 let e = self.expr(c);
                 match &e.kind {
-                    ExprKind::Call(name, _) if name == "barrier" || name == "work_group_barrier" => {
+                    ExprKind::Call(name, _)
+                        if name == "barrier" || name == "work_group_barrier" =>
+                    {
                         out.push(Stmt::Barrier(span))
                     }
                     _ => out.push(Stmt::Expr(e)),
@@ -357,18 +482,37 @@ impl Cx {
         let toks = d.tokens();
         let has_init = toks.iter().any(|t| t == "=");
         let init = if has_init {
-            d.children().iter().rev().find(|ch| is_expr_kind(ch.kind())).map(|e| self.expr(e))
+            d.children()
+                .iter()
+                .rev()
+                .find(|ch| is_expr_kind(ch.kind()))
+                .map(|e| self.expr(e))
         } else {
             None
         };
         if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
-            self.unsupported(&span, format!("variable '{}' has unsupported type '{}'", d.spelling(), s));
+            self.unsupported(
+                &span,
+                format!("variable '{}' has unsupported type '{}'", d.spelling(), s),
+            );
         }
-        if let Some(Expr { kind: ExprKind::Unsupported(_), .. }) = &init {
+        if let Some(Expr {
+            kind: ExprKind::Unsupported(_),
+            ..
+        }) = &init
+        {
             // already reported
-        } else if matches!(init.as_ref().map(|e| &e.kind), Some(ExprKind::VectorLit(_))) || init.is_none() {
+        } else if matches!(init.as_ref().map(|e| &e.kind), Some(ExprKind::VectorLit(_)))
+            || init.is_none()
+        {
         }
-        VarDecl { name: d.spelling(), ty, space, init, span }
+        VarDecl {
+            name: d.spelling(),
+            ty,
+            space,
+            init,
+            span,
+        }
     }
 
     fn for_stmt(&mut self, c: &Cursor, span: Span) -> Stmt {
@@ -402,20 +546,42 @@ impl Cx {
             ch.next().map(|i| {
                 let mut v = Vec::new();
                 self.stmt_into(&i, &mut v);
-                Box::new(if v.len() == 1 { v.pop().unwrap() } else { Stmt::Block(v) })
+                Box::new(if v.len() == 1 {
+                    v.pop().unwrap()
+                } else {
+                    Stmt::Block(v)
+                })
             })
         } else {
             None
         };
-        let cond = if has_cond { ch.next().map(|e| self.expr(&e)) } else { None };
-        let step = if has_step { ch.next().map(|e| self.expr(&e)) } else { None };
+        let cond = if has_cond {
+            ch.next().map(|e| self.expr(&e))
+        } else {
+            None
+        };
+        let step = if has_step {
+            ch.next().map(|e| self.expr(&e))
+        } else {
+            None
+        };
         let body = ch.next().map(|b| self.stmt_list(&b)).unwrap_or_default();
-        Stmt::For { init, cond, step, body, span }
+        Stmt::For {
+            init,
+            cond,
+            step,
+            body,
+            span,
+        }
     }
 
     fn bad(&mut self, span: Span, ty: Type, message: String) -> Expr {
         self.unsupported(&span, message.clone());
-        Expr { kind: ExprKind::Unsupported(message), ty, span }
+        Expr {
+            kind: ExprKind::Unsupported(message),
+            ty,
+            span,
+        }
     }
 
     fn expr(&mut self, c: &Cursor) -> Expr {
@@ -512,7 +678,11 @@ impl Cx {
                 let a = self.expr(&ch[0]);
                 let b = self.expr(&ch[1]);
                 let d = self.expr(&ch[2]);
-                mk(ExprKind::Cond(Box::new(a), Box::new(b), Box::new(d)), ty, span)
+                mk(
+                    ExprKind::Cond(Box::new(a), Box::new(b), Box::new(d)),
+                    ty,
+                    span,
+                )
             }
             CXCursor_CallExpr => self.call(c, span, ty),
             CXCursor_CStyleCastExpr => {
@@ -520,14 +690,26 @@ impl Cx {
                 let Some(inner) = inner else {
                     return self.bad(span, ty, "malformed cast".into());
                 };
-                if inner.kind() == CXCursor_InitListExpr || (inner.kind() == CXCursor_ParenExpr && matches!(ty, Type::Vector(..))) {
+                if inner.kind() == CXCursor_InitListExpr
+                    || (inner.kind() == CXCursor_ParenExpr && matches!(ty, Type::Vector(..)))
+                {
                     let parts: Vec<Expr> = self.vector_parts(inner);
                     return mk(ExprKind::VectorLit(parts), ty, span);
                 }
                 let e = self.expr(inner);
-                if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) = (&ty, &e.ty) {
+                if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) =
+                    (&ty, &e.ty)
+                {
                     if a != b {
-                        return self.bad(span, ty.clone(), format!("pointer cast from '{}' to '{}' is not supported", e.ty.name(), ty.name()));
+                        return self.bad(
+                            span,
+                            ty.clone(),
+                            format!(
+                                "pointer cast from '{}' to '{}' is not supported",
+                                e.ty.name(),
+                                ty.name()
+                            ),
+                        );
                     }
                 }
                 mk(ExprKind::Cast(Box::new(e)), ty, span)
@@ -538,7 +720,8 @@ impl Cx {
             }
             // `(float4)(a, b, c, d)` as clang sometimes represents it
             CXCursor_CompoundLiteralExpr
-                if matches!(ty, Type::Vector(..)) && ch.last().is_some_and(|x| x.kind() == CXCursor_InitListExpr) =>
+                if matches!(ty, Type::Vector(..))
+                    && ch.last().is_some_and(|x| x.kind() == CXCursor_InitListExpr) =>
             {
                 let parts: Vec<Expr> = ch.last().map(|x| self.vector_parts(x)).unwrap_or_default();
                 mk(ExprKind::VectorLit(parts), ty, span)
@@ -554,15 +737,31 @@ impl Cx {
                     let base = self.expr(&ch[0]);
                     match swizzle_lanes(&comp) {
                         Some(l) => return mk(ExprKind::Swizzle(Box::new(base), l), ty, span),
-                        None => return self.bad(span, ty, format!("unsupported vector component '.{comp}'")),
+                        None => {
+                            return self.bad(
+                                span,
+                                ty,
+                                format!("unsupported vector component '.{comp}'"),
+                            )
+                        }
                     }
                 }
                 if c.kind() == CXCursor_MemberRefExpr {
                     // `p[i].m` / `p->m`: an access to part of the element.
                     // Members that are arrays or pointers would be bases of
                     // further accesses the analysis cannot follow.
-                    if matches!(ty, Type::Array { .. } | Type::Pointer { .. } | Type::Other(_)) {
-                        self.unsupported(&span, format!("struct member '{}' of type '{}' is not supported", c.spelling(), ty.name()));
+                    if matches!(
+                        ty,
+                        Type::Array { .. } | Type::Pointer { .. } | Type::Other(_)
+                    ) {
+                        self.unsupported(
+                            &span,
+                            format!(
+                                "struct member '{}' of type '{}' is not supported",
+                                c.spelling(),
+                                ty.name()
+                            ),
+                        );
                     }
                     let base = self.expr(&ch[0]);
                     return mk(ExprKind::Member(Box::new(base), c.spelling()), ty, span);
@@ -571,9 +770,19 @@ impl Cx {
                 if e.ty == ty || matches!(ty, Type::Other(_) | Type::Struct { .. }) {
                     e
                 } else {
-                    if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) = (&ty, &e.ty) {
+                    if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) =
+                        (&ty, &e.ty)
+                    {
                         if a.name() != b.name() {
-                            return self.bad(span, ty.clone(), format!("pointer cast from '{}' to '{}' is not supported", e.ty.name(), ty.name()));
+                            return self.bad(
+                                span,
+                                ty.clone(),
+                                format!(
+                                    "pointer cast from '{}' to '{}' is not supported",
+                                    e.ty.name(),
+                                    ty.name()
+                                ),
+                            );
                         }
                         return e;
                     }
@@ -587,7 +796,9 @@ impl Cx {
                 if let Some(v) = c.evaluate() {
                     return match v {
                         EvalValue::Int(i) => mk(ExprKind::IntLit(i), ty, span),
-                        EvalValue::Float(f) => mk(ExprKind::FloatLit(f, format!("{f:?}")), ty, span),
+                        EvalValue::Float(f) => {
+                            mk(ExprKind::FloatLit(f, format!("{f:?}")), ty, span)
+                        }
                     };
                 }
                 let what = c.kind_name();
@@ -621,16 +832,31 @@ impl Cx {
         let n = c.num_arguments().max(0) as u32;
         let args: Vec<Expr> = (0..n).map(|i| self.expr(&c.argument(i))).collect();
         if let Some(w) = WorkItemFn::from_name(&name) {
-            let dim = args.into_iter().next().unwrap_or(Expr { kind: ExprKind::IntLit(0), ty: Type::Scalar(Scalar::UInt), span: span.clone() });
-            return Expr { kind: ExprKind::WorkItem(w, Box::new(dim)), ty, span };
+            let dim = args.into_iter().next().unwrap_or(Expr {
+                kind: ExprKind::IntLit(0),
+                ty: Type::Scalar(Scalar::UInt),
+                span: span.clone(),
+            });
+            return Expr {
+                kind: ExprKind::WorkItem(w, Box::new(dim)),
+                ty,
+                span,
+            };
         }
-        if name.starts_with("read_image") || name.starts_with("write_image") || name.starts_with("get_image") {
+        if name.starts_with("read_image")
+            || name.starts_with("write_image")
+            || name.starts_with("get_image")
+        {
             return self.bad(span, ty, format!("image builtin '{name}' is not supported"));
         }
         if name.is_empty() {
             return self.bad(span, ty, "indirect call is not supported".into());
         }
-        Expr { kind: ExprKind::Call(name, args), ty, span }
+        Expr {
+            kind: ExprKind::Call(name, args),
+            ty,
+            span,
+        }
     }
 }
 
@@ -639,7 +865,11 @@ pub(crate) fn swizzle_lanes(comp: &str) -> Option<Vec<u8>> {
     let xyzw = |c: char| "xyzw".find(c).map(|i| i as u8);
     if let Some(rest) = comp.strip_prefix('s').or_else(|| comp.strip_prefix('S')) {
         if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Some(rest.chars().map(|c| c.to_digit(16).unwrap() as u8).collect());
+            return Some(
+                rest.chars()
+                    .map(|c| c.to_digit(16).unwrap() as u8)
+                    .collect(),
+            );
         }
     }
     if !comp.is_empty() && comp.chars().all(|c| xyzw(c).is_some()) {

@@ -37,7 +37,10 @@ pub struct Balancer {
 impl Balancer {
     /// A balancer over these devices (indices as in `clpart devices`).
     pub fn new(devices: &[usize]) -> Balancer {
-        Balancer { devices: devices.to_vec(), rates: HashMap::new() }
+        Balancer {
+            devices: devices.to_vec(),
+            rates: HashMap::new(),
+        }
     }
 
     /// The devices it balances.
@@ -53,11 +56,23 @@ impl Balancer {
             return Vec::new();
         }
         let rates = self.rates.get(key);
-        let known: Vec<f64> = rates.map(|r| r.iter().flatten().copied().collect()).unwrap_or_default();
-        let mean = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
-        let r: Vec<f64> = (0..n).map(|i| rates.and_then(|r| r[i]).unwrap_or(mean)).collect();
+        let known: Vec<f64> = rates
+            .map(|r| r.iter().flatten().copied().collect())
+            .unwrap_or_default();
+        let mean = if known.is_empty() {
+            1.0
+        } else {
+            known.iter().sum::<f64>() / known.len() as f64
+        };
+        let r: Vec<f64> = (0..n)
+            .map(|i| rates.and_then(|r| r[i]).unwrap_or(mean))
+            .collect();
         let total: f64 = r.iter().sum();
-        self.devices.iter().zip(&r).map(|(&d, &x)| (d, x / total)).collect()
+        self.devices
+            .iter()
+            .zip(&r)
+            .map(|(&d, &x)| (d, x / total))
+            .collect()
     }
 
     /// Folds in the per-device kernel times of a launch of `key`. Launches
@@ -68,9 +83,14 @@ impl Balancer {
             return;
         }
         let n = self.devices.len();
-        let rates = self.rates.entry(key.to_string()).or_insert_with(|| vec![None; n]);
+        let rates = self
+            .rates
+            .entry(key.to_string())
+            .or_insert_with(|| vec![None; n]);
         for d in &report.devices {
-            let Some(i) = self.devices.iter().position(|&x| x == d.index) else { continue };
+            let Some(i) = self.devices.iter().position(|&x| x == d.index) else {
+                continue;
+            };
             if d.work_groups == 0 || !d.kernel_ms.is_finite() || d.kernel_ms < MIN_KERNEL_MS {
                 continue;
             }
@@ -86,7 +106,11 @@ impl Balancer {
     /// measured yet), for reports.
     pub fn rates(&self, key: &str) -> Vec<(usize, Option<f64>)> {
         let r = self.rates.get(key);
-        self.devices.iter().enumerate().map(|(i, &d)| (d, r.and_then(|r| r[i]))).collect()
+        self.devices
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (d, r.and_then(|r| r[i])))
+            .collect()
     }
 }
 
@@ -143,7 +167,11 @@ mod tests {
         let nd = NdRange::new(&[65536], &[64]).unwrap();
         let key = launch_key("mdh", &nd);
         let mut b = Balancer::new(&[0, 2]);
-        assert_eq!(b.shares(&key), vec![(0, 0.5), (2, 0.5)], "even before any measurement");
+        assert_eq!(
+            b.shares(&key),
+            vec![(0, 0.5), (2, 0.5)],
+            "even before any measurement"
+        );
         let speed = [6.0, 1.0];
         let mut last = None;
         for _ in 0..6 {
@@ -155,7 +183,10 @@ mod tests {
         assert!((s[0].1 - 6.0 / 7.0).abs() < 0.01, "{s:?}");
         let r = last.unwrap();
         let (t0, t1) = (r.devices[0].kernel_ms, r.devices[1].kernel_ms);
-        assert!((t0 - t1).abs() / t0.max(t1) < 0.05, "finish times {t0} / {t1}");
+        assert!(
+            (t0 - t1).abs() / t0.max(t1) < 0.05,
+            "finish times {t0} / {t1}"
+        );
     }
 
     #[test]
@@ -163,13 +194,31 @@ mod tests {
         let key = "k global 1024 local 64";
         let mut b = Balancer::new(&[0, 1, 2]);
         let r = report(vec![
-            DeviceReport { index: 0, work_groups: 8, kernel_ms: 2.0, ..DeviceReport::default() },
-            DeviceReport { index: 1, work_groups: 8, kernel_ms: 1.0, ..DeviceReport::default() },
+            DeviceReport {
+                index: 0,
+                work_groups: 8,
+                kernel_ms: 2.0,
+                ..DeviceReport::default()
+            },
+            DeviceReport {
+                index: 1,
+                work_groups: 8,
+                kernel_ms: 1.0,
+                ..DeviceReport::default()
+            },
             // too short to measure
-            DeviceReport { index: 2, work_groups: 8, kernel_ms: 0.001, ..DeviceReport::default() },
+            DeviceReport {
+                index: 2,
+                work_groups: 8,
+                kernel_ms: 0.001,
+                ..DeviceReport::default()
+            },
         ]);
         b.observe(key, &r);
-        assert_eq!(b.rates(key), vec![(0, Some(4.0)), (1, Some(8.0)), (2, None)]);
+        assert_eq!(
+            b.rates(key),
+            vec![(0, Some(4.0)), (1, Some(8.0)), (2, None)]
+        );
         // device 2 counts as the mean rate, 6
         let s: Vec<f64> = b.shares(key).iter().map(|x| x.1).collect();
         for (got, want) in s.iter().zip([4.0 / 18.0, 8.0 / 18.0, 6.0 / 18.0]) {
@@ -186,6 +235,12 @@ mod tests {
         b.observe(key, &fired);
         assert_eq!(b.rates(key)[0], (0, Some(4.0)));
         // other configurations start afresh
-        assert_eq!(b.shares("k global 2048 local 64").iter().map(|x| x.1).collect::<Vec<_>>(), vec![1.0 / 3.0; 3]);
+        assert_eq!(
+            b.shares("k global 2048 local 64")
+                .iter()
+                .map(|x| x.1)
+                .collect::<Vec<_>>(),
+            vec![1.0 / 3.0; 3]
+        );
     }
 }

@@ -17,7 +17,10 @@ impl HostBuffer {
     pub fn zeros(elem: ElemType, n: u64) -> Result<HostBuffer, String> {
         let len = (n as usize).saturating_mul(elem.size as usize);
         if len == 0 {
-            return Ok(HostBuffer { elem, bytes: Vec::new() });
+            return Ok(HostBuffer {
+                elem,
+                bytes: Vec::new(),
+            });
         }
         let layout = std::alloc::Layout::array::<u8>(len).map_err(|e| e.to_string())?;
         // SAFETY: `layout` has a nonzero size. Zeroed pages from the
@@ -91,7 +94,6 @@ impl HostBuffer {
     }
 }
 
-
 /// The value of one kernel argument.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
@@ -112,4 +114,3 @@ pub enum ArgValue {
         bytes: u64,
     },
 }
-

@@ -92,7 +92,12 @@ pub struct Coherence {
 impl Coherence {
     /// A buffer of `len` elements, every one valid on the host only.
     pub fn host_valid(len: u64) -> Coherence {
-        let c = Coherence { len, host: Runs::new(), devices: BTreeMap::new(), lost: Runs::new() };
+        let c = Coherence {
+            len,
+            host: Runs::new(),
+            devices: BTreeMap::new(),
+            lost: Runs::new(),
+        };
         Coherence { host: c.all(), ..c }
     }
 
@@ -123,7 +128,11 @@ impl Coherence {
 
     /// The devices holding some valid element, in increasing order.
     pub fn devices(&self) -> Vec<usize> {
-        self.devices.iter().filter(|(_, r)| !r.is_empty()).map(|(&d, _)| d).collect()
+        self.devices
+            .iter()
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(&d, _)| d)
+            .collect()
     }
 
     /// What must move so that device `dev` holds every element of `need`:
@@ -156,7 +165,11 @@ impl Coherence {
     /// sources must have held them valid (so they must not be lost).
     pub fn copied(&mut self, to: Holder, elems: &Runs) {
         let elems = self.clip(elems);
-        debug_assert!(!elems.overlaps(&self.lost), "copied lost elements {}", elems.intersect(&self.lost));
+        debug_assert!(
+            !elems.overlaps(&self.lost),
+            "copied lost elements {}",
+            elems.intersect(&self.lost)
+        );
         self.set_valid(to, |v| v.union(&elems));
     }
 
@@ -208,7 +221,9 @@ impl Coherence {
     /// The elements valid on `h` and on no other holder: what would be lost
     /// if `h` went away.
     pub fn exclusive(&self, h: Holder) -> Runs {
-        let Some(mut only) = self.valid_ref(h).cloned() else { return Runs::new() };
+        let Some(mut only) = self.valid_ref(h).cloned() else {
+            return Runs::new();
+        };
         for other in self.holders() {
             if other != h && !only.is_empty() {
                 only = only.subtract(self.valid_ref(other).expect("listed holder"));
@@ -281,13 +296,18 @@ impl Coherence {
                 out.push((d, take));
             }
         }
-        debug_assert!(missing.is_empty(), "elements {missing} valid nowhere and not lost");
+        debug_assert!(
+            missing.is_empty(),
+            "elements {missing} valid nowhere and not lost"
+        );
         out
     }
 
     /// The holders with some valid element: the host, then the devices.
     fn holders(&self) -> Vec<Holder> {
-        std::iter::once(Holder::Host).chain(self.devices.keys().map(|&d| Holder::Device(d))).collect()
+        std::iter::once(Holder::Host)
+            .chain(self.devices.keys().map(|&d| Holder::Device(d)))
+            .collect()
     }
 
     /// The valid set of `h`, if it has an entry.

@@ -31,7 +31,10 @@ fn code_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(cl_int) -
 
 /// The error of the failed OpenCL call `call` on the device of `ctx`: the
 /// device's label is formatted only on failure, never on the success path.
-pub(crate) fn dev_err<'a>(call: &'static str, ctx: &'a DeviceCtx) -> impl FnOnce(ClError) -> LaunchError + 'a {
+pub(crate) fn dev_err<'a>(
+    call: &'static str,
+    ctx: &'a DeviceCtx,
+) -> impl FnOnce(ClError) -> LaunchError + 'a {
     move |e| cl_err(call, Some(ctx.info.label()))(e)
 }
 
@@ -191,7 +194,14 @@ pub(crate) unsafe fn write(
     src: *const u8,
     len: usize,
 ) -> Result<Event> {
-    check_span(ctx, "host-to-device copy", "device", offset, len, device_size(ctx, buf)?)?;
+    check_span(
+        ctx,
+        "host-to-device copy",
+        "device",
+        offset,
+        len,
+        device_size(ctx, buf)?,
+    )?;
     // SAFETY: forwarded to the caller.
     let ev = cl_timed(|| unsafe {
         enqueue_write_buffer(
@@ -223,7 +233,14 @@ pub(crate) unsafe fn read(
     dst: *mut u8,
     len: usize,
 ) -> Result<Event> {
-    check_span(ctx, "device-to-host copy", "device", offset, len, device_size(ctx, buf)?)?;
+    check_span(
+        ctx,
+        "device-to-host copy",
+        "device",
+        offset,
+        len,
+        device_size(ctx, buf)?,
+    )?;
     // SAFETY: forwarded to the caller.
     let ev = cl_timed(|| unsafe {
         enqueue_read_buffer(
@@ -256,7 +273,9 @@ struct RectBytes {
 
 fn rect_bytes(rect: &Rect, base: i64, es: u64) -> Option<RectBytes> {
     let es = es as usize;
-    let off = usize::try_from(rect.start.checked_sub(base)?).ok()?.checked_mul(es)?;
+    let off = usize::try_from(rect.start.checked_sub(base)?)
+        .ok()?
+        .checked_mul(es)?;
     let row_pitch = (rect.row_pitch.max(rect.run) as usize).checked_mul(es)?;
     let slice_pitch = (rect.plane_pitch as usize)
         .max(row_pitch / es * rect.rows as usize)
@@ -272,10 +291,23 @@ fn rect_bytes(rect: &Rect, base: i64, es: u64) -> Option<RectBytes> {
         .checked_add(region[0])?;
     let (z, rem) = (off / slice_pitch, off % slice_pitch);
     let (y, x) = (rem / row_pitch, rem % row_pitch);
-    Some(RectBytes { origin: [x, y, z], region, row_pitch, slice_pitch, first: off, end: off.checked_add(span)? })
+    Some(RectBytes {
+        origin: [x, y, z],
+        region,
+        row_pitch,
+        slice_pitch,
+        first: off,
+        end: off.checked_add(span)?,
+    })
 }
 
-fn rect_err(ctx: &DeviceCtx, op: &'static str, what: &'static str, rect: &Rect, size: usize) -> LaunchError {
+fn rect_err(
+    ctx: &DeviceCtx,
+    op: &'static str,
+    what: &'static str,
+    rect: &Rect,
+    size: usize,
+) -> LaunchError {
     LaunchError::CopyOutOfBounds {
         op,
         what,
@@ -299,8 +331,12 @@ fn rect_sides(
     es: u64,
 ) -> Result<(RectBytes, RectBytes)> {
     let size = device_size(ctx, buf)?;
-    let d = rect_bytes(rect, base, es).filter(|d| d.end <= size).ok_or_else(|| rect_err(ctx, op, "device", rect, size))?;
-    let h = rect_bytes(rect, 0, es).filter(|h| h.end <= host.len).ok_or_else(|| rect_err(ctx, op, "host", rect, host.len))?;
+    let d = rect_bytes(rect, base, es)
+        .filter(|d| d.end <= size)
+        .ok_or_else(|| rect_err(ctx, op, "device", rect, size))?;
+    let h = rect_bytes(rect, 0, es)
+        .filter(|h| h.end <= host.len)
+        .ok_or_else(|| rect_err(ctx, op, "host", rect, host.len))?;
     Ok((d, h))
 }
 
@@ -400,11 +436,27 @@ pub(crate) fn copy(
 ) -> Result<Event> {
     const OP: &str = "device-to-device copy";
     check_span(ctx, OP, "source", src_offset, len, device_size(ctx, src)?)?;
-    check_span(ctx, OP, "destination", dst_offset, len, device_size(ctx, dst)?)?;
+    check_span(
+        ctx,
+        OP,
+        "destination",
+        dst_offset,
+        len,
+        device_size(ctx, dst)?,
+    )?;
     // SAFETY: both spans are inside their buffers (checked); the buffers are
     // kept alive by the caller until the queue finishes.
     let ev = cl_timed(|| unsafe {
-        enqueue_copy_buffer(ctx.queue.get(), src.get(), dst.get(), src_offset, dst_offset, len, 0, std::ptr::null())
+        enqueue_copy_buffer(
+            ctx.queue.get(),
+            src.get(),
+            dst.get(),
+            src_offset,
+            dst_offset,
+            len,
+            0,
+            std::ptr::null(),
+        )
     })
     .map_err(code_err("clEnqueueCopyBuffer", ctx))?;
     Ok(Event::new(ev))
@@ -441,7 +493,9 @@ pub(crate) fn set_args(
                     SetArg::Bytes(b) => {
                         set_kernel_arg(kernel.get(), i as u32, b.len(), b.as_ptr() as *const c_void)
                     }
-                    SetArg::Local(n) => set_kernel_arg(kernel.get(), i as u32, (*n).max(1), std::ptr::null()),
+                    SetArg::Local(n) => {
+                        set_kernel_arg(kernel.get(), i as u32, (*n).max(1), std::ptr::null())
+                    }
                     SetArg::Long(v) => set_kernel_arg(
                         kernel.get(),
                         i as u32,
@@ -490,12 +544,11 @@ pub(crate) fn run_kernel(
 
 /// Kernel time of a profiled event, in milliseconds.
 pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
-    cl_timed(|| ev.wait())
-        .map_err(dev_err("clWaitForEvents", ctx))?;
+    cl_timed(|| ev.wait()).map_err(dev_err("clWaitForEvents", ctx))?;
     let start = cl_timed(|| ev.profiling_command_start())
         .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
-    let end = cl_timed(|| ev.profiling_command_end())
-        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
+    let end =
+        cl_timed(|| ev.profiling_command_end()).map_err(dev_err("clGetEventProfilingInfo", ctx))?;
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 
@@ -514,7 +567,9 @@ pub(crate) struct Worker {
 
 impl Worker {
     pub(crate) fn new() -> Worker {
-        Worker { tx: std::sync::OnceLock::new() }
+        Worker {
+            tx: std::sync::OnceLock::new(),
+        }
     }
 
     /// Hands `job` to the thread; gives it back when there is no thread (it
@@ -531,7 +586,11 @@ impl Worker {
                 .map(|_| Mutex::new(tx))
         });
         match tx {
-            Some(tx) => tx.lock().unwrap_or_else(|p| p.into_inner()).send(job).map_err(|e| e.0),
+            Some(tx) => tx
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .send(job)
+                .map_err(|e| e.0),
             None => Err(job),
         }
     }
@@ -573,8 +632,12 @@ pub(crate) fn on_devices<T: Send, R: Send>(
         let out = items.into_iter().map(|(_, t)| f(t)).collect();
         return (out, Instant::now());
     }
-    let slots: Vec<Mutex<Option<std::thread::Result<R>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let latch = Latch { left: Mutex::new(n - 1), done: Condvar::new() };
+    let slots: Vec<Mutex<Option<std::thread::Result<R>>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
+    let latch = Latch {
+        left: Mutex::new(n - 1),
+        done: Condvar::new(),
+    };
     let mut items = items.into_iter();
     let (_, first) = items.next().expect("n > 1");
     {
@@ -591,7 +654,8 @@ pub(crate) fn on_devices<T: Send, R: Send>(
             // borrows, all of which outlive this call: it returns (or
             // unwinds) only after `latch.wait()`, which waits until every
             // job has counted down, its last access to them.
-            let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Job>(job) };
+            let job: Job =
+                unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Job>(job) };
             if let Err(job) = ctx.worker.submit(job) {
                 job();
             }
@@ -606,7 +670,11 @@ pub(crate) fn on_devices<T: Send, R: Send>(
         Err(p) => std::panic::resume_unwind(p),
     }
     for slot in slots.into_iter().skip(1) {
-        match slot.into_inner().unwrap_or_else(|p| p.into_inner()).expect("every job finished") {
+        match slot
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .expect("every job finished")
+        {
             Ok(v) => out.push(v),
             Err(p) => std::panic::resume_unwind(p),
         }

@@ -117,11 +117,15 @@ pub fn launch(
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            (i, DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))))
+            (
+                i,
+                DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))),
+            )
         })
         .collect();
     let result = {
-        let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+        let mut refs: Vec<(u32, &mut DeviceBuffer)> =
+            temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         launch_over(plan, nd, args, &mut refs, shares, options)
     };
     let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
@@ -134,7 +138,10 @@ pub fn launch(
             }
         }
         b.res.allocs.clear();
-        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
+        std::mem::swap(
+            args.buffer_at_mut(i).expect("a buffer argument"),
+            &mut b.host,
+        );
     }
     let mut report = result?;
     if let Some(e) = first_err {
@@ -147,7 +154,15 @@ pub fn launch(
 /// An empty buffer of `size`-byte elements, held by an argument while its
 /// data is away (no allocation: the type has no name).
 fn placeholder(size: u32) -> HostBuffer {
-    HostBuffer::from_bytes(ElemType { name: String::new(), scalar: None, lanes: 1, size }, Vec::new())
+    HostBuffer::from_bytes(
+        ElemType {
+            name: String::new(),
+            scalar: None,
+            lanes: 1,
+            size,
+        },
+        Vec::new(),
+    )
 }
 
 /// [`launch`] over resident buffers (see [`crate::launch_resident`]): every
@@ -170,9 +185,15 @@ pub(crate) fn launch_over(
     if !unbound.is_empty() {
         let mut temps: Vec<(u32, DeviceBuffer)> = unbound
             .iter()
-            .map(|&i| (i, DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone())))
+            .map(|&i| {
+                (
+                    i,
+                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone()),
+                )
+            })
             .collect();
-        let mut all: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+        let mut all: Vec<(u32, &mut DeviceBuffer)> =
+            temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         all.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
         let report = launch_over(plan, nd, args, &mut all, shares, options)?;
         drop(all);
@@ -226,10 +247,19 @@ fn launch_inner(
     let original = options.verify.then(|| args.clone());
 
     let mut report = match &sched.run {
-        Run::Unsplit { reason, footprint } => {
-            run_unsplit_resident(plan, nd, args, res, main_device, whole_slice, reason.clone(), footprint.clone(), options)?
-        }
-        Run::Split(split) => match run_split(plan, nd, args, res, split, sched.split_dim, options)? {
+        Run::Unsplit { reason, footprint } => run_unsplit_resident(
+            plan,
+            nd,
+            args,
+            res,
+            main_device,
+            whole_slice,
+            reason.clone(),
+            footprint.clone(),
+            options,
+        )?,
+        Run::Split(split) => match run_split(plan, nd, args, res, split, sched.split_dim, options)?
+        {
             SplitOutcome::Done(r) => r,
             SplitOutcome::GuardFired(fired) => {
                 let why = format!(
@@ -237,7 +267,17 @@ fn launch_inner(
                     fired.join(", ")
                 );
                 let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
-                let mut r = run_unsplit_resident(plan, nd, args, res, main_device, whole_slice, why, footprint, options)?;
+                let mut r = run_unsplit_resident(
+                    plan,
+                    nd,
+                    args,
+                    res,
+                    main_device,
+                    whole_slice,
+                    why,
+                    footprint,
+                    options,
+                )?;
                 r.guard_fired = true;
                 r
             }

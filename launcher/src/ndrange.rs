@@ -61,7 +61,13 @@ impl NdRange {
         global
             .iter()
             .enumerate()
-            .map(|(d, &g)| if d == 0 { (1..=g.clamp(1, 64)).rev().find(|l| g % l == 0).unwrap_or(1) } else { 1 })
+            .map(|(d, &g)| {
+                if d == 0 {
+                    (1..=g.clamp(1, 64)).rev().find(|l| g % l == 0).unwrap_or(1)
+                } else {
+                    1
+                }
+            })
             .collect()
     }
 
@@ -93,7 +99,9 @@ impl NdRange {
                 return Err(nd_err(format!("sizes in dimension {d} are too large")));
             }
         }
-        let groups = (0..dims).try_fold(1u64, |acc, d| acc.checked_mul(self.global[d] / self.local[d]));
+        let groups = (0..dims).try_fold(1u64, |acc, d| {
+            acc.checked_mul(self.global[d] / self.local[d])
+        });
         if groups.is_none_or(|g| i64::try_from(g).is_err()) {
             return Err(nd_err("the number of work-groups is too large".into()));
         }
@@ -152,9 +160,17 @@ impl fmt::Display for NdRange {
 pub fn parse_shares(text: &str) -> std::result::Result<Vec<(usize, f64)>, String> {
     let mut out = Vec::new();
     for part in text.split(',') {
-        let (i, s) = part.split_once(':').ok_or_else(|| format!("entry '{part}' must be IDX:SHARE"))?;
-        let i: usize = i.trim().parse().map_err(|_| format!("entry '{part}': '{i}' is not a device index"))?;
-        let s: f64 = s.trim().parse().map_err(|_| format!("entry '{part}': '{s}' is not a number"))?;
+        let (i, s) = part
+            .split_once(':')
+            .ok_or_else(|| format!("entry '{part}' must be IDX:SHARE"))?;
+        let i: usize = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("entry '{part}': '{i}' is not a device index"))?;
+        let s: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("entry '{part}': '{s}' is not a number"))?;
         if !(0.0..=1.0).contains(&s) {
             return Err(format!("entry '{part}': share {s} is not between 0 and 1"));
         }
@@ -175,19 +191,34 @@ pub fn split_groups(n_groups: u64, shares: &[f64]) -> Vec<(u64, u64)> {
     if shares.is_empty() {
         return Vec::new();
     }
-    let clean: Vec<f64> = shares.iter().map(|&s| if s.is_finite() && s > 0.0 { s } else { 0.0 }).collect();
+    let clean: Vec<f64> = shares
+        .iter()
+        .map(|&s| if s.is_finite() && s > 0.0 { s } else { 0.0 })
+        .collect();
     // scaled by the largest so that the sum cannot overflow
     let max = clean.iter().copied().fold(0.0f64, f64::max);
-    let weights: Vec<f64> = if max > 0.0 { clean.iter().map(|s| s / max).collect() } else { vec![1.0; shares.len()] };
+    let weights: Vec<f64> = if max > 0.0 {
+        clean.iter().map(|s| s / max).collect()
+    } else {
+        vec![1.0; shares.len()]
+    };
     let total: f64 = weights.iter().sum();
-    let exact: Vec<f64> = weights.iter().map(|w| w / total * n_groups as f64).collect();
-    let mut counts: Vec<u64> = exact.iter().map(|e| (e.floor() as u64).min(n_groups)).collect();
+    let exact: Vec<f64> = weights
+        .iter()
+        .map(|w| w / total * n_groups as f64)
+        .collect();
+    let mut counts: Vec<u64> = exact
+        .iter()
+        .map(|e| (e.floor() as u64).min(n_groups))
+        .collect();
     let assigned: u64 = counts.iter().sum();
     let mut order: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] > 0.0).collect();
     order.sort_by(|&a, &b| {
         let fa = exact[a] - exact[a].floor();
         let fb = exact[b] - exact[b].floor();
-        fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b))
+        fb.partial_cmp(&fa)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
     });
     if assigned < n_groups {
         // fewer than one group per share is left, up to rounding: spread
@@ -241,10 +272,17 @@ mod tests {
 
     #[test]
     fn shares_parse_and_bad_entries_say_why() {
-        assert_eq!(parse_shares("0:0.86, 1:0.14").unwrap(), vec![(0, 0.86), (1, 0.14)]);
+        assert_eq!(
+            parse_shares("0:0.86, 1:0.14").unwrap(),
+            vec![(0, 0.86), (1, 0.14)]
+        );
         assert!(parse_shares("0").unwrap_err().contains("must be IDX:SHARE"));
-        assert!(parse_shares("x:0.5").unwrap_err().contains("not a device index"));
-        assert!(parse_shares("0:1.5").unwrap_err().contains("not between 0 and 1"));
+        assert!(parse_shares("x:0.5")
+            .unwrap_err()
+            .contains("not a device index"));
+        assert!(parse_shares("0:1.5")
+            .unwrap_err()
+            .contains("not between 0 and 1"));
     }
 
     #[test]
@@ -260,13 +298,29 @@ mod tests {
     #[test]
     fn unnormalized_shares_are_a_partition_without_a_step_per_group() {
         let n = 1u64 << 40;
-        for shares in [vec![1.0, 1.0, 1.0], vec![1e-300, 1e-300], vec![3.0, 1.0], vec![f64::NAN, 1.0], vec![0.0, 0.0], vec![f64::INFINITY, 1.0], vec![-1.0, 2.0], vec![1e308, 1e308]] {
+        for shares in [
+            vec![1.0, 1.0, 1.0],
+            vec![1e-300, 1e-300],
+            vec![3.0, 1.0],
+            vec![f64::NAN, 1.0],
+            vec![0.0, 0.0],
+            vec![f64::INFINITY, 1.0],
+            vec![-1.0, 2.0],
+            vec![1e308, 1e308],
+        ] {
             // 2^40 groups: one step per group would not finish
             let s = split_groups(n, &shares);
             assert_eq!(s.len(), shares.len());
             assert_eq!(s.first().unwrap().0, 0);
-            assert_eq!(s.last().unwrap().1, n, "{shares:?}: every group is assigned");
-            assert!(s.windows(2).all(|w| w[0].1 == w[1].0), "{shares:?}: contiguous");
+            assert_eq!(
+                s.last().unwrap().1,
+                n,
+                "{shares:?}: every group is assigned"
+            );
+            assert!(
+                s.windows(2).all(|w| w[0].1 == w[1].0),
+                "{shares:?}: contiguous"
+            );
         }
         assert_eq!(split_groups(8, &[3.0, 1.0]), vec![(0, 6), (6, 8)]);
         assert_eq!(split_groups(8, &[0.0, 0.0]), vec![(0, 4), (4, 8)]);

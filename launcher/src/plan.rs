@@ -64,7 +64,9 @@ impl ArrayPlan {
         read_r: Option<(i64, i64)>,
         write_r: Option<(i64, i64)>,
     ) -> std::result::Result<Option<BoxWindow>, ExprError> {
-        let Some(b) = &self.boxes else { return Ok(None) };
+        let Some(b) = &self.boxes else {
+            return Ok(None);
+        };
         let mut strides = Vec::with_capacity(b.strides.len());
         for s in &b.strides {
             match s.eval(params)? {
@@ -92,7 +94,13 @@ impl ArrayPlan {
             BoxEval::Unused => None,
             BoxEval::Box(bx) => Some(bx),
         };
-        Ok(Some(BoxWindow { strides, extents, read, write, write_exact: b.write_exact }))
+        Ok(Some(BoxWindow {
+            strides,
+            extents,
+            read,
+            write,
+            write_exact: b.write_exact,
+        }))
     }
 }
 
@@ -121,12 +129,18 @@ fn eval_box(
     strides: &[i64],
     extents: &[i64],
 ) -> std::result::Result<BoxEval, ExprError> {
-    let Some((l, u)) = range else { return Ok(BoxEval::Unused) };
-    let Some(bx) = bx.as_ref().filter(|b| b.len() == strides.len()) else { return Ok(BoxEval::Off) };
+    let Some((l, u)) = range else {
+        return Ok(BoxEval::Unused);
+    };
+    let Some(bx) = bx.as_ref().filter(|b| b.len() == strides.len()) else {
+        return Ok(BoxEval::Off);
+    };
     let mut out = Vec::with_capacity(bx.len());
     for (k, r) in bx.iter().enumerate() {
         match r.eval(params)? {
-            Some((lo, hi)) if lo <= hi && (k == 0 || (lo >= 0 && hi < extents[k])) => out.push((lo, hi)),
+            Some((lo, hi)) if lo <= hi && (k == 0 || (lo >= 0 && hi < extents[k])) => {
+                out.push((lo, hi))
+            }
             _ => return Ok(BoxEval::Off),
         }
     }
@@ -151,14 +165,21 @@ pub(crate) fn box_hull(strides: &[i64], bx: &[(i64, i64)]) -> Option<(i64, i64)>
 /// The guard's read and write windows for a slice's 1-D ranges (inclusive):
 /// the ranges themselves, or with boxes each box's linear hull inside its
 /// range (issue 12).
-pub(crate) fn guard_windows(boxes: Option<&BoxWindow>, read_r: Option<Interval>, write_r: Option<Interval>) -> [Option<Interval>; 2] {
+pub(crate) fn guard_windows(
+    boxes: Option<&BoxWindow>,
+    read_r: Option<Interval>,
+    write_r: Option<Interval>,
+) -> [Option<Interval>; 2] {
     let hull = |r: Option<Interval>, bx: Option<&BoxBounds>| match (r, bx, boxes) {
-        (Some((l, u)), Some(bx), Some(b)) => {
-            box_hull(&b.strides, bx).map(|(bl, bu)| (l.max(bl), u.min(bu))).filter(|(l, u)| l <= u)
-        }
+        (Some((l, u)), Some(bx), Some(b)) => box_hull(&b.strides, bx)
+            .map(|(bl, bu)| (l.max(bl), u.min(bu)))
+            .filter(|(l, u)| l <= u),
         (r, _, _) => r,
     };
-    [hull(read_r, boxes.and_then(|b| b.read.as_ref())), hull(write_r, boxes.and_then(|b| b.write.as_ref()))]
+    [
+        hull(read_r, boxes.and_then(|b| b.read.as_ref())),
+        hull(write_r, boxes.and_then(|b| b.write.as_ref())),
+    ]
 }
 
 /// An array's boxes for one slice (issue 12): per delinearized dimension,
@@ -187,7 +208,12 @@ impl BoxWindow {
     /// (`[0, extent_k)`): its elements are then its linear hull, the same
     /// as a 1-D window's.
     pub(crate) fn spans_inner_dims(&self) -> bool {
-        let whole = |bx: &BoxBounds| bx.iter().enumerate().skip(1).all(|(k, &(l, h))| l == 0 && h == self.extents[k] - 1);
+        let whole = |bx: &BoxBounds| {
+            bx.iter()
+                .enumerate()
+                .skip(1)
+                .all(|(k, &(l, h))| l == 0 && h == self.extents[k] - 1)
+        };
         self.read.as_ref().is_none_or(whole) && self.write.as_ref().is_none_or(whole)
     }
 }
@@ -223,7 +249,13 @@ pub(crate) struct Window {
 
 /// The window of an argument that has none (neither a buffer nor a
 /// `__local` argument): empty.
-pub(crate) const NO_WINDOW: Window = Window { base: 0, read: (0, 0), write: (0, 0), extent: 0, boxes: None };
+pub(crate) const NO_WINDOW: Window = Window {
+    base: 0,
+    read: (0, 0),
+    write: (0, 0),
+    extent: 0,
+    boxes: None,
+};
 
 /// One extra subkernel argument's value.
 pub(crate) enum ExtraValue {
@@ -383,7 +415,9 @@ impl Plan {
                 verdict: a.write.clone(),
                 boxes: b.boxes,
                 literal_strides: a.boxes.as_ref().is_some_and(|x| {
-                    x.strides.iter().all(|s| !s.trim().is_empty() && s.trim().chars().all(|c| c.is_ascii_digit()))
+                    x.strides.iter().all(|s| {
+                        !s.trim().is_empty() && s.trim().chars().all(|c| c.is_ascii_digit())
+                    })
                 }),
             });
         }
@@ -405,7 +439,11 @@ impl Plan {
         }
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
         let guard = guard_status(&kernel);
-        let extra_names = kernel.subkernel.as_ref().map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect()).unwrap_or_default();
+        let extra_names = kernel
+            .subkernel
+            .as_ref()
+            .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
+            .unwrap_or_default();
         Ok(Plan {
             runtime: runtime.clone(),
             kernel,
@@ -503,7 +541,13 @@ impl Plan {
     /// (`unchecked`) with the guard compiled out.
     pub(crate) fn sub_kernel(&mut self, device: usize, unchecked: bool) -> Result<()> {
         let slot = self.slot(device)?;
-        if (if unchecked { &slot.sub_unchecked } else { &slot.sub }).is_some() {
+        if (if unchecked {
+            &slot.sub_unchecked
+        } else {
+            &slot.sub
+        })
+        .is_some()
+        {
             return Ok(());
         }
         let sub = self
@@ -678,12 +722,24 @@ impl Plan {
                     ExtraArgMeaning::Extent { arg_index } => window_of(arg_index).extent,
                     ExtraArgMeaning::GuardFlags => return ExtraValue::GuardFlags,
                     // A box check's arguments: all 0 (the check off) without a box.
-                    ExtraArgMeaning::BoxStride { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| b.strides.get(k).copied()),
-                    ExtraArgMeaning::BoxExtent { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| b.extents.get(k).copied()),
-                    ExtraArgMeaning::BoxReadLo { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, true)),
-                    ExtraArgMeaning::BoxReadHi { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, false)),
-                    ExtraArgMeaning::BoxWriteLo { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, true)),
-                    ExtraArgMeaning::BoxWriteHi { arg_index, dim } => box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, false)),
+                    ExtraArgMeaning::BoxStride { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| b.strides.get(k).copied())
+                    }
+                    ExtraArgMeaning::BoxExtent { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| b.extents.get(k).copied())
+                    }
+                    ExtraArgMeaning::BoxReadLo { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, true))
+                    }
+                    ExtraArgMeaning::BoxReadHi { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, false))
+                    }
+                    ExtraArgMeaning::BoxWriteLo { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, true))
+                    }
+                    ExtraArgMeaning::BoxWriteHi { arg_index, dim } => {
+                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, false))
+                    }
                     ExtraArgMeaning::GroupIdBase(k) => {
                         if k == split_dim {
                             lo as i64
@@ -703,7 +759,9 @@ impl Plan {
 /// Whether the subkernel takes every box-check argument of array
 /// `arg_index` with `dims` delinearized dimensions (issue 12).
 fn box_checked(kernel: &KernelRanges, arg_index: u32, dims: usize) -> bool {
-    let Some(sub) = &kernel.subkernel else { return false };
+    let Some(sub) = &kernel.subkernel else {
+        return false;
+    };
     (1..dims as u32).all(|dim| {
         let has = |m: ExtraArgMeaning| sub.extra_args.iter().any(|e| e.meaning == m);
         has(ExtraArgMeaning::BoxStride { arg_index, dim })
@@ -740,15 +798,29 @@ fn guard_status(kernel: &KernelRanges) -> std::result::Result<Vec<u32>, String> 
         return Err("the range file has no subkernel".into());
     };
     if let Some((i, why)) = sub.unguarded.first() {
-        let name = kernel.args.iter().find(|a| a.index == *i).map_or("?", |a| a.name.as_str());
-        return Err(format!("the run-time guard cannot check argument '{name}': {why}"));
+        let name = kernel
+            .args
+            .iter()
+            .find(|a| a.index == *i)
+            .map_or("?", |a| a.name.as_str());
+        return Err(format!(
+            "the run-time guard cannot check argument '{name}': {why}"
+        ));
     }
-    if !sub.extra_args.iter().any(|e| e.meaning == ExtraArgMeaning::GuardFlags) && !sub.guarded.is_empty() {
+    if !sub
+        .extra_args
+        .iter()
+        .any(|e| e.meaning == ExtraArgMeaning::GuardFlags)
+        && !sub.guarded.is_empty()
+    {
         return Err("the subkernel has no guard flag argument".into());
     }
     for a in &kernel.args {
         if a.kind != ArgKind::Scalar && !sub.guarded.contains(&a.index) {
-            return Err(format!("the subkernel does not guard argument '{}'", a.name));
+            return Err(format!(
+                "the subkernel does not guard argument '{}'",
+                a.name
+            ));
         }
     }
     Ok(sub.guarded.clone())
@@ -779,7 +851,10 @@ fn static_unsplit_reason(
     };
     for e in &sub.extra_args {
         if let ExtraArgMeaning::ArrayBase { arg_index } = e.meaning {
-            let local = kernel.args.iter().any(|a| a.index == arg_index && a.kind == ArgKind::LocalBuffer);
+            let local = kernel
+                .args
+                .iter()
+                .any(|a| a.index == arg_index && a.kind == ArgKind::LocalBuffer);
             if !local && !arrays.iter().any(|a| a.arg_index == arg_index) {
                 return Err(format!(
                     "subkernel argument '{}' is the base of argument {arg_index}, which has no ranges",
@@ -827,7 +902,12 @@ mod tests {
     /// A range's bounds, bound by `ranges-format` (the only reader of
     /// expression text).
     fn r(lo: &str, hi: &str) -> BoundRange {
-        ranges_format::Range { lower: lo.into(), upper: hi.into() }.bind(&NAMES).unwrap()
+        ranges_format::Range {
+            lower: lo.into(),
+            upper: hi.into(),
+        }
+        .bind(&NAMES)
+        .unwrap()
     }
 
     fn e(t: &str) -> ranges_format::BoundExpr {
@@ -879,11 +959,22 @@ mod tests {
         no_read.boxes.as_mut().unwrap().read = None;
         assert_eq!(no_read.slice_boxes(&vals, hull, None).unwrap(), None);
         // a component outside [0, extent): off
-        assert_eq!(a.slice_boxes(&[20, 16, 32], Some((16, 171)), None).unwrap(), None);
+        assert_eq!(
+            a.slice_boxes(&[20, 16, 32], Some((16, 171)), None).unwrap(),
+            None
+        );
         // strides that are not positive, or do not nest: off
         assert_eq!(a.slice_boxes(&[0, 16, 32], hull, None).unwrap(), None);
-        assert_eq!(array(["w", "3"]).slice_boxes(&vals, hull, None).unwrap(), None);
-        assert_eq!(array(["w", "2"]).slice_boxes(&[101, 0, 1], Some((0, 0)), None).unwrap(), None);
+        assert_eq!(
+            array(["w", "3"]).slice_boxes(&vals, hull, None).unwrap(),
+            None
+        );
+        assert_eq!(
+            array(["w", "2"])
+                .slice_boxes(&[101, 0, 1], Some((0, 0)), None)
+                .unwrap(),
+            None
+        );
         // an array that reads nothing in this slice has no read box
         let b = a.slice_boxes(&vals, None, None).unwrap().expect("a box");
         assert_eq!(b.read, None);
@@ -893,10 +984,16 @@ mod tests {
     fn issue12_a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
         let a = array(["w", "1"]);
         // columns [16, 32) of 100: a band
-        let b = a.slice_boxes(&[100, 16, 32], Some((16, 731)), None).unwrap().expect("a box");
+        let b = a
+            .slice_boxes(&[100, 16, 32], Some((16, 731)), None)
+            .unwrap()
+            .expect("a box");
         assert!(!b.spans_inner_dims());
         // columns [0, 100): whole rows, the elements of the linear hull
-        let b = a.slice_boxes(&[100, 0, 100], Some((0, 799)), None).unwrap().expect("a box");
+        let b = a
+            .slice_boxes(&[100, 0, 100], Some((0, 799)), None)
+            .unwrap()
+            .expect("a box");
         assert!(b.spans_inner_dims());
     }
 
@@ -904,8 +1001,13 @@ mod tests {
     fn issue12_box_arguments_are_zero_without_a_box() {
         let w = Window::default();
         assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 0);
-        let b = array(["w", "1"]).slice_boxes(&[100, 16, 32], Some((16, 731)), None).unwrap();
-        let w = Window { boxes: b, ..Default::default() };
+        let b = array(["w", "1"])
+            .slice_boxes(&[100, 16, 32], Some((16, 731)), None)
+            .unwrap();
+        let w = Window {
+            boxes: b,
+            ..Default::default()
+        };
         assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 1);
         assert_eq!(box_value(&w, 1, |b, k| b.extents.get(k).copied()), 100);
         assert_eq!(box_value(&w, 1, |b, k| bound(&b.read, k, true)), 16);

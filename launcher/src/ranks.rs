@@ -31,4 +31,3 @@ pub enum RankSlices {
     /// The launch cannot divide (why); it runs whole in one process.
     Unsplit(String),
 }
-

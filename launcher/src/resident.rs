@@ -54,7 +54,12 @@ impl Residency {
     /// Copies what the host copy `host` (elements of `es` bytes) lacks of
     /// `want` from the devices holding it; returns the bytes moved and the
     /// commands per source device. Elements whose last writer failed are an error.
-    pub(crate) fn gather(&mut self, host: &mut [u8], es: u64, want: &Runs) -> Result<Vec<(usize, u64, u64)>> {
+    pub(crate) fn gather(
+        &mut self,
+        host: &mut [u8],
+        es: u64,
+        want: &Runs,
+    ) -> Result<Vec<(usize, u64, u64)>> {
         let (plan, moved) = self.read_into(host, es, want)?;
         for (_, runs) in &plan {
             self.coh.copied(Holder::Host, runs);
@@ -76,8 +81,16 @@ impl Residency {
 
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
-    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
-        let plan = self.coh.plan_host(want).map_err(|lost| lost_error(&lost.0))?;
+    pub(crate) fn read_into(
+        &self,
+        host: &mut [u8],
+        es: u64,
+        want: &Runs,
+    ) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
+        let plan = self
+            .coh
+            .plan_host(want)
+            .map_err(|lost| lost_error(&lost.0))?;
         if plan.is_empty() {
             return Ok((plan, Vec::new()));
         }
@@ -93,7 +106,10 @@ impl Residency {
             };
             fin.add(&a.ctx);
             let mut n = 0;
-            let fill = self.coh.valid(Holder::Device(*dev)).intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
+            let fill = self
+                .coh
+                .valid(Holder::Device(*dev))
+                .intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
             let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
             copied.push((*dev, Rect::union_of(&rects)));
             let n_commands = rects.len() as u64;
@@ -101,7 +117,9 @@ impl Residency {
                 // SAFETY: the host copy is borrowed mutably for this call and
                 // the queues are finished before it returns (Finisher);
                 // bounds are checked on both sides.
-                exec::release(unsafe { exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)? });
+                exec::release(unsafe {
+                    exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)?
+                });
                 n += rect.n_elems() * es;
             }
             moved.push((*dev, n, n_commands));
@@ -136,7 +154,10 @@ impl DeviceBuffer {
         let coh = Coherence::host_valid(host.len());
         DeviceBuffer {
             host,
-            res: Residency { coh, allocs: BTreeMap::new() },
+            res: Residency {
+                coh,
+                allocs: BTreeMap::new(),
+            },
             gathered: 0,
         }
     }
@@ -254,7 +275,10 @@ impl DeviceBuffer {
 
 /// A host buffer's element size and all its elements.
 fn whole(host: &HostBuffer) -> (u64, Runs) {
-    (host.elem().size.max(1) as u64, Runs::interval(0, host.len() as i64 - 1))
+    (
+        host.elem().size.max(1) as u64,
+        Runs::interval(0, host.len() as i64 - 1),
+    )
 }
 
 /// The error for reading elements whose last writer failed.
@@ -316,7 +340,10 @@ impl BufferSet {
         for (i, &(a, id)) in bindings.iter().enumerate() {
             if self.get(id).is_none() {
                 return Err(LaunchError::Buffer {
-                    message: format!("argument {a} is bound to buffer {} which does not exist", id.0),
+                    message: format!(
+                        "argument {a} is bound to buffer {} which does not exist",
+                        id.0
+                    ),
                 });
             }
             if bindings[..i].iter().any(|&(_, other)| other == id) {
@@ -331,10 +358,17 @@ impl BufferSet {
         }
         let mut taken: Vec<(u32, BufferId, DeviceBuffer)> = bindings
             .iter()
-            .map(|&(a, id)| (a, id, self.items[id.0 as usize].take().expect("checked above")))
+            .map(|&(a, id)| {
+                (
+                    a,
+                    id,
+                    self.items[id.0 as usize].take().expect("checked above"),
+                )
+            })
             .collect();
         let result = {
-            let mut refs: Vec<(u32, &mut DeviceBuffer)> = taken.iter_mut().map(|(a, _, b)| (*a, b)).collect();
+            let mut refs: Vec<(u32, &mut DeviceBuffer)> =
+                taken.iter_mut().map(|(a, _, b)| (*a, b)).collect();
             launch_resident(plan, nd, args, &mut refs, shares, options)
         };
         for (_, id, b) in taken {
@@ -390,4 +424,3 @@ pub fn launch_resident(
 ) -> Result<RunReport> {
     crate::launch::launch_over(plan, nd, args, bufs, shares, options)
 }
-

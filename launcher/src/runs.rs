@@ -86,7 +86,12 @@ impl Runs {
     /// then use the hull) or when an index overflows `i64`. The runs are
     /// counted before merging runs that overlap or touch, which only differ
     /// from the result's count for boxes wider than the array's extents.
-    pub fn from_box(offset: i64, dims: &[(i64, i64)], strides: &[i64], max_runs: usize) -> Option<Runs> {
+    pub fn from_box(
+        offset: i64,
+        dims: &[(i64, i64)],
+        strides: &[i64],
+        max_runs: usize,
+    ) -> Option<Runs> {
         debug_assert_eq!(dims.len(), strides.len(), "one stride per dimension");
         if dims.iter().any(|&(lo, hi)| lo > hi) {
             return Some(Runs::new());
@@ -127,7 +132,11 @@ impl Runs {
             return None;
         }
         let fits = |x: i128| x >= i64::MIN as i128 && x <= i64::MAX as i128;
-        let last = outer.iter().fold(base.saturating_add(len - 1), |acc, &(s, e)| acc.saturating_add(s.saturating_mul(e - 1)));
+        let last = outer
+            .iter()
+            .fold(base.saturating_add(len - 1), |acc, &(s, e)| {
+                acc.saturating_add(s.saturating_mul(e - 1))
+            });
         if !fits(base) || !fits(last) {
             return None;
         }
@@ -135,7 +144,12 @@ impl Runs {
         let mut v = Vec::with_capacity(n_runs as usize);
         let mut idx = vec![0i128; outer.len()];
         loop {
-            let start = base + idx.iter().zip(&outer).map(|(&i, &(s, _))| i * s).sum::<i128>();
+            let start = base
+                + idx
+                    .iter()
+                    .zip(&outer)
+                    .map(|(&i, &(s, _))| i * s)
+                    .sum::<i128>();
             v.push((start as i64, (start + len - 1) as i64));
             let mut k = outer.len();
             loop {
@@ -373,12 +387,24 @@ pub struct Rect {
 impl Rect {
     /// The elements a list of commands moves.
     pub fn union_of(rects: &[Rect]) -> Runs {
-        Runs::from_intervals(rects.iter().flat_map(|r| r.runs().intervals().to_vec()).collect())
+        Runs::from_intervals(
+            rects
+                .iter()
+                .flat_map(|r| r.runs().intervals().to_vec())
+                .collect(),
+        )
     }
 
     /// The contiguous elements `start..start + run`.
     pub fn run(start: i64, run: u64) -> Rect {
-        Rect { start, run, rows: 1, row_pitch: run, planes: 1, plane_pitch: run }
+        Rect {
+            start,
+            run,
+            rows: 1,
+            row_pitch: run,
+            planes: 1,
+            plane_pitch: run,
+        }
     }
 
     /// Number of elements moved.
@@ -395,17 +421,24 @@ impl Rect {
     /// element 0) must reach at least this far.
     pub fn end(&self) -> i64 {
         self.start
-            + ((self.planes - 1) * self.plane_pitch + (self.rows - 1) * self.row_pitch + self.run) as i64
+            + ((self.planes - 1) * self.plane_pitch + (self.rows - 1) * self.row_pitch + self.run)
+                as i64
     }
 
     /// Whether the fields obey the constraints documented on each of them.
     pub fn is_well_formed(&self) -> bool {
-        let rows_ok = if self.rows == 1 { self.row_pitch == self.run } else { self.row_pitch > self.run };
+        let rows_ok = if self.rows == 1 {
+            self.row_pitch == self.run
+        } else {
+            self.row_pitch > self.run
+        };
         let row_bytes = self.row_pitch.checked_mul(self.rows);
         let planes_ok = match row_bytes {
             None => false,
             Some(plane) if self.planes == 1 => self.plane_pitch == plane,
-            Some(plane) => self.plane_pitch >= plane && self.plane_pitch.is_multiple_of(self.row_pitch),
+            Some(plane) => {
+                self.plane_pitch >= plane && self.plane_pitch.is_multiple_of(self.row_pitch)
+            }
         };
         self.run >= 1 && self.rows >= 1 && self.planes >= 1 && rows_ok && planes_ok
     }
@@ -452,7 +485,8 @@ fn group_rows(runs: &[(i64, i64)]) -> Vec<Rect> {
             let mut rows = 2;
             while i + rows < runs.len() {
                 let (l, h) = runs[i + rows];
-                if width(l, h) != run || (l as i128 - runs[i + rows - 1].0 as i128) as u64 != pitch {
+                if width(l, h) != run || (l as i128 - runs[i + rows - 1].0 as i128) as u64 != pitch
+                {
                     break;
                 }
                 rows += 1;
@@ -470,7 +504,9 @@ fn group_rows(runs: &[(i64, i64)]) -> Vec<Rect> {
 /// Groups consecutive equal 2-D rects at equal spacing into 3-D rects
 /// (greedy, left to right), where the spacing is a valid plane pitch.
 fn group_planes(rects: Vec<Rect>) -> Vec<Rect> {
-    let same = |a: &Rect, b: &Rect| a.rows > 1 && a.run == b.run && a.rows == b.rows && a.row_pitch == b.row_pitch;
+    let same = |a: &Rect, b: &Rect| {
+        a.rows > 1 && a.run == b.run && a.rows == b.rows && a.row_pitch == b.row_pitch
+    };
     let spacing = |a: &Rect, b: &Rect| (b.start as i128 - a.start as i128) as u64;
     let mut out = Vec::with_capacity(rects.len());
     let mut i = 0;

@@ -293,4 +293,3 @@ pub(crate) fn rand(elem: &ElemType, n: u64, seed: u64) -> Result<HostBuffer, Str
         }
     })
 }
-

@@ -19,7 +19,17 @@ fn setup_vadd() -> (launcher::Runtime, Plan, NdRange, KernelArgs) {
 fn launch_err(shares: &[(usize, f64)]) -> String {
     let (_rt, mut plan, nd, mut args) = setup_vadd();
     let before = args.clone();
-    let e = launch(&mut plan, &nd, &mut args, shares, &LaunchOptions { unchecked: true, ..Default::default() }).unwrap_err();
+    let e = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        shares,
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(args.buffer("c"), before.buffer("c"), "nothing ran");
     e.to_string()
 }
@@ -96,7 +106,10 @@ fn buffer_too_small_fails_before_any_device_runs() {
         &nd,
         &mut args,
         &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap_err();
     assert_eq!(
@@ -123,7 +136,10 @@ fn build_failure_names_the_device_and_the_first_log_line() {
         &nd,
         &mut args,
         &[(1, 0.5), (0, 0.5)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap_err();
     let LaunchError::Build {
@@ -167,7 +183,10 @@ fn ndrange_must_fit_the_kernel() {
         &nd2,
         &mut args,
         &[(0, 1.0)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap_err();
     assert_eq!(

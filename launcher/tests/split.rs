@@ -114,7 +114,10 @@ fn vadd_with_offset_and_uneven_groups() {
         &nd,
         &mut args,
         &[(0, 0.3), (1, 0.7)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");
@@ -207,7 +210,10 @@ fn unsplittable_kernel_runs_whole_on_the_largest_share() {
         &nd,
         &mut args,
         &[(0, 0.3), (1, 0.7)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert!(!report.split);
@@ -244,7 +250,10 @@ fn failed_assumption_runs_unsplit_and_says_so() {
         &nd,
         &mut args,
         &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert!(report.split && report.notes.is_empty(), "{report}");
@@ -259,7 +268,10 @@ fn failed_assumption_runs_unsplit_and_says_so() {
         &nd,
         &mut args,
         &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert!(!report.split, "{report}");
@@ -290,7 +302,10 @@ fn repeated_launches_reuse_built_programs() {
             &nd,
             &mut args,
             &[(0, 0.5), (1, 0.5)],
-            &LaunchOptions { unchecked: true, ..Default::default() },
+            &LaunchOptions {
+                unchecked: true,
+                ..Default::default()
+            },
         )
         .unwrap();
     }
@@ -458,7 +473,9 @@ fn local_buffers_and_group_ids() {
                 write: Some(WriteVerdict {
                     disjoint_across_slices: true,
                     fills_hull: true,
-                    runs: None, written_count: None }),
+                    runs: None,
+                    written_count: None,
+                }),
                 boxes: None,
                 vertices_slice: None,
             },
@@ -512,7 +529,10 @@ fn local_buffers_and_group_ids() {
             &nd,
             &mut args,
             &shares,
-            &LaunchOptions { unchecked: true, ..Default::default() },
+            &LaunchOptions {
+                unchecked: true,
+                ..Default::default()
+            },
         )
         .unwrap();
         assert!(report.split);
@@ -556,7 +576,10 @@ fn slice_bounds_in_work_items() {
         &nd,
         &mut args,
         &[(0, 0.86), (1, 0.14)],
-        &LaunchOptions { unchecked: true, ..Default::default() },
+        &LaunchOptions {
+            unchecked: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert_eq!(args.buffer("c"), reference.buffer("c"), "{report}");
@@ -573,7 +596,10 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
     let rt = two_devices();
     let ranges = || {
         let mut r = vadd_ranges();
-        r.params.push(param("n", ranges_format::ParamSource::ScalarArg { arg_index: 3 }));
+        r.params.push(param(
+            "n",
+            ranges_format::ParamSource::ScalarArg { arg_index: 3 },
+        ));
         r.assumptions.push(Assumption {
             description: "n is the global size".into(),
             condition: "[n, g0] -> { : n = g0 }".into(),
@@ -610,7 +636,11 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
                     format!("n={n}"),
                 ])
                 .unwrap();
-            let opts = LaunchOptions { unchecked: true, exact_bytes, ..Default::default() };
+            let opts = LaunchOptions {
+                unchecked: true,
+                exact_bytes,
+                ..Default::default()
+            };
             let mut args = input.clone();
             let report = launch(&mut plan, &nd, &mut args, shares, &opts).unwrap();
             let mut fresh = Plan::from_kernel(&rt, ranges(), VADD, &[]).unwrap();
@@ -618,10 +648,18 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
             let expect = launch(&mut fresh, &nd, &mut fresh_args, shares, &opts).unwrap();
             let what = format!("round {round}, configuration {i}");
             assert_eq!(report.split, n == global, "{what}: {report}");
-            assert_eq!(report.bytes_exact.is_some(), exact_bytes, "{what}: {report}");
+            assert_eq!(
+                report.bytes_exact.is_some(),
+                exact_bytes,
+                "{what}: {report}"
+            );
             assert_eq!(untimed(report), untimed(expect), "{what}");
             for name in ["a", "b", "c"] {
-                assert_eq!(args.buffer(name), fresh_args.buffer(name), "{what}: '{name}'");
+                assert_eq!(
+                    args.buffer(name),
+                    fresh_args.buffer(name),
+                    "{what}: '{name}'"
+                );
             }
             let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
             assert_eq!(args.buffer("c"), reference.buffer("c"), "{what}");

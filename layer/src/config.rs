@@ -28,7 +28,9 @@ pub(crate) fn config() -> &'static Config {
         shares: std::env::var("CLPART_LAYER_SPLIT")
             .ok()
             .filter(|s| !s.trim().is_empty() && s.trim() != "auto")
-            .map(|s| launcher::parse_shares(&s).map_err(|e| format!("CLPART_LAYER_SPLIT '{s}': {e}"))),
+            .map(|s| {
+                launcher::parse_shares(&s).map_err(|e| format!("CLPART_LAYER_SPLIT '{s}': {e}"))
+            }),
         auto: std::env::var("CLPART_LAYER_SPLIT").is_ok_and(|s| s.trim() == "auto"),
         report: std::env::var_os("CLPART_LAYER_REPORT")
             .filter(|s| !s.is_empty())

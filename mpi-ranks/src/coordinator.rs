@@ -3,12 +3,17 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use launcher::{ArgValue, BufferId, BufferSet, Coherence, Holder, HostBuffer, KernelArgs, LaunchOptions, NdRange, Plan, RankSlices, RunReport, Runs};
+use launcher::{
+    ArgValue, BufferId, BufferSet, Coherence, Holder, HostBuffer, KernelArgs, LaunchOptions,
+    NdRange, Plan, RankSlices, RunReport, Runs,
+};
 use mpi::traits::*;
 use ranges_format::{ArgKind, Mode};
 use serde::Serialize;
 
-use crate::wire::{Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA};
+use crate::wire::{
+    Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA,
+};
 use crate::{RanksError, Result, World};
 
 /// Per rank, what crossed between it and rank 0 since the coordinator
@@ -123,7 +128,12 @@ impl<'w> Coordinator<'w> {
             bufs: Vec::new(),
             plans: HashMap::new(),
             plans_sent: Default::default(),
-            totals: (0..n).map(|r| RankTotals { rank: r as i32, ..Default::default() }).collect(),
+            totals: (0..n)
+                .map(|r| RankTotals {
+                    rank: r as i32,
+                    ..Default::default()
+                })
+                .collect(),
         }
     }
 
@@ -142,7 +152,13 @@ impl<'w> Coordinator<'w> {
     pub fn add(&mut self, set: &BufferSet, id: BufferId) -> usize {
         let b = set.get(id).expect("a buffer of the set");
         let n = self.n_ranks();
-        self.bufs.push(Buf { id, elem_size: b.elem().size.max(1) as u64, len: b.len(), coh: Coherence::host_valid(b.len()), allocated: vec![false; n] });
+        self.bufs.push(Buf {
+            id,
+            elem_size: b.elem().size.max(1) as u64,
+            len: b.len(),
+            coh: Coherence::host_valid(b.len()),
+            allocated: vec![false; n],
+        });
         self.bufs.len() - 1
     }
 
@@ -172,7 +188,11 @@ impl<'w> Coordinator<'w> {
                 return Ok(v);
             }
             if t0.elapsed() > self.timeout {
-                return Err(RanksError::Timeout { rank: rank as i32, secs: self.timeout.as_secs(), waiting_for: waiting_for.to_string() });
+                return Err(RanksError::Timeout {
+                    rank: rank as i32,
+                    secs: self.timeout.as_secs(),
+                    waiting_for: waiting_for.to_string(),
+                });
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(2));
@@ -182,9 +202,15 @@ impl<'w> Coordinator<'w> {
     fn reply(&mut self, rank: usize, waiting_for: &str) -> Result<Reply> {
         let text = self.receive(rank, TAG_REPLY, waiting_for)?;
         self.totals[rank].header_bytes += text.len() as u64;
-        let r: Reply = serde_json::from_slice(&text).map_err(|e| RanksError::Protocol { rank: rank as i32, message: e.to_string() })?;
+        let r: Reply = serde_json::from_slice(&text).map_err(|e| RanksError::Protocol {
+            rank: rank as i32,
+            message: e.to_string(),
+        })?;
         match r {
-            Reply::Failed(why) => Err(RanksError::RankFailed { rank: rank as i32, why }),
+            Reply::Failed(why) => Err(RanksError::RankFailed {
+                rank: rank as i32,
+                why,
+            }),
             r => Ok(r),
         }
     }
@@ -194,27 +220,53 @@ impl<'w> Coordinator<'w> {
             return;
         }
         let db = set.get(self.bufs[b].id).expect("a buffer of the set");
-        let cmd = Cmd::Alloc { id: b as u32, elem_type: db.elem().name.clone(), elem_size: db.elem().size, len: db.len() };
+        let cmd = Cmd::Alloc {
+            id: b as u32,
+            elem_type: db.elem().name.clone(),
+            elem_size: db.elem().size,
+            len: db.len(),
+        };
         self.send(rank, &cmd, None);
         self.bufs[b].allocated[rank] = true;
     }
 
     /// Copies `items` (buffer index, elements) from `rank` into rank 0's
     /// copies and records it; returns the bytes moved.
-    fn fetch(&mut self, set: &mut BufferSet, rank: usize, items: Vec<(usize, Runs)>) -> Result<u64> {
+    fn fetch(
+        &mut self,
+        set: &mut BufferSet,
+        rank: usize,
+        items: Vec<(usize, Runs)>,
+    ) -> Result<u64> {
         let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
         if items.is_empty() {
             return Ok(0);
         }
-        let wire: Vec<(u32, Vec<(i64, i64)>)> = items.iter().map(|(b, r)| (*b as u32, intervals(r))).collect();
+        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
+            .iter()
+            .map(|(b, r)| (*b as u32, intervals(r)))
+            .collect();
         self.send(rank, &Cmd::Get { items: wire }, None);
         let Reply::Data { bytes } = self.reply(rank, "elements asked for")? else {
-            return Err(RanksError::Protocol { rank: rank as i32, message: "expected data".into() });
+            return Err(RanksError::Protocol {
+                rank: rank as i32,
+                message: "expected data".into(),
+            });
         };
-        let data = if bytes > 0 { self.receive(rank, TAG_REPLY_DATA, "elements asked for")? } else { Vec::new() };
-        let want: u64 = items.iter().map(|(b, r)| r.n_elems() * self.bufs[*b].elem_size).sum();
+        let data = if bytes > 0 {
+            self.receive(rank, TAG_REPLY_DATA, "elements asked for")?
+        } else {
+            Vec::new()
+        };
+        let want: u64 = items
+            .iter()
+            .map(|(b, r)| r.n_elems() * self.bufs[*b].elem_size)
+            .sum();
         if data.len() as u64 != want {
-            return Err(RanksError::Protocol { rank: rank as i32, message: format!("sent {} bytes, {want} were asked for", data.len()) });
+            return Err(RanksError::Protocol {
+                rank: rank as i32,
+                message: format!("sent {} bytes, {want} were asked for", data.len()),
+            });
         }
         self.totals[rank].bytes_from_rank += want;
         let mut at = 0usize;
@@ -233,7 +285,12 @@ impl<'w> Coordinator<'w> {
 
     /// Sends `items` (buffer index, elements, valid on rank 0) to `rank`
     /// and records it; returns the bytes moved.
-    fn store(&mut self, set: &mut BufferSet, rank: usize, items: Vec<(usize, Runs)>) -> Result<u64> {
+    fn store(
+        &mut self,
+        set: &mut BufferSet,
+        rank: usize,
+        items: Vec<(usize, Runs)>,
+    ) -> Result<u64> {
         let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
         if items.is_empty() {
             return Ok(0);
@@ -246,8 +303,18 @@ impl<'w> Coordinator<'w> {
                 data.extend_from_slice(db.read(l as u64, (h - l + 1) as u64)?);
             }
         }
-        let wire: Vec<(u32, Vec<(i64, i64)>)> = items.iter().map(|(b, r)| (*b as u32, intervals(r))).collect();
-        self.send(rank, &Cmd::Put { items: wire, bytes: data.len() as u64 }, Some(&data));
+        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
+            .iter()
+            .map(|(b, r)| (*b as u32, intervals(r)))
+            .collect();
+        self.send(
+            rank,
+            &Cmd::Put {
+                items: wire,
+                bytes: data.len() as u64,
+            },
+            Some(&data),
+        );
         for (b, runs) in &items {
             self.bufs[*b].coh.copied(holder(rank), runs);
         }
@@ -264,7 +331,13 @@ impl<'w> Coordinator<'w> {
     fn gather_runs(&mut self, set: &mut BufferSet, want: &[(usize, Runs)]) -> Result<u64> {
         let mut per_rank: Vec<Vec<(usize, Runs)>> = vec![Vec::new(); self.n_ranks()];
         for (b, runs) in want {
-            let plan = self.bufs[*b].coh.plan_host(runs).map_err(|lost| RanksError::Protocol { rank: 0, message: format!("buffer {b}: {lost}") })?;
+            let plan = self.bufs[*b]
+                .coh
+                .plan_host(runs)
+                .map_err(|lost| RanksError::Protocol {
+                    rank: 0,
+                    message: format!("buffer {b}: {lost}"),
+                })?;
             for (r, rr) in plan {
                 per_rank[r].push((*b, rr));
             }
@@ -278,14 +351,22 @@ impl<'w> Coordinator<'w> {
 
     /// Sends a plan to `rank` once.
     fn plan_idx(&mut self, plan: &Plan, rank: usize) -> Result<u32> {
-        let ron = ron::to_string(plan.kernel()).map_err(|e| RanksError::Protocol { rank: 0, message: format!("range file entry: {e}") })?;
+        let ron = ron::to_string(plan.kernel()).map_err(|e| RanksError::Protocol {
+            rank: 0,
+            message: format!("range file entry: {e}"),
+        })?;
         let mut h = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(&(&ron, plan.source(), plan.build_options()), &mut h);
         let key = std::hash::Hasher::finish(&h);
         let n = self.plans.len() as u32;
         let idx = *self.plans.entry(key).or_insert(n);
         if self.plans_sent.insert((key, rank)) {
-            let cmd = Cmd::Plan { idx, kernel_ron: ron, source: plan.source().to_string(), build_options: plan.build_options().to_vec() };
+            let cmd = Cmd::Plan {
+                idx,
+                kernel_ron: ron,
+                source: plan.source().to_string(),
+                build_options: plan.build_options().to_vec(),
+            };
             self.send(rank, &cmd, None);
         }
         Ok(idx)
@@ -314,18 +395,39 @@ impl<'w> Coordinator<'w> {
         let n = self.n_ranks();
         let kname = plan.kernel().name.clone();
         for info in args.infos() {
-            if matches!(info.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer) && !bindings.iter().any(|b| b.0 == info.index) {
-                return Err(RanksError::Protocol { rank: 0, message: format!("kernel '{kname}': argument '{}' is not bound to a buffer", info.name) });
+            if matches!(info.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)
+                && !bindings.iter().any(|b| b.0 == info.index)
+            {
+                return Err(RanksError::Protocol {
+                    rank: 0,
+                    message: format!(
+                        "kernel '{kname}': argument '{}' is not bound to a buffer",
+                        info.name
+                    ),
+                });
             }
         }
-        let set_bindings: Vec<(u32, BufferId)> = bindings.iter().map(|&(a, b)| (a, self.bufs[b].id)).collect();
+        let set_bindings: Vec<(u32, BufferId)> = bindings
+            .iter()
+            .map(|&(a, b)| (a, self.bufs[b].id))
+            .collect();
         // the launch's shape: buffers of the bound lengths (zero pages)
         let mut shape = args.clone();
         for &(a, b) in bindings {
-            let elem = set.get(self.bufs[b].id).expect("a buffer of the set").elem().clone();
-            *shape.buffer_at_mut(a).expect("a buffer argument") = HostBuffer::zeros(elem, self.bufs[b].len).map_err(|message| launcher::LaunchError::Buffer { message })?;
+            let elem = set
+                .get(self.bufs[b].id)
+                .expect("a buffer of the set")
+                .elem()
+                .clone();
+            *shape.buffer_at_mut(a).expect("a buffer argument") =
+                HostBuffer::zeros(elem, self.bufs[b].len)
+                    .map_err(|message| launcher::LaunchError::Buffer { message })?;
         }
-        let split_dim = plan.kernel().split_dim.unwrap_or(0).min(nd.work_dim().max(1) - 1);
+        let split_dim = plan
+            .kernel()
+            .split_dim
+            .unwrap_or(0)
+            .min(nd.work_dim().max(1) - 1);
         let windows = launcher::split_groups(nd.n_groups(split_dim), rank_shares);
         let local: Vec<(usize, f64)> = match local_shares {
             Some(s) => s.to_vec(),
@@ -335,11 +437,21 @@ impl<'w> Coordinator<'w> {
             }
         };
         let slices = plan.rank_slices(nd, &shape, &windows, options.unchecked)?;
-        let mut ranks: Vec<RankLaunch> = (0..n).map(|r| RankLaunch { rank: r as i32, window: windows[r], work_groups: windows[r].1 - windows[r].0, ..Default::default() }).collect();
+        let mut ranks: Vec<RankLaunch> = (0..n)
+            .map(|r| RankLaunch {
+                rank: r as i32,
+                window: windows[r],
+                work_groups: windows[r].1 - windows[r].0,
+                ..Default::default()
+            })
+            .collect();
         let sets = match slices {
             RankSlices::Unsplit(reason) => {
                 // whole on rank 0, after gathering every bound buffer
-                let want: Vec<(usize, Runs)> = bindings.iter().map(|&(_, b)| (b, self.bufs[b].coh.all())).collect();
+                let want: Vec<(usize, Runs)> = bindings
+                    .iter()
+                    .map(|&(_, b)| (b, self.bufs[b].coh.all()))
+                    .collect();
                 let moved = self.gather_runs(set, &want)?;
                 let r = set.launch(plan, nd, args, &set_bindings, &local, options)?;
                 for &(a, b) in bindings {
@@ -355,11 +467,25 @@ impl<'w> Coordinator<'w> {
                 ranks[0].window = (0, nd.n_groups(split_dim));
                 ranks[0].work_groups = ranks[0].window.1;
                 ranks[0].wall_ms = r.wall_ms;
-                return Ok(LaunchOutcome { rank0: Some(r), divided: false, reason: Some(reason), ranks, bytes_mpi: moved, bytes_whole_buffers: 0, wall_ms: t0.elapsed().as_secs_f64() * 1e3 });
+                return Ok(LaunchOutcome {
+                    rank0: Some(r),
+                    divided: false,
+                    reason: Some(reason),
+                    ranks,
+                    bytes_mpi: moved,
+                    bytes_whole_buffers: 0,
+                    wall_ms: t0.elapsed().as_secs_f64() * 1e3,
+                });
             }
             RankSlices::Split(s) => s,
         };
-        let buf_of = |arg: u32| bindings.iter().find(|b| b.0 == arg).map(|b| b.1).expect("checked above");
+        let buf_of = |arg: u32| {
+            bindings
+                .iter()
+                .find(|b| b.0 == arg)
+                .map(|b| b.1)
+                .expect("checked above")
+        };
         // 1. what each rank lacks: first into rank 0, then out to the ranks
         let mut bytes_mpi = 0;
         for r in 0..n {
@@ -370,7 +496,10 @@ impl<'w> Coordinator<'w> {
             let mut from: Vec<Vec<(usize, Runs)>> = vec![Vec::new(); n];
             for s in &sets[r] {
                 let b = buf_of(s.arg_index);
-                let lost = |l: launcher::Lost| RanksError::Protocol { rank: 0, message: format!("array '{}': {l}", s.name) };
+                let lost = |l: launcher::Lost| RanksError::Protocol {
+                    rank: 0,
+                    message: format!("array '{}': {l}", s.name),
+                };
                 if r == 0 {
                     for (src, runs) in self.bufs[b].coh.plan_host(&s.need).map_err(lost)? {
                         from[src].push((b, runs));
@@ -389,7 +518,11 @@ impl<'w> Coordinator<'w> {
                 bytes_mpi += m;
             }
             if r > 0 {
-                ranks[r].sent = to_rank.iter().filter(|(_, x)| !x.is_empty()).map(|(b, x)| (name_of(&sets[r], bindings, *b), intervals(x))).collect();
+                ranks[r].sent = to_rank
+                    .iter()
+                    .filter(|(_, x)| !x.is_empty())
+                    .map(|(b, x)| (name_of(&sets[r], bindings, *b), intervals(x)))
+                    .collect();
                 let m = self.store(set, r, to_rank)?;
                 ranks[r].bytes_to_rank += m;
                 bytes_mpi += m;
@@ -448,10 +581,16 @@ impl<'w> Coordinator<'w> {
             if rk.work_groups == 0 {
                 continue;
             }
-            let rep: LaunchedReply = match self.reply(r, &format!("its launch of kernel '{kname}'"))? {
-                Reply::Launched(l) => l,
-                _ => return Err(RanksError::Protocol { rank: r as i32, message: "expected a launch reply".into() }),
-            };
+            let rep: LaunchedReply =
+                match self.reply(r, &format!("its launch of kernel '{kname}'"))? {
+                    Reply::Launched(l) => l,
+                    _ => {
+                        return Err(RanksError::Protocol {
+                            rank: r as i32,
+                            message: "expected a launch reply".into(),
+                        })
+                    }
+                };
             rk.wall_ms = rep.wall_ms;
             rk.n_devices = rep.n_devices;
             rk.bytes_to_devices = rep.bytes_to_devices;
@@ -469,18 +608,32 @@ impl<'w> Coordinator<'w> {
                 }
                 let bytes = self.bufs[b].len * self.bufs[b].elem_size;
                 if ranks[r].work_groups > 0 && r > 0 {
-                    whole += bytes * (u64::from(!s.need.is_empty()) + u64::from(!s.write.is_empty()));
+                    whole +=
+                        bytes * (u64::from(!s.need.is_empty()) + u64::from(!s.write.is_empty()));
                 }
             }
             ranks[r].bytes_whole_buffers = whole;
             whole_total += whole;
         }
-        Ok(LaunchOutcome { rank0, divided: true, reason: None, ranks, bytes_mpi, bytes_whole_buffers: whole_total, wall_ms: t0.elapsed().as_secs_f64() * 1e3 })
+        Ok(LaunchOutcome {
+            rank0,
+            divided: true,
+            reason: None,
+            ranks,
+            bytes_mpi,
+            bytes_whole_buffers: whole_total,
+            wall_ms: t0.elapsed().as_secs_f64() * 1e3,
+        })
     }
 
     /// Brings back every buffer's written elements and the ranks' fetches
     /// are counted into `outcome` (rank by rank, `bytes_from_rank`).
-    pub fn gather_into(&mut self, set: &mut BufferSet, bufs: &[usize], ranks: &mut [RankLaunch]) -> Result<u64> {
+    pub fn gather_into(
+        &mut self,
+        set: &mut BufferSet,
+        bufs: &[usize],
+        ranks: &mut [RankLaunch],
+    ) -> Result<u64> {
         let before: Vec<u64> = self.totals.iter().map(|t| t.bytes_from_rank).collect();
         let mut moved = 0;
         for &b in bufs {
@@ -514,7 +667,9 @@ impl<'w> Coordinator<'w> {
 /// The name of the array of buffer `b` in a rank's sets.
 fn name_of(sets: &[launcher::SliceSets], bindings: &[(u32, usize)], b: usize) -> String {
     let arg = bindings.iter().find(|x| x.1 == b).map(|x| x.0);
-    sets.iter().find(|s| Some(s.arg_index) == arg).map_or_else(|| format!("buffer {b}"), |s| s.name.clone())
+    sets.iter()
+        .find(|s| Some(s.arg_index) == arg)
+        .map_or_else(|| format!("buffer {b}"), |s| s.name.clone())
 }
 
 /// Whether the kernel may write argument `arg` (its array's mode, or any
@@ -523,6 +678,9 @@ fn written_arg(plan: &Plan, arg: u32) -> bool {
     let k = plan.kernel();
     match k.arrays.iter().find(|a| a.arg_index == arg) {
         Some(a) => matches!(a.mode, Mode::W | Mode::RW),
-        None => k.args.iter().any(|a| a.index == arg && a.kind == ArgKind::GlobalBuffer),
+        None => k
+            .args
+            .iter()
+            .any(|a| a.index == arg && a.kind == ArgKind::GlobalBuffer),
     }
 }

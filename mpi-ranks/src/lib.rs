@@ -104,7 +104,10 @@ impl World {
         }
         let universe = mpi::initialize()?;
         let world = universe.world();
-        Some(World { _universe: universe, world })
+        Some(World {
+            _universe: universe,
+            world,
+        })
     }
 
     /// This process's rank.

@@ -19,16 +19,29 @@ pub(crate) type Intervals = Vec<(i64, i64)>;
 #[derive(Serialize, Deserialize, Debug)]
 pub(crate) enum Cmd {
     /// Make buffer `id`: `len` zero elements of type `elem_type` (`elem_size` bytes).
-    Alloc { id: u32, elem_type: String, elem_size: u32, len: u64 },
+    Alloc {
+        id: u32,
+        elem_type: String,
+        elem_size: u32,
+        len: u64,
+    },
     /// Forget every buffer and plan.
     Clear,
     /// Store the elements (the data message follows, in this order).
-    Put { items: Vec<(u32, Intervals)>, bytes: u64 },
+    Put {
+        items: Vec<(u32, Intervals)>,
+        bytes: u64,
+    },
     /// Send these elements back (reply `Data`).
     Get { items: Vec<(u32, Intervals)> },
     /// A kernel's range file entry (RON), its program's source and build
     /// options, known from now on as plan `idx`.
-    Plan { idx: u32, kernel_ron: String, source: String, build_options: Vec<String> },
+    Plan {
+        idx: u32,
+        kernel_ron: String,
+        source: String,
+        build_options: Vec<String>,
+    },
     /// Run plan `plan`'s work-groups `window` of the split dimension over
     /// the bound buffers, divided among this rank's devices (reply `Launched`).
     Launch(LaunchCmd),

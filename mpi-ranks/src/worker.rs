@@ -2,10 +2,15 @@
 
 use std::collections::HashMap;
 
-use launcher::{ArgValue, BufferId, BufferSet, DeviceBuffer, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
+use launcher::{
+    ArgValue, BufferId, BufferSet, DeviceBuffer, ElemType, HostBuffer, KernelArgs, LaunchOptions,
+    NdRange, Plan, Runtime,
+};
 use mpi::traits::*;
 
-use crate::wire::{Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA};
+use crate::wire::{
+    Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA,
+};
 use crate::{World, TEST_FAULT_VAR};
 
 /// Serves rank 0's commands until it says `Quit`: allocates buffers,
@@ -47,14 +52,23 @@ pub fn serve(world: &World) -> i32 {
                 ids.clear();
                 plans.clear();
             }
-            Cmd::Alloc { id, elem_type, elem_size, len } => {
+            Cmd::Alloc {
+                id,
+                elem_type,
+                elem_size,
+                len,
+            } => {
                 // failures surface at the next command that uses the buffer
                 if let Ok(b) = DeviceBuffer::zeros(ElemType::parse(&elem_type, elem_size), len) {
                     ids.insert(id, set.add(b));
                 }
             }
             Cmd::Put { items, bytes } => {
-                let data = if bytes > 0 { root.receive_vec_with_tag::<u8>(TAG_CMD_DATA).0 } else { Vec::new() };
+                let data = if bytes > 0 {
+                    root.receive_vec_with_tag::<u8>(TAG_CMD_DATA).0
+                } else {
+                    Vec::new()
+                };
                 // a failed store is remembered by the buffer being absent:
                 // the launch that needs it fails and says so
                 if let Err(why) = put(&mut set, &ids, &items, &data) {
@@ -67,14 +81,27 @@ pub fn serve(world: &World) -> i32 {
                 }
             }
             Cmd::Get { items } => match get(&mut set, &ids, &items) {
-                Ok(data) => reply(&Reply::Data { bytes: data.len() as u64 }, Some(&data)),
+                Ok(data) => reply(
+                    &Reply::Data {
+                        bytes: data.len() as u64,
+                    },
+                    Some(&data),
+                ),
                 Err(why) => reply(&Reply::Failed(why), None),
             },
-            Cmd::Plan { idx, kernel_ron, source, build_options } => {
+            Cmd::Plan {
+                idx,
+                kernel_ron,
+                source,
+                build_options,
+            } => {
                 let made = match &runtime {
                     Ok(rt) => ron::from_str::<ranges_format::KernelRanges>(&kernel_ron)
                         .map_err(|e| format!("range file entry: {e}"))
-                        .and_then(|k| Plan::from_kernel(rt, k, &source, &build_options).map_err(|e| e.to_string())),
+                        .and_then(|k| {
+                            Plan::from_kernel(rt, k, &source, &build_options)
+                                .map_err(|e| e.to_string())
+                        }),
                     Err(e) => Err(e.to_string()),
                 };
                 match made {
@@ -92,7 +119,10 @@ pub fn serve(world: &World) -> i32 {
                         std::thread::sleep(std::time::Duration::from_secs(3600));
                     },
                     Some("error") => {
-                        reply(&Reply::Failed(format!("injected fault ({TEST_FAULT_VAR})")), None);
+                        reply(
+                            &Reply::Failed(format!("injected fault ({TEST_FAULT_VAR})")),
+                            None,
+                        );
                         continue;
                     }
                     _ => {}
@@ -110,49 +140,86 @@ pub fn serve(world: &World) -> i32 {
     }
 }
 
-fn buffer<'s>(set: &'s mut BufferSet, ids: &HashMap<u32, BufferId>, id: u32) -> Result<&'s mut DeviceBuffer, String> {
-    ids.get(&id).and_then(|b| set.get_mut(*b)).ok_or_else(|| format!("buffer {id} does not exist on this rank (its allocation or a store failed)"))
+fn buffer<'s>(
+    set: &'s mut BufferSet,
+    ids: &HashMap<u32, BufferId>,
+    id: u32,
+) -> Result<&'s mut DeviceBuffer, String> {
+    ids.get(&id).and_then(|b| set.get_mut(*b)).ok_or_else(|| {
+        format!("buffer {id} does not exist on this rank (its allocation or a store failed)")
+    })
 }
 
-fn put(set: &mut BufferSet, ids: &HashMap<u32, BufferId>, items: &[(u32, Vec<(i64, i64)>)], data: &[u8]) -> Result<(), String> {
+fn put(
+    set: &mut BufferSet,
+    ids: &HashMap<u32, BufferId>,
+    items: &[(u32, Vec<(i64, i64)>)],
+    data: &[u8],
+) -> Result<(), String> {
     let mut at = 0usize;
     for (id, runs) in items {
         let b = buffer(set, ids, *id)?;
         let es = b.elem().size.max(1) as usize;
         for &(l, h) in runs {
             let n = (h - l + 1).max(0) as usize * es;
-            let chunk = data.get(at..at + n).ok_or_else(|| format!("buffer {id}: the data message is {} bytes, too short", data.len()))?;
-            b.write(l as u64, chunk).map_err(|e| format!("buffer {id}: {e}"))?;
+            let chunk = data.get(at..at + n).ok_or_else(|| {
+                format!(
+                    "buffer {id}: the data message is {} bytes, too short",
+                    data.len()
+                )
+            })?;
+            b.write(l as u64, chunk)
+                .map_err(|e| format!("buffer {id}: {e}"))?;
             at += n;
         }
     }
     if at != data.len() {
-        return Err(format!("the data message has {} bytes, the runs {at}", data.len()));
+        return Err(format!(
+            "the data message has {} bytes, the runs {at}",
+            data.len()
+        ));
     }
     Ok(())
 }
 
-fn get(set: &mut BufferSet, ids: &HashMap<u32, BufferId>, items: &[(u32, Vec<(i64, i64)>)]) -> Result<Vec<u8>, String> {
+fn get(
+    set: &mut BufferSet,
+    ids: &HashMap<u32, BufferId>,
+    items: &[(u32, Vec<(i64, i64)>)],
+) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     for (id, runs) in items {
         let b = buffer(set, ids, *id)?;
         for &(l, h) in runs {
-            let bytes = b.read(l as u64, (h - l + 1).max(0) as u64).map_err(|e| format!("buffer {id}: {e}"))?;
+            let bytes = b
+                .read(l as u64, (h - l + 1).max(0) as u64)
+                .map_err(|e| format!("buffer {id}: {e}"))?;
             out.extend_from_slice(bytes);
         }
     }
     Ok(out)
 }
 
-fn launch(rt: &Runtime, set: &mut BufferSet, ids: &HashMap<u32, BufferId>, plans: &mut HashMap<u32, Plan>, l: &LaunchCmd) -> Result<LaunchedReply, String> {
-    let plan = plans.get_mut(&l.plan).ok_or_else(|| format!("plan {} was not received or did not load", l.plan))?;
+fn launch(
+    rt: &Runtime,
+    set: &mut BufferSet,
+    ids: &HashMap<u32, BufferId>,
+    plans: &mut HashMap<u32, Plan>,
+    l: &LaunchCmd,
+) -> Result<LaunchedReply, String> {
+    let plan = plans
+        .get_mut(&l.plan)
+        .ok_or_else(|| format!("plan {} was not received or did not load", l.plan))?;
     let nd = NdRange::with_offset(&l.global, &l.local, &l.offset).map_err(|e| e.to_string())?;
     let infos = plan.kernel().args.clone();
     let mut values = Vec::with_capacity(infos.len());
     for (info, a) in infos.iter().zip(&l.args) {
         let elem = ElemType::parse(&info.elem_type, info.elem_size);
         values.push(match a {
-            WireArg::Scalar(bytes) => ArgValue::Scalar { int: elem.int_from_le_bytes(bytes), bytes: bytes.clone() },
+            WireArg::Scalar(bytes) => ArgValue::Scalar {
+                int: elem.int_from_le_bytes(bytes),
+                bytes: bytes.clone(),
+            },
             // a placeholder: the bound resident buffer is used
             WireArg::Buffer => ArgValue::Buffer(HostBuffer::zeros(elem, 1)?),
             WireArg::Local(bytes) => ArgValue::Local { bytes: *bytes },
@@ -162,14 +229,30 @@ fn launch(rt: &Runtime, set: &mut BufferSet, ids: &HashMap<u32, BufferId>, plans
     let mut args = KernelArgs::from_values(&name, &infos, values).map_err(|e| e.to_string())?;
     let mut bindings = Vec::with_capacity(l.bindings.len());
     for &(a, id) in &l.bindings {
-        bindings.push((a, *ids.get(&id).ok_or_else(|| format!("buffer {id} does not exist on this rank (its allocation or a store failed)"))?));
+        bindings.push((
+            a,
+            *ids.get(&id).ok_or_else(|| {
+                format!(
+                    "buffer {id} does not exist on this rank (its allocation or a store failed)"
+                )
+            })?,
+        ));
     }
     let n_devices = rt.devices().len();
     if n_devices == 0 {
         return Err("no opencl device on this rank".into());
     }
-    let shares = l.shares.clone().unwrap_or_else(|| (0..n_devices).map(|d| (d, 1.0 / n_devices as f64)).collect());
-    let options = LaunchOptions { unchecked: l.unchecked, mem_cap_bytes: l.mem_cap_bytes, exact_bytes: false, ..LaunchOptions::default() };
+    let shares = l.shares.clone().unwrap_or_else(|| {
+        (0..n_devices)
+            .map(|d| (d, 1.0 / n_devices as f64))
+            .collect()
+    });
+    let options = LaunchOptions {
+        unchecked: l.unchecked,
+        mem_cap_bytes: l.mem_cap_bytes,
+        exact_bytes: false,
+        ..LaunchOptions::default()
+    };
     plan.set_group_window(Some(l.window));
     let r = set.launch(plan, &nd, &mut args, &bindings, &shares, &options);
     plan.set_group_window(None);

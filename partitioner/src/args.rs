@@ -21,7 +21,13 @@ pub fn arg_infos(kernel: &Function) -> Vec<ArgInfo> {
                 ),
                 other => (ArgKind::Scalar, other.clone()),
             };
-            ArgInfo { index: i as u32, name: p.name.clone(), kind, elem_type: elem.name(), elem_size: elem.size().unwrap_or(0) }
+            ArgInfo {
+                index: i as u32,
+                name: p.name.clone(),
+                kind,
+                elem_type: elem.name(),
+                elem_size: elem.size().unwrap_or(0),
+            }
         })
         .collect()
 }

@@ -46,7 +46,9 @@ mod wire;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-pub use barvinok::{available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS};
+pub use barvinok::{
+    available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS,
+};
 use evalue::QPoly;
 use ranges_format::{Chamber, Rat};
 
@@ -212,7 +214,11 @@ pub struct ParamVertex {
 /// `values` has one value per parameter of `params`.
 pub(crate) fn check_arity(params: &[String], values: &[i64]) -> Result<(), EhrhartError> {
     if values.len() != params.len() {
-        return Err(EhrhartError::ParamCount { expected: params.len(), got: values.len(), names: params.join(", ") });
+        return Err(EhrhartError::ParamCount {
+            expected: params.len(),
+            got: values.len(),
+            names: params.join(", "),
+        });
     }
     Ok(())
 }
@@ -287,12 +293,20 @@ pub fn enumerate(set_text: &str, context_text: Option<&str>) -> Result<Enumerati
 }
 
 /// [`enumerate`] with PolyLib's time limit given (the rest of a kernel's budget).
-pub fn enumerate_within(set_text: &str, context_text: Option<&str>, limit: Duration) -> Result<Enumeration, EhrhartError> {
+pub fn enumerate_within(
+    set_text: &str,
+    context_text: Option<&str>,
+    limit: Duration,
+) -> Result<Enumeration, EhrhartError> {
     let input = isl_input::read(set_text, context_text);
     enumerate_inputs(vec![(input, limit)], None)
         .pop()
         .map(|(r, _)| r)
-        .unwrap_or_else(|| Err(EhrhartError::PolyLib { detail: "no reply".into() }))
+        .unwrap_or_else(|| {
+            Err(EhrhartError::PolyLib {
+                detail: "no reply".into(),
+            })
+        })
 }
 
 /// [`enumerate`] for each set (without context, each with its time limit),
@@ -300,8 +314,16 @@ pub fn enumerate_within(set_text: &str, context_text: Option<&str>, limit: Durat
 /// times out or fails costs its child, and a fresh one takes the rest).
 /// Gives, per set in order, its enumeration or why there is none, and the
 /// time it took; limits and `deadline` as for [`card_many`].
-pub fn enumerate_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
-    enumerate_inputs(sets.iter().map(|&(text, limit)| (isl_input::read(text, None), limit)).collect(), deadline)
+pub fn enumerate_many(
+    sets: &[(&str, Duration)],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
+    enumerate_inputs(
+        sets.iter()
+            .map(|&(text, limit)| (isl_input::read(text, None), limit))
+            .collect(),
+        deadline,
+    )
 }
 
 /// PolyLib's enumeration of each input read, in one batch of the sandbox.
@@ -310,7 +332,9 @@ fn enumerate_inputs(
     deadline: Option<Instant>,
 ) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
     // Only inputs with pieces go to PolyLib.
-    let todo: Vec<usize> = (0..inputs.len()).filter(|&k| inputs[k].0.as_ref().is_ok_and(|i| !i.pieces.is_empty())).collect();
+    let todo: Vec<usize> = (0..inputs.len())
+        .filter(|&k| inputs[k].0.as_ref().is_ok_and(|i| !i.pieces.is_empty()))
+        .collect();
     let limits: Vec<Duration> = todo.iter().map(|&k| inputs[k].1).collect();
     let mut replies = sandbox::run_batch(&limits, deadline, |j| {
         let r = match &inputs[todo[j]].0 {
@@ -319,7 +343,10 @@ fn enumerate_inputs(
         };
         // PolyLib keeps global state: after a failure (a caught exception
         // among them), the next set gets a fresh child.
-        sandbox::Reply { go_on: r.is_ok(), words: wire::encode(&r) }
+        sandbox::Reply {
+            go_on: r.is_ok(),
+            words: wire::encode(&r),
+        }
     })
     .into_iter();
     inputs
@@ -333,14 +360,24 @@ fn enumerate_inputs(
             if !todo.contains(&k) {
                 return (enumeration(input, Vec::new()), Duration::ZERO);
             }
-            let (reply, took) = replies.next().unwrap_or((Err(EhrhartError::DeadlinePassed), Duration::ZERO));
-            (reply.and_then(|words| wire::decode(&words)).and_then(|pieces| enumeration(input, pieces)), took)
+            let (reply, took) = replies
+                .next()
+                .unwrap_or((Err(EhrhartError::DeadlinePassed), Duration::ZERO));
+            (
+                reply
+                    .and_then(|words| wire::decode(&words))
+                    .and_then(|pieces| enumeration(input, pieces)),
+                took,
+            )
         })
         .collect()
 }
 
 /// The enumeration of `input` from PolyLib's pieces, checked.
-fn enumeration(input: isl_input::Input, pieces: Vec<polylib::RawPiece>) -> Result<Enumeration, EhrhartError> {
+fn enumeration(
+    input: isl_input::Input,
+    pieces: Vec<polylib::RawPiece>,
+) -> Result<Enumeration, EhrhartError> {
     let n = input.params.len();
     let mut terms = Vec::with_capacity(pieces.len());
     let mut vertices = Vec::with_capacity(pieces.len());
@@ -358,7 +395,10 @@ fn enumeration(input: isl_input::Input, pieces: Vec<polylib::RawPiece>) -> Resul
             .chambers
             .into_iter()
             .map(|(rows, poly)| ParsedChamber {
-                text: Chamber { domain: text::conjunction(&rows, &input.params), value: poly.to_text(&input.params) },
+                text: Chamber {
+                    domain: text::conjunction(&rows, &input.params),
+                    value: poly.to_text(&input.params),
+                },
                 rows,
                 poly,
             })
@@ -397,8 +437,7 @@ fn vertex_text(
         }
         let den = row[n + 1] as i128;
         let q = |v: i64| {
-            Rat::new(v as i128, den)
-                .map_err(|_| bad("a vertex with a zero denominator".into()))
+            Rat::new(v as i128, den).map_err(|_| bad("a vertex with a zero denominator".into()))
         };
         let coefs = row[..n]
             .iter()

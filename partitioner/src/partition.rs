@@ -17,13 +17,13 @@
 //! made for the chosen split dimension only.
 
 use crate::ehrhart;
+use access_analysis::isl::Isl;
 use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
-use access_analysis::isl::Isl;
 use isl_rs::{DimType, Map, Set};
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Count, KernelRanges, Mode, Param, ParamSource, PwExpr, Range,
-    WriteVerdict,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Count, KernelRanges, Mode, Param,
+    ParamSource, PwExpr, Range, WriteVerdict,
 };
 
 /// Options of the partitioner.
@@ -60,7 +60,11 @@ pub enum PartitionError {
     #[error(transparent)]
     Analysis(#[from] access_analysis::AnalysisError),
     #[error("kernel '{kernel}': --split-dim {dim} is out of range (work_dim is {work_dim})")]
-    BadSplitDim { kernel: String, dim: u32, work_dim: u32 },
+    BadSplitDim {
+        kernel: String,
+        dim: u32,
+        work_dim: u32,
+    },
 }
 
 const SX_LO: &str = "sx_lo";
@@ -97,7 +101,10 @@ impl<'a> Ctx<'a> {
         if self.acc.params.iter().any(|p| p.name == name) {
             return name;
         }
-        self.specialize.get(&name).map(|v| v.to_string()).unwrap_or(name)
+        self.specialize
+            .get(&name)
+            .map(|v| v.to_string())
+            .unwrap_or(name)
     }
 
     fn params_header(&self) -> String {
@@ -117,7 +124,11 @@ impl<'a> Ctx<'a> {
 
     /// The work-items of the slice along `d`, within the NDRange.
     fn slice(&self, d: u32) -> Option<Set> {
-        let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d} + ") } else { String::new() };
+        let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) {
+            format!("go{d} + ")
+        } else {
+            String::new()
+        };
         let gs = self.gs(d);
         let text = format!(
             "{} -> {{ W[x0, x1, x2] : {go}{SX_LO} <= x{d} < {go}{SX_HI} and 0 <= {SX_LO} < {SX_HI} <= {gs}{} }}",
@@ -138,7 +149,15 @@ impl<'a> Ctx<'a> {
 
     fn context_with_slice(&self, d: u32) -> Option<Set> {
         let base = self.isl.set(&self.acc.context).ok()?;
-        let s = self.isl.set(&format!("{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}", self.params_header(), self.gs(d), self.aligned(d))).ok()?;
+        let s = self
+            .isl
+            .set(&format!(
+                "{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}",
+                self.params_header(),
+                self.gs(d),
+                self.aligned(d)
+            ))
+            .ok()?;
         base.intersect(s).ok()
     }
 
@@ -164,14 +183,22 @@ impl<'a> Ctx<'a> {
 
     /// [`dim_bounds`] of the footprint `fp` of a slice along `d` of array
     /// `a`, made once per array and dimension.
-    fn slice_bounds_of(&self, a: &ArrayAccesses, d: u32, fp: &Set, ctx_slice: Option<&Set>) -> Option<Bounds> {
+    fn slice_bounds_of(
+        &self,
+        a: &ArrayAccesses,
+        d: u32,
+        fp: &Set,
+        ctx_slice: Option<&Set>,
+    ) -> Option<Bounds> {
         if let Some(b) = self.slice_bounds.borrow().get(&(a.arg_index, d)) {
             return b.clone();
         }
         let b = dim_bounds(&self.isl, fp, a.strides.len(), ctx_slice);
         // isl work cut short by the deadline or the operation limit is not kept
         if !self.isl.expired() {
-            self.slice_bounds.borrow_mut().insert((a.arg_index, d), b.clone());
+            self.slice_bounds
+                .borrow_mut()
+                .insert((a.arg_index, d), b.clone());
         }
         b
     }
@@ -184,13 +211,22 @@ impl<'a> Ctx<'a> {
     /// The footprints in `dom` of the accesses of `a` of the given kinds, in
     /// the order of the accesses: their union is [`Ctx::footprint`] of
     /// the union of their relations.
-    fn access_footprints(&self, a: &ArrayAccesses, kinds: &[AccessKind], dom: &Set) -> Option<Vec<Set>> {
+    fn access_footprints(
+        &self,
+        a: &ArrayAccesses,
+        kinds: &[AccessKind],
+        dom: &Set,
+    ) -> Option<Vec<Set>> {
         let mut out = Vec::new();
         for acc in a.accesses.iter().filter(|x| kinds.contains(&x.kind)) {
             let m = self.isl.map(&acc.map).ok()?;
             // The exported relations keep the global ids only (as `access-analysis` does).
             let n_in = m.dim(DimType::In).ok()? as u32;
-            let m = m.project_out(DimType::In, 3, n_in.checked_sub(3)?).ok()?.set_tuple_name(DimType::In, "W").ok()?;
+            let m = m
+                .project_out(DimType::In, 3, n_in.checked_sub(3)?)
+                .ok()?
+                .set_tuple_name(DimType::In, "W")
+                .ok()?;
             out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
         }
         Some(out)
@@ -202,7 +238,12 @@ impl<'a> Ctx<'a> {
 /// slice constraints), which removes existentials isl cannot eliminate by
 /// itself. `None` when the footprint is empty, its dimensions are not
 /// `n_dims`, or isl fails.
-fn dim_bounds(isl: &Isl, fp: &Set, n_dims: usize, context: Option<&Set>) -> Option<(Vec<PwExpr>, Vec<PwExpr>)> {
+fn dim_bounds(
+    isl: &Isl,
+    fp: &Set,
+    n_dims: usize,
+    context: Option<&Set>,
+) -> Option<(Vec<PwExpr>, Vec<PwExpr>)> {
     if fp.is_empty().ok()? {
         return None;
     }
@@ -231,10 +272,17 @@ fn linear_of(strides: &[String], lows: &[PwExpr], highs: &[PwExpr]) -> Option<Ra
         if bounds.len() == 1 {
             return Some(bounds[0].clone());
         }
-        let terms: Vec<(&str, &PwExpr)> = strides.iter().map(|s| s.as_str()).zip(bounds.iter()).collect();
+        let terms: Vec<(&str, &PwExpr)> = strides
+            .iter()
+            .map(|s| s.as_str())
+            .zip(bounds.iter())
+            .collect();
         PwExpr::linear_combination(&terms).ok()
     };
-    Some(Range { lower: combine(lows)?.to_string(), upper: combine(highs)?.to_string() })
+    Some(Range {
+        lower: combine(lows)?.to_string(),
+        upper: combine(highs)?.to_string(),
+    })
 }
 
 /// The linear bounds `[lower, upper]` of a footprint with `strides` (see
@@ -247,18 +295,36 @@ fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) 
 /// The linear bounds of a footprint and, for an array of at least two
 /// delinearized dimensions, its box: the bounds of each dimension (issue
 /// 12). The linear bounds are the box's linear hull.
-fn ranges_and_box(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> (Option<Range>, Option<Vec<Range>>) {
-    range_and_box_of(strides, dim_bounds(isl, fp, strides.len(), context).as_ref())
+fn ranges_and_box(
+    isl: &Isl,
+    fp: &Set,
+    strides: &[String],
+    context: Option<&Set>,
+) -> (Option<Range>, Option<Vec<Range>>) {
+    range_and_box_of(
+        strides,
+        dim_bounds(isl, fp, strides.len(), context).as_ref(),
+    )
 }
 
 /// [`ranges_and_box`] from bounds already made by [`dim_bounds`].
-fn range_and_box_of(strides: &[String], bounds: Option<&(Vec<PwExpr>, Vec<PwExpr>)>) -> (Option<Range>, Option<Vec<Range>>) {
+fn range_and_box_of(
+    strides: &[String],
+    bounds: Option<&(Vec<PwExpr>, Vec<PwExpr>)>,
+) -> (Option<Range>, Option<Vec<Range>>) {
     let Some((lows, highs)) = bounds else {
         return (None, None);
     };
     let linear = linear_of(strides, lows, highs);
-    let boxed = (strides.len() >= 2 && linear.is_some())
-        .then(|| lows.iter().zip(highs.iter()).map(|(l, h)| Range { lower: l.to_string(), upper: h.to_string() }).collect());
+    let boxed = (strides.len() >= 2 && linear.is_some()).then(|| {
+        lows.iter()
+            .zip(highs.iter())
+            .map(|(l, h)| Range {
+                lower: l.to_string(),
+                upper: h.to_string(),
+            })
+            .collect()
+    });
     (linear, boxed)
 }
 
@@ -266,7 +332,13 @@ fn range_and_box_of(strides: &[String], bounds: Option<&(Vec<PwExpr>, Vec<PwExpr
 /// every parameter value of `context` (`must`: the must-writes, the only
 /// writes). The box is built exactly: per dimension, the integers between
 /// the least and the greatest component the footprint has.
-fn writes_fill_box(cx: &Ctx, must: &Map, slice: &Set, n_dims: usize, context: Option<&Set>) -> Option<bool> {
+fn writes_fill_box(
+    cx: &Ctx,
+    must: &Map,
+    slice: &Set,
+    n_dims: usize,
+    context: Option<&Set>,
+) -> Option<bool> {
     let w = cx.footprint(must, slice)?;
     if w.is_empty().ok()? {
         return Some(true);
@@ -274,10 +346,18 @@ fn writes_fill_box(cx: &Ctx, must: &Map, slice: &Set, n_dims: usize, context: Op
     if w.dim(DimType::Set).ok()? as usize != n_dims {
         return None;
     }
-    let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
+    let name = w
+        .get_tuple_name()
+        .ok()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
     let mut bx: Option<Set> = None;
     for k in 0..n_dims {
-        let p = w.copy().ok()?.project_out(DimType::Set, (k + 1) as u32, (n_dims - k - 1) as u32).ok()?;
+        let p = w
+            .copy()
+            .ok()?
+            .project_out(DimType::Set, (k + 1) as u32, (n_dims - k - 1) as u32)
+            .ok()?;
         let p = p.project_out(DimType::Set, 0, k as u32).ok()?;
         let interval = interval_of(cx, p)?;
         bx = Some(match bx {
@@ -296,7 +376,10 @@ fn writes_fill_box(cx: &Ctx, must: &Map, slice: &Set, n_dims: usize, context: Op
 /// Why a count is missing when time ran out, whichever step it was in (the
 /// same text whatever the machine's load, so that range files compare).
 fn out_of_time() -> String {
-    format!("counting ran out of time (at most {} s per count)", ehrhart::POLYLIB_TIME_LIMIT.as_secs())
+    format!(
+        "counting ran out of time (at most {} s per count)",
+        ehrhart::POLYLIB_TIME_LIMIT.as_secs()
+    )
 }
 
 /// Footprints with at least this many basic sets, or one basic set with
@@ -364,7 +447,11 @@ fn count_input(
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.deadline {
-        limit = limit.min(d.checked_duration_since(now).filter(|l| !l.is_zero()).ok_or("the analysis budget is spent")?);
+        limit = limit.min(
+            d.checked_duration_since(now)
+                .filter(|l| !l.is_zero())
+                .ok_or("the analysis budget is spent")?,
+        );
     }
     let sub = Isl::with_deadline(cx.isl.max_ops(), Some(now + limit), cx.budget_ms);
     let isl_failed = || {
@@ -399,7 +486,11 @@ fn count_input(
                     // context's constraints in it (22 parts for the 3-D
                     // stencil, 171 after a gist). The parameters the
                     // footprint does not involve are projected out instead.
-                    let x = if keep { keep_params(x, &fp)? } else { simplify(x)? };
+                    let x = if keep {
+                        keep_params(x, &fp)?
+                    } else {
+                        simplify(x)?
+                    };
                     sub.set_str(&x).ok()
                 })
                 .collect()
@@ -407,17 +498,28 @@ fn count_input(
         if shape.0 >= PARTS_MIN_BASIC_SETS {
             // Overlapping basic sets are counted whole: barvinok's own
             // decomposition of them was as fast or faster on the corpus.
-            if let Some(p) = disjoint_basic_sets(&fp_sub, ctx.as_ref()).and_then(|p| texts(p, false)) {
+            if let Some(p) =
+                disjoint_basic_sets(&fp_sub, ctx.as_ref()).and_then(|p| texts(p, false))
+            {
                 form = CountForm::Parts(p);
             }
         } else if shape.0 == 1 && shape.1 > PARTS_MAX_CONSTRAINTS {
             // One basic set: the accesses' footprints, in the order of the accesses.
-            let pieces = uncoalesced()
-                .and_then(|p| p.iter().map(|x| sub.import_set(x).ok()).collect::<Option<Vec<Set>>>());
-            form = pieces.and_then(|p| texts(p, true)).map_or(CountForm::Whole, CountForm::Decompose);
+            let pieces = uncoalesced().and_then(|p| {
+                p.iter()
+                    .map(|x| sub.import_set(x).ok())
+                    .collect::<Option<Vec<Set>>>()
+            });
+            form = pieces
+                .and_then(|p| texts(p, true))
+                .map_or(CountForm::Whole, CountForm::Decompose);
         }
     }
-    Ok(CountInput { text, form, left: limit.saturating_sub(now.elapsed()) })
+    Ok(CountInput {
+        text,
+        form,
+        left: limit.saturating_sub(now.elapsed()),
+    })
 }
 
 /// `s` with the parameters that `like` lacks projected out.
@@ -448,7 +550,13 @@ fn basic_set_shape(s: &Set) -> Option<(usize, usize)> {
 fn basic_sets(s: &Set) -> Option<Vec<Set>> {
     let list = s.get_basic_set_list().ok()?;
     let n = list.n_basic_set().ok()?;
-    (0..n).map(|k| list.get_at(k).ok().and_then(|b| Set::from_basic_set(b).ok())).collect()
+    (0..n)
+        .map(|k| {
+            list.get_at(k)
+                .ok()
+                .and_then(|b| Set::from_basic_set(b).ok())
+        })
+        .collect()
 }
 
 /// The basic sets of `s` when there are at most [`ehrhart::MAX_PARTS`]
@@ -482,9 +590,13 @@ fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
 /// their time.
 fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
     use ehrhart::EhrhartError as E;
-    let whole: Vec<usize> = (0..inputs.len()).filter(|&k| matches!(inputs[k].form, CountForm::Whole)).collect();
-    let batch: Vec<(&str, std::time::Duration)> =
-        whole.iter().map(|&k| (inputs[k].text.as_str(), inputs[k].left)).collect();
+    let whole: Vec<usize> = (0..inputs.len())
+        .filter(|&k| matches!(inputs[k].form, CountForm::Whole))
+        .collect();
+    let batch: Vec<(&str, std::time::Duration)> = whole
+        .iter()
+        .map(|&k| (inputs[k].text.as_str(), inputs[k].left))
+        .collect();
     // Per input, barvinok's count or error and the time it took.
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
     for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, cx.deadline)) {
@@ -494,15 +606,18 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
         let start = std::time::Instant::now();
         let card = match &input.form {
             CountForm::Whole => continue,
-            CountForm::Decompose(union) => { ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.deadline)
-                .pop()
-                .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count)) }
+            CountForm::Decompose(union) => {
+                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.deadline)
+                    .pop()
+                    .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count))
+            }
             CountForm::Parts(parts) => {
                 let mut deadline = start + input.left;
                 if let Some(d) = cx.deadline {
                     deadline = deadline.min(d);
                 }
-                let parts: Vec<(&str, std::time::Duration)> = parts.iter().map(|p| (p.as_str(), input.left)).collect();
+                let parts: Vec<(&str, std::time::Duration)> =
+                    parts.iter().map(|p| (p.as_str(), input.left)).collect();
                 let mut terms = Vec::new();
                 let mut failed = None;
                 for (card, _) in ehrhart::card_many(&parts, Some(deadline)) {
@@ -510,7 +625,9 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
                         Err(E::DeadlinePassed) if cx.deadline.is_none_or(|d| deadline < d) => {
-                            failed = Some(E::BarvinokTimedOut { millis: input.left.as_millis() as u64 });
+                            failed = Some(E::BarvinokTimedOut {
+                                millis: input.left.as_millis() as u64,
+                            });
                             break;
                         }
                         Err(e) => {
@@ -556,12 +673,21 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
         out.push(Err(String::new()));
         fallback.push((k, left, by_barvinok));
     }
-    let polylib_batch: Vec<(&str, std::time::Duration)> =
-        fallback.iter().map(|&(k, left, _)| (inputs[k].text.as_str(), left)).collect();
-    for ((k, _, by_barvinok), (e, _)) in fallback.into_iter().zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline)) {
+    let polylib_batch: Vec<(&str, std::time::Duration)> = fallback
+        .iter()
+        .map(|&(k, left, _)| (inputs[k].text.as_str(), left))
+        .collect();
+    for ((k, _, by_barvinok), (e, _)) in fallback
+        .into_iter()
+        .zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline))
+    {
         out[k] = match e {
             Ok(e) => Ok(Count {
-                terms: e.terms.iter().map(|t| t.iter().map(|c| c.text.clone()).collect()).collect(),
+                terms: e
+                    .terms
+                    .iter()
+                    .map(|t| t.iter().map(|c| c.text.clone()).collect())
+                    .collect(),
             }),
             // Its turn came after the budget: as if no time were left.
             Err(E::DeadlinePassed) => Err(by_barvinok.unwrap_or_else(out_of_time)),
@@ -597,7 +723,12 @@ enum CountSlot {
 /// none).
 enum CountStep {
     Note(String),
-    Count { array_idx: usize, slot: CountSlot, what: &'static str, input: Result<CountInput, String> },
+    Count {
+        array_idx: usize,
+        slot: CountSlot,
+        what: &'static str,
+        input: Result<CountInput, String>,
+    },
 }
 
 /// Adds the Ehrhart counts of the kernel's bounded arrays along `d` (total,
@@ -609,7 +740,8 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     // a fresh operation budget: the ranges may have spent theirs
     cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
-        k.diagnostics.push("no counts: isl could not build the slice domain".into());
+        k.diagnostics
+            .push("no counts: isl could not build the slice domain".into());
         return;
     };
     let ctx_slice = cx.context_with_slice(d);
@@ -618,11 +750,30 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     for (array_idx, (a, out)) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()).enumerate() {
         if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
             cx.isl.reset();
-            array_counts(cx, a, array_idx, &slice, &whole_dom, ctx_slice.as_ref(), ctx_total.as_ref(), out, which, &mut steps);
+            array_counts(
+                cx,
+                a,
+                array_idx,
+                &slice,
+                &whole_dom,
+                ctx_slice.as_ref(),
+                ctx_total.as_ref(),
+                out,
+                which,
+                &mut steps,
+            );
         }
     }
-    let inputs: Vec<CountInput> =
-        steps.iter().filter_map(|s| if let CountStep::Count { input: Ok(i), .. } = s { Some(i.clone()) } else { None }).collect();
+    let inputs: Vec<CountInput> = steps
+        .iter()
+        .filter_map(|s| {
+            if let CountStep::Count { input: Ok(i), .. } = s {
+                Some(i.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
     let mut counts = counts_of(cx, &inputs).into_iter();
     let mut notes = Vec::new();
     if which == Counts::All {
@@ -634,11 +785,27 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
                 notes.push(n);
                 continue;
             }
-            CountStep::Count { array_idx, slot, what, input } => (array_idx, slot, what, input),
+            CountStep::Count {
+                array_idx,
+                slot,
+                what,
+                input,
+            } => (array_idx, slot, what, input),
         };
-        let c = input.and_then(|_| counts.next().unwrap_or_else(|| Err("no count was made".into())));
+        let c = input.and_then(|_| {
+            counts
+                .next()
+                .unwrap_or_else(|| Err("no count was made".into()))
+        });
         let out = &mut k.arrays[array_idx];
-        let c = c.map_err(|e| notes.push(format!("array '{}': no count of the elements {what}: {e}", cx.acc.arrays[array_idx].name))).ok();
+        let c = c
+            .map_err(|e| {
+                notes.push(format!(
+                    "array '{}': no count of the elements {what}: {e}",
+                    cx.acc.arrays[array_idx].name
+                ))
+            })
+            .ok();
         match slot {
             CountSlot::Written => {
                 if let Some(w) = &mut out.write {
@@ -651,7 +818,9 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     }
     if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
         if let Err(why) = ehrhart::barvinok_available() {
-            notes.push(format!("counts from polylib (barvinok is unavailable: {why})"));
+            notes.push(format!(
+                "counts from polylib (barvinok is unavailable: {why})"
+            ));
         }
     }
     k.diagnostics.extend(notes);
@@ -669,7 +838,13 @@ const VERTEX_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(
 fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut Vec<String>) {
     let mut todo: Vec<(usize, &str)> = Vec::new();
     for step in steps {
-        if let CountStep::Count { array_idx, slot: CountSlot::Slice, input: Ok(input), .. } = step {
+        if let CountStep::Count {
+            array_idx,
+            slot: CountSlot::Slice,
+            input: Ok(input),
+            ..
+        } = step
+        {
             todo.push((*array_idx, input.text.as_str()));
         }
     }
@@ -684,7 +859,10 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
         return;
     }
     let batch: Vec<(&str, std::time::Duration)> = todo.iter().map(|&(_, t)| (t, limit)).collect();
-    for (&(array_idx, _), (e, _)) in todo.iter().zip(ehrhart::enumerate_many(&batch, cx.deadline)) {
+    for (&(array_idx, _), (e, _)) in todo
+        .iter()
+        .zip(ehrhart::enumerate_many(&batch, cx.deadline))
+    {
         let a = &mut k.arrays[array_idx];
         let n_dims = cx.acc.arrays[array_idx].strides.len().max(1);
         match e {
@@ -693,7 +871,11 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
                 for v in e.vertices.iter().flatten() {
                     let v = ranges_format::Vertex {
                         coords: v.coords.iter().take(n_dims).cloned().collect(),
-                        domain: if v.domain.trim().is_empty() { "true".into() } else { v.domain.clone() },
+                        domain: if v.domain.trim().is_empty() {
+                            "true".into()
+                        } else {
+                            v.domain.clone()
+                        },
                     };
                     if !vs.contains(&v) {
                         vs.push(v);
@@ -703,12 +885,19 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
             }
             Err(e) => {
                 let why = match e {
-                    ehrhart::EhrhartError::TimedOut { .. } | ehrhart::EhrhartError::DeadlinePassed => {
-                        format!("polylib ran out of time (at most {} ms)", VERTEX_TIME_LIMIT.as_millis())
+                    ehrhart::EhrhartError::TimedOut { .. }
+                    | ehrhart::EhrhartError::DeadlinePassed => {
+                        format!(
+                            "polylib ran out of time (at most {} ms)",
+                            VERTEX_TIME_LIMIT.as_millis()
+                        )
                     }
                     e => e.to_string(),
                 };
-                notes.push(format!("array '{}': no vertex bounds of a slice's footprint: {why}", a.name));
+                notes.push(format!(
+                    "array '{}': no vertex bounds of a slice's footprint: {why}",
+                    a.name
+                ));
             }
         }
     }
@@ -728,22 +917,41 @@ fn array_counts(
     which: Counts,
     steps: &mut Vec<CountStep>,
 ) {
-    let mut count = |slot: CountSlot, what: &'static str, fp: Option<Set>, dom: &Set, ctx: Option<&Set>| {
-        let kinds: &[AccessKind] = match slot {
-            CountSlot::Written => &[AccessKind::MustWrite],
-            _ => &[AccessKind::Read, AccessKind::MustWrite, AccessKind::MayWrite],
+    let mut count =
+        |slot: CountSlot, what: &'static str, fp: Option<Set>, dom: &Set, ctx: Option<&Set>| {
+            let kinds: &[AccessKind] = match slot {
+                CountSlot::Written => &[AccessKind::MustWrite],
+                _ => &[
+                    AccessKind::Read,
+                    AccessKind::MustWrite,
+                    AccessKind::MayWrite,
+                ],
+            };
+            let input = fp
+                .ok_or_else(|| "isl failed while computing the footprint".to_string())
+                .and_then(|f| count_input(cx, &f, || cx.access_footprints(a, kinds, dom), ctx));
+            steps.push(CountStep::Count {
+                array_idx,
+                slot,
+                what,
+                input,
+            });
         };
-        let input = fp
-            .ok_or_else(|| "isl failed while computing the footprint".to_string())
-            .and_then(|f| count_input(cx, &f, || cx.access_footprints(a, kinds, dom), ctx));
-        steps.push(CountStep::Count { array_idx, slot, what, input });
-    };
     if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
         // Only when every write is a must-write (the may-write map may repeat them).
-        if let (Some(must), Some(may)) = (cx.union_maps(&[&a.must_writes]), cx.union_maps(&[&a.may_writes])) {
+        if let (Some(must), Some(may)) = (
+            cx.union_maps(&[&a.must_writes]),
+            cx.union_maps(&[&a.may_writes]),
+        ) {
             if !has_may_writes(may, &must) {
                 if let Some(mw) = &must {
-                    count(CountSlot::Written, "a slice writes", cx.footprint(mw, slice), slice, ctx_slice);
+                    count(
+                        CountSlot::Written,
+                        "a slice writes",
+                        cx.footprint(mw, slice),
+                        slice,
+                        ctx_slice,
+                    );
                 }
             }
         }
@@ -753,7 +961,10 @@ fn array_counts(
     }
     let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
         None => {
-            steps.push(CountStep::Note(format!("array '{}': no counts: isl failed while reading the access relations", a.name)));
+            steps.push(CountStep::Note(format!(
+                "array '{}': no counts: isl failed while reading the access relations",
+                a.name
+            )));
             return;
         }
         Some(None) => {
@@ -764,8 +975,20 @@ fn array_counts(
         }
         Some(Some(all)) => all,
     };
-    count(CountSlot::Total, "the whole NDRange touches", cx.footprint(&all, whole_dom), whole_dom, ctx_total);
-    count(CountSlot::Slice, "a slice touches", cx.footprint(&all, slice), slice, ctx_slice);
+    count(
+        CountSlot::Total,
+        "the whole NDRange touches",
+        cx.footprint(&all, whole_dom),
+        whole_dom,
+        ctx_total,
+    );
+    count(
+        CountSlot::Slice,
+        "a slice touches",
+        cx.footprint(&all, slice),
+        slice,
+        ctx_slice,
+    );
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.
@@ -773,13 +996,26 @@ fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
     let dom = cx.whole_domain()?;
     let w = w.copy().ok()?.intersect_domain(dom).ok()?;
     let same = w.copy().ok()?.apply_range(w.reverse().ok()?).ok()?;
-    let go = if cx.acc.params.iter().any(|p| p.name == format!("go{d}")) { format!("go{d}") } else { "0".into() };
+    let go = if cx.acc.params.iter().any(|p| p.name == format!("go{d}")) {
+        format!("go{d}")
+    } else {
+        "0".into()
+    };
     let differ = match cx.local_size {
-        Some(ls) => format!("floor((x{d} - {go})/{l}) < floor((y{d} - {go})/{l})", l = ls[d as usize].max(1)),
+        Some(ls) => format!(
+            "floor((x{d} - {go})/{l}) < floor((y{d} - {go})/{l})",
+            l = ls[d as usize].max(1)
+        ),
         None => format!("x{d} < y{d}"),
     };
     let params: Vec<&str> = cx.acc.params.iter().map(|p| p.name.as_str()).collect();
-    let rel = cx.isl.map(&format!("[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}", params.join(", "))).ok()?;
+    let rel = cx
+        .isl
+        .map(&format!(
+            "[{}] -> {{ W[x0, x1, x2] -> W[y0, y1, y2] : {differ} }}",
+            params.join(", ")
+        ))
+        .ok()?;
     Some(!same.intersect(rel).ok()?.is_empty().ok()?)
 }
 
@@ -805,34 +1041,86 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
     }
     let n = strides.len();
     let params = w.copy().ok()?.params().ok()?;
-    let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
+    let name = w
+        .get_tuple_name()
+        .ok()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
     if n == 1 {
-        let hull = interval_of(cx, w.copy().ok()?)?.set_tuple_name(&name).ok()?;
-        return hull.subtract(w).ok()?.intersect_params(params).ok()?.is_empty().ok();
+        let hull = interval_of(cx, w.copy().ok()?)?
+            .set_tuple_name(&name)
+            .ok()?;
+        return hull
+            .subtract(w)
+            .ok()?
+            .intersect_params(params)
+            .ok()?
+            .is_empty()
+            .ok();
     }
     // 2-D row-major with a plain width: rows hull × [0, width).
     if n == 2 && strides[1] == "1" && strides[0].chars().all(|c| c.is_alphanumeric() || c == '_') {
         let rows = interval_of(cx, w.copy().ok()?.project_out(DimType::Set, 1, 1).ok()?)?;
-        let name = w.get_tuple_name().ok().map(|s| s.to_string()).unwrap_or_default();
+        let name = w
+            .get_tuple_name()
+            .ok()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
         let width = &strides[0];
         // a constant width (issue 12: `b[k*1000 + j]`) is no parameter
-        let header = if width.chars().all(|c| c.is_ascii_digit()) { String::new() } else { format!("[{width}] -> ") };
-        let cols = cx.isl.set(&format!("{header}{{ [x] : 0 <= x < {width} }}")).ok()?;
+        let header = if width.chars().all(|c| c.is_ascii_digit()) {
+            String::new()
+        } else {
+            format!("[{width}] -> ")
+        };
+        let cols = cx
+            .isl
+            .set(&format!("{header}{{ [x] : 0 <= x < {width} }}"))
+            .ok()?;
         let bx = rows.flat_product(cols).ok()?;
         let bx = bx.set_tuple_name(&name).ok()?;
-        if bx.subtract(w.copy().ok()?).ok()?.intersect_params(params.copy().ok()?).ok()?.is_empty().ok()? {
+        if bx
+            .subtract(w.copy().ok()?)
+            .ok()?
+            .intersect_params(params.copy().ok()?)
+            .ok()?
+            .is_empty()
+            .ok()?
+        {
             return Some(true);
         }
     }
     // Constant strides (issue 12): the linear elements fill their interval
     // (`c[x + y*1000]` with 1000 work-items per row, at any offset).
-    if strides.iter().all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())) {
+    if strides
+        .iter()
+        .all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()))
+    {
         let ins: Vec<String> = (0..n).map(|k| format!("o{k}")).collect();
-        let sum: Vec<String> = strides.iter().zip(&ins).map(|(s, o)| format!("{s}*{o}")).collect();
-        let lin = cx.isl.map(&format!("{{ {name}[{}] -> {name}[{}] }}", ins.join(", "), sum.join(" + "))).ok()?;
+        let sum: Vec<String> = strides
+            .iter()
+            .zip(&ins)
+            .map(|(s, o)| format!("{s}*{o}"))
+            .collect();
+        let lin = cx
+            .isl
+            .map(&format!(
+                "{{ {name}[{}] -> {name}[{}] }}",
+                ins.join(", "),
+                sum.join(" + ")
+            ))
+            .ok()?;
         let w1 = w.apply(lin).ok()?;
-        let hull = interval_of(cx, w1.copy().ok()?)?.set_tuple_name(&name).ok()?;
-        return hull.subtract(w1).ok()?.intersect_params(params).ok()?.is_empty().ok();
+        let hull = interval_of(cx, w1.copy().ok()?)?
+            .set_tuple_name(&name)
+            .ok()?;
+        return hull
+            .subtract(w1)
+            .ok()?
+            .intersect_params(params)
+            .ok()?
+            .is_empty()
+            .ok();
     }
     Some(false)
 }
@@ -881,10 +1169,16 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
     let mut arrays = Vec::new();
     for a in cx.acc.arrays.iter().filter(|a| a.whole.is_none()) {
         cx.isl.reset();
-        let Some(Some(all)) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else { continue };
-        let Some(fp) = cx.footprint(&all, &slice) else { continue };
+        let Some(Some(all)) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else {
+            continue;
+        };
+        let Some(fp) = cx.footprint(&all, &slice) else {
+            continue;
+        };
         let bounds = cx.slice_bounds_of(a, d, &fp, Some(&ctx_slice));
-        let range = bounds.as_ref().and_then(|(l, h)| linear_of(&a.strides, l, h));
+        let range = bounds
+            .as_ref()
+            .and_then(|(l, h)| linear_of(&a.strides, l, h));
         arrays.push(ArrayRanges {
             arg_index: a.arg_index,
             name: a.name.clone(),
@@ -922,8 +1216,12 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
 /// The wall-clock deadline of a kernel's analysis started at `start`
 /// ([`AnalysisOptions::time_budget_ms`]; `None` without a budget). The access
 /// analysis and [`partition_kernel`] share it.
-pub fn deadline(options: &AnalysisOptions, start: std::time::Instant) -> Option<std::time::Instant> {
-    (options.time_budget_ms > 0).then(|| start + std::time::Duration::from_millis(options.time_budget_ms))
+pub fn deadline(
+    options: &AnalysisOptions,
+    start: std::time::Instant,
+) -> Option<std::time::Instant> {
+    (options.time_budget_ms > 0)
+        .then(|| start + std::time::Duration::from_millis(options.time_budget_ms))
 }
 
 /// Partitions one kernel from its access analysis `acc` (made with
@@ -942,13 +1240,21 @@ pub fn partition_kernel(
         PartitionError::Analysis(access_analysis::AnalysisError::UnknownKernel {
             file: program.file.clone(),
             name: kernel.to_string(),
-            available: program.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+            available: program
+                .kernels()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         })
     })?;
     let args = crate::args::arg_infos(func);
     if let Some(d) = options.split_dim {
         if d >= acc.work_dim {
-            return Err(PartitionError::BadSplitDim { kernel: kernel.into(), dim: d, work_dim: acc.work_dim });
+            return Err(PartitionError::BadSplitDim {
+                kernel: kernel.into(),
+                dim: d,
+                work_dim: acc.work_dim,
+            });
         }
     }
     let mut param_names: Vec<String> = acc.params.iter().map(|p| p.name.clone()).collect();
@@ -965,9 +1271,22 @@ pub fn partition_kernel(
         totals: Default::default(),
         slice_bounds: Default::default(),
     };
-    let mut params: Vec<Param> = acc.params.iter().map(|p| Param { name: p.name.clone(), source: p.source }).collect();
-    params.push(Param { name: SX_LO.into(), source: ParamSource::SliceLoItem });
-    params.push(Param { name: SX_HI.into(), source: ParamSource::SliceHiItem });
+    let mut params: Vec<Param> = acc
+        .params
+        .iter()
+        .map(|p| Param {
+            name: p.name.clone(),
+            source: p.source,
+        })
+        .collect();
+    params.push(Param {
+        name: SX_LO.into(),
+        source: ParamSource::SliceLoItem,
+    });
+    params.push(Param {
+        name: SX_HI.into(),
+        source: ParamSource::SliceHiItem,
+    });
 
     let dims: Vec<u32> = match options.split_dim {
         Some(d) => vec![d],
@@ -978,7 +1297,19 @@ pub fn partition_kernel(
     // Candidates are tried from the smallest slice footprint (estimated from
     // the slice ranges alone) up, and the first splittable one ends the
     // search: the others could only have larger footprints.
-    let mut order: Vec<(i64, u32)> = dims.iter().map(|&d| (if dims.len() > 1 { estimated_cost(&cx, &params, d) } else { 0 }, d)).collect();
+    let mut order: Vec<(i64, u32)> = dims
+        .iter()
+        .map(|&d| {
+            (
+                if dims.len() > 1 {
+                    estimated_cost(&cx, &params, d)
+                } else {
+                    0
+                },
+                d,
+            )
+        })
+        .collect();
     order.sort_by_key(|&(c, _)| c);
     let mut best: Option<(i64, bool, KernelRanges)> = None;
     for &(_, d) in &order {
@@ -1003,7 +1334,18 @@ pub fn partition_kernel(
         }
     }
     if dims.len() > 1 {
-        k.diagnostics.insert(0, format!("split dimension {} chosen (smallest slice footprint{})", k.split_dim.unwrap_or(0), if k.splittable { "" } else { "; no dimension is splittable" }));
+        k.diagnostics.insert(
+            0,
+            format!(
+                "split dimension {} chosen (smallest slice footprint{})",
+                k.split_dim.unwrap_or(0),
+                if k.splittable {
+                    ""
+                } else {
+                    "; no dimension is splittable"
+                }
+            ),
+        );
     }
     Ok(k)
 }
@@ -1032,10 +1374,22 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(cx, a, d, slice.as_ref(), whole_dom.as_ref(), ctx_slice.as_ref(), ctx_total.as_ref(), &mut reasons);
+        let r = array_ranges(
+            cx,
+            a,
+            d,
+            slice.as_ref(),
+            whole_dom.as_ref(),
+            ctx_slice.as_ref(),
+            ctx_total.as_ref(),
+            &mut reasons,
+        );
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
-                assumptions.push(Assumption { description: format!("array '{}': {}", a.name, s.description), condition: s.condition.clone() });
+                assumptions.push(Assumption {
+                    description: format!("array '{}': {}", a.name, s.description),
+                    condition: s.condition.clone(),
+                });
             }
         }
         for n in &a.notes {
@@ -1043,19 +1397,29 @@ fn partition_along(
         }
         arrays.push(r);
     }
-    let rebased: Vec<u32> = arrays.iter().filter(|a| a.status == ArrayStatus::Bounded).map(|a| a.arg_index).collect();
+    let rebased: Vec<u32> = arrays
+        .iter()
+        .filter(|a| a.status == ArrayStatus::Bounded)
+        .map(|a| a.arg_index)
+        .collect();
     // The guard checks the boxes of the arrays that have them (issue 12).
     let boxed: Vec<crate::subkernel::BoxedArray> = arrays
         .iter()
-        .filter_map(|a| a.boxes.as_ref().map(|b| crate::subkernel::BoxedArray { arg_index: a.arg_index, strides: &b.strides }))
+        .filter_map(|a| {
+            a.boxes.as_ref().map(|b| crate::subkernel::BoxedArray {
+                arg_index: a.arg_index,
+                strides: &b.strides,
+            })
+        })
         .collect();
-    let subkernel = match crate::subkernel::rewrite_with_boxes(program, &func.name, &rebased, &boxed) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            reasons.push(e.to_string());
-            None
-        }
-    };
+    let subkernel =
+        match crate::subkernel::rewrite_with_boxes(program, &func.name, &rebased, &boxed) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                reasons.push(e.to_string());
+                None
+            }
+        };
     let _ = args.iter().filter(|a| a.kind == ArgKind::Scalar).count();
     let splittable = reasons.is_empty();
     KernelRanges {
@@ -1065,7 +1429,11 @@ fn partition_along(
         args: args.to_vec(),
         split_dim: Some(d),
         splittable,
-        reason: if splittable { None } else { Some(reasons.join("; ")) },
+        reason: if splittable {
+            None
+        } else {
+            Some(reasons.join("; "))
+        },
         arrays,
         assumptions,
         subkernel,
@@ -1106,17 +1474,25 @@ fn array_ranges(
     if let Some(r) = &a.whole {
         out.status = ArrayStatus::Whole { reason: r.clone() };
         if written {
-            reasons.push(format!("array '{}' is written but cannot be bounded: {r}", a.name));
+            reasons.push(format!(
+                "array '{}' is written but cannot be bounded: {r}",
+                a.name
+            ));
         }
         return out;
     }
     let fail = |out: &mut ArrayRanges, reasons: &mut Vec<String>, why: &str| {
         let reason = if cx.isl.expired() {
-            format!("array '{}': analysis time budget ({} ms) exceeded; whole array is transferred", a.name, cx.budget_ms)
+            format!(
+                "array '{}': analysis time budget ({} ms) exceeded; whole array is transferred",
+                a.name, cx.budget_ms
+            )
         } else {
             format!("array '{}': {why}", a.name)
         };
-        out.status = ArrayStatus::Whole { reason: reason.clone() };
+        out.status = ArrayStatus::Whole {
+            reason: reason.clone(),
+        };
         if written {
             reasons.push(reason);
         }
@@ -1131,8 +1507,14 @@ fn array_ranges(
     let writes = cx.union_maps(&[&a.must_writes, &a.may_writes]);
     let must = cx.union_maps(&[&a.must_writes]);
     let may = cx.union_maps(&[&a.may_writes]);
-    let (Some(all), Some(reads), Some(writes), Some(must), Some(may)) = (all, reads, writes, must, may) else {
-        fail(&mut out, reasons, "isl operation limit reached or isl failed while reading the access relations");
+    let (Some(all), Some(reads), Some(writes), Some(must), Some(may)) =
+        (all, reads, writes, must, may)
+    else {
+        fail(
+            &mut out,
+            reasons,
+            "isl operation limit reached or isl failed while reading the access relations",
+        );
         return out;
     };
     let Some(all) = all else {
@@ -1148,28 +1530,46 @@ fn array_ranges(
         }
         None => {
             let Some(fp_total) = cx.footprint(&all, whole_dom) else {
-                fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
+                fail(
+                    &mut out,
+                    reasons,
+                    "isl operation limit reached or isl failed while computing the footprint",
+                );
                 return out;
             };
             out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
             let empty = fp_total.is_empty().unwrap_or(true);
-            cx.totals.borrow_mut().insert(a.arg_index, (out.total.clone(), empty));
+            cx.totals
+                .borrow_mut()
+                .insert(a.arg_index, (out.total.clone(), empty));
             empty
         }
     };
     let Some(fp_slice) = cx.footprint(&all, slice) else {
         out.total = None;
-        fail(&mut out, reasons, "isl operation limit reached or isl failed while computing the footprint");
+        fail(
+            &mut out,
+            reasons,
+            "isl operation limit reached or isl failed while computing the footprint",
+        );
         return out;
     };
     // The slice's bounds serve the read (write) footprint too when the array
     // is only read (written): the footprints are the same set.
     let slice_bounds = cx.slice_bounds_of(a, d, &fp_slice, ctx_slice_set);
-    out.slice = slice_bounds.as_ref().and_then(|(l, h)| linear_of(&a.strides, l, h));
-    if (out.total.is_none() && !total_empty) || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true)) {
+    out.slice = slice_bounds
+        .as_ref()
+        .and_then(|(l, h)| linear_of(&a.strides, l, h));
+    if (out.total.is_none() && !total_empty)
+        || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true))
+    {
         out.total = None;
         out.slice = None;
-        fail(&mut out, reasons, "the footprint bounds could not be expressed (isl limit or an unsupported bound form)");
+        fail(
+            &mut out,
+            reasons,
+            "the footprint bounds could not be expressed (isl limit or an unsupported bound form)",
+        );
         return out;
     }
     let mut read_box = None;
@@ -1192,7 +1592,8 @@ fn array_ranges(
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
         let has_may = has_may_writes(may, &must);
         if let (Some(mw), false, Some(_)) = (&must, has_may, &write_box) {
-            write_exact = writes_fill_box(cx, mw, slice, a.strides.len(), ctx_slice_set).unwrap_or(false);
+            write_exact =
+                writes_fill_box(cx, mw, slice, a.strides.len(), ctx_slice_set).unwrap_or(false);
         }
         let fills = match (&must, has_may) {
             (Some(mw), false) => fills_hull(cx, mw, slice, &a.strides).unwrap_or(false),
@@ -1217,12 +1618,23 @@ fn array_ranges(
         } else {
             None
         };
-        out.write = Some(WriteVerdict { disjoint_across_slices: disjoint, fills_hull: fills, runs, written_count: None });
+        out.write = Some(WriteVerdict {
+            disjoint_across_slices: disjoint,
+            fills_hull: fills,
+            runs,
+            written_count: None,
+        });
     }
     // Boxes, when every footprint that has linear bounds has its box too.
-    let complete = (out.read_slice.is_none() || read_box.is_some()) && (out.write_slice.is_none() || write_box.is_some());
+    let complete = (out.read_slice.is_none() || read_box.is_some())
+        && (out.write_slice.is_none() || write_box.is_some());
     if a.strides.len() >= 2 && complete && (read_box.is_some() || write_box.is_some()) {
-        out.boxes = Some(Boxes { strides: a.strides.clone(), read: read_box, write: write_box, write_exact });
+        out.boxes = Some(Boxes {
+            strides: a.strides.clone(),
+            read: read_box,
+            write: write_box,
+            write_exact,
+        });
     }
     out
 }
@@ -1233,7 +1645,9 @@ fn has_may_writes(may: Option<Map>, must: &Option<Map>) -> bool {
     match (may, must) {
         (None, _) => false,
         (Some(may), None) => !may.is_empty().unwrap_or(false),
-        (Some(may), Some(mw)) => may.subtract(mw.copy().expect("isl copy")).map(|d| !d.is_empty().unwrap_or(true)).unwrap_or(true),
+        (Some(may), Some(mw)) => may
+            .subtract(mw.copy().expect("isl copy"))
+            .map(|d| !d.is_empty().unwrap_or(true))
+            .unwrap_or(true),
     }
 }
-

@@ -8,7 +8,6 @@
 use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, PwExpr, Range};
 use std::fmt::Write;
 
-
 /// Most chambers of one count term the report lists (the rest are counted;
 /// `--json` and `--emit ranges` have them all).
 const MAX_CHAMBERS: usize = 6;
@@ -43,7 +42,10 @@ fn tidy(v: &str) -> String {
     fn sum(inner: &str) -> String {
         if let Some(rest) = inner.strip_prefix('-') {
             if let Some((k, tail)) = rest.split_once(" + ") {
-                if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !tail.contains(['(', ')']) {
+                if !k.is_empty()
+                    && k.bytes().all(|b| b.is_ascii_digit())
+                    && !tail.contains(['(', ')'])
+                {
                     return format!("{tail} - {k}");
                 }
             }
@@ -108,7 +110,11 @@ fn tidy(v: &str) -> String {
         }
     }
     let s = sum(&out);
-    if s.is_empty() { "0".into() } else { s }
+    if s.is_empty() {
+        "0".into()
+    } else {
+        s
+    }
 }
 
 /// A bound as arithmetic over the named quantities: the value of its one
@@ -116,7 +122,9 @@ fn tidy(v: &str) -> String {
 /// their distinct values, which encloses the exact bound; with more than
 /// [`MAX_PIECES`] values, a count of them.
 fn bound(text: &str, upper: bool) -> String {
-    let Ok(e) = PwExpr::parse(text) else { return text.to_string() };
+    let Ok(e) = PwExpr::parse(text) else {
+        return text.to_string();
+    };
     let mut values: Vec<String> = Vec::new();
     for (v, _) in e.piece_texts() {
         let v = tidy(&v);
@@ -127,8 +135,15 @@ fn bound(text: &str, upper: bool) -> String {
     match values.len() {
         0 => "(empty)".into(),
         1 => values.pop().unwrap(),
-        n if n <= MAX_PIECES => format!("{}({})", if upper { "max" } else { "min" }, values.join(", ")),
-        n => format!("<{} of {n} cases>", if upper { "greatest" } else { "least" }),
+        n if n <= MAX_PIECES => format!(
+            "{}({})",
+            if upper { "max" } else { "min" },
+            values.join(", ")
+        ),
+        n => format!(
+            "<{} of {n} cases>",
+            if upper { "greatest" } else { "least" }
+        ),
     }
 }
 
@@ -147,16 +162,29 @@ fn indexed(name: &str, dims: &[&Range]) -> String {
 
 fn count_lines(s: &mut String, label: &str, c: &Count) {
     for (i, t) in c.terms.iter().enumerate() {
-        let term = if c.terms.len() > 1 { format!(" (term {} of {}, summed)", i + 1, c.terms.len()) } else { String::new() };
+        let term = if c.terms.len() > 1 {
+            format!(" (term {} of {}, summed)", i + 1, c.terms.len())
+        } else {
+            String::new()
+        };
         if t.is_empty() {
             writeln!(s, "    {label}{term}: 0").unwrap();
         }
         for ch in t.iter().take(MAX_CHAMBERS) {
-            let dom = if ch.domain.trim().is_empty() { "always".to_string() } else { format!("if {}", ch.domain) };
+            let dom = if ch.domain.trim().is_empty() {
+                "always".to_string()
+            } else {
+                format!("if {}", ch.domain)
+            };
             writeln!(s, "    {label}{term}: {}   {dom}", tidy(&ch.value)).unwrap();
         }
         if t.len() > MAX_CHAMBERS {
-            writeln!(s, "    {label}{term}: ... and {} more cases (all in --json)", t.len() - MAX_CHAMBERS).unwrap();
+            writeln!(
+                s,
+                "    {label}{term}: ... and {} more cases (all in --json)",
+                t.len() - MAX_CHAMBERS
+            )
+            .unwrap();
         }
     }
 }
@@ -166,11 +194,20 @@ fn count_lines(s: &mut String, label: &str, c: &Count) {
 fn vertex_lines(s: &mut String, vs: &[ranges_format::Vertex]) {
     for v in vs.iter().take(MAX_CHAMBERS) {
         let coords: Vec<String> = v.coords.iter().map(|c| tidy(c)).collect();
-        let dom = if v.domain.trim().is_empty() || v.domain.trim() == "true" { "always".to_string() } else { format!("if {}", v.domain) };
+        let dom = if v.domain.trim().is_empty() || v.domain.trim() == "true" {
+            "always".to_string()
+        } else {
+            format!("if {}", v.domain)
+        };
         writeln!(s, "    vertex, slice: ({})   {dom}", coords.join(", ")).unwrap();
     }
     if vs.len() > MAX_CHAMBERS {
-        writeln!(s, "    vertex, slice: ... and {} more (all in --json)", vs.len() - MAX_CHAMBERS).unwrap();
+        writeln!(
+            s,
+            "    vertex, slice: ... and {} more (all in --json)",
+            vs.len() - MAX_CHAMBERS
+        )
+        .unwrap();
     }
 }
 
@@ -194,16 +231,38 @@ pub fn human(k: &KernelRanges) -> String {
     }
     if !k.params.is_empty() {
         writeln!(s, "  legend:").unwrap();
-        let width = k.params.iter().map(|p| p.name.len()).max().unwrap_or(0).max(7);
+        let width = k
+            .params
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(7);
         for p in &k.params {
             writeln!(s, "    {:<width$}  {}", p.name, meaning(k, p)).unwrap();
         }
         writeln!(s, "    {:<width$}  inclusive index range; [i][j] is element i*stride + j of a delinearized array", "a .. b").unwrap();
-        writeln!(s, "    {:<width$}  the bound is one of these values, by case (see --json)", "min/max").unwrap();
+        writeln!(
+            s,
+            "    {:<width$}  the bound is one of these values, by case (see --json)",
+            "min/max"
+        )
+        .unwrap();
     }
     for a in &k.arrays {
-        let size = if a.elem_size > 0 { format!(", {} bytes", a.elem_size) } else { String::new() };
-        write!(s, "  array {} ({}{size}), mode {}: ", a.name, a.elem_type, a.mode.as_str()).unwrap();
+        let size = if a.elem_size > 0 {
+            format!(", {} bytes", a.elem_size)
+        } else {
+            String::new()
+        };
+        write!(
+            s,
+            "  array {} ({}{size}), mode {}: ",
+            a.name,
+            a.elem_type,
+            a.mode.as_str()
+        )
+        .unwrap();
         if let ArrayStatus::Whole { reason } = &a.status {
             writeln!(s, "whole: {reason}").unwrap();
             continue;
@@ -217,7 +276,16 @@ pub fn human(k: &KernelRanges) -> String {
         }
         let boxes = a.boxes.as_ref();
         if let Some(b) = boxes {
-            writeln!(s, "    strides:       [{}]", b.strides.iter().map(|t| tidy(t)).collect::<Vec<_>>().join(", ")).unwrap();
+            writeln!(
+                s,
+                "    strides:       [{}]",
+                b.strides
+                    .iter()
+                    .map(|t| tidy(t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+            .unwrap();
         }
         let per_dim = |which: Option<&Vec<Range>>, linear: &Option<Range>| -> Option<String> {
             match which {
@@ -228,12 +296,16 @@ pub fn human(k: &KernelRanges) -> String {
         // the read and written parts, where they say more than the slice line
         let slice_text = a.slice.as_ref().map(|r| indexed(&a.name, &[r]));
         if a.mode != ranges_format::Mode::W {
-            if let Some(t) = per_dim(boxes.and_then(|b| b.read.as_ref()), &a.read_slice).filter(|t| Some(t) != slice_text.as_ref()) {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.read.as_ref()), &a.read_slice)
+                .filter(|t| Some(t) != slice_text.as_ref())
+            {
                 writeln!(s, "    slice reads:   {t}").unwrap();
             }
         }
         if a.mode != ranges_format::Mode::R {
-            if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice).filter(|t| Some(t) != slice_text.as_ref()) {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice)
+                .filter(|t| Some(t) != slice_text.as_ref())
+            {
                 writeln!(s, "    slice writes:  {t}").unwrap();
             }
         }
@@ -250,9 +322,21 @@ pub fn human(k: &KernelRanges) -> String {
             writeln!(
                 s,
                 "    writes: {}; {}{}",
-                if w.disjoint_across_slices { "disjoint across slices" } else { "may overlap across slices" },
-                if w.fills_hull { "fill the slice's write range" } else { "do not fill the slice's write range (merged element-wise)" },
-                if boxes.is_some_and(|b| b.write_exact) { "; fill the write box" } else { "" }
+                if w.disjoint_across_slices {
+                    "disjoint across slices"
+                } else {
+                    "may overlap across slices"
+                },
+                if w.fills_hull {
+                    "fill the slice's write range"
+                } else {
+                    "do not fill the slice's write range (merged element-wise)"
+                },
+                if boxes.is_some_and(|b| b.write_exact) {
+                    "; fill the write box"
+                } else {
+                    ""
+                }
             )
             .unwrap();
             if let Some(c) = &w.written_count {
@@ -261,7 +345,12 @@ pub fn human(k: &KernelRanges) -> String {
         }
     }
     for a in &k.assumptions {
-        writeln!(s, "  checked at launch: {} ({})", a.description, a.condition).unwrap();
+        writeln!(
+            s,
+            "  checked at launch: {} ({})",
+            a.description, a.condition
+        )
+        .unwrap();
     }
     for d in &k.diagnostics {
         writeln!(s, "  note: {d}").unwrap();
@@ -275,10 +364,15 @@ pub fn human(k: &KernelRanges) -> String {
 /// (hull / count). `given` holds parameter values by name (NDRange sizes
 /// `gs<d>`, `ls<d>`, scalar arguments); offsets default to 0 and `ng<d>` to
 /// `gs<d> / ls<d>`. Returns an error naming the first missing parameter.
-pub fn table_at(k: &KernelRanges, given: &std::collections::BTreeMap<String, i64>, n_slices: u32) -> Result<String, String> {
+pub fn table_at(
+    k: &KernelRanges,
+    given: &std::collections::BTreeMap<String, i64>,
+    n_slices: u32,
+) -> Result<String, String> {
     let d = k.split_dim.unwrap_or(0);
     let get = |n: &str| given.get(n).copied();
-    let ls = get(&format!("ls{d}")).ok_or_else(|| format!("--at needs ls{d} (the work-group size of the split dimension)"))?;
+    let ls = get(&format!("ls{d}"))
+        .ok_or_else(|| format!("--at needs ls{d} (the work-group size of the split dimension)"))?;
     let gs = get(&format!("gs{d}")).ok_or_else(|| format!("--at needs gs{d}"))?;
     let n_groups = gs / ls.max(1);
     let names = k.param_names();
@@ -292,17 +386,33 @@ pub fn table_at(k: &KernelRanges, given: &std::collections::BTreeMap<String, i64
                 ParamSource::SliceHiItem => Ok(hi * ls),
                 ParamSource::GlobalOffset(_) => Ok(get(&p.name).unwrap_or(0)),
                 ParamSource::NumGroups(dd) => Ok(get(&p.name).unwrap_or_else(|| {
-                    get(&format!("gs{dd}")).unwrap_or(1) / get(&format!("ls{dd}")).unwrap_or(1).max(1)
+                    get(&format!("gs{dd}")).unwrap_or(1)
+                        / get(&format!("ls{dd}")).unwrap_or(1).max(1)
                 })),
-                _ => get(&p.name).ok_or_else(|| format!("--at needs a value for parameter '{}'", p.name)),
+                _ => get(&p.name)
+                    .ok_or_else(|| format!("--at needs a value for parameter '{}'", p.name)),
             })
             .collect()
     };
     let mut s = String::new();
-    writeln!(s, "kernel {}: {} slices of {} work-groups along dimension {d}", k.name, n_slices, n_groups).unwrap();
-    writeln!(s, "  {:<12} {:<8} {:>24} {:>10} {:>10} {:>6}", "array", "slice", "range", "hull", "count", "waste").unwrap();
-    let eval_range = |r: &Option<ranges_format::Range>, v: &[i64]| -> Option<(i64, i64)> { r.as_ref()?.bind(&names).ok()?.eval(v).ok()? };
-    let eval_cnt = |c: &Option<ranges_format::Count>, v: &[i64]| -> Option<i64> { ranges_format::eval_count(c.as_ref()?, &names, v).ok() };
+    writeln!(
+        s,
+        "kernel {}: {} slices of {} work-groups along dimension {d}",
+        k.name, n_slices, n_groups
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "  {:<12} {:<8} {:>24} {:>10} {:>10} {:>6}",
+        "array", "slice", "range", "hull", "count", "waste"
+    )
+    .unwrap();
+    let eval_range = |r: &Option<ranges_format::Range>, v: &[i64]| -> Option<(i64, i64)> {
+        r.as_ref()?.bind(&names).ok()?.eval(v).ok()?
+    };
+    let eval_cnt = |c: &Option<ranges_format::Count>, v: &[i64]| -> Option<i64> {
+        ranges_format::eval_count(c.as_ref()?, &names, v).ok()
+    };
     for a in &k.arrays {
         if let ArrayStatus::Whole { .. } = a.status {
             writeln!(s, "  {:<12} {:<8} {:>24}", a.name, "all", "whole").unwrap();
@@ -315,17 +425,29 @@ pub fn table_at(k: &KernelRanges, given: &std::collections::BTreeMap<String, i64
             rows.push((format!("{}", i + 1), values(lo, hi)?));
         }
         for (label, v) in rows {
-            let (r, c) = if label == "total" { (eval_range(&a.total, &v), eval_cnt(&a.count_total, &v)) } else { (eval_range(&a.slice, &v), eval_cnt(&a.count_slice, &v)) };
+            let (r, c) = if label == "total" {
+                (eval_range(&a.total, &v), eval_cnt(&a.count_total, &v))
+            } else {
+                (eval_range(&a.slice, &v), eval_cnt(&a.count_slice, &v))
+            };
             let (range, hull) = match r {
                 Some((l, u)) => (format!("[{l}, {u}]"), (u - l + 1).to_string()),
                 None => ("-".into(), "0".into()),
             };
             let (count, waste) = match (c, r) {
-                (Some(c), Some((l, u))) if c > 0 => (c.to_string(), format!("{:.2}", (u - l + 1) as f64 / c as f64)),
+                (Some(c), Some((l, u))) if c > 0 => (
+                    c.to_string(),
+                    format!("{:.2}", (u - l + 1) as f64 / c as f64),
+                ),
                 (Some(c), _) => (c.to_string(), "-".into()),
                 (None, _) => ("-".into(), "-".into()),
             };
-            writeln!(s, "  {:<12} {:<8} {:>24} {:>10} {:>10} {:>6}", a.name, label, range, hull, count, waste).unwrap();
+            writeln!(
+                s,
+                "  {:<12} {:<8} {:>24} {:>10} {:>10} {:>6}",
+                a.name, label, range, hull, count, waste
+            )
+            .unwrap();
         }
     }
     Ok(s)
@@ -337,8 +459,14 @@ mod tests {
 
     #[test]
     fn tidy_keeps_values_and_reads_better() {
-        assert_eq!(tidy("width*(go1 + sx_lo) + go0"), "width*(go1 + sx_lo) + go0");
-        assert_eq!(tidy("width*(-1 + go1 + sx_hi) + (-1 + gs0 + go0)"), "width*(go1 + sx_hi - 1) + (gs0 + go0 - 1)");
+        assert_eq!(
+            tidy("width*(go1 + sx_lo) + go0"),
+            "width*(go1 + sx_lo) + go0"
+        );
+        assert_eq!(
+            tidy("width*(-1 + go1 + sx_hi) + (-1 + gs0 + go0)"),
+            "width*(go1 + sx_hi - 1) + (gs0 + go0 - 1)"
+        );
         assert_eq!(tidy("width*0 + go0"), "go0");
         assert_eq!(tidy("width*0 + (-1 + width)"), "width - 1");
         assert_eq!(tidy("width*go1 + 0"), "width*go1");

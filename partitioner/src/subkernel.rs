@@ -64,14 +64,25 @@ use ranges_format::{ExtraArg, ExtraArgMeaning, Subkernel};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubkernelError {
     #[error("{file}:{line}:{col}: helper function '{helper}' uses '{builtin}', which a slice would get wrong")]
-    HelperUsesBuiltin { file: String, line: u32, col: u32, helper: String, builtin: String },
+    HelperUsesBuiltin {
+        file: String,
+        line: u32,
+        col: u32,
+        helper: String,
+        builtin: String,
+    },
     #[error("kernel '{0}' not found")]
     NoKernel(String),
     #[error("kernel '{0}': the braces of its body are not in the source (a macro), so the run-time guard cannot be placed")]
     NoBody(String),
 }
 
-const REWRITTEN: [WorkItemFn; 4] = [WorkItemFn::GroupId, WorkItemFn::GlobalSize, WorkItemFn::NumGroups, WorkItemFn::GlobalOffset];
+const REWRITTEN: [WorkItemFn; 4] = [
+    WorkItemFn::GroupId,
+    WorkItemFn::GlobalSize,
+    WorkItemFn::NumGroups,
+    WorkItemFn::GlobalOffset,
+];
 
 /// An array whose accesses the guard also checks against a box (issue 12):
 /// its argument index and the strides of its delinearized dimensions
@@ -86,7 +97,11 @@ pub struct BoxedArray<'s> {
 
 /// Builds the subkernel of `kernel` rebasing the pointer parameters listed in
 /// `rebased` (argument indices).
-pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subkernel, SubkernelError> {
+pub fn rewrite(
+    program: &Program,
+    kernel: &str,
+    rebased: &[u32],
+) -> Result<Subkernel, SubkernelError> {
     rewrite_with_boxes(program, kernel, rebased, &[])
 }
 
@@ -94,11 +109,23 @@ pub fn rewrite(program: &Program, kernel: &str, rebased: &[u32]) -> Result<Subke
 /// also checking every access against the array's box: extra arguments
 /// [`ExtraArgMeaning::BoxStride`] to [`ExtraArgMeaning::BoxWriteHi`] per
 /// delinearized dimension after the first (see the module doc).
-pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxed: &[BoxedArray<'_>]) -> Result<Subkernel, SubkernelError> {
-    let k = program.function(kernel).filter(|f| f.is_kernel).ok_or_else(|| SubkernelError::NoKernel(kernel.into()))?;
+pub fn rewrite_with_boxes(
+    program: &Program,
+    kernel: &str,
+    rebased: &[u32],
+    boxed: &[BoxedArray<'_>],
+) -> Result<Subkernel, SubkernelError> {
+    let k = program
+        .function(kernel)
+        .filter(|f| f.is_kernel)
+        .ok_or_else(|| SubkernelError::NoKernel(kernel.into()))?;
     // Helpers must not use the builtins we rewrite: they have no access to the extra arguments.
     let reached = called_functions(&program.functions, kernel);
-    for f in program.functions.iter().filter(|f| !f.is_kernel && reached.contains(&f.name)) {
+    for f in program
+        .functions
+        .iter()
+        .filter(|f| !f.is_kernel && reached.contains(&f.name))
+    {
         let mut bad = None;
         visit_exprs(&f.body, &mut |e| {
             if let ExprKind::WorkItem(w, _) = &e.kind {
@@ -133,7 +160,12 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
     let buffer_names: Vec<String> = k
         .params
         .iter()
-        .filter(|p| matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local))
+        .filter(|p| {
+            matches!(
+                p.space(),
+                AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local
+            )
+        })
         .map(|p| p.name.clone())
         .collect();
     let mut clones: Vec<(String, String)> = Vec::new();
@@ -141,7 +173,10 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
     let macro_use = REWRITTEN.iter().any(|w| uses_in_macro(&k.body, *w, src));
     let group = RefCell::new(group::GroupCheck::new(k, macro_use));
     for (idx, p) in k.params.iter().enumerate() {
-        if !matches!(p.space(), AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local) {
+        if !matches!(
+            p.space(),
+            AddrSpace::Global | AddrSpace::Constant | AddrSpace::Local
+        ) {
             continue;
         }
         let idx = idx as u32;
@@ -152,7 +187,13 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
         }
         let boxes = match p.space() {
             AddrSpace::Local => None,
-            _ => boxed.iter().find(|b| b.arg_index == idx && b.strides.len() >= 2).map(|b| BoxSpec { extent_names: extent_names(b.strides), dims: b.strides.len() }),
+            _ => boxed
+                .iter()
+                .find(|b| b.arg_index == idx && b.strides.len() >= 2)
+                .map(|b| BoxSpec {
+                    extent_names: extent_names(b.strides),
+                    dims: b.strides.len(),
+                }),
         };
         let mut g = Guarder {
             boxes: boxes.clone(),
@@ -178,12 +219,30 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
                 guard_edits.append(&mut g.edits);
                 clones.append(&mut g.clones);
                 let n = &p.name;
-                extra_args.push(ExtraArg { name: format!("__clpart_base_{n}"), meaning: ExtraArgMeaning::ArrayBase { arg_index: idx } });
-                extra_args.push(ExtraArg { name: format!("__clpart_rlo_{n}"), meaning: ExtraArgMeaning::ReadLo { arg_index: idx } });
-                extra_args.push(ExtraArg { name: format!("__clpart_rhi_{n}"), meaning: ExtraArgMeaning::ReadHi { arg_index: idx } });
-                extra_args.push(ExtraArg { name: format!("__clpart_wlo_{n}"), meaning: ExtraArgMeaning::WriteLo { arg_index: idx } });
-                extra_args.push(ExtraArg { name: format!("__clpart_whi_{n}"), meaning: ExtraArgMeaning::WriteHi { arg_index: idx } });
-                extra_args.push(ExtraArg { name: format!("__clpart_len_{n}"), meaning: ExtraArgMeaning::Extent { arg_index: idx } });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_base_{n}"),
+                    meaning: ExtraArgMeaning::ArrayBase { arg_index: idx },
+                });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_rlo_{n}"),
+                    meaning: ExtraArgMeaning::ReadLo { arg_index: idx },
+                });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_rhi_{n}"),
+                    meaning: ExtraArgMeaning::ReadHi { arg_index: idx },
+                });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_wlo_{n}"),
+                    meaning: ExtraArgMeaning::WriteLo { arg_index: idx },
+                });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_whi_{n}"),
+                    meaning: ExtraArgMeaning::WriteHi { arg_index: idx },
+                });
+                extra_args.push(ExtraArg {
+                    name: format!("__clpart_len_{n}"),
+                    meaning: ExtraArgMeaning::Extent { arg_index: idx },
+                });
                 if let Some(b) = &boxes {
                     box_dims.insert(b.dims - 1);
                     for (name, meaning) in box_args(n, b.dims, idx) {
@@ -200,16 +259,27 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
     edits.append(&mut guard_edits);
     if !clones.is_empty() {
         let text: String = clones.iter().map(|(_, t)| format!("{t}\n\n")).collect();
-        edits.push(Edit { at: k.span.start as usize, del: 0, text, order: 0, fast: None });
+        edits.push(Edit {
+            at: k.span.start as usize,
+            del: 0,
+            text,
+            order: 0,
+            fast: None,
+        });
     }
 
     for &idx in rebased {
         if guarded.contains(&idx) {
             continue; // rebased by the guard's rewrite
         }
-        let Some(p) = k.params.get(idx as usize) else { continue };
+        let Some(p) = k.params.get(idx as usize) else {
+            continue;
+        };
         let base = format!("__clpart_base_{}", p.name);
-        extra_args.push(ExtraArg { name: base.clone(), meaning: ExtraArgMeaning::ArrayBase { arg_index: idx } });
+        extra_args.push(ExtraArg {
+            name: base.clone(),
+            meaning: ExtraArgMeaning::ArrayBase { arg_index: idx },
+        });
         let mut local = Vec::new();
         let exact = rebase_uses(&k.body, &p.name, &base, src, &mut local);
         if exact {
@@ -219,7 +289,13 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
             let renamed = format!("__clpart_dev_{}", p.name);
             let name_at = find_name_in_span(src, &p.span, &p.name);
             match name_at {
-                Some(at) => edits.push(Edit { at, del: p.name.len(), text: renamed.clone(), order: 500, fast: None }),
+                Some(at) => edits.push(Edit {
+                    at,
+                    del: p.name.len(),
+                    text: renamed.clone(),
+                    order: 500,
+                    fast: None,
+                }),
                 None => continue,
             }
             let ty = param_c_type(&p.ty);
@@ -232,8 +308,12 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
     let mut wi_edits = Vec::new();
     visit_exprs(&k.body, &mut |e| {
         if let ExprKind::WorkItem(w, d) = &e.kind {
-            let Some(which) = REWRITTEN.iter().position(|r| r == w) else { return };
-            let text = &src.get(e.span.start as usize..e.span.end as usize).unwrap_or("");
+            let Some(which) = REWRITTEN.iter().position(|r| r == w) else {
+                return;
+            };
+            let text = &src
+                .get(e.span.start as usize..e.span.end as usize)
+                .unwrap_or("");
             if !text.starts_with(w.name()) {
                 return; // inside a macro expansion: handled by the #define below
             }
@@ -244,7 +324,10 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
             for &dd in &dims {
                 used[which][dd] = true;
             }
-            let dim_text = src.get(d.span.start as usize..d.span.end as usize).unwrap_or("0").to_string();
+            let dim_text = src
+                .get(d.span.start as usize..d.span.end as usize)
+                .unwrap_or("0")
+                .to_string();
             let pick = |prefix: &str| -> String {
                 if dims.len() == 1 {
                     format!("{prefix}{}", dims[0])
@@ -253,12 +336,21 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
                 }
             };
             let new = match w {
-                WorkItemFn::GroupId => format!("(get_group_id({dim_text}) + {})", pick("__clpart_group_base")),
+                WorkItemFn::GroupId => format!(
+                    "(get_group_id({dim_text}) + {})",
+                    pick("__clpart_group_base")
+                ),
                 WorkItemFn::GlobalSize => format!("((size_t){})", pick("__clpart_global_size")),
                 WorkItemFn::NumGroups => format!("((size_t){})", pick("__clpart_num_groups")),
                 _ => format!("((size_t){})", pick("__clpart_global_offset")),
             };
-            wi_edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text: new, order: 500, fast: None });
+            wi_edits.push(Edit {
+                at: e.span.start as usize,
+                del: (e.span.end - e.span.start) as usize,
+                text: new,
+                order: 500,
+                fast: None,
+            });
         }
     });
     // Builtins used through macros: mark all dims as needed (rewritten by #define).
@@ -268,7 +360,12 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
         }
     }
     edits.extend(wi_edits);
-    let names = ["__clpart_group_base", "__clpart_global_size", "__clpart_num_groups", "__clpart_global_offset"];
+    let names = [
+        "__clpart_group_base",
+        "__clpart_global_size",
+        "__clpart_num_groups",
+        "__clpart_global_offset",
+    ];
     for (which, name) in names.iter().enumerate() {
         for d in 0..3u32 {
             if used[which][d as usize] {
@@ -278,26 +375,61 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
                     2 => ExtraArgMeaning::NumGroups(d),
                     _ => ExtraArgMeaning::GlobalOffset(d),
                 };
-                extra_args.push(ExtraArg { name: format!("{name}{d}"), meaning });
+                extra_args.push(ExtraArg {
+                    name: format!("{name}{d}"),
+                    meaning,
+                });
             }
         }
     }
 
     if !guarded.is_empty() {
-        extra_args.push(ExtraArg { name: "__clpart_guard".into(), meaning: ExtraArgMeaning::GuardFlags });
+        extra_args.push(ExtraArg {
+            name: "__clpart_guard".into(),
+            meaning: ExtraArgMeaning::GuardFlags,
+        });
         // The work-item's private accumulator, flushed to the flag buffer
         // at every exit of the kernel.
         let flush = "__clpart_flush(__clpart_bad, __clpart_guard);";
-        match (body_open_brace(src, k), src.as_bytes().get(k.span.end as usize - 1)) {
+        match (
+            body_open_brace(src, k),
+            src.as_bytes().get(k.span.end as usize - 1),
+        ) {
             (Some(open), Some(b'}')) => {
-                edits.push(Edit { at: open + 1, del: 0, text: "\n    ulong __clpart_bad = 0;".into(), order: 1, fast: None });
-                edits.push(Edit { at: k.span.end as usize - 1, del: 0, text: format!("    {flush}\n"), order: 1000, fast: None });
+                edits.push(Edit {
+                    at: open + 1,
+                    del: 0,
+                    text: "\n    ulong __clpart_bad = 0;".into(),
+                    order: 1,
+                    fast: None,
+                });
+                edits.push(Edit {
+                    at: k.span.end as usize - 1,
+                    del: 0,
+                    text: format!("    {flush}\n"),
+                    order: 1000,
+                    fast: None,
+                });
                 let mut returns = Vec::new();
                 collect_returns(&k.body, &mut returns);
                 for sp in returns {
-                    let Some(semi) = src.get(sp.end as usize..).and_then(|t| t.find(';')) else { continue };
-                    edits.push(Edit { at: sp.start as usize, del: 0, text: format!("{{ {flush} "), order: 0, fast: None });
-                    edits.push(Edit { at: sp.end as usize + semi + 1, del: 0, text: " }".into(), order: 1000, fast: None });
+                    let Some(semi) = src.get(sp.end as usize..).and_then(|t| t.find(';')) else {
+                        continue;
+                    };
+                    edits.push(Edit {
+                        at: sp.start as usize,
+                        del: 0,
+                        text: format!("{{ {flush} "),
+                        order: 0,
+                        fast: None,
+                    });
+                    edits.push(Edit {
+                        at: sp.end as usize + semi + 1,
+                        del: 0,
+                        text: " }".into(),
+                        order: 1000,
+                        fast: None,
+                    });
                 }
             }
             _ => return Err(SubkernelError::NoBody(k.name.clone())),
@@ -315,19 +447,38 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
     if !params_text.is_empty() {
         let (at, text) = match k.params.last() {
             Some(p) => (p.span.end as usize, format!(", {params_text}")),
-            None => (open_paren_after_name(src, k).unwrap_or(k.span.start as usize), params_text.clone()),
+            None => (
+                open_paren_after_name(src, k).unwrap_or(k.span.start as usize),
+                params_text.clone(),
+            ),
         };
-        edits.push(Edit { at, del: 0, text, order: 500, fast: None });
+        edits.push(Edit {
+            at,
+            del: 0,
+            text,
+            order: 500,
+            fast: None,
+        });
     }
     if !prologue.is_empty() {
         if let Some(at) = body_open_brace(src, k) {
-            edits.push(Edit { at: at + 1, del: 0, text: format!("\n{prologue}"), order: 500, fast: None });
+            edits.push(Edit {
+                at: at + 1,
+                del: 0,
+                text: format!("\n{prologue}"),
+                order: 500,
+                fast: None,
+            });
         }
     }
     // At one position: replacements first, then insertions with the smaller
     // `order` ending up first in the text (outer prefixes before inner ones,
     // inner suffixes before outer ones).
-    edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
+    edits.sort_by(|a, b| {
+        b.at.cmp(&a.at)
+            .then(b.del.cmp(&a.del))
+            .then(b.order.cmp(&a.order))
+    });
     let group = group.borrow();
     let out = match versioned(src, k, &mut edits, &group) {
         Some(out) => out,
@@ -349,7 +500,13 @@ pub fn rewrite_with_boxes(program: &Program, kernel: &str, rebased: &[u32], boxe
         header.push_str("#define get_num_groups(d) ((size_t)((d) == 0 ? __clpart_num_groups0 : (d) == 1 ? __clpart_num_groups1 : __clpart_num_groups2))\n");
         header.push_str("#define get_global_offset(d) ((size_t)((d) == 0 ? __clpart_global_offset0 : (d) == 1 ? __clpart_global_offset1 : __clpart_global_offset2))\n");
     }
-    Ok(Subkernel { name: k.name.clone(), source: header + &out, extra_args, guarded, unguarded })
+    Ok(Subkernel {
+        name: k.name.clone(),
+        source: header + &out,
+        extra_args,
+        guarded,
+        unguarded,
+    })
 }
 
 /// Applies `edits` (sorted as in [`rewrite`]) to `src`, with their fast
@@ -358,7 +515,11 @@ fn apply(src: &str, edits: &[Edit], fast: bool) -> String {
     let mut out = src.to_string();
     for e in edits {
         if e.at + e.del <= out.len() {
-            let text = if fast { e.fast.as_deref().unwrap_or(&e.text) } else { &e.text };
+            let text = if fast {
+                e.fast.as_deref().unwrap_or(&e.text)
+            } else {
+                &e.text
+            };
             out.replace_range(e.at..e.at + e.del, text);
         }
     }
@@ -373,7 +534,12 @@ const BODY_END: &str = "/*@clpart end@*/";
 /// their plain rebased index, or the checked one. `None` when no access is
 /// proven, or when the body's `__local` declarations cannot be moved in
 /// front of the copies (they must stay at kernel scope).
-fn versioned(src: &str, k: &Function, edits: &mut Vec<Edit>, group: &group::GroupCheck<'_>) -> Option<String> {
+fn versioned(
+    src: &str,
+    k: &Function,
+    edits: &mut Vec<Edit>,
+    group: &group::GroupCheck<'_>,
+) -> Option<String> {
     if group.proven == 0 {
         return None;
     }
@@ -397,7 +563,13 @@ fn versioned(src: &str, k: &Function, edits: &mut Vec<Edit>, group: &group::Grou
                 Some(semi) if rest[..semi].trim().is_empty() => {
                     let end = d.span.end as usize + semi + 1;
                     hoisted.push_str(&format!("    {}\n", &src[d.span.start as usize..end]));
-                    moves.push(Edit { at: d.span.start as usize, del: end - d.span.start as usize, text: String::new(), order: 0, fast: None });
+                    moves.push(Edit {
+                        at: d.span.start as usize,
+                        del: end - d.span.start as usize,
+                        text: String::new(),
+                        order: 0,
+                        fast: None,
+                    });
                 }
                 _ => nested_local = true,
             }
@@ -408,9 +580,25 @@ fn versioned(src: &str, k: &Function, edits: &mut Vec<Edit>, group: &group::Grou
     }
     let mut all: Vec<Edit> = std::mem::take(edits);
     all.extend(moves);
-    all.push(Edit { at: open + 1, del: 0, text: BODY_BEGIN.into(), order: 0, fast: None });
-    all.push(Edit { at: close, del: 0, text: BODY_END.into(), order: u32::MAX, fast: None });
-    all.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
+    all.push(Edit {
+        at: open + 1,
+        del: 0,
+        text: BODY_BEGIN.into(),
+        order: 0,
+        fast: None,
+    });
+    all.push(Edit {
+        at: close,
+        del: 0,
+        text: BODY_END.into(),
+        order: u32::MAX,
+        fast: None,
+    });
+    all.sort_by(|a, b| {
+        b.at.cmp(&a.at)
+            .then(b.del.cmp(&a.del))
+            .then(b.order.cmp(&a.order))
+    });
     *edits = all;
     let checked = apply(src, edits, false);
     let fast = apply(src, edits, true);
@@ -559,7 +747,11 @@ fn extent_names(strides: &[String]) -> Option<Vec<String>> {
             return Some(Vec::new());
         }
         let mut f: Vec<String> = s.split('*').map(|x| x.trim().to_string()).collect();
-        if f.iter().any(|x| x.is_empty() || !x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || x.starts_with(|c: char| c.is_ascii_digit())) {
+        if f.iter().any(|x| {
+            x.is_empty()
+                || !x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || x.starts_with(|c: char| c.is_ascii_digit())
+        }) {
             return None;
         }
         f.sort();
@@ -588,12 +780,30 @@ fn box_args(n: &str, dims: usize, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
     for k in 1..dims {
         let dim = k as u32;
         let a = idx;
-        out.push((format!("__clpart_bs{k}_{n}"), ExtraArgMeaning::BoxStride { arg_index: a, dim }));
-        out.push((format!("__clpart_be{k}_{n}"), ExtraArgMeaning::BoxExtent { arg_index: a, dim }));
-        out.push((format!("__clpart_brl{k}_{n}"), ExtraArgMeaning::BoxReadLo { arg_index: a, dim }));
-        out.push((format!("__clpart_brh{k}_{n}"), ExtraArgMeaning::BoxReadHi { arg_index: a, dim }));
-        out.push((format!("__clpart_bwl{k}_{n}"), ExtraArgMeaning::BoxWriteLo { arg_index: a, dim }));
-        out.push((format!("__clpart_bwh{k}_{n}"), ExtraArgMeaning::BoxWriteHi { arg_index: a, dim }));
+        out.push((
+            format!("__clpart_bs{k}_{n}"),
+            ExtraArgMeaning::BoxStride { arg_index: a, dim },
+        ));
+        out.push((
+            format!("__clpart_be{k}_{n}"),
+            ExtraArgMeaning::BoxExtent { arg_index: a, dim },
+        ));
+        out.push((
+            format!("__clpart_brl{k}_{n}"),
+            ExtraArgMeaning::BoxReadLo { arg_index: a, dim },
+        ));
+        out.push((
+            format!("__clpart_brh{k}_{n}"),
+            ExtraArgMeaning::BoxReadHi { arg_index: a, dim },
+        ));
+        out.push((
+            format!("__clpart_bwl{k}_{n}"),
+            ExtraArgMeaning::BoxWriteLo { arg_index: a, dim },
+        ));
+        out.push((
+            format!("__clpart_bwh{k}_{n}"),
+            ExtraArgMeaning::BoxWriteHi { arg_index: a, dim },
+        ));
     }
     out
 }
@@ -606,9 +816,13 @@ fn box_header(m: usize) -> String {
     let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
     let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
     let rw = dims(&|k| format!("st{k}, ex{k}, rlo{k}, rhi{k}, wlo{k}, whi{k}"));
-    let rw_decl = dims(&|k| format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}"));
+    let rw_decl = dims(&|k| {
+        format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}")
+    });
     let both = dims(&|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"));
-    let inside = (1..=m).map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})")).collect::<String>();
+    let inside = (1..=m)
+        .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
+        .collect::<String>();
     let mut out = String::new();
     out.push_str(&format!(
         "#ifdef CLPART_UNCHECKED
@@ -698,7 +912,12 @@ impl<'a> Guarder<'a> {
     /// helper's); the reason it cannot be guarded, if any: a use the walk
     /// could not rewrite, any other use of the pointer, or a mention inside
     /// a construct the IR does not model (`hidden`, from [`unsupported_texts`]).
-    fn guard_body(&mut self, body: &'a [Stmt], hidden: &[(String, Span)], file: &str) -> Option<String> {
+    fn guard_body(
+        &mut self,
+        body: &'a [Stmt],
+        hidden: &[(String, Span)],
+        file: &str,
+    ) -> Option<String> {
         self.stmts(body, 0);
         if let Some(f) = self.failure.take() {
             return Some(f);
@@ -706,21 +925,36 @@ impl<'a> Guarder<'a> {
         let mut other = None;
         visit_exprs(body, &mut |e| {
             if let ExprKind::Var(n) = &e.kind {
-                if n == self.name && !self.handled.contains(&(e.span.start, e.span.end)) && other.is_none() {
-                    other = Some(format!("'{n}' is used other than by subscript at {file}:{}:{}", e.span.line, e.span.col));
+                if n == self.name
+                    && !self.handled.contains(&(e.span.start, e.span.end))
+                    && other.is_none()
+                {
+                    other = Some(format!(
+                        "'{n}' is used other than by subscript at {file}:{}:{}",
+                        e.span.line, e.span.col
+                    ));
                 }
             }
         });
         other.or_else(|| {
-            hidden.iter().find(|(t, _)| mentions(t, self.name)).map(|(_, sp)| {
-                format!("'{}' appears in a construct clpart does not model at {file}:{}:{}", self.name, sp.line, sp.col)
-            })
+            hidden
+                .iter()
+                .find(|(t, _)| mentions(t, self.name))
+                .map(|(_, sp)| {
+                    format!(
+                        "'{}' appears in a construct clpart does not model at {file}:{}:{}",
+                        self.name, sp.line, sp.col
+                    )
+                })
         })
     }
 
     fn fail(&mut self, e: &Expr, what: &str) {
         if self.failure.is_none() {
-            self.failure = Some(format!("'{}': {what} at line {}:{}", self.name, e.span.line, e.span.col));
+            self.failure = Some(format!(
+                "'{}': {what} at line {}:{}",
+                self.name, e.span.line, e.span.col
+            ));
         }
     }
 
@@ -758,7 +992,10 @@ impl<'a> Guarder<'a> {
                     self.offset_chain(r).filter(|_| !self.mentions_param(l))
                 }
             }
-            ExprKind::Binary(BinOp::Sub, l, r) if matches!(l.ty, Type::Pointer { .. }) && !matches!(r.ty, Type::Pointer { .. }) => {
+            ExprKind::Binary(BinOp::Sub, l, r)
+                if matches!(l.ty, Type::Pointer { .. })
+                    && !matches!(r.ty, Type::Pointer { .. }) =>
+            {
                 self.offset_chain(l).filter(|_| !self.mentions_param(r))
             }
             _ => None,
@@ -767,7 +1004,9 @@ impl<'a> Guarder<'a> {
 
     fn mentions_param(&self, e: &Expr) -> bool {
         let mut found = false;
-        visit_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Var(n) if n == self.name));
+        visit_expr(e, &mut |x| {
+            found |= matches!(&x.kind, ExprKind::Var(n) if n == self.name)
+        });
         found
     }
 
@@ -798,7 +1037,8 @@ impl<'a> Guarder<'a> {
     fn check_call(&self, access: Access, n: Option<&str>, index: group::Index<'_>) -> Check {
         let nm = self.tag;
         let fast = self.group.and_then(|g| {
-            let win = |lo: &str, hi: &str| (format!("__clpart_{lo}_{nm}"), format!("__clpart_{hi}_{nm}"));
+            let win =
+                |lo: &str, hi: &str| (format!("__clpart_{lo}_{nm}"), format!("__clpart_{hi}_{nm}"));
             let bounds = match access {
                 Access::Read => vec![win("rlo", "rhi")],
                 Access::Write => vec![win("wlo", "whi")],
@@ -806,11 +1046,22 @@ impl<'a> Guarder<'a> {
             };
             let boxes = self.boxes.as_ref().map(|b| {
                 let dims = 1..b.dims;
-                let bwin = |k: usize, lo: &str, hi: &str| (format!("__clpart_{lo}{k}_{nm}"), format!("__clpart_{hi}{k}_{nm}"));
+                let bwin = |k: usize, lo: &str, hi: &str| {
+                    (
+                        format!("__clpart_{lo}{k}_{nm}"),
+                        format!("__clpart_{hi}{k}_{nm}"),
+                    )
+                };
                 group::GroupBox {
                     extent_names: b.extent_names.clone(),
-                    strides: dims.clone().map(|k| format!("__clpart_bs{k}_{nm}")).collect(),
-                    extents: dims.clone().map(|k| format!("__clpart_be{k}_{nm}")).collect(),
+                    strides: dims
+                        .clone()
+                        .map(|k| format!("__clpart_bs{k}_{nm}"))
+                        .collect(),
+                    extents: dims
+                        .clone()
+                        .map(|k| format!("__clpart_be{k}_{nm}"))
+                        .collect(),
                     bounds: dims
                         .map(|k| match access {
                             Access::Read => vec![bwin(k, "brl", "brh")],
@@ -827,18 +1078,32 @@ impl<'a> Guarder<'a> {
                 ptr: self.name,
                 boxes,
             };
-            g.borrow_mut().access(index, &w, &self.conds).then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
+            g.borrow_mut()
+                .access(index, &w, &self.conds)
+                .then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
         });
         let s = self.slot;
         // in the kernel the private accumulator, in a helper clone its pointer
-        let f = if self.program.is_some() { format!("&__clpart_bad, {s}") } else { format!("__clpart_badp, {s}") };
-        let (r, w) = (format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"), format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"));
+        let f = if self.program.is_some() {
+            format!("&__clpart_bad, {s}")
+        } else {
+            format!("__clpart_badp, {s}")
+        };
+        let (r, w) = (
+            format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"),
+            format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"),
+        );
         if let Some(b) = &self.boxes {
             // the box-checked forms: the absolute index's components too
             let m = b.dims - 1;
-            let dims = |f: &dyn Fn(usize) -> String| (1..b.dims).map(f).collect::<Vec<_>>().join(", ");
-            let rbox = dims(&|k| format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}"));
-            let wbox = dims(&|k| format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}"));
+            let dims =
+                |f: &dyn Fn(usize) -> String| (1..b.dims).map(f).collect::<Vec<_>>().join(", ");
+            let rbox = dims(&|k| {
+                format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}")
+            });
+            let wbox = dims(&|k| {
+                format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}")
+            });
             let rwbox = dims(&|k| {
                 format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}")
             });
@@ -846,11 +1111,18 @@ impl<'a> Guarder<'a> {
             let len = format!("__clpart_len_{nm}");
             let count = n.unwrap_or("1");
             let (head, tail) = match access {
-                Access::ReadWrite if n.is_none() => {
-                    (format!("__clpart_brw{m}((long)("), format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox})"))
-                }
-                Access::Read => (format!("__clpart_bchk{m}((long)("), format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox})")),
-                _ => (format!("__clpart_bchk{m}((long)("), format!(") - {base}, {count}, {w}, {len}, {f}, {base}, {wbox})")),
+                Access::ReadWrite if n.is_none() => (
+                    format!("__clpart_brw{m}((long)("),
+                    format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox})"),
+                ),
+                Access::Read => (
+                    format!("__clpart_bchk{m}((long)("),
+                    format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox})"),
+                ),
+                _ => (
+                    format!("__clpart_bchk{m}((long)("),
+                    format!(") - {base}, {count}, {w}, {len}, {f}, {base}, {wbox})"),
+                ),
             };
             return Check { head, tail, fast };
         }
@@ -863,9 +1135,15 @@ impl<'a> Guarder<'a> {
         };
         let tail = match (access, n) {
             (Access::Read, None) => format!(") - __clpart_base_{nm}, {r}, __clpart_len_{nm}, {f})"),
-            (Access::Write, None) => format!(") - __clpart_base_{nm}, {w}, __clpart_len_{nm}, {f})"),
-            (Access::ReadWrite, None) => format!(") - __clpart_base_{nm}, {r}, {w}, __clpart_len_{nm}, {f})"),
-            (Access::Read, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {r}, __clpart_len_{nm}, {f})"),
+            (Access::Write, None) => {
+                format!(") - __clpart_base_{nm}, {w}, __clpart_len_{nm}, {f})")
+            }
+            (Access::ReadWrite, None) => {
+                format!(") - __clpart_base_{nm}, {r}, {w}, __clpart_len_{nm}, {f})")
+            }
+            (Access::Read, Some(n)) => {
+                format!(") - __clpart_base_{nm}, {n}, {r}, __clpart_len_{nm}, {f})")
+            }
             (_, Some(n)) => format!(") - __clpart_base_{nm}, {n}, {w}, __clpart_len_{nm}, {f})"),
         };
         Check { head, tail, fast }
@@ -875,8 +1153,20 @@ impl<'a> Guarder<'a> {
     fn wrap_index(&mut self, i: &Expr, access: Access, depth: u32) {
         let c = self.check_call(access, None, group::Index::Expr(i));
         let (fh, ft) = c.fast_parts();
-        self.edits.push(Edit { at: i.span.start as usize, del: 0, text: c.head, order: depth, fast: fh });
-        self.edits.push(Edit { at: i.span.end as usize, del: 0, text: c.tail, order: 1000 - depth, fast: ft });
+        self.edits.push(Edit {
+            at: i.span.start as usize,
+            del: 0,
+            text: c.head,
+            order: depth,
+            fast: fh,
+        });
+        self.edits.push(Edit {
+            at: i.span.end as usize,
+            del: 0,
+            text: c.tail,
+            order: 1000 - depth,
+            fast: ft,
+        });
     }
 
     fn stmts(&mut self, body: &'a [Stmt], depth: u32) {
@@ -885,7 +1175,13 @@ impl<'a> Guarder<'a> {
             self.stmt(s, depth);
             // `if (c) return;` (or `continue`/`break`): !c holds for the
             // rest of the block
-            if let Stmt::If { cond, then, els: None, .. } = s {
+            if let Stmt::If {
+                cond,
+                then,
+                els: None,
+                ..
+            } = s
+            {
                 if ends_in_jump(then) {
                     self.conds.push((false, cond));
                 }
@@ -902,7 +1198,9 @@ impl<'a> Guarder<'a> {
                 }
             }
             Stmt::Expr(e) => self.expr(e, Access::Read, depth),
-            Stmt::If { cond, then, els, .. } => {
+            Stmt::If {
+                cond, then, els, ..
+            } => {
                 self.expr(cond, Access::Read, depth);
                 self.conds.push((true, cond));
                 self.stmts(then, depth);
@@ -913,7 +1211,13 @@ impl<'a> Guarder<'a> {
                     self.conds.pop();
                 }
             }
-            Stmt::For { init, cond, step, body, .. } => {
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
                 if let Some(i) = init {
                     self.stmt(i, depth);
                 }
@@ -931,7 +1235,11 @@ impl<'a> Guarder<'a> {
             }
             Stmt::Block(b) => self.stmts(b, depth),
             Stmt::Return(Some(e), _) => self.expr(e, Access::Read, depth),
-            Stmt::Barrier(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Unsupported(..) => {}
+            Stmt::Barrier(_)
+            | Stmt::Return(None, _)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::Unsupported(..) => {}
         }
     }
 
@@ -944,7 +1252,10 @@ impl<'a> Guarder<'a> {
         match &e.kind {
             ExprKind::Index(b, i) => {
                 if let Some(v) = self.param_use(b) {
-                    if self.text(&v.span).map(str::trim) != Some(self.name) || self.text(&i.span).is_none() || i.span.start < b.span.end {
+                    if self.text(&v.span).map(str::trim) != Some(self.name)
+                        || self.text(&i.span).is_none()
+                        || i.span.start < b.span.end
+                    {
                         return self.fail(e, "a subscript inside a macro expansion");
                     }
                     self.handled.push((v.span.start, v.span.end));
@@ -955,7 +1266,9 @@ impl<'a> Guarder<'a> {
                     self.expr(i, Access::Read, depth + 1);
                 }
             }
-            ExprKind::Unary(UnOp::Deref, x) if self.param_use(x).is_none() && self.offset_chain(x).is_some() => {
+            ExprKind::Unary(UnOp::Deref, x)
+                if self.param_use(x).is_none() && self.offset_chain(x).is_some() =>
+            {
                 // `*(a + k1 + k2 - k3)`: `a[check((a + k1 + k2 - k3) - a)]`;
                 // the pointer difference is the element offset.
                 let p = self.offset_chain(x).expect("checked by the guard");
@@ -969,8 +1282,20 @@ impl<'a> Guarder<'a> {
                 let c = self.check_call(access, None, group::Index::Chain(x));
                 let nm = self.name;
                 let (fh, ft) = c.fast_parts();
-                self.edits.push(Edit { at: e.span.start as usize, del: 1, text: format!("{nm}[{}(", c.head), order: depth, fast: fh.map(|h| format!("{nm}[{h}(")) });
-                self.edits.push(Edit { at: e.span.end as usize, del: 0, text: format!(") - {nm}{}]", c.tail), order: 1000 - depth, fast: ft.map(|t| format!(") - {nm}{t}]")) });
+                self.edits.push(Edit {
+                    at: e.span.start as usize,
+                    del: 1,
+                    text: format!("{nm}[{}(", c.head),
+                    order: depth,
+                    fast: fh.map(|h| format!("{nm}[{h}(")),
+                });
+                self.edits.push(Edit {
+                    at: e.span.end as usize,
+                    del: 0,
+                    text: format!(") - {nm}{}]", c.tail),
+                    order: 1000 - depth,
+                    fast: ft.map(|t| format!(") - {nm}{t}]")),
+                });
                 self.expr_skipping_param(x, depth + 1);
             }
             ExprKind::Call(f, args)
@@ -978,7 +1303,9 @@ impl<'a> Guarder<'a> {
                     && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Unary(UnOp::AddrOf, x)) if matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some())) =>
             {
                 // `atomic_op(&a[i], ...)` reads and writes element i.
-                let Some(ExprKind::Unary(UnOp::AddrOf, x)) = args.first().map(|a| &a.kind) else { return };
+                let Some(ExprKind::Unary(UnOp::AddrOf, x)) = args.first().map(|a| &a.kind) else {
+                    return;
+                };
                 self.expr(x, Access::ReadWrite, depth + 1);
                 for a in &args[1..] {
                     self.expr(a, Access::Read, depth + 1);
@@ -987,8 +1314,12 @@ impl<'a> Guarder<'a> {
             ExprKind::Unary(UnOp::Deref, x) => {
                 let (p, k) = match &x.kind {
                     _ if self.param_use(x).is_some() => (self.param_use(x), None),
-                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(l).is_some() => (self.param_use(l), Some(&**r)),
-                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(r).is_some() => (self.param_use(r), Some(&**l)),
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(l).is_some() => {
+                        (self.param_use(l), Some(&**r))
+                    }
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(r).is_some() => {
+                        (self.param_use(r), Some(&**l))
+                    }
                     _ => (None, None),
                 };
                 let Some(p) = p else {
@@ -1008,10 +1339,19 @@ impl<'a> Guarder<'a> {
                         let c = self.check_call(access, None, group::Index::Zero);
                         let text = format!("{nm}[{}0{}]", c.head, c.tail);
                         let fast = c.fast.map(|(h, t)| format!("{nm}[{h}0{t}]"));
-                        self.edits.push(Edit { at: e.span.start as usize, del: (e.span.end - e.span.start) as usize, text, order: depth, fast });
+                        self.edits.push(Edit {
+                            at: e.span.start as usize,
+                            del: (e.span.end - e.span.start) as usize,
+                            text,
+                            order: depth,
+                            fast,
+                        });
                     }
                     Some(k) => {
-                        if self.text(&k.span).is_none() || k.span.start < e.span.start || k.span.end > e.span.end {
+                        if self.text(&k.span).is_none()
+                            || k.span.start < e.span.start
+                            || k.span.end > e.span.end
+                        {
                             return self.fail(e, "a dereference inside a macro expansion");
                         }
                         // `*(a + k)` → `a[check(k)]`, keeping `k`'s own text (and its edits).
@@ -1035,13 +1375,17 @@ impl<'a> Guarder<'a> {
                     }
                 }
             }
-            ExprKind::Call(f, args) if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 => {
+            ExprKind::Call(f, args)
+                if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 =>
+            {
                 let n = f.trim_start_matches("vload").trim_start_matches("vstore");
                 let last = args.len() - 1;
                 match self.param_use(&args[last]) {
                     Some(p) if n.parse::<u32>().is_ok() => {
                         let o = &args[last - 1];
-                        let (Some(ot), Some(pt)) = (self.text(&o.span).map(str::to_string), self.text(&p.span)) else {
+                        let (Some(ot), Some(pt)) =
+                            (self.text(&o.span).map(str::to_string), self.text(&p.span))
+                        else {
                             return self.fail(e, "a vector load or store inside a macro expansion");
                         };
                         if pt.trim() != self.name {
@@ -1051,22 +1395,45 @@ impl<'a> Guarder<'a> {
                             return self.fail(e, "a vector load or store with unexpected operands");
                         }
                         let mut inner = false;
-                        visit_expr(o, &mut |x| inner |= matches!(&x.kind, ExprKind::Index(..) | ExprKind::Call(..) | ExprKind::WorkItem(..) | ExprKind::Unary(UnOp::Deref, _)));
+                        visit_expr(o, &mut |x| {
+                            inner |= matches!(
+                                &x.kind,
+                                ExprKind::Index(..)
+                                    | ExprKind::Call(..)
+                                    | ExprKind::WorkItem(..)
+                                    | ExprKind::Unary(UnOp::Deref, _)
+                            )
+                        });
                         if inner {
-                            return self.fail(e, "a vector load or store whose offset holds an access or call");
+                            return self.fail(
+                                e,
+                                "a vector load or store whose offset holds an access or call",
+                            );
                         }
                         self.handled.push((p.span.start, p.span.end));
-                        let acc = if f.starts_with("vload") { Access::Read } else { Access::Write };
+                        let acc = if f.starts_with("vload") {
+                            Access::Read
+                        } else {
+                            Access::Write
+                        };
                         let width: u32 = n.parse().unwrap_or(1);
                         let c = self.check_call(acc, Some(n), group::Index::Scaled(o, width));
                         // vloadN(o, a) → vloadN(0, a + check(N*o))
-                        self.edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: depth, fast: None });
+                        self.edits.push(Edit {
+                            at: o.span.start as usize,
+                            del: (o.span.end - o.span.start) as usize,
+                            text: "0".into(),
+                            order: depth,
+                            fast: None,
+                        });
                         self.edits.push(Edit {
                             at: p.span.end as usize,
                             del: 0,
                             text: format!(" + {}(long){n} * (long)({ot}){}", c.head, c.tail),
                             order: 1000 - depth,
-                            fast: c.fast.map(|(h, t)| format!(" + {h}(long){n} * (long)({ot}){t}")),
+                            fast: c
+                                .fast
+                                .map(|(h, t)| format!(" + {h}(long){n} * (long)({ot}){t}")),
                         });
                         for a in &args[..last - 1] {
                             self.expr(a, Access::Read, depth + 1);
@@ -1080,7 +1447,15 @@ impl<'a> Guarder<'a> {
                 }
             }
             ExprKind::Assign(op, l, r) => {
-                self.expr(l, if op.is_some() { Access::ReadWrite } else { Access::Write }, depth + 1);
+                self.expr(
+                    l,
+                    if op.is_some() {
+                        Access::ReadWrite
+                    } else {
+                        Access::Write
+                    },
+                    depth + 1,
+                );
                 self.expr(r, Access::Read, depth + 1);
             }
             ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, x) => {
@@ -1099,8 +1474,12 @@ impl<'a> Guarder<'a> {
             // A partial write `a[i].x = v` (vector lane or struct member)
             // writes the element.
             ExprKind::Swizzle(x, _) | ExprKind::Member(x, _) => self.expr(x, access, depth + 1),
-            ExprKind::Var(n) if n == self.name => self.fail(e, "the pointer itself is used (copied, passed or compared)"),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::WorkItem(_, a) => self.expr(a, Access::Read, depth + 1),
+            ExprKind::Var(n) if n == self.name => {
+                self.fail(e, "the pointer itself is used (copied, passed or compared)")
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::WorkItem(_, a) => {
+                self.expr(a, Access::Read, depth + 1)
+            }
             ExprKind::Binary(_, a, b) => {
                 self.expr(a, Access::Read, depth + 1);
                 self.expr(b, Access::Read, depth + 1);
@@ -1110,13 +1489,18 @@ impl<'a> Guarder<'a> {
                 self.expr(b, access, depth + 1);
                 self.expr(c, access, depth + 1);
             }
-            ExprKind::Call(f, args) if args.iter().any(|a| self.param_use(a).is_some()) => self.helper_call(e, f, args, depth),
+            ExprKind::Call(f, args) if args.iter().any(|a| self.param_use(a).is_some()) => {
+                self.helper_call(e, f, args, depth)
+            }
             ExprKind::Call(_, args) | ExprKind::VectorLit(args) => {
                 for a in args {
                     self.expr(a, Access::Read, depth + 1);
                 }
             }
-            ExprKind::IntLit(_) | ExprKind::FloatLit(..) | ExprKind::Var(_) | ExprKind::Unsupported(_) => {}
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(..)
+            | ExprKind::Var(_)
+            | ExprKind::Unsupported(_) => {}
         }
     }
 }
@@ -1132,25 +1516,41 @@ impl<'a> Guarder<'a> {
         let Some(helper) = program.function(f).filter(|h| !h.is_kernel) else {
             return self.fail(e, &format!("passed to '{f}'"));
         };
-        let positions: Vec<usize> = (0..args.len()).filter(|&i| self.param_use(&args[i]).is_some()).collect();
+        let positions: Vec<usize> = (0..args.len())
+            .filter(|&i| self.param_use(&args[i]).is_some())
+            .collect();
         let others = args.iter().enumerate().any(|(i, a)| {
             let mut any = false;
             if !positions.contains(&i) {
-                visit_expr(a, &mut |x| any |= matches!(&x.kind, ExprKind::Var(m) if self.buffers.contains(m)));
+                visit_expr(a, &mut |x| {
+                    any |= matches!(&x.kind, ExprKind::Var(m) if self.buffers.contains(m))
+                });
             }
             any
         });
         if positions.len() != 1 || others {
-            return self.fail(e, &format!("passed to helper '{f}' together with other buffers"));
+            return self.fail(
+                e,
+                &format!("passed to helper '{f}' together with other buffers"),
+            );
         }
         let pos = positions[0];
         let Some(hp) = helper.params.get(pos) else {
-            return self.fail(e, &format!("passed to helper '{f}' with more arguments than it takes"));
+            return self.fail(
+                e,
+                &format!("passed to helper '{f}' with more arguments than it takes"),
+            );
         };
         let p = self.param_use(&args[pos]).expect("found above");
         let call_text = self.text(&e.span).unwrap_or("");
-        if !call_text.starts_with(f) || !call_text.ends_with(')') || self.text(&p.span).map(str::trim) != Some(self.name) {
-            return self.fail(e, &format!("passed to helper '{f}' inside a macro expansion"));
+        if !call_text.starts_with(f)
+            || !call_text.ends_with(')')
+            || self.text(&p.span).map(str::trim) != Some(self.name)
+        {
+            return self.fail(
+                e,
+                &format!("passed to helper '{f}' inside a macro expansion"),
+            );
         }
         let mut nested = Guarder {
             boxes: self.boxes.clone(),
@@ -1169,7 +1569,10 @@ impl<'a> Guarder<'a> {
             conds: Vec::new(),
         };
         if nested.pointee != self.pointee {
-            return self.fail(e, &format!("passed to helper '{f}' as a pointer of another type"));
+            return self.fail(
+                e,
+                &format!("passed to helper '{f}' as a pointer of another type"),
+            );
         }
         let hidden = unsupported_texts(&helper.body, self.src);
         if let Some(why) = nested.guard_body(&helper.body, &hidden, &program.file) {
@@ -1178,16 +1581,35 @@ impl<'a> Guarder<'a> {
         let clone_name = format!("{f}__clpart_{}", self.tag);
         if !self.clones.iter().any(|(n, _)| n == &clone_name) {
             let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
-                box_args(self.tag, b.dims, 0).iter().map(|(n, _)| format!(", long {n}")).collect()
+                box_args(self.tag, b.dims, 0)
+                    .iter()
+                    .map(|(n, _)| format!(", long {n}"))
+                    .collect()
             });
-            let Some(text) = clone_text(self.src, helper, &clone_name, self.tag, &box_params, nested.edits) else {
-                return self.fail(e, &format!("passed to helper '{f}', whose definition cannot be copied"));
+            let Some(text) = clone_text(
+                self.src,
+                helper,
+                &clone_name,
+                self.tag,
+                &box_params,
+                nested.edits,
+            ) else {
+                return self.fail(
+                    e,
+                    &format!("passed to helper '{f}', whose definition cannot be copied"),
+                );
             };
             self.clones.push((clone_name.clone(), text));
         }
         self.handled.push((p.span.start, p.span.end));
         let t = self.tag;
-        self.edits.push(Edit { at: e.span.start as usize, del: f.len(), text: clone_name, order: depth, fast: None });
+        self.edits.push(Edit {
+            at: e.span.start as usize,
+            del: f.len(),
+            text: clone_name,
+            order: depth,
+            fast: None,
+        });
         self.edits.push(Edit {
             at: e.span.end as usize - 1,
             del: 0,
@@ -1209,7 +1631,14 @@ impl<'a> Guarder<'a> {
 /// The text of helper `h` renamed to `name`, with `edits` (absolute source
 /// positions inside its span) applied and the guard's parameters for `tag`
 /// appended.
-fn clone_text(src: &str, h: &Function, name: &str, tag: &str, box_params: &str, mut edits: Vec<Edit>) -> Option<String> {
+fn clone_text(
+    src: &str,
+    h: &Function,
+    name: &str,
+    tag: &str,
+    box_params: &str,
+    mut edits: Vec<Edit>,
+) -> Option<String> {
     let (start, end) = (h.span.start as usize, h.span.end as usize);
     let text = src.get(start..end)?;
     // the function name: its first occurrence followed by '('
@@ -1217,7 +1646,8 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, box_params: &str, 
     let mut from = 0;
     while let Some(i) = text[from..].find(&h.name) {
         let j = from + i;
-        let before_ok = j == 0 || !(text.as_bytes()[j - 1].is_ascii_alphanumeric() || text.as_bytes()[j - 1] == b'_');
+        let before_ok = j == 0
+            || !(text.as_bytes()[j - 1].is_ascii_alphanumeric() || text.as_bytes()[j - 1] == b'_');
         if before_ok && text[j + h.name.len()..].trim_start().starts_with('(') {
             at = Some(j);
             break;
@@ -1225,14 +1655,30 @@ fn clone_text(src: &str, h: &Function, name: &str, tag: &str, box_params: &str, 
         from = j + 1;
     }
     let at = start + at?;
-    edits.push(Edit { at, del: h.name.len(), text: name.to_string(), order: 0, fast: None });
+    edits.push(Edit {
+        at,
+        del: h.name.len(),
+        text: name.to_string(),
+        order: 0,
+        fast: None,
+    });
     let extra = format!(
         "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp{box_params}"
     );
     let last = h.params.last()?;
-    edits.push(Edit { at: last.span.end as usize, del: 0, text: format!(", {extra}"), order: 0, fast: None });
+    edits.push(Edit {
+        at: last.span.end as usize,
+        del: 0,
+        text: format!(", {extra}"),
+        order: 0,
+        fast: None,
+    });
     let mut out = text.to_string();
-    edits.sort_by(|a, b| b.at.cmp(&a.at).then(b.del.cmp(&a.del)).then(b.order.cmp(&a.order)));
+    edits.sort_by(|a, b| {
+        b.at.cmp(&a.at)
+            .then(b.del.cmp(&a.del))
+            .then(b.order.cmp(&a.order))
+    });
     for e in &edits {
         if e.at < start || e.at + e.del > end {
             return None;
@@ -1254,7 +1700,9 @@ fn collect_returns(body: &[Stmt], out: &mut Vec<Span>) {
                     collect_returns(e, out);
                 }
             }
-            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Block(body) => collect_returns(body, out),
+            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Block(body) => {
+                collect_returns(body, out)
+            }
             _ => {}
         }
     }
@@ -1272,9 +1720,19 @@ fn pointee_name(t: &Type) -> Option<String> {
 fn unsupported_texts(body: &[Stmt], src: &str) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     let mut add = |sp: &Span| {
-        let t = src.get(sp.start as usize..sp.end as usize).unwrap_or("").to_string();
+        let t = src
+            .get(sp.start as usize..sp.end as usize)
+            .unwrap_or("")
+            .to_string();
         // A span that does not cover the text (macro expansions) hides everything.
-        out.push((if sp.end <= sp.start { String::from("*") } else { t }, sp.clone()));
+        out.push((
+            if sp.end <= sp.start {
+                String::from("*")
+            } else {
+                t
+            },
+            sp.clone(),
+        ));
     };
     fn stmts(body: &[Stmt], add: &mut dyn FnMut(&Span)) {
         for s in body {
@@ -1331,7 +1789,12 @@ fn uses_in_macro(body: &[Stmt], w: WorkItemFn, src: &str) -> bool {
     let mut found = false;
     visit_exprs(body, &mut |e| {
         if let ExprKind::WorkItem(x, _) = &e.kind {
-            if *x == w && !src.get(e.span.start as usize..e.span.end as usize).unwrap_or("").starts_with(w.name()) {
+            if *x == w
+                && !src
+                    .get(e.span.start as usize..e.span.end as usize)
+                    .unwrap_or("")
+                    .starts_with(w.name())
+            {
                 found = true;
             }
         }
@@ -1340,14 +1803,24 @@ fn uses_in_macro(body: &[Stmt], w: WorkItemFn, src: &str) -> bool {
 }
 
 fn text_is(src: &str, span: &Span, name: &str) -> bool {
-    src.get(span.start as usize..span.end as usize).is_some_and(|t| t.trim() == name)
+    src.get(span.start as usize..span.end as usize)
+        .is_some_and(|t| t.trim() == name)
 }
 
 /// The C type of a pointer parameter, with its address space, for the prologue.
 fn param_c_type(t: &Type) -> String {
     match t {
-        Type::Pointer { pointee, space, is_const } => {
-            format!("{} {}{}*", space.qualifier(), if *is_const { "const " } else { "" }, pointee.name())
+        Type::Pointer {
+            pointee,
+            space,
+            is_const,
+        } => {
+            format!(
+                "{} {}{}*",
+                space.qualifier(),
+                if *is_const { "const " } else { "" },
+                pointee.name()
+            )
         }
         other => other.name(),
     }
@@ -1360,9 +1833,11 @@ fn find_name_in_span(src: &str, span: &Span, name: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(i) = text[from..].find(name) {
         let at = from + i;
-        let before_ok = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let before_ok =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
         let after = at + name.len();
-        let after_ok = after >= bytes.len() || !(bytes[after].is_ascii_alphanumeric() || bytes[after] == b'_');
+        let after_ok =
+            after >= bytes.len() || !(bytes[after].is_ascii_alphanumeric() || bytes[after] == b'_');
         if before_ok && after_ok {
             best = Some(span.start as usize + at);
         }
@@ -1374,7 +1849,9 @@ fn find_name_in_span(src: &str, span: &Span, name: &str) -> Option<usize> {
 fn open_paren_after_name(src: &str, k: &Function) -> Option<usize> {
     let text = src.get(k.span.start as usize..k.span.end as usize)?;
     let at = find_name_in_span(src, &k.span, &k.name)? - k.span.start as usize;
-    text[at..].find('(').map(|i| k.span.start as usize + at + i + 1)
+    text[at..]
+        .find('(')
+        .map(|i| k.span.start as usize + at + i + 1)
 }
 
 fn body_open_brace(src: &str, k: &Function) -> Option<usize> {
@@ -1404,40 +1881,90 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
         let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Var(n) if n == name);
         match &e.kind {
             ExprKind::Index(b, i) if is_var(b) => {
-                if !text_is(src, &b.span, name) || i.span.end <= i.span.start || i.span.start < b.span.end {
+                if !text_is(src, &b.span, name)
+                    || i.span.end <= i.span.start
+                    || i.span.start < b.span.end
+                {
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: i.span.start as usize, del: 0, text: "(".into(), order: 500, fast: None });
-                edits.push(Edit { at: i.span.end as usize, del: 0, text: format!(") - {base}"), order: 500, fast: None });
+                edits.push(Edit {
+                    at: i.span.start as usize,
+                    del: 0,
+                    text: "(".into(),
+                    order: 500,
+                    fast: None,
+                });
+                edits.push(Edit {
+                    at: i.span.end as usize,
+                    del: 0,
+                    text: format!(") - {base}"),
+                    order: 500,
+                    fast: None,
+                });
                 handled.push((b.span.start, b.span.end));
             }
             ExprKind::Binary(BinOp::Add, l, r) if is_var(l) || is_var(r) => {
                 let (p, k) = if is_var(l) { (l, r) } else { (r, l) };
-                if !text_is(src, &p.span, name) || k.span.end <= k.span.start || !span_inside(&k.span, &e.span) {
+                if !text_is(src, &p.span, name)
+                    || k.span.end <= k.span.start
+                    || !span_inside(&k.span, &e.span)
+                {
                     ok = false;
                     return;
                 }
-                edits.push(Edit { at: k.span.start as usize, del: 0, text: "((".into(), order: 500, fast: None });
-                edits.push(Edit { at: k.span.end as usize, del: 0, text: format!(") - {base})"), order: 500, fast: None });
+                edits.push(Edit {
+                    at: k.span.start as usize,
+                    del: 0,
+                    text: "((".into(),
+                    order: 500,
+                    fast: None,
+                });
+                edits.push(Edit {
+                    at: k.span.end as usize,
+                    del: 0,
+                    text: format!(") - {base})"),
+                    order: 500,
+                    fast: None,
+                });
                 handled.push((p.span.start, p.span.end));
             }
-            ExprKind::Call(f, args) if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 => {
+            ExprKind::Call(f, args)
+                if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 =>
+            {
                 let pi = args.len() - 1;
                 let oi = args.len() - 2;
                 if !is_var(&args[pi]) {
                     return;
                 }
-                let n: String = f.trim_start_matches("vload").trim_start_matches("vstore").to_string();
+                let n: String = f
+                    .trim_start_matches("vload")
+                    .trim_start_matches("vstore")
+                    .to_string();
                 let (p, o) = (&args[pi], &args[oi]);
-                if n.parse::<u32>().is_err() || !text_is(src, &p.span, name) || o.span.end <= o.span.start {
+                if n.parse::<u32>().is_err()
+                    || !text_is(src, &p.span, name)
+                    || o.span.end <= o.span.start
+                {
                     ok = false;
                     return;
                 }
                 // vloadN(o, a) reads a[N*o ..]: becomes vloadN(0, a + ((size_t)N*(o) - base)).
-                edits.push(Edit { at: o.span.start as usize, del: (o.span.end - o.span.start) as usize, text: "0".into(), order: 500, fast: None });
+                edits.push(Edit {
+                    at: o.span.start as usize,
+                    del: (o.span.end - o.span.start) as usize,
+                    text: "0".into(),
+                    order: 500,
+                    fast: None,
+                });
                 let ot = src[o.span.start as usize..o.span.end as usize].to_string();
-                edits.push(Edit { at: p.span.end as usize, del: 0, text: format!(" + ((long){n} * (long)({ot}) - {base})"), order: 500, fast: None });
+                edits.push(Edit {
+                    at: p.span.end as usize,
+                    del: 0,
+                    text: format!(" + ((long){n} * (long)({ot}) - {base})"),
+                    order: 500,
+                    fast: None,
+                });
                 handled.push((p.span.start, p.span.end));
             }
             _ => {}

@@ -9,7 +9,9 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use partitioner::ehrhart::{barvinok_available, card_many, card_within, enumerate_many, enumerate_within, Card, Enumeration};
+use partitioner::ehrhart::{
+    barvinok_available, card_many, card_within, enumerate_many, enumerate_within, Card, Enumeration,
+};
 use proptest::prelude::*;
 
 /// A set in isl syntax over parameters `[a, b, lo, hi]` (not all used) and
@@ -28,8 +30,13 @@ fn stencil(p: &[i64], x: &[i64]) -> bool {
     // 5-point stencil of rows [lo, hi) of an a x b grid (interior points only), elements [y, x].
     let (w, h, lo, hi) = (p[0], p[1], p[2], p[3]);
     let (y, xx) = (x[0], x[1]);
-    let inside = |py: i64, px: i64| lo <= py && py < hi && 1 <= py && py < h - 1 && 1 <= px && px < w - 1;
-    inside(y, xx) || inside(y - 1, xx) || inside(y + 1, xx) || inside(y, xx - 1) || inside(y, xx + 1)
+    let inside =
+        |py: i64, px: i64| lo <= py && py < hi && 1 <= py && py < h - 1 && 1 <= px && px < w - 1;
+    inside(y, xx)
+        || inside(y - 1, xx)
+        || inside(y + 1, xx)
+        || inside(y, xx - 1)
+        || inside(y, xx + 1)
 }
 
 const CASES: &[Case] = &[
@@ -77,7 +84,11 @@ fn brute(case: &Case, p: &[i64]) -> i64 {
     let r = -8..BOX;
     match case.dims {
         1 => r.filter(|&i| (case.holds)(p, &[i])).count() as i64,
-        _ => r.clone().flat_map(|i| r.clone().map(move |j| [i, j])).filter(|x| (case.holds)(p, x)).count() as i64,
+        _ => r
+            .clone()
+            .flat_map(|i| r.clone().map(move |j| [i, j]))
+            .filter(|x| (case.holds)(p, x))
+            .count() as i64,
     }
 }
 
@@ -88,7 +99,10 @@ fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
     C.get_or_init(|| {
         if let Err(why) = barvinok_available() {
             let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
-            assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}");
+            assert!(
+                !required,
+                "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}"
+            );
         }
         let batch: Vec<(&str, Duration)> = CASES.iter().map(|c| (c.set, LIMIT)).collect();
         let cards = card_many(&batch, None);
@@ -100,7 +114,11 @@ fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
                 let b = match card {
                     Ok(card) => Some(card),
                     Err(e) => {
-                        assert!(barvinok_available().is_err(), "{}: barvinok failed: {e}", c.name);
+                        assert!(
+                            barvinok_available().is_err(),
+                            "{}: barvinok failed: {e}",
+                            c.name
+                        );
                         None
                     }
                 };
@@ -114,14 +132,32 @@ fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
 #[test]
 fn batches_equal_one_call_per_case() {
     for (c, (card, e)) in CASES.iter().zip(counts()) {
-        assert_eq!(card, &card_within(c.set, LIMIT).ok(), "barvinok, {}", c.name);
-        assert_eq!(e, &enumerate_within(c.set, None, LIMIT).ok(), "polylib, {}", c.name);
+        assert_eq!(
+            card,
+            &card_within(c.set, LIMIT).ok(),
+            "barvinok, {}",
+            c.name
+        );
+        assert_eq!(
+            e,
+            &enumerate_within(c.set, None, LIMIT).ok(),
+            "polylib, {}",
+            c.name
+        );
     }
 }
 
 /// The values of the case's parameters (isl drops none here: all four are named).
 fn values(card_params: &[String], p: &[i64; 4]) -> Vec<i64> {
-    card_params.iter().map(|n| p[["a", "b", "lo", "hi"].iter().position(|x| x == n).expect("known parameter")]).collect()
+    card_params
+        .iter()
+        .map(|n| {
+            p[["a", "b", "lo", "hi"]
+                .iter()
+                .position(|x| x == n)
+                .expect("known parameter")]
+        })
+        .collect()
 }
 
 proptest! {
@@ -149,7 +185,13 @@ proptest! {
 fn wide_linearized_band_is_counted_exactly() {
     let set = "[N, lo, hi] -> { [k] : exists (i, j : k = 1000i + j and lo <= j < hi and 0 <= i < N and 0 <= j < 1000) }";
     let polylib = enumerate_within(set, None, partitioner::ehrhart::POLYLIB_TIME_LIMIT);
-    eprintln!("polylib: {}", polylib.as_ref().map(|_| "a count".to_string()).unwrap_or_else(|e| e.to_string()));
+    eprintln!(
+        "polylib: {}",
+        polylib
+            .as_ref()
+            .map(|_| "a count".to_string())
+            .unwrap_or_else(|e| e.to_string())
+    );
     if barvinok_available().is_err() {
         return;
     }
@@ -159,7 +201,11 @@ fn wide_linearized_band_is_counted_exactly() {
         for lo in [-5i64, 0, 1, 499, 998, 999, 1000, 1200] {
             for hi in [-1i64, 0, 1, 2, 500, 999, 1000, 1001, 1500] {
                 let want = n * (lo.max(0)..hi.min(1000)).count() as i64;
-                assert_eq!(card.eval(&[n, lo, hi]).unwrap(), want, "N={n} lo={lo} hi={hi}");
+                assert_eq!(
+                    card.eval(&[n, lo, hi]).unwrap(),
+                    want,
+                    "N={n} lo={lo} hi={hi}"
+                );
             }
         }
     }
@@ -171,5 +217,8 @@ fn an_unbounded_set_is_an_error_not_a_count() {
         return;
     }
     let e = card_within("[N] -> { [i] : i >= N }", LIMIT).unwrap_err();
-    assert_eq!(e.to_string(), "barvinok failed: the set is unbounded (barvinok counts infinitely many points)");
+    assert_eq!(
+        e.to_string(),
+        "barvinok failed: the set is unbounded (barvinok counts infinitely many points)"
+    );
 }

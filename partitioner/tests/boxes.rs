@@ -9,7 +9,11 @@ use std::collections::BTreeMap;
 
 fn partition(name: &str, src: &str, split_dim: Option<u32>) -> KernelRanges {
     let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
-    let o = PartitionOptions { split_dim, counts: partitioner::Counts::None, ..Default::default() };
+    let o = PartitionOptions {
+        split_dim,
+        counts: partitioner::Counts::None,
+        ..Default::default()
+    };
     let deadline = partitioner::deadline(&o.analysis, std::time::Instant::now());
     let acc = access_analysis::analyze_kernel(&p, name, &o.analysis).unwrap();
     partitioner::partition_kernel(&p, &acc, &o, deadline).unwrap()
@@ -28,18 +32,33 @@ fn values(k: &KernelRanges, gs: &[i64], ls: &[i64], given: &[(&str, i64)]) -> Ve
         m.insert(format!("go{d}"), 0);
         m.insert(format!("ng{d}"), gs[d] / ls[d]);
     }
-    k.params.iter().map(|p| *m.get(&p.name).unwrap_or_else(|| panic!("no value for {}", p.name))).collect()
+    k.params
+        .iter()
+        .map(|p| {
+            *m.get(&p.name)
+                .unwrap_or_else(|| panic!("no value for {}", p.name))
+        })
+        .collect()
 }
 
 fn eval(k: &KernelRanges, r: &Range, v: &[i64]) -> (i64, i64) {
-    r.bind(&k.param_names()).unwrap().eval(v).unwrap().expect("defined")
+    r.bind(&k.param_names())
+        .unwrap()
+        .eval(v)
+        .unwrap()
+        .expect("defined")
 }
 
 fn eval_box(k: &KernelRanges, b: &Option<Vec<Range>>, v: &[i64]) -> Vec<(i64, i64)> {
-    b.as_ref().expect("a box").iter().map(|r| eval(k, r, v)).collect()
+    b.as_ref()
+        .expect("a box")
+        .iter()
+        .map(|r| eval(k, r, v))
+        .collect()
 }
 
-const COLUMN_WALK: &str = "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
+const COLUMN_WALK: &str =
+    "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
     int j = get_global_id(0);
     if (j < n) {
         float s = 0.0f;
@@ -58,15 +77,24 @@ fn issue12_column_walk_reads_one_column_band_of_every_row() {
     assert_eq!(b.strides, vec!["n".to_string(), "1".to_string()]);
     assert!(b.write.is_none() && !b.write_exact);
     // m = 10 rows of n = 256, slice of work-items [64, 128)
-    let v = values(&k, &[256], &[64], &[("m", 10), ("n", 256), ("sx_lo", 64), ("sx_hi", 128)]);
+    let v = values(
+        &k,
+        &[256],
+        &[64],
+        &[("m", 10), ("n", 256), ("sx_lo", 64), ("sx_hi", 128)],
+    );
     assert_eq!(eval_box(&k, &b.read, &v), vec![(0, 9), (64, 127)]);
     // the 1-D range is the box's linear hull
-    assert_eq!(eval(&k, a.read_slice.as_ref().unwrap(), &v), (64, 9 * 256 + 127));
+    assert_eq!(
+        eval(&k, a.read_slice.as_ref().unwrap(), &v),
+        (64, 9 * 256 + 127)
+    );
     // 1-D arrays have no boxes
     assert!(array(&k, "out").boxes.is_none());
 }
 
-const CONV_INTERIOR: &str = "__kernel void conv(__global const float *in, __global float *out, int w, int h) {
+const CONV_INTERIOR: &str =
+    "__kernel void conv(__global const float *in, __global float *out, int w, int h) {
     int x = get_global_id(0);
     int y = get_global_id(1);
     if (x >= 1 && x < w - 1 && y >= 1 && y < h - 1) {
@@ -82,7 +110,12 @@ const CONV_INTERIOR: &str = "__kernel void conv(__global const float *in, __glob
 fn issue12_interior_write_box_is_exact() {
     let k = partition("conv", CONV_INTERIOR, Some(1));
     assert!(k.splittable, "{:?}", k.reason);
-    let v = values(&k, &[64, 32], &[16, 8], &[("w", 64), ("h", 32), ("sx_lo", 8), ("sx_hi", 16)]);
+    let v = values(
+        &k,
+        &[64, 32],
+        &[16, 8],
+        &[("w", 64), ("h", 32), ("sx_lo", 8), ("sx_hi", 16)],
+    );
     let out = array(&k, "out").boxes.as_ref().expect("out has boxes");
     // rows 8..15 of the slice, interior columns 1..62
     assert_eq!(eval_box(&k, &out.write, &v), vec![(8, 15), (1, 62)]);
@@ -91,7 +124,12 @@ fn issue12_interior_write_box_is_exact() {
     let inp = array(&k, "in").boxes.as_ref().expect("in has boxes");
     assert_eq!(eval_box(&k, &inp.read, &v), vec![(7, 16), (0, 63)]);
     // the first slice starts at row 1
-    let v = values(&k, &[64, 32], &[16, 8], &[("w", 64), ("h", 32), ("sx_lo", 0), ("sx_hi", 8)]);
+    let v = values(
+        &k,
+        &[64, 32],
+        &[16, 8],
+        &[("w", 64), ("h", 32), ("sx_lo", 0), ("sx_hi", 8)],
+    );
     assert_eq!(eval_box(&k, &out.write, &v), vec![(1, 7), (1, 62)]);
 }
 
@@ -131,11 +169,29 @@ fn issue12_writes_that_leave_gaps_in_their_box_are_not_exact() {
 
 #[test]
 fn issue12_three_dimensional_interior_box() {
-    let src = std::fs::read_to_string(format!("{}/../kernels/stencil3d.cl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let src = std::fs::read_to_string(format!(
+        "{}/../kernels/stencil3d.cl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let k = partition("stencil3d", &src, Some(2));
-    let v = values(&k, &[16, 16, 8], &[4, 4, 2], &[("nx", 16), ("ny", 16), ("nz", 8), ("sx_lo", 2), ("sx_hi", 4)]);
+    let v = values(
+        &k,
+        &[16, 16, 8],
+        &[4, 4, 2],
+        &[
+            ("nx", 16),
+            ("ny", 16),
+            ("nz", 8),
+            ("sx_lo", 2),
+            ("sx_hi", 4),
+        ],
+    );
     let out = array(&k, "out").boxes.as_ref().expect("boxes");
-    assert_eq!(out.strides, vec!["nx*ny".to_string(), "nx".to_string(), "1".to_string()]);
+    assert_eq!(
+        out.strides,
+        vec!["nx*ny".to_string(), "nx".to_string(), "1".to_string()]
+    );
     assert_eq!(eval_box(&k, &out.write, &v), vec![(2, 3), (1, 14), (1, 14)]);
     assert!(out.write_exact);
     let inp = array(&k, "in").boxes.as_ref().expect("boxes");

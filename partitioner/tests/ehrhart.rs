@@ -4,7 +4,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use isl_rs::{Context, DimType, Set};
-use partitioner::ehrhart::{enumerate, enumerate_many, enumerate_within, EhrhartError, Enumeration, POLYLIB_TIME_LIMIT};
+use partitioner::ehrhart::{
+    enumerate, enumerate_many, enumerate_within, EhrhartError, Enumeration, POLYLIB_TIME_LIMIT,
+};
 use proptest::prelude::*;
 
 /// isl's exact number of points of `set ∩ context` at the given parameter values.
@@ -90,7 +92,8 @@ fn enumerations() -> &'static Vec<Enumeration> {
                 // What is checked is the count, not PolyLib's speed: a limit
                 // far above the production one, so a loaded machine cannot
                 // fail the test.
-                enumerate_within(c.set, c.context, Duration::from_secs(120)).unwrap_or_else(|e| panic!("enumerate {}: {e}", c.set))
+                enumerate_within(c.set, c.context, Duration::from_secs(120))
+                    .unwrap_or_else(|e| panic!("enumerate {}: {e}", c.set))
             })
             .collect()
     })
@@ -348,13 +351,21 @@ fn a_batch_equals_one_call_per_set() {
          and 0 <= 99991 k <= 77777 j + 55555 i }",
         "[N] -> { [i, j] : 0 <= j <= i < N }",
     ];
-    let batch: Vec<(&str, std::time::Duration)> = sets.iter().map(|&s| (s, POLYLIB_TIME_LIMIT)).collect();
+    let batch: Vec<(&str, std::time::Duration)> =
+        sets.iter().map(|&s| (s, POLYLIB_TIME_LIMIT)).collect();
     let many = enumerate_many(&batch, None);
     assert_eq!(many.len(), sets.len());
     for (set, (e, _)) in sets.iter().zip(&many) {
         assert_eq!(e, &enumerate(set, None), "{set}");
     }
-    assert!(many[1].0.as_ref().is_err_and(|e| e.to_string().contains("SIGABRT")), "{:?}", many[1].0);
+    assert!(
+        many[1]
+            .0
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("SIGABRT")),
+        "{:?}",
+        many[1].0
+    );
     assert_eq!(many[8].0.as_ref().unwrap().eval(&[4]).unwrap(), 10);
     assert!(enumerate_many(&[], None).is_empty());
 }

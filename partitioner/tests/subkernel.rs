@@ -11,7 +11,8 @@ fn program(name: &str) -> coarsen::ir::Program {
 }
 
 fn reparse(src: &str) {
-    coarsen::parse_program("sub.cl", src, &Default::default()).unwrap_or_else(|e| panic!("subkernel does not parse: {e}\n{src}"));
+    coarsen::parse_program("sub.cl", src, &Default::default())
+        .unwrap_or_else(|e| panic!("subkernel does not parse: {e}\n{src}"));
 }
 
 #[test]
@@ -27,10 +28,22 @@ fn vadd_subscripts_are_rebased() {
     );
     assert_eq!(s.guarded, vec![0, 1, 2]);
     assert_eq!(s.extra_args.len(), 3 * 6 + 1);
-    assert_eq!(s.extra_args[0].meaning, ExtraArgMeaning::ArrayBase { arg_index: 0 });
-    assert_eq!(s.extra_args.last().unwrap().meaning, ExtraArgMeaning::GuardFlags);
+    assert_eq!(
+        s.extra_args[0].meaning,
+        ExtraArgMeaning::ArrayBase { arg_index: 0 }
+    );
+    assert_eq!(
+        s.extra_args.last().unwrap().meaning,
+        ExtraArgMeaning::GuardFlags
+    );
     // the private accumulator, flushed at the end of the kernel
-    assert!(s.source.contains("ulong __clpart_bad = 0;") && s.source.contains("__clpart_flush(__clpart_bad, __clpart_guard);"), "{}", s.source);
+    assert!(
+        s.source.contains("ulong __clpart_bad = 0;")
+            && s.source
+                .contains("__clpart_flush(__clpart_bad, __clpart_guard);"),
+        "{}",
+        s.source
+    );
 }
 
 #[test]
@@ -38,8 +51,16 @@ fn group_id_and_sizes_return_unsplit_values() {
     let p = program("reduce_sum");
     let s = rewrite(&p, "reduce_sum", &[0, 1]).unwrap();
     reparse(&s.source);
-    assert!(s.source.contains("(get_group_id(0) + __clpart_group_base0)"), "{}", s.source);
-    assert!(s.extra_args.iter().any(|a| a.meaning == ExtraArgMeaning::GroupIdBase(0)));
+    assert!(
+        s.source
+            .contains("(get_group_id(0) + __clpart_group_base0)"),
+        "{}",
+        s.source
+    );
+    assert!(s
+        .extra_args
+        .iter()
+        .any(|a| a.meaning == ExtraArgMeaning::GroupIdBase(0)));
 }
 
 #[test]
@@ -57,7 +78,12 @@ fn every_corpus_kernel_rewrites_to_valid_opencl() {
             .params
             .iter()
             .enumerate()
-            .filter(|(_, q)| matches!(q.space(), coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant))
+            .filter(|(_, q)| {
+                matches!(
+                    q.space(),
+                    coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant
+                )
+            })
             .map(|(i, _)| i as u32)
             .collect();
         match rewrite(&p, &k.name, &ptrs) {
@@ -82,7 +108,9 @@ fn issue10_guard_covers_every_corpus_buffer() {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let p = program(&name);
         let k = p.kernel(None).unwrap();
-        let Ok(s) = rewrite(&p, &k.name, &[]) else { continue };
+        let Ok(s) = rewrite(&p, &k.name, &[]) else {
+            continue;
+        };
         reparse(&s.source);
         for (i, why) in &s.unguarded {
             if !name.starts_with("issue10_ptr_") {
@@ -90,13 +118,31 @@ fn issue10_guard_covers_every_corpus_buffer() {
             }
         }
         if name.starts_with("issue10_ptr_") {
-            assert!(!s.unguarded.is_empty(), "{name}: the copied pointer must be reported");
+            assert!(
+                !s.unguarded.is_empty(),
+                "{name}: the copied pointer must be reported"
+            );
         }
-        let n_buffers = k.params.iter().filter(|q| matches!(q.space(), coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant | coarsen::ir::AddrSpace::Local)).count();
+        let n_buffers = k
+            .params
+            .iter()
+            .filter(|q| {
+                matches!(
+                    q.space(),
+                    coarsen::ir::AddrSpace::Global
+                        | coarsen::ir::AddrSpace::Constant
+                        | coarsen::ir::AddrSpace::Local
+                )
+            })
+            .count();
         assert_eq!(s.guarded.len() + s.unguarded.len(), n_buffers, "{name}");
     }
     unguarded.sort();
-    assert!(unguarded.is_empty(), "unguarded buffers:\n{}", unguarded.join("\n"));
+    assert!(
+        unguarded.is_empty(),
+        "unguarded buffers:\n{}",
+        unguarded.join("\n")
+    );
 }
 
 /// Issue 10: pointers passed to helpers are checked inside a clone of the
@@ -107,17 +153,36 @@ fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
     let s = rewrite(&p, "helper_call", &[0, 1, 2]).unwrap();
     reparse(&s.source);
     assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
-    assert!(s.source.contains("float pair_avg__clpart_b(__global const float *p, int i, long __clpart_base_b"), "{}", s.source);
-    assert!(s.source.contains("pair_avg__clpart_b(b, i, __clpart_base_b"), "{}", s.source);
+    assert!(
+        s.source.contains(
+            "float pair_avg__clpart_b(__global const float *p, int i, long __clpart_base_b"
+        ),
+        "{}",
+        s.source
+    );
+    assert!(
+        s.source
+            .contains("pair_avg__clpart_b(b, i, __clpart_base_b"),
+        "{}",
+        s.source
+    );
     let p = program("fan1");
     let s = rewrite(&p, "fan1", &[0, 1]).unwrap();
     reparse(&s.source);
     assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
-    assert!(s.source.contains("m_dev[__clpart_w((long)(((m_dev + size"), "{}", s.source);
+    assert!(
+        s.source.contains("m_dev[__clpart_w((long)(((m_dev + size"),
+        "{}",
+        s.source
+    );
     let p = program("histogram");
     let s = rewrite(&p, "histogram", &[]).unwrap();
     reparse(&s.source);
-    assert!(s.source.contains("atomic_inc(&bins[__clpart_rw("), "{}", s.source);
+    assert!(
+        s.source.contains("atomic_inc(&bins[__clpart_rw("),
+        "{}",
+        s.source
+    );
 }
 
 /// Issue 10: a pointer the guard cannot follow is reported with its reason.
@@ -134,7 +199,9 @@ fn issue10_guard_reports_pointers_it_cannot_check() {
 
 /// The body between the per-work-group test's `if` and `else`: the fast copy.
 fn fast_copy(src: &str) -> &str {
-    let a = src.find("if (__clpart_fast) {").unwrap_or_else(|| panic!("no per-work-group test:\n{src}"));
+    let a = src
+        .find("if (__clpart_fast) {")
+        .unwrap_or_else(|| panic!("no per-work-group test:\n{src}"));
     let b = src[a..].find("} else {").map(|b| a + b).unwrap();
     &src[a..b]
 }
@@ -148,10 +215,25 @@ fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
     assert!(fast.contains("c[((long)(i) - __clpart_base_c)] = a[((long)(i) - __clpart_base_a)] + b[((long)(i) - __clpart_base_b)]"), "{fast}");
     // the checked copy keeps every check; the test compares each access's
     // interval over the group with its window
-    assert!(s.source.contains("} else {") && s.source.contains("c[__clpart_w((long)(i) - __clpart_base_c"), "{}", s.source);
-    assert!(s.source.contains("(__clpart_g3 <= __clpart_rhi_a - 1)") || s.source.contains("<= __clpart_rhi_a - 1)"), "{}", s.source);
+    assert!(
+        s.source.contains("} else {")
+            && s.source
+                .contains("c[__clpart_w((long)(i) - __clpart_base_c"),
+        "{}",
+        s.source
+    );
+    assert!(
+        s.source.contains("(__clpart_g3 <= __clpart_rhi_a - 1)")
+            || s.source.contains("<= __clpart_rhi_a - 1)"),
+        "{}",
+        s.source
+    );
     // compiled out with the checks
-    assert!(s.source.contains("#ifndef CLPART_UNCHECKED"), "{}", s.source);
+    assert!(
+        s.source.contains("#ifndef CLPART_UNCHECKED"),
+        "{}",
+        s.source
+    );
 }
 
 #[test]
@@ -171,7 +253,10 @@ fn issue10_the_fast_copy_keeps_checks_it_cannot_prove() {
     let fast = fast_copy(&s.source);
     assert!(fast.contains("a[__clpart_w("), "{fast}");
     assert!(fast.contains("b[__clpart_w("), "{fast}");
-    assert!(fast.contains("idx[((long)(i) - __clpart_base_idx)]"), "{fast}");
+    assert!(
+        fast.contains("idx[((long)(i) - __clpart_base_idx)]"),
+        "{fast}"
+    );
 }
 
 #[test]
@@ -181,10 +266,16 @@ fn issue10_local_tiles_stay_at_kernel_scope() {
     reparse(&s.source);
     let fast = fast_copy(&s.source);
     assert!(!fast.contains("__local float"), "{fast}");
-    let test = s.source.find("#ifndef CLPART_UNCHECKED\n    /* one test").unwrap();
+    let test = s
+        .source
+        .find("#ifndef CLPART_UNCHECKED\n    /* one test")
+        .unwrap();
     let decl = s.source.find("__local float as[TILE][TILE];").unwrap();
     assert!(decl < test, "{}", s.source);
-    assert!(!fast.contains("__clpart_r(") && !fast.contains("__clpart_w("), "every tile load is proven: {fast}");
+    assert!(
+        !fast.contains("__clpart_r(") && !fast.contains("__clpart_w("),
+        "every tile load is proven: {fast}"
+    );
 }
 
 #[test]
@@ -203,17 +294,28 @@ fn issue10_narrowing_conversions_are_tested_not_assumed() {
 
 fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_format::Subkernel {
     let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
-    let strides: Vec<(u32, Vec<String>)> = boxes.iter().map(|(i, s)| (*i, s.iter().map(|x| x.to_string()).collect())).collect();
-    let boxed: Vec<partitioner::subkernel::BoxedArray> =
-        strides.iter().map(|(i, s)| partitioner::subkernel::BoxedArray { arg_index: *i, strides: s }).collect();
+    let strides: Vec<(u32, Vec<String>)> = boxes
+        .iter()
+        .map(|(i, s)| (*i, s.iter().map(|x| x.to_string()).collect()))
+        .collect();
+    let boxed: Vec<partitioner::subkernel::BoxedArray> = strides
+        .iter()
+        .map(|(i, s)| partitioner::subkernel::BoxedArray {
+            arg_index: *i,
+            strides: s,
+        })
+        .collect();
     let k = p.kernel(None).unwrap();
-    let ptrs: Vec<u32> = (0..k.params.len() as u32).filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. })).collect();
+    let ptrs: Vec<u32> = (0..k.params.len() as u32)
+        .filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. }))
+        .collect();
     let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed).unwrap();
     reparse(&s.source);
     s
 }
 
-const COLSUM: &str = "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
+const COLSUM: &str =
+    "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
     int j = get_global_id(0);
     if (j < n) {
         float s = 0.0f;
@@ -228,43 +330,98 @@ fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
     let s = boxed_rewrite("colsum", COLSUM, &[(0, &["n", "1"])]);
     // A's six window arguments, then its box arguments for dimension 1
     let metas: Vec<&ExtraArgMeaning> = s.extra_args.iter().map(|e| &e.meaning).collect();
-    let at = metas.iter().position(|m| **m == ExtraArgMeaning::Extent { arg_index: 0 }).unwrap();
+    let at = metas
+        .iter()
+        .position(|m| **m == ExtraArgMeaning::Extent { arg_index: 0 })
+        .unwrap();
     assert_eq!(
         &metas[at + 1..at + 7],
         &[
-            &ExtraArgMeaning::BoxStride { arg_index: 0, dim: 1 },
-            &ExtraArgMeaning::BoxExtent { arg_index: 0, dim: 1 },
-            &ExtraArgMeaning::BoxReadLo { arg_index: 0, dim: 1 },
-            &ExtraArgMeaning::BoxReadHi { arg_index: 0, dim: 1 },
-            &ExtraArgMeaning::BoxWriteLo { arg_index: 0, dim: 1 },
-            &ExtraArgMeaning::BoxWriteHi { arg_index: 0, dim: 1 },
+            &ExtraArgMeaning::BoxStride {
+                arg_index: 0,
+                dim: 1
+            },
+            &ExtraArgMeaning::BoxExtent {
+                arg_index: 0,
+                dim: 1
+            },
+            &ExtraArgMeaning::BoxReadLo {
+                arg_index: 0,
+                dim: 1
+            },
+            &ExtraArgMeaning::BoxReadHi {
+                arg_index: 0,
+                dim: 1
+            },
+            &ExtraArgMeaning::BoxWriteLo {
+                arg_index: 0,
+                dim: 1
+            },
+            &ExtraArgMeaning::BoxWriteHi {
+                arg_index: 0,
+                dim: 1
+            },
         ]
     );
     assert_eq!(s.extra_args[at + 1].name, "__clpart_bs1_A");
     // 'out' is 1-D: no box arguments
-    assert!(s.extra_args.iter().filter_map(|e| e.meaning.box_arg()).all(|(a, _)| a == 0));
+    assert!(s
+        .extra_args
+        .iter()
+        .filter_map(|e| e.meaning.box_arg())
+        .all(|(a, _)| a == 0));
     // the checked copy checks the absolute index's component
     assert!(
         s.source.contains("A[__clpart_bchk1((long)(i * n + j) - __clpart_base_A, 1, __clpart_rlo_A, __clpart_rhi_A, __clpart_len_A, &__clpart_bad, 0, __clpart_base_A, __clpart_bs1_A, __clpart_be1_A, __clpart_brl1_A, __clpart_brh1_A)]"),
         "{}",
         s.source
     );
-    assert!(s.source.contains("out[__clpart_w((long)(j) - __clpart_base_out,"), "{}", s.source);
+    assert!(
+        s.source
+            .contains("out[__clpart_w((long)(j) - __clpart_base_out,"),
+        "{}",
+        s.source
+    );
     // the component check: (a / stride) % extent in [lo, hi], never a division by zero
-    assert!(s.source.contains("long c = (a / (st > 0 ? st : 1L)) % (ex > 0 ? ex : 1L);"), "{}", s.source);
-    assert!(s.source.contains("return (st == 0) | ((c >= lo) & (c + (st == 1 ? n - 1 : 0L) <= hi));"), "{}", s.source);
+    assert!(
+        s.source
+            .contains("long c = (a / (st > 0 ? st : 1L)) % (ex > 0 ? ex : 1L);"),
+        "{}",
+        s.source
+    );
+    assert!(
+        s.source
+            .contains("return (st == 0) | ((c >= lo) & (c + (st == 1 ? n - 1 : 0L) <= hi));"),
+        "{}",
+        s.source
+    );
     // compiled out with the guard
-    assert!(s.source.contains("#define __clpart_bchk1(i, n, lo, hi, len, bad, s, b, st1, ex1, lo1, hi1) (i)"), "{}", s.source);
+    assert!(
+        s.source.contains(
+            "#define __clpart_bchk1(i, n, lo, hi, len, bad, s, b, st1, ex1, lo1, hi1) (i)"
+        ),
+        "{}",
+        s.source
+    );
     // the fast path: `i * n + j` splits as R * n + j, j narrowed by `j < n`;
     // no division in the prologue
-    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()
+        ..s.source.find("if (__clpart_fast)").unwrap()];
     assert!(
         prologue.contains("__clpart_fast &= (__clpart_bs1_A == 0) | ((__clpart_bs1_A == 1L) & ((long)n == __clpart_be1_A) & (__clpart_g7 >= 0L) & (__clpart_g10 < (long)n) & (__clpart_g7 >= __clpart_brl1_A) & (__clpart_g10 <= __clpart_brh1_A));"),
         "{prologue}"
     );
-    assert!(!prologue.contains(" / ") && !prologue.contains('%'), "{prologue}");
+    assert!(
+        !prologue.contains(" / ") && !prologue.contains('%'),
+        "{prologue}"
+    );
     // the fast copy indexes plainly
-    assert!(s.source.contains("s += A[((long)(i * n + j) - __clpart_base_A)];"), "{}", s.source);
+    assert!(
+        s.source
+            .contains("s += A[((long)(i * n + j) - __clpart_base_A)];"),
+        "{}",
+        s.source
+    );
 }
 
 #[test]
@@ -276,8 +433,18 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     v[(z * ny + y) * nx + x] += 1.0f;
 }";
     let s = boxed_rewrite("plane", src, &[(0, &["nx*ny", "nx", "1"])]);
-    assert_eq!(s.extra_args.iter().filter(|e| e.meaning.box_arg().is_some()).count(), 12);
-    assert!(s.extra_args.iter().any(|e| e.meaning == ExtraArgMeaning::BoxWriteHi { arg_index: 0, dim: 2 }));
+    assert_eq!(
+        s.extra_args
+            .iter()
+            .filter(|e| e.meaning.box_arg().is_some())
+            .count(),
+        12
+    );
+    assert!(s.extra_args.iter().any(|e| e.meaning
+        == ExtraArgMeaning::BoxWriteHi {
+            arg_index: 0,
+            dim: 2
+        }));
     // a read-modify-write checks both windows and both boxes
     assert!(
         s.source.contains("v[__clpart_brw2((long)((z * ny + y) * nx + x) - __clpart_base_v, __clpart_rlo_v, __clpart_rhi_v, __clpart_wlo_v, __clpart_whi_v, __clpart_len_v, &__clpart_bad, 0, __clpart_base_v, __clpart_bs1_v, __clpart_be1_v, __clpart_brl1_v, __clpart_brh1_v, __clpart_bwl1_v, __clpart_bwh1_v, __clpart_bs2_v, __clpart_be2_v, __clpart_brl2_v, __clpart_brh2_v, __clpart_bwl2_v, __clpart_bwh2_v)]"),
@@ -286,12 +453,34 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     );
     // the per-group proof splits (z * ny + y) * nx + x as x + nx * (y + ny * z):
     // the strides nest, the extents are nx and ny, both components proven
-    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
-    let proof = prologue.lines().find(|l| l.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0)) | (")).expect(prologue);
-    for part in ["(__clpart_bs2_v == 1L)", "(__clpart_bs1_v == __clpart_g", "((long)nx == __clpart_be2_v)", "((long)ny == __clpart_be1_v)", "< (long)nx)", "< (long)ny)"] {
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()
+        ..s.source.find("if (__clpart_fast)").unwrap()];
+    let proof = prologue
+        .lines()
+        .find(|l| {
+            l.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0)) | (")
+        })
+        .expect(prologue);
+    for part in [
+        "(__clpart_bs2_v == 1L)",
+        "(__clpart_bs1_v == __clpart_g",
+        "((long)nx == __clpart_be2_v)",
+        "((long)ny == __clpart_be1_v)",
+        "< (long)nx)",
+        "< (long)ny)",
+    ] {
         assert!(proof.contains(part), "{part}: {proof}");
     }
-    for bound in ["__clpart_brl1_v", "__clpart_brh1_v", "__clpart_bwl1_v", "__clpart_bwh1_v", "__clpart_brl2_v", "__clpart_brh2_v", "__clpart_bwl2_v", "__clpart_bwh2_v"] {
+    for bound in [
+        "__clpart_brl1_v",
+        "__clpart_brh1_v",
+        "__clpart_bwl1_v",
+        "__clpart_bwh1_v",
+        "__clpart_brl2_v",
+        "__clpart_brh2_v",
+        "__clpart_bwl2_v",
+        "__clpart_bwh2_v",
+    ] {
         assert!(proof.contains(bound), "{bound}: {proof}");
     }
     // a 3-D subscript that does not split (a vector load): only without a box check
@@ -301,7 +490,12 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     o[y * nx + x] = vload2((y * ny + 1) * nx + x, v);
 }";
     let s = boxed_rewrite("plane2", src, &[(0, &["nx*ny", "nx", "1"])]);
-    assert!(s.source.contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0));"), "{}", s.source);
+    assert!(
+        s.source
+            .contains("__clpart_fast &= ((__clpart_bs1_v == 0) & (__clpart_bs2_v == 0));"),
+        "{}",
+        s.source
+    );
     assert!(s.source.contains("int ok = (i >= lo) & (i <= hi - n) & __clpart_bin(a, n, st1, ex1, lo1, hi1) & __clpart_bin(a, n, st2, ex2, lo2, hi2);"), "{}", s.source);
 
     // 2-D, a subscript that does not split as R * S + C (a vector load)
@@ -311,10 +505,19 @@ fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     out[i * n + j] = vload2(i * n + j, A);
 }";
     let s = boxed_rewrite("pairs", src, &[(0, &["n", "1"]), (1, &["n", "1"])]);
-    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_A == 0);"), "{}", s.source);
+    assert!(
+        s.source.contains("__clpart_fast &= (__clpart_bs1_A == 0);"),
+        "{}",
+        s.source
+    );
     assert!(s.source.contains("__clpart_bchk1((long)((long)2 * (long)(i * n + j)) - __clpart_base_A, 2, __clpart_rlo_A"), "{}", s.source);
     // ... while out's subscript does
-    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_out == 0) | ((__clpart_bs1_out == 1L)"), "{}", s.source);
+    assert!(
+        s.source
+            .contains("__clpart_fast &= (__clpart_bs1_out == 0) | ((__clpart_bs1_out == 1L)"),
+        "{}",
+        s.source
+    );
 
     // a helper taking the buffer gets the box arguments too
     let src = "float at(__global const float *p, int k) { return p[k]; }
@@ -335,9 +538,17 @@ fn issue12_stencil_subscripts_through_a_local_split() {
     // with x narrowed by the conditions
     let p = program("stencil2d");
     let src = p.source.clone();
-    let s = boxed_rewrite("stencil2d", &src, &[(0, &["width", "1"]), (1, &["width", "1"])]);
-    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()..s.source.find("if (__clpart_fast)").unwrap()];
+    let s = boxed_rewrite(
+        "stencil2d",
+        &src,
+        &[(0, &["width", "1"]), (1, &["width", "1"])],
+    );
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()
+        ..s.source.find("if (__clpart_fast)").unwrap()];
     let proofs = prologue.matches("__clpart_fast &= (__clpart_bs1_in == 0) | ((__clpart_bs1_in == 1L) & ((long)width == __clpart_be1_in)").count();
     assert_eq!(proofs, 6, "{prologue}");
-    assert!(!prologue.contains("&= (__clpart_bs1_in == 0);"), "{prologue}");
+    assert!(
+        !prologue.contains("&= (__clpart_bs1_in == 0);"),
+        "{prologue}"
+    );
 }

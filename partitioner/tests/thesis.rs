@@ -12,7 +12,11 @@ fn program(name: &str) -> coarsen::ir::Program {
 }
 
 /// The access analysis, then the partitioner, of one kernel (what the session does).
-fn partition_kernel(p: &coarsen::ir::Program, kernel: &str, o: &PartitionOptions) -> Result<KernelRanges, partitioner::PartitionError> {
+fn partition_kernel(
+    p: &coarsen::ir::Program,
+    kernel: &str,
+    o: &PartitionOptions,
+) -> Result<KernelRanges, partitioner::PartitionError> {
     let deadline = partitioner::deadline(&o.analysis, std::time::Instant::now());
     let acc = access_analysis::analyze_kernel(p, kernel, &o.analysis)?;
     partitioner::partition_kernel(p, &acc, o, deadline)
@@ -20,17 +24,34 @@ fn partition_kernel(p: &coarsen::ir::Program, kernel: &str, o: &PartitionOptions
 
 /// Values of every parameter of `k` from `given` (missing ones: derived NDRange values).
 fn values(k: &KernelRanges, given: &BTreeMap<&str, i64>) -> Vec<i64> {
-    k.params.iter().map(|p| *given.get(p.name.as_str()).unwrap_or_else(|| panic!("no value for {}", p.name))).collect()
+    k.params
+        .iter()
+        .map(|p| {
+            *given
+                .get(p.name.as_str())
+                .unwrap_or_else(|| panic!("no value for {}", p.name))
+        })
+        .collect()
 }
 
 fn eval(k: &KernelRanges, r: &Option<Range>, given: &BTreeMap<&str, i64>) -> (i64, i64) {
     let names = k.param_names();
-    r.as_ref().expect("range").bind(&names).unwrap().eval(&values(k, given)).unwrap().expect("defined")
+    r.as_ref()
+        .expect("range")
+        .bind(&names)
+        .unwrap()
+        .eval(&values(k, given))
+        .unwrap()
+        .expect("defined")
 }
 
 fn nd(gs: &[i64], ls: &[i64]) -> BTreeMap<&'static str, i64> {
     let mut m = BTreeMap::new();
-    let names = [("gs0", "ls0", "go0", "ng0"), ("gs1", "ls1", "go1", "ng1"), ("gs2", "ls2", "go2", "ng2")];
+    let names = [
+        ("gs0", "ls0", "go0", "ng0"),
+        ("gs1", "ls1", "go1", "ng1"),
+        ("gs2", "ls2", "go2", "ng2"),
+    ];
     for (d, (g, l, o, n)) in names.iter().enumerate().take(gs.len()) {
         m.insert(*g, gs[d]);
         m.insert(*l, ls[d]);
@@ -55,7 +76,15 @@ fn vector_add_split_in_two() {
         // Two halves.
         v.insert("sx_hi", n / 2);
         assert_eq!(eval(&k, &a.slice, &v), (0, n / 2 - 1));
-        assert_eq!(eval_count(a.count_slice.as_ref().unwrap(), &k.param_names(), &values(&k, &v)).unwrap(), n / 2);
+        assert_eq!(
+            eval_count(
+                a.count_slice.as_ref().unwrap(),
+                &k.param_names(),
+                &values(&k, &v)
+            )
+            .unwrap(),
+            n / 2
+        );
         v.insert("sx_lo", n / 2);
         v.insert("sx_hi", n);
         assert_eq!(eval(&k, &a.slice, &v), (n / 2, n - 1));
@@ -67,7 +96,10 @@ fn vector_add_split_in_two() {
 
 fn matmul_1000(split_dim: u32) -> KernelRanges {
     let p = program("matmul_1000");
-    let mut o = PartitionOptions { split_dim: Some(split_dim), ..Default::default() };
+    let mut o = PartitionOptions {
+        split_dim: Some(split_dim),
+        ..Default::default()
+    };
     // The thesis's NDRange is <1000, matrix_height, 1>.
     o.analysis.specialize.insert("gs0".into(), 1000);
     partition_kernel(&p, "matmul_1000", &o).unwrap()
@@ -88,7 +120,14 @@ fn matmul_1000_totals_table_4_3() {
     assert_eq!(eval(&k, &arr("b").total, &v), (0, 1000 + 998_999));
     assert_eq!(eval(&k, &arr("c").total, &v), (0, 1000 + 1000 * h - 1001));
     let names = k.param_names();
-    let cnt = |n: &str| eval_count(arr(n).count_total.as_ref().unwrap(), &names, &values(&k, &v)).unwrap();
+    let cnt = |n: &str| {
+        eval_count(
+            arr(n).count_total.as_ref().unwrap(),
+            &names,
+            &values(&k, &v),
+        )
+        .unwrap()
+    };
     assert_eq!(cnt("a"), 1000 * h);
     assert_eq!(cnt("b"), 1_000_000);
     assert_eq!(cnt("c"), 1000 * h);
@@ -154,8 +193,14 @@ fn matmul_with_runtime_width_is_bounded() {
     let k = partition_kernel(&p, "matmul", &PartitionOptions::default()).unwrap();
     assert!(k.splittable, "{:?}", k.reason);
     assert_eq!(k.split_dim, Some(1), "rows give contiguous ranges");
-    assert!(k.arrays.iter().all(|a| a.status == ranges_format::ArrayStatus::Bounded));
-    assert!(!k.assumptions.is_empty(), "delinearization records 0 <= x < width");
+    assert!(k
+        .arrays
+        .iter()
+        .all(|a| a.status == ranges_format::ArrayStatus::Bounded));
+    assert!(
+        !k.assumptions.is_empty(),
+        "delinearization records 0 <= x < width"
+    );
     let (w, h) = (64, 48);
     let mut v = nd(&[w, h], &[16, 8]);
     v.insert("width", w);
@@ -177,7 +222,11 @@ fn issue11_an_isl_failure_is_never_taken_for_an_unaccessed_array() {
     let k = partition_kernel(&p, "matmul_1000", &PartitionOptions::default()).unwrap();
     for a in &k.arrays {
         if a.status == ranges_format::ArrayStatus::Bounded {
-            assert!(a.total.is_some() && a.slice.is_some(), "array '{}' is bounded without ranges", a.name);
+            assert!(
+                a.total.is_some() && a.slice.is_some(),
+                "array '{}' is bounded without ranges",
+                a.name
+            );
         }
     }
 }

@@ -28,10 +28,7 @@ fn digest<T: Serialize + ?Sized>(value: &T) -> Result<String, RangesError> {
     Ok(d.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn kernel_sections(
-    k: &KernelRanges,
-    out: &mut Vec<SectionChecksum>,
-) -> Result<(), RangesError> {
+fn kernel_sections(k: &KernelRanges, out: &mut Vec<SectionChecksum>) -> Result<(), RangesError> {
     let base = format!("kernel '{}'", k.name);
     let mut push = |section: String, sha256: String| out.push(SectionChecksum { section, sha256 });
     push(
@@ -81,9 +78,17 @@ pub(crate) fn verify(f: &RangeFile, stored: &[SectionChecksum]) -> Result<(), Ra
     for i in 0..want.len().max(stored.len()) {
         match (want.get(i), stored.get(i)) {
             (Some(w), Some(s)) if s.section != w.section => {
-                return Err(err(&w.section, "no checksum (the file was edited or damaged)"))
+                return Err(err(
+                    &w.section,
+                    "no checksum (the file was edited or damaged)",
+                ))
             }
-            (Some(w), None) => return Err(err(&w.section, "no checksum (the file was edited or damaged)")),
+            (Some(w), None) => {
+                return Err(err(
+                    &w.section,
+                    "no checksum (the file was edited or damaged)",
+                ))
+            }
             (Some(w), Some(s)) if s.sha256 != w.sha256 => {
                 return Err(err(
                     &w.section,

@@ -131,7 +131,10 @@ impl PwExpr {
     /// The pieces as text: `(value, condition)`, the condition `""` when
     /// always true. Names print as in [`fmt::Display`].
     pub fn piece_texts(&self) -> Vec<(String, String)> {
-        let names = Names { params: &self.params, exist: &self.exist_names };
+        let names = Names {
+            params: &self.params,
+            exist: &self.exist_names,
+        };
         self.pieces
             .iter()
             .map(|p| {
@@ -146,7 +149,11 @@ impl PwExpr {
                     }
                 }
                 let v = V(p, &names, true).to_string();
-                let c = if p.cond == Cond::True { String::new() } else { V(p, &names, false).to_string() };
+                let c = if p.cond == Cond::True {
+                    String::new()
+                } else {
+                    V(p, &names, false).to_string()
+                };
                 (v, c)
             })
             .collect()
@@ -166,15 +173,26 @@ impl PwExpr {
                 }
             }
             for w in coef.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                if !w.is_empty() && !w.chars().next().unwrap().is_ascii_digit() && !params.iter().any(|p| p == w) {
+                if !w.is_empty()
+                    && !w.chars().next().unwrap().is_ascii_digit()
+                    && !params.iter().any(|p| p == w)
+                {
                     params.push(w.to_string());
                 }
             }
             let mut next = Vec::new();
             for (v, cs) in &pieces {
                 for (pv, pc) in part.piece_texts() {
-                    let term = if coef.trim() == "1" { format!("({pv})") } else { format!("({coef})*({pv})") };
-                    let value = if v.is_empty() { term } else { format!("{v} + {term}") };
+                    let term = if coef.trim() == "1" {
+                        format!("({pv})")
+                    } else {
+                        format!("({coef})*({pv})")
+                    };
+                    let value = if v.is_empty() {
+                        term
+                    } else {
+                        format!("{v} + {term}")
+                    };
                     let mut conds = cs.clone();
                     let pc = format!("({pc})");
                     if pc != "()" && !conds.contains(&pc) {
@@ -190,9 +208,19 @@ impl PwExpr {
         }
         let body: Vec<String> = pieces
             .iter()
-            .map(|(v, cs)| if cs.is_empty() { format!("[({v})]") } else { format!("[({v})] : {}", cs.join(" and ")) })
+            .map(|(v, cs)| {
+                if cs.is_empty() {
+                    format!("[({v})]")
+                } else {
+                    format!("[({v})] : {}", cs.join(" and "))
+                }
+            })
             .collect();
-        PwExpr::parse(&format!("[{}] -> {{ {} }}", params.join(", "), body.join("; ")))
+        PwExpr::parse(&format!(
+            "[{}] -> {{ {} }}",
+            params.join(", "),
+            body.join("; ")
+        ))
     }
 }
 

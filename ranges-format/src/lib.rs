@@ -90,12 +90,13 @@ pub mod run_file;
 mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
-pub use rational::Rat;
 pub use file::{
-    eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount, Boxes,
-    BoundRange, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param, ParamSource,
-    Range, RangeFile, Subkernel, Vertex, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
+    eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount,
+    BoundRange, Boxes, Chamber, Count, ExtraArg, ExtraArgMeaning, KernelRanges, Mode, Param,
+    ParamSource, Range, RangeFile, Subkernel, Vertex, WriteVerdict, FORMAT_VERSION,
+    OLDEST_FORMAT_VERSION,
 };
+pub use rational::Rat;
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
 pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo};
 

@@ -106,7 +106,10 @@ pub fn write_file(
             return f.flush();
         }
         if t.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
         }
     }
     let file_name = path
@@ -145,7 +148,10 @@ pub fn write_file(
 /// signal while an output is being written. Release builds ignore it.
 fn hold_for_tests() {
     if cfg!(debug_assertions) {
-        if let Some(ms) = std::env::var("CLPART_TEST_HOLD_OUTPUT_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        if let Some(ms) = std::env::var("CLPART_TEST_HOLD_OUTPUT_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
             std::thread::sleep(std::time::Duration::from_millis(ms.min(60_000)));
         }
     }

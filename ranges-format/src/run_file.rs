@@ -144,7 +144,8 @@ impl RunFile {
     /// Parses and checks a run file's text. `Option` fields may be written
     /// without `Some(...)`.
     pub fn parse(text: &str) -> Result<RunFile, RunFileError> {
-        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let file: RunFile = options.from_str(text).map_err(|e| {
             let mut message = lower_first(&e.code.to_string());
             if message.contains("untagged enum StepArg") {
@@ -163,7 +164,11 @@ impl RunFile {
 
     /// The buffer names, comma separated (for messages).
     pub fn buffer_names(&self) -> String {
-        self.buffers.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+        self.buffers
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn check(&self) -> Result<(), RunFileError> {
@@ -180,19 +185,29 @@ impl RunFile {
         let mut names = BTreeSet::new();
         for b in &self.buffers {
             let ident = !b.name.is_empty()
-                && b.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && b.name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !b.name.starts_with(|c: char| c.is_ascii_digit());
             if !ident {
-                return invalid(format!("buffer name '{}' is not an identifier (letters, digits, '_')", b.name));
+                return invalid(format!(
+                    "buffer name '{}' is not an identifier (letters, digits, '_')",
+                    b.name
+                ));
             }
             if b.name == STEP_COUNTER {
-                return invalid(format!("buffer name '{STEP_COUNTER}' is reserved for the repetition counter"));
+                return invalid(format!(
+                    "buffer name '{STEP_COUNTER}' is reserved for the repetition counter"
+                ));
             }
             if !names.insert(b.name.as_str()) {
                 return invalid(format!("buffer '{}' is declared twice", b.name));
             }
             if b.elem_type.trim().is_empty() {
-                return invalid(format!("buffer '{}': 'type' is empty; give an element type such as float", b.name));
+                return invalid(format!(
+                    "buffer '{}': 'type' is empty; give an element type such as float",
+                    b.name
+                ));
             }
             match (b.size, &b.init) {
                 (Some(_), Some(_)) => {
@@ -214,7 +229,10 @@ impl RunFile {
                 return invalid(format!("step {}: 'kernel' is empty", i + 1));
             }
             if !(1..=3).contains(&s.global.len()) {
-                return invalid(format!("{at}: 'global' has {} sizes; give 1 to 3", s.global.len()));
+                return invalid(format!(
+                    "{at}: 'global' has {} sizes; give 1 to 3",
+                    s.global.len()
+                ));
             }
             if let Some(l) = &s.local {
                 if l.len() != s.global.len() {
@@ -240,7 +258,12 @@ impl RunFile {
 fn lower_first(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect::<String>().trim_end_matches('.').to_string(),
+        Some(f) => f
+            .to_lowercase()
+            .chain(c)
+            .collect::<String>()
+            .trim_end_matches('.')
+            .to_string(),
         None => String::new(),
     }
 }
@@ -301,19 +324,30 @@ mod tests {
         let e = error(&GOOD.replace("type: \"float\", size", "size"));
         assert!(e.contains("type"), "{e}");
         let e = error(&GOOD.replace("\"src\": \"A\"", "\"src\": Buffer(\"A\")"));
-        assert!(e.contains("an argument's value is a number or a string"), "{e}");
+        assert!(
+            e.contains("an argument's value is a number or a string"),
+            "{e}"
+        );
     }
 
     #[test]
     fn inconsistent_files_are_refused_naming_the_problem() {
-        assert_eq!(error(&GOOD.replace("(name: \"B\"", "(name: \"A\"")), "buffer 'A' is declared twice");
-        assert!(error(&GOOD.replace("size: 64", "size: 64, init: \"zeros:64\"")).contains("not both"));
+        assert_eq!(
+            error(&GOOD.replace("(name: \"B\"", "(name: \"A\"")),
+            "buffer 'A' is declared twice"
+        );
+        assert!(
+            error(&GOOD.replace("size: 64", "size: 64, init: \"zeros:64\"")).contains("not both")
+        );
         assert!(error(&GOOD.replace("size: 64", "size: 0")).contains("'size' is 0"));
         assert!(error(&GOOD.replace("repeat: 3", "repeat: 0")).contains("'repeat' is 0"));
         assert!(error(&GOOD.replace("(name: \"B\"", "(name: \"step\"")).contains("reserved"));
         assert!(error(&GOOD.replace("(name: \"B\"", "(name: \"2B\"")).contains("not an identifier"));
         assert!(error(&GOOD.replace("local: [4, 4]", "local: [4]")).contains("'local' has 1 sizes"));
-        assert!(error(&GOOD.replace("global: [8, 8], local", "global: [], local")).contains("'global' has 0 sizes"));
+        assert!(
+            error(&GOOD.replace("global: [8, 8], local", "global: [], local"))
+                .contains("'global' has 0 sizes")
+        );
         let no_steps = "(source: \"a.cl\", buffers: [], steps: [])";
         assert!(error(no_steps).contains("'steps' is empty"));
     }

@@ -6,8 +6,8 @@
 
 use crate::expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 use crate::file::{
-    BoundCount, BoundRange, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, ExtraArgMeaning, KernelRanges, Mode, ParamSource,
-    RangeFile,
+    ArgInfo, ArgKind, ArrayRanges, ArrayStatus, BoundCount, BoundRange, ExtraArgMeaning,
+    KernelRanges, Mode, ParamSource, RangeFile,
 };
 use crate::{ExprError, RangesError};
 
@@ -154,10 +154,11 @@ impl KernelRanges {
     /// subkernel extra arguments and guard lists; then that every expression
     /// parses and binds to the kernel's parameters.
     pub fn validate(&self) -> Result<(), RangesError> {
-        self.validate_fields().map_err(|message| RangesError::Invalid {
-            kernel: self.name.clone(),
-            message,
-        })?;
+        self.validate_fields()
+            .map_err(|message| RangesError::Invalid {
+                kernel: self.name.clone(),
+                message,
+            })?;
         self.validate_expressions()
     }
 
@@ -169,10 +170,7 @@ impl KernelRanges {
             ));
         }
         if !(1..=3).contains(&self.work_dim) {
-            return Err(format!(
-                "work_dim {} is not 1, 2 or 3",
-                self.work_dim
-            ));
+            return Err(format!("work_dim {} is not 1, 2 or 3", self.work_dim));
         }
         if let Some(d) = self.split_dim {
             if d >= self.work_dim {
@@ -236,7 +234,8 @@ impl KernelRanges {
                             p.name
                         ));
                     };
-                    let integer = opencl_type(&a.elem_type).is_some_and(|t| t.integer && t.lanes == 1);
+                    let integer =
+                        opencl_type(&a.elem_type).is_some_and(|t| t.integer && t.lanes == 1);
                     if a.kind != ArgKind::Scalar || !integer {
                         return Err(format!(
                             "parameter '{}' refers to argument '{}', which is not an integer scalar",
@@ -349,7 +348,12 @@ impl KernelRanges {
                     | ExtraArgMeaning::BoxWriteLo { arg_index, dim }
                     | ExtraArgMeaning::BoxWriteHi { arg_index, dim } => {
                         let info = buffer_arg(&what, arg_index)?;
-                        let Some(b) = self.arrays.iter().find(|a| a.arg_index == arg_index).and_then(|a| a.boxes.as_ref()) else {
+                        let Some(b) = self
+                            .arrays
+                            .iter()
+                            .find(|a| a.arg_index == arg_index)
+                            .and_then(|a| a.boxes.as_ref())
+                        else {
                             return Err(format!(
                                 "{what} is a box check of argument '{}', which has no boxes",
                                 info.name
@@ -414,17 +418,25 @@ impl KernelRanges {
             return Err(format!("{what}: a __constant buffer cannot be written"));
         }
         if !writes && a.write.is_some() {
-            return Err(format!("{what}: a write verdict for an array that is not written"));
+            return Err(format!(
+                "{what}: a write verdict for an array that is not written"
+            ));
         }
         if !writes && a.write_slice.is_some() {
-            return Err(format!("{what}: a write_slice for an array that is not written"));
+            return Err(format!(
+                "{what}: a write_slice for an array that is not written"
+            ));
         }
         if a.mode == Mode::W && a.read_slice.is_some() {
-            return Err(format!("{what}: a read_slice for an array that is not read"));
+            return Err(format!(
+                "{what}: a read_slice for an array that is not read"
+            ));
         }
         if let Some(b) = &a.boxes {
             if let ArrayStatus::Whole { .. } = a.status {
-                return Err(format!("{what}: boxes for an array that is transferred whole"));
+                return Err(format!(
+                    "{what}: boxes for an array that is transferred whole"
+                ));
             }
             let n = b.strides.len();
             if n < 2 {
@@ -450,7 +462,9 @@ impl KernelRanges {
                 }
             }
             if !writes && b.write.is_some() {
-                return Err(format!("{what}: a write box for an array that is not written"));
+                return Err(format!(
+                    "{what}: a write box for an array that is not written"
+                ));
             }
             if a.mode == Mode::W && b.read.is_some() {
                 return Err(format!("{what}: a read box for an array that is not read"));
@@ -470,10 +484,11 @@ impl KernelRanges {
     /// parsed and bound to [`KernelRanges::param_names`] once, for the
     /// launcher (which would otherwise parse each one again).
     pub fn validate_and_bind(&self) -> Result<BoundKernel, RangesError> {
-        self.validate_fields().map_err(|message| RangesError::Invalid {
-            kernel: self.name.clone(),
-            message,
-        })?;
+        self.validate_fields()
+            .map_err(|message| RangesError::Invalid {
+                kernel: self.name.clone(),
+                message,
+            })?;
         self.bind_expressions()
     }
 
@@ -507,14 +522,20 @@ impl KernelRanges {
 
         let mut arrays = Vec::with_capacity(self.arrays.len());
         for a in &self.arrays {
-            let bind_range = |field: &str, r: &Option<crate::file::Range>| -> Result<Option<BoundRange>, RangesError> {
+            let bind_range = |field: &str,
+                              r: &Option<crate::file::Range>|
+             -> Result<Option<BoundRange>, RangesError> {
                 let Some(r) = r else { return Ok(None) };
                 Ok(Some(BoundRange {
-                    lower: bind_pw(&r.lower).map_err(|e| bad(&a.name, format!("{field}.lower"), e))?,
-                    upper: bind_pw(&r.upper).map_err(|e| bad(&a.name, format!("{field}.upper"), e))?,
+                    lower: bind_pw(&r.lower)
+                        .map_err(|e| bad(&a.name, format!("{field}.lower"), e))?,
+                    upper: bind_pw(&r.upper)
+                        .map_err(|e| bad(&a.name, format!("{field}.upper"), e))?,
                 }))
             };
-            let bind_count = |field: &str, c: Option<&crate::file::Count>| -> Result<Option<BoundCount>, RangesError> {
+            let bind_count = |field: &str,
+                              c: Option<&crate::file::Count>|
+             -> Result<Option<BoundCount>, RangesError> {
                 let Some(c) = c else { return Ok(None) };
                 let mut terms = Vec::with_capacity(c.terms.len());
                 for (t, term) in c.terms.iter().enumerate() {
@@ -536,16 +557,25 @@ impl KernelRanges {
                 Some(b) => {
                     let mut strides = Vec::with_capacity(b.strides.len());
                     for (k, s) in b.strides.iter().enumerate() {
-                        strides.push(bind_pw(s).map_err(|e| bad(&a.name, format!("boxes.strides[{k}]"), e))?);
+                        strides.push(
+                            bind_pw(s)
+                                .map_err(|e| bad(&a.name, format!("boxes.strides[{k}]"), e))?,
+                        );
                     }
-                    let bind_box = |field: &str, bx: &Option<Vec<crate::file::Range>>| -> Result<Option<Vec<BoundRange>>, RangesError> {
-                        let Some(bx) = bx else { return Ok(None) };
-                        let mut out = Vec::with_capacity(bx.len());
-                        for (k, r) in bx.iter().enumerate() {
-                            out.push(bind_range(&format!("boxes.{field}[{k}]"), &Some(r.clone()))?.expect("a range was given"));
-                        }
-                        Ok(Some(out))
-                    };
+                    let bind_box =
+                        |field: &str,
+                         bx: &Option<Vec<crate::file::Range>>|
+                         -> Result<Option<Vec<BoundRange>>, RangesError> {
+                            let Some(bx) = bx else { return Ok(None) };
+                            let mut out = Vec::with_capacity(bx.len());
+                            for (k, r) in bx.iter().enumerate() {
+                                out.push(
+                                    bind_range(&format!("boxes.{field}[{k}]"), &Some(r.clone()))?
+                                        .expect("a range was given"),
+                                );
+                            }
+                            Ok(Some(out))
+                        };
                     Some(BoundBoxes {
                         strides,
                         read: bind_box("read", &b.read)?,
@@ -572,7 +602,10 @@ impl KernelRanges {
                     .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?,
             );
         }
-        Ok(BoundKernel { arrays, assumptions })
+        Ok(BoundKernel {
+            arrays,
+            assumptions,
+        })
     }
 }
 

@@ -94,7 +94,9 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 |(disjoint_across_slices, fills_hull, runs)| WriteVerdict {
                     disjoint_across_slices,
                     fills_hull,
-                    runs, written_count: None },
+                    runs,
+                    written_count: None,
+                },
             ),
         ),
         proptest::option::of(boxes()),
@@ -133,12 +135,24 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
 
 fn boxes() -> impl Strategy<Value = Boxes> {
     (
-        proptest::collection::vec(prop_oneof![from_pool(PW_POOL), Just("1".to_string()), Just("w".to_string())], 0..4),
+        proptest::collection::vec(
+            prop_oneof![
+                from_pool(PW_POOL),
+                Just("1".to_string()),
+                Just("w".to_string())
+            ],
+            0..4,
+        ),
         proptest::option::of(proptest::collection::vec(range(), 0..4)),
         proptest::option::of(proptest::collection::vec(range(), 0..4)),
         any::<bool>(),
     )
-        .prop_map(|(strides, read, write, write_exact)| Boxes { strides, read, write, write_exact })
+        .prop_map(|(strides, read, write, write_exact)| Boxes {
+            strides,
+            read,
+            write,
+            write_exact,
+        })
 }
 
 fn extra_arg() -> impl Strategy<Value = ExtraArg> {
@@ -148,8 +162,10 @@ fn extra_arg() -> impl Strategy<Value = ExtraArg> {
         any::<u32>().prop_map(ExtraArgMeaning::GlobalSize),
         any::<u32>().prop_map(ExtraArgMeaning::NumGroups),
         any::<u32>().prop_map(ExtraArgMeaning::GlobalOffset),
-        (any::<u32>(), 0u32..4).prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxStride { arg_index, dim }),
-        (any::<u32>(), 0u32..4).prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxReadHi { arg_index, dim }),
+        (any::<u32>(), 0u32..4)
+            .prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxStride { arg_index, dim }),
+        (any::<u32>(), 0u32..4)
+            .prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxReadHi { arg_index, dim }),
     ];
     (text(), meaning).prop_map(|(name, meaning)| ExtraArg { name, meaning })
 }
@@ -352,10 +368,10 @@ fn small_file() -> RangeFile {
 
 #[test]
 fn newer_version_is_reported_before_anything_else() {
-    let text = small_file()
-        .to_ron_string()
-        .unwrap()
-        .replace(&format!("format_version: {FORMAT_VERSION}"), "format_version: 7");
+    let text = small_file().to_ron_string().unwrap().replace(
+        &format!("format_version: {FORMAT_VERSION}"),
+        "format_version: 7",
+    );
     let err = RangeFile::from_ron_str(&text).unwrap_err();
     assert!(
         matches!(
@@ -415,7 +431,10 @@ fn corrupt_files_report_line_and_column() {
         ),
         (
             "bad version",
-            good.replace(&format!("format_version: {FORMAT_VERSION}"), "format_version: -1"),
+            good.replace(
+                &format!("format_version: {FORMAT_VERSION}"),
+                "format_version: -1",
+            ),
         ),
     ];
     for (what, text) in cases {
@@ -626,8 +645,13 @@ fn issue10_same_named_sections_keep_their_own_checksums() {
     assert!(!e.contains("checksum"), "{e}");
     let at = text.rfind("16hi").expect("the second array's upper bound");
     let edited = format!("{}17hi{}", &text[..at], &text[at + 4..]);
-    let e = RangeFile::from_ron_str_unvalidated(&edited).unwrap_err().to_string();
-    assert!(e.contains("array 'a'") && e.contains("checksum mismatch"), "{e}");
+    let e = RangeFile::from_ron_str_unvalidated(&edited)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("array 'a'") && e.contains("checksum mismatch"),
+        "{e}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -636,19 +660,43 @@ fn issue10_same_named_sections_keep_their_own_checksums() {
 /// A 2-D kernel `col(a, w)` reading column slice `[lo, hi)` of every row of
 /// a `w`-wide array, with boxes.
 fn boxed_file() -> RangeFile {
-    let mut f = RangeFile::new("col.cl", "__kernel void col(__global const float *a, int w) {}\n");
+    let mut f = RangeFile::new(
+        "col.cl",
+        "__kernel void col(__global const float *a, int w) {}\n",
+    );
     let pw = |t: &str| format!("[w, lo, hi] -> {{ [({t})] : hi > lo }}");
     f.kernels.push(KernelRanges {
         name: "col".into(),
         work_dim: 1,
         params: vec![
-            Param { name: "w".into(), source: ParamSource::ScalarArg { arg_index: 1 } },
-            Param { name: "lo".into(), source: ParamSource::SliceLoItem },
-            Param { name: "hi".into(), source: ParamSource::SliceHiItem },
+            Param {
+                name: "w".into(),
+                source: ParamSource::ScalarArg { arg_index: 1 },
+            },
+            Param {
+                name: "lo".into(),
+                source: ParamSource::SliceLoItem,
+            },
+            Param {
+                name: "hi".into(),
+                source: ParamSource::SliceHiItem,
+            },
         ],
         args: vec![
-            ArgInfo { index: 0, name: "a".into(), kind: ArgKind::GlobalBuffer, elem_type: "float".into(), elem_size: 4 },
-            ArgInfo { index: 1, name: "w".into(), kind: ArgKind::Scalar, elem_type: "int".into(), elem_size: 4 },
+            ArgInfo {
+                index: 0,
+                name: "a".into(),
+                kind: ArgKind::GlobalBuffer,
+                elem_type: "float".into(),
+                elem_size: 4,
+            },
+            ArgInfo {
+                index: 1,
+                name: "w".into(),
+                kind: ArgKind::Scalar,
+                elem_type: "int".into(),
+                elem_size: 4,
+            },
         ],
         split_dim: Some(0),
         splittable: true,
@@ -661,8 +709,14 @@ fn boxed_file() -> RangeFile {
             mode: Mode::R,
             status: ArrayStatus::Bounded,
             total: None,
-            slice: Some(Range { lower: pw("lo"), upper: pw("7w + hi - 1") }),
-            read_slice: Some(Range { lower: pw("lo"), upper: pw("7w + hi - 1") }),
+            slice: Some(Range {
+                lower: pw("lo"),
+                upper: pw("7w + hi - 1"),
+            }),
+            read_slice: Some(Range {
+                lower: pw("lo"),
+                upper: pw("7w + hi - 1"),
+            }),
             write_slice: None,
             count_total: None,
             count_slice: None,
@@ -670,8 +724,14 @@ fn boxed_file() -> RangeFile {
             boxes: Some(Boxes {
                 strides: vec!["w".into(), "1".into()],
                 read: Some(vec![
-                    Range { lower: "0".into(), upper: "7".into() },
-                    Range { lower: pw("lo"), upper: pw("hi - 1") },
+                    Range {
+                        lower: "0".into(),
+                        upper: "7".into(),
+                    },
+                    Range {
+                        lower: pw("lo"),
+                        upper: pw("hi - 1"),
+                    },
                 ]),
                 write: None,
                 write_exact: false,
@@ -683,10 +743,28 @@ fn boxed_file() -> RangeFile {
             name: "col".into(),
             source: "__kernel void col() {}".into(),
             extra_args: vec![
-                ExtraArg { name: "__clpart_base_a".into(), meaning: ExtraArgMeaning::ArrayBase { arg_index: 0 } },
-                ExtraArg { name: "__clpart_bs1_a".into(), meaning: ExtraArgMeaning::BoxStride { arg_index: 0, dim: 1 } },
-                ExtraArg { name: "__clpart_brh1_a".into(), meaning: ExtraArgMeaning::BoxReadHi { arg_index: 0, dim: 1 } },
-                ExtraArg { name: "__clpart_guard".into(), meaning: ExtraArgMeaning::GuardFlags },
+                ExtraArg {
+                    name: "__clpart_base_a".into(),
+                    meaning: ExtraArgMeaning::ArrayBase { arg_index: 0 },
+                },
+                ExtraArg {
+                    name: "__clpart_bs1_a".into(),
+                    meaning: ExtraArgMeaning::BoxStride {
+                        arg_index: 0,
+                        dim: 1,
+                    },
+                },
+                ExtraArg {
+                    name: "__clpart_brh1_a".into(),
+                    meaning: ExtraArgMeaning::BoxReadHi {
+                        arg_index: 0,
+                        dim: 1,
+                    },
+                },
+                ExtraArg {
+                    name: "__clpart_guard".into(),
+                    meaning: ExtraArgMeaning::GuardFlags,
+                },
             ],
             guarded: vec![0],
             unguarded: vec![],
@@ -700,14 +778,23 @@ fn boxed_file() -> RangeFile {
 fn issue12_boxes_round_trip_bind_and_evaluate() {
     let f = boxed_file();
     let text = f.to_ron_string().unwrap();
-    assert!(text.contains("format_version: 3") && text.contains("boxes: Some(Boxes("), "{text}");
+    assert!(
+        text.contains("format_version: 3") && text.contains("boxes: Some(Boxes("),
+        "{text}"
+    );
     assert_eq!(RangeFile::from_ron_str(&text).unwrap(), f);
     let k = f.kernel("col").unwrap();
     let b = k.validate_and_bind().unwrap();
     let bx = b.arrays[0].boxes.as_ref().expect("bound boxes");
     // w = 100, slice [16, 32)
     let vals = [100, 16, 32];
-    assert_eq!(bx.strides.iter().map(|s| s.eval(&vals).unwrap()).collect::<Vec<_>>(), vec![Some(100), Some(1)]);
+    assert_eq!(
+        bx.strides
+            .iter()
+            .map(|s| s.eval(&vals).unwrap())
+            .collect::<Vec<_>>(),
+        vec![Some(100), Some(1)]
+    );
     let read = bx.read.as_ref().unwrap();
     assert_eq!(read[0].eval(&vals).unwrap(), Some((0, 7)));
     assert_eq!(read[1].eval(&vals).unwrap(), Some((16, 31)));
@@ -716,7 +803,12 @@ fn issue12_boxes_round_trip_bind_and_evaluate() {
     // keep their checksums).
     let mut g = f.clone();
     g.kernels[0].arrays[0].boxes = None;
-    g.kernels[0].subkernel.as_mut().unwrap().extra_args.retain(|e| e.meaning.box_arg().is_none());
+    g.kernels[0]
+        .subkernel
+        .as_mut()
+        .unwrap()
+        .extra_args
+        .retain(|e| e.meaning.box_arg().is_none());
     assert!(!g.to_ron_string().unwrap().contains("boxes"));
 }
 
@@ -732,42 +824,95 @@ fn issue12_bad_boxes_are_refused_with_the_field() {
         assert!(RangeFile::from_ron_str(&text).is_err());
     };
     // dimensions
-    check(&|b| b.read.as_mut().unwrap().truncate(1), "array 'a': boxes.read has 1 dimensions, boxes.strides 2");
-    check(&|b| b.strides.truncate(1), "array 'a': boxes with 1 stride, not at least 2");
-    check(&|b| b.strides = vec!["w".into(), "2".into()], "array 'a': boxes.strides ends in '2', not '1'");
-    check(&|b| b.write = b.read.clone(), "array 'a': a write box for an array that is not written");
-    check(&|b| b.write_exact = true, "array 'a': boxes.write_exact without a write box");
+    check(
+        &|b| b.read.as_mut().unwrap().truncate(1),
+        "array 'a': boxes.read has 1 dimensions, boxes.strides 2",
+    );
+    check(
+        &|b| b.strides.truncate(1),
+        "array 'a': boxes with 1 stride, not at least 2",
+    );
+    check(
+        &|b| b.strides = vec!["w".into(), "2".into()],
+        "array 'a': boxes.strides ends in '2', not '1'",
+    );
+    check(
+        &|b| b.write = b.read.clone(),
+        "array 'a': a write box for an array that is not written",
+    );
+    check(
+        &|b| b.write_exact = true,
+        "array 'a': boxes.write_exact without a write box",
+    );
     // expression text
-    check(&|b| b.strides[0] = "w +".into(), "kernel 'col', array 'a': bad expression in boxes.strides[0]: column");
-    check(&|b| b.strides[0] = "W".into(), "bad expression in boxes.strides[0]: unknown parameter 'W' (parameters: w, lo, hi)");
-    check(&|b| b.read.as_mut().unwrap()[1].upper = "[w, lo, hi] -> { [(hi - 1)] : hi > }".into(), "bad expression in boxes.read[1].upper: column");
-    check(&|b| b.read.as_mut().unwrap()[0].lower = "n".into(), "bad expression in boxes.read[0].lower: unknown parameter 'n'");
+    check(
+        &|b| b.strides[0] = "w +".into(),
+        "kernel 'col', array 'a': bad expression in boxes.strides[0]: column",
+    );
+    check(
+        &|b| b.strides[0] = "W".into(),
+        "bad expression in boxes.strides[0]: unknown parameter 'W' (parameters: w, lo, hi)",
+    );
+    check(
+        &|b| b.read.as_mut().unwrap()[1].upper = "[w, lo, hi] -> { [(hi - 1)] : hi > }".into(),
+        "bad expression in boxes.read[1].upper: column",
+    );
+    check(
+        &|b| b.read.as_mut().unwrap()[0].lower = "n".into(),
+        "bad expression in boxes.read[0].lower: unknown parameter 'n'",
+    );
 
     // boxes on an array transferred whole
     let mut f = boxed_file();
     f.kernels[0].arrays[0].status = ArrayStatus::Whole { reason: "x".into() };
-    assert!(f.validate().unwrap_err().to_string().contains("boxes for an array that is transferred whole"));
+    assert!(f
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("boxes for an array that is transferred whole"));
 
     // box-check arguments: only for an array with boxes, dimensions 1.., guarded
     let mut f = boxed_file();
-    f.kernels[0].subkernel.as_mut().unwrap().extra_args[1].meaning = ExtraArgMeaning::BoxStride { arg_index: 0, dim: 0 };
+    f.kernels[0].subkernel.as_mut().unwrap().extra_args[1].meaning = ExtraArgMeaning::BoxStride {
+        arg_index: 0,
+        dim: 0,
+    };
     let err = f.validate().unwrap_err().to_string();
-    assert!(err.contains("refers to box dimension 0 of argument 'a', not in 1..2"), "{err}");
+    assert!(
+        err.contains("refers to box dimension 0 of argument 'a', not in 1..2"),
+        "{err}"
+    );
     let mut f = boxed_file();
-    f.kernels[0].subkernel.as_mut().unwrap().extra_args[2].meaning = ExtraArgMeaning::BoxReadHi { arg_index: 0, dim: 2 };
-    assert!(f.validate().unwrap_err().to_string().contains("box dimension 2"));
+    f.kernels[0].subkernel.as_mut().unwrap().extra_args[2].meaning = ExtraArgMeaning::BoxReadHi {
+        arg_index: 0,
+        dim: 2,
+    };
+    assert!(f
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("box dimension 2"));
     let mut f = boxed_file();
     f.kernels[0].arrays[0].boxes = None;
     let err = f.validate().unwrap_err().to_string();
-    assert!(err.contains("is a box check of argument 'a', which has no boxes"), "{err}");
+    assert!(
+        err.contains("is a box check of argument 'a', which has no boxes"),
+        "{err}"
+    );
     let mut f = boxed_file();
     f.kernels[0].subkernel.as_mut().unwrap().guarded.clear();
     let err = f.validate().unwrap_err().to_string();
     assert!(err.contains("which the subkernel does not guard"), "{err}");
     let mut f = boxed_file();
-    f.kernels[0].subkernel.as_mut().unwrap().extra_args[1].meaning = ExtraArgMeaning::BoxExtent { arg_index: 1, dim: 1 };
+    f.kernels[0].subkernel.as_mut().unwrap().extra_args[1].meaning = ExtraArgMeaning::BoxExtent {
+        arg_index: 1,
+        dim: 1,
+    };
     let err = f.validate().unwrap_err().to_string();
-    assert!(err.contains("refers to argument 'w', which is not a global or constant buffer"), "{err}");
+    assert!(
+        err.contains("refers to argument 'w', which is not a global or constant buffer"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -776,11 +921,17 @@ fn issue12_boxes_need_format_version_3_and_are_checksummed() {
     let mut f = boxed_file();
     f.format_version = 2;
     let err = f.validate().unwrap_err().to_string();
-    assert_eq!(err, "kernel 'col': array 'a': boxes in a file of format_version 2 (boxes came with version 3)");
+    assert_eq!(
+        err,
+        "kernel 'col': array 'a': boxes in a file of format_version 2 (boxes came with version 3)"
+    );
     // An edit of a box is caught by the array's checksum.
     let text = boxed_file().to_ron_string().unwrap();
     let edited = text.replacen("upper: \"7\"", "upper: \"8\"", 1);
     assert_ne!(edited, text);
     let err = RangeFile::from_ron_str(&edited).unwrap_err().to_string();
-    assert!(err.contains("kernel 'col': array 'a'") && err.contains("checksum mismatch"), "{err}");
+    assert!(
+        err.contains("kernel 'col': array 'a'") && err.contains("checksum mismatch"),
+        "{err}"
+    );
 }

@@ -156,7 +156,11 @@ fn v1_files_are_refused_with_the_regenerate_hint() {
 fn an_edited_v2_sample_names_the_section() {
     let text = std::fs::read_to_string(data("v2_vadd.ranges.ron")).unwrap();
     // Narrow a's slice range: still a consistent file, caught by the checksum.
-    let edited = text.replacen("[(16lo)] : 0 <= lo < hi and N > 16lo", "[(16lo + 1)] : 0 <= lo < hi and N > 16lo", 1);
+    let edited = text.replacen(
+        "[(16lo)] : 0 <= lo < hi and N > 16lo",
+        "[(16lo + 1)] : 0 <= lo < hi and N > 16lo",
+        1,
+    );
     assert_ne!(edited, text);
     let err = RangeFile::from_ron_str(&edited).unwrap_err();
     assert_eq!(

@@ -7,7 +7,9 @@ use std::path::Path;
 use ranges_format::{Condition, PwExpr, RangeFile};
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions")
+        .join(target);
     let mut out = Vec::new();
     for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = e.unwrap().path();
@@ -20,18 +22,25 @@ fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
 
 /// As `fuzz/fuzz_targets/range_file.rs`.
 fn check_range_file(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(f) = RangeFile::from_ron_str_unvalidated(text) {
         let _ = f.validate();
     }
-    let Ok(f) = RangeFile::from_ron_str(text) else { return };
+    let Ok(f) = RangeFile::from_ron_str(text) else {
+        return;
+    };
     let again = f.to_ron_string().unwrap();
     assert_eq!(RangeFile::from_ron_str(&again).unwrap(), f);
     for k in &f.kernels {
         let names = k.param_names();
         let values: Vec<i64> = (0..names.len() as i64).map(|i| i * 37 - 5).collect();
         for a in &k.arrays {
-            for r in [&a.total, &a.slice, &a.read_slice, &a.write_slice].into_iter().flatten() {
+            for r in [&a.total, &a.slice, &a.read_slice, &a.write_slice]
+                .into_iter()
+                .flatten()
+            {
                 let _ = r.bind(&names).unwrap().eval(&values);
             }
         }
@@ -51,7 +60,9 @@ fn check_expr(data: &[u8]) {
             i64::from_le_bytes(b)
         })
         .collect();
-    let Ok(text) = std::str::from_utf8(&data[split..]) else { return };
+    let Ok(text) = std::str::from_utf8(&data[split..]) else {
+        return;
+    };
     if let Ok(e) = PwExpr::parse(text) {
         let mut names: Vec<&str> = e.params().iter().map(String::as_str).collect();
         names.push("zz_extra");

@@ -37,16 +37,29 @@ fn planted_symlinks_are_untouched_and_the_target_is_replaced() {
     assert_eq!(std::fs::read(&target).unwrap(), b"new data");
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     for p in &planted {
-        assert!(std::fs::symlink_metadata(p).unwrap().file_type().is_symlink(), "{}", p.display());
+        assert!(
+            std::fs::symlink_metadata(p)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{}",
+            p.display()
+        );
     }
     // A symlink as the target itself is replaced, not followed.
     let link = d.join("link.npy");
     std::os::unix::fs::symlink(&victim, &link).unwrap();
     write_file(&link, |w| w.write_all(b"x")).unwrap();
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-    assert!(!std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(!std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     // Nothing else was left in the folder.
-    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2 + planted.len() + 1);
+    assert_eq!(
+        std::fs::read_dir(&d).unwrap().count(),
+        2 + planted.len() + 1
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -69,10 +82,16 @@ fn a_failed_write_leaves_no_file_and_no_temporary() {
 #[test]
 fn devices_are_written_in_place() {
     write_file(Path::new("/dev/null"), |w| w.write_all(b"data")).unwrap();
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
     if Path::new("/dev/full").exists() {
         let err = write_file(Path::new("/dev/full"), |w| w.write_all(&[0u8; 8192])).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(28), "{err}");
-        assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
     }
 }

@@ -34,7 +34,8 @@ pub const MAX_CACHED: usize = 16;
 
 /// The note a kernel's diagnostics carry when its ranges were specialized on
 /// the launch's values.
-pub const SPECIALIZED_NOTE: &str = "ranges specialized on this launch's NDRange sizes and scalar arguments";
+pub const SPECIALIZED_NOTE: &str =
+    "ranges specialized on this launch's NDRange sizes and scalar arguments";
 
 /// Errors of a session.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +54,11 @@ pub enum SessionError {
     NotSource { file: String, what: &'static str },
     /// A kernel name the range file does not hold.
     #[error("kernel '{name}': no such kernel in the range file (valid kernels: {available})")]
-    UnknownKernel { file: String, name: String, available: String },
+    UnknownKernel {
+        file: String,
+        name: String,
+        available: String,
+    },
     /// A range file without kernels.
     #[error("{file}: the range file holds no kernel")]
     NoKernel { file: String },
@@ -91,7 +96,13 @@ pub struct LaunchConfig {
 
 impl Default for LaunchConfig {
     fn default() -> LaunchConfig {
-        LaunchConfig { global: Vec::new(), local: Vec::new(), scalars: BTreeMap::new(), split_dim: None, counts: Counts::Written }
+        LaunchConfig {
+            global: Vec::new(),
+            local: Vec::new(),
+            scalars: BTreeMap::new(),
+            split_dim: None,
+            counts: Counts::Written,
+        }
     }
 }
 
@@ -104,7 +115,11 @@ impl LaunchConfig {
 
     /// A configuration with no scalar values and the split dimension chosen.
     pub fn new(global: &[u64], local: &[u64]) -> LaunchConfig {
-        LaunchConfig { global: global.to_vec(), local: local.to_vec(), ..Default::default() }
+        LaunchConfig {
+            global: global.to_vec(),
+            local: local.to_vec(),
+            ..Default::default()
+        }
     }
 
     /// Adds the integer values of `NAME=VALUE` argument specs (as `clpart run
@@ -124,7 +139,10 @@ impl LaunchConfig {
 /// Where the session's ranges come from.
 enum Origin {
     /// Kernel source, parsed once.
-    Source { program: Program, build_options: Vec<String> },
+    Source {
+        program: Program,
+        build_options: Vec<String>,
+    },
     /// A range file (already validated by its reader).
     RangeFile(RangeFile),
 }
@@ -148,10 +166,15 @@ impl Session {
     /// Parses `source` (named `file` in messages) with the clang options
     /// `build_options` (`-D`, `-I`): the only libclang parse of the session.
     pub fn from_source(file: &str, source: &str, build_options: &[String]) -> Result<Session> {
-        let parse = coarsen::ParseOptions { clang_args: build_options.to_vec() };
+        let parse = coarsen::ParseOptions {
+            clang_args: build_options.to_vec(),
+        };
         let program = coarsen::parse_program(file, source, &parse)?;
         Ok(Session {
-            origin: Origin::Source { program, build_options: build_options.to_vec() },
+            origin: Origin::Source {
+                program,
+                build_options: build_options.to_vec(),
+            },
             launches: Vec::new(),
             fallback_unsplit: false,
         })
@@ -159,7 +182,11 @@ impl Session {
 
     /// A session over an analyzed range file: launches use its ranges as they are.
     pub fn from_range_file(file: RangeFile) -> Session {
-        Session { origin: Origin::RangeFile(file), launches: Vec::new(), fallback_unsplit: false }
+        Session {
+            origin: Origin::RangeFile(file),
+            launches: Vec::new(),
+            fallback_unsplit: false,
+        }
     }
 
     /// When the analysis of a launch fails (a limit of the analysis, not a
@@ -187,7 +214,10 @@ impl Session {
     }
 
     fn source_program(&self, what: &'static str) -> Result<&Program> {
-        self.program().ok_or_else(|| SessionError::NotSource { file: self.file_name().to_string(), what })
+        self.program().ok_or_else(|| SessionError::NotSource {
+            file: self.file_name().to_string(),
+            what,
+        })
     }
 
     /// The kernel `name`, or the first kernel: its name.
@@ -201,7 +231,9 @@ impl Session {
     /// The kernel's arguments in order (kind, element type and size).
     pub fn arg_infos(&self, kernel: &str) -> Result<Vec<ArgInfo>> {
         let mut infos = match &self.origin {
-            Origin::Source { program, .. } => partitioner::args::arg_infos(program.kernel(Some(kernel))?),
+            Origin::Source { program, .. } => {
+                partitioner::args::arg_infos(program.kernel(Some(kernel))?)
+            }
             Origin::RangeFile(rf) => range_file_kernel(rf, Some(kernel))?.args.clone(),
         };
         infos.sort_by_key(|a| a.index);
@@ -220,14 +252,23 @@ impl Session {
         let program = self.source_program("the analysis")?;
         let start = std::time::Instant::now();
         let deadline = partitioner::deadline(&options.analysis, start);
-        let acc = access_analysis::analyze_kernel_until(program, kernel, &options.analysis, deadline.unwrap_or(start))?;
-        Ok(partitioner::partition_kernel(program, &acc, options, deadline)?)
+        let acc = access_analysis::analyze_kernel_until(
+            program,
+            kernel,
+            &options.analysis,
+            deadline.unwrap_or(start),
+        )?;
+        Ok(partitioner::partition_kernel(
+            program, &acc, options, deadline,
+        )?)
     }
 
     /// The range file of `kernel`, or of every kernel (`clpart analyze`).
     pub fn analyze(&self, kernel: Option<&str>, options: &PartitionOptions) -> Result<RangeFile> {
         let program = self.source_program("the analysis")?;
-        let Origin::Source { build_options, .. } = &self.origin else { unreachable!("source_program checked the origin") };
+        let Origin::Source { build_options, .. } = &self.origin else {
+            unreachable!("source_program checked the origin")
+        };
         let names: Vec<String> = match kernel {
             Some(k) => vec![program.kernel(Some(k))?.name.clone()],
             None => {
@@ -257,7 +298,12 @@ impl Session {
     /// The launcher plan of one launch of `kernel` (ranges bound once,
     /// programs built per device on first use), cached per configuration;
     /// also says whether the analysis ran for this call.
-    pub fn plan(&mut self, runtime: &launcher::Runtime, kernel: &str, config: &LaunchConfig) -> Result<(&mut launcher::Plan, bool)> {
+    pub fn plan(
+        &mut self,
+        runtime: &launcher::Runtime,
+        kernel: &str,
+        config: &LaunchConfig,
+    ) -> Result<(&mut launcher::Plan, bool)> {
         let (idx, analyzed) = self.launch_idx(kernel, config)?;
         let launch = &mut self.launches[idx];
         if launch.plan.is_none() {
@@ -268,7 +314,12 @@ impl Session {
 
     /// The ranges and the plan of one launch, taken out of the session (for
     /// callers that keep them, such as the bench and the tests).
-    pub fn into_launch(mut self, runtime: &launcher::Runtime, kernel: &str, config: &LaunchConfig) -> Result<(RangeFile, launcher::Plan)> {
+    pub fn into_launch(
+        mut self,
+        runtime: &launcher::Runtime,
+        kernel: &str,
+        config: &LaunchConfig,
+    ) -> Result<(RangeFile, launcher::Plan)> {
         self.plan(runtime, kernel, config)?;
         let idx = self.launch_idx(kernel, config)?.0;
         let launch = self.launches.swap_remove(idx);
@@ -276,9 +327,16 @@ impl Session {
     }
 
     /// The ranges and the plan of a cached launch (after [`Session::plan`]).
-    pub fn launch_parts(&mut self, kernel: &str, config: &LaunchConfig) -> Option<(&RangeFile, &mut launcher::Plan)> {
+    pub fn launch_parts(
+        &mut self,
+        kernel: &str,
+        config: &LaunchConfig,
+    ) -> Option<(&RangeFile, &mut launcher::Plan)> {
         let config = self.key(config);
-        let l = self.launches.iter_mut().find(|l| l.kernel == kernel && l.config == config)?;
+        let l = self
+            .launches
+            .iter_mut()
+            .find(|l| l.kernel == kernel && l.config == config)?;
         Some((&l.file, l.plan.as_mut()?))
     }
 
@@ -293,7 +351,11 @@ impl Session {
     /// The index of the cached launch, analyzing it when new.
     fn launch_idx(&mut self, kernel: &str, config: &LaunchConfig) -> Result<(usize, bool)> {
         let key = self.key(config);
-        if let Some(i) = self.launches.iter().position(|l| l.kernel == kernel && l.config == key) {
+        if let Some(i) = self
+            .launches
+            .iter()
+            .position(|l| l.kernel == kernel && l.config == key)
+        {
             return Ok((i, false));
         }
         let file = match &self.origin {
@@ -303,26 +365,39 @@ impl Session {
             }
             Origin::Source { .. } => match self.analyze_for_launch(kernel, config) {
                 Ok(f) => f,
-                Err(e) if self.fallback_unsplit && !matches!(e, SessionError::Coarsen(_)) => self.unsplit_file(kernel, config, &e.to_string())?,
+                Err(e) if self.fallback_unsplit && !matches!(e, SessionError::Coarsen(_)) => {
+                    self.unsplit_file(kernel, config, &e.to_string())?
+                }
                 Err(e) => return Err(e),
             },
         };
         if self.launches.len() >= MAX_CACHED {
             self.launches.remove(0);
         }
-        self.launches.push(Launch { kernel: kernel.to_string(), config: key, file, plan: None });
+        self.launches.push(Launch {
+            kernel: kernel.to_string(),
+            config: key,
+            file,
+            plan: None,
+        });
         Ok((self.launches.len() - 1, true))
     }
 
     fn analyze_for_launch(&self, kernel: &str, config: &LaunchConfig) -> Result<RangeFile> {
-        let mut po = PartitionOptions { split_dim: config.split_dim, counts: config.counts, ..Default::default() };
+        let mut po = PartitionOptions {
+            split_dim: config.split_dim,
+            counts: config.counts,
+            ..Default::default()
+        };
         let mut ls = [1i64; 3];
         for (i, l) in config.local.iter().take(3).enumerate() {
             ls[i] = *l as i64;
         }
         po.analysis.local_size = Some(ls);
         let rf = self.analyze(Some(kernel), &po)?;
-        let Some(k) = rf.kernels.first() else { return Ok(rf) };
+        let Some(k) = rf.kernels.first() else {
+            return Ok(rf);
+        };
         // Specialization may help where writes were not proved disjoint, or a
         // written array could not be bounded (a subscript dividing by a
         // scalar, `i / stride`, becomes quasi-affine with the value known).
@@ -330,7 +405,9 @@ impl Session {
             matches!(a.status, ranges_format::ArrayStatus::Whole { .. })
                 && matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW)
         };
-        let may_help = k.arrays.iter().any(|a| written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices));
+        let may_help = k.arrays.iter().any(|a| {
+            written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices)
+        });
         if k.splittable || !may_help {
             return Ok(rf);
         }
@@ -341,7 +418,10 @@ impl Session {
             let is_int_scalar = k.args.iter().any(|a| {
                 &a.name == name
                     && a.kind == ArgKind::Scalar
-                    && ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"].contains(&a.elem_type.as_str())
+                    && [
+                        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                    ]
+                    .contains(&a.elem_type.as_str())
             });
             if is_int_scalar {
                 po.analysis.specialize.insert(name.clone(), *v);
@@ -359,7 +439,9 @@ impl Session {
     /// could not handle.
     fn unsplit_file(&self, kernel: &str, config: &LaunchConfig, why: &str) -> Result<RangeFile> {
         let program = self.source_program("the analysis")?;
-        let Origin::Source { build_options, .. } = &self.origin else { unreachable!("source_program checked the origin") };
+        let Origin::Source { build_options, .. } = &self.origin else {
+            unreachable!("source_program checked the origin")
+        };
         let mut file = RangeFile::new(&program.file, &program.source);
         file.build_options = build_options.clone();
         file.kernels.push(KernelRanges {
@@ -381,11 +463,23 @@ impl Session {
 
 fn range_file_kernel<'a>(rf: &'a RangeFile, name: Option<&str>) -> Result<&'a KernelRanges> {
     match name {
-        None => rf.kernels.first().ok_or_else(|| SessionError::NoKernel { file: rf.source_name.clone() }),
-        Some(n) => rf.kernels.iter().find(|k| k.name == n).ok_or_else(|| SessionError::UnknownKernel {
+        None => rf.kernels.first().ok_or_else(|| SessionError::NoKernel {
             file: rf.source_name.clone(),
-            name: n.to_string(),
-            available: rf.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
         }),
+        Some(n) => {
+            rf.kernels
+                .iter()
+                .find(|k| k.name == n)
+                .ok_or_else(|| SessionError::UnknownKernel {
+                    file: rf.source_name.clone(),
+                    name: n.to_string(),
+                    available: rf
+                        .kernels
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+        }
     }
 }

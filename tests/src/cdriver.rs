@@ -38,12 +38,15 @@ pub fn run_coarsened(
     dir: &Path,
     options: &DriverOptions,
 ) -> Result<Vec<Traced>, String> {
-    let emit = coarsen::EmitOptions { trace: options.trace };
+    let emit = coarsen::EmitOptions {
+        trace: options.trace,
+    };
     let c = coarsen::emit_c_with(program, kernel, &emit).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("clpart_coarsen.h"), coarsen::C_HEADER).unwrap();
     std::fs::write(dir.join("kernel.c"), c).unwrap();
     let k = program.kernel(Some(kernel)).map_err(|e| e.to_string())?;
-    let mut main = String::from("#include \"clpart_coarsen.h\"\n#include <stdio.h>\n#include <stdlib.h>\n");
+    let mut main =
+        String::from("#include \"clpart_coarsen.h\"\n#include <stdio.h>\n#include <stdlib.h>\n");
     if options.trace {
         let n = k.params.len().max(1);
         writeln!(main, "FILE *clpart_trace_file; size_t clpart_trace_group[3]; char *clpart_bufs[{n}]; size_t clpart_lens[{n}];").unwrap();
@@ -61,7 +64,13 @@ pub fn run_coarsened(
     for t in &program.type_decls {
         writeln!(main, "{t}").unwrap();
     }
-    writeln!(main, "void {kernel}({}{}const clpart_wg *);", params.join(", "), if params.is_empty() { "" } else { ", " }).unwrap();
+    writeln!(
+        main,
+        "void {kernel}({}{}const clpart_wg *);",
+        params.join(", "),
+        if params.is_empty() { "" } else { ", " }
+    )
+    .unwrap();
     main.push_str("static void *load(const char *path, size_t n) { void *p = calloc(n ? n : 1, 1); FILE *f = fopen(path, \"rb\"); if (!f || fread(p, 1, n, f) != n) { fprintf(stderr, \"cannot load %s\\n\", path); exit(3); } fclose(f); return p; }\n");
     main.push_str("static void save(const char *path, const void *p, size_t n) { FILE *f = fopen(path, \"wb\"); fwrite(p, 1, n, f); fclose(f); }\n");
     main.push_str("int main(void) {\n");
@@ -73,9 +82,19 @@ pub fn run_coarsened(
         match v {
             ArgValue::Buffer(b) => {
                 std::fs::write(dir.join(format!("arg{i}.bin")), b.as_bytes()).unwrap();
-                writeln!(main, "    void *a{i} = load(\"arg{i}.bin\", {});", b.as_bytes().len()).unwrap();
+                writeln!(
+                    main,
+                    "    void *a{i} = load(\"arg{i}.bin\", {});",
+                    b.as_bytes().len()
+                )
+                .unwrap();
                 if options.trace {
-                    writeln!(main, "    clpart_bufs[{i}] = a{i}; clpart_lens[{i}] = {};", b.as_bytes().len()).unwrap();
+                    writeln!(
+                        main,
+                        "    clpart_bufs[{i}] = a{i}; clpart_lens[{i}] = {};",
+                        b.as_bytes().len()
+                    )
+                    .unwrap();
                 }
                 call_args.push(format!("a{i}"));
             }
@@ -85,7 +104,13 @@ pub fn run_coarsened(
             }
             ArgValue::Scalar { bytes, .. } => {
                 let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
-                writeln!(main, "    unsigned char s{i}[] = {{{}}}; {} a{i}; memcpy(&a{i}, s{i}, sizeof a{i});", hex.join(", "), params[i]).unwrap();
+                writeln!(
+                    main,
+                    "    unsigned char s{i}[] = {{{}}}; {} a{i}; memcpy(&a{i}, s{i}, sizeof a{i});",
+                    hex.join(", "),
+                    params[i]
+                )
+                .unwrap();
                 call_args.push(format!("a{i}"));
             }
         }
@@ -94,7 +119,13 @@ pub fn run_coarsened(
     let dim = nd.work_dim() as usize;
     let g = |d: usize| if d < dim { nd.global[d] } else { 1 };
     let l = |d: usize| if d < dim { nd.local[d] } else { 1 };
-    let o = |d: usize| if d < dim { nd.offset.get(d).copied().unwrap_or(0) } else { 0 };
+    let o = |d: usize| {
+        if d < dim {
+            nd.offset.get(d).copied().unwrap_or(0)
+        } else {
+            0
+        }
+    };
     writeln!(
         main,
         "    clpart_wg wg = {{ {dim}, {{{}, {}, {}}}, {{{}, {}, {}}}, {{{}, {}, {}}}, {{{}, {}, {}}}, {{0, 0, 0}} }};",
@@ -106,11 +137,22 @@ pub fn run_coarsened(
     if options.trace {
         main.push_str("        clpart_trace_group[0] = x; clpart_trace_group[1] = y; clpart_trace_group[2] = z;\n");
     }
-    writeln!(main, "        {kernel}({}{}&wg);", call_args.join(", "), if call_args.is_empty() { "" } else { ", " }).unwrap();
+    writeln!(
+        main,
+        "        {kernel}({}{}&wg);",
+        call_args.join(", "),
+        if call_args.is_empty() { "" } else { ", " }
+    )
+    .unwrap();
     main.push_str("    }\n");
     for (i, v) in args.values().iter().enumerate() {
         if let ArgValue::Buffer(b) = v {
-            writeln!(main, "    save(\"arg{i}.out\", a{i}, {});", b.as_bytes().len()).unwrap();
+            writeln!(
+                main,
+                "    save(\"arg{i}.out\", a{i}, {});",
+                b.as_bytes().len()
+            )
+            .unwrap();
         }
     }
     if options.trace {
@@ -120,21 +162,47 @@ pub fn run_coarsened(
     std::fs::write(dir.join("main.c"), main).unwrap();
     let out = Command::new("gcc")
         .current_dir(dir)
-        .args(["-std=gnu11", "-O1", "-fwrapv", "-ffp-contract=off", "-fno-fast-math", "-o", "run", "main.c", "kernel.c", "-lm"])
-        .args(if options.trace { &["-DCLPART_TRACE"][..] } else { &[][..] })
+        .args([
+            "-std=gnu11",
+            "-O1",
+            "-fwrapv",
+            "-ffp-contract=off",
+            "-fno-fast-math",
+            "-o",
+            "run",
+            "main.c",
+            "kernel.c",
+            "-lm",
+        ])
+        .args(if options.trace {
+            &["-DCLPART_TRACE"][..]
+        } else {
+            &[][..]
+        })
         .output()
         .map_err(|e| format!("gcc: {e}"))?;
     if !out.status.success() {
-        return Err(format!("gcc failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "gcc failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    let out = Command::new(dir.join("run")).current_dir(dir).output().map_err(|e| format!("run: {e}"))?;
+    let out = Command::new(dir.join("run"))
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("run: {e}"))?;
     if !out.status.success() {
-        return Err(format!("coarsened program failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "coarsened program failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let n = args.values().len();
     for i in 0..n {
         if let Some(b) = args.buffer_at_mut(i as u32) {
-            let bytes = std::fs::read(dir.join(format!("arg{i}.out"))).map_err(|e| e.to_string())?;
+            let bytes =
+                std::fs::read(dir.join(format!("arg{i}.out"))).map_err(|e| e.to_string())?;
             b.as_bytes_mut().copy_from_slice(&bytes);
         }
     }
@@ -146,7 +214,12 @@ pub fn run_coarsened(
             if v[0] < 0 {
                 return Err(format!("access outside every buffer: {line}"));
             }
-            traced.push(Traced { arg_index: v[0] as u32, is_write: v[1] != 0, index: v[2], group: [v[3] as u64, v[4] as u64, v[5] as u64] });
+            traced.push(Traced {
+                arg_index: v[0] as u32,
+                is_write: v[1] != 0,
+                index: v[2],
+                group: [v[3] as u64, v[4] as u64, v[5] as u64],
+            });
         }
     }
     Ok(traced)

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
 }
 
 /// What a corpus kernel's header says the analysis must conclude.
@@ -41,13 +44,19 @@ impl CorpusKernel {
     /// The file relative to the workspace root (`kernels/vadd.cl`), as messages name it.
     pub fn file(&self) -> String {
         let root = workspace_root();
-        self.path.strip_prefix(&root).unwrap_or(&self.path).display().to_string()
+        self.path
+            .strip_prefix(&root)
+            .unwrap_or(&self.path)
+            .display()
+            .to_string()
     }
 
     /// The value of `--flag` in run `i`.
     pub fn run_flag(&self, i: usize, flag: &str) -> Option<String> {
         let r = &self.runs[i];
-        r.iter().position(|a| a == flag).and_then(|p| r.get(p + 1).cloned())
+        r.iter()
+            .position(|a| a == flag)
+            .and_then(|p| r.get(p + 1).cloned())
     }
 
     /// The `--arg NAME=SPEC` pairs of run `i`.
@@ -71,31 +80,54 @@ impl CorpusKernel {
 
     /// The launch configuration of run `i`: its sizes and integer scalars.
     pub fn launch_config(&self, i: usize) -> session::LaunchConfig {
-        let size = |flag| self.run_sizes(i, flag).iter().map(|&x| x as u64).collect::<Vec<u64>>();
-        let specs: Vec<String> = self.run_args(i).iter().map(|(n, s)| format!("{n}={s}")).collect();
-        session::LaunchConfig::new(&size("--global"), &size("--local")).with_specs(&specs).with_counts(session::Counts::All)
+        let size = |flag| {
+            self.run_sizes(i, flag)
+                .iter()
+                .map(|&x| x as u64)
+                .collect::<Vec<u64>>()
+        };
+        let specs: Vec<String> = self
+            .run_args(i)
+            .iter()
+            .map(|(n, s)| format!("{n}={s}"))
+            .collect();
+        session::LaunchConfig::new(&size("--global"), &size("--local"))
+            .with_specs(&specs)
+            .with_counts(session::Counts::All)
     }
 
     /// A comma-separated size list of run `i` (`--global` / `--local`).
     pub fn run_sizes(&self, i: usize, flag: &str) -> Vec<usize> {
         self.run_flag(i, flag)
-            .map(|s| s.split(',').map(|x| x.trim().parse().expect("size")).collect())
+            .map(|s| {
+                s.split(',')
+                    .map(|x| x.trim().parse().expect("size"))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
 
 /// Parses the header of one corpus file.
 pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
-    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let source =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let name = path.file_stem().unwrap().to_string_lossy().into_owned();
     let mut runs = Vec::new();
-    let mut expect = Expect { splittable: true, whole: Vec::new() };
+    let mut expect = Expect {
+        splittable: true,
+        whole: Vec::new(),
+    };
     let mut float = false;
     let mut build = Vec::new();
     let mut uncoarsenable = None;
     for line in source.lines() {
-        let Some(rest) = line.strip_prefix("//") else { break };
-        let Some(d) = rest.trim_start().strip_prefix('@') else { continue };
+        let Some(rest) = line.strip_prefix("//") else {
+            break;
+        };
+        let Some(d) = rest.trim_start().strip_prefix('@') else {
+            continue;
+        };
         let (key, val) = d.split_once(' ').unwrap_or((d, ""));
         match key {
             "run" => runs.push(val.split_whitespace().map(String::from).collect()),
@@ -114,7 +146,16 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
             _ => {}
         }
     }
-    CorpusKernel { path: path.to_path_buf(), name, source, runs, expect, float, build, uncoarsenable }
+    CorpusKernel {
+        path: path.to_path_buf(),
+        name,
+        source,
+        runs,
+        expect,
+        float,
+        build,
+        uncoarsenable,
+    }
 }
 
 /// Every corpus kernel (`kernels/*.cl`), sorted by name.
@@ -161,14 +202,21 @@ pub fn check_golden(rel: &str, actual: &str) -> Result<(), String> {
     if expected == actual {
         return Ok(());
     }
-    Err(format!("{rel}: output differs from the golden file (run with CLPART_BLESS=1 to update)\n{}", diff(&expected, actual)))
+    Err(format!(
+        "{rel}: output differs from the golden file (run with CLPART_BLESS=1 to update)\n{}",
+        diff(&expected, actual)
+    ))
 }
 
 /// A small line diff: the first differing lines with context.
 pub fn diff(expected: &str, actual: &str) -> String {
     let e: Vec<&str> = expected.lines().collect();
     let a: Vec<&str> = actual.lines().collect();
-    let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    let first = e
+        .iter()
+        .zip(&a)
+        .position(|(x, y)| x != y)
+        .unwrap_or(e.len().min(a.len()));
     let mut out = String::new();
     for i in first.saturating_sub(2)..(first + 6).min(e.len().max(a.len())) {
         match (e.get(i), a.get(i)) {
@@ -211,36 +259,66 @@ pub fn split_runs(
 ) -> Result<Vec<launcher::RunReport>, String> {
     let config = k.launch_config(run);
     let mut session = k.session().map_err(|e| e.to_string())?;
-    let (plan, _) = session.plan(rt, &k.name, &config).map_err(|e| e.to_string())?;
-    let specs: Vec<String> = k.run_args(run).iter().map(|(n, s)| format!("{n}={s}")).collect();
+    let (plan, _) = session
+        .plan(rt, &k.name, &config)
+        .map_err(|e| e.to_string())?;
+    let specs: Vec<String> = k
+        .run_args(run)
+        .iter()
+        .map(|(n, s)| format!("{n}={s}"))
+        .collect();
     let pristine = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
     let nd = launcher::NdRange::new(&config.global, &config.local).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for shares in share_sets {
         let mut args = pristine.clone();
-        out.push(launcher::launch(plan, &nd, &mut args, shares, options).map_err(|e| format!("{shares:?}: {e}"))?);
+        out.push(
+            launcher::launch(plan, &nd, &mut args, shares, options)
+                .map_err(|e| format!("{shares:?}: {e}"))?,
+        );
     }
     Ok(out)
 }
 
 /// Checks split runs: verified, and split exactly when the corpus expects it.
-pub fn check_split(rt: &launcher::Runtime, k: &CorpusKernel, run: usize, share_sets: &[&[(usize, f64)]]) -> Result<(), String> {
-    let opts = launcher::LaunchOptions { verify: true, ..Default::default() };
-    let reports = split_runs(rt, k, run, share_sets, &opts).map_err(|e| format!("{} run {run}: {e}", k.name))?;
+pub fn check_split(
+    rt: &launcher::Runtime,
+    k: &CorpusKernel,
+    run: usize,
+    share_sets: &[&[(usize, f64)]],
+) -> Result<(), String> {
+    let opts = launcher::LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
+    let reports = split_runs(rt, k, run, share_sets, &opts)
+        .map_err(|e| format!("{} run {run}: {e}", k.name))?;
     for (r, shares) in reports.iter().zip(share_sets) {
         if r.verified != Some(true) {
-            return Err(format!("{} run {run} {shares:?}: split output differs from unsplit: {:?}", k.name, r.mismatch));
+            return Err(format!(
+                "{} run {run} {shares:?}: split output differs from unsplit: {:?}",
+                k.name, r.mismatch
+            ));
         }
         // Issue 10: the run-time guard is on and never fires on the corpus.
         if r.guard_fired {
-            return Err(format!("{} run {run} {shares:?}: the run-time guard fired: {:?}", k.name, r.reason));
+            return Err(format!(
+                "{} run {run} {shares:?}: the run-time guard fired: {:?}",
+                k.name, r.reason
+            ));
         }
         let n_active = shares.iter().filter(|s| s.1 > 0.0).count();
         if k.expect.splittable && n_active > 1 && !r.split {
-            return Err(format!("{} run {run}: expected to split, ran whole: {:?}", k.name, r.reason));
+            return Err(format!(
+                "{} run {run}: expected to split, ran whole: {:?}",
+                k.name, r.reason
+            ));
         }
         if !k.expect.splittable && r.split {
-            return Err(format!("{} run {run}: expected not splittable, but it ran split", k.name));
+            return Err(format!(
+                "{} run {run}: expected not splittable, but it ran split",
+                k.name
+            ));
         }
     }
     Ok(())

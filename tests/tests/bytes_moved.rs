@@ -16,14 +16,34 @@ fn check_near_exact(name: &str) {
     let rt = launcher::Runtime::new().unwrap();
     let k = kernel(name);
     for run in 0..k.runs.len() {
-        let r = &split_runs(&rt, &k, run, &[&[(0, 0.5), (1, 0.5)]], &LaunchOptions { verify: true, ..Default::default() }).unwrap()[0];
+        let r = &split_runs(
+            &rt,
+            &k,
+            run,
+            &[&[(0, 0.5), (1, 0.5)]],
+            &LaunchOptions {
+                verify: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()[0];
         assert_eq!(r.verified, Some(true));
         assert!(r.split, "{name}: {:?}", r.reason);
         let exact = r.bytes_exact.expect("counts available") as f64;
         let total = r.bytes_total as f64;
-        assert!(total <= exact * 1.05, "{name} run {run}: bytes_total {total} vs bytes_exact {exact}");
-        assert!(total >= exact, "{name} run {run}: moved fewer bytes ({total}) than the footprint ({exact})");
-        assert!(total < 0.8 * r.bytes_whole_buffers as f64, "{name} run {run}: {total} vs whole buffers {}", r.bytes_whole_buffers);
+        assert!(
+            total <= exact * 1.05,
+            "{name} run {run}: bytes_total {total} vs bytes_exact {exact}"
+        );
+        assert!(
+            total >= exact,
+            "{name} run {run}: moved fewer bytes ({total}) than the footprint ({exact})"
+        );
+        assert!(
+            total < 0.8 * r.bytes_whole_buffers as f64,
+            "{name} run {run}: {total} vs whole buffers {}",
+            r.bytes_whole_buffers
+        );
     }
 }
 
@@ -43,7 +63,11 @@ fn vector_add_too_big_for_one_device_runs_split() {
     let rt = launcher::Runtime::new().unwrap();
     let k = kernel("vadd");
     // Run 0: 1024 ints per array, 12 KiB in all; cap each device at 8 KiB.
-    let cap = LaunchOptions { verify: true, mem_cap_bytes: Some(8 * 1024), ..Default::default() };
+    let cap = LaunchOptions {
+        verify: true,
+        mem_cap_bytes: Some(8 * 1024),
+        ..Default::default()
+    };
     let one = split_runs(&rt, &k, 0, &[&[(0, 1.0), (1, 0.0)]], &cap);
     assert!(one.is_err(), "one device must refuse: {one:?}");
     let msg = one.unwrap_err();

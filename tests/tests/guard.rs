@@ -20,7 +20,14 @@ fn runtime() -> Runtime {
     .clone()
 }
 
-fn plan(rt: &Runtime, name: &str, source: &str, global: &[u64], local: &[u64], scalars: &[(&str, i64)]) -> Plan {
+fn plan(
+    rt: &Runtime,
+    name: &str,
+    source: &str,
+    global: &[u64],
+    local: &[u64],
+    scalars: &[(&str, i64)],
+) -> Plan {
     let mut config = session::LaunchConfig::new(global, local);
     for (n, v) in scalars {
         config.scalars.insert(n.to_string(), *v);
@@ -33,7 +40,8 @@ fn args(p: &Plan, specs: &[&str]) -> KernelArgs {
     p.args_from_specs(specs).unwrap()
 }
 
-const VADD: &str = "__kernel void vadd(__global const int *a, __global const int *b, __global int *c) {
+const VADD: &str =
+    "__kernel void vadd(__global const int *a, __global const int *b, __global int *c) {
     int i = get_global_id(0);
     c[i] = a[i] + b[i];
 }";
@@ -45,7 +53,10 @@ fn issue10_guard_never_fires_on_a_correct_split() {
     assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
     let nd = NdRange::new(&[1024], &[64]).unwrap();
     let mut a = args(&p, &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024"]);
-    let opts = LaunchOptions { verify: true, ..Default::default() };
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
 }
@@ -60,18 +71,29 @@ fn issue10_guard_catches_an_under_approximated_range_and_reruns_unsplit() {
     let mut want = pristine.clone();
     p.run_whole(0, &nd, &mut want).unwrap();
     // The test hook makes 'a''s read range one element short on every device.
-    let opts = LaunchOptions { verify: true, test_underapproximate: Some("a".into()), ..Default::default() };
+    let opts = LaunchOptions {
+        verify: true,
+        test_underapproximate: Some("a".into()),
+        ..Default::default()
+    };
     let mut got = pristine.clone();
     let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.guard_fired, "the guard must fire: {r}");
     assert!(!r.split, "the launch re-ran unsplit: {r}");
     let reason = r.reason.clone().unwrap_or_default();
-    assert!(reason.contains("'a'") && reason.contains("run-time guard"), "{reason}");
+    assert!(
+        reason.contains("'a'") && reason.contains("run-time guard"),
+        "{reason}"
+    );
     assert_eq!(r.verified, Some(true), "{r}");
-    assert_eq!(got.buffer("c").unwrap().as_bytes(), want.buffer("c").unwrap().as_bytes());
+    assert_eq!(
+        got.buffer("c").unwrap().as_bytes(),
+        want.buffer("c").unwrap().as_bytes()
+    );
 }
 
-const SCRATCH: &str = "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {
+const SCRATCH: &str =
+    "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {
     int l = get_local_id(0);
     tmp[l] = in[get_global_id(0)] * 2.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -84,13 +106,26 @@ fn issue10_a_local_argument_too_small_is_an_error_not_a_corruption() {
     let mut p = plan(&rt, "scratch", SCRATCH, &[256], &[64], &[]);
     let nd = NdRange::new(&[256], &[64]).unwrap();
     let mut a = args(&p, &["in=rand:256:1", "out=zeros:256", "tmp=local:1"]);
-    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
     assert!(err.to_string().contains("__local argument 'tmp'"), "{err}");
-    assert!(a.buffer("out").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
+    assert!(
+        a.buffer("out").unwrap().as_bytes().iter().all(|&b| b == 0),
+        "nothing is written back"
+    );
     // The right size splits and verifies.
     let mut a = args(&p, &["in=rand:256:1", "out=zeros:256", "tmp=local:64"]);
-    let opts = LaunchOptions { verify: true, ..Default::default() };
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
 }
@@ -100,8 +135,18 @@ fn issue10_a_local_argument_beyond_local_memory_is_refused_before_running() {
     let rt = runtime();
     let mut p = plan(&rt, "scratch", SCRATCH, &[256], &[64], &[]);
     let nd = NdRange::new(&[256], &[64]).unwrap();
-    let mut a = args(&p, &["in=rand:256:1", "out=zeros:256", "tmp=local:268435456"]);
-    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    let mut a = args(
+        &p,
+        &["in=rand:256:1", "out=zeros:256", "tmp=local:268435456"],
+    );
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, LaunchError::LocalTooLarge { .. }), "{err}");
 }
 
@@ -119,10 +164,24 @@ fn issue10_a_host_buffer_too_small_for_a_whole_array_is_caught() {
     let nd = NdRange::new(&[64], &[16]).unwrap();
     // idx = 0..63 but 'a' holds 10 elements.
     let mut a = args(&p, &["idx=seq:64", "a=zeros:10"]);
-    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
-    assert!(err.to_string().contains("array 'a' outside its 10 elements"), "{err}");
-    assert!(a.buffer("a").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
+    assert!(
+        err.to_string()
+            .contains("array 'a' outside its 10 elements"),
+        "{err}"
+    );
+    assert!(
+        a.buffer("a").unwrap().as_bytes().iter().all(|&b| b == 0),
+        "nothing is written back"
+    );
 }
 
 #[test]
@@ -131,7 +190,11 @@ fn issue10_unchecked_runs_without_the_guard() {
     let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
     let nd = NdRange::new(&[1024], &[64]).unwrap();
     let mut a = args(&p, &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024"]);
-    let opts = LaunchOptions { verify: true, unchecked: true, ..Default::default() };
+    let opts = LaunchOptions {
+        verify: true,
+        unchecked: true,
+        ..Default::default()
+    };
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
 }
@@ -141,7 +204,15 @@ fn issue10_unchecked_runs_without_the_guard() {
 /// the ids (a 2-D stencil), an early `return` under a padded NDRange with a
 /// loop counting down, and `__local` tiles loaded in a loop.
 /// (name, source, global, local, arguments, array whose window is cut, output)
-type FastCase = (&'static str, &'static str, &'static [u64], &'static [u64], &'static [&'static str], &'static str, &'static str);
+type FastCase = (
+    &'static str,
+    &'static str,
+    &'static [u64],
+    &'static [u64],
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+);
 
 const FAST_PATH_KERNELS: [FastCase; 3] = [
     (
@@ -210,8 +281,11 @@ __kernel void tiled(__global const float *a, __global const float *b, __global f
 fn issue10_the_per_group_test_never_trusts_a_short_window() {
     let rt = runtime();
     for (name, src, global, local, specs, short, out) in FAST_PATH_KERNELS {
-        let scalars: Vec<(&str, i64)> =
-            specs.iter().filter_map(|s| s.split_once('=')).filter_map(|(n, v)| v.parse().ok().map(|v| (n, v))).collect();
+        let scalars: Vec<(&str, i64)> = specs
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .filter_map(|(n, v)| v.parse().ok().map(|v| (n, v)))
+            .collect();
         let mut p = plan(&rt, name, src, global, local, &scalars);
         assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
         let nd = NdRange::new(global, local).unwrap();
@@ -220,17 +294,34 @@ fn issue10_the_per_group_test_never_trusts_a_short_window() {
         p.run_whole(0, &nd, &mut want).unwrap();
         // a correct split: the groups pass their test, nothing fires
         let mut got = pristine.clone();
-        let opts = LaunchOptions { verify: true, ..Default::default() };
+        let opts = LaunchOptions {
+            verify: true,
+            ..Default::default()
+        };
         let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-        assert!(r.split && !r.guard_fired && r.verified == Some(true), "{name}: {r}");
+        assert!(
+            r.split && !r.guard_fired && r.verified == Some(true),
+            "{name}: {r}"
+        );
         // a window one element short: the group that needs the element
         // fails its test, runs the checked copy, and the guard fires
         let mut got = pristine.clone();
-        let opts = LaunchOptions { verify: true, test_underapproximate: Some(short.into()), ..Default::default() };
+        let opts = LaunchOptions {
+            verify: true,
+            test_underapproximate: Some(short.into()),
+            ..Default::default()
+        };
         let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-        assert!(r.guard_fired && !r.split, "{name}: the guard must fire on '{short}': {r}");
+        assert!(
+            r.guard_fired && !r.split,
+            "{name}: the guard must fire on '{short}': {r}"
+        );
         assert_eq!(r.verified, Some(true), "{name}: {r}");
-        assert_eq!(got.buffer(out).unwrap().as_bytes(), want.buffer(out).unwrap().as_bytes(), "{name}");
+        assert_eq!(
+            got.buffer(out).unwrap().as_bytes(),
+            want.buffer(out).unwrap().as_bytes(),
+            "{name}"
+        );
     }
 }
 
@@ -259,11 +350,25 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
     let mut p = plan(&rt, "shift", POINTS, &[64], &[16], &[]);
     assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
     let mut a = args(&p, &["p=zeros:10", "d=1.5"]);
-    assert_eq!(a.buffer("p").unwrap().as_bytes().len(), 10 * 12, "sized by OpenCL C's layout");
-    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    assert_eq!(
+        a.buffer("p").unwrap().as_bytes().len(),
+        10 * 12,
+        "sized by OpenCL C's layout"
+    );
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, LaunchError::BufferTooSmall { .. }), "{err}");
     let mut a = args(&p, &["p=zeros:64", "d=1.5"]);
-    let opts = LaunchOptions { verify: true, ..Default::default() };
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
     let r = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
     let bytes = a.buffer("p").unwrap().as_bytes();
@@ -275,16 +380,31 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
 
     let mut p = plan(&rt, "shift", POINTS_INDIRECT, &[64], &[16], &[]);
     let mut a = args(&p, &["p=zeros:10", "idx=seq:64", "d=1.5"]);
-    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &LaunchOptions::default()).unwrap_err();
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
-    assert!(err.to_string().contains("array 'p' outside its 10 elements"), "{err}");
-    assert!(a.buffer("p").unwrap().as_bytes().iter().all(|&b| b == 0), "nothing is written back");
+    assert!(
+        err.to_string()
+            .contains("array 'p' outside its 10 elements"),
+        "{err}"
+    );
+    assert!(
+        a.buffer("p").unwrap().as_bytes().iter().all(|&b| b == 0),
+        "nothing is written back"
+    );
 }
 
 /// Issue 12: a column walk reads one column band of every row. Its read
 /// box is that band, much smaller than its 1-D hull (every element between
 /// the first row's first column and the last row's last one).
-const COLSUM: &str = "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
+const COLSUM: &str =
+    "__kernel void colsum(__global const float *A, __global float *out, int m, int n) {
     int j = get_global_id(0);
     if (j < n) {
         float s = 0.0f;
@@ -302,43 +422,91 @@ const COLSUM: &str = "__kernel void colsum(__global const float *A, __global flo
 #[test]
 fn issue12_the_guard_checks_boxes_and_catches_a_short_box() {
     let rt = runtime();
-    type Case<'a> = (&'a str, &'a str, &'a [u64], &'a [u64], &'a [&'a str], &'a str, &'a str);
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a [u64],
+        &'a [u64],
+        &'a [&'a str],
+        &'a str,
+        &'a str,
+    );
     let (sname, ssrc, sglobal, slocal, sspecs, sin, sout) = FAST_PATH_KERNELS[0];
     let cases: [Case; 2] = [
-        ("colsum", COLSUM, &[256], &[32], &["A=rand:2560:1", "out=zeros:256", "m=10", "n=256"], "A", "out"),
+        (
+            "colsum",
+            COLSUM,
+            &[256],
+            &[32],
+            &["A=rand:2560:1", "out=zeros:256", "m=10", "n=256"],
+            "A",
+            "out",
+        ),
         (sname, ssrc, sglobal, slocal, sspecs, sin, sout),
     ];
     for (name, src, global, local, specs, boxed, out) in cases {
-        let scalars: Vec<(&str, i64)> =
-            specs.iter().filter_map(|s| s.split_once('=')).filter_map(|(n, v)| v.parse().ok().map(|v| (n, v))).collect();
+        let scalars: Vec<(&str, i64)> = specs
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .filter_map(|(n, v)| v.parse().ok().map(|v| (n, v)))
+            .collect();
         let mut p = plan(&rt, name, src, global, local, &scalars);
         assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
         let k = p.kernel();
         let a = k.arrays.iter().find(|a| a.name == boxed).unwrap();
         assert!(a.boxes.is_some(), "{name}: '{boxed}' has boxes");
         let sub = k.subkernel.as_ref().unwrap();
-        assert!(sub.extra_args.iter().any(|e| e.meaning.box_arg() == Some((a.arg_index, 1))), "{name}: box-check arguments");
+        assert!(
+            sub.extra_args
+                .iter()
+                .any(|e| e.meaning.box_arg() == Some((a.arg_index, 1))),
+            "{name}: box-check arguments"
+        );
         let nd = NdRange::new(global, local).unwrap();
         let pristine = args(&p, specs);
         let mut want = pristine.clone();
         p.run_whole(0, &nd, &mut want).unwrap();
         // a correct split
         let mut got = pristine.clone();
-        let opts = LaunchOptions { verify: true, ..Default::default() };
+        let opts = LaunchOptions {
+            verify: true,
+            ..Default::default()
+        };
         let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-        assert!(r.split && !r.guard_fired && r.verified == Some(true), "{name}: {r}");
+        assert!(
+            r.split && !r.guard_fired && r.verified == Some(true),
+            "{name}: {r}"
+        );
         // a box one column short
         let mut got = pristine.clone();
-        let opts = LaunchOptions { verify: true, test_shrink_box: Some(boxed.into()), ..Default::default() };
+        let opts = LaunchOptions {
+            verify: true,
+            test_shrink_box: Some(boxed.into()),
+            ..Default::default()
+        };
         let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-        assert!(r.guard_fired && !r.split, "{name}: the guard must fire on '{boxed}': {r}");
+        assert!(
+            r.guard_fired && !r.split,
+            "{name}: the guard must fire on '{boxed}': {r}"
+        );
         let reason = r.reason.clone().unwrap_or_default();
-        assert!(reason.contains(&format!("'{boxed}' outside its analyzed range")), "{name}: {reason}");
+        assert!(
+            reason.contains(&format!("'{boxed}' outside its analyzed range")),
+            "{name}: {reason}"
+        );
         assert_eq!(r.verified, Some(true), "{name}: {r}");
-        assert_eq!(got.buffer(out).unwrap().as_bytes(), want.buffer(out).unwrap().as_bytes(), "{name}");
+        assert_eq!(
+            got.buffer(out).unwrap().as_bytes(),
+            want.buffer(out).unwrap().as_bytes(),
+            "{name}"
+        );
         // without the guard the same short box goes unnoticed: the check is the guard's
         let mut got = pristine.clone();
-        let opts = LaunchOptions { unchecked: true, test_shrink_box: Some(boxed.into()), ..Default::default() };
+        let opts = LaunchOptions {
+            unchecked: true,
+            test_shrink_box: Some(boxed.into()),
+            ..Default::default()
+        };
         let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
         assert!(r.split && !r.guard_fired, "{name}: {r}");
     }

@@ -22,29 +22,54 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
     let barvinok = partitioner::ehrhart::barvinok_available();
     if let Err(why) = &barvinok {
         let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
-        assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}");
+        assert!(
+            !required,
+            "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}"
+        );
     }
     let (mut affine, mut counted, mut counted_affine) = (0, 0, 0);
     let mut missing = Vec::new();
     for k in corpus() {
-        let Some(global) = k.run_flag(0, "--global") else { continue };
+        let Some(global) = k.run_flag(0, "--global") else {
+            continue;
+        };
         let _ = global;
         let file = format!("kernels/{}.cl", k.name);
-        let mut session = session::Session::from_source(&file, &k.source, &k.build).unwrap_or_else(|e| panic!("{}: {e}", k.name));
-        let rf = session.ranges_for_launch(&k.name, &k.launch_config(0)).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let mut session = session::Session::from_source(&file, &k.source, &k.build)
+            .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let rf = session
+            .ranges_for_launch(&k.name, &k.launch_config(0))
+            .unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let kr = &rf.kernels[0];
-        let buffers: Vec<_> = kr.args.iter().enumerate().filter(|(_, a)| matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer)).collect();
+        let buffers: Vec<_> = kr
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(a.kind, ArgKind::GlobalBuffer | ArgKind::ConstantBuffer))
+            .collect();
         let array = |i: usize| kr.arrays.iter().find(|a| a.arg_index as usize == i);
-        let is_affine = buffers.iter().all(|(i, _)| array(*i).is_some_and(|a| a.status == ArrayStatus::Bounded));
-        let has_exact = buffers.iter().all(|(i, _)| array(*i).is_some_and(|a| a.count_slice.is_some()));
+        let is_affine = buffers
+            .iter()
+            .all(|(i, _)| array(*i).is_some_and(|a| a.status == ArrayStatus::Bounded));
+        let has_exact = buffers
+            .iter()
+            .all(|(i, _)| array(*i).is_some_and(|a| a.count_slice.is_some()));
         affine += is_affine as usize;
         counted += has_exact as usize;
         counted_affine += (is_affine && has_exact) as usize;
         if is_affine && !has_exact {
-            let notes: Vec<&String> = kr.diagnostics.iter().filter(|d| d.contains("no count of")).collect();
-            let over_time = !notes.is_empty() && notes.iter().all(|n| n.contains("counting ran out of time"));
+            let notes: Vec<&String> = kr
+                .diagnostics
+                .iter()
+                .filter(|d| d.contains("no count of"))
+                .collect();
+            let over_time =
+                !notes.is_empty() && notes.iter().all(|n| n.contains("counting ran out of time"));
             if over_time {
-                eprintln!("issue19: {}: counts over the time limit per count: {notes:?}", k.name);
+                eprintln!(
+                    "issue19: {}: counts over the time limit per count: {notes:?}",
+                    k.name
+                );
             } else {
                 missing.push(format!("{}: {notes:?}", k.name));
             }
@@ -55,7 +80,11 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
         if barvinok.is_ok() { "barvinok" } else { "polylib" }
     );
     if barvinok.is_ok() {
-        assert!(missing.is_empty(), "affine kernels without counts:\n{}", missing.join("\n"));
+        assert!(
+            missing.is_empty(),
+            "affine kernels without counts:\n{}",
+            missing.join("\n")
+        );
     }
 }
 
@@ -71,16 +100,30 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
         assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1)");
         return;
     }
-    let k = corpus().into_iter().find(|k| k.name == "stencil3d").expect("stencil3d in the corpus");
-    let session = session::Session::from_source("kernels/stencil3d.cl", &k.source, &k.build).unwrap();
-    let kr = session.analyze_kernel("stencil3d", &Default::default()).unwrap();
+    let k = corpus()
+        .into_iter()
+        .find(|k| k.name == "stencil3d")
+        .expect("stencil3d in the corpus");
+    let session =
+        session::Session::from_source("kernels/stencil3d.cl", &k.source, &k.build).unwrap();
+    let kr = session
+        .analyze_kernel("stencil3d", &Default::default())
+        .unwrap();
     assert_eq!(kr.split_dim, Some(2));
     let a = kr.arrays.iter().find(|a| a.name == "in").unwrap();
-    let (total, slice) = (a.count_total.as_ref().expect("a total count"), a.count_slice.as_ref().expect("a slice count"));
+    let (total, slice) = (
+        a.count_total.as_ref().expect("a total count"),
+        a.count_slice.as_ref().expect("a slice count"),
+    );
     assert!(slice.terms.len() > 1, "counted by parts");
     let names: Vec<&str> = kr.params.iter().map(|p| p.name.as_str()).collect();
     // (nx, ny, nz), global size, global offset, slice [lo, hi) of work-items along z.
-    let cases = [([6, 5, 7], [6, 5, 7], [0, 0, 0], (0, 3)), ([6, 5, 7], [4, 3, 5], [1, 1, 1], (2, 5)), ([5, 6, 4], [8, 8, 8], [0, 0, 0], (1, 8)), ([7, 4, 9], [3, 2, 4], [1, 0, 2], (0, 1))];
+    let cases = [
+        ([6, 5, 7], [6, 5, 7], [0, 0, 0], (0, 3)),
+        ([6, 5, 7], [4, 3, 5], [1, 1, 1], (2, 5)),
+        ([5, 6, 4], [8, 8, 8], [0, 0, 0], (1, 8)),
+        ([7, 4, 9], [3, 2, 4], [1, 0, 2], (0, 1)),
+    ];
     for (n, gs, go, (lo, hi)) in cases {
         let value = |name: &str| -> i64 {
             let d = |s: &str| s[s.len() - 1..].parse::<usize>().unwrap();
@@ -104,8 +147,22 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
             for z in zlo.max(go[2])..zhi.min(go[2] + gs[2]) {
                 for y in go[1]..go[1] + gs[1] {
                     for x in go[0]..go[0] + gs[0] {
-                        if x >= 1 && x < n[0] - 1 && y >= 1 && y < n[1] - 1 && z >= 1 && z < n[2] - 1 {
-                            for (dz, dy, dx) in [(0, 0, 0), (0, 0, -1), (0, 0, 1), (0, -1, 0), (0, 1, 0), (-1, 0, 0), (1, 0, 0)] {
+                        if x >= 1
+                            && x < n[0] - 1
+                            && y >= 1
+                            && y < n[1] - 1
+                            && z >= 1
+                            && z < n[2] - 1
+                        {
+                            for (dz, dy, dx) in [
+                                (0, 0, 0),
+                                (0, 0, -1),
+                                (0, 0, 1),
+                                (0, -1, 0),
+                                (0, 1, 0),
+                                (-1, 0, 0),
+                                (1, 0, 0),
+                            ] {
                                 seen.insert((z + dz, y + dy, x + dx));
                             }
                         }
@@ -115,7 +172,15 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
             seen.len() as i64
         };
         let at = format!("n={n:?} gs={gs:?} go={go:?} slice=[{lo}, {hi})");
-        assert_eq!(ranges_format::eval_count(total, &names, &values).unwrap(), enumerate(i64::MIN / 4, i64::MAX / 4), "total, {at}");
-        assert_eq!(ranges_format::eval_count(slice, &names, &values).unwrap(), enumerate(go[2] + lo, go[2] + hi), "slice, {at}");
+        assert_eq!(
+            ranges_format::eval_count(total, &names, &values).unwrap(),
+            enumerate(i64::MIN / 4, i64::MAX / 4),
+            "total, {at}"
+        );
+        assert_eq!(
+            ranges_format::eval_count(slice, &names, &values).unwrap(),
+            enumerate(go[2] + lo, go[2] + hi),
+            "slice, {at}"
+        );
     }
 }

@@ -6,7 +6,9 @@
 //! devices hold loses nothing.
 
 use clpart_tests::pocl_env;
-use launcher::{ArgValue, BufferSet, DeviceBuffer, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange};
+use launcher::{
+    ArgValue, BufferSet, DeviceBuffer, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange,
+};
 use session::{LaunchConfig, Session};
 
 const SOURCE: &str = r#"
@@ -34,7 +36,11 @@ fn reference(steps: usize) -> (Vec<f32>, Vec<f32>) {
     let mut a = initial();
     let mut b = initial();
     for s in 0..steps {
-        let (src, dst) = if s % 2 == 0 { (&a, &mut b) } else { (&b, &mut a) };
+        let (src, dst) = if s % 2 == 0 {
+            (&a, &mut b)
+        } else {
+            (&b, &mut a)
+        };
         for i in 1..N as usize - 1 {
             dst[i] = 0.33333f32 * (src[i - 1] + src[i] + src[i + 1]);
         }
@@ -53,7 +59,11 @@ fn setup() -> Setup {
     let rt = launcher::Runtime::new().unwrap();
     let session = Session::from_source("jacobi1d.cl", SOURCE, &[]).unwrap();
     let config = LaunchConfig::new(&[N], &[LOCAL]).with_specs(&[format!("n={N}")]);
-    Setup { rt, session, config }
+    Setup {
+        rt,
+        session,
+        config,
+    }
 }
 
 fn placeholder_args(plan: &launcher::Plan) -> KernelArgs {
@@ -62,7 +72,14 @@ fn placeholder_args(plan: &launcher::Plan) -> KernelArgs {
     KernelArgs::from_values(
         "jacobi1d",
         &plan.kernel().args,
-        vec![one(), one(), ArgValue::Scalar { bytes: (N as i32).to_le_bytes().to_vec(), int: Some(N as i64) }],
+        vec![
+            one(),
+            one(),
+            ArgValue::Scalar {
+                bytes: (N as i32).to_le_bytes().to_vec(),
+                int: Some(N as i64),
+            },
+        ],
     )
     .unwrap()
 }
@@ -80,18 +97,43 @@ fn run(
     let nd = NdRange::new(&[N], &[LOCAL]).unwrap();
     let f = ElemType::parse("float", 4);
     let mut set = BufferSet::new();
-    let a = set.add(DeviceBuffer::new(HostBuffer::from_bytes(f.clone(), to_bytes(&initial()))));
-    let b = set.add(DeviceBuffer::new(HostBuffer::from_bytes(f, to_bytes(&initial()))));
+    let a = set.add(DeviceBuffer::new(HostBuffer::from_bytes(
+        f.clone(),
+        to_bytes(&initial()),
+    )));
+    let b = set.add(DeviceBuffer::new(HostBuffer::from_bytes(
+        f,
+        to_bytes(&initial()),
+    )));
     let mut reports = Vec::new();
     for step in 0..steps {
         let (src, dst) = if step % 2 == 0 { (a, b) } else { (b, a) };
         let r = set
-            .launch(plan, &nd, &mut args, &[(0, src), (1, dst)], &shares_of(step), &options_of(step))
+            .launch(
+                plan,
+                &nd,
+                &mut args,
+                &[(0, src), (1, dst)],
+                &shares_of(step),
+                &options_of(step),
+            )
             .unwrap();
         reports.push(r);
     }
-    let out_a = set.get_mut(a).unwrap().read_all().unwrap().as_bytes().to_vec();
-    let out_b = set.get_mut(b).unwrap().read_all().unwrap().as_bytes().to_vec();
+    let out_a = set
+        .get_mut(a)
+        .unwrap()
+        .read_all()
+        .unwrap()
+        .as_bytes()
+        .to_vec();
+    let out_b = set
+        .get_mut(b)
+        .unwrap()
+        .read_all()
+        .unwrap()
+        .as_bytes()
+        .to_vec();
     (out_a, out_b, reports)
 }
 
@@ -114,7 +156,11 @@ fn issue13_resident_jacobi_matches_one_device_and_moves_halos_only() {
     // Afterwards each step moves the elements at the split boundary
     // only: at most a few elements each way, nothing else.
     for (s, r) in reports.iter().enumerate().skip(1) {
-        assert!(r.bytes_total <= 8 * 4, "step {s} moved {} bytes: {r}", r.bytes_total);
+        assert!(
+            r.bytes_total <= 8 * 4,
+            "step {s} moved {} bytes: {r}",
+            r.bytes_total
+        );
     }
 }
 
@@ -135,7 +181,11 @@ fn issue13_resident_jacobi_with_changing_shares() {
     for (s, r) in reports.iter().enumerate().skip(1) {
         let changed = (shares(s)[0].1 - shares(s - 1)[0].1).abs() * N as f64;
         let bound = (2.0 * changed * 4.0) as u64 + 16 * 4;
-        assert!(r.bytes_total <= bound, "step {s} moved {} bytes, bound {bound}: {r}", r.bytes_total);
+        assert!(
+            r.bytes_total <= bound,
+            "step {s} moved {} bytes, bound {bound}: {r}",
+            r.bytes_total
+        );
     }
 }
 
@@ -151,7 +201,12 @@ fn issue13_guard_firing_over_device_only_data_loses_nothing() {
         ..Default::default()
     });
     let (ra, rb) = reference(steps);
-    assert!(reports[2].guard_fired && reports[3].guard_fired, "{}\n{}", reports[2], reports[3]);
+    assert!(
+        reports[2].guard_fired && reports[3].guard_fired,
+        "{}\n{}",
+        reports[2],
+        reports[3]
+    );
     assert!(!reports[4].guard_fired && reports[4].split);
     assert_eq!(a, to_bytes(&ra));
     assert_eq!(b, to_bytes(&rb));
@@ -168,7 +223,15 @@ fn issue13_host_writes_and_reads_between_launches() {
     let mut b = DeviceBuffer::new(HostBuffer::from_bytes(f, to_bytes(&initial())));
     let shares = [(0, 0.5), (1, 0.5)];
     let opts = LaunchOptions::default();
-    launcher::launch_resident(plan, &nd, &mut args, &mut [(0, &mut a), (1, &mut b)], &shares, &opts).unwrap();
+    launcher::launch_resident(
+        plan,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b)],
+        &shares,
+        &opts,
+    )
+    .unwrap();
     // a host read of a range gathers only that range
     let before = b.bytes_gathered();
     let got = b.read(100, 10).unwrap().to_vec();
@@ -178,8 +241,24 @@ fn issue13_host_writes_and_reads_between_launches() {
     // a host write makes the device copies of those elements stale
     let patch = to_bytes(&[7.0f32; 16]);
     a.write(2040, &patch).unwrap();
-    launcher::launch_resident(plan, &nd, &mut args, &mut [(0, &mut b), (1, &mut a)], &shares, &opts).unwrap();
-    launcher::launch_resident(plan, &nd, &mut args, &mut [(0, &mut a), (1, &mut b)], &shares, &opts).unwrap();
+    launcher::launch_resident(
+        plan,
+        &nd,
+        &mut args,
+        &mut [(0, &mut b), (1, &mut a)],
+        &shares,
+        &opts,
+    )
+    .unwrap();
+    launcher::launch_resident(
+        plan,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b)],
+        &shares,
+        &opts,
+    )
+    .unwrap();
     // the same on the host
     let mut ra = initial();
     let mut rb = initial();
@@ -204,7 +283,16 @@ fn issue13_binding_errors_are_reported() {
     let nd = NdRange::new(&[N], &[LOCAL]).unwrap();
     let mut set = BufferSet::new();
     let a = set.add(DeviceBuffer::zeros(ElemType::parse("float", 4), N).unwrap());
-    let e = set.launch(plan, &nd, &mut args, &[(0, a), (1, a)], &[(0, 1.0)], &LaunchOptions::default()).unwrap_err();
+    let e = set
+        .launch(
+            plan,
+            &nd,
+            &mut args,
+            &[(0, a), (1, a)],
+            &[(0, 1.0)],
+            &LaunchOptions::default(),
+        )
+        .unwrap_err();
     assert!(e.to_string().contains("bound to two arguments"), "{e}");
     let e = set.get_mut(a).unwrap().read(N - 1, 2).unwrap_err();
     assert!(e.to_string().contains("outside the buffer"), "{e}");

@@ -12,9 +12,25 @@ use ranges_format::{ArrayStatus, KernelRanges, ParamSource};
 use std::collections::BTreeSet;
 
 /// Kernels whose every access is modeled exactly: counts must be equal.
-const EXACT: &[&str] = &["vadd", "matmul", "matmul_1000", "transpose", "strided", "vec4_add", "gemm", "matvec"];
+const EXACT: &[&str] = &[
+    "vadd",
+    "matmul",
+    "matmul_1000",
+    "transpose",
+    "strided",
+    "vec4_add",
+    "gemm",
+    "matvec",
+];
 
-fn param_values(k: &KernelRanges, global: &[u64], local: &[u64], scalars: &[(String, String)], lo: u64, hi: u64) -> Vec<i64> {
+fn param_values(
+    k: &KernelRanges,
+    global: &[u64],
+    local: &[u64],
+    scalars: &[(String, String)],
+    lo: u64,
+    hi: u64,
+) -> Vec<i64> {
     let d = k.split_dim.unwrap_or(0) as usize;
     let at = |v: &[u64], i: u32, dflt: u64| v.get(i as usize).copied().unwrap_or(dflt) as i64;
     k.params
@@ -26,7 +42,11 @@ fn param_values(k: &KernelRanges, global: &[u64], local: &[u64], scalars: &[(Str
             ParamSource::GlobalOffset(_) => 0,
             ParamSource::ScalarArg { arg_index } => {
                 let name = &k.args[arg_index as usize].name;
-                scalars.iter().find(|(n, _)| n == name).and_then(|(_, v)| v.parse().ok()).expect("integer scalar")
+                scalars
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, v)| v.parse().ok())
+                    .expect("integer scalar")
             }
             ParamSource::SliceLo => lo as i64,
             ParamSource::SliceHi => hi as i64,
@@ -38,7 +58,13 @@ fn param_values(k: &KernelRanges, global: &[u64], local: &[u64], scalars: &[(Str
 
 /// Slices to check: halves, thirds, single groups at both ends, and a pseudo-random few.
 fn slices(n_groups: u64) -> Vec<(u64, u64)> {
-    let mut v = vec![(0, n_groups), (0, n_groups.div_ceil(2)), (n_groups / 2, n_groups), (0, 1), (n_groups - 1, n_groups)];
+    let mut v = vec![
+        (0, n_groups),
+        (0, n_groups.div_ceil(2)),
+        (n_groups / 2, n_groups),
+        (0, 1),
+        (n_groups - 1, n_groups),
+    ];
     let mut x = 0x9e3779b97f4a7c15u64;
     for _ in 0..6 {
         x ^= x << 13;
@@ -54,11 +80,22 @@ fn slices(n_groups: u64) -> Vec<(u64, u64)> {
 
 fn check_kernel(k: &CorpusKernel) -> Result<usize, String> {
     let run = 0;
-    let global: Vec<u64> = k.run_sizes(run, "--global").iter().map(|&x| x as u64).collect();
-    let local: Vec<u64> = k.run_sizes(run, "--local").iter().map(|&x| x as u64).collect();
+    let global: Vec<u64> = k
+        .run_sizes(run, "--global")
+        .iter()
+        .map(|&x| x as u64)
+        .collect();
+    let local: Vec<u64> = k
+        .run_sizes(run, "--local")
+        .iter()
+        .map(|&x| x as u64)
+        .collect();
     let scalars = k.run_args(run);
     let mut session = k.session().map_err(|e| e.to_string())?;
-    let rf = session.ranges_for_launch(&k.name, &k.launch_config(run)).map_err(|e| e.to_string())?.clone();
+    let rf = session
+        .ranges_for_launch(&k.name, &k.launch_config(run))
+        .map_err(|e| e.to_string())?
+        .clone();
     let kr = &rf.kernels[0];
     if kr.arrays.iter().all(|a| a.status != ArrayStatus::Bounded) {
         // Nothing to check; pointers such kernels copy around (issue10_ptr_*)
@@ -68,26 +105,63 @@ fn check_kernel(k: &CorpusKernel) -> Result<usize, String> {
     let program = session.program().expect("made from source");
     let infos = session.arg_infos(&k.name).map_err(|e| e.to_string())?;
     let specs: Vec<String> = scalars.iter().map(|(n, s)| format!("{n}={s}")).collect();
-    let mut args = launcher::KernelArgs::from_specs(&k.name, &infos, &specs).map_err(|e| e.to_string())?;
+    let mut args =
+        launcher::KernelArgs::from_specs(&k.name, &infos, &specs).map_err(|e| e.to_string())?;
     let nd = NdRange::new(&global, &local).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let trace = run_coarsened(program, &k.name, &nd, &mut args, dir.path(), &DriverOptions { trace: true })?;
+    let trace = run_coarsened(
+        program,
+        &k.name,
+        &nd,
+        &mut args,
+        dir.path(),
+        &DriverOptions { trace: true },
+    )?;
     let d = kr.split_dim.unwrap_or(0) as usize;
     let n_groups = global[d] / local[d];
     let names = kr.param_names();
     let mut n_checks = 0;
     for (lo, hi) in slices(n_groups) {
         let vals = param_values(kr, &global, &local, &scalars, lo, hi);
-        let in_slice: Vec<&Traced> = trace.iter().filter(|t| (lo..hi).contains(&t.group[d])).collect();
-        for a in kr.arrays.iter().filter(|a| a.status == ArrayStatus::Bounded) {
-            let touched: Vec<&&Traced> = in_slice.iter().filter(|t| t.arg_index == a.arg_index).collect();
-            let check = |r: &Option<ranges_format::Range>, what: &str, pick: &dyn Fn(&Traced) -> bool| -> Result<(), String> {
-                let sel: Vec<i64> = touched.iter().filter(|t| pick(t)).map(|t| t.index).collect();
+        let in_slice: Vec<&Traced> = trace
+            .iter()
+            .filter(|t| (lo..hi).contains(&t.group[d]))
+            .collect();
+        for a in kr
+            .arrays
+            .iter()
+            .filter(|a| a.status == ArrayStatus::Bounded)
+        {
+            let touched: Vec<&&Traced> = in_slice
+                .iter()
+                .filter(|t| t.arg_index == a.arg_index)
+                .collect();
+            let check = |r: &Option<ranges_format::Range>,
+                         what: &str,
+                         pick: &dyn Fn(&Traced) -> bool|
+             -> Result<(), String> {
+                let sel: Vec<i64> = touched
+                    .iter()
+                    .filter(|t| pick(t))
+                    .map(|t| t.index)
+                    .collect();
                 if sel.is_empty() {
                     return Ok(());
                 }
-                let Some(r) = r else { return Err(format!("{} '{}' slice [{lo},{hi}): {what} range missing but touched", k.name, a.name)) };
-                let (l, u) = r.bind(&names).unwrap().eval(&vals).map_err(|e| e.to_string())?.ok_or_else(|| format!("{} '{}': {what} undefined at [{lo},{hi})", k.name, a.name))?;
+                let Some(r) = r else {
+                    return Err(format!(
+                        "{} '{}' slice [{lo},{hi}): {what} range missing but touched",
+                        k.name, a.name
+                    ));
+                };
+                let (l, u) = r
+                    .bind(&names)
+                    .unwrap()
+                    .eval(&vals)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| {
+                        format!("{} '{}': {what} undefined at [{lo},{hi})", k.name, a.name)
+                    })?;
                 let (mn, mx) = (*sel.iter().min().unwrap(), *sel.iter().max().unwrap());
                 if mn < l || mx > u {
                     return Err(format!("{} '{}' slice [{lo},{hi}): {what} touches [{mn}, {mx}] outside range [{l}, {u}]", k.name, a.name));
@@ -100,8 +174,15 @@ fn check_kernel(k: &CorpusKernel) -> Result<usize, String> {
             if let Some(c) = &a.count_slice {
                 let distinct: BTreeSet<i64> = touched.iter().map(|t| t.index).collect();
                 let n = ranges_format::eval_count(c, &names, &vals).map_err(|e| e.to_string())?;
-                if n < distinct.len() as i64 || (EXACT.contains(&k.name.as_str()) && n != distinct.len() as i64) {
-                    return Err(format!("{} '{}' slice [{lo},{hi}): count {n}, distinct elements touched {}", k.name, a.name, distinct.len()));
+                if n < distinct.len() as i64
+                    || (EXACT.contains(&k.name.as_str()) && n != distinct.len() as i64)
+                {
+                    return Err(format!(
+                        "{} '{}' slice [{lo},{hi}): count {n}, distinct elements touched {}",
+                        k.name,
+                        a.name,
+                        distinct.len()
+                    ));
                 }
             }
             n_checks += 1;

@@ -11,7 +11,15 @@ fn every_corpus_kernel_splits_bit_exact_on_three_devices() {
     let mut failures = Vec::new();
     for k in corpus() {
         for run in 0..k.runs.len() {
-            if let Err(e) = check_split(&rt, &k, run, &[&[(0, 0.34), (1, 0.33), (2, 0.33)], &[(0, 0.7), (1, 0.2), (2, 0.1)]]) {
+            if let Err(e) = check_split(
+                &rt,
+                &k,
+                run,
+                &[
+                    &[(0, 0.34), (1, 0.33), (2, 0.33)],
+                    &[(0, 0.7), (1, 0.2), (2, 0.1)],
+                ],
+            ) {
                 failures.push(e);
             }
         }

@@ -13,7 +13,16 @@ fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
     let mut failures = Vec::new();
     for k in corpus() {
         for run in 0..k.runs.len() {
-            if let Err(e) = check_split(&rt, &k, run, &[&[(0, 0.5), (1, 0.5)], &[(0, 0.86), (1, 0.14)], &[(0, 0.0), (1, 1.0)]]) {
+            if let Err(e) = check_split(
+                &rt,
+                &k,
+                run,
+                &[
+                    &[(0, 0.5), (1, 0.5)],
+                    &[(0, 0.86), (1, 0.14)],
+                    &[(0, 0.0), (1, 1.0)],
+                ],
+            ) {
                 failures.push(e);
             }
         }

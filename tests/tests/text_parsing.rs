@@ -27,14 +27,20 @@ const ALLOWED: &[&str] = &[
 ];
 
 fn visit(dir: &Path, root: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
         if p.is_dir() {
             // Product code only: tests, benches, examples and fuzz targets may parse.
             let name = p.file_name().unwrap().to_string_lossy();
-            if !["target", "tests", "benches", "examples", "fuzz", ".git", "kernels"].contains(&name.as_ref()) {
+            if ![
+                "target", "tests", "benches", "examples", "fuzz", ".git", "kernels",
+            ]
+            .contains(&name.as_ref())
+            {
                 visit(&p, root, out);
             }
         } else if rel.ends_with(".rs") {
@@ -54,5 +60,9 @@ fn issue11_isl_text_is_parsed_only_by_the_isl_wrapper_and_the_range_file_reader(
     let root = workspace_root();
     let mut found = Vec::new();
     visit(&root, &root, &mut found);
-    assert!(found.is_empty(), "isl text parsed outside the isl wrapper and the range-file reader:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "isl text parsed outside the isl wrapper and the range-file reader:\n{}",
+        found.join("\n")
+    );
 }

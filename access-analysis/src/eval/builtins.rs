@@ -4,7 +4,10 @@
 //! `convert_*`), and unknown functions, into which pointer arguments escape.
 //! Calls of the program's own helpers are inlined (`inline.rs`).
 
-use super::domain::{add_int, is_int, is_unsigned, min_max, nd_name, offset_targets, overflow, scale_int, IntVal, Val};
+use super::domain::{
+    add_int, is_int, is_unsigned, min_max, nd_name, offset_targets, overflow, scale_int, IntVal,
+    Val,
+};
 use super::expr::strip;
 use super::Walker;
 use crate::poly::{Cond, Poly, Why};
@@ -17,9 +20,16 @@ impl<'a> Walker<'a> {
         if f == WorkItemFn::WorkDim {
             return Val::Int(IntVal::unknown("get_work_dim() is known only at launch"));
         }
-        let Some(dim) = d.const_int().filter(|v| (0..3).contains(v)).map(|v| v as u32) else {
+        let Some(dim) = d
+            .const_int()
+            .filter(|v| (0..3).contains(v))
+            .map(|v| v as u32)
+        else {
             self.eval(d);
-            return Val::Int(IntVal::unknown(format!("{}() with a non-constant dimension", f.name())));
+            return Val::Int(IntVal::unknown(format!(
+                "{}() with a non-constant dimension",
+                f.name()
+            )));
         };
         let inside = dim < wd;
         let v = match f {
@@ -33,9 +43,10 @@ impl<'a> Walker<'a> {
             },
             WorkItemFn::NumGroups if inside => Poly::param(&nd_name("ng", dim)),
             WorkItemFn::GlobalOffset if inside => Poly::param(&nd_name("go", dim)),
-            WorkItemFn::GlobalId | WorkItemFn::LocalId | WorkItemFn::GroupId | WorkItemFn::GlobalOffset => {
-                Poly::konst(0)
-            }
+            WorkItemFn::GlobalId
+            | WorkItemFn::LocalId
+            | WorkItemFn::GroupId
+            | WorkItemFn::GlobalOffset => Poly::konst(0),
             _ => Poly::konst(1),
         };
         Val::Int(IntVal::poly(v))
@@ -77,7 +88,11 @@ impl<'a> Walker<'a> {
             let vals: Vec<Val> = args.iter().map(|a| self.eval(a)).collect();
             if let Some(Val::Ptr(ts)) = vals.first() {
                 let ts = ts.clone();
-                let write = if name.ends_with("cmpxchg") { AccessKind::MayWrite } else { AccessKind::MustWrite };
+                let write = if name.ends_with("cmpxchg") {
+                    AccessKind::MayWrite
+                } else {
+                    AccessKind::MustWrite
+                };
                 // The access is named by the element expression (`&bins[k]` -> `bins[k]`).
                 let elem = match &strip(&args[0]).kind {
                     ExprKind::Unary(UnOp::AddrOf, inner) => inner.as_ref(),
@@ -86,7 +101,11 @@ impl<'a> Walker<'a> {
                 self.record(&ts, AccessKind::Read, 1, elem);
                 self.record(&ts, write, 1, elem);
                 let bufs: Vec<String> = ts.iter().map(|t| self.buf_name(t.buf)).collect();
-                self.atomics.push(format!("{name} on '{}' ({})", bufs.join("', '"), self.loc(&e.span)));
+                self.atomics.push(format!(
+                    "{name} on '{}' ({})",
+                    bufs.join("', '"),
+                    self.loc(&e.span)
+                ));
                 for v in &vals[1..] {
                     if let Val::Ptr(o) = v {
                         let o = o.clone();
@@ -95,7 +114,10 @@ impl<'a> Walker<'a> {
                 }
             }
             return if int_result {
-                Val::Int(IntVal::Unknown(Why::indirect(format!("'{}' is loaded from memory", self.text(&e.span)))))
+                Val::Int(IntVal::Unknown(Why::indirect(format!(
+                    "'{}' is loaded from memory",
+                    self.text(&e.span)
+                ))))
             } else {
                 Val::Other
             };
@@ -113,9 +135,15 @@ impl<'a> Walker<'a> {
             match (name, ints.as_slice()) {
                 ("min", [a, b]) => return Val::Int(min_max(a, b, true)),
                 ("max", [a, b]) => return Val::Int(min_max(a, b, false)),
-                ("clamp", [x, lo, hi]) => return Val::Int(min_max(&min_max(x, lo, false), hi, true)),
+                ("clamp", [x, lo, hi]) => {
+                    return Val::Int(min_max(&min_max(x, lo, false), hi, true))
+                }
                 ("abs", [a]) if !unsigned => {
-                    let neg = a.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
+                    let neg = a.lift1(&|p| {
+                        p.scale(-1)
+                            .map(|q| vec![(Cond::True, q)])
+                            .ok_or_else(overflow)
+                    });
                     return Val::Int(min_max(a, &neg, false));
                 }
                 ("abs", [a]) => return Val::Int(a.clone()),
@@ -140,14 +168,20 @@ impl<'a> Walker<'a> {
             }
         }
         if int_result {
-            Val::Int(IntVal::unknown(format!("'{}' is the result of '{name}'", self.text(&e.span))))
+            Val::Int(IntVal::unknown(format!(
+                "'{}' is the result of '{name}'",
+                self.text(&e.span)
+            )))
         } else {
             Val::Other
         }
     }
 
     fn buf_name(&self, buf: u32) -> String {
-        self.buf_names.get(buf as usize).cloned().unwrap_or_else(|| format!("arg{buf}"))
+        self.buf_names
+            .get(buf as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("arg{buf}"))
     }
 }
 

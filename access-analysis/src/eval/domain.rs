@@ -41,7 +41,10 @@ impl IntVal {
         if let Some(w) = c.unknown() {
             return IntVal::Unknown(w.clone());
         }
-        IntVal::Known(vec![(c.clone(), Poly::konst(1)), (Cond::not(c), Poly::konst(0))])
+        IntVal::Known(vec![
+            (c.clone(), Poly::konst(1)),
+            (Cond::not(c), Poly::konst(0)),
+        ])
     }
 
     /// The single polynomial of a one-piece value.
@@ -175,13 +178,24 @@ impl Ndr {
                     .sub(&Poly::param(&nd_name("go", d)))
                     .and_then(|p| p.sub(&Poly::dim(&nd_name("l", d))))
                     .unwrap_or_default();
-                rules.push(Rule { pattern: pat, replacement: rep });
+                rules.push(Rule {
+                    pattern: pat,
+                    replacement: rep,
+                });
                 let mut pat = vec![Atom::Param(nd_name("ng", d)), ls];
                 pat.sort();
-                rules.push(Rule { pattern: pat, replacement: Poly::param(&nd_name("gs", d)) });
+                rules.push(Rule {
+                    pattern: pat,
+                    replacement: Poly::param(&nd_name("gs", d)),
+                });
             }
         }
-        Ndr { work_dim, local_size, lg_used, rules }
+        Ndr {
+            work_dim,
+            local_size,
+            lg_used,
+            rules,
+        }
     }
 
     /// Whether the link between x_d and (g_d, l_d) is only approximated.
@@ -195,7 +209,10 @@ pub(super) fn is_int(t: &Type) -> bool {
 }
 
 pub(super) fn is_unsigned(t: &Type) -> bool {
-    matches!(t, Type::Scalar(Scalar::UChar | Scalar::UShort | Scalar::UInt | Scalar::ULong | Scalar::Bool))
+    matches!(
+        t,
+        Type::Scalar(Scalar::UChar | Scalar::UShort | Scalar::UInt | Scalar::ULong | Scalar::Bool)
+    )
 }
 
 /// The value range of an integer type (`None` for non-integers).
@@ -210,7 +227,12 @@ pub(crate) fn int_range(t: &Type) -> Option<(i128, i128, u32, bool)> {
     let bits = s.size() * 8;
     let signed = s.is_signed();
     Some(if signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1, bits, true)
+        (
+            -(1i128 << (bits - 1)),
+            (1i128 << (bits - 1)) - 1,
+            bits,
+            true,
+        )
     } else {
         (0, (1i128 << bits) - 1, bits, false)
     })
@@ -222,13 +244,14 @@ pub(crate) fn int_range(t: &Type) -> Option<(i128, i128, u32, bool)> {
 /// not buffer pointers.)
 pub(super) fn is_buffer_ptr(t: &Type) -> bool {
     match t {
-        Type::Pointer { space: coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant, pointee, .. } => {
-            !matches!(**pointee, Type::Pointer { .. })
-        }
+        Type::Pointer {
+            space: coarsen::ir::AddrSpace::Global | coarsen::ir::AddrSpace::Constant,
+            pointee,
+            ..
+        } => !matches!(**pointee, Type::Pointer { .. }),
         _ => false,
     }
 }
-
 
 /// `Some(t)` for signed types of 32 bits or more, whose arithmetic cannot
 /// wrap without undefined behaviour (narrower ones are promoted to `int` and
@@ -242,7 +265,12 @@ pub(super) fn no_ub(t: &Type) -> Option<&Type> {
 
 /// Interval product.
 pub(super) fn imul(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
-    let c = [a.0.checked_mul(b.0)?, a.0.checked_mul(b.1)?, a.1.checked_mul(b.0)?, a.1.checked_mul(b.1)?];
+    let c = [
+        a.0.checked_mul(b.0)?,
+        a.0.checked_mul(b.1)?,
+        a.1.checked_mul(b.0)?,
+        a.1.checked_mul(b.1)?,
+    ];
     Some((*c.iter().min()?, *c.iter().max()?))
 }
 
@@ -251,19 +279,32 @@ pub(super) fn overflow() -> Why {
 }
 
 pub(crate) fn is_ndrange_size(n: &str) -> bool {
-    ["gs", "ls", "ng"].iter().any(|k| (0..3).any(|d| n == nd_name(k, d)))
+    ["gs", "ls", "ng"]
+        .iter()
+        .any(|k| (0..3).any(|d| n == nd_name(k, d)))
 }
 
 pub(super) fn add_int(x: &IntVal, y: &IntVal) -> IntVal {
-    x.lift2(y, &|a, b| a.add(b).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow))
+    x.lift2(y, &|a, b| {
+        a.add(b).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
+    })
 }
 
 pub(super) fn scale_int(x: &IntVal, k: i128) -> IntVal {
-    x.lift1(&|a| a.scale(k).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow))
+    x.lift1(&|a| {
+        a.scale(k)
+            .map(|q| vec![(Cond::True, q)])
+            .ok_or_else(overflow)
+    })
 }
 
 pub(super) fn offset_targets(ts: &[PtrTarget], i: &IntVal, _rules: &[Rule]) -> Vec<PtrTarget> {
-    ts.iter().map(|t| PtrTarget { buf: t.buf, off: add_int(&t.off, i) }).collect()
+    ts.iter()
+        .map(|t| PtrTarget {
+            buf: t.buf,
+            off: add_int(&t.off, i),
+        })
+        .collect()
 }
 
 pub(super) fn min_max(a: &IntVal, b: &IntVal, is_min: bool) -> IntVal {
@@ -279,12 +320,21 @@ pub(super) fn min_max(a: &IntVal, b: &IntVal, is_min: bool) -> IntVal {
 }
 
 /// C division (truncating toward zero) or remainder by the constant `d`.
-pub(super) fn trunc_div(a: &Poly, d: i128, rem: bool, nonneg: bool) -> Result<Vec<(Cond, Poly)>, Why> {
+pub(super) fn trunc_div(
+    a: &Poly,
+    d: i128,
+    rem: bool,
+    nonneg: bool,
+) -> Result<Vec<(Cond, Poly)>, Why> {
     let not_affine = || Why::other(format!("'{}' is divided but is not affine", a.describe()));
     let (m, sign) = (d.abs(), d.signum());
     // floor(a/m) for a >= 0, -floor(-a/m) for a < 0.
     let pos = a.floor_div(m).ok_or_else(not_affine)?;
-    let neg = a.scale(-1).and_then(|n| n.floor_div(m)).and_then(|q| q.scale(-1)).ok_or_else(not_affine)?;
+    let neg = a
+        .scale(-1)
+        .and_then(|n| n.floor_div(m))
+        .and_then(|q| q.scale(-1))
+        .ok_or_else(not_affine)?;
     let mk = |q: Poly| -> Result<Poly, Why> {
         if rem {
             // a % d = a - d*trunc(a/d) = a - m*trunc(a/m)
@@ -311,9 +361,15 @@ pub(super) fn cmp(op: BinOp, x: &IntVal, y: &IntVal) -> Cond {
         for (cb, pb) in b {
             let one = Poly::konst(1);
             let c = match op {
-                BinOp::Lt => pb.sub(pa).and_then(|d| d.sub(&one)).map(|d| Cond::ge(&d, &Poly::default())),
+                BinOp::Lt => pb
+                    .sub(pa)
+                    .and_then(|d| d.sub(&one))
+                    .map(|d| Cond::ge(&d, &Poly::default())),
                 BinOp::Le => Some(Cond::ge(pb, pa)),
-                BinOp::Gt => pa.sub(pb).and_then(|d| d.sub(&one)).map(|d| Cond::ge(&d, &Poly::default())),
+                BinOp::Gt => pa
+                    .sub(pb)
+                    .and_then(|d| d.sub(&one))
+                    .map(|d| Cond::ge(&d, &Poly::default())),
                 BinOp::Ge => Some(Cond::ge(pa, pb)),
                 BinOp::Eq => Some(Cond::eq(pa, pb)),
                 BinOp::Ne => Some(Cond::eq(pa, pb).map(Cond::not)),

@@ -4,8 +4,8 @@
 //! quasi-affine remainder).
 
 use super::domain::{
-    add_int, cmp, imul, int_range, is_buffer_ptr, is_int, is_ndrange_size, is_unsigned, nd_name, no_ub, offset_targets,
-    overflow, trunc_div, IntVal, PtrTarget, Rec, Val,
+    add_int, cmp, imul, int_range, is_buffer_ptr, is_int, is_ndrange_size, is_unsigned, nd_name,
+    no_ub, offset_targets, overflow, trunc_div, IntVal, PtrTarget, Rec, Val,
 };
 use super::Walker;
 use crate::poly::{Atom, Cond, Poly, Why, WhyKind};
@@ -37,11 +37,17 @@ impl<'a> Walker<'a> {
         match ty {
             t if is_int(t) => match v {
                 Val::Int(i) => Val::Int(self.wrap(i, from, t, span)),
-                _ => Val::Int(IntVal::unknown(format!("value at {} is not an integer expression", self.loc(span)))),
+                _ => Val::Int(IntVal::unknown(format!(
+                    "value at {} is not an integer expression",
+                    self.loc(span)
+                ))),
             },
             t if is_buffer_ptr(t) => match v {
                 Val::Ptr(p) => Val::Ptr(p),
-                _ => self.any_buffer(format!("the target of the pointer at {} cannot be tracked", self.loc(span))),
+                _ => self.any_buffer(format!(
+                    "the target of the pointer at {} cannot be tracked",
+                    self.loc(span)
+                )),
             },
             _ => Val::Other,
         }
@@ -50,11 +56,19 @@ impl<'a> Walker<'a> {
     /// Evaluates a condition (side effects of its operands are recorded).
     pub fn eval_cond(&mut self, e: &Expr) -> Cond {
         match &e.kind {
-            ExprKind::Cast(a) if is_int(&e.ty) || matches!(e.ty, Type::Scalar(Scalar::Bool)) => self.eval_cond(a),
-            ExprKind::Binary(op @ (BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne), a, b) => {
+            ExprKind::Cast(a) if is_int(&e.ty) || matches!(e.ty, Type::Scalar(Scalar::Bool)) => {
+                self.eval_cond(a)
+            }
+            ExprKind::Binary(
+                op @ (BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne),
+                a,
+                b,
+            ) => {
                 let (va, vb) = (self.eval(a), self.eval(b));
                 match (va, vb) {
-                    (Val::Int(x), Val::Int(y)) if is_int(&a.ty) && is_int(&b.ty) => cmp(*op, &x, &y),
+                    (Val::Int(x), Val::Int(y)) if is_int(&a.ty) && is_int(&b.ty) => {
+                        cmp(*op, &x, &y)
+                    }
                     _ => Cond::Unknown(Why::other(format!(
                         "condition '{}' at {} is not an integer comparison",
                         self.text(&e.span),
@@ -92,12 +106,19 @@ impl<'a> Walker<'a> {
     pub fn eval(&mut self, e: &Expr) -> Val {
         let v = self.eval_raw(e);
         if is_buffer_ptr(&e.ty) && !matches!(v, Val::Ptr(_)) {
-            return self.any_buffer(format!("the target of pointer '{}' ({}) cannot be tracked", self.text(&e.span), self.loc(&e.span)));
+            return self.any_buffer(format!(
+                "the target of pointer '{}' ({}) cannot be tracked",
+                self.text(&e.span),
+                self.loc(&e.span)
+            ));
         }
         if is_int(&e.ty) {
             match v {
                 Val::Int(_) => v,
-                _ => Val::Int(IntVal::unknown(format!("'{}' is not an integer expression", self.text(&e.span)))),
+                _ => Val::Int(IntVal::unknown(format!(
+                    "'{}' is not an integer expression",
+                    self.text(&e.span)
+                ))),
             }
         } else {
             v
@@ -124,7 +145,9 @@ impl<'a> Walker<'a> {
                 if is_int(&e.ty) {
                     match v {
                         // Integer conversions wrap (see the module doc).
-                        Val::Int(i) if is_int(&a.ty) => Val::Int(self.wrap(i, Some(&a.ty), &e.ty, &e.span)),
+                        Val::Int(i) if is_int(&a.ty) => {
+                            Val::Int(self.wrap(i, Some(&a.ty), &e.ty, &e.span))
+                        }
                         _ if !is_int(&a.ty) => Val::Int(IntVal::unknown(format!(
                             "'{}' is converted from a non-integer value",
                             self.text(&e.span)
@@ -181,7 +204,9 @@ impl<'a> Walker<'a> {
                 }
                 Val::Other
             }
-            ExprKind::Unsupported(m) => Val::Int(IntVal::unknown(format!("unsupported expression: {m}"))),
+            ExprKind::Unsupported(m) => {
+                Val::Int(IntVal::unknown(format!("unsupported expression: {m}")))
+            }
             // a member of a buffer element: a read of (part of) the element
             ExprKind::Member(..) => match self.mem_ref(e) {
                 Some((targets, _)) => {
@@ -196,7 +221,10 @@ impl<'a> Walker<'a> {
     /// The value read from memory by `e`.
     fn loaded(&self, e: &Expr) -> Val {
         if is_int(&e.ty) {
-            Val::Int(IntVal::Unknown(Why::indirect(format!("'{}' is loaded from memory", self.text(&e.span)))))
+            Val::Int(IntVal::Unknown(Why::indirect(format!(
+                "'{}' is loaded from memory",
+                self.text(&e.span)
+            ))))
         } else {
             Val::Other
         }
@@ -241,7 +269,10 @@ impl<'a> Walker<'a> {
                 IntVal::Unknown(w) => Err(w.clone()),
             };
             let note = if many {
-                Some(format!("'{text}' ({}) may access one of several buffers", self.loc(&e.span)))
+                Some(format!(
+                    "'{text}' ({}) may access one of several buffers",
+                    self.loc(&e.span)
+                ))
             } else {
                 self.loop_notes.last().cloned()
             };
@@ -268,7 +299,10 @@ impl<'a> Walker<'a> {
                 self.recs.push(Rec {
                     buf: t.buf,
                     kind,
-                    sub: Err(Why { kind: WhyKind::Escape, msg: msg.clone() }),
+                    sub: Err(Why {
+                        kind: WhyKind::Escape,
+                        msg: msg.clone(),
+                    }),
                     lanes: 1,
                     path: self.path.clone(),
                     exact: false,
@@ -286,17 +320,32 @@ impl<'a> Walker<'a> {
             UnOp::Plus => self.eval(a),
             UnOp::Neg => match self.eval(a) {
                 Val::Int(v) => {
-                    let r = v.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
-                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                    let r = v.lift1(&|p| {
+                        p.scale(-1)
+                            .map(|q| vec![(Cond::True, q)])
+                            .ok_or_else(overflow)
+                    });
+                    Val::Int(if is_unsigned(&e.ty) {
+                        self.wrap(r, None, &e.ty, &e.span)
+                    } else {
+                        r
+                    })
                 }
                 _ => Val::Other,
             },
             UnOp::BitNot => match self.eval(a) {
                 Val::Int(v) => {
                     let r = v.lift1(&|p| {
-                        p.scale(-1).and_then(|q| q.add_const(-1)).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
+                        p.scale(-1)
+                            .and_then(|q| q.add_const(-1))
+                            .map(|q| vec![(Cond::True, q)])
+                            .ok_or_else(overflow)
                     });
-                    Val::Int(if is_unsigned(&e.ty) { self.wrap(r, None, &e.ty, &e.span) } else { r })
+                    Val::Int(if is_unsigned(&e.ty) {
+                        self.wrap(r, None, &e.ty, &e.span)
+                    } else {
+                        r
+                    })
                 }
                 _ => Val::Other,
             },
@@ -340,14 +389,25 @@ impl<'a> Walker<'a> {
                 }
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
-                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) { 1 } else { -1 };
+                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    1
+                } else {
+                    -1
+                };
                 let post = matches!(op, UnOp::PostInc | UnOp::PostDec);
                 if let Some(n) = var_name(a) {
                     let old = self.eval(a);
                     let new = match &old {
                         // `c++` on a `uchar` is `c = (uchar)(c + 1)`: wraps like every store.
-                        Val::Int(v) => Val::Int(self.wrap(add_int(v, &IntVal::konst(delta)), no_ub(&a.ty), &a.ty, &a.span)),
-                        Val::Ptr(ts) => Val::Ptr(offset_targets(ts, &IntVal::konst(delta), &self.ndr.rules)),
+                        Val::Int(v) => Val::Int(self.wrap(
+                            add_int(v, &IntVal::konst(delta)),
+                            no_ub(&a.ty),
+                            &a.ty,
+                            &a.span,
+                        )),
+                        Val::Ptr(ts) => {
+                            Val::Ptr(offset_targets(ts, &IntVal::konst(delta), &self.ndr.rules))
+                        }
                         _ => Val::Other,
                     };
                     self.store(n, new.clone());
@@ -372,7 +432,14 @@ impl<'a> Walker<'a> {
 
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, e: &Expr) -> Val {
         match op {
-            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr => {
+            BinOp::Lt
+            | BinOp::Gt
+            | BinOp::Le
+            | BinOp::Ge
+            | BinOp::Eq
+            | BinOp::Ne
+            | BinOp::LogAnd
+            | BinOp::LogOr => {
                 let c = self.eval_cond(e);
                 Val::Int(IntVal::from_cond(c))
             }
@@ -395,20 +462,35 @@ impl<'a> Walker<'a> {
                 Val::Ptr(offset_targets(&ts, &i, rules))
             }
             (BinOp::Sub, Val::Ptr(ts), Val::Int(i)) => {
-                let neg = i.lift1(&|p| p.scale(-1).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow));
+                let neg = i.lift1(&|p| {
+                    p.scale(-1)
+                        .map(|q| vec![(Cond::True, q)])
+                        .ok_or_else(overflow)
+                });
                 Val::Ptr(offset_targets(&ts, &neg, rules))
             }
             (_, Val::Int(x), Val::Int(y)) => {
                 let unsigned = is_unsigned(&e.ty);
                 let v = self.int_op(op, &x, &y, unsigned, e);
                 // Unsigned arithmetic wraps; signed overflow is undefined.
-                Val::Int(if unsigned { self.wrap(v, None, &e.ty, &e.span) } else { v })
+                Val::Int(if unsigned {
+                    self.wrap(v, None, &e.ty, &e.span)
+                } else {
+                    v
+                })
             }
             _ => Val::Other,
         }
     }
 
-    pub(super) fn int_op(&self, op: BinOp, x: &IntVal, y: &IntVal, unsigned: bool, e: &Expr) -> IntVal {
+    pub(super) fn int_op(
+        &self,
+        op: BinOp,
+        x: &IntVal,
+        y: &IntVal,
+        unsigned: bool,
+        e: &Expr,
+    ) -> IntVal {
         let rules = &self.ndr.rules;
         let text = self.text(&e.span);
         // An unknown operand is the reason, whatever the operation.
@@ -420,8 +502,14 @@ impl<'a> Walker<'a> {
         }
         match op {
             BinOp::Add => add_int(x, y),
-            BinOp::Sub => x.lift2(y, &|a, b| a.sub(b).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)),
-            BinOp::Mul => x.lift2(y, &|a, b| a.mul(b, rules).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)),
+            BinOp::Sub => x.lift2(y, &|a, b| {
+                a.sub(b).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow)
+            }),
+            BinOp::Mul => x.lift2(y, &|a, b| {
+                a.mul(b, rules)
+                    .map(|q| vec![(Cond::True, q)])
+                    .ok_or_else(overflow)
+            }),
             BinOp::Div | BinOp::Rem => {
                 let Some(d) = self.const_of(y) else {
                     return IntVal::unknown(format!("'{text}' divides by a non-constant"));
@@ -429,14 +517,17 @@ impl<'a> Walker<'a> {
                 if d == 0 {
                     return IntVal::unknown(format!("'{text}' divides by zero"));
                 }
-                let nonneg = |p: &Poly| unsigned || p.syntactically_nonneg(&|a| self.nonneg_atom(a));
+                let nonneg =
+                    |p: &Poly| unsigned || p.syntactically_nonneg(&|a| self.nonneg_atom(a));
                 let rem = op == BinOp::Rem;
                 x.lift1(&|a| trunc_div(a, d, rem, nonneg(a)))
             }
             BinOp::Shl => match self.const_of(y) {
-                Some(k) if (0..63).contains(&k) => {
-                    x.lift1(&|a| a.scale(1i128 << k).map(|q| vec![(Cond::True, q)]).ok_or_else(overflow))
-                }
+                Some(k) if (0..63).contains(&k) => x.lift1(&|a| {
+                    a.scale(1i128 << k)
+                        .map(|q| vec![(Cond::True, q)])
+                        .ok_or_else(overflow)
+                }),
                 _ => IntVal::unknown(format!("'{text}' shifts by a non-constant")),
             },
             BinOp::Shr => match self.const_of(y) {
@@ -458,7 +549,9 @@ impl<'a> Walker<'a> {
                 if m >= 0 && (m + 1) & m == 0 {
                     let k = m + 1;
                     v.lift1(&|a| {
-                        let q = a.floor_div(k).ok_or_else(|| Why::other(format!("'{text}' is not affine")))?;
+                        let q = a
+                            .floor_div(k)
+                            .ok_or_else(|| Why::other(format!("'{text}' is not affine")))?;
                         let r = q.scale(k).and_then(|qk| a.sub(&qk)).ok_or_else(overflow)?;
                         Ok(vec![(Cond::True, r)])
                     })
@@ -516,9 +609,14 @@ impl<'a> Walker<'a> {
             let mut t = Poly::konst(*c);
             for a in m {
                 let f = match a {
-                    Atom::Dim(d) if d.len() == 2 && d.starts_with('x') && d[1..].chars().all(|c| c.is_ascii_digit()) => {
+                    Atom::Dim(d)
+                        if d.len() == 2
+                            && d.starts_with('x')
+                            && d[1..].chars().all(|c| c.is_ascii_digit()) =>
+                    {
                         changed = true;
-                        Poly::param(&format!("go{}", &d[1..])).add(&Poly::dim(&format!("{OFFSET_DIM}{}", &d[1..])))?
+                        Poly::param(&format!("go{}", &d[1..]))
+                            .add(&Poly::dim(&format!("{OFFSET_DIM}{}", &d[1..])))?
                     }
                     _ => Poly::atom(a.clone()),
                 };
@@ -526,7 +624,11 @@ impl<'a> Walker<'a> {
             }
             sub = sub.add(&t)?;
         }
-        let shifted = if changed { self.poly_range_raw(&sub) } else { None };
+        let shifted = if changed {
+            self.poly_range_raw(&sub)
+        } else {
+            None
+        };
         match (direct, shifted) {
             (Some(a), Some(b)) => Some((a.0.max(b.0), a.1.min(b.1))),
             (a, b) => a.or(b),
@@ -552,18 +654,29 @@ impl<'a> Walker<'a> {
     /// a type whose range lies within `ty`'s needs no wrapping (values of
     /// signed types are in range because signed overflow is undefined).
     fn wrap(&self, v: IntVal, from: Option<&Type>, ty: &Type, span: &Span) -> IntVal {
-        let Some((lo, hi, bits, signed)) = int_range(ty) else { return v };
+        let Some((lo, hi, bits, signed)) = int_range(ty) else {
+            return v;
+        };
         if let Some((flo, fhi, _, _)) = from.and_then(int_range) {
             if flo >= lo && fhi <= hi {
                 return v;
             }
         }
         let IntVal::Known(pieces) = v else { return v };
-        if pieces.iter().all(|(_, p)| self.poly_range(p).is_some_and(|(a, b)| a >= lo && b <= hi)) {
+        if pieces
+            .iter()
+            .all(|(_, p)| self.poly_range(p).is_some_and(|(a, b)| a >= lo && b <= hi))
+        {
             return IntVal::Known(pieces);
         }
         let text = self.text(span);
-        let why = || Why::other(format!("'{text}' may wrap around in '{}' ({})", ty.name(), self.loc(span)));
+        let why = || {
+            Why::other(format!(
+                "'{text}' may wrap around in '{}' ({})",
+                ty.name(),
+                self.loc(span)
+            ))
+        };
         if bits == 1 {
             return IntVal::Unknown(why());
         }
@@ -580,8 +693,14 @@ impl<'a> Walker<'a> {
                 Some(q) => q,
                 None => return IntVal::Unknown(why()),
             };
-            let Some(q) = shifted.floor_div(m) else { return IntVal::Unknown(why()) };
-            let Some(r) = q.scale(m).and_then(|qm| shifted.sub(&qm)).and_then(|r| r.add_const(-half)) else {
+            let Some(q) = shifted.floor_div(m) else {
+                return IntVal::Unknown(why());
+            };
+            let Some(r) = q
+                .scale(m)
+                .and_then(|qm| shifted.sub(&qm))
+                .and_then(|r| r.add_const(-half))
+            else {
                 return IntVal::Unknown(why());
             };
             out.push((c, r));
@@ -593,15 +712,21 @@ impl<'a> Walker<'a> {
         match a {
             Atom::Dim(d) => {
                 let (k, rest) = d.split_at(1);
-                (k == "x" || k == "l" || k == "g") && rest.len() == 1 && rest.chars().all(|c| c.is_ascii_digit())
+                (k == "x" || k == "l" || k == "g")
+                    && rest.len() == 1
+                    && rest.chars().all(|c| c.is_ascii_digit())
             }
-            Atom::Param(p) => is_ndrange_size(p) || p.starts_with("go") && p.len() == 3 && self.is_nd_param(p),
+            Atom::Param(p) => {
+                is_ndrange_size(p) || p.starts_with("go") && p.len() == 3 && self.is_nd_param(p)
+            }
             Atom::Div(..) => false,
         }
     }
 
     fn is_nd_param(&self, p: &str) -> bool {
-        ["gs", "ls", "go", "ng"].iter().any(|k| (0..3).any(|d| p == nd_name(k, d)))
+        ["gs", "ls", "go", "ng"]
+            .iter()
+            .any(|k| (0..3).any(|d| p == nd_name(k, d)))
     }
 
     fn assign(&mut self, op: Option<BinOp>, l: &Expr, r: &Expr, e: &Expr) -> Val {
@@ -613,7 +738,14 @@ impl<'a> Walker<'a> {
                     let old = self.eval(l);
                     // Computed in the promoted type: exact for `int` and wider
                     // signed (overflow is undefined), wrapped for unsigned.
-                    (self.arith(o, old, rv, e), no_ub(&l.ty).or(if is_unsigned(&l.ty) { Some(&l.ty) } else { None }))
+                    (
+                        self.arith(o, old, rv, e),
+                        no_ub(&l.ty).or(if is_unsigned(&l.ty) {
+                            Some(&l.ty)
+                        } else {
+                            None
+                        }),
+                    )
                 }
             };
             let nv = self.convert(nv, from, &l.ty, &l.span);
@@ -625,7 +757,11 @@ impl<'a> Walker<'a> {
                 if op.is_some() || partial {
                     self.record(&ts, AccessKind::Read, 1, l);
                 }
-                let kind = if partial { AccessKind::MayWrite } else { AccessKind::MustWrite };
+                let kind = if partial {
+                    AccessKind::MayWrite
+                } else {
+                    AccessKind::MustWrite
+                };
                 self.record(&ts, kind, 1, l);
                 self.loaded(l)
             }

@@ -21,7 +21,11 @@ impl<'a> Walker<'a> {
                     self.escape(&ts, &f.name, e);
                 }
             }
-            return if is_int(&e.ty) { Val::Int(IntVal::unknown("inlining too deep")) } else { Val::Other };
+            return if is_int(&e.ty) {
+                Val::Int(IntVal::unknown("inlining too deep"))
+            } else {
+                Val::Other
+            };
         }
         let mut frame = HashMap::new();
         for ((p, v), arg) in f.params.iter().zip(vals).zip(args) {

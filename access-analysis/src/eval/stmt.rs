@@ -54,7 +54,9 @@ impl<'a> Walker<'a> {
                 let v = match &d.init {
                     Some(e) => self.eval(e),
                     None => match &d.ty {
-                        t if is_int(t) => Val::Int(IntVal::unknown(format!("'{}' is not initialized", d.name))),
+                        t if is_int(t) => {
+                            Val::Int(IntVal::unknown(format!("'{}' is not initialized", d.name)))
+                        }
                         _ => Val::Other,
                     },
                 };
@@ -70,10 +72,19 @@ impl<'a> Walker<'a> {
                 Cond::False
             }
             Stmt::Block(b) => self.block(b),
-            Stmt::If { cond, then, els, span } => self.if_stmt(cond, then, els.as_deref(), span),
-            Stmt::For { init, cond, step, body, span } => {
-                self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span)
-            }
+            Stmt::If {
+                cond,
+                then,
+                els,
+                span,
+            } => self.if_stmt(cond, then, els.as_deref(), span),
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                span,
+            } => self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span),
             Stmt::While { cond, body, span } => self.while_stmt(cond, body, span),
             Stmt::Barrier(_) => Cond::False,
             Stmt::Return(e, _) => {
@@ -126,11 +137,18 @@ impl<'a> Walker<'a> {
         let mut out = t.clone();
         for (lvl, scope) in out.iter_mut().enumerate() {
             for (name, vt) in scope.iter_mut() {
-                let Some(ve) = e.get(lvl).and_then(|s| s.get(name)) else { continue };
+                let Some(ve) = e.get(lvl).and_then(|s| s.get(name)) else {
+                    continue;
+                };
                 if vt == ve {
                     continue;
                 }
-                let why = || Why::other(format!("'{name}' is assigned under a condition at {}", self.loc(span)));
+                let why = || {
+                    Why::other(format!(
+                        "'{name}' is assigned under a condition at {}",
+                        self.loc(span)
+                    ))
+                };
                 *vt = match (vt.clone(), ve.clone()) {
                     (Val::Int(a), Val::Int(b)) => {
                         if c.unknown().is_some() {
@@ -140,7 +158,11 @@ impl<'a> Walker<'a> {
                         }
                     }
                     (Val::Ptr(a), Val::Ptr(b)) => {
-                        if a.len() == 1 && b.len() == 1 && a[0].buf == b[0].buf && c.unknown().is_none() {
+                        if a.len() == 1
+                            && b.len() == 1
+                            && a[0].buf == b[0].buf
+                            && c.unknown().is_none()
+                        {
                             Val::Ptr(vec![PtrTarget {
                                 buf: a[0].buf,
                                 off: IntVal::select(c, a[0].off.clone(), b[0].off.clone()),
@@ -178,7 +200,10 @@ impl<'a> Walker<'a> {
         self.exact = saved;
         self.havoc(&names, &why);
         if has_return(body) {
-            Cond::Unknown(Why::other(format!("the loop at {} may return", self.loc(span))))
+            Cond::Unknown(Why::other(format!(
+                "the loop at {} may return",
+                self.loc(span)
+            )))
         } else {
             Cond::False
         }
@@ -244,7 +269,9 @@ impl<'a> Walker<'a> {
                         let positive = amount_val.single().is_some_and(|p| {
                             p.terms.len() == 1
                                 && p.terms.iter().all(|(m, c)| {
-                                    *c > 0 && m.len() == 1 && matches!(&m[0], Atom::Param(n) if is_ndrange_size(n))
+                                    *c > 0
+                                        && m.len() == 1
+                                        && matches!(&m[0], Atom::Param(n) if is_ndrange_size(n))
                                 })
                         });
                         if positive {
@@ -261,7 +288,8 @@ impl<'a> Walker<'a> {
                 if let Some(sc) = self.var_types.get(name.as_str()).copied() {
                     if let Some((mut lo, mut hi, bits, _)) = int_range(&Type::Scalar(sc)) {
                         if let (IntVal::Known(ps), true) = (&init_val, bits >= 32) {
-                            let rs: Option<Vec<(i128, i128)>> = ps.iter().map(|(_, p)| self.poly_range(p)).collect();
+                            let rs: Option<Vec<(i128, i128)>> =
+                                ps.iter().map(|(_, p)| self.poly_range(p)).collect();
                             if let Some(rs) = rs.filter(|r| !r.is_empty()) {
                                 if dir > 0 {
                                     lo = lo.max(rs.iter().map(|r| r.0).min().unwrap_or(lo));
@@ -284,15 +312,26 @@ impl<'a> Walker<'a> {
                     IntVal::Known(pieces) if dir != 0 => {
                         let mut start = Cond::False;
                         for (pc, v) in pieces {
-                            let bound = if dir > 0 { Cond::ge(&it, v) } else { Cond::ge(v, &it) };
-                            let mut c = Cond::and(pc.clone(), bound.unwrap_or(Cond::Unknown(Why::other("overflow"))));
+                            let bound = if dir > 0 {
+                                Cond::ge(&it, v)
+                            } else {
+                                Cond::ge(v, &it)
+                            };
+                            let mut c = Cond::and(
+                                pc.clone(),
+                                bound.unwrap_or(Cond::Unknown(Why::other("overflow"))),
+                            );
                             if let Some(s) = step_const {
                                 if s.abs() > 1 {
                                     let d = it.sub(v).and_then(|x| {
                                         let q = x.floor_div(s.abs())?;
                                         x.sub(&q.scale(s.abs())?)
                                     });
-                                    c = Cond::and(c, d.map(Cond::Eq).unwrap_or(Cond::Unknown(Why::other("stride"))));
+                                    c = Cond::and(
+                                        c,
+                                        d.map(Cond::Eq)
+                                            .unwrap_or(Cond::Unknown(Why::other("stride"))),
+                                    );
                                 }
                             }
                             start = Cond::or(start, c);
@@ -301,7 +340,10 @@ impl<'a> Walker<'a> {
                     }
                     IntVal::Unknown(w) => {
                         loop_exact = false;
-                        notes.push(format!("the start of loop '{name}' ({loc}) is not affine: {}", w.msg));
+                        notes.push(format!(
+                            "the start of loop '{name}' ({loc}) is not affine: {}",
+                            w.msg
+                        ));
                     }
                     _ => loop_exact = false,
                 }
@@ -313,7 +355,10 @@ impl<'a> Walker<'a> {
                         loop_exact = false;
                     }
                     if let Some(w) = cv.unknown() {
-                        notes.push(format!("the condition of loop '{name}' ({loc}) is not affine: {}", w.msg));
+                        notes.push(format!(
+                            "the condition of loop '{name}' ({loc}) is not affine: {}",
+                            w.msg
+                        ));
                     }
                     self.path.push(cv);
                 } else {
@@ -328,7 +373,9 @@ impl<'a> Walker<'a> {
                     let cv = self.eval_cond(c);
                     self.path.push(cv);
                 }
-                notes.push(format!("loop at {loc} is not a counted loop; accesses in it are approximated"));
+                notes.push(format!(
+                    "loop at {loc} is not a counted loop; accesses in it are approximated"
+                ));
             }
         }
         self.exact &= loop_exact;
@@ -371,7 +418,9 @@ pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
     let mut f = |e: &Expr| {
         let target = match &e.kind {
             ExprKind::Assign(_, l, _) => var_name(l),
-            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => var_name(a),
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
+                var_name(a)
+            }
             _ => None,
         };
         if let Some(n) = target {
@@ -394,7 +443,9 @@ fn has_break_or_return(body: &[Stmt], in_nested_loop: bool) -> bool {
         Stmt::Return(..) => true,
         Stmt::If { then, els, .. } => {
             has_break_or_return(then, in_nested_loop)
-                || els.as_deref().is_some_and(|e| has_break_or_return(e, in_nested_loop))
+                || els
+                    .as_deref()
+                    .is_some_and(|e| has_break_or_return(e, in_nested_loop))
         }
         Stmt::Block(b) => has_break_or_return(b, in_nested_loop),
         Stmt::For { body, .. } | Stmt::While { body, .. } => has_break_or_return(body, true),
@@ -447,16 +498,26 @@ fn monotone(c: &Cond, it: &str, dir: i128) -> bool {
 /// Recognizes `i++`, `++i`, `i--`, `i += e`, `i -= e`, `i = i + e`, `i = i - e`.
 fn parse_step(step: &Expr) -> Option<(String, i128, Option<&Expr>)> {
     match &step.kind {
-        ExprKind::Unary(UnOp::PostInc | UnOp::PreInc, a) => Some((var_name(a)?.to_string(), 1, None)),
-        ExprKind::Unary(UnOp::PostDec | UnOp::PreDec, a) => Some((var_name(a)?.to_string(), -1, None)),
+        ExprKind::Unary(UnOp::PostInc | UnOp::PreInc, a) => {
+            Some((var_name(a)?.to_string(), 1, None))
+        }
+        ExprKind::Unary(UnOp::PostDec | UnOp::PreDec, a) => {
+            Some((var_name(a)?.to_string(), -1, None))
+        }
         ExprKind::Assign(Some(BinOp::Add), l, r) => Some((var_name(l)?.to_string(), 1, Some(r))),
         ExprKind::Assign(Some(BinOp::Sub), l, r) => Some((var_name(l)?.to_string(), -1, Some(r))),
         ExprKind::Assign(None, l, r) => {
             let n = var_name(l)?;
             match &strip(r).kind {
-                ExprKind::Binary(BinOp::Add, a, b) if var_name(a) == Some(n) => Some((n.to_string(), 1, Some(b))),
-                ExprKind::Binary(BinOp::Add, a, b) if var_name(b) == Some(n) => Some((n.to_string(), 1, Some(a))),
-                ExprKind::Binary(BinOp::Sub, a, b) if var_name(a) == Some(n) => Some((n.to_string(), -1, Some(b))),
+                ExprKind::Binary(BinOp::Add, a, b) if var_name(a) == Some(n) => {
+                    Some((n.to_string(), 1, Some(b)))
+                }
+                ExprKind::Binary(BinOp::Add, a, b) if var_name(b) == Some(n) => {
+                    Some((n.to_string(), 1, Some(a)))
+                }
+                ExprKind::Binary(BinOp::Sub, a, b) if var_name(a) == Some(n) => {
+                    Some((n.to_string(), -1, Some(b)))
+                }
                 _ => None,
             }
         }

@@ -71,7 +71,9 @@ pub(super) fn delinearize<'r>(
                     (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
                 };
                 let e = groups.entry(key).or_default();
-                *e = e.add(&term).ok_or((Some(*r), "arithmetic overflow".to_string()))?;
+                *e = e
+                    .add(&term)
+                    .ok_or((Some(*r), "arithmetic overflow".to_string()))?;
             }
             for k in groups.keys() {
                 if !k.is_empty() {
@@ -106,7 +108,10 @@ pub(super) fn delinearize<'r>(
     for (r, out) in grouped {
         let mut pieces = Vec::new();
         for (c, groups) in out {
-            let mut t: Vec<Poly> = strides.iter().map(|s| groups.get(s).cloned().unwrap_or_default()).collect();
+            let mut t: Vec<Poly> = strides
+                .iter()
+                .map(|s| groups.get(s).cloned().unwrap_or_default())
+                .collect();
             t.push(groups.get(&Vec::new()).cloned().unwrap_or_default());
             if t.iter().any(|p| !p.is_affine()) {
                 return Err((Some(r), "a coefficient is not affine".into()));
@@ -200,8 +205,15 @@ pub(super) fn delinearize_const<'r>(
         }
         tuples.push((*r, pieces));
     }
-    let extents = strides.windows(2).map(|w| (w[0] / w[1]).to_string()).collect();
-    Some((strides.iter().map(|s| s.to_string()).collect(), extents, tuples))
+    let extents = strides
+        .windows(2)
+        .map(|w| (w[0] / w[1]).to_string())
+        .collect();
+    Some((
+        strides.iter().map(|s| s.to_string()).collect(),
+        extents,
+        tuples,
+    ))
 }
 
 fn atom_name(a: &Atom) -> String {

@@ -2,13 +2,17 @@
 //! or inline sources, fixing parameters, and comparing with isl.
 #![allow(dead_code)]
 
-use access_analysis::{analyze_kernel, AnalysisOptions, ArrayAccesses, KernelAccesses, ParamSource};
+use access_analysis::{
+    analyze_kernel, AnalysisOptions, ArrayAccesses, KernelAccesses, ParamSource,
+};
 use isl_rs::{Context, Map, Set};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 pub fn corpus(file: &str, options: &AnalysisOptions) -> KernelAccesses {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../kernels")
+        .join(file);
     let source = std::fs::read_to_string(&path).unwrap();
     let program = coarsen::parse_program(file, &source, &coarsen::ParseOptions::default()).unwrap();
     let name = program.kernels().next().unwrap().name.clone();
@@ -16,8 +20,11 @@ pub fn corpus(file: &str, options: &AnalysisOptions) -> KernelAccesses {
 }
 
 pub fn inline(source: &str, options: &AnalysisOptions) -> KernelAccesses {
-    let program = coarsen::parse_program("test.cl", source, &coarsen::ParseOptions::default()).unwrap();
-    assert!(program.unsupported_in(&program.kernels().next().unwrap().name).is_empty());
+    let program =
+        coarsen::parse_program("test.cl", source, &coarsen::ParseOptions::default()).unwrap();
+    assert!(program
+        .unsupported_in(&program.kernels().next().unwrap().name)
+        .is_empty());
     let name = program.kernels().next().unwrap().name.clone();
     analyze_kernel(&program, &name, options).unwrap()
 }
@@ -33,7 +40,12 @@ pub struct Launch {
 
 impl Launch {
     pub fn new(gs: [i64; 3], ls: [i64; 3]) -> Launch {
-        Launch { gs, ls, go: [0; 3], scalars: BTreeMap::new() }
+        Launch {
+            gs,
+            ls,
+            go: [0; 3],
+            scalars: BTreeMap::new(),
+        }
     }
 
     pub fn arg(mut self, name: &str, v: i64) -> Launch {
@@ -64,14 +76,24 @@ impl Launch {
 
     /// The value of a parameter of `ka`.
     pub fn value(&self, ka: &KernelAccesses, name: &str) -> i64 {
-        let p = ka.params.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no param {name}"));
+        let p = ka
+            .params
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no param {name}"));
         match p.source {
             ParamSource::GlobalSize(d) => self.gs[d as usize],
             ParamSource::LocalSize(d) => self.ls[d as usize],
             ParamSource::GlobalOffset(d) => self.go[d as usize],
             ParamSource::NumGroups(d) => self.gs[d as usize] / self.ls[d as usize],
-            ParamSource::ScalarArg { .. } => *self.scalars.get(name).unwrap_or_else(|| panic!("no value for {name}")),
-            ParamSource::SliceLo | ParamSource::SliceHi | ParamSource::SliceLoItem | ParamSource::SliceHiItem => {
+            ParamSource::ScalarArg { .. } => *self
+                .scalars
+                .get(name)
+                .unwrap_or_else(|| panic!("no value for {name}")),
+            ParamSource::SliceLo
+            | ParamSource::SliceHi
+            | ParamSource::SliceLoItem
+            | ParamSource::SliceHiItem => {
                 panic!("the access analysis has no slice parameter ({name})")
             }
         }
@@ -80,8 +102,19 @@ impl Launch {
     /// `[params] -> { : p = v and ... }` fixing every parameter of `ka`.
     pub fn fix(&self, ka: &KernelAccesses) -> String {
         let names: Vec<&str> = ka.params.iter().map(|p| p.name.as_str()).collect();
-        let eqs: Vec<String> = names.iter().map(|n| format!("{n} = {}", self.value(ka, n))).collect();
-        format!("[{}] -> {{ : {} }}", names.join(", "), if eqs.is_empty() { "true".into() } else { eqs.join(" and ") })
+        let eqs: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n} = {}", self.value(ka, n)))
+            .collect();
+        format!(
+            "[{}] -> {{ : {} }}",
+            names.join(", "),
+            if eqs.is_empty() {
+                "true".into()
+            } else {
+                eqs.join(" and ")
+            }
+        )
     }
 }
 
@@ -96,7 +129,13 @@ pub fn set(ctx: &Context, text: &str) -> Set {
 
 /// The relation `which` of array `a` for the concrete launch, with element
 /// indices linearized (`sum out_k * strides[k]`).
-pub fn concrete(ctx: &Context, ka: &KernelAccesses, a: &ArrayAccesses, which: &str, launch: &Launch) -> Map {
+pub fn concrete(
+    ctx: &Context,
+    ka: &KernelAccesses,
+    a: &ArrayAccesses,
+    which: &str,
+    launch: &Launch,
+) -> Map {
     let text = match which {
         "reads" => &a.reads,
         "must" => &a.must_writes,
@@ -117,11 +156,20 @@ pub fn concrete(ctx: &Context, ka: &KernelAccesses, a: &ArrayAccesses, which: &s
         .iter()
         .enumerate()
         .map(|(k, s)| {
-            let v: i64 = s.split('*').map(|f| f.parse::<i64>().unwrap_or_else(|_| launch.value(ka, f))).product();
+            let v: i64 = s
+                .split('*')
+                .map(|f| f.parse::<i64>().unwrap_or_else(|_| launch.value(ka, f)))
+                .product();
             format!("{v}*o{k}")
         })
         .collect();
-    let lin = format!("{{ {}[{}] -> {}[{}] }}", a.name, outs.join(", "), a.name, terms.join(" + "));
+    let lin = format!(
+        "{{ {}[{}] -> {}[{}] }}",
+        a.name,
+        outs.join(", "),
+        a.name,
+        terms.join(" + ")
+    );
     m.apply_range(map(ctx, &lin)).unwrap()
 }
 
@@ -130,7 +178,9 @@ pub fn pairs(name: &str, ps: &[([i64; 3], i64)]) -> String {
     if ps.is_empty() {
         return format!("{{ W[x0, x1, x2] -> {name}[o] : false }}");
     }
-    let parts: Vec<String> =
-        ps.iter().map(|(x, i)| format!("W[{}, {}, {}] -> {name}[{i}]", x[0], x[1], x[2])).collect();
+    let parts: Vec<String> = ps
+        .iter()
+        .map(|(x, i)| format!("W[{}, {}, {}] -> {name}[{i}]", x[0], x[1], x[2]))
+        .collect();
     format!("{{ {} }}", parts.join("; "))
 }

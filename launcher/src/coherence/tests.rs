@@ -40,7 +40,13 @@ fn need_from_host_then_from_devices() {
     assert_eq!(c.exclusive(Holder::Device(0)), iv(0, 49));
     // Device 0 needs a halo of 4 on its right: from device 1, via the host.
     let plan = c.plan_need(0, &iv(0, 53)).unwrap();
-    assert_eq!(plan, NeedPlan { to_host: vec![(1, iv(50, 53))], to_device: iv(50, 53) });
+    assert_eq!(
+        plan,
+        NeedPlan {
+            to_host: vec![(1, iv(50, 53))],
+            to_device: iv(50, 53)
+        }
+    );
     // A device that holds nothing gets everything; each element from the
     // lowest-index device holding it.
     c.copied(Holder::Device(2), &iv(40, 59));
@@ -63,7 +69,10 @@ fn plan_host_gathers_what_the_host_lacks() {
     c.copied(Holder::Device(1), &iv(0, 19));
     c.written(Holder::Device(1), &runs(&[(2, 4), (10, 12)]));
     c.copied(Holder::Device(0), &iv(11, 12));
-    assert_eq!(c.plan_host(&iv(0, 19)).unwrap(), vec![(0, iv(11, 12)), (1, runs(&[(2, 4), (10, 10)]))]);
+    assert_eq!(
+        c.plan_host(&iv(0, 19)).unwrap(),
+        vec![(0, iv(11, 12)), (1, runs(&[(2, 4), (10, 10)]))]
+    );
     assert_eq!(c.plan_host(&iv(5, 9)).unwrap(), vec![]);
 }
 
@@ -88,7 +97,10 @@ fn lost_elements_are_refused_until_written() {
     assert_eq!(c.valid(Holder::Device(0)), runs(&[(0, 2), (6, 9)]));
     assert_eq!(c.plan_host(&iv(0, 3)), Err(Lost(iv(3, 3))));
     assert_eq!(c.plan_need(1, &iv(5, 9)), Err(Lost(iv(5, 5))));
-    assert_eq!(Lost(iv(3, 3)).to_string(), "elements {3..=3} are lost (their last writer failed)");
+    assert_eq!(
+        Lost(iv(3, 3)).to_string(),
+        "elements {3..=3} are lost (their last writer failed)"
+    );
     c.written(Holder::Host, &iv(3, 4));
     assert_eq!(c.lost(), &iv(5, 5));
     c.written(Holder::Device(2), &iv(5, 5));
@@ -141,7 +153,13 @@ fn share_change_moves_only_what_changes_owner() {
     c.written(Holder::Device(1), &iv(50, 99));
     assert!(c.plan_need(0, &iv(0, 29)).unwrap().is_empty());
     let plan = c.plan_need(1, &iv(30, 99)).unwrap();
-    assert_eq!(plan, NeedPlan { to_host: vec![(0, iv(30, 49))], to_device: iv(30, 49) });
+    assert_eq!(
+        plan,
+        NeedPlan {
+            to_host: vec![(0, iv(30, 49))],
+            to_device: iv(30, 49)
+        }
+    );
 }
 
 // ---- property test against a reference model ----
@@ -175,7 +193,11 @@ impl Model {
     fn new(len: usize) -> Model {
         let mut mem = vec![vec![None; len]; N_DEVICES + 1];
         mem[0] = vec![Some(0); len];
-        Model { truth: vec![0; len], mem, next_version: 1 }
+        Model {
+            truth: vec![0; len],
+            mem,
+            next_version: 1,
+        }
     }
 
     fn len(&self) -> usize {
@@ -195,7 +217,12 @@ impl Model {
     }
 
     fn set_where(&self, f: impl Fn(usize) -> bool) -> Runs {
-        Runs::from_intervals((0..self.len()).filter(|&i| f(i)).map(|i| (i as i64, i as i64)).collect())
+        Runs::from_intervals(
+            (0..self.len())
+                .filter(|&i| f(i))
+                .map(|i| (i as i64, i as i64))
+                .collect(),
+        )
     }
 
     fn valid(&self, h: Holder) -> Runs {
@@ -207,7 +234,9 @@ impl Model {
     }
 
     fn exclusive(&self, h: Holder) -> Runs {
-        self.set_where(|i| self.current(h, i) && holders().filter(|&o| o != h).all(|o| !self.current(o, i)))
+        self.set_where(|i| {
+            self.current(h, i) && holders().filter(|&o| o != h).all(|o| !self.current(o, i))
+        })
     }
 
     fn copy(&mut self, from: Holder, to: Holder, r: &Runs) {
@@ -246,7 +275,10 @@ struct Part {
 #[derive(Clone, Debug)]
 enum Op {
     /// A launch; the part of index `fail`, if any, fails.
-    Launch { parts: Vec<Part>, fail: Option<usize> },
+    Launch {
+        parts: Vec<Part>,
+        fail: Option<usize>,
+    },
     HostRead(Runs),
     HostWrite(Runs),
     /// Copy the device's exclusive elements to the host, then drop it.
@@ -277,8 +309,13 @@ fn arb_holder() -> impl Strategy<Value = Holder> {
 
 /// A launch with random sets per device; writes made disjoint.
 fn arb_random_launch() -> impl Strategy<Value = Op> {
-    let devs = prop::sample::subsequence((0..N_DEVICES).collect::<Vec<_>>(), 1..=N_DEVICES).prop_shuffle();
-    (devs, prop::collection::vec((arb_set(), arb_set(), arb_set()), N_DEVICES), prop::option::weighted(0.2, 0..N_DEVICES))
+    let devs =
+        prop::sample::subsequence((0..N_DEVICES).collect::<Vec<_>>(), 1..=N_DEVICES).prop_shuffle();
+    (
+        devs,
+        prop::collection::vec((arb_set(), arb_set(), arb_set()), N_DEVICES),
+        prop::option::weighted(0.2, 0..N_DEVICES),
+    )
         .prop_map(|(devs, sets, fail)| {
             let mut written = Runs::new();
             let parts: Vec<Part> = devs
@@ -287,7 +324,12 @@ fn arb_random_launch() -> impl Strategy<Value = Op> {
                 .map(|(&dev, (read, write, prefill))| {
                     let write = write.subtract(&written);
                     written = written.union(&write);
-                    Part { dev, read, prefill: prefill.intersect(&write), write }
+                    Part {
+                        dev,
+                        read,
+                        prefill: prefill.intersect(&write),
+                        write,
+                    }
                 })
                 .collect();
             let fail = fail.filter(|&f| f < parts.len());
@@ -299,8 +341,15 @@ fn arb_random_launch() -> impl Strategy<Value = Op> {
 /// each reading its slice plus a halo and writing its slice (the way a
 /// stencil is split); consecutive such launches change the shares.
 fn arb_split_launch() -> impl Strategy<Value = Op> {
-    let devs = prop::sample::subsequence((0..N_DEVICES).collect::<Vec<_>>(), 1..=N_DEVICES).prop_shuffle();
-    (devs, prop::collection::vec(0i64..=MAX_LEN as i64, N_DEVICES), 0i64..4, any::<bool>(), prop::option::weighted(0.2, 0..N_DEVICES))
+    let devs =
+        prop::sample::subsequence((0..N_DEVICES).collect::<Vec<_>>(), 1..=N_DEVICES).prop_shuffle();
+    (
+        devs,
+        prop::collection::vec(0i64..=MAX_LEN as i64, N_DEVICES),
+        0i64..4,
+        any::<bool>(),
+        prop::option::weighted(0.2, 0..N_DEVICES),
+    )
         .prop_map(|(devs, mut cuts, halo, prefill, fail)| {
             cuts.truncate(devs.len() - 1);
             cuts.push(0);
@@ -313,7 +362,12 @@ fn arb_split_launch() -> impl Strategy<Value = Op> {
                     let write = Runs::interval(cuts[k], cuts[k + 1] - 1);
                     let read = Runs::interval(cuts[k] - halo, cuts[k + 1] - 1 + halo);
                     let prefill = if prefill { write.clone() } else { Runs::new() };
-                    Part { dev, read, write, prefill }
+                    Part {
+                        dev,
+                        read,
+                        write,
+                        prefill,
+                    }
                 })
                 .collect();
             let fail = fail.filter(|&f| f < parts.len());
@@ -343,7 +397,9 @@ fn check_state(c: &Coherence, m: &Model) -> Result<(), TestCaseError> {
         prop_assert_eq!(c.exclusive(h), m.exclusive(h), "exclusive to {}", h);
     }
     prop_assert_eq!(c.lost(), &m.lost());
-    let devices: Vec<usize> = (0..N_DEVICES).filter(|&d| !m.valid(Holder::Device(d)).is_empty()).collect();
+    let devices: Vec<usize> = (0..N_DEVICES)
+        .filter(|&d| !m.valid(Holder::Device(d)).is_empty())
+        .collect();
     prop_assert_eq!(c.devices(), devices);
     Ok(())
 }
@@ -352,7 +408,12 @@ fn check_state(c: &Coherence, m: &Model) -> Result<(), TestCaseError> {
 /// behalf, `except` being the device the plan is for: each element the host
 /// lacks once, from the lowest-index device (other than `except`) that has
 /// it current.
-fn check_to_host(m: &Model, plan: &[(usize, Runs)], want: &Runs, except: Option<usize>) -> Result<(), TestCaseError> {
+fn check_to_host(
+    m: &Model,
+    plan: &[(usize, Runs)],
+    want: &Runs,
+    except: Option<usize>,
+) -> Result<(), TestCaseError> {
     let mut covered = Runs::new();
     let mut last_dev = None;
     for (src, e) in plan {
@@ -361,9 +422,17 @@ fn check_to_host(m: &Model, plan: &[(usize, Runs)], want: &Runs, except: Option<
         prop_assert!(Some(*src) != except);
         last_dev = Some(*src);
         prop_assert!(!covered.overlaps(e));
-        prop_assert!(m.valid(Holder::Device(*src)).contains(e), "copy from a stale device {}", src);
+        prop_assert!(
+            m.valid(Holder::Device(*src)).contains(e),
+            "copy from a stale device {}",
+            src
+        );
         for lower in (0..*src).filter(|&d| Some(d) != except) {
-            prop_assert!(!m.valid(Holder::Device(lower)).overlaps(e), "device {} has it too", lower);
+            prop_assert!(
+                !m.valid(Holder::Device(lower)).overlaps(e),
+                "device {} has it too",
+                lower
+            );
         }
         covered = covered.union(e);
     }
@@ -399,7 +468,12 @@ fn step(c: &mut Coherence, m: &mut Model, op: &Op) -> Result<(), TestCaseError> 
                         c.copied(dev, &plan.to_device);
                         // The kernel reads current values only.
                         for i in m.elems(&need) {
-                            prop_assert!(m.current(dev, i), "device {} reads a stale element {}", p.dev, i);
+                            prop_assert!(
+                                m.current(dev, i),
+                                "device {} reads a stale element {}",
+                                p.dev,
+                                i
+                            );
                         }
                     }
                 }

@@ -152,7 +152,13 @@ pub(super) fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64, u64)
                 d.bytes_from_device += n;
                 d.commands += commands;
             }
-            None => report.devices.push(DeviceReport { index: dev, name: format!("device {dev}"), bytes_from_device: n, commands, ..DeviceReport::default() }),
+            None => report.devices.push(DeviceReport {
+                index: dev,
+                name: format!("device {dev}"),
+                bytes_from_device: n,
+                commands,
+                ..DeviceReport::default()
+            }),
         }
         report.bytes_total += n;
     }

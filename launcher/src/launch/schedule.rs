@@ -18,9 +18,9 @@ use crate::buffer::ArgValue;
 use crate::error::{LaunchError, Result};
 use crate::ndrange::{split_groups, NdRange};
 use crate::plan::{guard_windows, BoxWindow, Plan};
+use crate::ranks::{RankSlices, SliceSets};
 use crate::runs::Runs;
 use crate::runtime::Runtime;
-use crate::ranks::{RankSlices, SliceSets};
 
 /// Schedules a plan keeps ([`Schedules`]): launches that alternate between
 /// a few configurations (a solver's steps, the two halves of a ping-pong)
@@ -63,7 +63,12 @@ fn key_arg(v: &ArgValue) -> KeyArg {
 }
 
 impl Key {
-    fn new(nd: &NdRange, args: &KernelArgs, shares: &[(usize, f64)], options: &LaunchOptions) -> Key {
+    fn new(
+        nd: &NdRange,
+        args: &KernelArgs,
+        shares: &[(usize, f64)],
+        options: &LaunchOptions,
+    ) -> Key {
         Key {
             nd: nd.clone(),
             shares: shares.iter().map(|&(d, s)| (d, s.to_bits())).collect(),
@@ -76,12 +81,26 @@ impl Key {
     }
 
     /// Whether a launch with these inputs has this key.
-    fn matches(&self, nd: &NdRange, args: &KernelArgs, shares: &[(usize, f64)], options: &LaunchOptions) -> bool {
+    fn matches(
+        &self,
+        nd: &NdRange,
+        args: &KernelArgs,
+        shares: &[(usize, f64)],
+        options: &LaunchOptions,
+    ) -> bool {
         self.nd == *nd
             && self.shares.len() == shares.len()
-            && self.shares.iter().zip(shares).all(|(&(d, s), &(e, t))| d == e && s == t.to_bits())
+            && self
+                .shares
+                .iter()
+                .zip(shares)
+                .all(|(&(d, s), &(e, t))| d == e && s == t.to_bits())
             && self.args.len() == args.values().len()
-            && self.args.iter().zip(args.values()).all(|(k, v)| *k == key_arg(v))
+            && self
+                .args
+                .iter()
+                .zip(args.values())
+                .all(|(k, v)| *k == key_arg(v))
             && self.unchecked == options.unchecked
             && self.exact_bytes == options.exact_bytes
             && self.test_underapproximate == options.test_underapproximate
@@ -107,7 +126,10 @@ impl Schedules {
         options: &LaunchOptions,
     ) -> Result<Arc<Schedule>> {
         let entries = &mut plan.schedules.entries;
-        if let Some(i) = entries.iter().position(|(k, _)| k.matches(nd, args, shares, options)) {
+        if let Some(i) = entries
+            .iter()
+            .position(|(k, _)| k.matches(nd, args, shares, options))
+        {
             entries[..=i].rotate_right(1);
             return Ok(entries[0].1.clone());
         }
@@ -133,7 +155,11 @@ impl Footprint {
     pub(crate) fn of(plan: &Plan, args: &KernelArgs, params: &[i64], counts: bool) -> Footprint {
         let mut notes = Vec::new();
         let (whole_bytes, exact) = whole_and_exact(plan, args, params, counts, &mut notes);
-        Footprint { whole_bytes, exact, notes }
+        Footprint {
+            whole_bytes,
+            exact,
+            notes,
+        }
     }
 }
 
@@ -157,7 +183,10 @@ pub(crate) struct Schedule {
 /// How the launch runs.
 pub(crate) enum Run {
     /// Whole on `Schedule::main_device`, for this reason.
-    Unsplit { reason: String, footprint: Footprint },
+    Unsplit {
+        reason: String,
+        footprint: Footprint,
+    },
     Split(Split),
 }
 
@@ -195,12 +224,17 @@ fn make(
                 kernel: plan.kernel.name.clone(),
                 lo,
                 hi,
-                reason: format!("the ndrange has {n_groups} work-groups along dimension {split_dim}"),
+                reason: format!(
+                    "the ndrange has {n_groups} work-groups along dimension {split_dim}"
+                ),
             })
         }
     };
     let fractions: Vec<f64> = shares.iter().map(|s| s.1).collect();
-    let slices: Vec<(u64, u64)> = split_groups(w_hi - w_lo, &fractions).into_iter().map(|(l, h)| (l + w_lo, h + w_lo)).collect();
+    let slices: Vec<(u64, u64)> = split_groups(w_hi - w_lo, &fractions)
+        .into_iter()
+        .map(|(l, h)| (l + w_lo, h + w_lo))
+        .collect();
     let mut notes = Vec::new();
     let mut participants = Vec::new();
     for (&(device, share), &(lo, hi)) in shares.iter().zip(&slices) {
@@ -225,9 +259,21 @@ fn make(
     let (base, run, more) = schedule_run(plan, nd, args, split_dim, &participants, options)?;
     notes.extend(more);
     if let (Some((lo, hi)), Run::Unsplit { reason, .. }) = (plan.group_window, &run) {
-        return Err(LaunchError::Window { kernel: plan.kernel.name.clone(), lo, hi, reason: reason.clone() });
+        return Err(LaunchError::Window {
+            kernel: plan.kernel.name.clone(),
+            lo,
+            hi,
+            reason: reason.clone(),
+        });
     }
-    Ok(Schedule { split_dim, n_groups, main_device, base, notes, run })
+    Ok(Schedule {
+        split_dim,
+        n_groups,
+        main_device,
+        base,
+        notes,
+        run,
+    })
 }
 
 /// The parameters of the unsplit NDRange, how the launch runs, and the
@@ -289,12 +335,24 @@ fn schedule_run(
     }
 
     let run = match reason {
-        Some(reason) => Run::Unsplit { reason, footprint: Footprint::of(plan, args, &base, options.exact_bytes) },
+        Some(reason) => Run::Unsplit {
+            reason,
+            footprint: Footprint::of(plan, args, &base, options.exact_bytes),
+        },
         None => {
             let works = participants
                 .iter()
                 .map(|&(device, lo, hi)| {
-                    device_work(plan, args, device, lo, hi, slice_params(lo, hi), all_whole, options)
+                    device_work(
+                        plan,
+                        args,
+                        device,
+                        lo,
+                        hi,
+                        slice_params(lo, hi),
+                        all_whole,
+                        options,
+                    )
                 })
                 .collect::<Result<Vec<_>>>()?;
             Run::Split(split(plan, args, works, options))
@@ -313,7 +371,13 @@ impl Plan {
     /// need a diff-merge (written sets that overlap, or a whole array):
     /// ranks glue only disjoint written sets. `unchecked`: the guard is off
     /// (see [`LaunchOptions::unchecked`]).
-    pub fn rank_slices(&self, nd: &NdRange, args: &KernelArgs, windows: &[(u64, u64)], unchecked: bool) -> Result<RankSlices> {
+    pub fn rank_slices(
+        &self,
+        nd: &NdRange,
+        args: &KernelArgs,
+        windows: &[(u64, u64)],
+        unchecked: bool,
+    ) -> Result<RankSlices> {
         nd.validate()?;
         self.check_args(args)?;
         let split_dim = self.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
@@ -325,14 +389,20 @@ impl Plan {
                     kernel: self.kernel.name.clone(),
                     lo,
                     hi,
-                    reason: format!("the ndrange has {n_groups} work-groups along dimension {split_dim}"),
+                    reason: format!(
+                        "the ndrange has {n_groups} work-groups along dimension {split_dim}"
+                    ),
                 });
             }
             if hi > lo {
                 participants.push((i, lo, hi));
             }
         }
-        let options = LaunchOptions { unchecked, exact_bytes: false, ..LaunchOptions::default() };
+        let options = LaunchOptions {
+            unchecked,
+            exact_bytes: false,
+            ..LaunchOptions::default()
+        };
         let (_, run, _) = schedule_run(self, nd, args, split_dim, &participants, &options)?;
         let split = match run {
             Run::Unsplit { reason, .. } => return Ok(RankSlices::Unsplit(reason)),
@@ -347,7 +417,13 @@ impl Plan {
         let empty = || {
             self.arrays
                 .iter()
-                .map(|a| SliceSets { arg_index: a.arg_index, name: a.name.clone(), elem_size: a.elem_size, need: Runs::new(), write: Runs::new() })
+                .map(|a| SliceSets {
+                    arg_index: a.arg_index,
+                    name: a.name.clone(),
+                    elem_size: a.elem_size,
+                    need: Runs::new(),
+                    write: Runs::new(),
+                })
                 .collect::<Vec<_>>()
         };
         let mut out: Vec<Vec<SliceSets>> = windows.iter().map(|_| empty()).collect();
@@ -365,7 +441,12 @@ impl Plan {
 /// their written sets are disjoint, else merged on the host through
 /// staging (every element of the write ranges then prefilled); and the
 /// footprint with the report's notes.
-fn split(plan: &Plan, args: &KernelArgs, mut works: Vec<DevWork>, options: &LaunchOptions) -> Split {
+fn split(
+    plan: &Plan,
+    args: &KernelArgs,
+    mut works: Vec<DevWork>,
+    options: &LaunchOptions,
+) -> Split {
     let mut glue = vec![Glue::Direct; plan.arrays.len()];
     let mut staging_len = Vec::new();
     for (ai, a) in plan.arrays.iter().enumerate() {
@@ -392,15 +473,27 @@ fn split(plan: &Plan, args: &KernelArgs, mut works: Vec<DevWork>, options: &Laun
             }
         }
     }
-    let mut footprint = Footprint { whole_bytes: 0, exact: Some(0), notes: Vec::new() };
+    let mut footprint = Footprint {
+        whole_bytes: 0,
+        exact: Some(0),
+        notes: Vec::new(),
+    };
     for w in &works {
-        let (wb, ex) = whole_and_exact(plan, args, &w.params, options.exact_bytes, &mut footprint.notes);
+        let (wb, ex) = whole_and_exact(
+            plan,
+            args,
+            &w.params,
+            options.exact_bytes,
+            &mut footprint.notes,
+        );
         footprint.whole_bytes += wb;
         footprint.exact = footprint.exact.zip(ex).map(|(a, b)| a + b);
     }
     for (ai, a) in plan.arrays.iter().enumerate() {
         if let Some(r) = &a.whole_reason {
-            footprint.notes.push(format!("array '{}' is transferred whole: {r}", a.name));
+            footprint
+                .notes
+                .push(format!("array '{}' is transferred whole: {r}", a.name));
         }
         if glue[ai] == Glue::DiffMerge && a.writes {
             footprint.notes.push(format!(
@@ -409,7 +502,12 @@ fn split(plan: &Plan, args: &KernelArgs, mut works: Vec<DevWork>, options: &Laun
             ));
         }
     }
-    Split { works, glue, staging_len, footprint }
+    Split {
+        works,
+        glue,
+        staging_len,
+        footprint,
+    }
 }
 
 /// Checks the shares: non-empty, each in [0, 1], summing to 1 within 1e-6,
@@ -603,11 +701,12 @@ fn device_work(
         let mut boxes = if whole {
             None
         } else {
-            a.slice_boxes(&params, read_r, write_r).map_err(|e| LaunchError::Eval {
-                kernel: plan.kernel.name.clone(),
-                what: format!("the boxes of array '{}'", a.name),
-                message: e.to_string(),
-            })?
+            a.slice_boxes(&params, read_r, write_r)
+                .map_err(|e| LaunchError::Eval {
+                    kernel: plan.kernel.name.clone(),
+                    what: format!("the boxes of array '{}'", a.name),
+                    message: e.to_string(),
+                })?
         };
         // A box over literal strides spanning every dimension k >= 1 whole
         // (`a[2*i]` and `a[2*i + 1]`: rows of 2) holds the elements of its
@@ -615,7 +714,9 @@ fn device_work(
         // per-group test cannot prove literal-extent boxes. Kept where it is
         // what proves the writes exact.
         if a.literal_strides
-            && boxes.as_ref().is_some_and(|b| b.spans_inner_dims() && (b.write.is_none() || fills || !b.write_exact))
+            && boxes.as_ref().is_some_and(|b| {
+                b.spans_inner_dims() && (b.write.is_none() || fills || !b.write_exact)
+            })
         {
             boxes = None;
         }
@@ -626,18 +727,26 @@ fn device_work(
         let [read_w, write_w] = guard_windows(boxes.as_ref(), read_r, write_r);
         // (after the windows: only the box check can catch it)
         if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_box) {
-            if let Some((l, u)) = b.read.as_mut().and_then(|r| r.last_mut()).filter(|_| *n == a.name) {
+            if let Some((l, u)) = b
+                .read
+                .as_mut()
+                .and_then(|r| r.last_mut())
+                .filter(|_| *n == a.name)
+            {
                 *u -= i64::from(*u > *l);
             }
         }
         // The sets: a box's runs (the guard checks the box), else the window.
         let box_runs = |bx: Option<&Vec<(i64, i64)>>, window: Option<(i64, i64)>| -> Option<Runs> {
             match (&boxes, bx) {
-                (Some(b), Some(bx)) => Some(Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&range_runs(window))),
+                (Some(b), Some(bx)) => Some(
+                    Runs::from_box(0, bx, &b.strides, MAX_BOX_RUNS)?.intersect(&range_runs(window)),
+                ),
                 _ => None,
             }
         };
-        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w).unwrap_or_else(|| range_runs(read_w));
+        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w)
+            .unwrap_or_else(|| range_runs(read_w));
         let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
         // Written exactly: the 1-D window filled, or the box (when its runs
         // are the write set) proved filled, for all parameter values or in
@@ -645,7 +754,9 @@ fn device_work(
         // must-write) equals the box's element count, and the writes lie in
         // the box (issue 12: aos_to_soa's four rows, at any global offset).
         let box_filled = |wb: &Runs| match &a.written_count {
-            Some(c) => c.eval(&params).is_ok_and(|n| n >= 0 && n as u64 == wb.n_elems()),
+            Some(c) => c
+                .eval(&params)
+                .is_ok_and(|n| n >= 0 && n as u64 == wb.n_elems()),
             None => false,
         };
         let exact = fills
@@ -653,7 +764,11 @@ fn device_work(
                 .as_ref()
                 .is_some_and(|wb| boxes.as_ref().is_some_and(|b| b.write_exact) || box_filled(wb));
         let write_set = write_box.unwrap_or_else(|| range_runs(write_w));
-        let prefill = if whole || !exact { write_set.clone() } else { Runs::new() };
+        let prefill = if whole || !exact {
+            write_set.clone()
+        } else {
+            Runs::new()
+        };
         arrays.push(DevArray {
             cover,
             whole,
@@ -728,7 +843,9 @@ fn whole_and_exact(
 /// guard's sink).
 fn check_locals(plan: &Plan, args: &KernelArgs, shares: &[(usize, f64)]) -> Result<()> {
     for (info, v) in args.infos().iter().zip(args.values()) {
-        let ArgValue::Local { bytes } = v else { continue };
+        let ArgValue::Local { bytes } = v else {
+            continue;
+        };
         let need = *bytes + local_sink_bytes(info.elem_size);
         for &(d, _) in shares {
             let dev = plan.runtime.device(d)?;
@@ -753,7 +870,13 @@ mod tests {
     use ranges_format::ArgInfo;
 
     fn info(index: u32, name: &str, kind: ArgKind, ty: &str, size: u32) -> ArgInfo {
-        ArgInfo { index, name: name.into(), kind, elem_type: ty.into(), elem_size: size }
+        ArgInfo {
+            index,
+            name: name.into(),
+            kind,
+            elem_type: ty.into(),
+            elem_size: size,
+        }
     }
 
     fn args(n_elems: u64, n: i32, local: u64) -> KernelArgs {
@@ -766,8 +889,14 @@ mod tests {
         let a = HostBuffer::zeros(ElemType::parse("float", 4), n_elems).unwrap();
         let values = vec![
             ArgValue::Buffer(a),
-            ArgValue::Scalar { bytes: n.to_le_bytes().to_vec(), int: Some(n as i64) },
-            ArgValue::Scalar { bytes: 1.5f32.to_le_bytes().to_vec(), int: None },
+            ArgValue::Scalar {
+                bytes: n.to_le_bytes().to_vec(),
+                int: Some(n as i64),
+            },
+            ArgValue::Scalar {
+                bytes: 1.5f32.to_le_bytes().to_vec(),
+                int: None,
+            },
             ArgValue::Local { bytes: local },
         ];
         KernelArgs::from_values("k", &infos, values).unwrap()
@@ -785,8 +914,18 @@ mod tests {
         other_data.buffer_at_mut(0).unwrap().as_bytes_mut()[0] = 7;
         assert!(key.matches(&nd, &other_data, &shares, &opts));
         // everything a schedule depends on does
-        assert!(!key.matches(&NdRange::new(&[64], &[16]).unwrap(), &args(64, 64, 32), &shares, &opts));
-        assert!(!key.matches(&NdRange::with_offset(&[64], &[8], &[8]).unwrap(), &args(64, 64, 32), &shares, &opts));
+        assert!(!key.matches(
+            &NdRange::new(&[64], &[16]).unwrap(),
+            &args(64, 64, 32),
+            &shares,
+            &opts
+        ));
+        assert!(!key.matches(
+            &NdRange::with_offset(&[64], &[8], &[8]).unwrap(),
+            &args(64, 64, 32),
+            &shares,
+            &opts
+        ));
         assert!(!key.matches(&nd, &args(65, 64, 32), &shares, &opts));
         assert!(!key.matches(&nd, &args(64, 63, 32), &shares, &opts));
         assert!(!key.matches(&nd, &args(64, 64, 64), &shares, &opts));
@@ -794,15 +933,35 @@ mod tests {
         assert!(!key.matches(&nd, &args(64, 64, 32), &[(1, 0.5), (0, 0.5)], &opts));
         assert!(!key.matches(&nd, &args(64, 64, 32), &[(0, 1.0)], &opts));
         for changed in [
-            LaunchOptions { unchecked: true, ..Default::default() },
-            LaunchOptions { exact_bytes: false, ..Default::default() },
-            LaunchOptions { test_underapproximate: Some("a".into()), ..Default::default() },
-            LaunchOptions { test_shrink_box: Some("a".into()), ..Default::default() },
+            LaunchOptions {
+                unchecked: true,
+                ..Default::default()
+            },
+            LaunchOptions {
+                exact_bytes: false,
+                ..Default::default()
+            },
+            LaunchOptions {
+                test_underapproximate: Some("a".into()),
+                ..Default::default()
+            },
+            LaunchOptions {
+                test_shrink_box: Some("a".into()),
+                ..Default::default()
+            },
         ] {
-            assert!(!key.matches(&nd, &args(64, 64, 32), &shares, &changed), "{changed:?}");
+            assert!(
+                !key.matches(&nd, &args(64, 64, 32), &shares, &changed),
+                "{changed:?}"
+            );
         }
         // options that the schedule does not depend on
-        let same = LaunchOptions { verify: true, verify_device: Some(1), mem_cap_bytes: Some(1), ..Default::default() };
+        let same = LaunchOptions {
+            verify: true,
+            verify_device: Some(1),
+            mem_cap_bytes: Some(1),
+            ..Default::default()
+        };
         assert!(key.matches(&nd, &args(64, 64, 32), &shares, &same));
     }
 }

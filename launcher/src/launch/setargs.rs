@@ -40,13 +40,20 @@ pub(super) fn arg_value(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>) -> S
 
 /// Appends the subkernel's extra arguments; the guard's flag buffer is
 /// `flags` (NULL when the guard is compiled out and never touches it).
-pub(super) fn push_extra_args<'a>(set: &mut Vec<(&'a str, SetArg<'a>)>, names: &'a [String], values: &[ExtraValue], flags: Option<&Buffer<u8>>) {
+pub(super) fn push_extra_args<'a>(
+    set: &mut Vec<(&'a str, SetArg<'a>)>,
+    names: &'a [String],
+    values: &[ExtraValue],
+    flags: Option<&Buffer<u8>>,
+) {
     for (name, v) in names.iter().zip(values) {
         set.push((
             name.as_str(),
             match v {
                 ExtraValue::Long(v) => SetArg::Long(*v),
-                ExtraValue::GuardFlags => SetArg::Mem(flags.map_or(std::ptr::null_mut(), |b| b.get())),
+                ExtraValue::GuardFlags => {
+                    SetArg::Mem(flags.map_or(std::ptr::null_mut(), |b| b.get()))
+                }
             },
         ));
     }
@@ -66,11 +73,20 @@ pub(super) fn guard_bits(flags: &[u8], slot: usize) -> i32 {
 
 /// The guard window of a `__local` argument: all of it.
 pub(super) fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
-    let es = args.infos().get(arg_index as usize).map_or(1, |i| i.elem_size.max(1)) as i64;
+    let es = args
+        .infos()
+        .get(arg_index as usize)
+        .map_or(1, |i| i.elem_size.max(1)) as i64;
     match args.value(arg_index) {
         Some(ArgValue::Local { bytes }) => {
             let n = *bytes as i64 / es;
-            Window { base: 0, read: (0, n), write: (0, n), extent: n, boxes: None }
+            Window {
+                base: 0,
+                read: (0, n),
+                write: (0, n),
+                extent: n,
+                boxes: None,
+            }
         }
         _ => Window::default(),
     }
@@ -78,7 +94,12 @@ pub(super) fn local_window(args: &KernelArgs, arg_index: u32) -> Window {
 
 /// An argument as the guarded subkernel takes it: `__local` arguments get
 /// the guard's sink after their elements.
-pub(super) fn guarded_arg(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>, sink: u64, elem_size: u32) -> SetArg<'_> {
+pub(super) fn guarded_arg(
+    s: &ScalarArg,
+    mem: Option<opencl3::types::cl_mem>,
+    sink: u64,
+    elem_size: u32,
+) -> SetArg<'_> {
     match s {
         ScalarArg::Local(n) if sink > 0 => SetArg::Local(*n + local_sink_bytes(elem_size) as usize),
         _ => arg_value(s, mem),
@@ -88,5 +109,10 @@ pub(super) fn guarded_arg(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>, si
 /// Bytes of the guard's sink after a `__local` argument of elements of
 /// `elem_size` bytes (an element type of unknown size gets a generous one).
 pub(super) fn local_sink_bytes(elem_size: u32) -> u64 {
-    GUARD_SINK * if elem_size == 0 { 256 } else { elem_size as u64 }
+    GUARD_SINK
+        * if elem_size == 0 {
+            256
+        } else {
+            elem_size as u64
+        }
 }

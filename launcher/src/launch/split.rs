@@ -14,7 +14,9 @@ use opencl3::memory::{Buffer, ClMem};
 use super::check_cap;
 use super::report::{add_gathered, DeviceReport, RunReport};
 use super::schedule::{range_runs, DevArray, DevWork, Glue, Split};
-use super::setargs::{guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES};
+use super::setargs::{
+    guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES,
+};
 use super::LaunchOptions;
 use crate::args::KernelArgs;
 use crate::coherence::Holder;
@@ -44,7 +46,12 @@ pub(super) fn run_split(
     split_dim: u32,
     options: &LaunchOptions,
 ) -> Result<SplitOutcome> {
-    let Split { works, glue, staging_len, footprint } = split;
+    let Split {
+        works,
+        glue,
+        staging_len,
+        footprint,
+    } = split;
     prepare(plan, res, works, options)?;
 
     // Built: from here on the plan is only read. Its arguments are those of
@@ -53,19 +60,44 @@ pub(super) fn run_split(
     let guarded = !options.unchecked && plan.guard.is_ok();
     let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
 
-    let ctx_of: Vec<Arc<DeviceCtx>> = works.iter().map(|w| plan.kernels[&w.device].ctx.clone()).collect();
+    let ctx_of: Vec<Arc<DeviceCtx>> = works
+        .iter()
+        .map(|w| plan.kernels[&w.device].ctx.clone())
+        .collect();
     let mut ctxs: Vec<_> = ctx_of.clone();
     ctxs.sort_by_key(|c| c.info.index);
     ctxs.dedup_by_key(|c| c.info.index);
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let grow = options.mem_cap_bytes.is_none();
-    let Phase0 { to_device, placed, sends, backups } = phase0(plan, args, res, works, glue, &ctx_of, grow, guarded, &mut gathered)?;
+    let Phase0 {
+        to_device,
+        placed,
+        sends,
+        backups,
+    } = phase0(
+        plan,
+        args,
+        res,
+        works,
+        glue,
+        &ctx_of,
+        grow,
+        guarded,
+        &mut gathered,
+    )?;
     let mems: Vec<Vec<opencl3::types::cl_mem>> = works
         .iter()
         .map(|w| {
             plan.arrays
                 .iter()
-                .map(|a| res[a.arg_index as usize].as_deref().expect("checked above").allocs[&w.device].mem.get())
+                .map(|a| {
+                    res[a.arg_index as usize]
+                        .as_deref()
+                        .expect("checked above")
+                        .allocs[&w.device]
+                        .mem
+                        .get()
+                })
                 .collect()
         })
         .collect();
@@ -76,16 +108,25 @@ pub(super) fn run_split(
     // memory is dropped.
     let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
     let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
-    let enqueued = phase1(plan, nd, args, works, split_dim, guarded, &ctx_of, &sends, &placed, &mems, &mut flags);
-    let Enqueued { flag_bufs, kernel_events, mut dev_reports } = match enqueued {
+    let enqueued = phase1(
+        plan, nd, args, works, split_dim, guarded, &ctx_of, &sends, &placed, &mems, &mut flags,
+    );
+    let Enqueued {
+        flag_bufs,
+        kernel_events,
+        mut dev_reports,
+    } = match enqueued {
         Ok(e) => e,
         Err(e) => {
             // A device failed: what any device may have written is no longer
             // trusted there; elements no other holder has are lost.
             for w in works {
                 for (ai, a) in plan.arrays.iter().enumerate() {
-                    let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
-                    r.coh.invalidate(Holder::Device(w.device), &range_runs(w.arrays[ai].write_r));
+                    let r = res[a.arg_index as usize]
+                        .as_deref_mut()
+                        .expect("checked above");
+                    r.coh
+                        .invalidate(Holder::Device(w.device), &range_runs(w.arrays[ai].write_r));
                 }
             }
             return Err(e);
@@ -94,7 +135,9 @@ pub(super) fn run_split(
     // The host copies went to the devices.
     for (wi, w) in works.iter().enumerate() {
         for (ai, a) in plan.arrays.iter().enumerate() {
-            let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+            let r = res[a.arg_index as usize]
+                .as_deref_mut()
+                .expect("checked above");
             r.coh.copied(Holder::Device(w.device), &to_device[wi][ai]);
         }
     }
@@ -109,7 +152,15 @@ pub(super) fn run_split(
     }
     exec::release(backups);
     record(plan, res, works, glue);
-    phase2(plan, works, &ctx_of, &mems, &placed, &mut staging, &mut dev_reports)?;
+    phase2(
+        plan,
+        works,
+        &ctx_of,
+        &mems,
+        &placed,
+        &mut staging,
+        &mut dev_reports,
+    )?;
     for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
         if let Some(ev) = ev {
             r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
@@ -136,14 +187,23 @@ pub(super) fn run_split(
         notes: footprint.notes.clone(),
         guard_fired: false,
     };
-    report.bytes_total = report.devices.iter().map(|d| d.bytes_to_device + d.bytes_from_device).sum();
+    report.bytes_total = report
+        .devices
+        .iter()
+        .map(|d| d.bytes_to_device + d.bytes_from_device)
+        .sum();
     add_gathered(&mut report, &gathered);
     Ok(SplitOutcome::Done(report))
 }
 
 /// Before any device runs: the memory cap of every device, then the
 /// subkernels built, and every array bound to a resident buffer.
-fn prepare(plan: &mut Plan, res: &[Option<&mut Residency>], works: &[DevWork], options: &LaunchOptions) -> Result<()> {
+fn prepare(
+    plan: &mut Plan,
+    res: &[Option<&mut Residency>],
+    works: &[DevWork],
+    options: &LaunchOptions,
+) -> Result<()> {
     // memory cap, then build: all before any device runs
     for w in works {
         let needed: u64 = w
@@ -160,7 +220,9 @@ fn prepare(plan: &mut Plan, res: &[Option<&mut Residency>], works: &[DevWork], o
     }
     for a in &plan.arrays {
         if res.get(a.arg_index as usize).is_none_or(|r| r.is_none()) {
-            return Err(LaunchError::Buffer { message: format!("array '{}' has no resident buffer", a.name) });
+            return Err(LaunchError::Buffer {
+                message: format!("array '{}' has no resident buffer", a.name),
+            });
         }
     }
     Ok(())
@@ -204,8 +266,12 @@ fn phase0(
     let mut placed: Vec<Vec<(i64, u64)>> = vec![vec![(0, 0); n_arrays]; works.len()];
     for ai in 0..n_arrays {
         let a = &plan.arrays[ai];
-        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
-        let host = args.buffer_at_mut(a.arg_index).expect("checked: array arguments are buffers");
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
+        let host = args
+            .buffer_at_mut(a.arg_index)
+            .expect("checked: array arguments are buffers");
         let es = a.elem_size;
         let mut want = Runs::new();
         for (wi, w) in works.iter().enumerate() {
@@ -224,10 +290,24 @@ fn phase0(
         for (wi, w) in works.iter().enumerate() {
             let da = &w.arrays[ai];
             match da.cover {
-                Some(cover) => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, cover, grow)?),
+                Some(cover) => gathered.extend(ensure_alloc(
+                    r,
+                    &ctx_of[wi],
+                    host.as_bytes_mut(),
+                    es,
+                    cover,
+                    grow,
+                )?),
                 // untouched: any allocation will do (a placeholder when none)
                 None if r.allocs.contains_key(&w.device) => {}
-                None => gathered.extend(ensure_alloc(r, &ctx_of[wi], host.as_bytes_mut(), es, (0, 0), false)?),
+                None => gathered.extend(ensure_alloc(
+                    r,
+                    &ctx_of[wi],
+                    host.as_bytes_mut(),
+                    es,
+                    (0, 0),
+                    false,
+                )?),
             }
             // (an allocation keeps at least `cover`, which holds what the
             // device needs: `to_device` stays as computed above)
@@ -243,7 +323,10 @@ fn phase0(
         let mut per = Vec::with_capacity(n_arrays);
         for (ai, a) in plan.arrays.iter().enumerate() {
             let r = res[a.arg_index as usize].as_deref().expect("checked above");
-            let fill = r.coh.valid(Holder::Host).intersect(&range_runs(w.arrays[ai].cover));
+            let fill = r
+                .coh
+                .valid(Holder::Host)
+                .intersect(&range_runs(w.arrays[ai].cover));
             let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
             to_device[wi][ai] = Rect::union_of(&rects);
             per.push(rects);
@@ -256,20 +339,43 @@ fn phase0(
     if guarded {
         for (wi, w) in works.iter().enumerate() {
             for (ai, a) in plan.arrays.iter().enumerate() {
-                let Some((l, u)) = w.arrays[ai].write_r else { continue };
+                let Some((l, u)) = w.arrays[ai].write_r else {
+                    continue;
+                };
                 let arg = a.arg_index as usize;
                 let r = res[arg].as_deref().expect("checked above");
-                let kept = Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
-                let Some((kl, ku)) = kept.hull() else { continue };
+                let kept =
+                    Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
+                let Some((kl, ku)) = kept.hull() else {
+                    continue;
+                };
                 let alloc = &r.allocs[&w.device];
                 let len = ((ku - kl + 1) as u64 * a.elem_size) as usize;
                 let mem = exec::alloc(&ctx_of[wi], len)?;
-                exec::release(exec::copy(&ctx_of[wi], &alloc.mem, ((kl - alloc.base) as u64 * a.elem_size) as usize, &mem, 0, len)?);
-                backups.push(Backup { work: wi, array: ai, lo: kl, kept, mem });
+                exec::release(exec::copy(
+                    &ctx_of[wi],
+                    &alloc.mem,
+                    ((kl - alloc.base) as u64 * a.elem_size) as usize,
+                    &mem,
+                    0,
+                    len,
+                )?);
+                backups.push(Backup {
+                    work: wi,
+                    array: ai,
+                    lo: kl,
+                    kept,
+                    mem,
+                });
             }
         }
     }
-    Ok(Phase0 { to_device, placed, sends, backups })
+    Ok(Phase0 {
+        to_device,
+        placed,
+        sends,
+        backups,
+    })
 }
 
 /// What phase 1 leaves, per device (work): its guard flags' buffer, its
@@ -304,7 +410,10 @@ fn phase1(
     let sink = if guarded { GUARD_SINK } else { 0 };
     let mut host: Vec<Option<HostRegion>> = Vec::with_capacity(infos.len());
     for i in 0..infos.len() {
-        host.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
+        host.push(
+            args.buffer_at_mut(i as u32)
+                .map(|b| HostRegion::of(b.as_bytes_mut())),
+        );
     }
     let array_of_arg: Vec<Option<usize>> = infos
         .iter()
@@ -322,7 +431,9 @@ fn phase1(
                     None => local_window(args, i as u32),
                 })
                 .collect();
-            plan.extra_values(nd, split_dim, w.lo, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW))
+            plan.extra_values(nd, split_dim, w.lo, |i| {
+                windows.get(i as usize).unwrap_or(&NO_WINDOW)
+            })
         })
         .collect();
     let extra_names = plan.extra_names();
@@ -341,11 +452,20 @@ fn phase1(
     let arrays = &plan.arrays;
     let sends_ref = sends;
     let placed_ref = placed;
-    let enqueue = |wi: usize, w: &DevWork, dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>, flags_wi: &mut Vec<u8>| -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
+    let enqueue = |wi: usize,
+                   w: &DevWork,
+                   dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>,
+                   flags_wi: &mut Vec<u8>|
+     -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
         let ctx = &dk.ctx;
-        let kernel = if guarded { dk.sub.as_ref() } else { dk.sub_unchecked.as_ref() }.expect("built above");
+        let kernel = if guarded {
+            dk.sub.as_ref()
+        } else {
+            dk.sub_unchecked.as_ref()
+        }
+        .expect("built above");
         let mut to = 0u64;
         for (ai, a) in arrays.iter().enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
@@ -354,14 +474,18 @@ fn phase1(
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
                 let buf = ManuallyDropped::new(mems[ai]);
-                exec::release(unsafe { exec::write_rect(ctx, &buf, placed_ref[wi][ai].0, src, rect, a.elem_size)? });
+                exec::release(unsafe {
+                    exec::write_rect(ctx, &buf, placed_ref[wi][ai].0, src, rect, a.elem_size)?
+                });
                 to += rect.n_elems() * a.elem_size;
             }
         }
         let flag_buf = if guarded {
             let b = exec::alloc(ctx, zero_flags.len())?;
             // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            exec::release(unsafe {
+                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
+            });
             Some(b)
         } else {
             None
@@ -371,7 +495,10 @@ fn phase1(
             .enumerate()
             .map(|(i, info)| {
                 let mem = array_of_arg[i].map(|ai| mems[ai]);
-                (info.name.as_str(), guarded_arg(&scalars[i], mem, sink, info.elem_size))
+                (
+                    info.name.as_str(),
+                    guarded_arg(&scalars[i], mem, sink, info.elem_size),
+                )
             })
             .collect();
         push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
@@ -385,7 +512,9 @@ fn phase1(
         let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
         if let Some(fb) = &flag_buf {
             // SAFETY: `flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())? });
+            exec::release(unsafe {
+                exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())?
+            });
         }
         let report = DeviceReport {
             index: w.device,
@@ -420,7 +549,10 @@ fn phase1(
     // host time was spent inside OpenCL calls; the rest (waking it up, its
     // host time) stays host time.
     if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
-        exec::add_cl_time(end.saturating_duration_since(start.max(wait_from)).saturating_sub(host));
+        exec::add_cl_time(
+            end.saturating_duration_since(start.max(wait_from))
+                .saturating_sub(host),
+        );
     }
     let mut failure = None;
     for (r, ..) in results {
@@ -445,7 +577,11 @@ fn phase1(
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok(Enqueued { flag_bufs, kernel_events, dev_reports })
+    Ok(Enqueued {
+        flag_bufs,
+        kernel_events,
+        dev_reports,
+    })
 }
 
 /// The guard's verdict, from each device's flags: the accesses it caught
@@ -454,12 +590,28 @@ fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[Vec<u8>]) -> Vec<Strin
     let infos = &plan.kernel.args;
     let mut fired = Vec::new();
     for (wi, w) in works.iter().enumerate() {
-        for (slot, arg_index) in plan.guard.as_ref().map(|g| g.as_slice()).unwrap_or(&[]).iter().enumerate() {
+        for (slot, arg_index) in plan
+            .guard
+            .as_ref()
+            .map(|g| g.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
             let f = guard_bits(&flags[wi], slot);
             if f != 0 {
-                let name = infos.get(*arg_index as usize).map_or("?", |i| i.name.as_str());
-                let what = if f & 1 != 0 { "outside its device buffer" } else { "outside its analyzed range" };
-                fired.push(format!("an access of '{name}' {what} on device {}", w.device));
+                let name = infos
+                    .get(*arg_index as usize)
+                    .map_or("?", |i| i.name.as_str());
+                let what = if f & 1 != 0 {
+                    "outside its device buffer"
+                } else {
+                    "outside its analyzed range"
+                };
+                fired.push(format!(
+                    "an access of '{name}' {what} on device {}",
+                    w.device
+                ));
             }
         }
     }
@@ -468,23 +620,49 @@ fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[Vec<u8>]) -> Vec<Strin
 
 /// After the guard fired: restores what only a device held (`backups`);
 /// the rest of each write window is no longer trusted on that device.
-fn restore(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], ctx_of: &[Arc<DeviceCtx>], backups: &[Backup]) -> Result<()> {
+fn restore(
+    plan: &Plan,
+    res: &mut [Option<&mut Residency>],
+    works: &[DevWork],
+    ctx_of: &[Arc<DeviceCtx>],
+    backups: &[Backup],
+) -> Result<()> {
     let mut fin = Finisher::new();
     for b in backups {
         let a = &plan.arrays[b.array];
         let r = res[a.arg_index as usize].as_deref().expect("checked above");
         let alloc = &r.allocs[&works[b.work].device];
         fin.add(&ctx_of[b.work]);
-        let len = b.kept.hull().map_or(0, |(l, u)| (u - l + 1) as u64 * a.elem_size) as usize;
-        exec::release(exec::copy(&ctx_of[b.work], &b.mem, 0, &alloc.mem, ((b.lo - alloc.base) as u64 * a.elem_size) as usize, len)?);
+        let len = b
+            .kept
+            .hull()
+            .map_or(0, |(l, u)| (u - l + 1) as u64 * a.elem_size) as usize;
+        exec::release(exec::copy(
+            &ctx_of[b.work],
+            &b.mem,
+            0,
+            &alloc.mem,
+            ((b.lo - alloc.base) as u64 * a.elem_size) as usize,
+            len,
+        )?);
     }
     fin.finish()?;
     for (wi, w) in works.iter().enumerate() {
         for (ai, a) in plan.arrays.iter().enumerate() {
-            let Some((l, u)) = w.arrays[ai].write_r else { continue };
-            let kept = backups.iter().find(|b| b.work == wi && b.array == ai).map_or_else(Runs::new, |b| b.kept.clone());
-            let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
-            r.coh.invalidate(Holder::Device(w.device), &Runs::interval(l, u).subtract(&kept));
+            let Some((l, u)) = w.arrays[ai].write_r else {
+                continue;
+            };
+            let kept = backups
+                .iter()
+                .find(|b| b.work == wi && b.array == ai)
+                .map_or_else(Runs::new, |b| b.kept.clone());
+            let r = res[a.arg_index as usize]
+                .as_deref_mut()
+                .expect("checked above");
+            r.coh.invalidate(
+                Holder::Device(w.device),
+                &Runs::interval(l, u).subtract(&kept),
+            );
         }
     }
     Ok(())
@@ -499,7 +677,9 @@ fn record(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], gl
         if !a.writes {
             continue;
         }
-        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
         for w in works {
             let da = &w.arrays[ai];
             if glue[ai] == Glue::DiffMerge {
@@ -527,13 +707,24 @@ fn phase2(
         let ctx = &ctx_of[wi];
         let mut from = 0u64;
         for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
-            let (Some((l, u)), Some(si)) = (da.write_r, da.staging) else { continue };
+            let (Some((l, u)), Some(si)) = (da.write_r, da.staging) else {
+                continue;
+            };
             fin.add(ctx);
             let es = a.elem_size as i64;
             let len = ((u - l + 1) * es) as usize;
             let buf = ManuallyDropped::new(mems[wi][ai]);
             // SAFETY: bounds-checked; the staging vector outlives the queue.
-            exec::release(unsafe { exec::read_host(ctx, &buf, ((l - placed[wi][ai].0) * es) as usize, HostRegion::of(&mut staging[si]), 0, len)? });
+            exec::release(unsafe {
+                exec::read_host(
+                    ctx,
+                    &buf,
+                    ((l - placed[wi][ai].0) * es) as usize,
+                    HostRegion::of(&mut staging[si]),
+                    0,
+                    len,
+                )?
+            });
             from += len as u64;
             report.commands += 1;
         }
@@ -546,12 +737,21 @@ fn phase2(
 /// Merges on the host what each device wrote of a diff-merged array: an
 /// element a device changed (its staged value differs from the host's
 /// original) takes that value.
-fn merge(plan: &Plan, args: &mut KernelArgs, res: &mut [Option<&mut Residency>], works: &[DevWork], glue: &[Glue], staging: &[Vec<u8>]) {
+fn merge(
+    plan: &Plan,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    works: &[DevWork],
+    glue: &[Glue],
+    staging: &[Vec<u8>],
+) {
     for (ai, a) in plan.arrays.iter().enumerate() {
         if !a.writes {
             continue;
         }
-        let r = res[a.arg_index as usize].as_deref_mut().expect("checked above");
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
         if glue[ai] != Glue::DiffMerge {
             continue;
         }
@@ -667,9 +867,24 @@ fn ensure_alloc(
     let mem = exec::alloc(ctx, ((extent + GUARD_SINK) * es) as usize)?;
     if let (Some(old), Some((kl, ku))) = (res.allocs.get(&dev), valid.intersect(&keep).hull()) {
         let len = ((ku - kl + 1) as u64 * es) as usize;
-        exec::release(exec::copy(ctx, &old.mem, ((kl - old.base) as u64 * es) as usize, &mem, ((kl - lo) as u64 * es) as usize, len)?);
+        exec::release(exec::copy(
+            ctx,
+            &old.mem,
+            ((kl - old.base) as u64 * es) as usize,
+            &mem,
+            ((kl - lo) as u64 * es) as usize,
+            len,
+        )?);
     }
-    res.allocs.insert(dev, DevAlloc { ctx: ctx.clone(), base: lo, extent, mem });
+    res.allocs.insert(
+        dev,
+        DevAlloc {
+            ctx: ctx.clone(),
+            base: lo,
+            extent,
+            mem,
+        },
+    );
     Ok(gathered)
 }
 

@@ -10,7 +10,9 @@ use ranges_format::ArgKind;
 
 use super::report::{add_gathered, DeviceReport, RunReport, WholeRun};
 use super::schedule::Footprint;
-use super::setargs::{guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES};
+use super::setargs::{
+    guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES,
+};
 use super::{check_cap, LaunchOptions};
 use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
@@ -46,8 +48,12 @@ pub fn run_whole(
         },
         _ => cl_err("clCreateKernel", Some(ctx.info.label()))(e),
     })?;
-    let Moved { kernel_ms, to, from, .. } =
-        run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    let Moved {
+        kernel_ms,
+        to,
+        from,
+        ..
+    } = run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
     Ok(WholeRun {
         device,
         kernel_ms,
@@ -70,7 +76,12 @@ impl Plan {
         self.whole_kernel(device)?;
         let dk = &self.kernels[&device];
         let kernel = dk.whole.as_ref().expect("built above");
-        let Moved { kernel_ms, to, from, .. } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
+        let Moved {
+            kernel_ms,
+            to,
+            from,
+            ..
+        } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
             kind == ArgKind::GlobalBuffer
         })?;
         Ok(WholeRun {
@@ -140,7 +151,10 @@ fn run_on_one(
     fin.add(ctx);
     let mut regions = Vec::new();
     for i in 0..infos.len() {
-        regions.push(args.buffer_at_mut(i as u32).map(|b| HostRegion::of(b.as_bytes_mut())));
+        regions.push(
+            args.buffer_at_mut(i as u32)
+                .map(|b| HostRegion::of(b.as_bytes_mut())),
+        );
     }
     for (i, region) in regions.iter().enumerate() {
         let Some(region) = *region else {
@@ -161,7 +175,9 @@ fn run_on_one(
         Some(_) => {
             let b = exec::alloc(ctx, zero_flags.len())?;
             // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe { exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())? });
+            exec::release(unsafe {
+                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
+            });
             Some(b)
         }
         None => None,
@@ -172,7 +188,12 @@ fn run_on_one(
         .map(|(i, info)| {
             (
                 info.name.as_str(),
-                guarded_arg(&scalars[i], bufs[i].as_ref().map(|b| b.get()), sink, info.elem_size),
+                guarded_arg(
+                    &scalars[i],
+                    bufs[i].as_ref().map(|b| b.get()),
+                    sink,
+                    info.elem_size,
+                ),
             )
         })
         .collect();
@@ -216,7 +237,12 @@ fn run_on_one(
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
     exec::release((ev, bufs, flag_buf));
-    Ok(Ok(Moved { kernel_ms, to, from, commands }))
+    Ok(Ok(Moved {
+        kernel_ms,
+        to,
+        from,
+        commands,
+    }))
 }
 
 /// Runs the kernel whole on `device` (guarded unless the launch is
@@ -242,7 +268,11 @@ fn run_unsplit(
         })
         .sum();
     check_cap(plan, device, needed, options)?;
-    let Footprint { whole_bytes, exact, mut notes } = footprint;
+    let Footprint {
+        whole_bytes,
+        exact,
+        mut notes,
+    } = footprint;
     let mut result = None;
     // Set when the guard caught a write the analysis did not see: the
     // original kernel then re-runs with every buffer read back.
@@ -255,35 +285,66 @@ fn run_unsplit(
         exec::cl_timed(|| plan.sub_kernel(device, false))?;
         let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
         let windows: Vec<Window> = (0..args.infos().len() as u32)
-            .map(|arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
-                Some(a) => {
-                    let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
-                    Window { base: 0, read: (0, len), write: if a.writes { (0, len) } else { (0, 0) }, extent: len, boxes: None }
-                }
-                None => local_window(args, arg_index),
-            })
+            .map(
+                |arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+                    Some(a) => {
+                        let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
+                        Window {
+                            base: 0,
+                            read: (0, len),
+                            write: if a.writes { (0, len) } else { (0, 0) },
+                            extent: len,
+                            boxes: None,
+                        }
+                    }
+                    None => local_window(args, arg_index),
+                },
+            )
             .collect();
-        let extras = plan.extra_values(nd, split_dim, 0, |i| windows.get(i as usize).unwrap_or(&NO_WINDOW));
+        let extras = plan.extra_values(nd, split_dim, 0, |i| {
+            windows.get(i as usize).unwrap_or(&NO_WINDOW)
+        });
         let names = plan.extra_names();
         let dk = &plan.kernels[&device];
         let kernel = dk.sub.as_ref().expect("built above");
         let arrays = &plan.arrays;
-        let g = GuardedRun { names, values: &extras, guarded: &guarded };
-        match run_on_one(&dk.ctx, kernel, nd, args, Some(g), &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
-            Some(a) => a.writes,
-            None => kind == ArgKind::GlobalBuffer,
-        })? {
+        let g = GuardedRun {
+            names,
+            values: &extras,
+            guarded: &guarded,
+        };
+        match run_on_one(
+            &dk.ctx,
+            kernel,
+            nd,
+            args,
+            Some(g),
+            &|index, kind| match arrays.iter().find(|a| a.arg_index == index) {
+                Some(a) => a.writes,
+                None => kind == ArgKind::GlobalBuffer,
+            },
+        )? {
             Ok(r) => result = Some(r),
             Err(raised) => {
                 if let Some(&(ai, _)) = raised.iter().find(|(_, f)| f & 1 != 0) {
                     let info = &args.infos()[ai as usize];
                     let (what, len) = match args.value(ai) {
-                        Some(ArgValue::Local { bytes }) => ("__local argument", bytes / info.elem_size.max(1) as u64),
+                        Some(ArgValue::Local { bytes }) => {
+                            ("__local argument", bytes / info.elem_size.max(1) as u64)
+                        }
                         _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
                     };
-                    return Err(LaunchError::GuardOutOfBounds { kernel: plan.kernel.name.clone(), what, array: info.name.clone(), len });
+                    return Err(LaunchError::GuardOutOfBounds {
+                        kernel: plan.kernel.name.clone(),
+                        what,
+                        array: info.name.clone(),
+                        len,
+                    });
                 }
-                let names: Vec<&str> = raised.iter().map(|&(ai, _)| args.infos()[ai as usize].name.as_str()).collect();
+                let names: Vec<&str> = raised
+                    .iter()
+                    .map(|&(ai, _)| args.infos()[ai as usize].name.as_str())
+                    .collect();
                 guard_caught = true;
                 notes.push(format!(
                     "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran with every buffer read back",
@@ -292,7 +353,12 @@ fn run_unsplit(
             }
         }
     }
-    let Moved { kernel_ms, to, from, commands } = match result {
+    let Moved {
+        kernel_ms,
+        to,
+        from,
+        commands,
+    } = match result {
         Some(r) => r,
         None => {
             exec::cl_timed(|| plan.whole_kernel(device))?;
@@ -367,7 +433,8 @@ pub(super) fn run_unsplit_resident(
         let info = &args.infos()[i];
         if let (Some(r), ArgKind::GlobalBuffer) = (r.as_deref_mut(), info.kind) {
             let n = args.buffer_at(i as u32).map_or(0, |b| b.len());
-            r.coh.written(Holder::Host, &Runs::interval(0, n as i64 - 1));
+            r.coh
+                .written(Holder::Host, &Runs::interval(0, n as i64 - 1));
         }
     }
     add_gathered(&mut report, &gathered);

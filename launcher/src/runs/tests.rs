@@ -13,7 +13,8 @@ fn runs(v: &[(i64, i64)]) -> Runs {
 
 /// Whether the intervals are sorted, disjoint, non-adjacent and non-empty.
 fn normalized(r: &Runs) -> bool {
-    r.intervals().iter().all(|&(lo, hi)| lo <= hi) && r.intervals().windows(2).all(|w| w[0].1 + 1 < w[1].0)
+    r.intervals().iter().all(|&(lo, hi)| lo <= hi)
+        && r.intervals().windows(2).all(|w| w[0].1 + 1 < w[1].0)
 }
 
 fn set(r: &Runs) -> BTreeSet<i64> {
@@ -64,11 +65,20 @@ fn union_subtract_intersect() {
     assert_eq!(b.subtract(&a).intervals(), &[(10, 19), (30, 30), (40, 40)]);
     assert_eq!(a.intersect(&b).intervals(), &[(5, 9), (20, 21), (29, 29)]);
     // Touching intervals merge in a union.
-    assert_eq!(runs(&[(0, 4)]).union(&runs(&[(5, 9)])).intervals(), &[(0, 9)]);
+    assert_eq!(
+        runs(&[(0, 4)]).union(&runs(&[(5, 9)])).intervals(),
+        &[(0, 9)]
+    );
     // One interval of `other` spanning several of `self`.
     let c = runs(&[(0, 1), (3, 4), (6, 7), (9, 9)]);
-    assert_eq!(c.subtract(&runs(&[(1, 6)])).intervals(), &[(0, 0), (7, 7), (9, 9)]);
-    assert_eq!(c.intersect(&runs(&[(1, 6)])).intervals(), &[(1, 1), (3, 4), (6, 6)]);
+    assert_eq!(
+        c.subtract(&runs(&[(1, 6)])).intervals(),
+        &[(0, 0), (7, 7), (9, 9)]
+    );
+    assert_eq!(
+        c.intersect(&runs(&[(1, 6)])).intervals(),
+        &[(1, 1), (3, 4), (6, 6)]
+    );
 }
 
 #[test]
@@ -81,14 +91,24 @@ fn contains_and_overlaps() {
     assert!(Runs::new().contains(&Runs::new()));
     assert!(a.overlaps(&runs(&[(9, 12)])));
     assert!(!a.overlaps(&runs(&[(10, 19), (30, 40)])));
-    assert!(a.contains_elem(0) && a.contains_elem(29) && !a.contains_elem(10) && !a.contains_elem(-1));
+    assert!(
+        a.contains_elem(0) && a.contains_elem(29) && !a.contains_elem(10) && !a.contains_elem(-1)
+    );
 }
 
 #[test]
 fn large_sets_stay_linear() {
     // 10^5 runs over 10^9 elements: every operation is a merge of the runs.
-    let a = Runs::from_intervals((0..100_000i64).map(|k| (k * 10_000, k * 10_000 + 4_999)).collect());
-    let b = Runs::from_intervals((0..100_000i64).map(|k| (k * 10_000 + 2_500, k * 10_000 + 7_499)).collect());
+    let a = Runs::from_intervals(
+        (0..100_000i64)
+            .map(|k| (k * 10_000, k * 10_000 + 4_999))
+            .collect(),
+    );
+    let b = Runs::from_intervals(
+        (0..100_000i64)
+            .map(|k| (k * 10_000 + 2_500, k * 10_000 + 7_499))
+            .collect(),
+    );
     assert_eq!(a.n_elems(), 500_000_000);
     assert_eq!(a.union(&b).n_elems(), 750_000_000);
     assert_eq!(a.intersect(&b).n_elems(), 250_000_000);
@@ -112,8 +132,14 @@ fn from_box_rows_and_columns() {
     assert_eq!(r.intervals(), &[(5, 5), (13, 13), (21, 21), (29, 29)]);
     assert_eq!(Runs::from_box(0, &[(0, 3), (5, 5)], &[8, 1], 3), None);
     // An empty dimension, and no dimension at all.
-    assert_eq!(Runs::from_box(0, &[(0, 3), (5, 4)], &[8, 1], 0), Some(Runs::new()));
-    assert_eq!(Runs::from_box(7, &[], &[], 1).unwrap().intervals(), &[(7, 7)]);
+    assert_eq!(
+        Runs::from_box(0, &[(0, 3), (5, 4)], &[8, 1], 0),
+        Some(Runs::new())
+    );
+    assert_eq!(
+        Runs::from_box(7, &[], &[], 1).unwrap().intervals(),
+        &[(7, 7)]
+    );
 }
 
 #[test]
@@ -157,7 +183,17 @@ fn rects_2d_box() {
     // Rows 1..=3, columns 2..=4 of an array of 8 columns.
     let r = Runs::from_box(0, &[(1, 3), (2, 4)], &[8, 1], 100).unwrap();
     let rects = r.rects();
-    assert_eq!(rects, vec![Rect { start: 10, run: 3, rows: 3, row_pitch: 8, planes: 1, plane_pitch: 24 }]);
+    assert_eq!(
+        rects,
+        vec![Rect {
+            start: 10,
+            run: 3,
+            rows: 3,
+            row_pitch: 8,
+            planes: 1,
+            plane_pitch: 24
+        }]
+    );
     assert_eq!(rects[0].to_string(), "10+3 x 3/8");
     assert_eq!(rects_union(&rects), r);
 }
@@ -167,7 +203,17 @@ fn rects_3d_box() {
     // Planes 1..=2, rows 1..=3, columns 2..=4 of a 4x5x8 array.
     let r = Runs::from_box(0, &[(1, 2), (1, 3), (2, 4)], &[40, 8, 1], 100).unwrap();
     let rects = r.rects();
-    assert_eq!(rects, vec![Rect { start: 50, run: 3, rows: 3, row_pitch: 8, planes: 2, plane_pitch: 40 }]);
+    assert_eq!(
+        rects,
+        vec![Rect {
+            start: 50,
+            run: 3,
+            rows: 3,
+            row_pitch: 8,
+            planes: 2,
+            plane_pitch: 40
+        }]
+    );
     assert_eq!(rects[0].to_string(), "50+3 x 3/8 x 2/40");
     assert_eq!(rects_union(&rects), r);
 }
@@ -178,7 +224,17 @@ fn rects_column_walk_is_one_rect() {
     let r = Runs::from_box(0, &[(0, 4095), (7, 7)], &[4096, 1], 4096).unwrap();
     assert_eq!(r.n_runs(), 4096);
     let rects = r.rects();
-    assert_eq!(rects, vec![Rect { start: 7, run: 1, rows: 4096, row_pitch: 4096, planes: 1, plane_pitch: 4096 * 4096 }]);
+    assert_eq!(
+        rects,
+        vec![Rect {
+            start: 7,
+            run: 1,
+            rows: 4096,
+            row_pitch: 4096,
+            planes: 1,
+            plane_pitch: 4096 * 4096
+        }]
+    );
 }
 
 #[test]
@@ -189,9 +245,23 @@ fn rects_greedy_mixed() {
     assert_eq!(
         rects,
         vec![
-            Rect { start: 0, run: 2, rows: 2, row_pitch: 5, planes: 1, plane_pitch: 10 },
+            Rect {
+                start: 0,
+                run: 2,
+                rows: 2,
+                row_pitch: 5,
+                planes: 1,
+                plane_pitch: 10
+            },
             Rect::run(10, 3),
-            Rect { start: 20, run: 1, rows: 3, row_pitch: 4, planes: 1, plane_pitch: 12 },
+            Rect {
+                start: 20,
+                run: 1,
+                rows: 3,
+                row_pitch: 4,
+                planes: 1,
+                plane_pitch: 12
+            },
         ]
     );
     assert_eq!(rects_union(&rects), r);
@@ -205,7 +275,17 @@ fn rects_plane_pitch_must_be_a_multiple_of_row_pitch() {
     assert_eq!(r.rects().len(), 2);
     // 24 apart: one 3-D rect.
     let r = runs(&[(0, 1), (8, 9), (24, 25), (32, 33)]);
-    assert_eq!(r.rects(), vec![Rect { start: 0, run: 2, rows: 2, row_pitch: 8, planes: 2, plane_pitch: 24 }]);
+    assert_eq!(
+        r.rects(),
+        vec![Rect {
+            start: 0,
+            run: 2,
+            rows: 2,
+            row_pitch: 8,
+            planes: 2,
+            plane_pitch: 24
+        }]
+    );
 }
 
 #[test]
@@ -215,10 +295,16 @@ fn transfers_bridge_small_gaps_inside_fill() {
     let fill = runs(&[(10, 11), (21, 29)]);
     assert_eq!(r.transfers(&fill, 4, 1024), vec![Rect::run(0, 32)]);
     // Gap 21..=29 (9 elements, 36 bytes) costs more than a 32-byte command.
-    assert_eq!(r.transfers(&fill, 4, 32), vec![Rect::run(0, 21), Rect::run(30, 2)]);
+    assert_eq!(
+        r.transfers(&fill, 4, 32),
+        vec![Rect::run(0, 21), Rect::run(30, 2)]
+    );
     // Gap 21..=29 not wholly inside fill.
     let fill = runs(&[(10, 11), (21, 28)]);
-    assert_eq!(r.transfers(&fill, 4, 1024), vec![Rect::run(0, 21), Rect::run(30, 2)]);
+    assert_eq!(
+        r.transfers(&fill, 4, 1024),
+        vec![Rect::run(0, 21), Rect::run(30, 2)]
+    );
     // Nothing to fill: the rects.
     assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
 }
@@ -267,7 +353,10 @@ fn arb_row_major_box() -> impl Strategy<Value = (i64, Vec<(i64, i64)>, Vec<i64>)
         for k in (0..d.len() - 1).rev() {
             strides[k] = strides[k + 1] * d[k + 1].0;
         }
-        let dims: Vec<(i64, i64)> = d.iter().map(|&(n, a, b)| (a.min(n - 1), b.min(n - 1))).collect();
+        let dims: Vec<(i64, i64)> = d
+            .iter()
+            .map(|&(n, a, b)| (a.min(n - 1), b.min(n - 1)))
+            .collect();
         (0i64..8, Just(dims), Just(strides))
     })
 }
@@ -276,7 +365,10 @@ fn arb_row_major_box() -> impl Strategy<Value = (i64, Vec<(i64, i64)>, Vec<i64>)
 fn model_box(offset: i64, dims: &[(i64, i64)], strides: &[i64]) -> BTreeSet<i64> {
     let mut out = BTreeSet::from([offset]);
     for (&(lo, hi), &s) in dims.iter().zip(strides) {
-        out = out.iter().flat_map(|&b| (lo..=hi).map(move |i| b + i * s)).collect();
+        out = out
+            .iter()
+            .flat_map(|&b| (lo..=hi).map(move |i| b + i * s))
+            .collect();
     }
     out
 }

@@ -113,7 +113,9 @@ pub fn vadd_ranges() -> KernelRanges {
         write: (mode == Mode::W).then_some(WriteVerdict {
             disjoint_across_slices: true,
             fills_hull: true,
-            runs: None, written_count: None }),
+            runs: None,
+            written_count: None,
+        }),
         boxes: None,
         vertices_slice: None,
     };
@@ -212,7 +214,9 @@ pub fn matmul_ranges() -> KernelRanges {
         write: (mode == Mode::W).then_some(WriteVerdict {
             disjoint_across_slices: true,
             fills_hull: false,
-            runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()), written_count: None }),
+            runs: Some("g1 runs of l0*(hi - lo) elements, stride wb".into()),
+            written_count: None,
+        }),
         boxes: None,
         vertices_slice: None,
     };

@@ -42,13 +42,22 @@ impl Card {
 
 /// Whether barvinok can be used in this process, and why not.
 pub fn available() -> Result<(), String> {
-    barvinok_sys::library().map(|_| ()).map_err(|e| e.to_string())
+    barvinok_sys::library()
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Counts the integer points of `set_text` (isl syntax) with barvinok, in
 /// the sandbox, within `limit`.
 pub fn card_within(set_text: &str, limit: Duration) -> Result<Card, EhrhartError> {
-    card_many(&[(set_text, limit)], None).pop().map(|(r, _)| r).unwrap_or_else(|| Err(EhrhartError::Barvinok { detail: "no reply".into() }))
+    card_many(&[(set_text, limit)], None)
+        .pop()
+        .map(|(r, _)| r)
+        .unwrap_or_else(|| {
+            Err(EhrhartError::Barvinok {
+                detail: "no reply".into(),
+            })
+        })
 }
 
 /// Counts the integer points of each set (isl syntax, with its time limit)
@@ -58,7 +67,10 @@ pub fn card_within(set_text: &str, limit: Duration) -> Result<Card, EhrhartError
 /// time it took. A count gets its own limit, counted from when its turn
 /// comes, and no more than what is left until `deadline`; a count whose turn
 /// comes after `deadline` gets [`EhrhartError::DeadlinePassed`].
-pub fn card_many(sets: &[(&str, Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+pub fn card_many(
+    sets: &[(&str, Duration)],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Card, EhrhartError>, Duration)> {
     let sets: Vec<(Item<'_>, Duration)> = sets.iter().map(|&(t, l)| (Item::Whole(t), l)).collect();
     card_batch(&sets, deadline)
 }
@@ -80,20 +92,44 @@ pub const MAX_PARTS: usize = 64;
 /// (barvinok's isl), each part counted on its own, the parts' counts the
 /// terms of the union's count (`barvinok_sys::Context::card_parts`; at most
 /// [`MAX_PARTS`] parts).
-pub fn card_parts_many(unions: &[(&[String], Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
-    let sets: Vec<(Item<'_>, Duration)> = unions.iter().map(|&(t, l)| (Item::Parts(t), l)).collect();
+pub fn card_parts_many(
+    unions: &[(&[String], Duration)],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+    let sets: Vec<(Item<'_>, Duration)> =
+        unions.iter().map(|&(t, l)| (Item::Parts(t), l)).collect();
     card_batch(&sets, deadline)
 }
 
 /// [`card_many`] and [`card_parts_many`].
-fn card_batch(sets: &[(Item<'_>, Duration)], deadline: Option<Instant>) -> Vec<(Result<Card, EhrhartError>, Duration)> {
+fn card_batch(
+    sets: &[(Item<'_>, Duration)],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Card, EhrhartError>, Duration)> {
     let lib = match barvinok_sys::library() {
         Ok(lib) => lib,
-        Err(e) => return sets.iter().map(|_| (Err(EhrhartError::Unavailable { reason: e.to_string() }), Duration::ZERO)).collect(),
+        Err(e) => {
+            return sets
+                .iter()
+                .map(|_| {
+                    (
+                        Err(EhrhartError::Unavailable {
+                            reason: e.to_string(),
+                        }),
+                        Duration::ZERO,
+                    )
+                })
+                .collect()
+        }
     };
     let limits: Vec<Duration> = sets.iter().map(|&(_, limit)| limit).collect();
     let replies = sandbox::run_batch(&limits, deadline, |k| {
-        let terms = |c: barvinok_sys::Card| c.pieces.into_iter().map(|p| (p.domain, p.value)).collect::<Vec<_>>();
+        let terms = |c: barvinok_sys::Card| {
+            c.pieces
+                .into_iter()
+                .map(|p| (p.domain, p.value))
+                .collect::<Vec<_>>()
+        };
         let r = lib.context().and_then(|cx| match sets[k].0 {
             Item::Whole(text) => {
                 #[cfg(test)]
@@ -119,7 +155,9 @@ fn card_batch(sets: &[(Item<'_>, Duration)], deadline: Option<Instant>) -> Vec<(
             let card = words
                 .map_err(|e| match e {
                     EhrhartError::TimedOut { millis } => EhrhartError::BarvinokTimedOut { millis },
-                    EhrhartError::PolyLib { detail } => EhrhartError::Barvinok { detail: detail.replace("polylib process", "barvinok process") },
+                    EhrhartError::PolyLib { detail } => EhrhartError::Barvinok {
+                        detail: detail.replace("polylib process", "barvinok process"),
+                    },
                     other => other,
                 })
                 .and_then(|words| card_of(&words));
@@ -131,24 +169,37 @@ fn card_batch(sets: &[(Item<'_>, Duration)], deadline: Option<Instant>) -> Vec<(
 /// The count in a child's reply, checked (see the module comment).
 fn card_of(words: &[i64]) -> Result<Card, EhrhartError> {
     let (params, terms) = decode(words)
-        .ok_or_else(|| EhrhartError::Barvinok { detail: "the barvinok process sent a malformed reply".into() })?
+        .ok_or_else(|| EhrhartError::Barvinok {
+            detail: "the barvinok process sent a malformed reply".into(),
+        })?
         .map_err(|detail| EhrhartError::Barvinok { detail })?;
     let names: Vec<&str> = params.iter().map(String::as_str).collect();
     let mut out = Vec::with_capacity(terms.len());
     for pieces in terms {
         let mut chambers = Vec::with_capacity(pieces.len());
         for (domain, value) in pieces {
-            let domain = if domain.is_empty() { "true".to_string() } else { domain };
+            let domain = if domain.is_empty() {
+                "true".to_string()
+            } else {
+                domain
+            };
             let unreadable = |e: ranges_format::ExprError| EhrhartError::Barvinok {
                 detail: format!("gave a count clpart cannot read ({value} if {domain}): {e}"),
             };
-            Condition::parse(&domain).and_then(|c| c.bind(&names)).map_err(unreadable)?;
-            PwExpr::parse(&value).and_then(|v| v.bind(&names)).map_err(unreadable)?;
+            Condition::parse(&domain)
+                .and_then(|c| c.bind(&names))
+                .map_err(unreadable)?;
+            PwExpr::parse(&value)
+                .and_then(|v| v.bind(&names))
+                .map_err(unreadable)?;
             chambers.push(Chamber { domain, value });
         }
         out.push(chambers);
     }
-    Ok(Card { params, count: Count { terms: out } })
+    Ok(Card {
+        params,
+        count: Count { terms: out },
+    })
 }
 
 /// Parameter names and, per term, its pieces (domain, value); or an error.
@@ -199,7 +250,9 @@ fn decode(w: &[i64]) -> Option<Reply> {
             Some(x)
         }
         fn count(&mut self) -> Option<usize> {
-            usize::try_from(self.word()?).ok().filter(|&n| n <= self.0.len() * 8)
+            usize::try_from(self.word()?)
+                .ok()
+                .filter(|&n| n <= self.0.len() * 8)
         }
         fn string(&mut self) -> Option<String> {
             let n = self.count()?;
@@ -207,7 +260,11 @@ fn decode(w: &[i64]) -> Option<Reply> {
             if k > self.0.len() {
                 return None;
             }
-            let bytes: Vec<u8> = self.0[..k].iter().flat_map(|x| x.to_le_bytes()).take(n).collect();
+            let bytes: Vec<u8> = self.0[..k]
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .take(n)
+                .collect();
             self.0 = &self.0[k..];
             String::from_utf8(bytes).ok()
         }
@@ -221,7 +278,11 @@ fn decode(w: &[i64]) -> Option<Reply> {
             let mut terms = Vec::with_capacity(t);
             for _ in 0..t {
                 let m = r.count()?;
-                terms.push((0..m).map(|_| Some((r.string()?, r.string()?))).collect::<Option<Vec<_>>>()?);
+                terms.push(
+                    (0..m)
+                        .map(|_| Some((r.string()?, r.string()?)))
+                        .collect::<Option<Vec<_>>>()?,
+                );
             }
             Ok((params, terms))
         }
@@ -257,7 +318,10 @@ mod tests {
             Ok(()) => true,
             Err(why) => {
                 let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
-                assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}");
+                assert!(
+                    !required,
+                    "barvinok required (CLPART_REQUIRE_BARVINOK=1): {why}"
+                );
                 false
             }
         }
@@ -305,13 +369,27 @@ mod tests {
         ];
         let start = Instant::now();
         let many = card_many(&batch, None);
-        assert!(start.elapsed() < Duration::from_secs(20), "the slow count was not stopped");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the slow count was not stopped"
+        );
         let results: Vec<&Result<Card, EhrhartError>> = many.iter().map(|(r, _)| r).collect();
-        assert_eq!(results[1], &Err(EhrhartError::BarvinokTimedOut { millis: 300 }));
+        assert_eq!(
+            results[1],
+            &Err(EhrhartError::BarvinokTimedOut { millis: 300 })
+        );
         let died = results[3].as_ref().unwrap_err().to_string();
-        assert!(died.contains("the barvinok process died of signal 6"), "{died}");
+        assert!(
+            died.contains("the barvinok process died of signal 6"),
+            "{died}"
+        );
         for k in [0, 2, 4] {
-            assert_eq!(results[k], &card_within(batch[k].0, LIMIT), "{}", batch[k].0);
+            assert_eq!(
+                results[k],
+                &card_within(batch[k].0, LIMIT),
+                "{}",
+                batch[k].0
+            );
             assert!(results[k].is_ok());
         }
         assert!(many[1].1 >= Duration::from_millis(300));
@@ -325,7 +403,11 @@ mod tests {
         let batch = [(SETS[0], LIMIT), (SLOW, LIMIT), (SETS[1], LIMIT)];
         let many = card_many(&batch, Some(Instant::now() + Duration::from_millis(1500)));
         assert!(many[0].0.is_ok());
-        assert!(matches!(many[1].0, Err(EhrhartError::BarvinokTimedOut { .. })), "{:?}", many[1].0);
+        assert!(
+            matches!(many[1].0, Err(EhrhartError::BarvinokTimedOut { .. })),
+            "{:?}",
+            many[1].0
+        );
         assert_eq!(many[2].0, Err(EhrhartError::DeadlinePassed));
     }
 
@@ -333,7 +415,14 @@ mod tests {
     fn replies_round_trip() {
         let ok: Reply = Ok((
             vec!["N".into(), "sx_lo".into()],
-            vec![vec![("N > 0".into(), "(N - floor((N)/2))".into()), (String::new(), "10".into())], vec![], vec![("N > 1".into(), "N".into())]],
+            vec![
+                vec![
+                    ("N > 0".into(), "(N - floor((N)/2))".into()),
+                    (String::new(), "10".into()),
+                ],
+                vec![],
+                vec![("N > 1".into(), "N".into())],
+            ],
         ));
         assert_eq!(decode(&encode(&ok)), Some(ok));
         let err: Reply = Err("barvinok cannot read \"{\": é".into());
@@ -361,16 +450,25 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         let whole = "[n, lo, hi] -> { [y, x] : (lo <= y < hi and 0 <= y < n and 1 <= x < n) or (lo <= y < hi and 0 <= y < n and 0 <= x < n - 1) or (lo - 1 <= y < hi - 1 and 0 <= y < n and 0 <= x < n) }";
-        let by_parts = card_parts_many(&[(pieces.as_slice(), Duration::from_secs(20))], None).pop().unwrap().0.unwrap();
+        let by_parts = card_parts_many(&[(pieces.as_slice(), Duration::from_secs(20))], None)
+            .pop()
+            .unwrap()
+            .0
+            .unwrap();
         let at_once = card_within(whole, Duration::from_secs(20)).unwrap();
         assert!(by_parts.count.terms.len() > 1, "{:?}", by_parts.count);
         for n in 0..6 {
             for lo in -2..7 {
                 for hi in lo - 1..8 {
                     let v = [n, lo, hi];
-                    let brute = (0..n).flat_map(|y| (0..n).map(move |x| (y, x))).filter(|&(y, x)| {
-                        (lo <= y && y < hi && 1 <= x) || (lo <= y && y < hi && x < n - 1) || (lo - 1 <= y && y < hi - 1)
-                    });
+                    let brute =
+                        (0..n)
+                            .flat_map(|y| (0..n).map(move |x| (y, x)))
+                            .filter(|&(y, x)| {
+                                (lo <= y && y < hi && 1 <= x)
+                                    || (lo <= y && y < hi && x < n - 1)
+                                    || (lo - 1 <= y && y < hi - 1)
+                            });
                     let want = brute.count() as i64;
                     assert_eq!(at_once.eval(&v).unwrap(), want, "whole at {v:?}");
                     assert_eq!(by_parts.eval(&v).unwrap(), want, "parts at {v:?}");

@@ -2,8 +2,8 @@
 //! their text form, and their exact evaluation.
 
 use super::ffi;
-use ranges_format::Rat;
 use super::EhrhartError;
+use ranges_format::Rat;
 
 /// Deepest `evalue` nesting accepted from PolyLib (one level per parameter
 /// and periodic; the dimension limit keeps real trees far shallower).

@@ -62,7 +62,11 @@ pub(crate) fn run_isolated(
         words: work.take().map(|w| w()).unwrap_or_default(),
         go_on: true,
     });
-    replies.pop().map(|(r, _)| r).unwrap_or_else(|| Err(EhrhartError::PolyLib { detail: "no reply".into() }))
+    replies.pop().map(|(r, _)| r).unwrap_or_else(|| {
+        Err(EhrhartError::PolyLib {
+            detail: "no reply".into(),
+        })
+    })
 }
 
 /// Runs `work(k)` for every item `k` of `limits` in forked children with
@@ -142,11 +146,18 @@ struct Child {
 
 impl Child {
     /// Forks a child that works on items `first..n`.
-    fn spawn(first: usize, n: usize, work: &mut impl FnMut(usize) -> Reply) -> Result<Child, EhrhartError> {
+    fn spawn(
+        first: usize,
+        n: usize,
+        work: &mut impl FnMut(usize) -> Reply,
+    ) -> Result<Child, EhrhartError> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: fds has room for the two descriptors.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(sandbox_error("cannot create a pipe", io::Error::last_os_error()));
+            return Err(sandbox_error(
+                "cannot create a pipe",
+                io::Error::last_os_error(),
+            ));
         }
         let (read_fd, write_fd) = (fds[0], fds[1]);
         // SAFETY: see the module comment; the child never returns from this block.
@@ -166,7 +177,12 @@ impl Child {
         }
         // SAFETY: the write end belongs to the child now.
         unsafe { libc::close(write_fd) };
-        Ok(Child { pid, fd: read_fd, buf: Vec::new(), status: None })
+        Ok(Child {
+            pid,
+            fd: read_fd,
+            buf: Vec::new(),
+            status: None,
+        })
     }
 
     /// The next frame, read within `limit`. After an error the child is of
@@ -249,7 +265,8 @@ impl Child {
         let Some(head) = self.buf.get(..HEADER_BYTES) else {
             return Ok(None);
         };
-        let word = |k: usize| u64::from_le_bytes(head[8 * k..8 * k + 8].try_into().unwrap_or([0xff; 8]));
+        let word =
+            |k: usize| u64::from_le_bytes(head[8 * k..8 * k + 8].try_into().unwrap_or([0xff; 8]));
         let (want, go_on) = (word(0), word(1));
         let want = match usize::try_from(want) {
             Ok(w) if w <= MAX_REPLY_WORDS => w,
@@ -273,7 +290,10 @@ impl Child {
             .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
         self.buf.drain(..end);
-        Ok(Some(Reply { words, go_on: go_on == 1 }))
+        Ok(Some(Reply {
+            words,
+            go_on: go_on == 1,
+        }))
     }
 }
 
@@ -425,8 +445,15 @@ mod tests {
     }
 
     /// The items' words and errors, without the times.
-    fn outcomes(limits: &[Duration], deadline: Option<Instant>, work: impl FnMut(usize) -> Reply) -> Vec<Result<Vec<i64>, String>> {
-        run_batch(limits, deadline, work).into_iter().map(|(r, _)| r.map_err(|e| e.to_string())).collect()
+    fn outcomes(
+        limits: &[Duration],
+        deadline: Option<Instant>,
+        work: impl FnMut(usize) -> Reply,
+    ) -> Vec<Result<Vec<i64>, String>> {
+        run_batch(limits, deadline, work)
+            .into_iter()
+            .map(|(r, _)| r.map_err(|e| e.to_string()))
+            .collect()
     }
 
     #[test]
@@ -434,7 +461,11 @@ mod tests {
         let parent = std::process::id() as i64;
         let got = outcomes(&[LIMIT; 4], None, |k| Reply {
             // Item 2 is larger than a pipe's buffer.
-            words: if k == 2 { (0..100_000).collect() } else { vec![k as i64, unsafe { libc::getpid() } as i64] },
+            words: if k == 2 {
+                (0..100_000).collect()
+            } else {
+                vec![k as i64, unsafe { libc::getpid() } as i64]
+            },
             go_on: true,
         });
         assert_eq!(got.len(), 4);
@@ -459,15 +490,28 @@ mod tests {
                 _ => {}
             }
             // Item 4 asks for a fresh child after it.
-            Reply { words: vec![k as i64, pid()], go_on: k != 4 }
+            Reply {
+                words: vec![k as i64, pid()],
+                go_on: k != 4,
+            }
         });
         assert_eq!(got[1], Err("polylib took longer than 300 ms".into()));
-        assert!(got[3].as_ref().unwrap_err().contains("signal 6 (SIGABRT"), "{:?}", got[3]);
-        assert_eq!(got[5], Err("polylib failed: the polylib process exited with code 101 (a panic)".into()));
-        let ok: Vec<(i64, i64)> = [0, 2, 4, 6].iter().map(|&k| {
-            let w = got[k].as_ref().unwrap();
-            (w[0], w[1])
-        }).collect();
+        assert!(
+            got[3].as_ref().unwrap_err().contains("signal 6 (SIGABRT"),
+            "{:?}",
+            got[3]
+        );
+        assert_eq!(
+            got[5],
+            Err("polylib failed: the polylib process exited with code 101 (a panic)".into())
+        );
+        let ok: Vec<(i64, i64)> = [0, 2, 4, 6]
+            .iter()
+            .map(|&k| {
+                let w = got[k].as_ref().unwrap();
+                (w[0], w[1])
+            })
+            .collect();
         assert_eq!(ok.iter().map(|w| w.0).collect::<Vec<_>>(), [0, 2, 4, 6]);
         // A fresh child after each failure and after item 4.
         let children: std::collections::BTreeSet<i64> = ok.iter().map(|w| w.1).collect();
@@ -476,15 +520,31 @@ mod tests {
 
     #[test]
     fn items_after_the_deadline_are_not_attempted() {
-        let got = outcomes(&[LIMIT; 3], Some(Instant::now() + Duration::from_millis(1000)), |k| {
-            if k == 1 {
-                std::thread::sleep(Duration::from_secs(30));
-            }
-            Reply { words: vec![k as i64], go_on: true }
-        });
+        let got = outcomes(
+            &[LIMIT; 3],
+            Some(Instant::now() + Duration::from_millis(1000)),
+            |k| {
+                if k == 1 {
+                    std::thread::sleep(Duration::from_secs(30));
+                }
+                Reply {
+                    words: vec![k as i64],
+                    go_on: true,
+                }
+            },
+        );
         assert_eq!(got[0], Ok(vec![0]));
-        assert!(got[1].as_ref().is_err_and(|e| e.starts_with("polylib took longer than")), "{:?}", got[1]);
-        assert_eq!(got[2], Err("the time budget was spent before this count began".into()));
+        assert!(
+            got[1]
+                .as_ref()
+                .is_err_and(|e| e.starts_with("polylib took longer than")),
+            "{:?}",
+            got[1]
+        );
+        assert_eq!(
+            got[2],
+            Err("the time budget was spent before this count began".into())
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use super::evalue::QPoly;
 use super::polylib::RawPiece;
-use ranges_format::Rat;
 use super::EhrhartError;
+use ranges_format::Rat;
 
 /// Largest length (of a list or string) accepted while decoding.
 const MAX_LEN: i64 = 1 << 20;

@@ -43,7 +43,10 @@ pub(super) struct Iv {
 
 impl Iv {
     fn point(v: String) -> Iv {
-        Iv { lo: v.clone(), hi: v }
+        Iv {
+            lo: v.clone(),
+            hi: v,
+        }
     }
 
     fn is_point(&self) -> bool {
@@ -158,7 +161,17 @@ const FAST: &str = "__clpart_fast";
 
 impl<'a> GroupCheck<'a> {
     pub fn new(k: &'a Function, macro_use: bool) -> GroupCheck<'a> {
-        GroupCheck { facts: facts(k), macro_use, code: String::new(), next: 0, memo: HashMap::new(), busy: Vec::new(), known: Vec::new(), ctx: String::new(), proven: 0 }
+        GroupCheck {
+            facts: facts(k),
+            macro_use,
+            code: String::new(),
+            next: 0,
+            memo: HashMap::new(),
+            busy: Vec::new(),
+            known: Vec::new(),
+            ctx: String::new(),
+            proven: 0,
+        }
     }
 
     /// The state to go back to when a buffer turns out unguardable.
@@ -166,7 +179,10 @@ impl<'a> GroupCheck<'a> {
         (self.code.len(), self.next, self.memo.clone(), self.proven)
     }
 
-    pub fn restore(&mut self, (code, next, memo, proven): (usize, usize, HashMap<String, Iv>, usize)) {
+    pub fn restore(
+        &mut self,
+        (code, next, memo, proven): (usize, usize, HashMap<String, Iv>, usize),
+    ) {
         self.code.truncate(code);
         self.next = next;
         self.memo = memo;
@@ -189,12 +205,18 @@ impl<'a> GroupCheck<'a> {
         for (holds, c) in conds {
             known_comparisons(c, *holds, &mut self.known);
         }
-        self.ctx = self.known.iter().map(|(n, op, e)| format!("{n}{}{}-{};", op.symbol(), e.span.start, e.span.end)).collect();
+        self.ctx = self
+            .known
+            .iter()
+            .map(|(n, op, e)| format!("{n}{}{}-{};", op.symbol(), e.span.start, e.span.end))
+            .collect();
         let iv = match index {
             Index::Expr(e) => self.iv(e, None),
             Index::Chain(e) => self.iv(e, Some(w.ptr)),
             Index::Zero => Some(Iv::point("0L".into())),
-            Index::Scaled(e, n) => self.iv(e, None).and_then(|o| self.mul(&o, &Iv::point(format!("{n}L")))),
+            Index::Scaled(e, n) => self
+                .iv(e, None)
+                .and_then(|o| self.mul(&o, &Iv::point(format!("{n}L")))),
         };
         let Some(iv) = iv else {
             // roll back what the failed attempt emitted
@@ -206,7 +228,10 @@ impl<'a> GroupCheck<'a> {
         let lo = self.tmp(format!("__clpart_gsub({}, {}, &{FAST})", iv.lo, w.base));
         let hi = self.tmp(format!("__clpart_gsub({}, {}, &{FAST})", iv.hi, w.base));
         for (wlo, whi) in &w.bounds {
-            self.code.push_str(&format!("    {FAST} &= ({lo} >= {wlo}) & ({hi} <= {whi} - {});\n", w.n));
+            self.code.push_str(&format!(
+                "    {FAST} &= ({lo} >= {wlo}) & ({hi} <= {whi} - {});\n",
+                w.n
+            ));
         }
         if let Some(b) = &w.boxes {
             self.box_test(&index, w, b);
@@ -227,11 +252,22 @@ impl<'a> GroupCheck<'a> {
     /// in the box. Every other access of a boxed array leaves the fast copy
     /// to launches that check no box. No division.
     fn box_test(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) {
-        let off = b.strides.iter().map(|st| format!("({st} == 0)")).collect::<Vec<_>>().join(" & ");
-        let off = if b.strides.len() > 1 { format!("({off})") } else { off };
+        let off = b
+            .strides
+            .iter()
+            .map(|st| format!("({st} == 0)"))
+            .collect::<Vec<_>>()
+            .join(" & ");
+        let off = if b.strides.len() > 1 {
+            format!("({off})")
+        } else {
+            off
+        };
         let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
         match self.box_proof(index, w, b) {
-            Some(p) => self.code.push_str(&format!("    {FAST} &= {off} | ({p});\n")),
+            Some(p) => self
+                .code
+                .push_str(&format!("    {FAST} &= {off} | ({p});\n")),
             None => {
                 self.code.truncate(code_len);
                 self.next = next;
@@ -249,7 +285,10 @@ impl<'a> GroupCheck<'a> {
         if m == 0 || b.strides.len() != m || b.extents.len() != m || b.bounds.len() != m {
             return None;
         }
-        if !names.iter().all(|n| matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))) {
+        if !names
+            .iter()
+            .all(|n| matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_))))
+        {
             return None;
         }
         let mut sum: Vec<Term> = Vec::new();
@@ -262,7 +301,11 @@ impl<'a> GroupCheck<'a> {
         // the launch's strides nest: stride_k = stride_{k+1} * extent_{k+1}
         let mut parts = vec![format!("({} == 1L)", b.strides[m - 1])];
         for k in 0..m - 1 {
-            let p = self.tmp(format!("__clpart_gmul({}, {}, &{FAST})", b.strides[k + 1], b.extents[k + 1]));
+            let p = self.tmp(format!(
+                "__clpart_gmul({}, {}, &{FAST})",
+                b.strides[k + 1],
+                b.extents[k + 1]
+            ));
             parts.push(format!("({} == {p})", b.strides[k]));
         }
         for k in (0..m).rev() {
@@ -274,7 +317,11 @@ impl<'a> GroupCheck<'a> {
             let (quotient, rest) = self.divide(sum, &names[k])?;
             let c = self.sum_iv(&rest)?;
             // the vector's elements after the first lie in the innermost dimension
-            let last = if k == m - 1 && w.n > 1 { self.tmp(format!("__clpart_gadd({}, {}L, &{FAST})", c.hi, w.n - 1)) } else { c.hi.clone() };
+            let last = if k == m - 1 && w.n > 1 {
+                self.tmp(format!("__clpart_gadd({}, {}L, &{FAST})", c.hi, w.n - 1))
+            } else {
+                c.hi.clone()
+            };
             match lit(&c.lo) {
                 Some(v) if v >= 0 => {}
                 Some(_) => return None,
@@ -329,14 +376,21 @@ impl<'a> GroupCheck<'a> {
             if let Some(at) = t.factors.iter().position(|f| is_var(f, name)) {
                 t.factors.remove(at);
                 quotient.push(t);
-            } else if let Some(at) = t.factors.iter().position(|f| self.is_sum(f) && self.mentions_deep(f, name, 0)) {
+            } else if let Some(at) = t
+                .factors
+                .iter()
+                .position(|f| self.is_sum(f) && self.mentions_deep(f, name, 0))
+            {
                 let f = t.factors.remove(at);
                 let mut parts = Vec::new();
                 self.terms(&f, None, &[name.to_string()], false, &mut parts, 0)?;
                 for p in parts {
                     let mut factors = p.factors;
                     factors.extend(t.factors.iter().cloned());
-                    work.push(Term { neg: t.neg ^ p.neg, factors });
+                    work.push(Term {
+                        neg: t.neg ^ p.neg,
+                        factors,
+                    });
                 }
             } else {
                 rest.push(t);
@@ -349,7 +403,8 @@ impl<'a> GroupCheck<'a> {
     fn is_sum(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => self.is_sum(x),
-            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..) | ExprKind::Unary(UnOp::Plus | UnOp::Neg, _) => true,
+            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)
+            | ExprKind::Unary(UnOp::Plus | UnOp::Neg, _) => true,
             ExprKind::Var(n) => matches!(self.facts.get(n.as_str()), Some(Fact::Def(..))),
             _ => false,
         }
@@ -377,7 +432,15 @@ impl<'a> GroupCheck<'a> {
     /// it. Conversions between integer types are looked through: the
     /// access's window test has proven that no sub-expression changes value
     /// in them (the subscript is computed exactly), so the terms sum to it.
-    fn terms(&self, e: &Expr, ptr: Option<&str>, names: &[String], neg: bool, out: &mut Vec<Term>, depth: u32) -> Option<()> {
+    fn terms(
+        &self,
+        e: &Expr,
+        ptr: Option<&str>,
+        names: &[String],
+        neg: bool,
+        out: &mut Vec<Term>,
+        depth: u32,
+    ) -> Option<()> {
         if depth > 32 || out.len() > 64 {
             return None;
         }
@@ -388,7 +451,9 @@ impl<'a> GroupCheck<'a> {
         }
         let pointer = matches!(e.ty, Type::Pointer { .. });
         match &e.kind {
-            ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => self.terms(x, ptr, names, neg, out, depth + 1),
+            ExprKind::Cast(x) if e.ty.is_integer() && x.ty.is_integer() => {
+                self.terms(x, ptr, names, neg, out, depth + 1)
+            }
             ExprKind::Binary(BinOp::Add, l, r) => {
                 self.terms(l, ptr, names, neg, out, depth + 1)?;
                 self.terms(r, ptr, names, neg, out, depth + 1)
@@ -403,22 +468,33 @@ impl<'a> GroupCheck<'a> {
             ExprKind::Var(n) => match self.facts.get(n.as_str()) {
                 // looked through only when it holds a multiple (otherwise
                 // its own interval, narrowed by the conditions, is tighter)
-                Some(Fact::Def(init, _)) if names.iter().any(|m| self.mentions_deep(init, m, 0)) => {
+                Some(Fact::Def(init, _))
+                    if names.iter().any(|m| self.mentions_deep(init, m, 0)) =>
+                {
                     self.terms(init, None, names, neg, out, depth + 1)
                 }
                 _ => {
-                    out.push(Term { neg, factors: vec![e.clone()] });
+                    out.push(Term {
+                        neg,
+                        factors: vec![e.clone()],
+                    });
                     Some(())
                 }
             },
             ExprKind::Binary(BinOp::Mul, ..) => {
-                let mut t = Term { neg, factors: Vec::new() };
+                let mut t = Term {
+                    neg,
+                    factors: Vec::new(),
+                };
                 flatten_product(e, &mut t);
                 out.push(t);
                 Some(())
             }
             _ => {
-                out.push(Term { neg, factors: vec![e.clone()] });
+                out.push(Term {
+                    neg,
+                    factors: vec![e.clone()],
+                });
                 Some(())
             }
         }
@@ -485,9 +561,17 @@ impl<'a> GroupCheck<'a> {
 
     /// One arithmetic step: folded when both sides are literals (and the
     /// result fits), else a temporary.
-    fn op(&mut self, x: &str, y: &str, fold: fn(i64, i64) -> Option<i64>, code: &dyn Fn(&str, &str) -> String) -> String {
+    fn op(
+        &mut self,
+        x: &str,
+        y: &str,
+        fold: fn(i64, i64) -> Option<i64>,
+        code: &dyn Fn(&str, &str) -> String,
+    ) -> String {
         match (lit(x), lit(y)) {
-            (Some(a), Some(b)) if fold(a, b).is_some_and(|v| v.unsigned_abs() < 1 << 62) => lit_text(fold(a, b).unwrap_or(0)),
+            (Some(a), Some(b)) if fold(a, b).is_some_and(|v| v.unsigned_abs() < 1 << 62) => {
+                lit_text(fold(a, b).unwrap_or(0))
+            }
             _ => self.tmp(code(x, y)),
         }
     }
@@ -498,7 +582,11 @@ impl<'a> GroupCheck<'a> {
         }
         let f = |x: &str, y: &str| format!("__clpart_gadd({x}, {y}, &{FAST})");
         let lo = self.op(&a.lo, &b.lo, i64::checked_add, &f);
-        let hi = if a.is_point() && b.is_point() { lo.clone() } else { self.op(&a.hi, &b.hi, i64::checked_add, &f) };
+        let hi = if a.is_point() && b.is_point() {
+            lo.clone()
+        } else {
+            self.op(&a.hi, &b.hi, i64::checked_add, &f)
+        };
         Iv { lo, hi }
     }
 
@@ -508,15 +596,33 @@ impl<'a> GroupCheck<'a> {
         }
         let f = |x: &str, y: &str| format!("__clpart_gsub({x}, {y}, &{FAST})");
         let lo = self.op(&a.lo, &b.hi, i64::checked_sub, &f);
-        let hi = if a.is_point() && b.is_point() { lo.clone() } else { self.op(&a.hi, &b.lo, i64::checked_sub, &f) };
+        let hi = if a.is_point() && b.is_point() {
+            lo.clone()
+        } else {
+            self.op(&a.hi, &b.lo, i64::checked_sub, &f)
+        };
         Iv { lo, hi }
     }
 
     /// The extremes of `f` over the corners of two intervals (`f` monotone
     /// in each argument when the other is fixed).
-    fn corners(&mut self, a: &Iv, b: &Iv, fold: fn(i64, i64) -> Option<i64>, f: &dyn Fn(&str, &str) -> String) -> Iv {
-        let xs: Vec<&String> = if a.is_point() { vec![&a.lo] } else { vec![&a.lo, &a.hi] };
-        let ys: Vec<&String> = if b.is_point() { vec![&b.lo] } else { vec![&b.lo, &b.hi] };
+    fn corners(
+        &mut self,
+        a: &Iv,
+        b: &Iv,
+        fold: fn(i64, i64) -> Option<i64>,
+        f: &dyn Fn(&str, &str) -> String,
+    ) -> Iv {
+        let xs: Vec<&String> = if a.is_point() {
+            vec![&a.lo]
+        } else {
+            vec![&a.lo, &a.hi]
+        };
+        let ys: Vec<&String> = if b.is_point() {
+            vec![&b.lo]
+        } else {
+            vec![&b.lo, &b.hi]
+        };
         let mut ps = Vec::new();
         for x in &xs {
             for y in &ys {
@@ -526,13 +632,23 @@ impl<'a> GroupCheck<'a> {
         if ps.len() == 1 {
             return Iv::point(ps.remove(0));
         }
-        let lo = self.tmp(ps.iter().skip(1).fold(ps[0].clone(), |acc, p| format!("min({acc}, {p})")));
-        let hi = self.tmp(ps.iter().skip(1).fold(ps[0].clone(), |acc, p| format!("max({acc}, {p})")));
+        let lo = self.tmp(
+            ps.iter()
+                .skip(1)
+                .fold(ps[0].clone(), |acc, p| format!("min({acc}, {p})")),
+        );
+        let hi = self.tmp(
+            ps.iter()
+                .skip(1)
+                .fold(ps[0].clone(), |acc, p| format!("max({acc}, {p})")),
+        );
         Iv { lo, hi }
     }
 
     fn mul(&mut self, a: &Iv, b: &Iv) -> Option<Iv> {
-        Some(self.corners(a, b, i64::checked_mul, &|x, y| format!("__clpart_gmul({x}, {y}, &{FAST})")))
+        Some(self.corners(a, b, i64::checked_mul, &|x, y| {
+            format!("__clpart_gmul({x}, {y}, &{FAST})")
+        }))
     }
 
     /// The interval of `e` over the work-group; `ptr` counts as 0 (pointer
@@ -545,7 +661,11 @@ impl<'a> GroupCheck<'a> {
             if matches!(e.ty, Type::Pointer { .. }) {
                 return match &e.kind {
                     ExprKind::Binary(BinOp::Add, l, r) => {
-                        let (pl, il) = if matches!(l.ty, Type::Pointer { .. }) { (l, r) } else { (r, l) };
+                        let (pl, il) = if matches!(l.ty, Type::Pointer { .. }) {
+                            (l, r)
+                        } else {
+                            (r, l)
+                        };
                         let a = self.iv(pl, ptr)?;
                         let b = self.iv(il, None)?;
                         Some(self.add(&a, &b))
@@ -582,11 +702,17 @@ impl<'a> GroupCheck<'a> {
                 let a = self.iv(x, None)?;
                 self.sub(&Iv::point("0L".into()), &a)
             }
-            ExprKind::Unary(UnOp::Not, _) => Iv { lo: "0L".into(), hi: "1L".into() },
+            ExprKind::Unary(UnOp::Not, _) => Iv {
+                lo: "0L".into(),
+                hi: "1L".into(),
+            },
             ExprKind::Binary(op, l, r) => {
                 use BinOp::*;
                 if matches!(op, Lt | Gt | Le | Ge | Eq | Ne | LogAnd | LogOr) {
-                    Iv { lo: "0L".into(), hi: "1L".into() }
+                    Iv {
+                        lo: "0L".into(),
+                        hi: "1L".into(),
+                    }
                 } else {
                     let a = self.iv(l, None)?;
                     let b = self.iv(r, None)?;
@@ -600,23 +726,50 @@ impl<'a> GroupCheck<'a> {
                         Mul => self.mul(&a, &b)?,
                         Div => {
                             self.require(format!("({} >= 1L)", b.lo));
-                            self.corners(&a, &b, |x, y| if y >= 1 { x.checked_div(y) } else { None }, &|x, y| format!("({x} / {y})"))
+                            self.corners(
+                                &a,
+                                &b,
+                                |x, y| if y >= 1 { x.checked_div(y) } else { None },
+                                &|x, y| format!("({x} / {y})"),
+                            )
                         }
                         Rem => {
                             self.require(format!("({} >= 1L)", b.lo));
-                            let lo = self.tmp(format!("({0} >= 0L ? 0L : max({0}, 1L - {1}))", a.lo, b.hi));
-                            let hi = self.tmp(format!("({0} <= 0L ? 0L : min({0}, {1} - 1L))", a.hi, b.hi));
+                            let lo = self
+                                .tmp(format!("({0} >= 0L ? 0L : max({0}, 1L - {1}))", a.lo, b.hi));
+                            let hi = self
+                                .tmp(format!("({0} <= 0L ? 0L : min({0}, {1} - 1L))", a.hi, b.hi));
                             Iv { lo, hi }
                         }
                         Shl | Shr => {
                             let bits = (e.ty.size()? * 8).min(62);
                             self.require(format!("({} >= 0L) & ({} < {bits}L)", b.lo, b.hi));
                             if *op == Shl {
-                                self.corners(&a, &b, |x, y| if (0..62).contains(&y) { x.checked_mul(1 << y) } else { None }, &|x, y| {
-                                    format!("__clpart_gmul({x}, 1L << {y}, &{FAST})")
-                                })
+                                self.corners(
+                                    &a,
+                                    &b,
+                                    |x, y| {
+                                        if (0..62).contains(&y) {
+                                            x.checked_mul(1 << y)
+                                        } else {
+                                            None
+                                        }
+                                    },
+                                    &|x, y| format!("__clpart_gmul({x}, 1L << {y}, &{FAST})"),
+                                )
                             } else {
-                                self.corners(&a, &b, |x, y| if (0..62).contains(&y) { Some(x >> y) } else { None }, &|x, y| format!("({x} >> {y})"))
+                                self.corners(
+                                    &a,
+                                    &b,
+                                    |x, y| {
+                                        if (0..62).contains(&y) {
+                                            Some(x >> y)
+                                        } else {
+                                            None
+                                        }
+                                    },
+                                    &|x, y| format!("({x} >> {y})"),
+                                )
                             }
                         }
                         BitAnd => {
@@ -653,7 +806,10 @@ impl<'a> GroupCheck<'a> {
         if !ty.is_integer() {
             return None;
         }
-        let ivs: Vec<Iv> = args.iter().map(|a| self.iv(a, None)).collect::<Option<_>>()?;
+        let ivs: Vec<Iv> = args
+            .iter()
+            .map(|a| self.iv(a, None))
+            .collect::<Option<_>>()?;
         for a in &ivs {
             if !self.fits(a, ty) {
                 return None;
@@ -679,7 +835,11 @@ impl<'a> GroupCheck<'a> {
             }
             ("mul24" | "mad24", [a, b, rest @ ..]) if rest.len() == usize::from(f == "mad24") => {
                 // exact only for 24-bit operands
-                let (m, n) = if matches!(ty, Type::Scalar(s) if s.is_signed()) { (-(1i64 << 23), (1i64 << 23) - 1) } else { (0, (1i64 << 24) - 1) };
+                let (m, n) = if matches!(ty, Type::Scalar(s) if s.is_signed()) {
+                    (-(1i64 << 23), (1i64 << 23) - 1)
+                } else {
+                    (0, (1i64 << 24) - 1)
+                };
                 for x in [a, b] {
                     self.require(format!("({} >= {m}L) & ({} <= {n}L)", x.lo, x.hi));
                 }
@@ -696,16 +856,23 @@ impl<'a> GroupCheck<'a> {
     fn work_item(&mut self, w: WorkItemFn, d: u32) -> Iv {
         match w {
             WorkItemFn::GlobalId => {
-                let lo = self.tmp(format!("(long)get_global_id({d}) - (long)get_local_id({d})"));
+                let lo = self.tmp(format!(
+                    "(long)get_global_id({d}) - (long)get_local_id({d})"
+                ));
                 let hi = self.tmp(format!("{lo} + (long)get_local_size({d}) - 1L"));
                 Iv { lo, hi }
             }
-            WorkItemFn::LocalId => Iv { lo: "0L".into(), hi: format!("((long)get_local_size({d}) - 1L)") },
+            WorkItemFn::LocalId => Iv {
+                lo: "0L".into(),
+                hi: format!("((long)get_local_size({d}) - 1L)"),
+            },
             WorkItemFn::LocalSize => Iv::point(format!("(long)get_local_size({d})")),
             WorkItemFn::WorkDim => Iv::point("(long)get_work_dim()".into()),
             // the rewritten builtins: the unsplit NDRange's values (see `rewrite`)
             _ if self.macro_use => Iv::point(format!("(long){}({d})", w.name())),
-            WorkItemFn::GroupId => Iv::point(format!("((long)get_group_id({d}) + __clpart_group_base{d})")),
+            WorkItemFn::GroupId => Iv::point(format!(
+                "((long)get_group_id({d}) + __clpart_group_base{d})"
+            )),
             WorkItemFn::GlobalSize => Iv::point(format!("__clpart_global_size{d}")),
             WorkItemFn::NumGroups => Iv::point(format!("__clpart_num_groups{d}")),
             WorkItemFn::GlobalOffset => Iv::point(format!("__clpart_global_offset{d}")),
@@ -739,7 +906,12 @@ impl<'a> GroupCheck<'a> {
     /// changes only at its loop's step, outside any condition tested in
     /// its body).
     fn refine(&mut self, n: &str, mut iv: Iv) -> Option<Iv> {
-        let known: Vec<(BinOp, Expr)> = self.known.iter().filter(|(v, ..)| v == n).map(|(_, op, e)| (*op, e.clone())).collect();
+        let known: Vec<(BinOp, Expr)> = self
+            .known
+            .iter()
+            .filter(|(v, ..)| v == n)
+            .map(|(_, op, e)| (*op, e.clone()))
+            .collect();
         for (op, e) in known {
             // the comparison's operands are converted to its type: both
             // must keep their values
@@ -791,24 +963,39 @@ impl<'a> GroupCheck<'a> {
                 // the counter's values in the body, and the furthest value
                 // it takes (after the last step): no wrap-around allowed
                 let (lo, hi) = match (l.up, l.op) {
-                    (true, Lt) => (init.lo.clone(), self.tmp(format!("__clpart_gsub({}, 1L, &{FAST})", bound.hi))),
+                    (true, Lt) => (
+                        init.lo.clone(),
+                        self.tmp(format!("__clpart_gsub({}, 1L, &{FAST})", bound.hi)),
+                    ),
                     (true, Le) => (init.lo.clone(), bound.hi.clone()),
-                    (false, Gt) => (self.tmp(format!("__clpart_gadd({}, 1L, &{FAST})", bound.lo)), init.hi.clone()),
+                    (false, Gt) => (
+                        self.tmp(format!("__clpart_gadd({}, 1L, &{FAST})", bound.lo)),
+                        init.hi.clone(),
+                    ),
                     (false, Ge) => (bound.lo.clone(), init.hi.clone()),
                     _ => return None,
                 };
                 let reach = if l.up {
                     let top = self.tmp(format!("max({}, {})", init.hi, hi));
                     let t = self.tmp(format!("__clpart_gadd({top}, {}, &{FAST})", step.hi));
-                    Iv { lo: init.lo.clone(), hi: t }
+                    Iv {
+                        lo: init.lo.clone(),
+                        hi: t,
+                    }
                 } else {
                     let bottom = self.tmp(format!("min({}, {})", init.lo, lo));
                     let t = self.tmp(format!("__clpart_gsub({bottom}, {}, &{FAST})", step.hi));
-                    Iv { lo: t, hi: init.hi.clone() }
+                    Iv {
+                        lo: t,
+                        hi: init.hi.clone(),
+                    }
                 };
                 // every value the counter takes (up to one step past the
                 // bound) fits its type and the comparison's type
-                if !self.fits(&reach, ty) || !self.fits(&reach, l.cmp_ty) || !self.fits(&bound, l.cmp_ty) {
+                if !self.fits(&reach, ty)
+                    || !self.fits(&reach, l.cmp_ty)
+                    || !self.fits(&bound, l.cmp_ty)
+                {
                     return None;
                 }
                 Some(Iv { lo, hi })
@@ -832,7 +1019,9 @@ fn known_comparisons(c: &Expr, holds: bool, out: &mut Vec<(String, BinOp, Expr)>
             known_comparisons(b, false, out);
         }
         ExprKind::Unary(UnOp::Not, a) => known_comparisons(a, !holds, out),
-        ExprKind::Cast(a) if c.ty.is_integer() || matches!(c.ty, Type::Scalar(Scalar::Bool)) => known_comparisons(a, holds, out),
+        ExprKind::Cast(a) if c.ty.is_integer() || matches!(c.ty, Type::Scalar(Scalar::Bool)) => {
+            known_comparisons(a, holds, out)
+        }
         ExprKind::Binary(op @ (Lt | Le | Gt | Ge | Eq | Ne), l, r) => {
             let op = if holds {
                 *op
@@ -910,7 +1099,9 @@ fn is_var(e: &Expr, n: &str) -> bool {
 
 fn mentions(e: &Expr, n: &str) -> bool {
     let mut found = false;
-    visit_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Var(v) if v == n));
+    visit_expr(e, &mut |x| {
+        found |= matches!(&x.kind, ExprKind::Var(v) if v == n)
+    });
     found
 }
 
@@ -923,7 +1114,8 @@ fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
     let mut defs: HashMap<&str, (&VarDecl, bool)> = HashMap::new();
     walk(&k.body, &mut decls, &mut defs, &mut loops);
     visit_exprs(&k.body, &mut |e| match &e.kind {
-        ExprKind::Assign(_, l, _) | ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, l) => {
+        ExprKind::Assign(_, l, _)
+        | ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, l) => {
             if let ExprKind::Var(n) = &strip_casts(l).kind {
                 *assigned.entry(n.clone()).or_default() += 1;
             }
@@ -940,7 +1132,9 @@ fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
         _ => {}
     });
     // a name declared once, never address-taken
-    let clean = |n: &str, extra_decls: usize| decls.get(n).copied().unwrap_or(0) + extra_decls == 1 && !addr.iter().any(|a| a == n);
+    let clean = |n: &str, extra_decls: usize| {
+        decls.get(n).copied().unwrap_or(0) + extra_decls == 1 && !addr.iter().any(|a| a == n)
+    };
     let mut out = HashMap::new();
     for p in &k.params {
         if p.ty.is_integer() && clean(&p.name, 1) && !assigned.contains_key(&p.name) {
@@ -988,7 +1182,13 @@ fn walk<'a>(
                     walk(e, decls, defs, loops);
                 }
             }
-            Stmt::For { init, cond, step, body, .. } => {
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
                 if let Some(init) = init {
                     if let Stmt::Decl(d) = &**init {
                         *decls.entry(d.name.as_str()).or_default() += 1;
@@ -1010,7 +1210,11 @@ fn walk<'a>(
 
 /// `for (T k = e0; k OP e1; k STEP)` in one of the shapes the prologue
 /// bounds.
-fn loop_shape<'a>(d: &'a VarDecl, cond: Option<&'a Expr>, step: Option<&'a Expr>) -> Option<LoopShape<'a>> {
+fn loop_shape<'a>(
+    d: &'a VarDecl,
+    cond: Option<&'a Expr>,
+    step: Option<&'a Expr>,
+) -> Option<LoopShape<'a>> {
     let k = d.name.as_str();
     let init = d.init.as_ref()?;
     let (op, l, r) = match &cond?.kind {
@@ -1047,5 +1251,12 @@ fn loop_shape<'a>(d: &'a VarDecl, cond: Option<&'a Expr>, step: Option<&'a Expr>
     if !matches!((up, op), (true, Lt | Le) | (false, Gt | Ge)) {
         return None;
     }
-    Some(LoopShape { init, bound, op, step, up, cmp_ty })
+    Some(LoopShape {
+        init,
+        bound,
+        op,
+        step,
+        up,
+        cmp_ty,
+    })
 }
