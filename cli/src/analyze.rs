@@ -54,6 +54,13 @@ pub struct AnalyzeArgs {
     /// Skip the Ehrhart counts.
     #[arg(long)]
     pub no_counts: bool,
+    /// Wall-clock budget of each kernel's analysis in milliseconds, counts
+    /// and vertex bounds included (0: none). What is still running when it
+    /// is spent falls back: a count or vertex bound is left out, an array
+    /// not yet bounded is whole; each says why. Default: 1500 in optimized
+    /// builds.
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<u64>,
     /// Preprocessor options passed to clang (`-DNAME=VALUE`); repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
@@ -104,6 +111,9 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
         },
         ..Default::default()
     };
+    if let Some(ms) = args.budget_ms {
+        o.analysis.time_budget_ms = ms;
+    }
     if let Some(l) = &args.local {
         o.analysis.local_size = Some(parse_size3(l, "--local")?);
     }

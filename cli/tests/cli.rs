@@ -398,3 +398,43 @@ fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
         Some(1)
     );
 }
+
+/// `--budget-ms` bounds each kernel's analysis: at 1 ms nothing is bounded
+/// or counted in time, and the report says so per array, without a panic; a
+/// budget that is not a number is an input error.
+#[test]
+fn the_analysis_budget_falls_back_and_says_why() {
+    let o = clpart(&[
+        "analyze",
+        "--json",
+        "--budget-ms",
+        "1",
+        "kernels/stencil2d.cl",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let text = json.to_string();
+    assert!(
+        text.contains("analysis time budget (1 ms) exceeded")
+            || text.contains("the analysis budget is spent"),
+        "no fallback says why: {text}"
+    );
+    let full = clpart(&[
+        "analyze",
+        "--json",
+        "--budget-ms",
+        "0",
+        "kernels/stencil2d.cl",
+    ]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    let full = String::from_utf8_lossy(&full.stdout);
+    assert!(!full.contains("budget"), "no budget, no fallback: {full}");
+    let bad = clpart(&["analyze", "--budget-ms", "soon", "kernels/vadd.cl"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("'soon' for '--budget-ms <MS>'"),
+        "{}",
+        stderr(&bad)
+    );
+}
