@@ -56,6 +56,11 @@ use ranges_format::{Chamber, Rat};
 /// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.
 pub const MAX_DIMENSIONS: usize = 8;
 
+/// Most set dimensions (after lifting integer divisions) plus parameters
+/// that [`vertices_many`] accepts: the vertices alone cost far less than a
+/// count (`Polyhedron_Enumerate`).
+pub const MAX_VERTEX_DIMENSIONS: usize = 16;
+
 /// Most disjoint pieces (terms) that [`enumerate`] accepts.
 pub const MAX_PIECES: usize = 32;
 
@@ -326,10 +331,47 @@ pub fn enumerate_many(
     )
 }
 
+/// The parametric vertices of each set's pieces, without a count
+/// (`Polyhedron2Param_Vertices` alone, within [`MAX_VERTEX_DIMENSIONS`]),
+/// only those valid within each set's context (a parameter set) if it has one:
+/// per set in order, its vertices per piece or why there are none, and the
+/// time it took; limits, `deadline` and the sandbox as for
+/// [`enumerate_many`].
+pub fn vertices_many(
+    sets: &[(&str, Option<&str>, Duration)],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Vec<Vec<ParamVertex>>, EhrhartError>, Duration)> {
+    polylib_inputs(
+        sets.iter()
+            .map(|&(text, context, limit)| {
+                (
+                    isl_input::read_within(text, context, MAX_VERTEX_DIMENSIONS),
+                    limit,
+                )
+            })
+            .collect(),
+        deadline,
+        false,
+    )
+    .into_iter()
+    .map(|(e, took)| (e.map(|e| e.vertices), took))
+    .collect()
+}
+
 /// PolyLib's enumeration of each input read, in one batch of the sandbox.
 fn enumerate_inputs(
     inputs: Vec<(Result<isl_input::Input, EhrhartError>, Duration)>,
     deadline: Option<Instant>,
+) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
+    polylib_inputs(inputs, deadline, true)
+}
+
+/// PolyLib's enumeration (with `count`) or vertices alone of each input
+/// read, in one batch of the sandbox.
+fn polylib_inputs(
+    inputs: Vec<(Result<isl_input::Input, EhrhartError>, Duration)>,
+    deadline: Option<Instant>,
+    count: bool,
 ) -> Vec<(Result<Enumeration, EhrhartError>, Duration)> {
     // Only inputs with pieces go to PolyLib.
     let todo: Vec<usize> = (0..inputs.len())
@@ -338,7 +380,8 @@ fn enumerate_inputs(
     let limits: Vec<Duration> = todo.iter().map(|&k| inputs[k].1).collect();
     let mut replies = sandbox::run_batch(&limits, deadline, |j| {
         let r = match &inputs[todo[j]].0 {
-            Ok(input) => polylib::count_pieces(input),
+            Ok(input) if count => polylib::count_pieces(input),
+            Ok(input) => polylib::vertices_of_pieces(input),
             Err(e) => Err(e.clone()),
         };
         // PolyLib keeps global state: after a failure (a caught exception

@@ -397,6 +397,9 @@ struct CountInput {
     text: String,
     /// How barvinok counts it.
     form: CountForm,
+    /// The context over the footprint's parameters (isl text), for its
+    /// vertices: PolyLib keeps only the vertices valid within it.
+    context: Option<String>,
     /// The time left to count it.
     left: std::time::Duration,
 }
@@ -515,9 +518,14 @@ fn count_input(
                 .map_or(CountForm::Whole, CountForm::Decompose);
         }
     }
+    let context = ctx
+        .as_ref()
+        .and_then(|c| keep_params(c.copy().ok()?, &fp))
+        .and_then(|c| sub.set_str(&c).ok());
     Ok(CountInput {
         text,
         form,
+        context,
         left: limit.saturating_sub(now.elapsed()),
     })
 }
@@ -836,7 +844,7 @@ const VERTEX_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(
 /// none, a note says why. All in one sandboxed child, each within
 /// [`VERTEX_TIME_LIMIT`] and what is left of the kernel's budget.
 fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut Vec<String>) {
-    let mut todo: Vec<(usize, &str)> = Vec::new();
+    let mut todo: Vec<(usize, &CountInput)> = Vec::new();
     for step in steps {
         if let CountStep::Count {
             array_idx,
@@ -845,7 +853,7 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
             ..
         } = step
         {
-            todo.push((*array_idx, input.text.as_str()));
+            todo.push((*array_idx, input));
         }
     }
     if todo.is_empty() {
@@ -856,26 +864,31 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
         limit = limit.min(d.saturating_duration_since(std::time::Instant::now()));
     }
     if limit.is_zero() {
+        for &(array_idx, _) in &todo {
+            notes.push(format!(
+                "array '{}': no vertex bounds of a slice's footprint: the analysis budget is spent",
+                k.arrays[array_idx].name
+            ));
+        }
         return;
     }
-    let batch: Vec<(&str, std::time::Duration)> = todo.iter().map(|&(_, t)| (t, limit)).collect();
-    for (&(array_idx, _), (e, _)) in todo
+    let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
         .iter()
-        .zip(ehrhart::enumerate_many(&batch, cx.deadline))
+        .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
+        .collect();
+    for (&(array_idx, input), (e, _)) in
+        todo.iter().zip(ehrhart::vertices_many(&batch, cx.deadline))
     {
         let a = &mut k.arrays[array_idx];
         let n_dims = cx.acc.arrays[array_idx].strides.len().max(1);
         match e {
             Ok(e) => {
                 let mut vs: Vec<ranges_format::Vertex> = Vec::new();
-                for v in e.vertices.iter().flatten() {
+                let gist = DomainGist::new(cx, input.context.as_deref());
+                for v in e.iter().flatten() {
                     let v = ranges_format::Vertex {
                         coords: v.coords.iter().take(n_dims).cloned().collect(),
-                        domain: if v.domain.trim().is_empty() {
-                            "true".into()
-                        } else {
-                            v.domain.clone()
-                        },
+                        domain: gist.of(&v.domain),
                     };
                     if !vs.contains(&v) {
                         vs.push(v);
@@ -900,6 +913,54 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
                 ));
             }
         }
+    }
+}
+
+/// A vertex's domain without what the context implies (PolyLib repeats the
+/// context's constraints in every domain), within [`VERTEX_TIME_LIMIT`];
+/// where isl cannot, the domain as PolyLib gave it. `true` when empty.
+struct DomainGist<'a> {
+    isl: Isl,
+    /// The context's parameters (`[a, b]`) and the context itself.
+    context: Option<(&'a str, Set)>,
+}
+
+impl<'a> DomainGist<'a> {
+    fn new(cx: &Ctx, context: Option<&'a str>) -> DomainGist<'a> {
+        let isl = Isl::with_deadline(
+            cx.isl.max_ops(),
+            Some(std::time::Instant::now() + VERTEX_TIME_LIMIT),
+            cx.budget_ms,
+        );
+        let context = context.and_then(|c| {
+            let params = c.split_once(" -> ")?.0;
+            Some((params, isl.set(c).ok()?))
+        });
+        DomainGist { isl, context }
+    }
+
+    fn of(&self, domain: &str) -> String {
+        let domain = domain.trim();
+        if domain.is_empty() {
+            return "true".into();
+        }
+        let gisted = self.context.as_ref().and_then(|(params, c)| {
+            let d = self
+                .isl
+                .set(&format!("{params} -> {{ : {domain} }}"))
+                .ok()?;
+            let d = d.gist_params(c.copy().ok()?).ok()?;
+            let text = self.isl.set_str(&d).ok()?;
+            // `[..] -> { : cond }`, or `{ : }` when the context implies it all.
+            let body = text.split_once("{")?.1.rsplit_once("}")?.0.trim();
+            let cond = body.strip_prefix(':').map(str::trim)?;
+            Some(if cond.is_empty() {
+                "true".to_string()
+            } else {
+                cond.to_string()
+            })
+        });
+        gisted.unwrap_or_else(|| domain.to_string())
     }
 }
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use isl_rs::{Context, DimType, Set};
 use partitioner::ehrhart::{
-    enumerate, enumerate_many, enumerate_within, EhrhartError, Enumeration, POLYLIB_TIME_LIMIT,
+    enumerate, enumerate_many, enumerate_within, vertices_many, EhrhartError, Enumeration,
+    POLYLIB_TIME_LIMIT,
 };
 use proptest::prelude::*;
 
@@ -368,4 +369,43 @@ fn a_batch_equals_one_call_per_set() {
     );
     assert_eq!(many[8].0.as_ref().unwrap().eval(&[4]).unwrap(), 10);
     assert!(enumerate_many(&[], None).is_empty());
+}
+
+/// Issue 17: the vertices alone (`vertices_many`, no count) are the
+/// enumeration's vertices; they are made beyond the count's dimension limit,
+/// and a context keeps only the vertices valid within it.
+#[test]
+fn vertices_alone_match_the_enumerations_and_go_further() {
+    let limit = Duration::from_secs(10);
+    for (case, e) in CASES.iter().zip(enumerations()) {
+        if case.context.is_some() {
+            continue;
+        }
+        let (alone, _) = vertices_many(&[(case.set, None, limit)], None)
+            .pop()
+            .unwrap();
+        let alone = alone.unwrap_or_else(|err| panic!("{}: {err}", case.set));
+        assert_eq!(alone, e.vertices, "{}", case.set);
+    }
+    // 2 set dimensions and 8 parameters: over the count's limit, not the vertices'.
+    let wide = "[a, b, c, d, e, f, g, h] -> { [i, j] : a <= i < b and c <= j < d and i + j < e + f + g + h }";
+    assert!(matches!(
+        enumerate(wide, None),
+        Err(EhrhartError::TooLarge { .. })
+    ));
+    let (v, _) = vertices_many(&[(wide, None, limit)], None).pop().unwrap();
+    let v = v.unwrap();
+    assert!(v[0].iter().any(|v| v.coords == ["a", "c"]), "{v:?}");
+    // `0 <= i < min(n, 10)`: the vertex 9 exists only where n >= 10, so the
+    // context n <= 5 leaves it out.
+    let set = "[n] -> { [i] : 0 <= i < n and i < 10 }";
+    let coords = |context: Option<&str>| {
+        let (v, _) = vertices_many(&[(set, context, limit)], None).pop().unwrap();
+        let mut c: Vec<String> = v.unwrap()[0].iter().map(|v| v.coords.join(", ")).collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    assert_eq!(coords(None), ["0", "9", "n - 1"]);
+    assert_eq!(coords(Some("[n] -> { : 1 <= n <= 5 }")), ["0", "n - 1"]);
 }

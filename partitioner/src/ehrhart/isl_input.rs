@@ -54,18 +54,30 @@ fn parse(ctx: &Context, text: &str) -> Result<Set, EhrhartError> {
 /// sets and lifts their integer divisions into extra set dimensions (a 1-to-1
 /// change of space, since each division is a function of the other variables).
 pub(crate) fn read(set_text: &str, context_text: Option<&str>) -> Result<Input, EhrhartError> {
+    read_within(set_text, context_text, MAX_DIMENSIONS)
+}
+
+/// [`read`] with another limit on set dimensions (integer divisions
+/// included) plus parameters than [`MAX_DIMENSIONS`] (the vertices alone,
+/// without a count, stay cheap well beyond it).
+pub(crate) fn read_within(
+    set_text: &str,
+    context_text: Option<&str>,
+    max_dimensions: usize,
+) -> Result<Input, EhrhartError> {
     let ctx = Context::alloc();
     // Errors come back as values; isl must not print them.
     let _ = Options::set_on_error(&ctx, 1 /* ISL_ON_ERROR_CONTINUE */);
     ctx.set_max_operations(MAX_ISL_OPERATIONS);
     // Every isl object lives inside read_in, so all are freed before ctx.
-    read_in(&ctx, set_text, context_text)
+    read_in(&ctx, set_text, context_text, max_dimensions)
 }
 
 fn read_in(
     ctx: &Context,
     set_text: &str,
     context_text: Option<&str>,
+    max_dimensions: usize,
 ) -> Result<Input, EhrhartError> {
     let mut set = parse(ctx, set_text)?;
     if set.is_params().map_err(isl_err("reading the set"))? {
@@ -124,10 +136,10 @@ fn read_in(
     let n_dims = set
         .dim(DimType::Set)
         .map_err(isl_err("reading the set dimensions"))? as usize;
-    if n_dims + n_params > MAX_DIMENSIONS {
+    if n_dims + n_params > max_dimensions {
         return Err(EhrhartError::TooLarge {
             what: format!("{n_dims} set dimensions plus {n_params} parameters"),
-            limit: MAX_DIMENSIONS,
+            limit: max_dimensions,
         });
     }
 
@@ -180,13 +192,13 @@ fn read_in(
             bset
         };
         let n_vars = bset.dim(DimType::Set).map_err(isl_err("reading a piece"))? as usize;
-        if n_vars + n_params > MAX_DIMENSIONS {
+        if n_vars + n_params > max_dimensions {
             return Err(EhrhartError::TooLarge {
                 what: format!(
                     "{n_dims} set dimensions plus {} integer divisions plus {n_params} parameters",
                     n_vars - n_dims
                 ),
-                limit: MAX_DIMENSIONS,
+                limit: max_dimensions,
             });
         }
         let rows = basic_set_rows(&bset, n_vars)?;

@@ -24,6 +24,16 @@ pub(crate) struct RawPiece {
 
 /// Counts every piece of `input`.
 pub(crate) fn count_pieces(input: &Input) -> Result<Vec<RawPiece>, EhrhartError> {
+    pieces(input, true)
+}
+
+/// The vertices of every piece of `input`, without its count
+/// (`Polyhedron2Param_Vertices` alone: no chambers).
+pub(crate) fn vertices_of_pieces(input: &Input) -> Result<Vec<RawPiece>, EhrhartError> {
+    pieces(input, false)
+}
+
+fn pieces(input: &Input, count: bool) -> Result<Vec<RawPiece>, EhrhartError> {
     let names: Vec<CString> = input
         .params
         .iter()
@@ -32,7 +42,15 @@ pub(crate) fn count_pieces(input: &Input) -> Result<Vec<RawPiece>, EhrhartError>
     input
         .pieces
         .iter()
-        .map(|piece| count_piece(piece, input.context.as_deref(), input.params.len(), &names))
+        .map(|piece| {
+            count_piece(
+                piece,
+                input.context.as_deref(),
+                input.params.len(),
+                &names,
+                count,
+            )
+        })
         .collect()
 }
 
@@ -49,6 +67,7 @@ fn count_piece(
     context: Option<&[Vec<i64>]>,
     n_params: usize,
     names: &[CString],
+    count: bool,
 ) -> Result<RawPiece, EhrhartError> {
     ensure_bounded(piece)?;
 
@@ -68,8 +87,12 @@ fn count_piece(
         None => ffi::OwnedPolyhedron::universe(n_params)?,
     };
 
-    let en = ffi::OwnedEnumeration::enumerate(&p, &c, names)?;
     let mut chambers = Vec::new();
+    if !count {
+        let vertices = ffi::OwnedParamPolyhedron::vertices_of(&p, &c)?.vertices();
+        return Ok(RawPiece { chambers, vertices });
+    }
+    let en = ffi::OwnedEnumeration::enumerate(&p, &c, names)?;
     for node in en.nodes() {
         // SAFETY: node is a valid list node; its ValidityDomain is a list of
         // polyhedra over the parameters and EP an evalue tree.
