@@ -115,6 +115,9 @@ pub struct BoxesReport {
     pub write: Option<Vec<RangeReport>>,
     /// The writes fill the write box.
     pub write_exact: bool,
+    /// The read footprint as a union of boxes (issue 13), each per
+    /// dimension like `read`; empty when `read` is the one part.
+    pub read_parts: Vec<Vec<RangeReport>>,
 }
 
 /// An Ehrhart count: the sum over `terms` of the value of the first chamber
@@ -400,6 +403,11 @@ pub fn kernel_report(k: &KernelRanges, program: Option<&Program>) -> KernelRepor
                         read: b.read.as_ref().map(|v| v.iter().map(Into::into).collect()),
                         write: b.write.as_ref().map(|v| v.iter().map(Into::into).collect()),
                         write_exact: b.write_exact,
+                        read_parts: b
+                            .read_parts
+                            .iter()
+                            .map(|p| p.iter().map(Into::into).collect())
+                            .collect(),
                     }),
                     count_total: a.count_total.as_ref().map(Into::into),
                     count_slice: a.count_slice.as_ref().map(Into::into),

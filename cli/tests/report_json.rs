@@ -104,6 +104,7 @@ struct Boxes {
     read: Option<Vec<Range>>,
     write: Option<Vec<Range>>,
     write_exact: bool,
+    read_parts: Vec<Vec<Range>>,
 }
 
 #[derive(Deserialize)]
@@ -217,6 +218,17 @@ fn check(name: &str, r: &Report) -> Vec<String> {
                     bad.push(format!(
                         "{name}/{}: array {} strides {:?}",
                         k.name, a.name, b.strides
+                    ));
+                }
+                // issue 13: parts come two or more, each over every dimension
+                if b.read_parts.len() == 1
+                    || b.read_parts.iter().any(|p| p.len() != b.strides.len())
+                {
+                    bad.push(format!(
+                        "{name}/{}: array {} read parts {:?}",
+                        k.name,
+                        a.name,
+                        b.read_parts.iter().map(Vec::len).collect::<Vec<_>>()
                     ));
                 }
             }

@@ -64,6 +64,13 @@ pub struct LaunchOptions {
     /// must catch it (issue 12).
     #[doc(hidden)]
     pub test_shrink_box: Option<String>,
+    /// Test-only: the read part of this array with the most rows (its
+    /// outermost dimension) loses its last row on every device, while the
+    /// read box and the windows stay whole, as an analysis that
+    /// under-approximates one part would; the guard's part check must catch
+    /// it (issue 13).
+    #[doc(hidden)]
+    pub test_shrink_part: Option<String>,
     /// Evaluate the Ehrhart counts of every slice for
     /// [`RunReport::bytes_exact`] (on by default). Callers that never read
     /// it (the layer, the launch-overhead bench) turn it off; `bytes_exact`
@@ -80,6 +87,7 @@ impl Default for LaunchOptions {
             unchecked: false,
             test_underapproximate: None,
             test_shrink_box: None,
+            test_shrink_part: None,
             exact_bytes: true,
         }
     }

@@ -94,14 +94,53 @@ impl ArrayPlan {
             BoxEval::Unused => None,
             BoxEval::Box(bx) => Some(bx),
         };
+        let read_parts = match &read {
+            Some(hull) => eval_parts(&b.read_parts, hull, params, &extents)?,
+            None => Vec::new(),
+        };
         Ok(Some(BoxWindow {
             strides,
             extents,
             read,
             write,
             write_exact: b.write_exact,
+            read_parts,
         }))
     }
+}
+
+/// The read parts of a slice (issue 13) inside its read box `hull`: the
+/// parts that are not empty in this launch (a part whose bounds no piece
+/// defines, or lower above upper, holds no read); none at all (the read
+/// box serves as the one part) when a part leaves the read box or
+/// `[0, extent)`, or when no part is left.
+fn eval_parts(
+    parts: &[Vec<BoundRange>],
+    hull: &BoxBounds,
+    params: &[i64],
+    extents: &[i64],
+) -> std::result::Result<Vec<BoxBounds>, ExprError> {
+    let mut out = Vec::with_capacity(parts.len());
+    'part: for p in parts {
+        if p.len() != hull.len() {
+            return Ok(Vec::new());
+        }
+        let mut bx = Vec::with_capacity(p.len());
+        for (k, r) in p.iter().enumerate() {
+            match r.eval(params)? {
+                Some((lo, hi)) if lo <= hi => {
+                    let (hl, hh) = hull[k];
+                    if lo < hl || hi > hh || (k > 0 && (lo < 0 || hi >= extents[k])) {
+                        return Ok(Vec::new());
+                    }
+                    bx.push((lo, hi));
+                }
+                _ => continue 'part,
+            }
+        }
+        out.push(bx);
+    }
+    Ok(out)
 }
 
 /// An inclusive element or component range.
@@ -201,6 +240,10 @@ pub(crate) struct BoxWindow {
     /// The slice writes every element of its write box
     /// ([`ranges_format::Boxes::write_exact`]).
     pub(crate) write_exact: bool,
+    /// The read parts that are not empty in this slice (issue 13,
+    /// [`ranges_format::Boxes::read_parts`]), each inside `read`: the slice
+    /// reads only their union. Empty: `read` is the one part.
+    pub(crate) read_parts: Vec<BoxBounds>,
 }
 
 impl BoxWindow {
@@ -435,6 +478,13 @@ impl Plan {
             let dims = a.boxes.as_ref().map_or(0, |b| b.strides.len());
             if dims > 0 && !box_checked(&kernel, a.arg_index, dims) {
                 a.boxes = None;
+            }
+            // Read parts only where the subkernel checks every one of them
+            // (else the read box, which it checks, is what moves).
+            if let Some(b) = &mut a.boxes {
+                if !parts_checked(&kernel, a.arg_index, dims, b.read_parts.len()) {
+                    b.read_parts.clear();
+                }
             }
         }
         let unsplit_reason = static_unsplit_reason(&kernel, &arrays).map_err(rf)?;
@@ -740,6 +790,16 @@ impl Plan {
                     ExtraArgMeaning::BoxWriteHi { arg_index, dim } => {
                         box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, false))
                     }
+                    ExtraArgMeaning::BoxPartLo {
+                        arg_index,
+                        part,
+                        dim,
+                    } => part_value(window_of(arg_index), part, dim, true),
+                    ExtraArgMeaning::BoxPartHi {
+                        arg_index,
+                        part,
+                        dim,
+                    } => part_value(window_of(arg_index), part, dim, false),
                     ExtraArgMeaning::GroupIdBase(k) => {
                         if k == split_dim {
                             lo as i64
@@ -754,6 +814,29 @@ impl Plan {
             })
             .collect()
     }
+}
+
+/// Whether the subkernel takes every read-part argument of array
+/// `arg_index` with `dims` delinearized dimensions and `parts` read parts
+/// (issue 13).
+fn parts_checked(kernel: &KernelRanges, arg_index: u32, dims: usize, parts: usize) -> bool {
+    let Some(sub) = &kernel.subkernel else {
+        return false;
+    };
+    let has = |m: ExtraArgMeaning| sub.extra_args.iter().any(|e| e.meaning == m);
+    (0..parts as u32).all(|part| {
+        (0..dims as u32).all(|dim| {
+            has(ExtraArgMeaning::BoxPartLo {
+                arg_index,
+                part,
+                dim,
+            }) && has(ExtraArgMeaning::BoxPartHi {
+                arg_index,
+                part,
+                dim,
+            })
+        })
+    })
 }
 
 /// Whether the subkernel takes every box-check argument of array
@@ -779,6 +862,38 @@ fn box_value(w: &Window, dim: u32, f: impl Fn(&BoxWindow, usize) -> Option<i64>)
     match &w.boxes {
         Some(b) => f(b, dim as usize).unwrap_or(0),
         None => 0,
+    }
+}
+
+/// A read-part argument's value (issue 13): part `part`'s lower (`lo`) or
+/// upper bound in dimension `dim`, for dimension 0 its linear window
+/// `[lo, hi)` relative to the device buffer. Without read parts the read
+/// box is part 0; a part the slice does not have admits nothing, and
+/// without a box check every value is 0 (the check is off).
+fn part_value(w: &Window, part: u32, dim: u32, lo: bool) -> i64 {
+    let Some(b) = &w.boxes else {
+        return 0;
+    };
+    let bx = if b.read_parts.is_empty() {
+        b.read.as_ref().filter(|_| part == 0)
+    } else {
+        b.read_parts.get(part as usize)
+    };
+    let k = dim as usize;
+    match bx {
+        Some(bx) if k == 0 => match box_hull(&b.strides, bx) {
+            Some((l, u)) => {
+                if lo {
+                    l - w.base
+                } else {
+                    u - w.base + 1
+                }
+            }
+            None => 0,
+        },
+        Some(bx) => bx.get(k).map_or(0, |&(l, h)| if lo { l } else { h }),
+        // nothing: [0, 0) and [0, -1]
+        None => i64::from(!lo && k > 0) * -1,
     }
 }
 
@@ -936,6 +1051,7 @@ mod tests {
                 read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),
                 write: None,
                 write_exact: false,
+                read_parts: vec![],
             }),
         }
     }

@@ -328,6 +328,147 @@ fn range_and_box_of(
     (linear, boxed)
 }
 
+/// The read footprint `fp` of a slice as a union of boxes (issues 12 and
+/// 13, `Boxes::read_parts`): one box per group of read accesses. The rule:
+/// two groups merge when, in every delinearized dimension, their intervals
+/// overlap or touch for all parameter values of `context` (the hull of the
+/// two then adds only corners, never a row, column or plane lying between
+/// them: a stencil's shifted reads are one group, a pivot row read beside
+/// the slice's own rows is a group of its own); all reads are one group at
+/// once when that holds of all their intervals together. Merging is greedy,
+/// first mergeable pair first, until no pair merges. `None`, or an empty
+/// list, when the reads form one group (the read box is the union), there
+/// are more than `MAX_READ_PARTS` groups, the parts do not cover `fp`, or
+/// isl fails.
+fn box_parts(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    slice: &Set,
+    fp: &Set,
+    context: Option<&Set>,
+) -> Option<Vec<Vec<Range>>> {
+    let n = a.strides.len();
+    if n < 2 {
+        return None;
+    }
+    // Per access: its footprint and, per dimension, its interval hull.
+    let mut groups: Vec<(Set, Vec<Set>)> = Vec::new();
+    for f in cx.access_footprints(a, &[AccessKind::Read], slice)? {
+        if f.is_empty().ok()? {
+            continue;
+        }
+        let ivs = dim_intervals(cx, &f, n)?;
+        groups.push((f, ivs));
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    // one group at once: no dimension has a gap in the union of all intervals
+    let mut all_touch = true;
+    for k in 0..n {
+        let ivs: Vec<&Set> = groups.iter().map(|g| &g.1[k]).collect();
+        if gap_free(cx, &ivs, context)?.is_none() {
+            all_touch = false;
+            break;
+        }
+    }
+    if all_touch {
+        return None;
+    }
+    'merge: loop {
+        for i in 0..groups.len() {
+            for j in i + 1..groups.len() {
+                let mut hulls = Vec::with_capacity(n);
+                for k in 0..n {
+                    match gap_free(cx, &[&groups[i].1[k], &groups[j].1[k]], context)? {
+                        Some(h) => hulls.push(h),
+                        None => break,
+                    }
+                }
+                if hulls.len() == n {
+                    let (fj, _) = groups.remove(j);
+                    let fi = groups[i].0.copy().ok()?;
+                    groups[i] = (fi.union(fj).ok()?.coalesce().ok()?, hulls);
+                    continue 'merge;
+                }
+            }
+        }
+        break;
+    }
+    if groups.len() < 2 || groups.len() > ranges_format::MAX_READ_PARTS {
+        return None;
+    }
+    // the parts must cover the footprint (soundness does not rest on the
+    // access list matching the union relation)
+    let mut union: Option<Set> = None;
+    for (f, _) in &groups {
+        let f = f.copy().ok()?;
+        union = Some(match union {
+            None => f,
+            Some(u) => u.union(f).ok()?,
+        });
+    }
+    if !fp.copy().ok()?.is_subset(&union?).ok()? {
+        return None;
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (f, _) in &groups {
+        let (lows, highs) = dim_bounds(&cx.isl, f, n, context)?;
+        out.push(
+            lows.iter()
+                .zip(highs.iter())
+                .map(|(l, h)| Range {
+                    lower: l.to_string(),
+                    upper: h.to_string(),
+                })
+                .collect(),
+        );
+    }
+    Some(out)
+}
+
+/// The interval hull of a footprint's projection onto each of its `n`
+/// dimensions (1-D sets, tuple ids reset).
+fn dim_intervals(cx: &Ctx, f: &Set, n: usize) -> Option<Vec<Set>> {
+    if f.dim(DimType::Set).ok()? as usize != n {
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let p = f
+            .copy()
+            .ok()?
+            .project_out(DimType::Set, (k + 1) as u32, (n - k - 1) as u32)
+            .ok()?
+            .project_out(DimType::Set, 0, k as u32)
+            .ok()?;
+        out.push(interval_of(cx, p)?);
+    }
+    Some(out)
+}
+
+/// The interval hull of the union of the intervals `ivs` when it has no
+/// gap, i.e. lies inside their union, for all parameter values of
+/// `context`: `Some(Some(hull))`; `Some(None)` when it may have a gap;
+/// `None` when isl fails.
+fn gap_free(cx: &Ctx, ivs: &[&Set], context: Option<&Set>) -> Option<Option<Set>> {
+    let mut union: Option<Set> = None;
+    for iv in ivs {
+        let iv = iv.copy().ok()?;
+        union = Some(match union {
+            None => iv,
+            Some(u) => u.union(iv).ok()?,
+        });
+    }
+    let union = union?;
+    let hull = interval_of(cx, union.copy().ok()?)?;
+    let mut gap = hull.copy().ok()?.subtract(union).ok()?;
+    if let Some(c) = context {
+        gap = gap.intersect_params(c.copy().ok()?).ok()?;
+    }
+    Some(gap.is_empty().ok()?.then_some(hull))
+}
+
 /// Whether a slice writes every element of the box of what it writes, for
 /// every parameter value of `context` (`must`: the must-writes, the only
 /// writes). The box is built exactly: per dimension, the integers between
@@ -917,7 +1058,7 @@ fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut
 }
 
 /// A vertex's domain without what the context implies (PolyLib repeats the
-/// context's constraints in every domain), within [`VERTEX_TIME_LIMIT`];
+/// context's constraints in every domain), within isl's operation limit;
 /// where isl cannot, the domain as PolyLib gave it. `true` when empty.
 struct DomainGist<'a> {
     isl: Isl,
@@ -927,11 +1068,9 @@ struct DomainGist<'a> {
 
 impl<'a> DomainGist<'a> {
     fn new(cx: &Ctx, context: Option<&'a str>) -> DomainGist<'a> {
-        let isl = Isl::with_deadline(
-            cx.isl.max_ops(),
-            Some(std::time::Instant::now() + VERTEX_TIME_LIMIT),
-            cx.budget_ms,
-        );
+        // The operation limit alone (no wall clock): the same domains
+        // whatever the machine's load.
+        let isl = Isl::with_deadline(cx.isl.max_ops(), None, 0);
         let context = context.and_then(|c| {
             let params = c.split_once(" -> ")?.0;
             Some((params, isl.set(c).ok()?))
@@ -1470,6 +1609,7 @@ fn partition_along(
             a.boxes.as_ref().map(|b| crate::subkernel::BoxedArray {
                 arg_index: a.arg_index,
                 strides: &b.strides,
+                read_parts: b.read_parts.len(),
             })
         })
         .collect();
@@ -1636,11 +1776,19 @@ fn array_ranges(
     let mut read_box = None;
     let mut write_box = None;
     let mut write_exact = false;
+    let mut read_parts = Vec::new();
     if let Some(r) = &reads {
-        if writes.is_none() {
+        let read_fp = if writes.is_none() {
             (out.read_slice, read_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
+            Some(fp_slice.copy())
         } else if let Some(f) = cx.footprint(r, slice) {
             (out.read_slice, read_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
+            Some(Ok(f))
+        } else {
+            None
+        };
+        if let (Some(_), Some(Ok(f))) = (&read_box, read_fp) {
+            read_parts = box_parts(cx, a, slice, &f, ctx_slice_set).unwrap_or_default();
         }
     }
     if let Some(w) = &writes {
@@ -1695,6 +1843,7 @@ fn array_ranges(
             read: read_box,
             write: write_box,
             write_exact,
+            read_parts,
         });
     }
     out

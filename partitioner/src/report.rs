@@ -301,6 +301,19 @@ pub fn human(k: &KernelRanges) -> String {
             {
                 writeln!(s, "    slice reads:   {t}").unwrap();
             }
+            // issue 13: the union of boxes a slice actually reads
+            for (p, part) in boxes
+                .map_or(&[][..], |b| &b.read_parts[..])
+                .iter()
+                .enumerate()
+            {
+                writeln!(
+                    s,
+                    "    read part {p}:   {}",
+                    indexed(&a.name, &part.iter().collect::<Vec<_>>())
+                )
+                .unwrap();
+            }
         }
         if a.mode != ranges_format::Mode::R {
             if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice)

@@ -93,6 +93,9 @@ pub struct BoxedArray<'s> {
     pub arg_index: u32,
     /// Stride texts, outermost first.
     pub strides: &'s [String],
+    /// Number of read parts (`ranges_format::Boxes::read_parts`; 0: none):
+    /// a read must also lie in one of them.
+    pub read_parts: usize,
 }
 
 /// Builds the subkernel of `kernel` rebasing the pointer parameters listed in
@@ -153,8 +156,8 @@ pub fn rewrite_with_boxes(
     // The guard first: every buffer parameter whose uses can all be checked.
     let mut guarded: Vec<u32> = Vec::new();
     let mut unguarded: Vec<(u32, String)> = Vec::new();
-    // numbers of box-checked dimensions in use (the header's check functions)
-    let mut box_dims: std::collections::BTreeSet<usize> = Default::default();
+    // (box-checked dimensions, read parts) in use (the header's check functions)
+    let mut box_dims: std::collections::BTreeSet<(usize, usize)> = Default::default();
     let mut guard_edits: Vec<Edit> = Vec::new();
     let hidden = unsupported_texts(&k.body, src);
     let buffer_names: Vec<String> = k
@@ -193,6 +196,7 @@ pub fn rewrite_with_boxes(
                 .map(|b| BoxSpec {
                     extent_names: extent_names(b.strides),
                     dims: b.strides.len(),
+                    parts: b.read_parts,
                 }),
         };
         let mut g = Guarder {
@@ -244,8 +248,8 @@ pub fn rewrite_with_boxes(
                     meaning: ExtraArgMeaning::Extent { arg_index: idx },
                 });
                 if let Some(b) = &boxes {
-                    box_dims.insert(b.dims - 1);
-                    for (name, meaning) in box_args(n, b.dims, idx) {
+                    box_dims.insert((b.dims - 1, b.parts));
+                    for (name, meaning) in box_args(n, b, idx) {
                         extra_args.push(ExtraArg { name, meaning });
                     }
                 }
@@ -490,8 +494,13 @@ pub fn rewrite_with_boxes(
         if !box_dims.is_empty() {
             header.push_str(BOX_BIN);
         }
-        for &m in &box_dims {
-            header.push_str(&box_header(m));
+        // the plain functions serve writes, the parts' ones reads
+        let plain: std::collections::BTreeSet<usize> = box_dims.iter().map(|&(m, _)| m).collect();
+        for &m in &plain {
+            header.push_str(&box_header(m, 0));
+        }
+        for &(m, parts) in box_dims.iter().filter(|&&(_, p)| p > 0) {
+            header.push_str(&box_header(m, parts));
         }
     }
     if macro_use {
@@ -736,6 +745,8 @@ struct BoxSpec {
     extent_names: Option<Vec<String>>,
     /// Delinearized dimensions (at least 2); dimensions `1..dims` are checked.
     dims: usize,
+    /// Read parts (issue 13): a read must lie in one of them too.
+    parts: usize,
 }
 
 /// The extent of each dimension `k >= 1` as one name, from stride texts
@@ -772,10 +783,12 @@ fn extent_names(strides: &[String]) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The box-check arguments of array `n` (argument `idx`) with `dims`
-/// delinearized dimensions, in order: per dimension `k >= 1`, its stride,
-/// extent, read bounds and write bounds.
-fn box_args(n: &str, dims: usize, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
+/// The box-check arguments of array `n` (argument `idx`) with box check
+/// `b`, in order: per dimension `k >= 1`, its stride, extent, read bounds
+/// and write bounds; then per read part, per dimension `k >= 0`, its lower
+/// and upper bound (dimension 0: the part's linear window).
+fn box_args(n: &str, b: &BoxSpec, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
+    let dims = b.dims;
     let mut out = Vec::new();
     for k in 1..dims {
         let dim = k as u32;
@@ -805,13 +818,42 @@ fn box_args(n: &str, dims: usize, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
             ExtraArgMeaning::BoxWriteHi { arg_index: a, dim },
         ));
     }
+    for p in 0..b.parts {
+        let part = p as u32;
+        for k in 0..dims {
+            let dim = k as u32;
+            out.push((
+                format!("__clpart_ppl{p}_{k}_{n}"),
+                ExtraArgMeaning::BoxPartLo {
+                    arg_index: idx,
+                    part,
+                    dim,
+                },
+            ));
+            out.push((
+                format!("__clpart_pph{p}_{k}_{n}"),
+                ExtraArgMeaning::BoxPartHi {
+                    arg_index: idx,
+                    part,
+                    dim,
+                },
+            ));
+        }
+    }
     out
 }
 
 /// The box check functions for `m` checked dimensions (see the module doc):
 /// `__clpart_bchk<m>` (one access of `n` elements) and `__clpart_brw<m>`
-/// (a read-modify-write: both windows and both boxes).
-fn box_header(m: usize) -> String {
+/// (a read-modify-write: both windows and both boxes); with `parts` read
+/// parts (issue 13), `__clpart_bchkp<m>_<parts>` and
+/// `__clpart_brwp<m>_<parts>`, whose read must also lie in some part (its
+/// linear window and its bounds in every dimension `k >= 1`) when the
+/// launch checks boxes.
+fn box_header(m: usize, parts: usize) -> String {
+    if parts > 0 {
+        return box_parts_header(m, parts);
+    }
     let dims = |f: &dyn Fn(usize) -> String| (1..=m).map(f).collect::<Vec<_>>().join(", ");
     let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
     let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
@@ -846,6 +888,64 @@ long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, u
 "
     ));
     out
+}
+
+/// [`box_header`] with read parts.
+fn box_parts_header(m: usize, parts: usize) -> String {
+    let dims = |f: &dyn Fn(usize) -> String| (1..=m).map(f).collect::<Vec<_>>().join(", ");
+    let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
+    let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
+    let rw = dims(&|k| format!("st{k}, ex{k}, rlo{k}, rhi{k}, wlo{k}, whi{k}"));
+    let rw_decl = dims(&|k| {
+        format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}")
+    });
+    let both = dims(&|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"));
+    let part_names = |p: usize| {
+        (0..=m)
+            .map(|k| format!("pl{p}_{k}, ph{p}_{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pargs = (0..parts).map(part_names).collect::<Vec<_>>().join(", ");
+    let pdecl = (0..parts)
+        .map(|p| {
+            (0..=m)
+                .map(|k| format!("long pl{p}_{k}, long ph{p}_{k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let inside = (1..=m)
+        .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
+        .collect::<String>();
+    let in_part = (0..parts)
+        .map(|p| {
+            let dims = (1..=m)
+                .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, pl{p}_{k}, ph{p}_{k})"))
+                .collect::<String>();
+            format!(" | ((i >= pl{p}_0) & (i <= ph{p}_0 - n){dims})")
+        })
+        .collect::<String>();
+    format!(
+        "#ifdef CLPART_UNCHECKED
+#define __clpart_bchkp{m}_{parts}(i, n, lo, hi, len, bad, s, b, {one}, {pargs}) (i)
+#define __clpart_brwp{m}_{parts}(i, rlo, rhi, wlo, whi, len, bad, s, b, {rw}, {pargs}) (i)
+#else
+long __clpart_bchkp{m}_{parts}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b, {one_decl}, {pdecl}) {{
+    long a = (long)((ulong)i + (ulong)b);
+    int part = (st1 == 0){in_part};
+    int ok = (i >= lo) & (i <= hi - n){inside} & part;
+    ulong oob = (ulong)((i < 0) | (i > len - n));
+    *bad |= (ok ? 0UL : (2UL - oob)) << (2 * s);
+    return ok ? i : len;
+}}
+long __clpart_brwp{m}_{parts}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b, {rw_decl}, {pdecl}) {{
+    return __clpart_bchkp{m}_{parts}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b, {both}, {pargs});
+}}
+#endif
+"
+    )
 }
 
 /// Rewrites every access of one buffer parameter into a guarded one, or
@@ -1052,7 +1152,19 @@ impl<'a> Guarder<'a> {
                         format!("__clpart_{hi}{k}_{nm}"),
                     )
                 };
+                let reads = matches!(access, Access::Read | Access::ReadWrite);
                 group::GroupBox {
+                    parts: (0..if reads { b.parts } else { 0 })
+                        .map(|p| {
+                            let part = |k: usize| {
+                                (
+                                    format!("__clpart_ppl{p}_{k}_{nm}"),
+                                    format!("__clpart_pph{p}_{k}_{nm}"),
+                                )
+                            };
+                            (part(0), (1..b.dims).map(part).collect())
+                        })
+                        .collect(),
                     extent_names: b.extent_names.clone(),
                     strides: dims
                         .clone()
@@ -1110,14 +1222,27 @@ impl<'a> Guarder<'a> {
             let base = format!("__clpart_base_{nm}");
             let len = format!("__clpart_len_{nm}");
             let count = n.unwrap_or("1");
+            // the read parts' arguments, and the suffix of the functions that take them
+            let (pargs, psuffix) = if b.parts > 0 {
+                let names = (0..b.parts)
+                    .flat_map(|p| {
+                        (0..b.dims).map(move |k| {
+                            format!(", __clpart_ppl{p}_{k}_{nm}, __clpart_pph{p}_{k}_{nm}")
+                        })
+                    })
+                    .collect::<String>();
+                (names, format!("p{m}_{}", b.parts))
+            } else {
+                (String::new(), m.to_string())
+            };
             let (head, tail) = match access {
                 Access::ReadWrite if n.is_none() => (
-                    format!("__clpart_brw{m}((long)("),
-                    format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox})"),
+                    format!("__clpart_brw{psuffix}((long)("),
+                    format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox}{pargs})"),
                 ),
                 Access::Read => (
-                    format!("__clpart_bchk{m}((long)("),
-                    format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox})"),
+                    format!("__clpart_bchk{psuffix}((long)("),
+                    format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox}{pargs})"),
                 ),
                 _ => (
                     format!("__clpart_bchk{m}((long)("),
@@ -1581,7 +1706,7 @@ impl<'a> Guarder<'a> {
         let clone_name = format!("{f}__clpart_{}", self.tag);
         if !self.clones.iter().any(|(n, _)| n == &clone_name) {
             let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
-                box_args(self.tag, b.dims, 0)
+                box_args(self.tag, b, 0)
                     .iter()
                     .map(|(n, _)| format!(", long {n}"))
                     .collect()
@@ -1615,7 +1740,7 @@ impl<'a> Guarder<'a> {
             del: 0,
             text: format!(
                 ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad{}",
-                self.boxes.as_ref().map_or(String::new(), |b| box_args(t, b.dims, 0).iter().map(|(n, _)| format!(", {n}")).collect())
+                self.boxes.as_ref().map_or(String::new(), |b| box_args(t, b, 0).iter().map(|(n, _)| format!(", {n}")).collect())
             ),
             order: 1000 - depth,
             fast: None,

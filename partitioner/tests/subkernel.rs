@@ -303,6 +303,7 @@ fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_form
         .map(|(i, s)| partitioner::subkernel::BoxedArray {
             arg_index: *i,
             strides: s,
+            read_parts: 0,
         })
         .collect();
     let k = p.kernel(None).unwrap();

@@ -283,6 +283,18 @@ pub struct Boxes {
     /// write box, proved for all parameter values: copying the write box
     /// back from a device never overwrites an element it did not write.
     pub write_exact: bool,
+    /// The read footprint as a union of boxes (issues 12 and 13), each in
+    /// the form of [`Boxes::read`] and inside it: one box per group of read
+    /// accesses, where two accesses' boxes share a group when, in every
+    /// dimension, their intervals overlap or touch for all parameter values
+    /// (their hull then adds no row, column or plane lying between them,
+    /// only corners). Empty when the reads form one group (the read box is
+    /// then the union) or the parts could not be had. A slice needs only the
+    /// union of the parts, and the guard checks every read against it.
+    /// Absent from the file when empty, so older files load and keep their
+    /// checksums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_parts: Vec<Vec<Range>>,
 }
 
 /// An Ehrhart count: the sum over `terms` of the value of the first chamber
@@ -457,6 +469,32 @@ pub enum ExtraArgMeaning {
         /// Delinearized dimension, at least 1.
         dim: u32,
     },
+    /// Read-part check of argument `arg_index` (an array with
+    /// [`Boxes::read_parts`]), part `part`: for `dim` 0 the first element
+    /// index of the part's linear hull, relative to the device buffer (as
+    /// [`ExtraArgMeaning::ReadLo`]); for `dim >= 1` the smallest component
+    /// in that dimension. A read must lie in some part (when the launch
+    /// checks boxes); a part no read of the launch may use admits nothing.
+    BoxPartLo {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Index into [`Boxes::read_parts`].
+        part: u32,
+        /// Delinearized dimension.
+        dim: u32,
+    },
+    /// Read-part check: for `dim` 0 one past the last element index of the
+    /// part's linear hull, relative to the device buffer (as
+    /// [`ExtraArgMeaning::ReadHi`]); for `dim >= 1` the largest component
+    /// (inclusive).
+    BoxPartHi {
+        /// Argument position of the array.
+        arg_index: u32,
+        /// Index into [`Boxes::read_parts`].
+        part: u32,
+        /// Delinearized dimension.
+        dim: u32,
+    },
 }
 
 impl ExtraArgMeaning {
@@ -470,6 +508,24 @@ impl ExtraArgMeaning {
             | ExtraArgMeaning::BoxReadHi { arg_index, dim }
             | ExtraArgMeaning::BoxWriteLo { arg_index, dim }
             | ExtraArgMeaning::BoxWriteHi { arg_index, dim } => Some((arg_index, dim)),
+            _ => None,
+        }
+    }
+
+    /// `(arg_index, part, dim)` of a read-part argument (`BoxPart*`),
+    /// `None` for the others.
+    pub fn part_arg(&self) -> Option<(u32, u32, u32)> {
+        match *self {
+            ExtraArgMeaning::BoxPartLo {
+                arg_index,
+                part,
+                dim,
+            }
+            | ExtraArgMeaning::BoxPartHi {
+                arg_index,
+                part,
+                dim,
+            } => Some((arg_index, part, dim)),
             _ => None,
         }
     }

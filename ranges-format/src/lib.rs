@@ -98,7 +98,7 @@ pub use file::{
 };
 pub use rational::Rat;
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
-pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo};
+pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo, MAX_READ_PARTS};
 
 use std::path::PathBuf;
 

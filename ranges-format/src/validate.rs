@@ -341,6 +341,49 @@ impl KernelRanges {
                             return Err(format!("{what}: the guard flag buffer is listed twice"));
                         }
                     }
+                    ExtraArgMeaning::BoxPartLo {
+                        arg_index,
+                        part,
+                        dim,
+                    }
+                    | ExtraArgMeaning::BoxPartHi {
+                        arg_index,
+                        part,
+                        dim,
+                    } => {
+                        let info = buffer_arg(&what, arg_index)?;
+                        let Some(b) = self
+                            .arrays
+                            .iter()
+                            .find(|a| a.arg_index == arg_index)
+                            .and_then(|a| a.boxes.as_ref())
+                        else {
+                            return Err(format!(
+                                "{what} is a read-part check of argument '{}', which has no boxes",
+                                info.name
+                            ));
+                        };
+                        if part as usize >= b.read_parts.len() {
+                            return Err(format!(
+                                "{what} refers to read part {part} of argument '{}', which has {}",
+                                info.name,
+                                b.read_parts.len()
+                            ));
+                        }
+                        if dim as usize >= b.strides.len() {
+                            return Err(format!(
+                                "{what} refers to box dimension {dim} of argument '{}', not in 0..{}",
+                                info.name,
+                                b.strides.len()
+                            ));
+                        }
+                        if !sub.guarded.contains(&arg_index) {
+                            return Err(format!(
+                                "{what} is a read-part check of argument '{}', which the subkernel does not guard",
+                                info.name
+                            ));
+                        }
+                    }
                     ExtraArgMeaning::BoxStride { arg_index, dim }
                     | ExtraArgMeaning::BoxExtent { arg_index, dim }
                     | ExtraArgMeaning::BoxReadLo { arg_index, dim }
@@ -472,6 +515,30 @@ impl KernelRanges {
             if b.write_exact && b.write.is_none() {
                 return Err(format!("{what}: boxes.write_exact without a write box"));
             }
+            if !b.read_parts.is_empty() {
+                if b.read.is_none() {
+                    return Err(format!("{what}: boxes.read_parts without a read box"));
+                }
+                if b.read_parts.len() < 2 {
+                    return Err(format!(
+                        "{what}: boxes.read_parts has 1 part, not at least 2 (one part is the read box)"
+                    ));
+                }
+                if b.read_parts.len() > MAX_READ_PARTS {
+                    return Err(format!(
+                        "{what}: boxes.read_parts has {} parts, more than {MAX_READ_PARTS}",
+                        b.read_parts.len()
+                    ));
+                }
+                for (p, bx) in b.read_parts.iter().enumerate() {
+                    if bx.len() != n {
+                        return Err(format!(
+                            "{what}: boxes.read_parts[{p}] has {} dimensions, boxes.strides {n}",
+                            bx.len()
+                        ));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -576,8 +643,16 @@ impl KernelRanges {
                             }
                             Ok(Some(out))
                         };
+                    let mut read_parts = Vec::with_capacity(b.read_parts.len());
+                    for (p, bx) in b.read_parts.iter().enumerate() {
+                        read_parts.push(
+                            bind_box(&format!("read_parts[{p}]"), &Some(bx.clone()))?
+                                .expect("a box was given"),
+                        );
+                    }
                     Some(BoundBoxes {
                         strides,
+                        read_parts,
                         read: bind_box("read", &b.read)?,
                         write: bind_box("write", &b.write)?,
                         write_exact: b.write_exact,
@@ -642,7 +717,13 @@ pub struct BoundBoxes {
     pub write: Option<Vec<BoundRange>>,
     /// [`crate::Boxes::write_exact`].
     pub write_exact: bool,
+    /// [`crate::Boxes::read_parts`], one range per dimension of each part.
+    pub read_parts: Vec<Vec<BoundRange>>,
 }
+
+/// The most parts [`crate::Boxes::read_parts`] may have (each part is
+/// `2 * dims` arguments of the subkernel and one more test per read).
+pub const MAX_READ_PARTS: usize = 4;
 
 /// Every expression of a kernel's entry, parsed and bound once, in the
 /// order of [`KernelRanges::arrays`] and [`KernelRanges::assumptions`].

@@ -146,12 +146,14 @@ fn boxes() -> impl Strategy<Value = Boxes> {
         proptest::option::of(proptest::collection::vec(range(), 0..4)),
         proptest::option::of(proptest::collection::vec(range(), 0..4)),
         any::<bool>(),
+        proptest::collection::vec(proptest::collection::vec(range(), 0..4), 0..3),
     )
-        .prop_map(|(strides, read, write, write_exact)| Boxes {
+        .prop_map(|(strides, read, write, write_exact, read_parts)| Boxes {
             strides,
             read,
             write,
             write_exact,
+            read_parts,
         })
 }
 
@@ -166,6 +168,13 @@ fn extra_arg() -> impl Strategy<Value = ExtraArg> {
             .prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxStride { arg_index, dim }),
         (any::<u32>(), 0u32..4)
             .prop_map(|(arg_index, dim)| ExtraArgMeaning::BoxReadHi { arg_index, dim }),
+        (any::<u32>(), 0u32..4, 0u32..4).prop_map(|(arg_index, part, dim)| {
+            ExtraArgMeaning::BoxPartLo {
+                arg_index,
+                part,
+                dim,
+            }
+        }),
     ];
     (text(), meaning).prop_map(|(name, meaning)| ExtraArg { name, meaning })
 }
@@ -735,6 +744,7 @@ fn boxed_file() -> RangeFile {
                 ]),
                 write: None,
                 write_exact: false,
+                read_parts: vec![],
             }),
             vertices_slice: None,
         }],
@@ -933,5 +943,101 @@ fn issue12_boxes_need_format_version_3_and_are_checksummed() {
     assert!(
         err.contains("kernel 'col': array 'a'") && err.contains("checksum mismatch"),
         "{err}"
+    );
+}
+
+/// Issue 13: read parts (a union of boxes) round-trip, bind, and are
+/// refused where they contradict the rest; a file without them writes no
+/// `read_parts` field (older array sections keep their checksums).
+#[test]
+fn issue13_read_parts_round_trip_bind_and_are_checked() {
+    let row = |lo: &str, hi: &str| Range {
+        lower: lo.into(),
+        upper: hi.into(),
+    };
+    let mut f = boxed_file();
+    assert!(!f.to_ron_string().unwrap().contains("read_parts"));
+    {
+        let b = f.kernels[0].arrays[0].boxes.as_mut().unwrap();
+        b.read_parts = vec![
+            vec![row("0", "0"), row("lo", "hi - 1")],
+            vec![row("7", "7"), row("lo", "lo")],
+        ];
+        let sub = f.kernels[0].subkernel.as_mut().unwrap();
+        sub.extra_args.push(ExtraArg {
+            name: "__clpart_ppl1_0_a".into(),
+            meaning: ExtraArgMeaning::BoxPartLo {
+                arg_index: 0,
+                part: 1,
+                dim: 0,
+            },
+        });
+    }
+    let text = f.to_ron_string().unwrap();
+    assert!(text.contains("read_parts: ["), "{text}");
+    assert_eq!(RangeFile::from_ron_str(&text).unwrap(), f);
+    let b = f.kernel("col").unwrap().validate_and_bind().unwrap();
+    let parts = &b.arrays[0].boxes.as_ref().unwrap().read_parts;
+    let vals = [100, 16, 32];
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[0][1].eval(&vals).unwrap(), Some((16, 31)));
+    assert_eq!(parts[1][0].eval(&vals).unwrap(), Some((7, 7)));
+
+    let check = |edit: &dyn Fn(&mut RangeFile), want: &str| {
+        let mut g = f.clone();
+        edit(&mut g);
+        let err = g.validate().unwrap_err().to_string();
+        assert!(err.contains(want), "want '{want}', got: {err}");
+        assert!(RangeFile::from_ron_str(&g.to_ron_string().unwrap()).is_err());
+    };
+    fn parts_of(g: &mut RangeFile) -> &mut Vec<Vec<Range>> {
+        &mut g.kernels[0].arrays[0].boxes.as_mut().unwrap().read_parts
+    }
+    check(
+        &|g| parts_of(g)[1].truncate(1),
+        "array 'a': boxes.read_parts[1] has 1 dimensions, boxes.strides 2",
+    );
+    check(
+        &|g| parts_of(g).truncate(1),
+        "boxes.read_parts has 1 part, not at least 2",
+    );
+    check(
+        &|g| {
+            let p = parts_of(g)[0].clone();
+            parts_of(g).resize(5, p)
+        },
+        "boxes.read_parts has 5 parts, more than 4",
+    );
+    check(
+        &|g| parts_of(g)[0][1].upper = "m".into(),
+        "bad expression in boxes.read_parts[0][1].upper: unknown parameter 'm'",
+    );
+    check(
+        &|g| g.kernels[0].arrays[0].boxes.as_mut().unwrap().read = None,
+        "boxes.read_parts without a read box",
+    );
+    check(
+        &|g| {
+            let sub = g.kernels[0].subkernel.as_mut().unwrap();
+            let last = sub.extra_args.len() - 1;
+            sub.extra_args[last].meaning = ExtraArgMeaning::BoxPartHi {
+                arg_index: 0,
+                part: 2,
+                dim: 0,
+            };
+        },
+        "refers to read part 2 of argument 'a', which has 2",
+    );
+    check(
+        &|g| {
+            let sub = g.kernels[0].subkernel.as_mut().unwrap();
+            let last = sub.extra_args.len() - 1;
+            sub.extra_args[last].meaning = ExtraArgMeaning::BoxPartHi {
+                arg_index: 0,
+                part: 0,
+                dim: 2,
+            };
+        },
+        "refers to box dimension 2 of argument 'a', not in 0..2",
     );
 }

@@ -511,3 +511,97 @@ fn issue12_the_guard_checks_boxes_and_catches_a_short_box() {
         assert!(r.split && !r.guard_fired, "{name}: {r}");
     }
 }
+
+/// LU's trailing update (`kernels/iterative/lu.cl`): `a` is read in the
+/// pivot row `k` and in the slice's own rows.
+const LU_UPDATE: &str = r#"
+__kernel void lu_update(__global float *a, int k, int n)
+{
+    int col = get_global_id(0);
+    int row = get_global_id(1);
+    if (row > k && row < n && col > k && col < n)
+        a[row * n + col] = a[row * n + col] - a[row * n + k] * a[k * n + col];
+}
+"#;
+
+/// Issue 13: the guard checks every read against the read parts, not only
+/// against the box that holds them all. LU's update reads the pivot row and
+/// the slice's rows (apart, and the rows between them do not move);
+/// with the largest part one row short while the read box, its hull and the
+/// windows stay whole, the reads of the missing row fail the part check,
+/// the guard fires and the launch re-runs unsplit, bit-exact.
+#[test]
+fn issue13_the_guard_checks_read_parts_and_catches_a_short_part() {
+    let rt = runtime();
+    let (global, local): (&[u64], &[u64]) = (&[64, 64], &[16, 16]);
+    let specs = ["a=rand:4096:7", "k=5", "n=64"];
+    let mut p = plan(
+        &rt,
+        "lu_update",
+        LU_UPDATE,
+        global,
+        local,
+        &[("k", 5), ("n", 64)],
+    );
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let k = p.kernel();
+    let a = &k.arrays[0];
+    let parts = a.boxes.as_ref().map_or(0, |b| b.read_parts.len());
+    // the pivot row, the slice's rows and, apart from them (the NDRange
+    // may start past column k + 1), the slice's rows in column k
+    assert_eq!(parts, 3, "'a' has three read parts: {:?}", a.boxes);
+    let sub = k.subkernel.as_ref().unwrap();
+    assert_eq!(
+        sub.extra_args
+            .iter()
+            .filter(|e| e.meaning.part_arg().is_some())
+            .count(),
+        3 * 2 * 2,
+        "two bounds per part and dimension"
+    );
+    let nd = NdRange::new(global, local).unwrap();
+    let pristine = args(&p, &specs);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let shares = [(0, 0.5), (1, 0.5)];
+    // a correct split: the guard stays quiet, the result is exact
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
+    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
+    assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
+    assert_eq!(
+        got.buffer("a").unwrap().as_bytes(),
+        want.buffer("a").unwrap().as_bytes()
+    );
+    // a part one row short
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        verify: true,
+        test_shrink_part: Some("a".into()),
+        ..Default::default()
+    };
+    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire on 'a': {r}");
+    let reason = r.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("'a' outside its analyzed range"),
+        "{reason}"
+    );
+    assert_eq!(r.verified, Some(true), "{r}");
+    assert_eq!(
+        got.buffer("a").unwrap().as_bytes(),
+        want.buffer("a").unwrap().as_bytes()
+    );
+    // without the guard the same short part goes unnoticed: the check is the guard's
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        unchecked: true,
+        test_shrink_part: Some("a".into()),
+        ..Default::default()
+    };
+    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+}

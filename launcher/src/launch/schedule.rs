@@ -40,6 +40,7 @@ struct Key {
     exact_bytes: bool,
     test_underapproximate: Option<String>,
     test_shrink_box: Option<String>,
+    test_shrink_part: Option<String>,
 }
 
 /// What of one argument's value a schedule depends on.
@@ -77,6 +78,7 @@ impl Key {
             exact_bytes: options.exact_bytes,
             test_underapproximate: options.test_underapproximate.clone(),
             test_shrink_box: options.test_shrink_box.clone(),
+            test_shrink_part: options.test_shrink_part.clone(),
         }
     }
 
@@ -105,6 +107,7 @@ impl Key {
             && self.exact_bytes == options.exact_bytes
             && self.test_underapproximate == options.test_underapproximate
             && self.test_shrink_box == options.test_shrink_box
+            && self.test_shrink_part == options.test_shrink_part
     }
 }
 
@@ -736,6 +739,15 @@ fn device_work(
                 *u -= i64::from(*u > *l);
             }
         }
+        // One read part one row short (after the windows and the read box:
+        // only the part check can catch it).
+        if let (Some(b), Some(n)) = (&mut boxes, &options.test_shrink_part) {
+            if *n == a.name {
+                if let Some(p) = b.read_parts.iter_mut().max_by_key(|p| p[0].1 - p[0].0) {
+                    p[0].1 -= i64::from(p[0].1 > p[0].0);
+                }
+            }
+        }
         // The sets: a box's runs (the guard checks the box), else the window.
         let box_runs = |bx: Option<&Vec<(i64, i64)>>, window: Option<(i64, i64)>| -> Option<Runs> {
             match (&boxes, bx) {
@@ -745,7 +757,21 @@ fn device_work(
                 _ => None,
             }
         };
-        let read_set = box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w)
+        // With read parts (issue 13), the union of their runs.
+        let parts_runs = || -> Option<Runs> {
+            let b = boxes.as_ref()?;
+            let mut out: Option<Runs> = None;
+            for p in &b.read_parts {
+                let r = box_runs(Some(p), read_w)?;
+                out = Some(match out {
+                    None => r,
+                    Some(o) => o.union(&r),
+                });
+            }
+            out
+        };
+        let read_set = parts_runs()
+            .or_else(|| box_runs(boxes.as_ref().and_then(|b| b.read.as_ref()), read_w))
             .unwrap_or_else(|| range_runs(read_w));
         let write_box = box_runs(boxes.as_ref().and_then(|b| b.write.as_ref()), write_w);
         // Written exactly: the 1-D window filled, or the box (when its runs

@@ -128,6 +128,11 @@ pub(super) struct GroupBox {
     /// Per checked dimension, the inclusive `[lo, hi]` bound arguments the
     /// access must lie in (one pair, or two for a read-modify-write).
     pub bounds: Vec<Vec<(String, String)>>,
+    /// The read parts a read must also lie in one of (issue 13; empty for a
+    /// write or an array without parts): per part, its linear window
+    /// `[lo, hi)` relative to the device buffer, and per checked dimension
+    /// its inclusive bounds.
+    pub parts: Vec<((String, String), Vec<(String, String)>)>,
 }
 
 /// One term of a subscript split into a sum of products (see
@@ -234,7 +239,7 @@ impl<'a> GroupCheck<'a> {
             ));
         }
         if let Some(b) = &w.boxes {
-            self.box_test(&index, w, b);
+            self.box_test(&index, w, b, (&lo, &hi));
         }
         self.proven += 1;
         true
@@ -251,7 +256,14 @@ impl<'a> GroupCheck<'a> {
     /// checked copy computes as `(i / stride_k) % extent_k`, and each must lie
     /// in the box. Every other access of a boxed array leaves the fast copy
     /// to launches that check no box. No division.
-    fn box_test(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) {
+    ///
+    /// With read parts, the access must also lie inside one part for the
+    /// whole group: its rebased interval `sub` inside the part's linear
+    /// window and each `C_k` inside the part's bounds (then every element
+    /// it takes has its components inside the part, dimension 0 included,
+    /// as the linear window bounds the outermost component once the others
+    /// are bounded).
+    fn box_test(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox, sub: (&str, &str)) {
         let off = b
             .strides
             .iter()
@@ -264,7 +276,7 @@ impl<'a> GroupCheck<'a> {
             off
         };
         let (code_len, next, memo) = (self.code.len(), self.next, self.memo.clone());
-        match self.box_proof(index, w, b) {
+        match self.box_proof(index, w, b, sub) {
             Some(p) => self
                 .code
                 .push_str(&format!("    {FAST} &= {off} | ({p});\n")),
@@ -279,10 +291,21 @@ impl<'a> GroupCheck<'a> {
 
     /// The condition that proves an access inside its box (see
     /// [`Self::box_test`]); `None` when the subscript does not split.
-    fn box_proof(&mut self, index: &Index<'_>, w: &Window<'_>, b: &GroupBox) -> Option<String> {
+    fn box_proof(
+        &mut self,
+        index: &Index<'_>,
+        w: &Window<'_>,
+        b: &GroupBox,
+        sub: (&str, &str),
+    ) -> Option<String> {
         let names = b.extent_names.as_ref()?;
         let m = names.len();
-        if m == 0 || b.strides.len() != m || b.extents.len() != m || b.bounds.len() != m {
+        if m == 0
+            || b.strides.len() != m
+            || b.extents.len() != m
+            || b.bounds.len() != m
+            || b.parts.iter().any(|(_, dims)| dims.len() != m)
+        {
             return None;
         }
         if !names
@@ -308,6 +331,17 @@ impl<'a> GroupCheck<'a> {
             ));
             parts.push(format!("({} == {p})", b.strides[k]));
         }
+        // per part, the conditions that put the access inside it
+        let mut in_part: Vec<Vec<String>> = b
+            .parts
+            .iter()
+            .map(|((plo, phi), _)| {
+                vec![
+                    format!("({} >= {plo})", sub.0),
+                    format!("({} <= {phi} - {})", sub.1, w.n),
+                ]
+            })
+            .collect();
         for k in (0..m).rev() {
             let ev = self.var(&names[k])?;
             if !ev.is_point() {
@@ -332,7 +366,20 @@ impl<'a> GroupCheck<'a> {
                 parts.push(format!("({} >= {lo})", c.lo));
                 parts.push(format!("({last} <= {hi})"));
             }
+            for (conds, (_, dims)) in in_part.iter_mut().zip(&b.parts) {
+                let (lo, hi) = &dims[k];
+                conds.push(format!("({} >= {lo})", c.lo));
+                conds.push(format!("({last} <= {hi})"));
+            }
             sum = quotient;
+        }
+        if !in_part.is_empty() {
+            let any = in_part
+                .iter()
+                .map(|c| format!("({})", c.join(" & ")))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            parts.push(format!("({any})"));
         }
         Some(parts.join(" & "))
     }
