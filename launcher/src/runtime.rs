@@ -311,6 +311,16 @@ impl Runtime {
     /// Builds `source` for a device (or returns the cached program).
     /// `-cl-std=CL1.2` is added unless the options name a standard.
     /// `kernel` only names the program in error messages.
+    ///
+    /// Each device's program also gets `-DCLPART_DEVICE_INDEX=<device>`, so
+    /// that devices of one driver never share a compiled kernel: PoCL 3.1
+    /// keeps one process-wide cache of kernel binaries, keyed by the
+    /// program's build hash, the local size and whether the global offset is
+    /// zero, but releases an entry found by hash and local size alone. Two
+    /// devices of the same type running the same kernel at once, one slice at
+    /// offset 0 and one past it, then release the same entry twice and PoCL
+    /// aborts (`pocl_release_dlhandle_cache: Assertion found->ref_count > 0`).
+    /// With an option of its own, each device's program has its own hash.
     pub(crate) fn program(
         &self,
         device: usize,
@@ -325,6 +335,7 @@ impl Runtime {
             }
             options.push_str("-cl-std=CL1.2");
         }
+        options.push_str(&format!(" -DCLPART_DEVICE_INDEX={device}"));
         let key = (device, source.to_string(), options.clone());
         if let Some(p) = self
             .inner
