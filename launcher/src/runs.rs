@@ -9,8 +9,9 @@
 //! A [`Rect`] is one `clEnqueue{Read,Write}BufferRect`-shaped command in
 //! element units. [`Runs::rects`] covers a set exactly with few commands by
 //! grouping equal runs at equal spacing into 2-D rects and equal 2-D rects at
-//! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps
-//! when that saves a command (the cost model of [`COMMAND_COST_BYTES`]).
+//! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps,
+//! or pads the rows of a staircase to one rect, when that saves more than it
+//! moves (the cost model of [`COMMAND_COST_BYTES`]).
 
 use std::fmt;
 
