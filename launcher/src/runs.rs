@@ -417,11 +417,17 @@ impl PadRows {
     }
 }
 
+/// How many rows [`padded_rows`] takes past the best stretch so far before
+/// it stops looking (a stretch that fits but never pays would otherwise
+/// make it quadratic in the runs).
+const PAD_LOOKAHEAD: usize = 64;
+
 /// Groups consecutive runs into 2-D rects whose rows are padded from `fill`
 /// (greedy, left to right): from each run, for the pitch of the next run's
 /// start and that of its end, the longest stretch that fits ([`PadRows`]),
 /// cut where it saves most (`runs' bytes + m commands - rect's bytes - one
-/// command`); a run no stretch saves anything for stays a run. Runs of
+/// command`), looking at most [`PAD_LOOKAHEAD`] rows past the best; a run
+/// no stretch saves anything for stays a run. Runs of
 /// equal length at equal spacing are the case with no padding ([`group_rows`]).
 fn padded_rows(
     runs: &[(i64, i64)],
@@ -485,8 +491,8 @@ fn padded_rows(
                     hi: reach[i].1,
                     elems: width(lo, hi) as u128,
                 };
-                let mut m = 1;
-                while i + m < runs.len() {
+                let (mut m, mut since_best) = (1, 0);
+                while i + m < runs.len() && since_best < PAD_LOOKAHEAD {
                     let Some(next) = g.extend(m as i128, runs[i + m], reach[i + m]) else {
                         break;
                     };
@@ -495,8 +501,10 @@ fn padded_rows(
                     let w = g.e - g.s + 1;
                     let saving =
                         g.elems as i128 * es + m as i128 * cmd - (w * m as i128 * es + cmd);
+                    since_best += 1;
                     if saving > 0 && best.is_none_or(|b| saving > b.0) {
                         best = Some((saving, m, g.s, w, pitch));
+                        since_best = 0;
                     }
                 }
             }
