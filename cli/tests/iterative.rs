@@ -491,10 +491,7 @@ fn bytes_vs_model(
 /// Every configuration of `program` within 1.1 times the model (all are
 /// run, then every miss is reported).
 fn check_bytes(program: &str, shares_two: &[&str], shares_three: &[&str]) {
-    check_bytes_within(program, 1.1, shares_two, shares_three)
-}
-
-fn check_bytes_within(program: &str, limit: f64, shares_two: &[&str], shares_three: &[&str]) {
+    let limit = 1.1;
     let misses: Vec<String> = [
         bytes_vs_model(program, TWO, None, limit),
         bytes_vs_model(program, THREE, None, limit),
@@ -544,14 +541,18 @@ fn fdtd2d_bytes_within_resident_model() {
 /// slice's last row, and the rows between (another device's) moved at
 /// every launch: 2.2x to 12.6x the model (2026-11-24). With the read parts
 /// (`Boxes::read_parts`, a box per group of reads) only the pivot row and
-/// the slice's rows move: measured 1.10x to 1.16x (2026-11-24), the rest
-/// being the guard's backups and prefills of the write boxes; asserted at
-/// 1.2x so that it cannot grow unnoticed.
+/// the slice's rows move: 1.10x to 1.16x. Measured launch by launch
+/// (2026-11-24), every launch then moved exactly the model's bytes; the
+/// rest was the final read-back, where the launcher's cost model
+/// (`Runs::transfers`) moves elements the host already holds to save
+/// commands: each device holds a staircase (the rows of a triangle), and
+/// bridging its gaps moved up to twice the staircase. A staircase now goes
+/// as one rect with its rows padded to a common width: 1.05x to 1.09x
+/// (the rest is still bridging, cheaper than a command per row).
 #[test]
 fn lu_bytes_within_resident_model() {
-    check_bytes_within(
+    check_bytes(
         "lu",
-        1.2,
         &["0:0.75,1:0.25", "0:0.25,1:0.75"],
         &["0:0.5,1:0.25,2:0.25", "0:0.2,1:0.3,2:0.5"],
     );

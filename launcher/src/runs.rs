@@ -9,8 +9,9 @@
 //! A [`Rect`] is one `clEnqueue{Read,Write}BufferRect`-shaped command in
 //! element units. [`Runs::rects`] covers a set exactly with few commands by
 //! grouping equal runs at equal spacing into 2-D rects and equal 2-D rects at
-//! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps
-//! when that saves a command (the cost model of [`COMMAND_COST_BYTES`]).
+//! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps,
+//! or pads the rows of a staircase to one rect, when that saves more than it
+//! moves (the cost model of [`COMMAND_COST_BYTES`]).
 
 use std::fmt;
 
@@ -311,40 +312,222 @@ impl Runs {
         group_planes(group_rows(&self.0))
     }
 
-    /// The transfer commands that move `self`, at the cost model's best:
-    /// like [`Runs::rects`], but where two consecutive rects are single runs
-    /// and the gap between them lies inside `fill` (elements that may
-    /// harmlessly be moved too) and moves fewer bytes than one command
-    /// (`gap_elems * elem_size < command_cost_bytes`), they become one run.
-    /// Gaps next to a rect of several rows are kept: bridging there would
-    /// break the rect up and save no command. The union of the rects holds
-    /// `self` and lies inside `self ∪ fill`; the rects are pairwise disjoint.
+    /// The transfer commands that move `self`, at the cost model's best
+    /// (fewest `bytes moved + commands * command_cost_bytes`, among two
+    /// plans; the first on a tie):
+    /// - bridged: like [`Runs::rects`], but where two consecutive rects are
+    ///   single runs and the gap between them lies inside `fill` (elements
+    ///   that may harmlessly be moved too) and moves fewer bytes than one
+    ///   command (`gap_elems * elem_size < command_cost_bytes`), they become
+    ///   one run. Gaps next to a rect of several rows are kept: bridging
+    ///   there would break the rect up and save no command.
+    /// - padded: consecutive runs of different lengths whose starts or ends
+    ///   are at equal spacing (a staircase: the rows of a triangle of a
+    ///   row-major matrix) become one 2-D rect whose rows are padded from
+    ///   `fill` to a common width, where that costs less than their
+    ///   commands (`padded_rows`); then grouped and bridged as above.
+    ///
+    /// The union of the rects holds `self` and lies inside `self ∪ fill`;
+    /// the rects are pairwise disjoint.
     pub fn transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
-        let f = &fill.0;
-        let mut fj = 0;
-        let mut out: Vec<Rect> = Vec::new();
-        for r in self.rects() {
-            if let Some(last) = out.last_mut() {
-                if last.is_run() && r.is_run() {
-                    let (gap_lo, gap_hi) = (last.end(), r.start - 1);
-                    let gap_bytes = (width(gap_lo, gap_hi) as u128) * elem_size as u128;
-                    if gap_bytes < command_cost_bytes as u128 {
-                        // Gaps come in increasing order: `fj` only moves on.
-                        while fj < f.len() && f[fj].1 < gap_lo {
-                            fj += 1;
-                        }
-                        if fj < f.len() && f[fj].0 <= gap_lo && f[fj].1 >= gap_hi {
-                            let run = width(last.start, r.start + r.run as i64 - 1);
-                            *last = Rect::run(last.start, run);
-                            continue;
-                        }
+        let bridged = bridge(self.rects(), fill, elem_size, command_cost_bytes);
+        let padded = bridge(
+            group_planes(padded_rows(&self.0, fill, elem_size, command_cost_bytes)),
+            fill,
+            elem_size,
+            command_cost_bytes,
+        );
+        let cost = |rects: &[Rect]| -> u128 {
+            rects.iter().map(|r| r.n_elems() as u128).sum::<u128>() * elem_size as u128
+                + rects.len() as u128 * command_cost_bytes as u128
+        };
+        if cost(&padded) < cost(&bridged) {
+            padded
+        } else {
+            bridged
+        }
+    }
+
+    /// The interval of `self` that holds `i`, if any.
+    fn interval_of(&self, i: i64) -> Option<(i64, i64)> {
+        let k = self.0.partition_point(|&(_, hi)| hi < i);
+        (k < self.0.len() && self.0[k].0 <= i).then(|| self.0[k])
+    }
+}
+
+/// [`Runs::transfers`]'s bridging: consecutive single runs whose gap lies
+/// inside `fill` and costs less than a command become one run.
+fn bridge(rects: Vec<Rect>, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
+    let f = &fill.0;
+    let mut fj = 0;
+    let mut out: Vec<Rect> = Vec::with_capacity(rects.len());
+    for r in rects {
+        if let Some(last) = out.last_mut() {
+            if last.is_run() && r.is_run() {
+                let (gap_lo, gap_hi) = (last.end(), r.start - 1);
+                let gap_bytes = (width(gap_lo, gap_hi) as u128) * elem_size as u128;
+                if gap_bytes < command_cost_bytes as u128 {
+                    // Gaps come in increasing order: `fj` only moves on.
+                    while fj < f.len() && f[fj].1 < gap_lo {
+                        fj += 1;
+                    }
+                    if fj < f.len() && f[fj].0 <= gap_lo && f[fj].1 >= gap_hi {
+                        let run = width(last.start, r.start + r.run as i64 - 1);
+                        *last = Rect::run(last.start, run);
+                        continue;
                     }
                 }
             }
-            out.push(r);
         }
-        out
+        out.push(r);
     }
+    out
+}
+
+/// Rows of a padded rect: consecutive runs `k = 0..m` at pitch `p` lie in
+/// the rows `[S + k p, S + k p + W)` of one 2-D rect, each padded on both
+/// sides from `fill`. In coordinates relative to the row (`x - k p`), run
+/// `k` is `[a_k, b_k]` and `fill` lets its row reach from `lo_k` to `hi_k`;
+/// the rect is `S = min a_k`, `E = max b_k`, valid while `S >= max lo_k`,
+/// `E <= min hi_k` and `W = E - S + 1 < p` (rows must not touch).
+struct PadRows {
+    pitch: i128,
+    s: i128,
+    e: i128,
+    lo: i128,
+    hi: i128,
+    /// Elements of the runs taken.
+    elems: u128,
+}
+
+impl PadRows {
+    /// The rect's width when run `k` is taken too, if it still fits.
+    fn extend(&self, k: i128, run: (i64, i64), reach: (i128, i128)) -> Option<PadRows> {
+        let shift = k * self.pitch;
+        let (a, b) = (run.0 as i128 - shift, run.1 as i128 - shift);
+        let next = PadRows {
+            pitch: self.pitch,
+            s: self.s.min(a),
+            e: self.e.max(b),
+            lo: self.lo.max(reach.0 - shift),
+            hi: self.hi.min(reach.1 - shift),
+            elems: self.elems + width(run.0, run.1) as u128,
+        };
+        (next.s >= next.lo && next.e <= next.hi && next.e - next.s + 1 < next.pitch).then_some(next)
+    }
+}
+
+/// How many rows [`padded_rows`] takes past the best stretch so far before
+/// it stops looking (a stretch that fits but never pays would otherwise
+/// make it quadratic in the runs).
+const PAD_LOOKAHEAD: usize = 64;
+
+/// Groups consecutive runs into 2-D rects whose rows are padded from `fill`
+/// (greedy, left to right): from each run, for the pitch of the next run's
+/// start and that of its end, the longest stretch that fits ([`PadRows`]),
+/// cut where it saves most (`runs' bytes + m commands - rect's bytes - one
+/// command`), looking at most [`PAD_LOOKAHEAD`] rows past the best; a run
+/// no stretch saves anything for stays a run. Runs of
+/// equal length at equal spacing are the case with no padding ([`group_rows`]).
+fn padded_rows(
+    runs: &[(i64, i64)],
+    fill: &Runs,
+    elem_size: u64,
+    command_cost_bytes: u64,
+) -> Vec<Rect> {
+    // How far `fill` lets each run grow on either side, never up to its
+    // neighbours.
+    let reach: Vec<(i128, i128)> = runs
+        .iter()
+        .enumerate()
+        .map(|(k, &(lo, hi))| {
+            let (lo, hi) = (lo as i128, hi as i128);
+            let (mut left, mut right) = (lo, hi);
+            if let Some(f) = (lo > i64::MIN as i128)
+                .then(|| fill.interval_of((lo - 1) as i64))
+                .flatten()
+            {
+                left = f.0 as i128;
+            }
+            if let Some(f) = (hi < i64::MAX as i128)
+                .then(|| fill.interval_of((hi + 1) as i64))
+                .flatten()
+            {
+                right = f.1 as i128;
+            }
+            if k > 0 {
+                left = left.max(runs[k - 1].1 as i128 + 1);
+            }
+            if k + 1 < runs.len() {
+                right = right.min(runs[k + 1].0 as i128 - 1);
+            }
+            (left, right)
+        })
+        .collect();
+    let (es, cmd) = (elem_size as i128, command_cost_bytes as i128);
+    let mut out: Vec<Rect> = Vec::new();
+    let mut i = 0;
+    while i < runs.len() {
+        // The first row starts after the last rect (whose last row may
+        // have been padded into the gap before run i).
+        let after = out.last().map_or(i128::MIN, |r| r.end() as i128);
+        // (saving, rows, S, W, pitch) of the best stretch from run i
+        let mut best: Option<(i128, usize, i128, i128, i128)> = None;
+        if i + 1 < runs.len() {
+            let starts = runs[i + 1].0 as i128 - runs[i].0 as i128;
+            let ends = runs[i + 1].1 as i128 - runs[i].1 as i128;
+            let pitches: &[i128] = if starts == ends {
+                &[starts]
+            } else {
+                &[starts, ends]
+            };
+            for &pitch in pitches {
+                let (lo, hi) = runs[i];
+                let mut g = PadRows {
+                    pitch,
+                    s: lo as i128,
+                    e: hi as i128,
+                    lo: reach[i].0.max(after),
+                    hi: reach[i].1,
+                    elems: width(lo, hi) as u128,
+                };
+                let (mut m, mut since_best) = (1, 0);
+                while i + m < runs.len() && since_best < PAD_LOOKAHEAD {
+                    let Some(next) = g.extend(m as i128, runs[i + m], reach[i + m]) else {
+                        break;
+                    };
+                    g = next;
+                    m += 1;
+                    let w = g.e - g.s + 1;
+                    let saving =
+                        g.elems as i128 * es + m as i128 * cmd - (w * m as i128 * es + cmd);
+                    since_best += 1;
+                    if saving > 0 && best.is_none_or(|b| saving > b.0) {
+                        best = Some((saving, m, g.s, w, pitch));
+                        since_best = 0;
+                    }
+                }
+            }
+        }
+        match best {
+            Some((_, rows, s, w, pitch)) => {
+                out.push(Rect {
+                    start: s as i64,
+                    run: w as u64,
+                    rows: rows as u64,
+                    row_pitch: pitch as u64,
+                    planes: 1,
+                    plane_pitch: pitch as u64 * rows as u64,
+                });
+                i += rows;
+            }
+            None => {
+                out.push(Rect::run(runs[i].0, width(runs[i].0, runs[i].1)));
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 impl fmt::Display for Runs {

@@ -293,20 +293,100 @@ fn transfers_bridge_small_gaps_inside_fill() {
     let r = runs(&[(0, 9), (12, 20), (30, 31)]);
     // Gaps 10..=11 and 21..=29 both inside fill and cheap: one run.
     let fill = runs(&[(10, 11), (21, 29)]);
-    assert_eq!(r.transfers(&fill, 4, 1024), vec![Rect::run(0, 32)]);
+    assert_eq!(bridge(r.rects(), &fill, 4, 1024), vec![Rect::run(0, 32)]);
     // Gap 21..=29 (9 elements, 36 bytes) costs more than a 32-byte command.
     assert_eq!(
-        r.transfers(&fill, 4, 32),
+        bridge(r.rects(), &fill, 4, 32),
         vec![Rect::run(0, 21), Rect::run(30, 2)]
     );
-    // Gap 21..=29 not wholly inside fill.
+    // (`transfers` moves 30 elements instead of 32: rows 0..=9, 11..=20
+    // and 22..=31, one 3 x 10 rect at pitch 11, the gaps' ends padded.)
+    let padded = Rect {
+        start: 0,
+        run: 10,
+        rows: 3,
+        row_pitch: 11,
+        planes: 1,
+        plane_pitch: 33,
+    };
+    assert_eq!(r.transfers(&fill, 4, 1024), vec![padded]);
+    // At 32 bytes a command, rows 0..=9 and 12..=21 (pitch 12) and the
+    // run 30..=31 cost the same 152 and come first.
+    assert_eq!(
+        r.transfers(&fill, 4, 32),
+        vec![
+            Rect {
+                start: 0,
+                run: 10,
+                rows: 2,
+                row_pitch: 12,
+                planes: 1,
+                plane_pitch: 24
+            },
+            Rect::run(30, 2)
+        ]
+    );
+    // Gap 21..=29 not wholly inside fill: bridging stops at 20, and the
+    // rows 0..=9 and 12..=21 at pitch 12 move one element fewer.
     let fill = runs(&[(10, 11), (21, 28)]);
     assert_eq!(
-        r.transfers(&fill, 4, 1024),
+        bridge(r.rects(), &fill, 4, 1024),
         vec![Rect::run(0, 21), Rect::run(30, 2)]
+    );
+    assert_eq!(
+        r.transfers(&fill, 4, 1024),
+        vec![
+            Rect {
+                start: 0,
+                run: 10,
+                rows: 2,
+                row_pitch: 12,
+                planes: 1,
+                plane_pitch: 24
+            },
+            Rect::run(30, 2)
+        ]
     );
     // Nothing to fill: the rects.
     assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
+}
+
+#[test]
+fn transfers_pad_a_staircase_into_one_rect() {
+    // The rows 1..=4 of a lower triangle of an 8-wide matrix: lengths 1..=4.
+    let r = runs(&[(8, 8), (16, 17), (24, 26), (32, 35)]);
+    let fill = Runs::interval(0, 63).subtract(&r);
+    // Bridging makes one run of 28 elements; the padded 4 x 4 rect moves 16.
+    assert_eq!(
+        r.transfers(&fill, 4, 1024),
+        vec![Rect {
+            start: 8,
+            run: 4,
+            rows: 4,
+            row_pitch: 8,
+            planes: 1,
+            plane_pitch: 32
+        }]
+    );
+    assert_eq!(bridge(r.rects(), &fill, 4, 1024), vec![Rect::run(8, 28)]);
+    // Right-aligned, starts at uneven spacing: the pitch of the ends.
+    let r = runs(&[(4, 7), (13, 15), (23, 23), (30, 31)]);
+    let fill = Runs::interval(0, 63).subtract(&r);
+    assert_eq!(
+        r.transfers(&fill, 4, 1024),
+        vec![Rect {
+            start: 4,
+            run: 4,
+            rows: 4,
+            row_pitch: 8,
+            planes: 1,
+            plane_pitch: 32
+        }]
+    );
+    // Padding outside fill is never moved: the plain rects.
+    assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
+    // A command cheaper than the padding: each row its own run.
+    assert_eq!(r.transfers(&fill, 4, 4), r.rects());
 }
 
 #[test]
@@ -475,11 +555,41 @@ proptest! {
         prop_assert!(r.union(&fill).contains(&moved));
         let rects = r.rects();
         prop_assert!(t.len() <= rects.len());
-        // Every bridged gap is cheaper than the command it saves.
+        // Pairwise disjoint and well formed.
+        let sum: u64 = t.iter().map(Rect::n_elems).sum();
+        prop_assert_eq!(sum, moved.n_elems());
+        prop_assert!(t.iter().all(Rect::is_well_formed));
+        // Every extra element is cheaper than the commands it saves, and
+        // the plan costs no more than bridging alone.
         let extra = moved.n_elems() - r.n_elems();
         prop_assert!(extra == 0 || extra * elem_size < (rects.len() - t.len()) as u64 * cost);
-        for gap in moved.subtract(&r).intervals() {
-            prop_assert!(Runs::interval(gap.0, gap.1).n_elems() * elem_size < cost);
-        }
+        let cost_of = |rects: &[Rect]| {
+            rects.iter().map(Rect::n_elems).sum::<u64>() * elem_size + rects.len() as u64 * cost
+        };
+        prop_assert!(cost_of(&t) <= cost_of(&bridge(rects, &fill, elem_size, cost)));
+    }
+
+    #[test]
+    fn transfers_of_staircases(n in 2i64..12, pitch in 12i64..20, lead in 0i64..3, up in any::<bool>(), cost in 0u64..200) {
+        // Rows k = 0..n of a triangle: run lengths 1..=n, aligned left or right.
+        let rows: Vec<(i64, i64)> = (0..n)
+            .map(|k| {
+                let len = if up { k + 1 } else { n - k };
+                let lo = lead + k * pitch;
+                (lo, lo + len - 1)
+            })
+            .collect();
+        let r = runs(&rows);
+        let fill = Runs::interval(0, lead + n * pitch).subtract(&r);
+        let t = r.transfers(&fill, 1, cost);
+        let moved = rects_union(&t);
+        prop_assert!(moved.contains(&r));
+        prop_assert!(r.union(&fill).contains(&moved));
+        prop_assert_eq!(t.iter().map(Rect::n_elems).sum::<u64>(), moved.n_elems());
+        let cost_of = |rects: &[Rect]| {
+            rects.iter().map(Rect::n_elems).sum::<u64>() + rects.len() as u64 * cost
+        };
+        // Never worse than the one padded rect, n x n.
+        prop_assert!(cost_of(&t) <= (n * n) as u64 + cost, "{:?}", t);
     }
 }
