@@ -669,7 +669,35 @@ fn bench(cli: &Cli) -> Result<()> {
                 ),
             ));
         }
-        results.insert("memory".into(), json!([tiny, one, two]));
+        // Issue 13: resident buffers over 20 launches, against the same
+        // program on a 64 x 64 grid with the same devices (the fixed cost of
+        // that many PoCL devices and their compiled kernels).
+        let side = (scale.mem_elements as f64).sqrt() as u64 / 16 * 16;
+        let mut steps = Vec::new();
+        for (devices, split) in [("pthread", "0:1"), ("pthread pthread", "0:0.5,1:0.5")] {
+            let base = memory::jacobi2d_steps_peak(&clpart, &root, 64, devices, split)?;
+            let p = memory::jacobi2d_steps_peak(&clpart, &root, side, devices, split)?;
+            rows.push(Row::info(
+                5,
+                format!(
+                    "peak RSS above the 64x64 run's / buffers, {} ({} MiB of buffers; PoCL's device memory is host memory)",
+                    p.case,
+                    mib(p.args_bytes)
+                ),
+                format!(
+                    "{:.2} ({:.0} MiB; 64x64: {:.0} MiB)",
+                    (p.peak_bytes.saturating_sub(base.peak_bytes)) as f64 / p.args_bytes as f64,
+                    mib(p.peak_bytes),
+                    mib(base.peak_bytes)
+                ),
+            ));
+            steps.push(base);
+            steps.push(p);
+        }
+        results.insert(
+            "memory".into(),
+            json!([tiny, one, two, steps]),
+        );
     }
 
     if wants(Item::Guard) {

@@ -1,7 +1,9 @@
 //! Item 5: peak host memory (the child's peak resident set, `ru_maxrss`
 //! from `wait4`) of `clpart run` on a large `vadd`, against the sum of its
-//! argument buffers; and of a tiny `vadd`, the fixed cost (the process,
-//! libclang, isl, PoCL and its LLVM).
+//! argument buffers; of a tiny `vadd`, the fixed cost (the process,
+//! libclang, isl, PoCL and its LLVM); and of `clpart steps` on a large 2-D
+//! Jacobi over resident buffers (issue 13: one host copy per buffer plus the
+//! devices' ranges, which PoCL's CPU devices also keep in host memory).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -27,7 +29,7 @@ pub struct Peak {
 /// its peak resident set.
 pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> Result<Peak> {
     let local = if n.is_multiple_of(256) { 256 } else { 1 };
-    let mut child = Command::new(clpart)
+    let child = Command::new(clpart)
         .args([
             "run",
             "kernels/vadd.cl",
@@ -51,6 +53,19 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
         .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot run '{}'", clpart.display()))?;
+    let peak_bytes = wait_peak(child, &format!("clpart run (vadd, {n} elements, {devices})"))?;
+    Ok(Peak {
+        case: format!("clpart run vadd, 3 x {n} ints, --split {split}"),
+        devices: devices.into(),
+        n_elements: n,
+        args_bytes: 3 * 4 * n,
+        peak_bytes,
+    })
+}
+
+/// Waits for `child` and returns its peak resident set in bytes; an error
+/// naming `what` unless it exited 0.
+fn wait_peak(mut child: std::process::Child, what: &str) -> Result<u64> {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain old data; wait4 fills it for our own child.
@@ -59,19 +74,56 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     if r != pid {
         let _ = child.kill();
-        bail!(
-            "wait4 on clpart run failed: {}",
-            std::io::Error::last_os_error()
-        );
+        bail!("wait4 on {what} failed: {}", std::io::Error::last_os_error());
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!("clpart run (vadd, {n} elements, {devices}) failed with status {status}");
+        bail!("{what} failed with status {status}");
     }
+    Ok(usage.ru_maxrss as u64 * 1024)
+}
+
+/// Runs `clpart steps` on `kernels/iterative/jacobi2d.cl` at `n` x `n`
+/// (two float grids, 20 steps, every buffer resident between launches and
+/// read back once at the end) and returns its peak resident set.
+pub fn jacobi2d_steps_peak(
+    clpart: &Path,
+    root: &Path,
+    n: u64,
+    devices: &str,
+    split: &str,
+) -> Result<Peak> {
+    let dir = tempfile::tempdir()?;
+    let source = root.join("kernels/iterative/jacobi2d.cl");
+    let step = |src: &str, dst: &str| {
+        format!(
+            "(kernel: \"jacobi2d\", global: [{n}, {n}], local: [16, 16], args: {{\"src\": \"{src}\", \"dst\": \"{dst}\", \"n\": {n}}})"
+        )
+    };
+    let run_file = format!(
+        "(source: {:?}, buffers: [(name: \"A\", type: \"float\", init: \"rand:{e}:2\"), (name: \"B\", type: \"float\", init: \"rand:{e}:2\")], repeat: 10, steps: [{}, {}])",
+        source.display().to_string(),
+        step("A", "B"),
+        step("B", "A"),
+        e = n * n,
+    );
+    let path = dir.path().join("jacobi2d.ron");
+    std::fs::write(&path, run_file)?;
+    let child = Command::new(clpart)
+        .arg("steps")
+        .arg(&path)
+        .args(["--split", split])
+        .env("POCL_DEVICES", devices)
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("cannot run '{}'", clpart.display()))?;
+    let peak_bytes = wait_peak(child, &format!("clpart steps (jacobi2d {n}x{n}, {devices})"))?;
     Ok(Peak {
-        case: format!("clpart run vadd, 3 x {n} ints, --split {split}"),
+        case: format!("clpart steps jacobi2d {n}x{n}, 20 steps, 2 float grids, --split {split}"),
         devices: devices.into(),
-        n_elements: n,
-        args_bytes: 3 * 4 * n,
-        peak_bytes: usage.ru_maxrss as u64 * 1024,
+        n_elements: n * n,
+        args_bytes: 2 * 4 * n * n,
+        peak_bytes,
     })
 }
