@@ -694,10 +694,7 @@ fn bench(cli: &Cli) -> Result<()> {
             steps.push(base);
             steps.push(p);
         }
-        results.insert(
-            "memory".into(),
-            json!([tiny, one, two, steps]),
-        );
+        results.insert("memory".into(), json!([tiny, one, two, steps]));
     }
 
     if wants(Item::Guard) {

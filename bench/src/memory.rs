@@ -53,7 +53,10 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
         .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot run '{}'", clpart.display()))?;
-    let peak_bytes = wait_peak(child, &format!("clpart run (vadd, {n} elements, {devices})"))?;
+    let peak_bytes = wait_peak(
+        child,
+        &format!("clpart run (vadd, {n} elements, {devices})"),
+    )?;
     Ok(Peak {
         case: format!("clpart run vadd, 3 x {n} ints, --split {split}"),
         devices: devices.into(),
@@ -74,7 +77,10 @@ fn wait_peak(mut child: std::process::Child, what: &str) -> Result<u64> {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     if r != pid {
         let _ = child.kill();
-        bail!("wait4 on {what} failed: {}", std::io::Error::last_os_error());
+        bail!(
+            "wait4 on {what} failed: {}",
+            std::io::Error::last_os_error()
+        );
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         bail!("{what} failed with status {status}");
@@ -118,7 +124,10 @@ pub fn jacobi2d_steps_peak(
         .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot run '{}'", clpart.display()))?;
-    let peak_bytes = wait_peak(child, &format!("clpart steps (jacobi2d {n}x{n}, {devices})"))?;
+    let peak_bytes = wait_peak(
+        child,
+        &format!("clpart steps (jacobi2d {n}x{n}, {devices})"),
+    )?;
     Ok(Peak {
         case: format!("clpart steps jacobi2d {n}x{n}, 20 steps, 2 float grids, --split {split}"),
         devices: devices.into(),
