@@ -609,11 +609,17 @@ fn analyze(
     values: &session::LaunchConfig,
 ) -> (Verdict, bool) {
     let ranges = session::Session::from_source(&format!("{kernel}.cl"), source, options)
-        .and_then(|mut s| s.ranges_for_launch(kernel, values).cloned());
-    let file = match ranges {
+        .and_then(|mut s| {
+            let file = s.ranges_for_launch(kernel, values).cloned()?;
+            Ok((file, s.from_cache(kernel, values)))
+        });
+    let (file, cached) = match ranges {
         Ok(f) => f,
         Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
     };
+    if cached && config().verbose {
+        eprintln!("clpart: kernel '{kernel}': ranges from the analysis cache");
+    }
     let generic = file.kernels.first().is_none_or(|k| {
         !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
             && (k.splittable
