@@ -631,7 +631,7 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
         assert!(stderr.contains("splits along dimension"), "{stderr}");
         stderr
     };
-    let note = "kernel 'vadd': ranges from the analysis cache";
+    let note = "ranges of kernel 'vadd' read from the analysis cache";
     let dir = [("CLPART_CACHE_DIR", cache.path())];
     assert!(!run(&dir).contains(note));
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);

@@ -618,7 +618,7 @@ fn analyze(
         Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
     };
     if cached && config().verbose {
-        eprintln!("clpart: kernel '{kernel}': ranges from the analysis cache");
+        eprintln!("clpart: ranges of kernel '{kernel}' read from the analysis cache");
     }
     let generic = file.kernels.first().is_none_or(|k| {
         !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
