@@ -32,16 +32,14 @@ fn run(file: &Path, extra: &[&str], env: &[(&str, &Path)], off: bool) -> Output 
     cmd.arg("run")
         .arg(file)
         .args(MATMUL)
-        .args(extra)
-        .env_remove("CLPART_CACHE");
+        .args(extra);
     if !extra.contains(&"--local") {
         cmd.args(["--local", "16,8"]);
     }
     if !extra.iter().any(|a| a.starts_with("width=")) {
         cmd.args(["--arg", "width=64"]);
     }
-    cmd
-        .args(["--verify", "--json"])
+    cmd.args(["--verify", "--json"])
         .current_dir(root())
         .env("POCL_DEVICES", "pthread basic")
         .env_remove("CLPART_CACHE")
@@ -119,7 +117,11 @@ fn second_run_reads_the_entry_with_the_same_verified_result() {
     assert!(cached(&second), "the second run reads the entry");
     assert_eq!(result(&first), result(&second));
     assert_eq!(entries(dir.path()), files, "no new entry");
-    assert_eq!(std::fs::read(&files[0]).unwrap(), entry, "the entry is not rewritten");
+    assert_eq!(
+        std::fs::read(&files[0]).unwrap(),
+        entry,
+        "the entry is not rewritten"
+    );
 }
 
 #[test]
@@ -136,12 +138,32 @@ fn changed_source_define_or_local_size_misses() {
     std::fs::write(&copy, format!("{text}\n// edited\n")).unwrap();
     assert!(!cached(&verified(&run(&copy, &[], &env, false))));
     // A build option.
-    assert!(!cached(&verified(&run(&copy, &["-D", "UNUSED=1"], &env, false))));
-    assert!(cached(&verified(&run(&copy, &["-D", "UNUSED=1"], &env, false))));
+    assert!(!cached(&verified(&run(
+        &copy,
+        &["-D", "UNUSED=1"],
+        &env,
+        false
+    ))));
+    assert!(cached(&verified(&run(
+        &copy,
+        &["-D", "UNUSED=1"],
+        &env,
+        false
+    ))));
     // The local size.
-    assert!(!cached(&verified(&run(&copy, &["--local", "8,8"], &env, false))));
+    assert!(!cached(&verified(&run(
+        &copy,
+        &["--local", "8,8"],
+        &env,
+        false
+    ))));
     // The scalar arguments the analysis may specialize on.
-    assert!(!cached(&verified(&run(&copy, &["--arg", "width=63"], &env, false))));
+    assert!(!cached(&verified(&run(
+        &copy,
+        &["--arg", "width=63"],
+        &env,
+        false
+    ))));
     assert_eq!(entries(dir.path()).len(), 5, "{:?}", entries(dir.path()));
 }
 
@@ -156,7 +178,12 @@ fn corrupt_truncated_or_foreign_entries_are_ignored_and_replaced() {
     let good = std::fs::read(&entry).unwrap();
     // A valid range file, for another source.
     let other = tempdir();
-    verified(&run(&matmul(), &["-D", "OTHER=1"], &[("CLPART_CACHE_DIR", other.path())], false));
+    verified(&run(
+        &matmul(),
+        &["-D", "OTHER=1"],
+        &[("CLPART_CACHE_DIR", other.path())],
+        false,
+    ));
     let foreign = std::fs::read(&entries(other.path())[0]).unwrap();
     assert_ne!(foreign, good);
     let bad: [(&str, Vec<u8>); 4] = [
@@ -170,8 +197,15 @@ fn corrupt_truncated_or_foreign_entries_are_ignored_and_replaced() {
         let v = verified(&run(&matmul(), &[], &env, false));
         assert!(!cached(&v), "{what}: the entry is not used");
         assert_eq!(result(&v), result(&first), "{what}");
-        assert_eq!(std::fs::read(&entry).unwrap(), good, "{what}: the entry is replaced");
-        assert!(cached(&verified(&run(&matmul(), &[], &env, false))), "{what}");
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            good,
+            "{what}: the entry is replaced"
+        );
+        assert!(
+            cached(&verified(&run(&matmul(), &[], &env, false))),
+            "{what}"
+        );
     }
 }
 
@@ -189,7 +223,12 @@ fn cache_off_writes_nothing() {
 #[test]
 fn the_default_folder_is_under_xdg_cache_home_then_home() {
     let xdg = tempdir();
-    verified(&run(&matmul(), &[], &[("XDG_CACHE_HOME", xdg.path())], false));
+    verified(&run(
+        &matmul(),
+        &[],
+        &[("XDG_CACHE_HOME", xdg.path())],
+        false,
+    ));
     assert_eq!(entries(&xdg.path().join("clpart/analysis")).len(), 1);
     let home = tempdir();
     let mut cmd_env = vec![("HOME", home.path())];
@@ -197,7 +236,10 @@ fn the_default_folder_is_under_xdg_cache_home_then_home() {
     let empty = Path::new("");
     cmd_env.push(("XDG_CACHE_HOME", empty));
     verified(&run(&matmul(), &[], &cmd_env, false));
-    assert_eq!(entries(&home.path().join(".cache/clpart/analysis")).len(), 1);
+    assert_eq!(
+        entries(&home.path().join(".cache/clpart/analysis")).len(),
+        1
+    );
 }
 
 #[test]
@@ -208,7 +250,12 @@ fn an_unwritable_cache_does_not_fail_the_run() {
     std::fs::write(&file, b"x").unwrap();
     let v = verified(&run(&matmul(), &[], &[("CLPART_CACHE_DIR", &file)], false));
     assert!(!cached(&v));
-    let v = verified(&run(&matmul(), &[], &[("CLPART_CACHE_DIR", &file.join("sub"))], false));
+    let v = verified(&run(
+        &matmul(),
+        &[],
+        &[("CLPART_CACHE_DIR", &file.join("sub"))],
+        false,
+    ));
     assert!(!cached(&v));
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
     // A read-only folder (unless the tests run as root, who may write anyway).

@@ -608,11 +608,12 @@ fn analyze(
     kernel: &str,
     values: &session::LaunchConfig,
 ) -> (Verdict, bool) {
-    let ranges = session::Session::from_source(&format!("{kernel}.cl"), source, options)
-        .and_then(|mut s| {
+    let ranges = session::Session::from_source(&format!("{kernel}.cl"), source, options).and_then(
+        |mut s| {
             let file = s.ranges_for_launch(kernel, values).cloned()?;
             Ok((file, s.from_cache(kernel, values)))
-        });
+        },
+    );
     let (file, cached) = match ranges {
         Ok(f) => f,
         Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),

@@ -10,7 +10,8 @@
 //! The key ([`key`]) is a SHA-256 over everything the result depends on:
 //! [`CACHE_VERSION`], clpart's version, the range-file format version, a
 //! hash of the analysis crates' sources at build time
-//! (`CLPART_ANALYSIS_BUILD_ID`, from `build.rs`), the source's name and
+//! (`CLPART_ANALYSIS_BUILD_ID`, from `build.rs`), whether it is a debug
+//! build (whose time budget differs), the source's name and
 //! text, the build options, the kernel's name, every field of the
 //! [`LaunchConfig`] and the default partitioner options. Bump
 //! [`CACHE_VERSION`] when the analysis changes in a way none of these
@@ -75,6 +76,7 @@ pub fn key(
             env!("CARGO_PKG_VERSION"),
             FORMAT_VERSION,
             BUILD_ID,
+            cfg!(debug_assertions),
             file,
             source,
             build_options,

@@ -397,13 +397,7 @@ impl Session {
                     cache::entry_path(&dir, &key)
                 });
                 let cached = entry.as_deref().and_then(|path| {
-                    cache::load(
-                        path,
-                        &program.file,
-                        &program.source,
-                        build_options,
-                        kernel,
-                    )
+                    cache::load(path, &program.file, &program.source, build_options, kernel)
                 });
                 match cached {
                     Some(f) => {
