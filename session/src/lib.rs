@@ -187,6 +187,22 @@ impl Session {
         })
     }
 
+    /// A session over a program `coarsen::parse_program` already parsed with
+    /// the clang options `build_options` (the OpenCL layer parses a kernel
+    /// once for its argument list): [`Session::from_source`] without a second
+    /// parse. The options must be those of the parse: they name the program's
+    /// range files and cache entries.
+    pub fn from_program(program: Program, build_options: &[String]) -> Session {
+        Session {
+            origin: Origin::Source {
+                program,
+                build_options: build_options.to_vec(),
+            },
+            launches: Vec::new(),
+            fallback_unsplit: false,
+        }
+    }
+
     /// A session over an analyzed range file: launches use its ranges as they are.
     pub fn from_range_file(file: RangeFile) -> Session {
         Session {
