@@ -103,6 +103,12 @@ enum Item {
 }
 
 fn main() {
+    // The figures are of analyses, not of the persistent analysis cache
+    // (`session::cache`): off here and in every worker and `clpart` child,
+    // unless the caller says otherwise. Set before any thread starts.
+    if std::env::var_os("CLPART_CACHE").is_none() {
+        std::env::set_var("CLPART_CACHE", "0");
+    }
     let cli = Cli::parse();
     let r = match &cli.worker {
         Some(w) => worker(w, cli.param.as_deref().unwrap_or("null")),

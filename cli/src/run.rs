@@ -145,7 +145,9 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let key = launcher::launch_key(&kernel, &nd);
     let progress =
         crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
+    let t_analysis = std::time::Instant::now();
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
+    let analysis_ms = t_analysis.elapsed().as_secs_f64() * 1e3;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
     let mut outs = Vec::new();
@@ -193,6 +195,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     }
     drop(progress);
     let report = report.expect("at least one launch");
+    let cached = session.from_cache(&kernel, &config);
     if let Some(path) = &args.svg {
         // the launch's values: sizes, integer scalars, each device's slice
         let mut given = std::collections::BTreeMap::new();
@@ -252,6 +255,9 @@ pub fn run(args: RunArgs) -> Result<u8> {
     }
     if args.json {
         let mut v = serde_json::to_value(&report)?;
+        // Analysis (or cache read) and program builds, before the first launch.
+        v["analysis_ms"] = serde_json::json!(analysis_ms);
+        v["ranges_cached"] = serde_json::json!(cached);
         if args.repeat > 1 {
             v["wall_ms_all"] = serde_json::json!(walls);
         }
@@ -264,6 +270,14 @@ pub fn run(args: RunArgs) -> Result<u8> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("{report}");
+        println!(
+            "  analysis and build {analysis_ms:.1} ms{}",
+            if cached {
+                " (ranges from the analysis cache)"
+            } else {
+                ""
+            }
+        );
         if auto {
             let s: Vec<String> = used.iter().map(|(d, s)| format!("{d}:{s:.3}")).collect();
             let rates: Vec<String> = balancer

@@ -599,3 +599,46 @@ fn a_program_whose_kernels_never_split_passes_everything_through() {
     assert_eq!(count(&r, "bytes_total"), 0, "{r}");
     assert_eq!(count(&r, "bytes_app_sync"), 0, "{r}");
 }
+
+/// The persistent analysis cache under the layer: a second run of a
+/// program reads the ranges the first stored (`--verbose` says so), and the
+/// program's own check still passes; with `CLPART_CACHE=0` nothing is
+/// stored.
+#[test]
+fn a_second_run_under_the_layer_reads_the_analysis_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |env: &[(&str, &Path)]| {
+        let mut c = Command::new("timeout");
+        c.arg("120")
+            .arg(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--split", "0:0.5,1:0.5", "--verbose", "--"])
+            .arg(built().join("vadd"))
+            .current_dir(repo().join("tests/apps/vadd"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env_remove("OPENCL_LAYERS")
+            .env_remove("CLPART_CACHE");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            out.status.success() && stdout.contains(": 0 mismatches"),
+            "{stdout}\n{stderr}"
+        );
+        assert!(stderr.contains("splits along dimension"), "{stderr}");
+        stderr
+    };
+    let note = "ranges of kernel 'vadd' read from the analysis cache";
+    let dir = [("CLPART_CACHE_DIR", cache.path())];
+    assert!(!run(&dir).contains(note));
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+    assert!(run(&dir).contains(note));
+    let off = tempfile::tempdir().unwrap();
+    let zero = Path::new("0");
+    let stderr = run(&[("CLPART_CACHE_DIR", off.path()), ("CLPART_CACHE", zero)]);
+    assert!(!stderr.contains(note), "{stderr}");
+    assert_eq!(std::fs::read_dir(off.path()).unwrap().count(), 0);
+}

@@ -114,7 +114,9 @@ const MAX_VERDICTS: usize = 256;
 #[derive(Default)]
 struct Engine {
     runtime: Option<Result<Runtime, String>>,
-    infos: HashMap<InfoKey, Result<Arc<Vec<ArgInfo>>, String>>,
+    /// Per source, kernel and build options: the argument list and the
+    /// parsed program (libclang parses each once; the analysis reuses it).
+    infos: HashMap<InfoKey, Result<Parsed, String>>,
     verdicts: HashMap<Key, Verdict>,
     /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
     n_whole: HashMap<Key, u32>,
@@ -210,7 +212,14 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
     ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
 }
 
-fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Vec<ArgInfo>, String> {
+/// A kernel's argument list and its parsed program.
+#[derive(Clone)]
+struct Parsed {
+    infos: Arc<Vec<ArgInfo>>,
+    program: Arc<coarsen::ir::Program>,
+}
+
+fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Parsed, String> {
     let parse = coarsen::ParseOptions {
         clang_args: options.to_vec(),
     };
@@ -219,7 +228,10 @@ fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Vec<ArgIn
     let function = program.kernel(Some(kernel)).map_err(|e| e.to_string())?;
     let mut infos = partitioner::args::arg_infos(function);
     infos.sort_by_key(|a| a.index);
-    Ok(infos)
+    Ok(Parsed {
+        infos: Arc::new(infos),
+        program: Arc::new(program),
+    })
 }
 
 fn split_with(
@@ -238,12 +250,13 @@ fn split_with(
     if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
         engine.sources.push(source.clone());
     }
-    let infos = engine
+    let parsed = engine
         .infos
         .entry((src_key, rec.name.clone(), options.clone()))
-        .or_insert_with(|| arg_infos(source, &options, &rec.name).map(Arc::new))
+        .or_insert_with(|| arg_infos(source, &options, &rec.name))
         .clone()
         .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
+    let infos = parsed.infos.clone();
 
     let mut key = Key {
         source: src_key,
@@ -286,8 +299,13 @@ fn split_with(
             scalars,
             ..session::LaunchConfig::new(&nd.global, &nd.local)
         };
-        let (mut verdict, mut any_values) =
-            analyze(&mut engine.runtime, source, &options, &rec.name, &values);
+        let (mut verdict, mut any_values) = analyze(
+            &mut engine.runtime,
+            &parsed.program,
+            &options,
+            &rec.name,
+            &values,
+        );
         // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
         // not analyzed again (a time loop would pay an analysis per step).
         if let Verdict::Whole(why) = &verdict {
@@ -603,17 +621,24 @@ unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Resu
 /// says so in its diagnostics).
 fn analyze(
     runtime: &mut Option<Result<Runtime, String>>,
-    source: &str,
+    program: &coarsen::ir::Program,
     options: &[String],
     kernel: &str,
     values: &session::LaunchConfig,
 ) -> (Verdict, bool) {
-    let ranges = session::Session::from_source(&format!("{kernel}.cl"), source, options)
-        .and_then(|mut s| s.ranges_for_launch(kernel, values).cloned());
-    let file = match ranges {
+    // The program `arg_infos` parsed, with the same name and options.
+    let mut s = session::Session::from_program(program.clone(), options);
+    let ranges = s
+        .ranges_for_launch(kernel, values)
+        .cloned()
+        .map(|file| (file, s.from_cache(kernel, values)));
+    let (file, cached) = match ranges {
         Ok(f) => f,
         Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
     };
+    if cached && config().verbose {
+        eprintln!("clpart: ranges of kernel '{kernel}' read from the analysis cache");
+    }
     let generic = file.kernels.first().is_none_or(|k| {
         !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
             && (k.splittable

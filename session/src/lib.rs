@@ -17,8 +17,13 @@
 //! dimension). The CLI (`analyze`, `run`), the C API, the bench and the tests
 //! all go through it.
 //!
-//! The session does no I/O of its own: it takes text and values and returns
-//! values (the range file reader is the caller's).
+//! The session's one I/O is the persistent analysis cache ([`cache`]): a
+//! launch's ranges analyzed from source are kept on disk and read back by
+//! the next process (`CLPART_CACHE=0` turns it off). Otherwise it takes
+//! text and values and returns values (the range file reader is the
+//! caller's).
+
+pub mod cache;
 
 use std::collections::BTreeMap;
 
@@ -153,6 +158,8 @@ struct Launch {
     config: LaunchConfig,
     file: RangeFile,
     plan: Option<launcher::Plan>,
+    /// The ranges came from the persistent analysis cache.
+    from_cache: bool,
 }
 
 /// One analysis session over one program (see the crate documentation).
@@ -178,6 +185,22 @@ impl Session {
             launches: Vec::new(),
             fallback_unsplit: false,
         })
+    }
+
+    /// A session over a program `coarsen::parse_program` already parsed with
+    /// the clang options `build_options` (the OpenCL layer parses a kernel
+    /// once for its argument list): [`Session::from_source`] without a second
+    /// parse. The options must be those of the parse: they name the program's
+    /// range files and cache entries.
+    pub fn from_program(program: Program, build_options: &[String]) -> Session {
+        Session {
+            origin: Origin::Source {
+                program,
+                build_options: build_options.to_vec(),
+            },
+            launches: Vec::new(),
+            fallback_unsplit: false,
+        }
     }
 
     /// A session over an analyzed range file: launches use its ranges as they are.
@@ -340,6 +363,15 @@ impl Session {
         Some((&l.file, l.plan.as_mut()?))
     }
 
+    /// Whether the ranges of a launch the session holds were read from the
+    /// persistent analysis cache ([`cache`]) rather than analyzed.
+    pub fn from_cache(&self, kernel: &str, config: &LaunchConfig) -> bool {
+        let config = self.key(config);
+        self.launches
+            .iter()
+            .any(|l| l.kernel == kernel && l.config == config && l.from_cache)
+    }
+
     /// The cache key: a range file's ranges do not depend on the launch.
     fn key(&self, config: &LaunchConfig) -> LaunchConfig {
         match self.origin {
@@ -358,18 +390,52 @@ impl Session {
         {
             return Ok((i, false));
         }
+        let mut from_cache = false;
         let file = match &self.origin {
             Origin::RangeFile(rf) => {
                 range_file_kernel(rf, Some(kernel))?;
                 rf.clone()
             }
-            Origin::Source { .. } => match self.analyze_for_launch(kernel, config) {
-                Ok(f) => f,
-                Err(e) if self.fallback_unsplit && !matches!(e, SessionError::Coarsen(_)) => {
-                    self.unsplit_file(kernel, config, &e.to_string())?
+            Origin::Source {
+                program,
+                build_options,
+            } => {
+                // A kernel the source lacks is an error before any cache look-up.
+                program.kernel(Some(kernel))?;
+                let entry = cache::dir().map(|dir| {
+                    let key = cache::key(
+                        &program.file,
+                        &program.source,
+                        build_options,
+                        kernel,
+                        config,
+                    );
+                    cache::entry_path(&dir, &key)
+                });
+                let cached = entry.as_deref().and_then(|path| {
+                    cache::load(path, &program.file, &program.source, build_options, kernel)
+                });
+                match cached {
+                    Some(f) => {
+                        from_cache = true;
+                        f
+                    }
+                    None => match self.analyze_for_launch(kernel, config) {
+                        Ok(f) => {
+                            if let Some(path) = &entry {
+                                cache::store(path, &f);
+                            }
+                            f
+                        }
+                        Err(e)
+                            if self.fallback_unsplit && !matches!(e, SessionError::Coarsen(_)) =>
+                        {
+                            self.unsplit_file(kernel, config, &e.to_string())?
+                        }
+                        Err(e) => return Err(e),
+                    },
                 }
-                Err(e) => return Err(e),
-            },
+            }
         };
         if self.launches.len() >= MAX_CACHED {
             self.launches.remove(0);
@@ -379,6 +445,7 @@ impl Session {
             config: key,
             file,
             plan: None,
+            from_cache,
         });
         Ok((self.launches.len() - 1, true))
     }

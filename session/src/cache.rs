@@ -1,0 +1,156 @@
+//! The persistent analysis cache: a launch's [`RangeFile`], analyzed from
+//! source, kept on disk so that the next process launching the same kernel
+//! with the same configuration skips libclang's access analysis and isl.
+//!
+//! Where: `$CLPART_CACHE_DIR`, else `$XDG_CACHE_HOME/clpart/analysis`,
+//! else `$HOME/.cache/clpart/analysis`; `CLPART_CACHE=0` turns it off.
+//! One file per entry, `<key>.ron`, a range file written atomically
+//! ([`RangeFile::write_atomic`]).
+//!
+//! The key ([`key`]) is a SHA-256 over everything the result depends on:
+//! [`CACHE_VERSION`], clpart's version, the range-file format version, a
+//! hash of the analysis crates' sources at build time
+//! (`CLPART_ANALYSIS_BUILD_ID`, from `build.rs`), whether it is a debug
+//! build (whose time budget differs), the source's name and
+//! text, the build options, the kernel's name, every field of the
+//! [`LaunchConfig`] and the default partitioner options. Bump
+//! [`CACHE_VERSION`] when the analysis changes in a way none of these
+//! capture (a system library such as libclang or isl is not in the key).
+//!
+//! An entry is untrusted: it is read through [`RangeFile::read`] (every
+//! field validated, every section's checksum verified), like a range file a
+//! user gives, and must be for this source, name, build options and kernel;
+//! and the launch's run-time guard still checks every access. An entry
+//! that fails any of this is ignored and overwritten. Only deterministic
+//! results are stored: not one whose analysis ran out of its time budget,
+//! nor one made after an Ehrhart count's process died ([`deterministic`]).
+//! A cache that cannot be read or written is skipped without a word: it
+//! never fails a launch.
+
+use std::path::{Path, PathBuf};
+
+use ranges_format::{RangeFile, FORMAT_VERSION};
+use sha2::{Digest, Sha256};
+
+use crate::LaunchConfig;
+
+/// Bumped by hand when cached results must not be reused (the analysis
+/// changed in a way the key does not capture).
+pub const CACHE_VERSION: u32 = 1;
+
+/// A hash of the analysis crates' sources when this clpart was built.
+const BUILD_ID: &str = env!("CLPART_ANALYSIS_BUILD_ID");
+
+/// The cache folder, or `None` when `CLPART_CACHE=0` or no folder is known.
+pub fn dir() -> Option<PathBuf> {
+    let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
+    if var("CLPART_CACHE").is_some_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(d) = var("CLPART_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = var("XDG_CACHE_HOME").map(PathBuf::from) {
+        if d.is_absolute() {
+            return Some(d.join("clpart").join("analysis"));
+        }
+    }
+    let home = PathBuf::from(var("HOME")?);
+    home.is_absolute()
+        .then(|| home.join(".cache").join("clpart").join("analysis"))
+}
+
+/// The key of one launch's analysis (lower-case hex SHA-256).
+pub fn key(
+    file: &str,
+    source: &str,
+    build_options: &[String],
+    kernel: &str,
+    config: &LaunchConfig,
+) -> String {
+    // Debug text quotes and escapes strings, so fields cannot run together.
+    let text = format!(
+        "{:?}",
+        (
+            CACHE_VERSION,
+            env!("CARGO_PKG_VERSION"),
+            FORMAT_VERSION,
+            BUILD_ID,
+            cfg!(debug_assertions),
+            file,
+            source,
+            build_options,
+            kernel,
+            config,
+            partitioner::PartitionOptions::default(),
+        )
+    );
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The entry's path in `dir`.
+pub fn entry_path(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("{key}.ron"))
+}
+
+/// The cached range file at `path`, when it reads, validates, verifies and
+/// is for exactly this source, name, build options and kernel.
+pub fn load(
+    path: &Path,
+    file: &str,
+    source: &str,
+    build_options: &[String],
+    kernel: &str,
+) -> Option<RangeFile> {
+    let rf = RangeFile::read(path).ok()?;
+    let fits = rf.format_version == FORMAT_VERSION
+        && rf.source_name == file
+        && rf.source == source
+        && rf.source_hash == ranges_format::source_hash(source)
+        && rf.build_options == build_options
+        && rf.kernels.len() == 1
+        && rf.kernels[0].name == kernel;
+    fits.then_some(rf)
+}
+
+/// Words of the diagnostics of an analysis that ran out of time or lost a
+/// count's process: such a result may differ next time.
+const NOT_DETERMINISTIC: &[&str] = &[
+    "budget",
+    "out of time",
+    "timed out",
+    "time limit",
+    "signal",
+    "polylib process",
+    "sandbox",
+];
+
+/// Whether `rf` is the same whenever it is analyzed again: no reason,
+/// diagnostic or status of its kernels mentions a budget, a time limit or a
+/// dead process (the kernels' text is searched, conservatively: an
+/// argument named `budget` also keeps a result out).
+pub fn deterministic(rf: &RangeFile) -> bool {
+    rf.kernels.iter().all(|k| {
+        let Ok(text) = ron::to_string(k) else {
+            return false;
+        };
+        let text = text.to_lowercase();
+        !NOT_DETERMINISTIC.iter().any(|w| text.contains(w))
+    })
+}
+
+/// Stores `rf` at `path` (folders made as needed); any failure is ignored.
+pub fn store(path: &Path, rf: &RangeFile) {
+    if !deterministic(rf) {
+        return;
+    }
+    if let Some(parent) = path.parent() {
+        if std::fs::create_dir_all(parent).is_err() {
+            return;
+        }
+    }
+    let _ = rf.write_atomic(path);
+}
