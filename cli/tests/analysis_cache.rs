@@ -29,10 +29,7 @@ const MATMUL: &[&str] = &[
 /// local size 16,8 and `width=64` unless `extra` gives them.
 fn run(file: &Path, extra: &[&str], env: &[(&str, &Path)], off: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_clpart"));
-    cmd.arg("run")
-        .arg(file)
-        .args(MATMUL)
-        .args(extra);
+    cmd.arg("run").arg(file).args(MATMUL).args(extra);
     if !extra.contains(&"--local") {
         cmd.args(["--local", "16,8"]);
     }
