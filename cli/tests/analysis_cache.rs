@@ -4,15 +4,9 @@
 //! misses; a corrupt, truncated or foreign entry is ignored and replaced;
 //! `CLPART_CACHE=0` writes nothing; an unwritable cache never fails a run.
 
+use clpart_tests::workspace_root as root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 const MATMUL: &[&str] = &[
     "--global",

@@ -6,15 +6,8 @@
 //! barvinok comes from `scripts/setup.sh`; when it is absent the barvinok
 //! checks are skipped unless `CLPART_REQUIRE_BARVINOK=1`.
 
-use std::path::{Path, PathBuf};
+use clpart_tests::workspace_root as root;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn clpart(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));

@@ -1,15 +1,8 @@
 //! The `clpart` binary: bad input gives one-line errors with exit 2 and no
 //! partial output; the analyze/run paths work end to end on PoCL.
 
-use std::path::{Path, PathBuf};
+use clpart_tests::{assert_input_error, stderr, workspace_root as root};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn clpart(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -18,23 +11,6 @@ fn clpart(args: &[&str]) -> Output {
         .env("POCL_DEVICES", "pthread basic")
         .output()
         .expect("clpart runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit 2, exactly one `clpart: error:` line, no panic.
-fn assert_input_error(o: &Output, needle: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
-    assert!(!e.contains("panicked"), "{e}");
-    let errors: Vec<&str> = e
-        .lines()
-        .filter(|l| l.starts_with("clpart: error:"))
-        .collect();
-    assert_eq!(errors.len(), 1, "{e}");
-    assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
 }
 
 const VADD_RUN: &[&str] = &[

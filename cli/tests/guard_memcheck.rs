@@ -5,15 +5,9 @@
 //! exit 2, and run under valgrind memcheck with zero errors (PoCL's own
 //! noise suppressed by `capi/tests/valgrind.supp`).
 
-use std::path::{Path, PathBuf};
+use clpart_tests::workspace_root as root;
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 const SCRATCH: &str =
     "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {

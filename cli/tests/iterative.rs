@@ -20,17 +20,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use clpart_tests::{assert_input_error, stderr, workspace_root as root};
 use ranges_format::{RunFile, StepArg};
 
 const TWO: &str = "pthread basic";
 const THREE: &str = "pthread pthread pthread";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn clpart(devices: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -39,10 +33,6 @@ fn clpart(devices: &str, args: &[&str]) -> Output {
         .env("POCL_DEVICES", devices)
         .output()
         .expect("clpart runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn run_file_path(program: &str) -> PathBuf {
@@ -559,20 +549,6 @@ fn lu_bytes_within_resident_model() {
 }
 
 // ---- the command -----------------------------------------------------------
-
-/// Exit 2, exactly one `clpart: error:` line naming `needle`, no panic.
-#[track_caller]
-fn assert_input_error(o: &Output, needle: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
-    assert!(!e.contains("panicked"), "{e}");
-    let errors: Vec<&str> = e
-        .lines()
-        .filter(|l| l.starts_with("clpart: error:"))
-        .collect();
-    assert_eq!(errors.len(), 1, "{e}");
-    assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
-}
 
 /// A variant of jacobi1d's run file in `dir` (source made absolute) with
 /// `from` replaced by `to`.

@@ -20,16 +20,10 @@
 
 #![cfg(feature = "mpi")]
 
-use std::path::{Path, PathBuf};
+use clpart_tests::workspace_root as root;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn mpirun_args(n: usize) -> Vec<String> {
     [

@@ -6,8 +6,9 @@
 //! value is `null`), no field unknown, each with its JSON type. A report
 //! that adds, drops, renames or retypes a field fails to deserialize.
 
+use clpart_tests::workspace_root as root;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 #[derive(Deserialize)]
@@ -162,13 +163,6 @@ struct Diagnostic {
     file: Option<String>,
     line: Option<u32>,
     column: Option<u32>,
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
 }
 
 /// Checks one report's meaning beyond its types; returns the problems.

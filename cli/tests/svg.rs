@@ -3,16 +3,9 @@
 //! per element: a 4096 x 4096 array costs what a small one does), renders
 //! with `rsvg-convert` to a non-empty PNG, and is written atomically.
 
+use clpart_tests::workspace_root as root;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn clpart(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clpart"))

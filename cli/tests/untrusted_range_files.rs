@@ -6,14 +6,8 @@ use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use clpart_tests::{stderr, workspace_root as root};
 use ranges_format::RangeFile;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn clpart(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -22,10 +16,6 @@ fn clpart(args: &[&str]) -> Output {
         .env("POCL_DEVICES", "pthread basic")
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 const RUN: &[&str] = &[

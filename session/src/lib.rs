@@ -177,14 +177,7 @@ impl Session {
             clang_args: build_options.to_vec(),
         };
         let program = coarsen::parse_program(file, source, &parse)?;
-        Ok(Session {
-            origin: Origin::Source {
-                program,
-                build_options: build_options.to_vec(),
-            },
-            launches: Vec::new(),
-            fallback_unsplit: false,
-        })
+        Ok(Session::from_program(program, build_options))
     }
 
     /// A session over a program `coarsen::parse_program` already parsed with

@@ -12,6 +12,26 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// A command's standard error as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A `clpart` run that refused its input: exit 2, exactly one
+/// `clpart: error:` line, naming `needle`, and no panic.
+#[track_caller]
+pub fn assert_input_error(o: &std::process::Output, needle: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
+    assert!(!e.contains("panicked"), "{e}");
+    let errors: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("clpart: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{e}");
+    assert!(errors[0].contains(needle), "expected '{needle}' in: {e}");
+}
+
 /// What a corpus kernel's header says the analysis must conclude.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expect {
