@@ -347,18 +347,8 @@ impl<'p> Emitter<'p> {
                             return Err(self.err(&stmt_span(other), "unsupported 'for' initializer"))
                         }
                     };
-                    let c = cond
-                        .as_ref()
-                        .map(|c| self.expr(c))
-                        .transpose()?
-                        .map(|c| strip(&c))
-                        .unwrap_or_default();
-                    let st = step
-                        .as_ref()
-                        .map(|c| self.expr(c))
-                        .transpose()?
-                        .map(|c| strip(&c))
-                        .unwrap_or_default();
+                    let c = self.opt_expr(cond.as_ref())?;
+                    let st = self.opt_expr(step.as_ref())?;
                     self.line(&format!("for ({i}; {c}; {st}) {{ /* work-group uniform */"));
                     self.indent += 1;
                     self.seq(body)?;
@@ -491,18 +481,8 @@ impl<'p> Emitter<'p> {
                     Some(Stmt::Expr(e)) => strip(&self.expr(e)?),
                     Some(_) => return Err(self.err(span, "unsupported 'for' initializer")),
                 };
-                let c = cond
-                    .as_ref()
-                    .map(|c| self.expr(c))
-                    .transpose()?
-                    .map(|c| strip(&c))
-                    .unwrap_or_default();
-                let st = step
-                    .as_ref()
-                    .map(|c| self.expr(c))
-                    .transpose()?
-                    .map(|c| strip(&c))
-                    .unwrap_or_default();
+                let c = self.opt_expr(cond.as_ref())?;
+                let st = self.opt_expr(step.as_ref())?;
                 self.line(&format!("for ({i}; {c}; {st}) {{"));
                 self.indent += 1;
                 self.stmts(body)?;
@@ -586,6 +566,15 @@ impl<'p> Emitter<'p> {
             WorkItemFn::GlobalOffset => format!("__wg->global_offset[{d}]"),
             WorkItemFn::WorkDim => "__wg->work_dim".into(),
         })
+    }
+
+    /// A `for` header's condition or step without its outer parentheses;
+    /// empty when absent.
+    fn opt_expr(&mut self, e: Option<&Expr>) -> Result<String, CoarsenError> {
+        Ok(e.map(|e| self.expr(e))
+            .transpose()?
+            .map(|e| strip(&e))
+            .unwrap_or_default())
     }
 
     fn expr(&mut self, e: &Expr) -> Result<String, CoarsenError> {
