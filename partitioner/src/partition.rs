@@ -923,11 +923,28 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
             }
         })
         .collect();
-    let mut counts = counts_of(cx, &inputs).into_iter();
+    // The vertices (PolyLib, for the report) are found in a child of their
+    // own while the counts are made: two processes, side by side.
+    let todo = if which == Counts::All {
+        vertex_todo(&steps)
+    } else {
+        Vec::new()
+    };
+    let limit = vertex_limit(cx);
+    let (counts, vertices) = std::thread::scope(|s| {
+        let deadline = cx.deadline;
+        let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
+            .iter()
+            .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
+            .collect();
+        let vertices = (!batch.is_empty() && !limit.is_zero())
+            .then(|| s.spawn(move || ehrhart::vertices_many(&batch, deadline)));
+        let counts = counts_of(cx, &inputs);
+        (counts, vertices.map(|h| h.join()))
+    });
+    let mut counts = counts.into_iter();
     let mut notes = Vec::new();
-    if which == Counts::All {
-        add_vertices(cx, k, &steps, &mut notes);
-    }
+    add_vertices(cx, k, &todo, limit, vertices, &mut notes);
     for step in steps {
         let (array_idx, slot, what, input) = match step {
             CountStep::Note(n) => {
@@ -979,47 +996,80 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
 /// they are for the report, so they get less than a count.
 const VERTEX_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The parametric vertices of each bounded array's slice footprint (the
-/// input of its slice count), from PolyLib (`Polyhedron2Param_Vertices`, as
-/// in the thesis), into `ArrayRanges::vertices_slice`; where PolyLib gives
-/// none, a note says why. All in one sandboxed child, each within
-/// [`VERTEX_TIME_LIMIT`] and what is left of the kernel's budget.
-fn add_vertices(cx: &Ctx, k: &mut KernelRanges, steps: &[CountStep], notes: &mut Vec<String>) {
-    let mut todo: Vec<(usize, &CountInput)> = Vec::new();
-    for step in steps {
-        if let CountStep::Count {
-            array_idx,
-            slot: CountSlot::Slice,
-            input: Ok(input),
-            ..
-        } = step
-        {
-            todo.push((*array_idx, input));
-        }
+/// The slice footprints whose parametric vertices [`add_vertices`] gives:
+/// per bounded array, its index and the input of its slice count.
+fn vertex_todo(steps: &[CountStep]) -> Vec<(usize, &CountInput)> {
+    steps
+        .iter()
+        .filter_map(|step| match step {
+            CountStep::Count {
+                array_idx,
+                slot: CountSlot::Slice,
+                input: Ok(input),
+                ..
+            } => Some((*array_idx, input)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The time limit of each vertex search: [`VERTEX_TIME_LIMIT`], at most what
+/// is left of the kernel's budget.
+fn vertex_limit(cx: &Ctx) -> std::time::Duration {
+    match cx.deadline {
+        Some(d) => VERTEX_TIME_LIMIT.min(d.saturating_duration_since(std::time::Instant::now())),
+        None => VERTEX_TIME_LIMIT,
     }
+}
+
+/// PolyLib's vertices of each footprint, or why there are none, and the time
+/// each took (`ehrhart::vertices_many`).
+type VertexResults = Vec<(
+    Result<Vec<Vec<ehrhart::ParamVertex>>, ehrhart::EhrhartError>,
+    std::time::Duration,
+)>;
+
+/// The parametric vertices of each bounded array's slice footprint (the
+/// input of its slice count, [`vertex_todo`]), from PolyLib
+/// (`Polyhedron2Param_Vertices`, as in the thesis), into
+/// `ArrayRanges::vertices_slice`; where PolyLib gives none, a note says why.
+/// `found` is the batch's outcome (all in one sandboxed child, each within
+/// `limit`, [`vertex_limit`]), `None` when no time was left to start it, or
+/// the panic of the thread that ran it.
+fn add_vertices(
+    cx: &Ctx,
+    k: &mut KernelRanges,
+    todo: &[(usize, &CountInput)],
+    limit: std::time::Duration,
+    found: Option<std::thread::Result<VertexResults>>,
+    notes: &mut Vec<String>,
+) {
     if todo.is_empty() {
         return;
     }
-    let mut limit = VERTEX_TIME_LIMIT;
-    if let Some(d) = cx.deadline {
-        limit = limit.min(d.saturating_duration_since(std::time::Instant::now()));
-    }
-    if limit.is_zero() {
-        for &(array_idx, _) in &todo {
-            notes.push(format!(
-                "array '{}': no vertex bounds of a slice's footprint: the analysis budget is spent",
-                k.arrays[array_idx].name
-            ));
+    let found = match found {
+        Some(Ok(found)) => found,
+        Some(Err(_)) => {
+            for &(array_idx, _) in todo {
+                notes.push(format!(
+                    "array '{}': no vertex bounds of a slice's footprint: the search failed (a panic)",
+                    k.arrays[array_idx].name
+                ));
+            }
+            return;
         }
-        return;
-    }
-    let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
-        .iter()
-        .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
-        .collect();
-    for (&(array_idx, input), (e, _)) in
-        todo.iter().zip(ehrhart::vertices_many(&batch, cx.deadline))
-    {
+        None => {
+            debug_assert!(limit.is_zero());
+            for &(array_idx, _) in todo {
+                notes.push(format!(
+                    "array '{}': no vertex bounds of a slice's footprint: the analysis budget is spent",
+                    k.arrays[array_idx].name
+                ));
+            }
+            return;
+        }
+    };
+    for (&(array_idx, input), (e, _)) in todo.iter().zip(found) {
         let a = &mut k.arrays[array_idx];
         let n_dims = cx.acc.arrays[array_idx].strides.len().max(1);
         match e {

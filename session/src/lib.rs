@@ -265,18 +265,7 @@ impl Session {
     /// The ranges of one kernel: the access analysis, then the partitioner on
     /// its result, within one time budget ([`AnalysisOptions::time_budget_ms`]).
     pub fn analyze_kernel(&self, kernel: &str, options: &PartitionOptions) -> Result<KernelRanges> {
-        let program = self.source_program("the analysis")?;
-        let start = std::time::Instant::now();
-        let deadline = partitioner::deadline(&options.analysis, start);
-        let acc = access_analysis::analyze_kernel_until(
-            program,
-            kernel,
-            &options.analysis,
-            deadline.unwrap_or(start),
-        )?;
-        Ok(partitioner::partition_kernel(
-            program, &acc, options, deadline,
-        )?)
+        analyze_one(self.source_program("the analysis")?, kernel, options)
     }
 
     /// The range file of `kernel`, or of every kernel (`clpart analyze`).
@@ -294,9 +283,7 @@ impl Session {
         };
         let mut rf = RangeFile::new(&program.file, &program.source);
         rf.build_options = build_options.clone();
-        for n in &names {
-            rf.kernels.push(self.analyze_kernel(n, options)?);
-        }
+        rf.kernels = analyze_kernels(program, &names, options)?;
         Ok(rf)
     }
 
@@ -521,6 +508,89 @@ impl Session {
     }
 }
 
+/// [`Session::analyze_kernel`] on a parsed program.
+fn analyze_one(
+    program: &Program,
+    kernel: &str,
+    options: &PartitionOptions,
+) -> Result<KernelRanges> {
+    let start = std::time::Instant::now();
+    let deadline = partitioner::deadline(&options.analysis, start);
+    let acc = access_analysis::analyze_kernel_until(
+        program,
+        kernel,
+        &options.analysis,
+        deadline.unwrap_or(start),
+    )?;
+    Ok(partitioner::partition_kernel(
+        program, &acc, options, deadline,
+    )?)
+}
+
+/// Stack of a thread that analyzes a kernel: the access analysis recurses
+/// over the kernel's statements and the helpers it inlines, as it does on a
+/// main thread (8 MiB).
+const ANALYSIS_STACK_BYTES: usize = 32 << 20;
+
+/// The ranges of the kernels `names`, in that order, each within its own
+/// budget. Several kernels are analyzed at once, one per core (the analyses
+/// share nothing but the parsed program; each has its own isl context, and
+/// the Ehrhart engines run in child processes); the first error in the
+/// kernels' order is the result's.
+fn analyze_kernels(
+    program: &Program,
+    names: &[String],
+    options: &PartitionOptions,
+) -> Result<Vec<KernelRanges>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(names.len());
+    if workers <= 1 {
+        return names
+            .iter()
+            .map(|n| analyze_one(program, n, options))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<Option<Result<KernelRanges>>> = (0..names.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("clpart-analysis".into())
+                    .stack_size(ANALYSIS_STACK_BYTES)
+                    .spawn_scoped(s, || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(name) = names.get(i) else {
+                                return mine;
+                            };
+                            mine.push((i, analyze_one(program, name, options)));
+                        }
+                    })
+            })
+            .collect();
+        for h in handles {
+            // A thread that could not start leaves its kernels to the loop below.
+            let Ok(h) = h else { continue };
+            match h.join() {
+                Ok(mine) => {
+                    for (i, k) in mine {
+                        done[i] = Some(k);
+                    }
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    names
+        .iter()
+        .zip(done)
+        .map(|(n, k)| k.unwrap_or_else(|| analyze_one(program, n, options)))
+        .collect()
+}
+
 fn range_file_kernel<'a>(rf: &'a RangeFile, name: Option<&str>) -> Result<&'a KernelRanges> {
     match name {
         None => rf.kernels.first().ok_or_else(|| SessionError::NoKernel {
@@ -540,6 +610,47 @@ fn range_file_kernel<'a>(rf: &'a RangeFile, name: Option<&str>) -> Result<&'a Ke
                         .collect::<Vec<_>>()
                         .join(", "),
                 })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kernels analyzed side by side give the range file that analyzing
+    /// each alone, in the source's order, gives.
+    #[test]
+    fn kernels_analyzed_at_once_match_one_by_one() {
+        let source = "__kernel void add(__global float *a, __global const float *b) {
+    int i = get_global_id(0);
+    a[i] += b[i];
+}
+__kernel void shift(__global float *out, __global const float *in, int n) {
+    int i = get_global_id(0);
+    if (i + 1 < n) out[i] = in[i + 1];
+}
+__kernel void rows(__global float *m, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    m[y * w + x] *= 2.0f;
+}
+";
+        let s = Session::from_source("three.cl", source, &[]).unwrap();
+        let options = PartitionOptions {
+            counts: partitioner::Counts::Written,
+            ..Default::default()
+        };
+        let all = s.analyze(None, &options).unwrap();
+        let names: Vec<&str> = all.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["add", "shift", "rows"]);
+        for k in &all.kernels {
+            let alone = s.analyze_kernel(&k.name, &options).unwrap();
+            assert_eq!(
+                ron::to_string(k).unwrap(),
+                ron::to_string(&alone).unwrap(),
+                "kernel {}",
+                k.name
+            );
         }
     }
 }

@@ -20,7 +20,15 @@
 //!
 //! The child of a multi-threaded parent runs only the forking thread; it
 //! uses malloc (which glibc makes safe after `fork`) and the engines, and
-//! takes no lock that another thread of the parent could hold.
+//! takes no lock that another thread of the parent could hold. Batches may
+//! run at once from several threads (the partitioner counts and finds
+//! vertices side by side): each child first closes every descriptor but its
+//! own pipe's write end, so a child never holds another batch's pipe open
+//! (which would delay that batch's end-of-file).
+//!
+//! A child whose batch is over is killed and reaped without waiting for the
+//! kernel to tear its copy of the address space down: one not yet gone is
+//! reaped by a later batch ([`reap_finished`]).
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,9 +37,20 @@ use std::time::{Duration, Instant};
 
 use super::EhrhartError;
 
-/// One sandbox (one batch) at a time, so that a child never inherits the
-/// pipe of another one (which would delay that one's end-of-file).
-static SANDBOX_LOCK: Mutex<()> = Mutex::new(());
+/// Children killed and not yet reaped (their exit was still under way).
+static UNREAPED: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+
+/// Reaps the children of [`UNREAPED`] that have exited (or that were reaped
+/// elsewhere: an application may reap every child of its process).
+fn reap_finished() {
+    let mut pids = UNREAPED.lock().unwrap_or_else(PoisonError::into_inner);
+    pids.retain(|&pid| {
+        let mut status = 0;
+        // SAFETY: pid is a child of ours that was killed and not reaped.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        r == 0
+    });
+}
 
 /// Largest reply accepted from the child for one item (its words, 8 bytes each).
 const MAX_REPLY_WORDS: usize = 1 << 24;
@@ -82,7 +101,7 @@ pub(crate) fn run_batch(
     deadline: Option<Instant>,
     mut work: impl FnMut(usize) -> Reply,
 ) -> Vec<(Result<Vec<i64>, EhrhartError>, Duration)> {
-    let _guard = SANDBOX_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    reap_finished();
     let n = limits.len();
     let mut out: Vec<(Result<Vec<i64>, EhrhartError>, Duration)> = Vec::with_capacity(n);
     'children: while out.len() < n {
@@ -300,7 +319,14 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         if self.status.is_none() {
-            kill_and_reap(self.pid);
+            // SAFETY: pid is our child, not yet reaped.
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
+            if try_reap(self.pid).is_none() {
+                UNREAPED
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(self.pid);
+            }
         }
         // SAFETY: the read end is ours.
         unsafe { libc::close(self.fd) };
@@ -315,6 +341,7 @@ unsafe fn child(
     work: &mut impl FnMut(usize) -> Reply,
 ) -> ! {
     libc::close(read_fd);
+    close_all_but(write_fd);
     let devnull = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if devnull >= 0 {
         libc::dup2(devnull, libc::STDOUT_FILENO);
@@ -408,10 +435,29 @@ fn reap(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
-fn kill_and_reap(pid: libc::pid_t) {
-    // SAFETY: pid is our child, not yet reaped.
-    unsafe { libc::kill(pid, libc::SIGKILL) };
-    reap(pid);
+/// In a child: closes every descriptor from 3 up but `keep` (another
+/// batch's pipe, another thread's files); 0, 1 and 2 are replaced next.
+///
+/// # Safety
+/// Only in a forked child, which owns no descriptor anything still uses.
+unsafe fn close_all_but(keep: libc::c_int) {
+    let close_range = |lo: libc::c_uint, hi: libc::c_uint| -> bool {
+        lo > hi || libc::syscall(libc::SYS_close_range, lo, hi, 0) == 0
+    };
+    let keep_u = keep as libc::c_uint;
+    if close_range(3, keep_u.saturating_sub(1)) && close_range(keep_u + 1, libc::c_uint::MAX) {
+        return;
+    }
+    // Without close_range (Linux before 5.9): every descriptor the limit allows.
+    let max = match libc::sysconf(libc::_SC_OPEN_MAX) {
+        n if n > 0 => n.min(1 << 20) as libc::c_int,
+        _ => 1024,
+    };
+    for fd in 3..max {
+        if fd != keep {
+            libc::close(fd);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -419,6 +465,35 @@ mod tests {
     use super::*;
 
     const LIMIT: Duration = Duration::from_secs(20);
+
+    /// Batches from two threads run side by side: a quick one is not held
+    /// up by a slow one (there is no lock between them, and neither child
+    /// keeps the other's pipe open).
+    #[test]
+    fn batches_run_side_by_side() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            let slow = tx.clone();
+            s.spawn(move || {
+                let r = run_isolated(
+                    || {
+                        std::thread::sleep(Duration::from_secs(3));
+                        vec![1]
+                    },
+                    LIMIT,
+                );
+                slow.send(("slow", r)).unwrap();
+            });
+            // The slow child is (most likely) running by now; the quick
+            // batch finishes first either way unless it waits for it.
+            std::thread::sleep(Duration::from_millis(300));
+            tx.send(("quick", run_isolated(|| vec![2], LIMIT))).unwrap();
+        });
+        let order: Vec<_> = rx.iter().take(2).collect();
+        assert_eq!(order[0].0, "quick", "{order:?}");
+        assert_eq!(order[0].1.as_ref().unwrap(), &vec![2]);
+        assert_eq!(order[1].1.as_ref().unwrap(), &vec![1]);
+    }
 
     #[test]
     fn returns_what_the_child_computes() {
