@@ -280,6 +280,21 @@ impl fmt::Display for Enumeration {
     }
 }
 
+/// Starts loading barvinok's libraries on a thread of their own (once per
+/// process), so that the first count does not wait for them: a kernel's
+/// access analysis and ranges come before its counts. [`barvinok_available`]
+/// and the counts wait for the load to end.
+pub fn preload_barvinok() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("clpart-barvinok".into())
+            .spawn(|| {
+                let _ = barvinok_available();
+            });
+    });
+}
+
 /// Counts the integer points of a parametric set given in isl text syntax,
 /// e.g. `"[N, lo, hi] -> { [i] : 16lo <= i < 16hi and 0 <= i < N }"` (any
 /// number of set dimensions and parameters, within [`MAX_DIMENSIONS`]), as

@@ -931,6 +931,9 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
         Vec::new()
     };
     let limit = vertex_limit(cx);
+    // No child is forked while barvinok's libraries are being loaded
+    // ([`ehrhart::preload_barvinok`]): the counts wait for them anyway.
+    let _ = ehrhart::barvinok_available();
     let (counts, vertices) = std::thread::scope(|s| {
         let deadline = cx.deadline;
         let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo

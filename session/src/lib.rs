@@ -515,6 +515,9 @@ fn analyze_one(
     options: &PartitionOptions,
 ) -> Result<KernelRanges> {
     let start = std::time::Instant::now();
+    if options.counts != partitioner::Counts::None {
+        partitioner::ehrhart::preload_barvinok();
+    }
     let deadline = partitioner::deadline(&options.analysis, start);
     let acc = access_analysis::analyze_kernel_until(
         program,
