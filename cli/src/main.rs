@@ -56,7 +56,20 @@ fn install_signal_cleanup() {
     });
 }
 
+/// Points `LIBCLANG_PATH` at the libclang clpart was built with when the
+/// variable is unset ([`coarsen::default_libclang_dir`]); the programs
+/// `clpart exec` runs inherit it. Called first in `main`, while this is the
+/// only thread (no other thread reads the environment meanwhile).
+fn default_libclang_path() {
+    if std::env::var_os("LIBCLANG_PATH").is_none() {
+        if let Some(dir) = coarsen::default_libclang_dir() {
+            std::env::set_var("LIBCLANG_PATH", dir);
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    default_libclang_path();
     install_signal_cleanup();
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -65,13 +65,24 @@ pub enum ParseFailure {
     Failed,
 }
 
+/// The libclang of this process: found and opened once (clang-sys's search
+/// of the system's folders, when `LIBCLANG_PATH` does not name one, costs
+/// tens of milliseconds), then handed to each thread that parses.
+static LIBCLANG: std::sync::OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> =
+    std::sync::OnceLock::new();
+
 /// Loads libclang into the calling thread (clang-sys keeps the library per
 /// thread) unless it is there already.
 fn load_libclang() -> Result<(), ParseFailure> {
     if clang_sys::is_loaded() {
         return Ok(());
     }
-    clang_sys::load().map_err(ParseFailure::NoLibclang)
+    let lib = LIBCLANG
+        .get_or_init(|| clang_sys::load_manually().map(std::sync::Arc::new))
+        .clone()
+        .map_err(ParseFailure::NoLibclang)?;
+    clang_sys::set_library(Some(lib));
+    Ok(())
 }
 
 impl TranslationUnit {

@@ -79,3 +79,16 @@ impl ir::Program {
         }
     }
 }
+
+/// The folder of the libclang clpart was built with: `LIBCLANG_PATH` when it
+/// was built, else Debian's `/usr/lib/llvm-19/lib`; `None` when that folder
+/// is not there. A program that sets `LIBCLANG_PATH` to it before its first
+/// parse (the `clpart` command does, when the variable is unset) spares
+/// clang-sys its search of the system's folders (tens of milliseconds: it
+/// runs `llvm-config` and reads every folder that could hold a libclang).
+pub fn default_libclang_dir() -> Option<&'static str> {
+    let dir = option_env!("LIBCLANG_PATH")
+        .filter(|d| !d.is_empty())
+        .unwrap_or("/usr/lib/llvm-19/lib");
+    std::path::Path::new(dir).exists().then_some(dir)
+}
