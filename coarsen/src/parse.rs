@@ -76,6 +76,7 @@ pub fn parse_program(
         file: file.to_string(),
         diags: diagnostics,
         function: String::new(),
+        switches: 0,
     };
     let mut functions = Vec::new();
     let mut type_decls = Vec::new();
@@ -123,6 +124,8 @@ struct Cx {
     file: String,
     diags: Vec<Diagnostic>,
     function: String,
+    /// `switch` statements lowered so far (names their temporaries).
+    switches: u32,
 }
 
 fn span_of(c: &Cursor) -> Span {
@@ -240,6 +243,34 @@ fn has_own_continue(body: &[Stmt]) -> bool {
             has_own_continue(then) || els.as_deref().is_some_and(has_own_continue)
         }
         Stmt::Block(b) => has_own_continue(b),
+        _ => false,
+    })
+}
+
+/// Whether a case's statements end in `break` (taken off: the case ends
+/// there anyway) or `return`, also as the last statement of a final block
+/// (`case 1: { ...; break; }`).
+fn ends_case(stmts: &mut Vec<Stmt>) -> bool {
+    match stmts.last_mut() {
+        Some(Stmt::Break(_)) => {
+            stmts.pop();
+            true
+        }
+        Some(Stmt::Return(..)) => true,
+        Some(Stmt::Block(inner)) => ends_case(inner),
+        _ => false,
+    }
+}
+
+/// Whether `body` has a `break` of its own: one not inside a loop of its
+/// own (in a `switch` lowered to `if`s it would leave the enclosing loop).
+fn has_own_break(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break(_) => true,
+        Stmt::If { then, els, .. } => {
+            has_own_break(then) || els.as_deref().is_some_and(has_own_break)
+        }
+        Stmt::Block(b) => has_own_break(b),
         _ => false,
     })
 }
@@ -390,10 +421,13 @@ impl Cx {
                 self.unsupported(&span, "'goto' and labels are not supported".into());
                 out.push(Stmt::Unsupported("goto".into(), span));
             }
-            CXCursor_SwitchStmt => {
-                self.unsupported(&span, "'switch' is not supported".into());
-                out.push(Stmt::Unsupported("switch".into(), span));
-            }
+            CXCursor_SwitchStmt => match self.switch_stmt(c, &span) {
+                Ok(stmt) => out.push(stmt),
+                Err(why) => {
+                    self.unsupported(&span, format!("'switch' {why} is not supported"));
+                    out.push(Stmt::Unsupported("switch".into(), span));
+                }
+            },
             CXCursor_DoStmt => {
                 // `do B while (c);` is `while (1) { B if (!c) break; }` when B
                 // has no `continue` of its own (which would skip the test)
@@ -464,6 +498,120 @@ impl Cx {
                 out.push(Stmt::Unsupported(what, span));
             }
         }
+    }
+
+    /// `switch (c) { case ...: ... break; ... default: ... }` as a block:
+    /// the condition's value in a temporary, then an `if`/`else if` chain
+    /// over the cases, the `default` case (if any) last. This is the
+    /// statement's meaning when no case falls through into the next, which
+    /// is what is accepted: every case but the last ends in `break` or
+    /// `return`, no other `break` leaves the switch, and no declaration
+    /// stands directly in a case (its scope would be the whole switch).
+    /// Otherwise the reason, for the diagnostic.
+    fn switch_stmt(&mut self, c: &Cursor, span: &Span) -> Result<Stmt, &'static str> {
+        let ch = c.children();
+        let [cond, body] = ch.as_slice() else {
+            return Err("with a declaration in its condition");
+        };
+        let cond = self.expr(cond);
+        let items = if body.kind() == CXCursor_CompoundStmt {
+            body.children()
+        } else {
+            vec![body.clone()]
+        };
+        // Per case: its labels (`None`: default) and statements.
+        let mut cases: Vec<(Vec<Option<Expr>>, Vec<Stmt>)> = Vec::new();
+        for item in &items {
+            let mut cur = item.clone();
+            let mut labels = Vec::new();
+            loop {
+                let cc = cur.children();
+                match (cur.kind(), cc.as_slice()) {
+                    (CXCursor_CaseStmt, [value, sub]) => {
+                        labels.push(Some(self.expr(value)));
+                        cur = sub.clone();
+                    }
+                    (CXCursor_CaseStmt, _) => return Err("with a case range"),
+                    (CXCursor_DefaultStmt, [sub]) => {
+                        labels.push(None);
+                        cur = sub.clone();
+                    }
+                    _ => break,
+                }
+            }
+            if !labels.is_empty() {
+                cases.push((labels, Vec::new()));
+            }
+            let Some((_, stmts)) = cases.last_mut() else {
+                return Err("with statements before its first case");
+            };
+            self.stmt_into(&cur, stmts);
+        }
+        let n = cases.len();
+        let mut default = None;
+        let mut chain: Vec<(Expr, Vec<Stmt>)> = Vec::new();
+        for (k, (labels, mut stmts)) in cases.into_iter().enumerate() {
+            if !ends_case(&mut stmts) && k + 1 < n {
+                return Err("with a case that falls through into the next");
+            }
+            if stmts.iter().any(|s| matches!(s, Stmt::Decl(_))) {
+                return Err("with a declaration directly in a case (put the case in braces)");
+            }
+            if has_own_break(&stmts) {
+                return Err("with a 'break' before the end of a case");
+            }
+            if labels.iter().any(Option::is_none) {
+                default = Some(stmts);
+                continue;
+            }
+            let int = Type::Scalar(Scalar::Int);
+            let tested = |value: Expr| Expr {
+                kind: ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(Expr {
+                        kind: ExprKind::Var(format!("clpart_switch_{}", self.switches)),
+                        ty: cond.ty.clone(),
+                        span: cond.span.clone(),
+                    }),
+                    Box::new(value),
+                ),
+                ty: int.clone(),
+                span: span.clone(),
+            };
+            let mut test: Option<Expr> = None;
+            for value in labels.into_iter().flatten() {
+                let t = tested(value);
+                test = Some(match test {
+                    None => t,
+                    Some(before) => Expr {
+                        kind: ExprKind::Binary(BinOp::LogOr, Box::new(before), Box::new(t)),
+                        ty: int.clone(),
+                        span: span.clone(),
+                    },
+                });
+            }
+            chain.push((test.expect("a case has a label"), stmts));
+        }
+        let mut rest = default;
+        for (test, then) in chain.into_iter().rev() {
+            rest = Some(vec![Stmt::If {
+                cond: test,
+                then,
+                els: rest,
+                span: span.clone(),
+            }]);
+        }
+        let temp = VarDecl {
+            name: format!("clpart_switch_{}", self.switches),
+            ty: cond.ty.clone(),
+            space: AddrSpace::Private,
+            init: Some(cond),
+            span: span.clone(),
+        };
+        self.switches += 1;
+        let mut block = vec![Stmt::Decl(temp)];
+        block.extend(rest.unwrap_or_default());
+        Ok(Stmt::Block(block))
     }
 
     fn stmt_list(&mut self, c: &Cursor) -> Vec<Stmt> {

@@ -116,3 +116,57 @@ fn do_while_loops_parse_and_continue_in_them_is_refused() {
     let p = coarsen::parse_program("k.cl", nested, &Default::default()).unwrap();
     assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
 }
+
+/// Issue 15: `switch` without fall-through becomes an `if`/`else if` chain
+/// over a temporary; the forms whose meaning that would change are refused
+/// with the statement's location (the kernel then runs unsplit).
+#[test]
+fn switch_without_fall_through_parses_and_the_rest_is_refused() {
+    let ok = "__kernel void k(__global int *a, int m) {
+  int i = get_global_id(0);
+  switch (m) {
+  case 1: case 2: a[i] = 1; break;
+  case 3: { int t = i; a[i] = t; break; }
+  default: a[i] = 0;
+  }
+}";
+    let p = coarsen::parse_program("k.cl", ok, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+    let c = coarsen::emit_c(&p, "k").unwrap();
+    assert!(
+        c.contains("int clpart_switch_0 = m;")
+            && c.contains("if ((clpart_switch_0 == 1) || (clpart_switch_0 == 2))")
+            && c.contains("if (clpart_switch_0 == 3)")
+            && !c.contains("break"),
+        "{c}"
+    );
+    let refused = |body: &str, why: &str| {
+        let src = format!(
+            "__kernel void k(__global int *a, int m) {{ int i = get_global_id(0); {body} }}"
+        );
+        let p = coarsen::parse_program("k.cl", &src, &Default::default()).unwrap();
+        let d = p.unsupported_in("k");
+        assert!(
+            d.iter()
+                .any(|d| d.message.contains(why) && d.span.line == 1 && d.span.col > 1),
+            "{body}: {:?}",
+            p.diagnostics
+        );
+    };
+    refused(
+        "switch (m) { case 1: a[i] = 1; case 2: a[i] += 2; break; }",
+        "falls through",
+    );
+    refused(
+        "switch (m) { case 1: if (i > 3) break; a[i] = 1; break; default: a[i] = 0; }",
+        "'break' before the end",
+    );
+    refused(
+        "switch (m) { case 1: a[i] = 1; int t = 2; a[i] += t; break; default: a[i] = 0; }",
+        "declaration directly in a case",
+    );
+    // a break of a loop inside a case is that loop's
+    let nested = "__kernel void k(__global int *a, int m) { switch (m) { case 1: for (int q = 0; q < 4; q++) { if (q == m) break; a[q] = q; } break; default: a[0] = 0; } }";
+    let p = coarsen::parse_program("k.cl", nested, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+}
