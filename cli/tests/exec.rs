@@ -705,14 +705,16 @@ fn exec_cached(
 }
 
 /// Programs with several kernels, kernels analyzed per scalar value (lu),
-/// and kernels that never split (passthrough: their unsplit verdicts are
-/// cached too).
+/// kernels that never split (passthrough: their unsplit verdicts are
+/// cached too) and kernels refused before their arguments are read
+/// (native_image: an image argument, a native kernel).
 const WARM_APPS: &[(&str, &[&str])] = &[
     ("vadd", &[]),
     ("lu", &["16"]),
     ("correlation", &[]),
     ("fdtd2d", &["64", "80", "4"]),
     ("passthrough", &["4096", "70"]),
+    ("native_image", &[]),
 ];
 
 /// Issue 14 (pass-through cost): a second run under the layer takes each

@@ -167,15 +167,17 @@ impl SignatureFile {
         };
         sig.validate()?;
         if sig.sha256()? != d.sha256 {
-            return Err(RangesError::Checksum {
-                section: format!("kernel '{}': signature", sig.kernel),
+            return Err(RangesError::File {
+                field: "sha256".into(),
                 message: "checksum mismatch (the file was edited after clpart wrote it)".into(),
             });
         }
         Ok(sig)
     }
 
-    /// Reads, validates and verifies the signature file at `path`.
+    /// Reads, validates and verifies the signature file at `path`. The
+    /// errors are the range file's ([`RangesError`]; the analysis cache
+    /// shows none of them: it ignores such a file).
     pub fn read(path: impl AsRef<Path>) -> Result<SignatureFile, RangesError> {
         let path = path.as_ref();
         let text = fs::read_to_string(path).map_err(|error| RangesError::Io {
