@@ -11,16 +11,18 @@
 //! A [`Session`] is made from kernel source ([`Session::from_source`]: parsed
 //! once, here; [`Session::from_source_lazy`]: parsed when first needed, which
 //! with the persistent cache may be never) or from a range file
-//! ([`Session::from_range_file`]: the analysis is already done). [`Session::analyze`] is what `clpart analyze`
-//! prints; [`Session::ranges_for_launch`] and [`Session::plan`] serve a
-//! launch and are cached per [`LaunchConfig`] (kernel, global and local size,
-//! the integer scalar arguments the analysis may specialize on, the split
-//! dimension). The CLI (`analyze`, `run`), the C API, the bench and the tests
-//! all go through it.
+//! ([`Session::from_range_file`]: the analysis is already done).
+//! [`Session::analyze`] is what `clpart analyze` prints;
+//! [`Session::ranges_for_launch`] and [`Session::plan`] serve a launch and
+//! are cached per [`LaunchConfig`] (kernel, global and local size, the
+//! integer scalar arguments the analysis may specialize on, the split
+//! dimension). The CLI (`analyze`, `run`), the C API, the OpenCL layer, the
+//! bench and the tests all go through it.
 //!
 //! The session's one I/O is the persistent analysis cache ([`cache`]): a
-//! launch's ranges analyzed from source are kept on disk and read back by
-//! the next process (`CLPART_CACHE=0` turns it off). Otherwise it takes
+//! launch's ranges analyzed from source, and the argument list a lazy
+//! session parsed for, are kept on disk and read back by the next process
+//! (`CLPART_CACHE=0` turns it off). Otherwise it takes
 //! text and values and returns values (the range file reader is the
 //! caller's).
 
@@ -282,8 +284,9 @@ impl Session {
     }
 
     /// When the analysis of a launch fails (a limit of the analysis, not a
-    /// parse error or a kernel the source lacks), run the kernel whole with the reason in its report instead of failing. The C
-    /// API does; the CLI reports the error.
+    /// parse error or a kernel the source lacks), run the kernel whole with
+    /// the reason in its report instead of failing. The C API does; the CLI
+    /// reports the error.
     pub fn set_fallback_unsplit(&mut self, on: bool) {
         self.fallback_unsplit = on;
     }
