@@ -634,11 +634,150 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
     let note = "ranges of kernel 'vadd' read from the analysis cache";
     let dir = [("CLPART_CACHE_DIR", cache.path())];
     assert!(!run(&dir).contains(note));
-    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+    // The launch's range file and the kernel's argument list.
+    let mut names: Vec<String> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort_by_key(|n| n.ends_with(".args.ron"));
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(!names[0].ends_with(".args.ron") && names[1].ends_with(".args.ron"));
     assert!(run(&dir).contains(note));
     let off = tempfile::tempdir().unwrap();
     let zero = Path::new("0");
     let stderr = run(&[("CLPART_CACHE_DIR", off.path()), ("CLPART_CACHE", zero)]);
     assert!(!stderr.contains(note), "{stderr}");
     assert_eq!(std::fs::read_dir(off.path()).unwrap().count(), 0);
+}
+
+/// [`exec`] with the analysis cache in `cache` and these further variables;
+/// the program's own check must pass. Returns each kernel's launches, split
+/// launches and reason from the report.
+fn exec_cached(
+    app: &str,
+    args: &[&str],
+    cache: &Path,
+    env: &[(&str, &Path)],
+) -> Vec<(String, u64, u64, Option<String>)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let mut c = Command::new("timeout");
+    c.arg("120")
+        .arg(env!("CARGO_BIN_EXE_clpart"))
+        .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
+        .arg(&path)
+        .arg("--")
+        .arg(built().join(app))
+        .args(args)
+        .current_dir(repo().join("tests/apps").join(app))
+        .env("POCL_DEVICES", "pthread basic")
+        .env("CLPART_LAYER", layer())
+        .env("CLPART_CACHE_DIR", cache)
+        .env_remove("OPENCL_LAYERS")
+        .env_remove("CLPART_CACHE");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{app}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&path);
+    let mut kernels: Vec<_> = r["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap().to_string(),
+                k["launches"].as_u64().unwrap(),
+                k["split_launches"].as_u64().unwrap(),
+                k["reason"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    kernels.sort();
+    kernels
+}
+
+/// Programs with several kernels, kernels analyzed per scalar value (lu),
+/// kernels that never split (passthrough: their unsplit verdicts are
+/// cached too) and kernels refused before their arguments are read
+/// (native_image: an image argument, a native kernel).
+const WARM_APPS: &[(&str, &[&str])] = &[
+    ("vadd", &[]),
+    ("lu", &["16"]),
+    ("correlation", &[]),
+    ("fdtd2d", &["64", "80", "4"]),
+    ("passthrough", &["4096", "70"]),
+    ("native_image", &[]),
+];
+
+/// Issue 14 (pass-through cost): a second run under the layer takes each
+/// kernel's argument list and every launch's ranges from the analysis
+/// cache and never loads libclang: with `LIBCLANG_PATH` naming an empty
+/// folder it splits every launch the first run split, with the same
+/// reasons for the others, and the program's check passes. The same
+/// folder with an empty cache does stop the layer from parsing (the test
+/// can fail).
+#[test]
+fn issue_14_a_warm_run_under_the_layer_never_loads_libclang() {
+    let no_clang = tempfile::tempdir().unwrap();
+    let env = [("LIBCLANG_PATH", no_clang.path())];
+    for &(app, args) in WARM_APPS {
+        let cache = tempfile::tempdir().unwrap();
+        let first = exec_cached(app, args, cache.path(), &[]);
+        assert!(
+            first.iter().any(|k| k.2 > 0) || app == "passthrough",
+            "{app}: {first:?}"
+        );
+        let warm = exec_cached(app, args, cache.path(), &env);
+        assert_eq!(warm, first, "{app}");
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let cold = exec_cached("vadd", &[], cache.path(), &env);
+    assert_eq!(cold.len(), 1, "{cold:?}");
+    assert_eq!(cold[0].2, 0, "{cold:?}");
+    assert!(
+        cold[0]
+            .3
+            .as_deref()
+            .is_some_and(|r| r.contains("cannot be parsed")),
+        "{cold:?}"
+    );
+}
+
+/// Issue 14: an argument-list entry of the cache that does not read (damaged,
+/// edited) is ignored: the layer parses the kernel, the program's results
+/// are right, and the entry is written again (a run without libclang then
+/// reads it).
+#[test]
+fn issue_14_a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
+    let cache = tempfile::tempdir().unwrap();
+    let args = ["64", "80", "4"];
+    let first = exec_cached("fdtd2d", &args, cache.path(), &[]);
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".args.ron"))
+        .collect();
+    assert_eq!(entries.len(), 3, "one per kernel: {entries:?}");
+    for (i, e) in entries.iter().enumerate() {
+        let text = std::fs::read_to_string(e).unwrap();
+        let bad = match i {
+            0 => "garbage".to_string(),
+            1 => text[..text.len() / 2].to_string(),
+            _ => text.replacen("Scalar", "GlobalBuffer", 1),
+        };
+        assert_ne!(bad, text);
+        std::fs::write(e, bad).unwrap();
+    }
+    assert_eq!(exec_cached("fdtd2d", &args, cache.path(), &[]), first);
+    let no_clang = tempfile::tempdir().unwrap();
+    let env = [("LIBCLANG_PATH", no_clang.path())];
+    assert_eq!(exec_cached("fdtd2d", &args, cache.path(), &env), first);
 }

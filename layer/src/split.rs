@@ -94,7 +94,7 @@ enum Verdict {
 }
 
 /// A kernel's argument list depends on its source, name and build options.
-type InfoKey = (usize, String, Vec<String>);
+type KernelKey = (usize, String, Vec<String>);
 
 /// The note the session adds to a kernel analyzed for one launch's sizes
 /// and scalar values.
@@ -115,8 +115,9 @@ const MAX_VERDICTS: usize = 256;
 struct Engine {
     runtime: Option<Result<Runtime, String>>,
     /// Per source, kernel and build options: the argument list and the
-    /// parsed program (libclang parses each once; the analysis reuses it).
-    infos: HashMap<InfoKey, Result<Parsed, String>>,
+    /// session that analyzes its launches (over the source, parsed only on
+    /// a miss of the analysis cache, at most once).
+    kernels: HashMap<KernelKey, Result<Known, String>>,
     verdicts: HashMap<Key, Verdict>,
     /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
     n_whole: HashMap<Key, u32>,
@@ -212,25 +213,21 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
     ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
 }
 
-/// A kernel's argument list and its parsed program.
-#[derive(Clone)]
-struct Parsed {
+/// A kernel's argument list and the session over its source.
+struct Known {
     infos: Arc<Vec<ArgInfo>>,
-    program: Arc<coarsen::ir::Program>,
+    session: session::Session,
 }
 
-fn arg_infos(source: &str, options: &[String], kernel: &str) -> Result<Parsed, String> {
-    let parse = coarsen::ParseOptions {
-        clang_args: options.to_vec(),
-    };
-    let program = coarsen::parse_program(&format!("{kernel}.cl"), source, &parse)
-        .map_err(|e| e.to_string())?;
-    let function = program.kernel(Some(kernel)).map_err(|e| e.to_string())?;
-    let mut infos = partitioner::args::arg_infos(function);
-    infos.sort_by_key(|a| a.index);
-    Ok(Parsed {
+/// The kernel's argument list, from the analysis cache when it holds it
+/// (libclang is then not loaded), else by parsing the source, which the
+/// session keeps for the analysis of a launch the cache lacks.
+fn known(source: &str, options: &[String], kernel: &str) -> Result<Known, String> {
+    let session = session::Session::from_source_lazy(&format!("{kernel}.cl"), source, options);
+    let infos = session.arg_infos(kernel).map_err(|e| e.to_string())?;
+    Ok(Known {
         infos: Arc::new(infos),
-        program: Arc::new(program),
+        session,
     })
 }
 
@@ -250,13 +247,14 @@ fn split_with(
     if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
         engine.sources.push(source.clone());
     }
-    let parsed = engine
-        .infos
-        .entry((src_key, rec.name.clone(), options.clone()))
-        .or_insert_with(|| arg_infos(source, &options, &rec.name))
-        .clone()
+    let kernel_key = (src_key, rec.name.clone(), options.clone());
+    let infos = engine
+        .kernels
+        .entry(kernel_key.clone())
+        .or_insert_with(|| known(source, &options, &rec.name))
+        .as_ref()
+        .map(|k| k.infos.clone())
         .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
-    let infos = parsed.infos.clone();
 
     let mut key = Key {
         source: src_key,
@@ -299,13 +297,11 @@ fn split_with(
             scalars,
             ..session::LaunchConfig::new(&nd.global, &nd.local)
         };
-        let (mut verdict, mut any_values) = analyze(
-            &mut engine.runtime,
-            &parsed.program,
-            &options,
-            &rec.name,
-            &values,
-        );
+        let Some(Ok(known)) = engine.kernels.get_mut(&kernel_key) else {
+            return Err("the kernel's session is gone".into());
+        };
+        let (mut verdict, mut any_values) =
+            analyze(&mut engine.runtime, &mut known.session, &rec.name, &values);
         // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
         // not analyzed again (a time loop would pay an analysis per step).
         if let Verdict::Whole(why) = &verdict {
@@ -621,18 +617,13 @@ unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Resu
 /// says so in its diagnostics).
 fn analyze(
     runtime: &mut Option<Result<Runtime, String>>,
-    program: &coarsen::ir::Program,
-    options: &[String],
+    session: &mut session::Session,
     kernel: &str,
     values: &session::LaunchConfig,
 ) -> (Verdict, bool) {
-    // The program `arg_infos` parsed, with the same name and options.
-    let mut s = session::Session::from_program(program.clone(), options);
-    let ranges = s
-        .ranges_for_launch(kernel, values)
-        .cloned()
-        .map(|file| (file, s.from_cache(kernel, values)));
-    let (file, cached) = match ranges {
+    // Taken out: the verdicts are the layer's cache, the session keeps only
+    // the source (and its program, once parsed).
+    let (file, cached) = match session.take_ranges(kernel, values) {
         Ok(f) => f,
         Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
     };

@@ -71,11 +71,14 @@
 //!
 //! The run file of `clpart steps` ([`RunFile`], module [`run_file`]), a
 //! hand-written sequence of launches over named buffers, is parsed and
-//! checked here too: the other file clpart reads.
+//! checked here too: the other file clpart reads. The signature file
+//! ([`SignatureFile`]), one kernel's argument list, is what the analysis
+//! cache keeps beside its range files.
 //!
 //! This crate does no I/O except [`RangeFile::read`],
-//! [`RangeFile::write_atomic`] and [`output::write_file`] (the safe output
-//! file writer every clpart output uses).
+//! [`RangeFile::write_atomic`], [`SignatureFile::read`],
+//! [`SignatureFile::write_atomic`] and [`output::write_file`] (the safe
+//! output file writer every clpart output uses).
 
 #![warn(missing_docs)]
 
@@ -87,6 +90,7 @@ pub mod output;
 mod parse;
 mod rational;
 pub mod run_file;
+mod signature;
 mod validate;
 
 pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
@@ -98,6 +102,7 @@ pub use file::{
 };
 pub use rational::Rat;
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
+pub use signature::{SignatureFile, SIGNATURE_VERSION};
 pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo, MAX_READ_PARTS};
 
 use std::path::PathBuf;

@@ -68,13 +68,6 @@ pub fn opencl_type(name: &str) -> Option<TypeInfo> {
     None
 }
 
-fn is_ident(s: &str) -> bool {
-    let mut c = s.chars();
-    c.next()
-        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
-}
-
 /// `elem_type`/`elem_size` of an argument or array: a known type has its
 /// OpenCL C size, any other a nonzero size.
 fn check_elem(elem_type: &str, elem_size: u32) -> Result<(), String> {
@@ -88,6 +81,35 @@ fn check_elem(elem_type: &str, elem_size: u32) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
+}
+
+/// A kernel's signature: each argument at its index, named by a unique
+/// identifier, with a valid element type and size.
+pub(crate) fn validate_args(args: &[ArgInfo]) -> Result<(), String> {
+    for (i, a) in args.iter().enumerate() {
+        let what = format!("args[{i}]");
+        if a.index as usize != i {
+            return Err(format!("{what}: index {} is not its position {i}", a.index));
+        }
+        if !is_ident(&a.name) {
+            return Err(format!(
+                "{what}: name '{}' is not an opencl c identifier",
+                a.name.escape_debug()
+            ));
+        }
+        if args[..i].iter().any(|o| o.name == a.name) {
+            return Err(format!("argument '{}' is listed twice", a.name));
+        }
+        check_elem(&a.elem_type, a.elem_size).map_err(|m| format!("argument '{}': {m}", a.name))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
 fn is_buffer(a: &ArgInfo) -> bool {
@@ -182,23 +204,7 @@ impl KernelRanges {
         }
 
         // arguments: the kernel's signature
-        for (i, a) in self.args.iter().enumerate() {
-            let what = format!("args[{i}]");
-            if a.index as usize != i {
-                return Err(format!("{what}: index {} is not its position {i}", a.index));
-            }
-            if !is_ident(&a.name) {
-                return Err(format!(
-                    "{what}: name '{}' is not an opencl c identifier",
-                    a.name.escape_debug()
-                ));
-            }
-            if self.args[..i].iter().any(|o| o.name == a.name) {
-                return Err(format!("argument '{}' is listed twice", a.name));
-            }
-            check_elem(&a.elem_type, a.elem_size)
-                .map_err(|m| format!("argument '{}': {m}", a.name))?;
-        }
+        validate_args(&self.args)?;
         let arg = |index: u32| self.args.get(index as usize);
         let buffer_arg = |what: &str, index: u32| -> Result<&ArgInfo, String> {
             match arg(index) {

@@ -26,10 +26,18 @@
 //! nor one made after an Ehrhart count's process died ([`deterministic`]).
 //! A cache that cannot be read or written is skipped without a word: it
 //! never fails a launch.
+//!
+//! Beside the range files, `<args key>.args.ron`: a kernel's argument list
+//! (a [`SignatureFile`]), keyed ([`args_key`]) on what [`key`] covers but
+//! the launch, so that a session over source that has not parsed it
+//! ([`crate::Session::from_source_lazy`]) serves
+//! [`crate::Session::arg_infos`] without libclang. It is read the same way
+//! ([`SignatureFile::read`]: validated, checksum verified) and must name this
+//! source's hash, name, build options and kernel.
 
 use std::path::{Path, PathBuf};
 
-use ranges_format::{RangeFile, FORMAT_VERSION};
+use ranges_format::{ArgInfo, RangeFile, SignatureFile, FORMAT_VERSION, SIGNATURE_VERSION};
 use sha2::{Digest, Sha256};
 
 use crate::LaunchConfig;
@@ -85,6 +93,33 @@ pub fn key(
             partitioner::PartitionOptions::default(),
         )
     );
+    hex_sha256(&text)
+}
+
+/// The key of one kernel's argument list ([`args_entry_path`]): what
+/// [`key`] covers but the launch (its configuration and the partitioner's
+/// options), and the word `args`.
+pub fn args_key(file: &str, source: &str, build_options: &[String], kernel: &str) -> String {
+    let text = format!(
+        "{:?}",
+        (
+            "args",
+            CACHE_VERSION,
+            env!("CARGO_PKG_VERSION"),
+            FORMAT_VERSION,
+            SIGNATURE_VERSION,
+            BUILD_ID,
+            cfg!(debug_assertions),
+            file,
+            source,
+            build_options,
+            kernel,
+        )
+    );
+    hex_sha256(&text)
+}
+
+fn hex_sha256(text: &str) -> String {
     Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -94,6 +129,54 @@ pub fn key(
 /// The entry's path in `dir`.
 pub fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("{key}.ron"))
+}
+
+/// The path of an argument list's entry (a [`SignatureFile`]) in `dir`.
+pub fn args_entry_path(dir: &Path, args_key: &str) -> PathBuf {
+    dir.join(format!("{args_key}.args.ron"))
+}
+
+/// The cached argument list at `path`, when it reads, validates, verifies
+/// and is for exactly this source (by its hash), name, build options and
+/// kernel.
+pub fn load_args(
+    path: &Path,
+    file: &str,
+    source: &str,
+    build_options: &[String],
+    kernel: &str,
+) -> Option<Vec<ArgInfo>> {
+    let sig = SignatureFile::read(path).ok()?;
+    let fits = sig.source_name == file
+        && sig.source_hash == ranges_format::source_hash(source)
+        && sig.build_options == build_options
+        && sig.kernel == kernel;
+    fits.then_some(sig.args)
+}
+
+/// Stores the argument list `args` (sorted by index) of `kernel` at `path`
+/// (folders made as needed); any failure is ignored.
+pub fn store_args(
+    path: &Path,
+    file: &str,
+    source: &str,
+    build_options: &[String],
+    kernel: &str,
+    args: &[ArgInfo],
+) {
+    let sig = SignatureFile {
+        source_name: file.to_string(),
+        source_hash: ranges_format::source_hash(source),
+        build_options: build_options.to_vec(),
+        kernel: kernel.to_string(),
+        args: args.to_vec(),
+    };
+    if let Some(parent) = path.parent() {
+        if std::fs::create_dir_all(parent).is_err() {
+            return;
+        }
+    }
+    let _ = sig.write_atomic(path);
 }
 
 /// The cached range file at `path`, when it reads, validates, verifies and

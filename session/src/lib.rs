@@ -9,23 +9,27 @@
 //! ```
 //!
 //! A [`Session`] is made from kernel source ([`Session::from_source`]: parsed
-//! once, here) or from a range file ([`Session::from_range_file`]: the
-//! analysis is already done). [`Session::analyze`] is what `clpart analyze`
-//! prints; [`Session::ranges_for_launch`] and [`Session::plan`] serve a
-//! launch and are cached per [`LaunchConfig`] (kernel, global and local size,
-//! the integer scalar arguments the analysis may specialize on, the split
-//! dimension). The CLI (`analyze`, `run`), the C API, the bench and the tests
-//! all go through it.
+//! once, here; [`Session::from_source_lazy`]: parsed when first needed, which
+//! with the persistent cache may be never) or from a range file
+//! ([`Session::from_range_file`]: the analysis is already done).
+//! [`Session::analyze`] is what `clpart analyze` prints;
+//! [`Session::ranges_for_launch`] and [`Session::plan`] serve a launch and
+//! are cached per [`LaunchConfig`] (kernel, global and local size, the
+//! integer scalar arguments the analysis may specialize on, the split
+//! dimension). The CLI (`analyze`, `run`), the C API, the OpenCL layer, the
+//! bench and the tests all go through it.
 //!
 //! The session's one I/O is the persistent analysis cache ([`cache`]): a
-//! launch's ranges analyzed from source are kept on disk and read back by
-//! the next process (`CLPART_CACHE=0` turns it off). Otherwise it takes
+//! launch's ranges analyzed from source, and the argument list a lazy
+//! session parsed for, are kept on disk and read back by the next process
+//! (`CLPART_CACHE=0` turns it off). Otherwise it takes
 //! text and values and returns values (the range file reader is the
 //! caller's).
 
 pub mod cache;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
@@ -143,13 +147,63 @@ impl LaunchConfig {
 
 /// Where the session's ranges come from.
 enum Origin {
-    /// Kernel source, parsed once.
-    Source {
-        program: Program,
-        build_options: Vec<String>,
-    },
+    /// Kernel source, parsed at most once.
+    Source(Source),
     /// A range file (already validated by its reader).
     RangeFile(RangeFile),
+}
+
+/// Kernel source, its clang options and, once parsed, its program.
+struct Source {
+    file: String,
+    source: String,
+    build_options: Vec<String>,
+    program: OnceLock<Program>,
+}
+
+impl Source {
+    /// The program, parsed now if it was not (a source that does not parse
+    /// is tried again, and fails again, at each need).
+    fn program(&self) -> Result<&Program> {
+        if let Some(p) = self.program.get() {
+            return Ok(p);
+        }
+        let parse = coarsen::ParseOptions {
+            clang_args: self.build_options.clone(),
+        };
+        let program = coarsen::parse_program(&self.file, &self.source, &parse)?;
+        Ok(self.program.get_or_init(|| program))
+    }
+
+    /// The argument list from the persistent cache, or from the program
+    /// (parsed now if it was not); stored in the cache when it had to be
+    /// parsed for it.
+    fn arg_infos(&self, kernel: &str) -> Result<Vec<ArgInfo>> {
+        let parsed = self.program.get().is_some();
+        let entry = (!parsed).then(cache::dir).flatten().map(|dir| {
+            let key = cache::args_key(&self.file, &self.source, &self.build_options, kernel);
+            cache::args_entry_path(&dir, &key)
+        });
+        let cached = entry.as_deref().and_then(|path| {
+            cache::load_args(path, &self.file, &self.source, &self.build_options, kernel)
+        });
+        if let Some(infos) = cached {
+            return Ok(infos);
+        }
+        let mut infos = partitioner::args::arg_infos(self.program()?.kernel(Some(kernel))?);
+        infos.sort_by_key(|a| a.index);
+        if let Some(path) = &entry {
+            cache::store_args(
+                path,
+                &self.file,
+                &self.source,
+                &self.build_options,
+                kernel,
+                &infos,
+            );
+        }
+        Ok(infos)
+    }
 }
 
 /// One cached launch configuration: its ranges, and its plan once asked for.
@@ -181,16 +235,40 @@ impl Session {
     }
 
     /// A session over a program `coarsen::parse_program` already parsed with
-    /// the clang options `build_options` (the OpenCL layer parses a kernel
-    /// once for its argument list): [`Session::from_source`] without a second
-    /// parse. The options must be those of the parse: they name the program's
-    /// range files and cache entries.
+    /// the clang options `build_options`: [`Session::from_source`] without a
+    /// second parse. The options must be those of the parse: they name the
+    /// program's range files and cache entries.
     pub fn from_program(program: Program, build_options: &[String]) -> Session {
+        Session::over(Source {
+            file: program.file.clone(),
+            source: program.source.clone(),
+            build_options: build_options.to_vec(),
+            program: OnceLock::from(program),
+        })
+    }
+
+    /// A session over `source` (named `file`) with the clang options
+    /// `build_options` that parses it only when something needs the program
+    /// (the OpenCL layer: a warm process never loads libclang).
+    /// [`Session::arg_infos`] reads the argument list from the persistent
+    /// cache ([`cache::args_key`]) and [`Session::ranges_for_launch`] the
+    /// launch's ranges ([`cache::key`]); a miss parses. Whether the kernel
+    /// exists is then said by the cache entry (which names it) or by the
+    /// parse. A source that does not parse gives the same
+    /// [`SessionError::Coarsen`] as [`Session::from_source`] would have,
+    /// from the first call that needed the program.
+    pub fn from_source_lazy(file: &str, source: &str, build_options: &[String]) -> Session {
+        Session::over(Source {
+            file: file.to_string(),
+            source: source.to_string(),
+            build_options: build_options.to_vec(),
+            program: OnceLock::new(),
+        })
+    }
+
+    fn over(source: Source) -> Session {
         Session {
-            origin: Origin::Source {
-                program,
-                build_options: build_options.to_vec(),
-            },
+            origin: Origin::Source(source),
             launches: Vec::new(),
             fallback_unsplit: false,
         }
@@ -206,17 +284,20 @@ impl Session {
     }
 
     /// When the analysis of a launch fails (a limit of the analysis, not a
-    /// parse error: the source parsed when the session was made), run the
-    /// kernel whole with the reason in its report instead of failing. The C
-    /// API does; the CLI reports the error.
+    /// parse error or a kernel the source lacks), run the kernel whole with
+    /// the reason in its report instead of failing. The C API does; the CLI
+    /// reports the error.
     pub fn set_fallback_unsplit(&mut self, on: bool) {
         self.fallback_unsplit = on;
     }
 
-    /// The parsed program (sessions made from source).
+    /// The parsed program: always for sessions made by
+    /// [`Session::from_source`] or [`Session::from_program`]; for one made by
+    /// [`Session::from_source_lazy`], once something needed it; never for a
+    /// range file.
     pub fn program(&self) -> Option<&Program> {
         match &self.origin {
-            Origin::Source { program, .. } => Some(program),
+            Origin::Source(s) => s.program.get(),
             Origin::RangeFile(_) => None,
         }
     }
@@ -224,36 +305,44 @@ impl Session {
     /// The source file's name as messages use it.
     pub fn file_name(&self) -> &str {
         match &self.origin {
-            Origin::Source { program, .. } => &program.file,
+            Origin::Source(s) => &s.file,
             Origin::RangeFile(rf) => &rf.source_name,
         }
     }
 
+    /// The program (parsed now if it was not), or what `what` needs it for
+    /// when the session is over a range file.
     fn source_program(&self, what: &'static str) -> Result<&Program> {
-        self.program().ok_or_else(|| SessionError::NotSource {
-            file: self.file_name().to_string(),
-            what,
-        })
+        match &self.origin {
+            Origin::Source(s) => s.program(),
+            Origin::RangeFile(rf) => Err(SessionError::NotSource {
+                file: rf.source_name.clone(),
+                what,
+            }),
+        }
     }
 
     /// The kernel `name`, or the first kernel: its name.
     pub fn kernel_name(&self, name: Option<&str>) -> Result<String> {
         match &self.origin {
-            Origin::Source { program, .. } => Ok(program.kernel(name)?.name.clone()),
+            Origin::Source(s) => Ok(s.program()?.kernel(name)?.name.clone()),
             Origin::RangeFile(rf) => Ok(range_file_kernel(rf, name)?.name.clone()),
         }
     }
 
-    /// The kernel's arguments in order (kind, element type and size).
+    /// The kernel's arguments in order (kind, element type and size). A
+    /// session made by [`Session::from_source_lazy`] that has not parsed its
+    /// source reads them from the persistent cache, or parses and stores
+    /// them there.
     pub fn arg_infos(&self, kernel: &str) -> Result<Vec<ArgInfo>> {
-        let mut infos = match &self.origin {
-            Origin::Source { program, .. } => {
-                partitioner::args::arg_infos(program.kernel(Some(kernel))?)
+        match &self.origin {
+            Origin::Source(s) => s.arg_infos(kernel),
+            Origin::RangeFile(rf) => {
+                let mut infos = range_file_kernel(rf, Some(kernel))?.args.clone();
+                infos.sort_by_key(|a| a.index);
+                Ok(infos)
             }
-            Origin::RangeFile(rf) => range_file_kernel(rf, Some(kernel))?.args.clone(),
-        };
-        infos.sort_by_key(|a| a.index);
-        Ok(infos)
+        }
     }
 
     /// The access relations of `kernel` (`clpart analyze --emit access`).
@@ -271,7 +360,7 @@ impl Session {
     /// The range file of `kernel`, or of every kernel (`clpart analyze`).
     pub fn analyze(&self, kernel: Option<&str>, options: &PartitionOptions) -> Result<RangeFile> {
         let program = self.source_program("the analysis")?;
-        let Origin::Source { build_options, .. } = &self.origin else {
+        let Origin::Source(src) = &self.origin else {
             unreachable!("source_program checked the origin")
         };
         let names: Vec<String> = match kernel {
@@ -282,7 +371,7 @@ impl Session {
             }
         };
         let mut rf = RangeFile::new(&program.file, &program.source);
-        rf.build_options = build_options.clone();
+        rf.build_options = src.build_options.clone();
         rf.kernels = analyze_kernels(program, &names, options)?;
         Ok(rf)
     }
@@ -329,6 +418,19 @@ impl Session {
         Ok((launch.file, launch.plan.expect("made by plan()")))
     }
 
+    /// The ranges of one launch, taken out of the session (not kept in it),
+    /// and whether they were read from the persistent analysis cache: for
+    /// callers that keep their own verdicts (the OpenCL layer).
+    pub fn take_ranges(
+        &mut self,
+        kernel: &str,
+        config: &LaunchConfig,
+    ) -> Result<(RangeFile, bool)> {
+        let idx = self.launch_idx(kernel, config)?.0;
+        let launch = self.launches.swap_remove(idx);
+        Ok((launch.file, launch.from_cache))
+    }
+
     /// The ranges and the plan of a cached launch (after [`Session::plan`]).
     pub fn launch_parts(
         &mut self,
@@ -355,7 +457,7 @@ impl Session {
     /// The cache key: a range file's ranges do not depend on the launch.
     fn key(&self, config: &LaunchConfig) -> LaunchConfig {
         match self.origin {
-            Origin::Source { .. } => config.clone(),
+            Origin::Source(_) => config.clone(),
             Origin::RangeFile(_) => LaunchConfig::default(),
         }
     }
@@ -376,24 +478,20 @@ impl Session {
                 range_file_kernel(rf, Some(kernel))?;
                 rf.clone()
             }
-            Origin::Source {
-                program,
-                build_options,
-            } => {
-                // A kernel the source lacks is an error before any cache look-up.
-                program.kernel(Some(kernel))?;
+            Origin::Source(src) => {
+                // A kernel a parsed source lacks is an error before any cache
+                // look-up; an unparsed one's is the cache entry's (it names the
+                // kernel) or the parse's on a miss.
+                if let Some(program) = src.program.get() {
+                    program.kernel(Some(kernel))?;
+                }
                 let entry = cache::dir().map(|dir| {
-                    let key = cache::key(
-                        &program.file,
-                        &program.source,
-                        build_options,
-                        kernel,
-                        config,
-                    );
+                    let key =
+                        cache::key(&src.file, &src.source, &src.build_options, kernel, config);
                     cache::entry_path(&dir, &key)
                 });
                 let cached = entry.as_deref().and_then(|path| {
-                    cache::load(path, &program.file, &program.source, build_options, kernel)
+                    cache::load(path, &src.file, &src.source, &src.build_options, kernel)
                 });
                 match cached {
                     Some(f) => {
@@ -486,11 +584,11 @@ impl Session {
     /// could not handle.
     fn unsplit_file(&self, kernel: &str, config: &LaunchConfig, why: &str) -> Result<RangeFile> {
         let program = self.source_program("the analysis")?;
-        let Origin::Source { build_options, .. } = &self.origin else {
+        let Origin::Source(src) = &self.origin else {
             unreachable!("source_program checked the origin")
         };
         let mut file = RangeFile::new(&program.file, &program.source);
-        file.build_options = build_options.clone();
+        file.build_options = src.build_options.clone();
         file.kernels.push(KernelRanges {
             name: kernel.to_string(),
             work_dim: config.global.len().clamp(1, 3) as u32,
