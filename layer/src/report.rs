@@ -526,3 +526,36 @@ pub(crate) fn finish() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The launch log keeps at most `MAX_LOG_EVENTS` events and says when
+    /// it left some out.
+    #[test]
+    fn the_launch_log_is_bounded() {
+        let sync = || {
+            Some(LogEvent::SyncOut {
+                buffer: 0,
+                bytes: 4,
+                gathered: 0,
+            })
+        };
+        for _ in 0..MAX_LOG_EVENTS {
+            log_event(|_| sync());
+        }
+        let held = |f: &dyn Fn(&Log) -> (usize, bool)| {
+            f(LOG.lock().unwrap().as_ref().expect("made by log_event"))
+        };
+        assert_eq!(
+            held(&|l| (l.events.len(), l.truncated)),
+            (MAX_LOG_EVENTS, false)
+        );
+        log_event(|_| sync());
+        assert_eq!(
+            held(&|l| (l.events.len(), l.truncated)),
+            (MAX_LOG_EVENTS, true)
+        );
+    }
+}

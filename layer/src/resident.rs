@@ -519,6 +519,20 @@ mod tests {
         assert_eq!(differing(&old, &new, 4), [(3, 11), (60, 61), (99, 100)]);
     }
 
+    /// The launch log's `changed`: exactly the elements that differ.
+    #[test]
+    fn exact_runs_join_only_adjacent_elements() {
+        let old = vec![0u8; 4 * 100];
+        let mut new = old.clone();
+        for i in [3, 4, 10, 99] {
+            new[4 * i + 1] = 1;
+        }
+        assert_eq!(
+            runs_of(&old, &new, 4, 0, usize::MAX),
+            [(3, 5), (10, 11), (99, 100)]
+        );
+    }
+
     #[test]
     fn too_many_runs_become_one_hull() {
         let old = vec![0u8; 100 * (MAX_RUNS + 1)];

@@ -426,6 +426,21 @@ mod tests {
         assert!(s.buffers.is_empty());
     }
 
+    /// The launch log names buffers by id: a handle the driver reuses
+    /// after a release is another buffer.
+    #[test]
+    fn a_reused_handle_gets_a_new_buffer_id() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.add_sub_buffer(0x11, 0x10, 16, 0);
+        s.add_image(0x12, None, 0);
+        let ids: Vec<u64> = [0x10, 0x11, 0x12].iter().map(|h| s.buffers[h].id).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        s.retain_buffer(0x12, -1);
+        s.add_buffer(0x12, 64, 0);
+        assert_eq!(s.buffers[&0x12].id, 3);
+    }
+
     #[test]
     fn a_sub_buffer_keeps_its_parent_and_names_it_as_root() {
         let mut s = State::default();
