@@ -5,8 +5,9 @@
 //! library), next to the `clpart` executable, and in the parent folder of
 //! the executable's folder (cargo puts test binaries in `target/<profile>/deps`
 //! and the library in `target/<profile>`). The configuration goes to the
-//! layer in `CLPART_LAYER_SPLIT`, `CLPART_LAYER_REPORT` and
-//! `CLPART_LAYER_VERBOSE` (see the layer crate).
+//! layer in `CLPART_LAYER_SPLIT`, `CLPART_LAYER_REPORT`,
+//! `CLPART_LAYER_LAUNCH_LOG` and `CLPART_LAYER_VERBOSE` (see the layer
+//! crate).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -19,7 +20,7 @@ const LAYER_FILE: &str = "libclpart_layer.so";
 
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  POCL_DEVICES=\"pthread basic\" clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app 1024\n  clpart exec --devices 0,1 --verbose -- ./app\n\nThe program's exit code is clpart's; 2 when clpart cannot start it."
+    after_help = "Examples:\n  POCL_DEVICES=\"pthread basic\" clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app 1024\n  clpart exec --report r.json --report-launches -- ./app\n  clpart exec --devices 0,1 --verbose -- ./app\n\nThe program's exit code is clpart's; 2 when clpart cannot start it."
 )]
 pub struct ExecArgs {
     /// Device shares: IDX:SHARE,IDX:SHARE,... summing to 1, indices as `clpart devices`
@@ -33,6 +34,11 @@ pub struct ExecArgs {
     /// Write the report (per kernel: launches, split launches, reason, bytes) as JSON at exit.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
+    /// Also log in the report, in order, every launch clpart ran (kernel, program source,
+    /// NDRange, each device's slice, the arguments with buffer ids and sizes) and every
+    /// sync of an application's buffer (`launch_log`, `programs`; at most 20000 events).
+    #[arg(long, requires = "report")]
+    pub report_launches: bool,
     /// Print each kernel's verdict and a summary at exit on stderr.
     #[arg(long)]
     pub verbose: bool,
@@ -135,6 +141,10 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         Some(r) => cmd.env("CLPART_LAYER_REPORT", absolute(r)?),
         None => cmd.env_remove("CLPART_LAYER_REPORT"),
     };
+    cmd.env(
+        "CLPART_LAYER_LAUNCH_LOG",
+        if args.report_launches { "1" } else { "0" },
+    );
     cmd.env("CLPART_LAYER_VERBOSE", if args.verbose { "1" } else { "0" });
     let status = cmd
         .status()

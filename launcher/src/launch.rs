@@ -203,11 +203,20 @@ pub(crate) fn launch_over(
         let mut all: Vec<(u32, &mut DeviceBuffer)> =
             temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         all.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
-        let report = launch_over(plan, nd, args, &mut all, shares, options)?;
+        let mut report = launch_over(plan, nd, args, &mut all, shares, options)?;
         drop(all);
-        for (i, b) in temps {
-            *args.buffer_at_mut(i).expect("a buffer argument") = b.into_host()?;
+        // What the devices wrote comes back to the host, counted in the
+        // report as `launch` counts it.
+        let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
+        for (i, mut b) in temps {
+            gathered.extend(b.res.gather_all(&mut b.host)?);
+            b.res.allocs.clear();
+            std::mem::swap(
+                args.buffer_at_mut(i).expect("a buffer argument"),
+                &mut b.host,
+            );
         }
+        add_gathered(&mut report, &gathered);
         return Ok(report);
     }
     with_host_copies(args, bufs, |args, bufs| {

@@ -6,6 +6,9 @@
 //!   its measured speed on each kernel (`launcher::Balancer`; even at a
 //!   kernel's first launch); default: even over every device;
 //! - `CLPART_LAYER_REPORT=FILE.json`: where the report goes at exit;
+//! - `CLPART_LAYER_LAUNCH_LOG=1`: the report also holds the launch log
+//!   (every launch clpart ran and every sync of an application's buffer,
+//!   in order; see [`crate::report`]);
 //! - `CLPART_LAYER_VERBOSE=1`: one line per analyzed launch configuration
 //!   and a summary at exit, on stderr.
 
@@ -19,6 +22,8 @@ pub(crate) struct Config {
     /// Automatic shares (`CLPART_LAYER_SPLIT=auto`).
     pub(crate) auto: bool,
     pub(crate) report: Option<PathBuf>,
+    /// Keep the launch log for the report (`CLPART_LAYER_LAUNCH_LOG=1`).
+    pub(crate) launch_log: bool,
     pub(crate) verbose: bool,
 }
 
@@ -35,6 +40,7 @@ pub(crate) fn config() -> &'static Config {
         report: std::env::var_os("CLPART_LAYER_REPORT")
             .filter(|s| !s.is_empty())
             .map(PathBuf::from),
+        launch_log: std::env::var("CLPART_LAYER_LAUNCH_LOG").is_ok_and(|v| v == "1"),
         verbose: std::env::var("CLPART_LAYER_VERBOSE").is_ok_and(|v| v == "1"),
     })
 }

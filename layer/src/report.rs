@@ -26,15 +26,57 @@
 //!   out); `app_sync_errors` (why a sync failed and the application's call
 //!   got an error, absent when none did); `devices` (`index`, `share`: the
 //!   shares given, empty for the default of even shares over every device).
+//!
+//! With `CLPART_LAYER_LAUNCH_LOG=1` (`clpart exec --report-launches`), the
+//! report also holds what a test needs to replay the run's data movement
+//! against a model (`cli/tests/exec.rs`):
+//! - `programs[]`: `source` (the text given to
+//!   `clCreateProgramWithSource`) and `options` (its build options, split
+//!   at white space), for the launches to name by index;
+//! - `launch_log[]`, in order, each with `event`:
+//!   - `"launch"`: a launch clpart ran: `kernel`, `program` (index into
+//!     `programs`), `split` (false: whole on one of clpart's devices),
+//!     `global`, `local`, `offset` (the NDRange clpart ran: trailing
+//!     dimensions of size 1 a kernel does not use dropped), `split_dim`,
+//!     `devices[]` (`index`, `slice`: its work-groups `[lo, hi)` along
+//!     `split_dim`), `bytes_to_devices` and `bytes_from_devices` (this
+//!     launch's part of `bytes_total`), `args[]` by argument index, each
+//!     with `kind`: `"buffer"` (`buffer`: the buffer's id, numbered from 0
+//!     in the order the application made its buffers, sub-buffers and
+//!     images, stable for the run; `bytes`: its size; `elem_size`: the
+//!     kernel's element size for it; `resident`: false for a buffer backed
+//!     by host memory, read whole before the launch and written back after),
+//!     `"scalar"` (`value`: its bytes as the application set them, in hex;
+//!     `int`: its value when it is an integer) or `"local"` (`bytes`);
+//!   - `"sync_in"`: clpart took the application's contents of resident
+//!     buffer `buffer` (`bytes` read from its device) before a launch:
+//!     `changed` lists the byte ranges `[lo, hi)` that differed from
+//!     clpart's copy (every byte when clpart held no complete copy: the
+//!     buffer's first launch, or after the application wrote it whole), which
+//!     are now valid on the host only;
+//!   - `"sync_out"`: the application's copy of resident buffer `buffer`
+//!     was brought up to date (`bytes` written to its device) before an
+//!     operation of its own reads it (a read, a map, a copy, a launch that
+//!     passes through): the host first gathered `gathered` bytes from
+//!     clpart's devices (counted in `bytes_gathered`);
+//! - `launch_log_truncated`: true when events were left out past
+//!   [`MAX_LOG_EVENTS`].
+//!
+//! Launcher traffic is `bytes_total` (in launches) plus `bytes_gathered`
+//! (to the host outside launches); `bytes_app_sync*` is traffic between the
+//! application's device and the host, which no split avoids.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use launcher::RunReport;
+use ranges_format::ArgInfo;
 use serde::Serialize;
 
 use crate::config::config;
+use crate::split::Slot;
+use crate::state;
 
 #[derive(Clone, Debug, Default, Serialize)]
 struct KernelStats {
@@ -71,6 +113,213 @@ struct Report<'a> {
     #[serde(flatten)]
     sync: SyncStats,
     devices: Vec<DeviceShare>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    programs: Option<Vec<ProgramOut<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    launch_log: Option<&'a [LogEvent]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    launch_log_truncated: Option<bool>,
+}
+
+/// Most events the launch log keeps.
+pub(crate) const MAX_LOG_EVENTS: usize = 20_000;
+
+/// One entry of the launch log (see the module's doc).
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum LogEvent {
+    Launch(LoggedLaunch),
+    SyncIn {
+        buffer: u64,
+        bytes: u64,
+        changed: Vec<(u64, u64)>,
+    },
+    SyncOut {
+        buffer: u64,
+        bytes: u64,
+        gathered: u64,
+    },
+}
+
+#[derive(Serialize)]
+struct LoggedLaunch {
+    kernel: String,
+    program: usize,
+    split: bool,
+    global: Vec<u64>,
+    local: Vec<u64>,
+    offset: Vec<u64>,
+    split_dim: Option<u32>,
+    devices: Vec<LoggedSlice>,
+    bytes_to_devices: u64,
+    bytes_from_devices: u64,
+    args: Vec<LoggedArg>,
+}
+
+#[derive(Serialize)]
+struct LoggedSlice {
+    index: usize,
+    slice: (u64, u64),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum LoggedArg {
+    Buffer {
+        buffer: u64,
+        bytes: u64,
+        elem_size: u32,
+        resident: bool,
+    },
+    Scalar {
+        value: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        int: Option<i64>,
+    },
+    Local {
+        bytes: u64,
+    },
+}
+
+#[derive(Serialize)]
+struct ProgramOut<'a> {
+    source: &'a str,
+    options: &'a [String],
+}
+
+/// The launch log and the programs its launches name.
+#[derive(Default)]
+struct Log {
+    programs: Vec<(Arc<str>, Vec<String>)>,
+    events: Vec<LogEvent>,
+    truncated: bool,
+}
+
+static LOG: Mutex<Option<Log>> = Mutex::new(None);
+
+/// Whether the launch log is kept (asked for, and a report is written).
+pub(crate) fn logging() -> bool {
+    let cfg = config();
+    cfg.launch_log && cfg.report.is_some()
+}
+
+fn log_event(make: impl FnOnce(&mut Log) -> Option<LogEvent>) {
+    let mut log = LOG.lock().unwrap_or_else(|p| p.into_inner());
+    let log = log.get_or_insert_with(Log::default);
+    if log.events.len() >= MAX_LOG_EVENTS {
+        log.truncated = true;
+        return;
+    }
+    if let Some(e) = make(log) {
+        log.events.push(e);
+    }
+}
+
+/// The id of the buffer record `handle` (its root's for a sub-buffer).
+fn buffer_id(handle: usize) -> Option<u64> {
+    state::with(|s| s.buffers.get(&s.root(handle)?).map(|b| b.id))
+}
+
+/// Logs a launch clpart ran (`slots`, `infos`: its arguments as the kernel
+/// declares them), when the log is kept.
+pub(crate) fn log_launch(
+    kernel: &str,
+    source: &Arc<str>,
+    options: &[String],
+    slots: &[Slot],
+    infos: &[ArgInfo],
+    r: &RunReport,
+) {
+    if !logging() {
+        return;
+    }
+    let args: Vec<LoggedArg> = slots
+        .iter()
+        .zip(infos)
+        .map(|(slot, info)| match slot {
+            Slot::Scalar { bytes, int } => LoggedArg::Scalar {
+                value: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                int: *int,
+            },
+            Slot::Local { bytes } => LoggedArg::Local { bytes: *bytes },
+            Slot::Buffer { mem, size, flags } => LoggedArg::Buffer {
+                // Every buffer argument has a record (`split::slots`).
+                buffer: buffer_id(*mem).unwrap_or(u64::MAX),
+                bytes: *size as u64,
+                elem_size: info.elem_size,
+                resident: crate::resident::eligible(*flags),
+            },
+        })
+        .collect();
+    log_event(|log| {
+        let program = match log
+            .programs
+            .iter()
+            .position(|(s, o)| **s == **source && o == options)
+        {
+            Some(i) => i,
+            None => {
+                log.programs.push((source.clone(), options.to_vec()));
+                log.programs.len() - 1
+            }
+        };
+        Some(LogEvent::Launch(LoggedLaunch {
+            kernel: kernel.to_string(),
+            program,
+            split: r.split,
+            global: r.ndrange.global.clone(),
+            local: r.ndrange.local.clone(),
+            offset: r.ndrange.offset.clone(),
+            split_dim: r.split_dim,
+            devices: r
+                .devices
+                .iter()
+                .map(|d| LoggedSlice {
+                    index: d.index,
+                    slice: d.slice,
+                })
+                .collect(),
+            bytes_to_devices: r.devices.iter().map(|d| d.bytes_to_device).sum(),
+            bytes_from_devices: r.devices.iter().map(|d| d.bytes_from_device).sum(),
+            args,
+        }))
+    });
+}
+
+/// Logs that clpart took the application's contents of buffer `root`
+/// (`bytes`), of which the byte ranges `changed` differed from its copy.
+pub(crate) fn log_sync_in(root: usize, bytes: u64, changed: Vec<(u64, u64)>) {
+    if !logging() {
+        return;
+    }
+    let Some(buffer) = buffer_id(root) else {
+        return;
+    };
+    log_event(|_| {
+        Some(LogEvent::SyncIn {
+            buffer,
+            bytes,
+            changed,
+        })
+    });
+}
+
+/// Logs that the application's copy of buffer `root` was brought up to
+/// date (`bytes`), after gathering `gathered` bytes from clpart's devices.
+pub(crate) fn log_sync_out(root: usize, bytes: u64, gathered: u64) {
+    if !logging() {
+        return;
+    }
+    let Some(buffer) = buffer_id(root) else {
+        return;
+    };
+    log_event(|_| {
+        Some(LogEvent::SyncOut {
+            buffer,
+            bytes,
+            gathered,
+        })
+    });
 }
 
 #[derive(Serialize)]
@@ -200,7 +449,27 @@ pub(crate) fn finish() {
         .unwrap_or_else(|p| p.into_inner())
         .clone()
         .unwrap_or_default();
+    let log = if logging() {
+        match LOG.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    } else {
+        None
+    };
+    let log = log.as_ref().map(|g| g.as_ref());
+    let empty = Log::default();
+    let log = log.map(|l| l.unwrap_or(&empty));
     let report = Report {
+        programs: log.map(|l| {
+            l.programs
+                .iter()
+                .map(|(source, options)| ProgramOut { source, options })
+                .collect()
+        }),
+        launch_log: log.map(|l| &l.events[..]),
+        launch_log_truncated: log.map(|l| l.truncated),
         bytes_total: kernels
             .iter()
             .map(|k| k.bytes_to_devices + k.bytes_from_devices)
@@ -255,5 +524,38 @@ pub(crate) fn finish() {
         for e in &report.sync.app_sync_errors {
             eprintln!("clpart: error: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The launch log keeps at most `MAX_LOG_EVENTS` events and says when
+    /// it left some out.
+    #[test]
+    fn the_launch_log_is_bounded() {
+        let sync = || {
+            Some(LogEvent::SyncOut {
+                buffer: 0,
+                bytes: 4,
+                gathered: 0,
+            })
+        };
+        for _ in 0..MAX_LOG_EVENTS {
+            log_event(|_| sync());
+        }
+        let held = |f: &dyn Fn(&Log) -> (usize, bool)| {
+            f(LOG.lock().unwrap().as_ref().expect("made by log_event"))
+        };
+        assert_eq!(
+            held(&|l| (l.events.len(), l.truncated)),
+            (MAX_LOG_EVENTS, false)
+        );
+        log_event(|_| sync());
+        assert_eq!(
+            held(&|l| (l.events.len(), l.truncated)),
+            (MAX_LOG_EVENTS, true)
+        );
     }
 }

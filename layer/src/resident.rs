@@ -206,7 +206,9 @@ pub(crate) fn sync_held(
             return Err(code);
         }
         r.host_whole = true;
-        report::synced_out(n, r.buf.bytes_gathered() - before);
+        let gathered = r.buf.bytes_gathered() - before;
+        report::synced_out(n, gathered);
+        report::log_sync_out(root, n, gathered);
         state::with(|s| s.set_app(root, AppCopy::Current));
     }
     Ok(())
@@ -407,13 +409,15 @@ pub(crate) fn bring_in(
             let bytes = read_app(queue, mem, size)?;
             report::synced_in(size as u64);
             moved += size as u64;
-            refresh(r, &bytes).map_err(|e| {
+            let changed = refresh(r, &bytes).map_err(|e| {
                 format!("clpart's copy of a buffer argument cannot be updated: {e}")
             })?;
+            report::log_sync_in(mem, size as u64, changed);
         }
         None => {
             let bytes = read_app(queue, mem, size)?;
             report::synced_in(size as u64);
+            report::log_sync_in(mem, size as u64, vec![(0, size as u64)]);
             moved += size as u64;
             let buf = DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes));
             held.insert(
@@ -436,22 +440,33 @@ pub(crate) fn bring_in(
 
 /// Puts the application's contents `bytes` into `r`: only the elements
 /// that differ from a complete host copy (what clpart's devices hold of the
-/// others stays valid), else all of them.
-fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<()> {
+/// others stays valid), else all of them. Returns, for the launch log, the
+/// byte ranges that differed (every byte when the host copy was not
+/// complete; nothing when the log is not kept).
+fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<Vec<(u64, u64)>> {
     let es = r.buf.elem().size.max(1) as usize;
     let n = r.buf.len() as usize * es;
     let bytes = &bytes[..n.min(bytes.len())];
     if !r.host_whole {
         r.buf.write(0, bytes)?;
         r.host_whole = true;
-        return Ok(());
+        return Ok(vec![(0, bytes.len() as u64)]);
     }
     // Complete: nothing is gathered.
-    let runs = differing(r.buf.read_all()?.as_bytes(), bytes, es);
+    let old = r.buf.read_all()?.as_bytes();
+    let changed: Vec<(u64, u64)> = if report::logging() {
+        runs_of(old, bytes, es, 0, usize::MAX)
+            .into_iter()
+            .map(|(lo, hi)| ((lo * es) as u64, (hi * es) as u64))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let runs = differing(old, bytes, es);
     for (lo, hi) in runs {
         r.buf.write(lo as u64, &bytes[lo * es..hi * es])?;
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// Most element runs [`refresh`] writes one by one; beyond, one write of
@@ -464,6 +479,12 @@ const GAP_ELEMS: usize = 16;
 /// The element runs `[lo, hi)` where `new` differs from `old` (elements of
 /// `es` bytes), nearby runs joined; one hull past [`MAX_RUNS`].
 fn differing(old: &[u8], new: &[u8], es: usize) -> Vec<(usize, usize)> {
+    runs_of(old, new, es, GAP_ELEMS, MAX_RUNS)
+}
+
+/// The element runs where `new` differs from `old`, runs at most `gap`
+/// unchanged elements apart joined; one hull past `max_runs`.
+fn runs_of(old: &[u8], new: &[u8], es: usize, gap: usize, max_runs: usize) -> Vec<(usize, usize)> {
     let n = old.len().min(new.len()) / es;
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in 0..n {
@@ -471,11 +492,11 @@ fn differing(old: &[u8], new: &[u8], es: usize) -> Vec<(usize, usize)> {
             continue;
         }
         match runs.last_mut() {
-            Some(last) if i - last.1 <= GAP_ELEMS => last.1 = i + 1,
+            Some(last) if i - last.1 <= gap => last.1 = i + 1,
             _ => runs.push((i, i + 1)),
         }
     }
-    if runs.len() > MAX_RUNS {
+    if runs.len() > max_runs {
         let (lo, hi) = (runs[0].0, runs[runs.len() - 1].1);
         return vec![(lo, hi)];
     }
@@ -496,6 +517,20 @@ mod tests {
         new[4 * 60] = 1;
         new[4 * 99 + 3] = 1;
         assert_eq!(differing(&old, &new, 4), [(3, 11), (60, 61), (99, 100)]);
+    }
+
+    /// The launch log's `changed`: exactly the elements that differ.
+    #[test]
+    fn exact_runs_join_only_adjacent_elements() {
+        let old = vec![0u8; 4 * 100];
+        let mut new = old.clone();
+        for i in [3, 4, 10, 99] {
+            new[4 * i + 1] = 1;
+        }
+        assert_eq!(
+            runs_of(&old, &new, 4, 0, usize::MAX),
+            [(3, 5), (10, 11), (99, 100)]
+        );
     }
 
     #[test]

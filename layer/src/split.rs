@@ -131,7 +131,7 @@ struct Engine {
 static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
 
 /// One argument, resolved.
-enum Slot {
+pub(crate) enum Slot {
     Scalar { bytes: Vec<u8>, int: Option<i64> },
     Buffer { mem: usize, size: usize, flags: u64 },
     Local { bytes: u64 },
@@ -550,6 +550,7 @@ fn split_with(
             return Ok(Outcome::Done(r));
         }
     }
+    report::log_launch(&rec.name, source, &options, &slots, &infos, &report);
     report::launched(&rec.name, &report, app_sync);
     Ok(Outcome::Done(CL_SUCCESS))
 }

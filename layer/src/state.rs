@@ -142,6 +142,11 @@ pub(crate) enum AppCopy {
 /// A buffer made with `clCreateBuffer` (or `clCreateSubBuffer`).
 #[derive(Clone, Debug)]
 pub(crate) struct BufferRec {
+    /// The record's number in the process, from 0 in the order the
+    /// application made its buffers, sub-buffers and images: a handle the
+    /// driver reuses gets a new one (the report's launch log names buffers
+    /// by it).
+    pub(crate) id: u64,
     pub(crate) size: usize,
     pub(crate) flags: u64,
     /// The buffer this one is a sub-buffer of.
@@ -168,6 +173,8 @@ pub(crate) struct State {
     pub(crate) programs: HashMap<usize, ProgramRec>,
     pub(crate) kernels: HashMap<usize, KernelRec>,
     pub(crate) buffers: HashMap<usize, BufferRec>,
+    /// Buffer records made so far (the next [`BufferRec::id`]).
+    n_buffers_made: u64,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -274,9 +281,11 @@ impl State {
         size: usize,
         flags: u64,
     ) -> Option<BufferRec> {
+        let id = self.new_buffer_id();
         self.buffers.insert(
             handle,
             BufferRec {
+                id,
                 size,
                 flags,
                 parent: None,
@@ -309,9 +318,11 @@ impl State {
             }
             None => 0,
         };
+        let id = self.new_buffer_id();
         self.buffers.insert(
             handle,
             BufferRec {
+                id,
                 size,
                 flags,
                 parent,
@@ -336,9 +347,11 @@ impl State {
     ) -> Option<BufferRec> {
         let root = self.root(parent)?;
         self.retain_buffer(root, 1);
+        let id = self.new_buffer_id();
         self.buffers.insert(
             handle,
             BufferRec {
+                id,
                 size,
                 flags,
                 parent: Some(root),
@@ -350,6 +363,11 @@ impl State {
                 refs: 1,
             },
         )
+    }
+
+    fn new_buffer_id(&mut self) -> u64 {
+        self.n_buffers_made += 1;
+        self.n_buffers_made - 1
     }
 
     /// The buffer whose record holds `handle`'s contents: its parent for a
@@ -406,6 +424,21 @@ mod tests {
         // A release of a handle the layer never saw changes nothing.
         s.retain_buffer(0x20, -1);
         assert!(s.buffers.is_empty());
+    }
+
+    /// The launch log names buffers by id: a handle the driver reuses
+    /// after a release is another buffer.
+    #[test]
+    fn a_reused_handle_gets_a_new_buffer_id() {
+        let mut s = State::default();
+        s.add_buffer(0x10, 64, 0);
+        s.add_sub_buffer(0x11, 0x10, 16, 0);
+        s.add_image(0x12, None, 0);
+        let ids: Vec<u64> = [0x10, 0x11, 0x12].iter().map(|h| s.buffers[h].id).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        s.retain_buffer(0x12, -1);
+        s.add_buffer(0x12, 64, 0);
+        assert_eq!(s.buffers[&0x12].id, 3);
     }
 
     #[test]
