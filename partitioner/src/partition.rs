@@ -1079,7 +1079,15 @@ fn add_vertices(
             Ok(e) => {
                 let mut vs: Vec<ranges_format::Vertex> = Vec::new();
                 let gist = DomainGist::new(cx, input.context.as_deref());
+                // The domains are simplified within the kernel's budget too:
+                // past it, the array gets no vertices (never some of them).
+                let spent = || cx.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                let mut out_of_time = false;
                 for v in e.iter().flatten() {
+                    if spent() {
+                        out_of_time = true;
+                        break;
+                    }
                     let v = ranges_format::Vertex {
                         coords: v.coords.iter().take(n_dims).cloned().collect(),
                         domain: gist.of(&v.domain),
@@ -1088,7 +1096,14 @@ fn add_vertices(
                         vs.push(v);
                     }
                 }
-                a.vertices_slice = Some(vs);
+                if out_of_time {
+                    notes.push(format!(
+                        "array '{}': no vertex bounds of a slice's footprint: simplifying their domains ran out of time (the analysis budget is spent)",
+                        a.name
+                    ));
+                } else {
+                    a.vertices_slice = Some(vs);
+                }
             }
             Err(e) => {
                 let why = match e {
