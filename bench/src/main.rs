@@ -19,6 +19,7 @@
 //! reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per process.
 
 mod analysis;
+mod balance;
 mod bytes;
 mod coexec;
 mod common;
@@ -100,6 +101,8 @@ enum Item {
     /// 8: `clpart steps` across MPI ranks (needs mpirun and `clpart`
     /// built with the feature `mpi`; runs only when named).
     Mpi,
+    /// 9: automatic shares (`--split auto`) against a sweep of fixed shares.
+    Balance,
 }
 
 fn main() {
@@ -128,7 +131,8 @@ fn worker(name: &str, param: &str) -> Result<()> {
         )?)?)?,
         "guard" => serde_json::to_value(guard::worker(&serde_json::from_str(param)?)?)?,
         "coexec" => serde_json::to_value(coexec::worker(&serde_json::from_str(param)?)?)?,
-        _ => bail!("unknown worker '{name}' (workers: launch, bytes, coexec)"),
+        "balance" => serde_json::to_value(balance::worker(&serde_json::from_str(param)?)?)?,
+        _ => bail!("unknown worker '{name}' (workers: launch, bytes, guard, coexec, balance)"),
     };
     println!("{}", serde_json::to_string(&out)?);
     Ok(())
@@ -640,6 +644,123 @@ fn bench(cli: &Cli) -> Result<()> {
             detail(&["kernel", "global / local", "config", "devices (share order)", "alone", "shares", "split", "split kernels", "speed-up", "efficiency", "same output"], &cells)
         ));
         results.insert("coexec".into(), json!({ "cpu_capacity_before": cap_before, "cpu_capacity_after": cap_after, "runs": all }));
+    }
+
+    if wants(Item::Balance) {
+        eprintln!(
+            "== 9. automatic shares against a sweep ({} repeats per fixed share)",
+            scale.coexec_reps
+        );
+        let cap_before = cpu_capacity();
+        eprintln!("  CPU capacity free for the bench: {cap_before:.2} of 2");
+        let specs = coexec_specs(&corpus, scale)?;
+        let env = [
+            ("POCL_DEVICES", "pthread basic"),
+            ("POCL_MAX_PTHREAD_COUNT", "1"),
+        ];
+        let mut all = Vec::new();
+        let mut cells = Vec::new();
+        for spec in &specs {
+            for basic_first in [false, true] {
+                let p = balance::Param {
+                    spec: spec.clone(),
+                    reps: scale.coexec_reps,
+                    basic_first,
+                };
+                let o: balance::Output = spawn_worker("balance", &p, &env, &root)?;
+                let short = |n: &str| n.split('-').next().unwrap_or(n).to_string();
+                let order = format!("{} first", short(&o.device_names[0]));
+                eprintln!(
+                    "  {:<12} {order}: alone {:.0} / {:.0} ms, auto {:.0} ms (shares {}), best fixed {:.2}: {:.0} ms; auto/best {:.3}, efficiency {:.2}",
+                    spec.kernel,
+                    o.single_ms[0],
+                    o.single_ms[1],
+                    o.auto_ms,
+                    o.auto_launches.iter().map(|(s, _)| format!("{s:.2}")).collect::<Vec<_>>().join(" "),
+                    o.best_share,
+                    o.best_ms,
+                    o.auto_over_best,
+                    o.efficiency
+                );
+                let name = format!(
+                    "{} {}, pthread + basic 1 thread each, {order}",
+                    spec.kernel,
+                    spec.ndrange_text()
+                );
+                rows.push(Row::target(
+                    9,
+                    format!(
+                        "{name}: `--split auto` efficiency (launches {}..{})",
+                        balance::SETTLE_LAUNCHES + 1,
+                        balance::AUTO_LAUNCHES
+                    ),
+                    format!("{:.2}", o.efficiency),
+                    ">= 0.95",
+                    o.efficiency >= 0.95,
+                ));
+                rows.push(Row::target(
+                    9,
+                    format!(
+                        "{name}: `--split auto` / best fixed share of the sweep ({:.2})",
+                        o.best_share
+                    ),
+                    format!(
+                        "{:.3} ({:.0} ms / {:.0} ms)",
+                        o.auto_over_best, o.auto_ms, o.best_ms
+                    ),
+                    "<= 1.03",
+                    o.auto_over_best <= 1.03,
+                ));
+                if !o.same_output {
+                    rows.push(Row::target(
+                        9,
+                        format!("{name}: every output equals one device's"),
+                        "no".into(),
+                        "yes",
+                        false,
+                    ));
+                }
+                cells.push(vec![
+                    spec.kernel.clone(),
+                    spec.ndrange_text(),
+                    order.clone(),
+                    format!("{:.0} / {:.0}", o.single_ms[0], o.single_ms[1]),
+                    o.auto_launches
+                        .iter()
+                        .map(|(s, ms)| format!("{s:.2}:{ms:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    format!("{:.0}", o.auto_ms),
+                    o.sweep
+                        .iter()
+                        .map(|(s, ms)| format!("{s:.2}:{ms:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    format!("{:.2}: {:.0}", o.best_share, o.best_ms),
+                    format!("{:.3}", o.auto_over_best),
+                    format!("{:.2}", o.efficiency),
+                    if o.same_output {
+                        "yes".into()
+                    } else {
+                        "NO".into()
+                    },
+                ]);
+                all.push(json!({ "kernel": spec.kernel, "ndrange": spec.ndrange_text(), "basic_first": basic_first, "result": o }));
+            }
+        }
+        let cap_after = cpu_capacity();
+        rows.push(Row::info(
+            9,
+            "CPU capacity free for the bench before / after item 9 (2.00 = both cores idle)",
+            format!("{cap_before:.2} / {cap_after:.2}"),
+        ));
+        details.push_str(&format!(
+            "\nAutomatic shares against a sweep (wall per launch, ms; the first device's share; auto figure: median of launches {}..{})\n\n{}",
+            balance::SETTLE_LAUNCHES + 1,
+            balance::AUTO_LAUNCHES,
+            detail(&["kernel", "global / local", "order", "alone", "auto launches (share:ms)", "auto", "sweep (share:ms)", "best fixed", "auto / best", "efficiency", "same output"], &cells)
+        ));
+        results.insert("balance".into(), json!({ "cpu_capacity_before": cap_before, "cpu_capacity_after": cap_after, "runs": all }));
     }
 
     if wants(Item::Memory) {

@@ -1,0 +1,152 @@
+//! Item 9: automatic shares (`--split auto`, issue 16) against a sweep of
+//! fixed shares. One worker process per device order on `pthread` +
+//! `basic`, one PoCL thread each:
+//!
+//! - each device alone (the median of `reps` launches);
+//! - [`AUTO_LAUNCHES`] launches with shares from a `launcher::Balancer`
+//!   (the first one even, as `clpart run --split auto` does), of which the
+//!   figure is the median wall of the launches after the fifth;
+//! - every fixed share of the first device in [`SWEEP`], `reps` launches
+//!   each: the best share is the one with the least median wall.
+//!
+//! Efficiency: the automatic split's throughput over the sum of the
+//! single-device throughputs. Every output is checked bit for bit against
+//! the first device's alone.
+
+use anyhow::{bail, Result};
+use launcher::{Balancer, LaunchOptions, Runtime};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{ready, LaunchSpec};
+use crate::stats::median;
+
+/// Launches with automatic shares; the figure is taken after the fifth.
+pub const AUTO_LAUNCHES: usize = 8;
+
+/// The automatic figure: the launches after this many.
+pub const SETTLE_LAUNCHES: usize = 5;
+
+/// The first device's fixed shares of the sweep.
+pub const SWEEP: [f64; 9] = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70];
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Param {
+    pub spec: LaunchSpec,
+    pub reps: usize,
+    /// List PoCL's `basic` device first (else the `pthread` device).
+    pub basic_first: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Output {
+    /// The two devices, in share order.
+    pub device_names: Vec<String>,
+    /// Median wall per device alone, ms.
+    pub single_ms: Vec<f64>,
+    /// Per automatic launch: the first device's share and the wall, ms.
+    pub auto_launches: Vec<(f64, f64)>,
+    /// Median wall of the automatic launches after the fifth, ms.
+    pub auto_ms: f64,
+    /// Per fixed share of the sweep: the share and the median wall, ms.
+    pub sweep: Vec<(f64, f64)>,
+    /// The sweep's best share and its wall, ms.
+    pub best_share: f64,
+    pub best_ms: f64,
+    /// Automatic over the best fixed share (target <= 1.03).
+    pub auto_over_best: f64,
+    /// Automatic throughput over the sum of the single-device ones (target >= 0.95).
+    pub efficiency: f64,
+    /// Every output equals the first device's alone, bit for bit.
+    pub same_output: bool,
+}
+
+/// The worker (two devices).
+pub fn worker(p: &Param) -> Result<Output> {
+    let rt = Runtime::new()?;
+    let devs = rt.devices();
+    if devs.len() < 2 {
+        bail!("balancing needs two OpenCL devices, found {}", devs.len());
+    }
+    let basic = devs.iter().position(|d| !d.name.starts_with("pthread"));
+    let pthread = devs.iter().position(|d| d.name.starts_with("pthread"));
+    let (Some(basic), Some(pthread)) = (basic, pthread) else {
+        bail!("balancing needs a pthread and a basic device");
+    };
+    let order = if p.basic_first {
+        [basic, pthread]
+    } else {
+        [pthread, basic]
+    };
+    let mut r = ready(&rt, &p.spec)?;
+    r.plan.prepare(&order)?;
+    let pristine = r.args.clone();
+    let opts = LaunchOptions::default();
+    let mut reference: Option<Vec<u8>> = None;
+    let mut same_output = true;
+    let mut run =
+        |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<launcher::RunReport> {
+            r.args = pristine.clone();
+            let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
+            if shares.len() > 1 && !rep.split {
+                bail!("{} did not split: {:?}", p.spec.kernel, rep.reason);
+            }
+            let out: Vec<u8> = r
+                .args
+                .global_buffers()
+                .flat_map(|(_, b)| b.as_bytes().to_vec())
+                .collect();
+            match &reference {
+                None => reference = Some(out),
+                Some(want) => same_output &= *want == out,
+            }
+            Ok(rep)
+        };
+    let mut single_ms = Vec::new();
+    for &d in &order {
+        let mut walls = Vec::new();
+        for _ in 0..p.reps.max(1) {
+            walls.push(run(&mut r, &[(d, 1.0)])?.wall_ms);
+        }
+        single_ms.push(median(&walls));
+    }
+    let mut balancer = Balancer::new(&order);
+    let key = launcher::launch_key(&p.spec.kernel, &r.nd);
+    let mut auto_launches = Vec::new();
+    for _ in 0..AUTO_LAUNCHES {
+        let shares = balancer.shares(&key);
+        let rep = run(&mut r, &shares)?;
+        balancer.observe(&key, &rep);
+        auto_launches.push((shares[0].1, rep.wall_ms));
+    }
+    let settled: Vec<f64> = auto_launches[SETTLE_LAUNCHES..]
+        .iter()
+        .map(|&(_, ms)| ms)
+        .collect();
+    let auto_ms = median(&settled);
+    let mut sweep = Vec::new();
+    for s in SWEEP {
+        let mut walls = Vec::new();
+        for _ in 0..p.reps.max(1) {
+            walls.push(run(&mut r, &[(order[0], s), (order[1], 1.0 - s)])?.wall_ms);
+        }
+        sweep.push((s, median(&walls)));
+    }
+    let (best_share, best_ms) =
+        sweep.iter().copied().fold(
+            (f64::NAN, f64::INFINITY),
+            |b, x| if x.1 < b.1 { x } else { b },
+        );
+    let efficiency = (1.0 / auto_ms) / single_ms.iter().map(|ms| 1.0 / ms).sum::<f64>();
+    Ok(Output {
+        device_names: order.iter().map(|&i| devs[i].name.clone()).collect(),
+        single_ms,
+        auto_launches,
+        auto_ms,
+        sweep,
+        best_share,
+        best_ms,
+        auto_over_best: auto_ms / best_ms,
+        efficiency,
+        same_output,
+    })
+}
