@@ -1129,9 +1129,10 @@ fn add_vertices(
 /// context's constraints in every domain), within isl's operation limit;
 /// where isl cannot, the domain as PolyLib gave it. `true` when empty.
 struct DomainGist<'a> {
-    isl: Isl,
-    /// The context's parameters (`[a, b]`) and the context itself.
+    /// The context's parameters (`[a, b]`) and the context itself (an isl
+    /// object of `isl`: declared first, so that it is dropped first).
     context: Option<(&'a str, Set)>,
+    isl: Isl,
 }
 
 impl<'a> DomainGist<'a> {
