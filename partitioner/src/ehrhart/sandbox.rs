@@ -26,31 +26,16 @@
 //! own pipe's write end, so a child never holds another batch's pipe open
 //! (which would delay that batch's end-of-file).
 //!
-//! A child whose batch is over is killed and reaped without waiting for the
-//! kernel to tear its copy of the address space down: one not yet gone is
-//! reaped by a later batch ([`reap_finished`]).
+//! A child is reaped as soon as it is done (or killed), never later: in an
+//! application (the OpenCL layer) a pid kept for a later reap could be
+//! reaped by the application and reused for a child of its own, whose exit
+//! status a late reap would then take.
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::EhrhartError;
-
-/// Children killed and not yet reaped (their exit was still under way).
-static UNREAPED: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
-
-/// Reaps the children of [`UNREAPED`] that have exited (or that were reaped
-/// elsewhere: an application may reap every child of its process).
-fn reap_finished() {
-    let mut pids = UNREAPED.lock().unwrap_or_else(PoisonError::into_inner);
-    pids.retain(|&pid| {
-        let mut status = 0;
-        // SAFETY: pid is a child of ours that was killed and not reaped.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        r == 0
-    });
-}
 
 /// Largest reply accepted from the child for one item (its words, 8 bytes each).
 const MAX_REPLY_WORDS: usize = 1 << 24;
@@ -101,7 +86,6 @@ pub(crate) fn run_batch(
     deadline: Option<Instant>,
     mut work: impl FnMut(usize) -> Reply,
 ) -> Vec<(Result<Vec<i64>, EhrhartError>, Duration)> {
-    reap_finished();
     let n = limits.len();
     let mut out: Vec<(Result<Vec<i64>, EhrhartError>, Duration)> = Vec::with_capacity(n);
     'children: while out.len() < n {
@@ -319,14 +303,7 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         if self.status.is_none() {
-            // SAFETY: pid is our child, not yet reaped.
-            unsafe { libc::kill(self.pid, libc::SIGKILL) };
-            if try_reap(self.pid).is_none() {
-                UNREAPED
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(self.pid);
-            }
+            kill_and_reap(self.pid);
         }
         // SAFETY: the read end is ours.
         unsafe { libc::close(self.fd) };
@@ -433,6 +410,12 @@ fn reap(pid: libc::pid_t) -> libc::c_int {
         // Reaped elsewhere (or not ours): report it as a truncated reply.
         return 0;
     }
+}
+
+fn kill_and_reap(pid: libc::pid_t) {
+    // SAFETY: pid is our child, not yet reaped.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    reap(pid);
 }
 
 /// In a child: closes every descriptor from 3 up but `keep` (another
