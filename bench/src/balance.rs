@@ -14,10 +14,10 @@
 //! the first device's alone.
 
 use anyhow::{bail, Result};
-use launcher::{Balancer, LaunchOptions, Runtime};
+use launcher::{Balancer, Runtime};
 use serde::{Deserialize, Serialize};
 
-use crate::common::{ready, LaunchSpec};
+use crate::common::{ready, Checked, LaunchSpec};
 use crate::stats::median;
 
 /// Launches with automatic shares; the figure is taken after the fifth.
@@ -79,42 +79,21 @@ pub fn worker(p: &Param) -> Result<Output> {
     };
     let mut r = ready(&rt, &p.spec)?;
     r.plan.prepare(&order)?;
-    let pristine = r.args.clone();
-    let opts = LaunchOptions::default();
-    let mut reference: Option<Vec<u8>> = None;
-    let mut same_output = true;
-    let mut run =
-        |r: &mut crate::common::Ready, shares: &[(usize, f64)]| -> Result<launcher::RunReport> {
-            r.args = pristine.clone();
-            let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
-            if shares.len() > 1 && !rep.split {
-                bail!("{} did not split: {:?}", p.spec.kernel, rep.reason);
-            }
-            let out: Vec<u8> = r
-                .args
-                .global_buffers()
-                .flat_map(|(_, b)| b.as_bytes().to_vec())
-                .collect();
-            match &reference {
-                None => reference = Some(out),
-                Some(want) => same_output &= *want == out,
-            }
-            Ok(rep)
-        };
+    let mut c = Checked::new(r, &p.spec.kernel);
     let mut single_ms = Vec::new();
     for &d in &order {
         let mut walls = Vec::new();
         for _ in 0..p.reps.max(1) {
-            walls.push(run(&mut r, &[(d, 1.0)])?.wall_ms);
+            walls.push(c.run(&[(d, 1.0)])?.wall_ms);
         }
         single_ms.push(median(&walls));
     }
     let mut balancer = Balancer::new(&order);
-    let key = launcher::launch_key(&p.spec.kernel, &r.nd);
+    let key = launcher::launch_key(&p.spec.kernel, &c.ready.nd);
     let mut auto_launches = Vec::new();
     for _ in 0..AUTO_LAUNCHES {
         let shares = balancer.shares(&key);
-        let rep = run(&mut r, &shares)?;
+        let rep = c.run(&shares)?;
         balancer.observe(&key, &rep);
         auto_launches.push((shares[0].1, rep.wall_ms));
     }
@@ -127,7 +106,7 @@ pub fn worker(p: &Param) -> Result<Output> {
     for s in SWEEP {
         let mut walls = Vec::new();
         for _ in 0..p.reps.max(1) {
-            walls.push(run(&mut r, &[(order[0], s), (order[1], 1.0 - s)])?.wall_ms);
+            walls.push(c.run(&[(order[0], s), (order[1], 1.0 - s)])?.wall_ms);
         }
         sweep.push((s, median(&walls)));
     }
@@ -147,6 +126,6 @@ pub fn worker(p: &Param) -> Result<Output> {
         best_ms,
         auto_over_best: auto_ms / best_ms,
         efficiency,
-        same_output,
+        same_output: c.same_output,
     })
 }

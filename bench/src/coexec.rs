@@ -17,10 +17,10 @@
 //! split throughput over the sum of the single-device throughputs.
 
 use anyhow::{bail, Result};
-use launcher::{LaunchOptions, Runtime};
+use launcher::Runtime;
 use serde::{Deserialize, Serialize};
 
-use crate::common::{ready, LaunchSpec};
+use crate::common::{ready, Checked, LaunchSpec};
 use crate::stats::median;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -65,50 +65,25 @@ pub fn worker(p: &Param) -> Result<Output> {
     let order = if pthread_second { [1, 0] } else { [0, 1] };
     let mut r = ready(&rt, &p.spec)?;
     r.plan.prepare(&order)?;
-    let pristine = r.args.clone();
-    let opts = LaunchOptions::default();
+    let mut c = Checked::new(r, &p.spec.kernel);
     let mut single_all = vec![Vec::new(), Vec::new()];
     let mut split_all = Vec::new();
     let mut split_kernel = [Vec::new(), Vec::new()];
-    let mut reference = None;
-    let mut same_output = true;
-    let run = |r: &mut crate::common::Ready,
-               shares: &[(usize, f64)]|
-     -> Result<(f64, Vec<f64>, Vec<u8>)> {
-        r.args = pristine.clone();
-        let rep = launcher::launch(&mut r.plan, &r.nd, &mut r.args, shares, &opts)?;
-        if shares.len() > 1 && !rep.split {
-            bail!("{} did not split: {:?}", p.spec.kernel, rep.reason);
+    let mut split = |c: &mut Checked, shares: &[(usize, f64)]| -> Result<()> {
+        let rep = c.run(shares)?;
+        split_all.push(rep.wall_ms);
+        for (i, d) in rep.devices.iter().enumerate() {
+            split_kernel[i].push(d.kernel_ms);
         }
-        let out: Vec<u8> = r
-            .args
-            .global_buffers()
-            .flat_map(|(_, b)| b.as_bytes().to_vec())
-            .collect();
-        Ok((
-            rep.wall_ms,
-            rep.devices.iter().map(|d| d.kernel_ms).collect(),
-            out,
-        ))
-    };
-    let mut check = |out: Vec<u8>, reference: &mut Option<Vec<u8>>| match reference {
-        None => *reference = Some(out),
-        Some(want) => same_output &= *want == out,
+        Ok(())
     };
     let even = [(order[0], 0.5), (order[1], 0.5)];
     for _ in 0..p.reps {
         for d in 0..2 {
-            let (ms, _, out) = run(&mut r, &[(order[d], 1.0)])?;
-            single_all[d].push(ms);
-            check(out, &mut reference);
+            single_all[d].push(c.run(&[(order[d], 1.0)])?.wall_ms);
         }
         if !p.uneven {
-            let (ms, k, out) = run(&mut r, &even)?;
-            split_all.push(ms);
-            k.iter()
-                .enumerate()
-                .for_each(|(i, &x)| split_kernel[i].push(x));
-            check(out, &mut reference);
+            split(&mut c, &even)?;
         }
     }
     let single_ms: Vec<f64> = single_all.iter().map(|v| median(v)).collect();
@@ -117,12 +92,7 @@ pub fn worker(p: &Param) -> Result<Output> {
         let s0 = thr[0] / (thr[0] + thr[1]);
         let shares = vec![s0, 1.0 - s0];
         for _ in 0..p.reps {
-            let (ms, k, out) = run(&mut r, &[(order[0], shares[0]), (order[1], shares[1])])?;
-            split_all.push(ms);
-            k.iter()
-                .enumerate()
-                .for_each(|(i, &x)| split_kernel[i].push(x));
-            check(out, &mut reference);
+            split(&mut c, &[(order[0], shares[0]), (order[1], shares[1])])?;
         }
         shares
     } else {
@@ -139,7 +109,7 @@ pub fn worker(p: &Param) -> Result<Output> {
         split_ms,
         split_all,
         split_kernel_ms: split_kernel.iter().map(|v| median(v)).collect(),
-        same_output,
+        same_output: c.same_output,
         speedup: best_single / split_ms,
         efficiency,
     })

@@ -65,6 +65,57 @@ pub struct Ready {
     pub nd: NdRange,
 }
 
+/// Launches of one prepared kernel, each from the same inputs, each
+/// output compared bit for bit with the first launch's (the co-execution
+/// and balancing workers).
+pub struct Checked {
+    pub ready: Ready,
+    kernel: String,
+    pristine: KernelArgs,
+    reference: Option<Vec<u8>>,
+    /// Every output so far equals the first.
+    pub same_output: bool,
+}
+
+impl Checked {
+    pub fn new(ready: Ready, kernel: &str) -> Checked {
+        Checked {
+            pristine: ready.args.clone(),
+            ready,
+            kernel: kernel.to_string(),
+            reference: None,
+            same_output: true,
+        }
+    }
+
+    /// One launch with `shares` (one share: that device alone; several: it
+    /// must split).
+    pub fn run(&mut self, shares: &[(usize, f64)]) -> Result<launcher::RunReport> {
+        let r = &mut self.ready;
+        r.args = self.pristine.clone();
+        let rep = launcher::launch(
+            &mut r.plan,
+            &r.nd,
+            &mut r.args,
+            shares,
+            &launcher::LaunchOptions::default(),
+        )?;
+        if shares.len() > 1 && !rep.split {
+            bail!("{} did not split: {:?}", self.kernel, rep.reason);
+        }
+        let out: Vec<u8> = r
+            .args
+            .global_buffers()
+            .flat_map(|(_, b)| b.as_bytes().to_vec())
+            .collect();
+        match &self.reference {
+            None => self.reference = Some(out),
+            Some(want) => self.same_output &= *want == out,
+        }
+        Ok(rep)
+    }
+}
+
 /// Analyzes `spec` for its launch (as `clpart run` does), makes the plan
 /// and the arguments.
 pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
