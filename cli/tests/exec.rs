@@ -208,19 +208,24 @@ fn kernel<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("kernel '{name}' is not in the report: {r}"))
 }
 
+/// Asserts that a program under `clpart exec` exited 0 and that its own
+/// check found no mismatch; `what` names the run in the failure message.
+fn assert_own_check_passes(out: &Output, what: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(": 0 mismatches"),
+        "{what}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn check_splits(split: &str) {
     let tmp = tempfile::tempdir().unwrap();
     for app in APPS {
         let path = tmp.path().join(format!("{}.json", app.name));
         let out = exec(app.name, &["--split", split], Some(&path), app.args);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains(": 0 mismatches"),
-            "{} at {split}: {:?}\n{stdout}\n{}",
-            app.name,
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_own_check_passes(&out, &format!("{} at {split}", app.name));
         let r = report(&path);
         for &(name, launches) in app.kernels {
             let k = kernel(&r, name);
@@ -308,13 +313,7 @@ fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
         for (run, args) in c.args.iter().enumerate() {
             let path = tmp.path().join(format!("{}-{run}.json", c.app));
             let out = exec(c.app, &["--split", "0:0.5,1:0.5"], Some(&path), args);
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success() && stdout.contains(": 0 mismatches"),
-                "{} {args:?}: {stdout}\n{}",
-                c.app,
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_own_check_passes(&out, &format!("{} {args:?}", c.app));
             let r = report(&path);
             let what = format!("{} {args:?}: {r}", c.app);
             assert_eq!(count(&r, "n_app_syncs_in"), c.n_arrays, "{what}");
@@ -369,14 +368,7 @@ fn check_resident_model(name: &str, limit: f64) {
             Some(&path),
             app.args,
         );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains(": 0 mismatches"),
-            "{} at {split}: {:?}\n{stdout}\n{}",
-            app.name,
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_own_check_passes(&out, &format!("{} at {split}", app.name));
         let r = report(&path);
         let c = layer_model::compare(&r)
             .unwrap_or_else(|e| panic!("{} at {split}: no model: {e}", app.name));
@@ -655,13 +647,7 @@ fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers
         Some(&path),
         &[],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains(": 0 mismatches"),
-        "{:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_own_check_passes(&out, "native_image");
     let r = report(&path);
     // Six launches before the image is made split; the two after do not.
     let k = kernel(&r, "axpb");
@@ -714,13 +700,7 @@ fn issue_14_a_pending_user_event_never_blocks_the_layer() {
         Some(&path),
         &[],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains(": 0 mismatches"),
-        "{:?} (124: it hung)\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_own_check_passes(&out, "user_event (124: it hung)");
     let r = report(&path);
     let k = kernel(&r, "axpb");
     assert_eq!(
@@ -745,13 +725,7 @@ fn a_program_whose_kernels_never_split_passes_everything_through() {
         Some(&path),
         &["4096", "70"],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains(": 0 mismatches"),
-        "{:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_own_check_passes(&out, "passthrough");
     let r = report(&path);
     for name in ["histogram", "halve"] {
         let k = kernel(&r, name);
@@ -845,13 +819,7 @@ fn exec_cached(
         c.env(k, v);
     }
     let out = c.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains(": 0 mismatches"),
-        "{app}: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_own_check_passes(&out, app);
     let r = report(&path);
     let mut kernels: Vec<_> = r["kernels"]
         .as_array()
