@@ -20,7 +20,9 @@ pub(crate) struct SectionChecksum {
     pub(crate) sha256: String,
 }
 
-fn digest<T: Serialize + ?Sized>(value: &T) -> Result<String, RangesError> {
+/// Lower-case hex SHA-256 of `value`'s compact RON (also the signature
+/// file's checksum, `crate::signature`).
+pub(crate) fn digest<T: Serialize + ?Sized>(value: &T) -> Result<String, RangesError> {
     let text = ron::to_string(value).map_err(|e| RangesError::Serialize {
         message: e.to_string().to_lowercase(),
     })?;

@@ -16,7 +16,6 @@ use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::file::ArgInfo;
 use crate::validate::{is_ident, validate_args};
@@ -105,7 +104,7 @@ impl SignatureFile {
 
     /// The checksum of every field.
     fn sha256(&self) -> Result<String, RangesError> {
-        let text = ron::to_string(&(
+        crate::checksum::digest(&(
             SIGNATURE_VERSION,
             &self.source_name,
             &self.source_hash,
@@ -113,13 +112,6 @@ impl SignatureFile {
             &self.kernel,
             &self.args,
         ))
-        .map_err(|e| RangesError::Serialize {
-            message: e.to_string().to_lowercase(),
-        })?;
-        Ok(Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect())
     }
 
     /// Pretty RON text, the checksum last.
