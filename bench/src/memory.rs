@@ -29,7 +29,8 @@ pub struct Peak {
 /// its peak resident set.
 pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> Result<Peak> {
     let local = if n.is_multiple_of(256) { 256 } else { 1 };
-    let child = Command::new(clpart)
+    let mut child = Command::new(clpart);
+    child
         .args([
             "run",
             "kernels/vadd.cl",
@@ -46,15 +47,12 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
             "--arg",
             &format!("c=zeros:{n}"),
         ])
-        .args(["--split", split])
-        .env("POCL_DEVICES", devices)
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("cannot run '{}'", clpart.display()))?;
-    let peak_bytes = wait_peak(
+        .args(["--split", split]);
+    let peak_bytes = run_peak(
         child,
+        clpart,
+        root,
+        devices,
         &format!("clpart run (vadd, {n} elements, {devices})"),
     )?;
     Ok(Peak {
@@ -66,9 +64,23 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
     })
 }
 
-/// Waits for `child` and returns its peak resident set in bytes; an error
-/// naming `what` unless it exited 0.
-fn wait_peak(mut child: std::process::Child, what: &str) -> Result<u64> {
+/// Runs `cmd` (the `clpart` binary `clpart` with its arguments) on the PoCL
+/// devices `devices` from `root`, and returns its peak resident set in
+/// bytes; an error naming `what` unless it exited 0.
+fn run_peak(
+    mut cmd: Command,
+    clpart: &Path,
+    root: &Path,
+    devices: &str,
+    what: &str,
+) -> Result<u64> {
+    let mut child = cmd
+        .env("POCL_DEVICES", devices)
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("cannot run '{}'", clpart.display()))?;
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain old data; wait4 fills it for our own child.
@@ -114,18 +126,13 @@ pub fn jacobi2d_steps_peak(
     );
     let path = dir.path().join("jacobi2d.ron");
     std::fs::write(&path, run_file)?;
-    let child = Command::new(clpart)
-        .arg("steps")
-        .arg(&path)
-        .args(["--split", split])
-        .env("POCL_DEVICES", devices)
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("cannot run '{}'", clpart.display()))?;
-    let peak_bytes = wait_peak(
+    let mut child = Command::new(clpart);
+    child.arg("steps").arg(&path).args(["--split", split]);
+    let peak_bytes = run_peak(
         child,
+        clpart,
+        root,
+        devices,
         &format!("clpart steps (jacobi2d {n}x{n}, {devices})"),
     )?;
     Ok(Peak {
