@@ -310,22 +310,20 @@ fn transfers_bridge_small_gaps_inside_fill() {
         plane_pitch: 33,
     };
     assert_eq!(r.transfers(&fill, 4, 1024), vec![padded]);
-    // At 32 bytes a command, rows 0..=9 and 12..=21 (pitch 12) and the
-    // run 30..=31 cost the same 152 and come first.
-    assert_eq!(
-        r.transfers(&fill, 4, 32),
-        vec![
-            Rect {
-                start: 0,
-                run: 10,
-                rows: 2,
-                row_pitch: 12,
-                planes: 1,
-                plane_pitch: 24
-            },
-            Rect::run(30, 2)
-        ]
-    );
+    // Rows 0..=9 and 12..=21 (pitch 12), then the run 30..=31.
+    let pitch_12 = vec![
+        Rect {
+            start: 0,
+            run: 10,
+            rows: 2,
+            row_pitch: 12,
+            planes: 1,
+            plane_pitch: 24,
+        },
+        Rect::run(30, 2),
+    ];
+    // At 32 bytes a command, those cost the same 152 and come first.
+    assert_eq!(r.transfers(&fill, 4, 32), pitch_12);
     // Gap 21..=29 not wholly inside fill: bridging stops at 20, and the
     // rows 0..=9 and 12..=21 at pitch 12 move one element fewer.
     let fill = runs(&[(10, 11), (21, 28)]);
@@ -333,20 +331,7 @@ fn transfers_bridge_small_gaps_inside_fill() {
         bridge(r.rects(), &fill, 4, 1024),
         vec![Rect::run(0, 21), Rect::run(30, 2)]
     );
-    assert_eq!(
-        r.transfers(&fill, 4, 1024),
-        vec![
-            Rect {
-                start: 0,
-                run: 10,
-                rows: 2,
-                row_pitch: 12,
-                planes: 1,
-                plane_pitch: 24
-            },
-            Rect::run(30, 2)
-        ]
-    );
+    assert_eq!(r.transfers(&fill, 4, 1024), pitch_12);
     // Nothing to fill: the rects.
     assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
 }
