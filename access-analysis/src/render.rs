@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 mod delinearize;
 
-use delinearize::{delinearize, delinearize_const, Tuple, Tuples};
+use delinearize::{delinearize, delinearize_const, delinearize_planes, Tuple, Tuples};
 
 /// isl operations an access relation's final gist may take
 /// ([`Isl::optional`]); beyond, the relation stays as it is.
@@ -56,6 +56,8 @@ pub(crate) struct Renderer<'a> {
     pub(crate) x_domain: String,
     lg_dims: Vec<String>,
     param_names: Vec<String>,
+    /// The parameters that are scalar kernel arguments.
+    arg_params: Vec<String>,
 }
 
 impl<'a> Renderer<'a> {
@@ -85,6 +87,11 @@ impl<'a> Renderer<'a> {
             x_domain: String::new(),
             lg_dims: Vec::new(),
             param_names: params.iter().map(|p| p.name.clone()).collect(),
+            arg_params: params
+                .iter()
+                .filter(|p| matches!(p.source, crate::ParamSource::ScalarArg { .. }))
+                .map(|p| p.name.clone())
+                .collect(),
         };
         let mut xc = Cond::True;
         let mut lgc = Cond::True;
@@ -339,6 +346,12 @@ impl<'a> Renderer<'a> {
         }
         let mut global_failure = false;
         let mut konst: Vec<(Vec<String>, Vec<String>, Tuples)> = Vec::new();
+        // Whether `konst` holds planes of a run-time size: kept only where
+        // the kernel's own guards make every inner subscript lie in
+        // `[0, n)` (no launch-time assumption), since the 1-D model of such
+        // an array is exact and never needs one (`in[min(i + 1, n - 1)]`
+        // is not a plane of `n`).
+        let mut planes = false;
         let mut tuples: Tuples = Vec::new();
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
@@ -397,6 +410,12 @@ impl<'a> Renderer<'a> {
                     .iter()
                     .filter_map(|&nearest| delinearize_const(&shaped, nearest))
                     .collect();
+                // Planes of a run-time size (`rf[(q-1)*n + gid]`).
+                if konst.is_empty() {
+                    konst =
+                        delinearize_planes(&shaped, &|n| self.arg_params.iter().any(|a| a == n));
+                    planes = !konst.is_empty();
+                }
             }
             tuples = shaped
                 .into_iter()
@@ -432,6 +451,7 @@ impl<'a> Renderer<'a> {
                 let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
                 if let Ok(ex) = res {
                     if whole_k.is_none()
+                        && (!planes || tried.assumptions.is_empty())
                         && self.assumptions_can_hold(&tried.assumptions, &t, context)
                     {
                         a = tried;

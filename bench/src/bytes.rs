@@ -18,10 +18,8 @@
 //! with every global access traced (`clpart_tests::cdriver`), counting the
 //! distinct elements each slice reads and, separately, writes.
 
-use std::collections::HashSet;
-
 use anyhow::{Context, Result};
-use clpart_tests::cdriver::{run_coarsened, DriverOptions};
+use clpart_tests::cdriver::traced_footprint_bytes;
 use launcher::{ArgValue, KernelArgs, LaunchOptions, NdRange, Runtime};
 use ranges_format::{ArrayStatus, KernelRanges, Mode, ParamSource};
 use serde::{Deserialize, Serialize};
@@ -192,32 +190,7 @@ fn traced_bytes(
         spec.kernel
     ));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let mut scratch = args.clone();
-    let trace = run_coarsened(
-        &program,
-        &spec.kernel,
-        nd,
-        &mut scratch,
-        &dir,
-        &DriverOptions { trace: true },
-    );
+    let bytes = traced_footprint_bytes(&program, &spec.kernel, nd, args, dim, slices, &dir);
     let _ = std::fs::remove_dir_all(&dir);
-    let trace = trace?;
-    let mut total = 0;
-    for &(lo, hi) in slices {
-        let mut reads = HashSet::new();
-        let mut writes = HashSet::new();
-        for t in trace
-            .iter()
-            .filter(|t| (lo..hi).contains(&t.group[dim as usize]))
-        {
-            if t.is_write { &mut writes } else { &mut reads }.insert((t.arg_index, t.index));
-        }
-        for (arg, _) in reads.iter().chain(&writes) {
-            total += args
-                .buffer_at(*arg)
-                .map_or(0, |b| b.elem().size.max(1) as u64);
-        }
-    }
-    Ok(total)
+    bytes
 }

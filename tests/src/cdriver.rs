@@ -236,3 +236,46 @@ fn c_name(t: &Type) -> String {
 pub fn is_buffer(space: AddrSpace) -> bool {
     matches!(space, AddrSpace::Global | AddrSpace::Constant)
 }
+
+/// The traced footprint of a split, in bytes: `kernel` run over the whole
+/// NDRange as coarsened C with every global access traced, then per slice
+/// (work-groups `[lo, hi)` along `dim`) the distinct elements it reads plus,
+/// separately, those it writes, each at its buffer's element size. What a
+/// split needs to move at the least (the oracle of issue 12's bytes).
+/// `args` is left as it was; `dir` is scratch space.
+pub fn traced_footprint_bytes(
+    program: &Program,
+    kernel: &str,
+    nd: &NdRange,
+    args: &KernelArgs,
+    dim: u32,
+    slices: &[(u64, u64)],
+    dir: &Path,
+) -> Result<u64, String> {
+    let mut scratch = args.clone();
+    let trace = run_coarsened(
+        program,
+        kernel,
+        nd,
+        &mut scratch,
+        dir,
+        &DriverOptions { trace: true },
+    )?;
+    let mut total = 0;
+    for &(lo, hi) in slices {
+        let mut reads = std::collections::HashSet::new();
+        let mut writes = std::collections::HashSet::new();
+        for t in trace
+            .iter()
+            .filter(|t| (lo..hi).contains(&t.group[dim as usize]))
+        {
+            if t.is_write { &mut writes } else { &mut reads }.insert((t.arg_index, t.index));
+        }
+        for (arg, _) in reads.iter().chain(&writes) {
+            total += args
+                .buffer_at(*arg)
+                .map_or(0, |b| b.elem().size.max(1) as u64);
+        }
+    }
+    Ok(total)
+}

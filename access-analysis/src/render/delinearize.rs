@@ -1,7 +1,9 @@
 //! Delinearization: the subscripts of one array split into dimensions, by
 //! the parameters multiplying them (`c[y*w + x]` -> `c[y][x]`, strides
 //! `[w, 1]`; [`delinearize`]) or by constant strides (`b[k*1000 + j]` ->
-//! `b[k][j]`, strides `[1000, 1]`; [`delinearize_const`]).
+//! `b[k][j]`, strides `[1000, 1]`; [`delinearize_const`]) or by a scalar
+//! argument standing alone as a plane size (`rf[(q-1)*n + gid]` ->
+//! `rf[q-1][gid]`, strides `[n, 1]`; [`delinearize_planes`]).
 
 use crate::eval::Rec;
 use crate::poly::{Atom, Cond, Poly};
@@ -214,6 +216,75 @@ pub(super) fn delinearize_const<'r>(
         extents,
         tuples,
     ))
+}
+
+/// Splits affine subscripts into planes of a run-time size (issue 12; the
+/// chemistry-style `rf[(q-1)*n + gid]` -> `rf[q-1][gid]`, strides `[n, 1]`):
+/// one candidate per scalar argument (`is_arg`) that appears on its own,
+/// never inside a division, with at least two different coefficients over
+/// the array's subscripts (a subscript without it counting as 0). Its
+/// coefficient becomes the outer dimension, every other term the inner
+/// one. The 1-D model of such an array is exact but its hull spans every
+/// plane between the first and the last; boxes move only the slice's
+/// columns of each. The decomposition is unique under the launch-time
+/// assumption `0 <= inner < n`, made like those of [`delinearize`].
+#[allow(clippy::type_complexity)]
+pub(super) fn delinearize_planes<'r>(
+    shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
+    is_arg: &dyn Fn(&str) -> bool,
+) -> Vec<(Vec<String>, Vec<String>, Tuples<'r>)> {
+    let pieces = || shaped.iter().flat_map(|(_, ps)| ps.iter().map(|(_, p)| p));
+    if pieces().any(|p| !p.is_affine()) {
+        return Vec::new();
+    }
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for p in pieces() {
+        for m in p.terms.keys() {
+            if let [Atom::Param(n)] = m.as_slice() {
+                if is_arg(n) {
+                    names.insert(n.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let key = vec![Atom::Param(name.clone())];
+        let in_div = pieces().any(|p| {
+            let mut atoms = Vec::new();
+            p.atoms(&mut atoms);
+            atoms.iter().any(|a| match a {
+                Atom::Div(q, _) => {
+                    let mut inner = Vec::new();
+                    q.atoms(&mut inner);
+                    inner.contains(&key[0])
+                }
+                _ => false,
+            })
+        });
+        let coefs: BTreeSet<i128> = pieces()
+            .map(|p| p.terms.get(&key).copied().unwrap_or(0))
+            .collect();
+        if in_div || coefs.len() < 2 {
+            continue;
+        }
+        let tuples: Tuples = shaped
+            .iter()
+            .map(|(r, ps)| {
+                let pieces = ps
+                    .iter()
+                    .map(|(c, p)| {
+                        let mut inner = p.clone();
+                        let outer = inner.terms.remove(&key).unwrap_or(0);
+                        (c.clone(), vec![Poly::konst(outer), inner])
+                    })
+                    .collect();
+                (*r, pieces)
+            })
+            .collect();
+        out.push((vec![name.clone(), "1".to_string()], vec![name], tuples));
+    }
+    out
 }
 
 fn atom_name(a: &Atom) -> String {
