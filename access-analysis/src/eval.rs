@@ -74,6 +74,13 @@ pub(crate) struct Walker<'a> {
     pub param_bounds: HashMap<String, (i128, i128)>,
     /// Value ranges of loop-iterator dimensions (from the iterator's type and start).
     dim_bounds: HashMap<String, (i128, i128)>,
+    /// Loop-iterator dimensions of counted loops with a constant step `s`
+    /// (`|s| > 1`) from one affine start `v`: `i = v + s*t` for a count
+    /// `t >= 0`. Recorded accesses are written in `t` (see `record`), so
+    /// that the step shows as a coefficient of the subscript (issue 12:
+    /// `y[i]` in a grid-stride loop, specialized, is `y[t][j]` with stride
+    /// `s`, a box).
+    pub(crate) strided: HashMap<String, (crate::poly::Poly, i128)>,
     /// Declared integer types of variables (innermost declaration wins).
     var_types: HashMap<String, Scalar>,
     /// Argument indices of the `__global`/`__constant` buffer arguments: the
@@ -117,6 +124,7 @@ impl<'a> Walker<'a> {
             steps: 0,
             param_bounds: HashMap::new(),
             dim_bounds: HashMap::new(),
+            strided: HashMap::new(),
             var_types: HashMap::new(),
             buf_args: Vec::new(),
         }

@@ -243,6 +243,25 @@ impl Poly {
         Some(r)
     }
 
+    /// Substitutes `by` for the dimension `name` (also inside divisions,
+    /// which are normalized again: `floor((4*t)/4)` becomes `t`).
+    pub fn subst_dim(&self, name: &str, by: &Poly) -> Option<Poly> {
+        let mut r = Poly::default();
+        for (m, c) in &self.terms {
+            let mut term = Poly::konst(*c);
+            for a in m {
+                let f = match a {
+                    Atom::Dim(n) if n == name => by.clone(),
+                    Atom::Div(p, d) => Poly::floor_div(&p.subst_dim(name, by)?, *d)?,
+                    _ => Poly::atom(a.clone()),
+                };
+                term = term.mul(&f, &[])?;
+            }
+            r = r.add(&term)?;
+        }
+        Some(r)
+    }
+
     /// `floor(self / d)` for `d >= 1`, normalized: `floor((d*A + B)/d) = A + floor(B/d)`
     /// with the coefficients of `B` in `[0, d)`. `None` when `self` is not affine.
     pub fn floor_div(&self, d: i128) -> Option<Poly> {

@@ -346,12 +346,12 @@ impl<'a> Renderer<'a> {
         }
         let mut global_failure = false;
         let mut konst: Vec<(Vec<String>, Vec<String>, Tuples)> = Vec::new();
-        // Whether `konst` holds planes of a run-time size: kept only where
-        // the kernel's own guards make every inner subscript lie in
-        // `[0, n)` (no launch-time assumption), since the 1-D model of such
-        // an array is exact and never needs one (`in[min(i + 1, n - 1)]`
-        // is not a plane of `n`).
-        let mut planes = false;
+        // Whether the strides of `konst` are kept only where the kernel's
+        // own guards make every inner subscript lie in `[0, extent)` (no
+        // launch-time assumption), since the 1-D model of such an array is
+        // exact and never needs one: planes of a run-time size
+        // (`in[min(i + 1, n - 1)]` is not a plane of `n`).
+        let mut strict = false;
         let mut tuples: Tuples = Vec::new();
         let mut extents: Vec<String> = Vec::new();
         if any_nonaffine {
@@ -414,7 +414,7 @@ impl<'a> Renderer<'a> {
                 if konst.is_empty() {
                     konst =
                         delinearize_planes(&shaped, &|n| self.arg_params.iter().any(|a| a == n));
-                    planes = !konst.is_empty();
+                    strict = true;
                 }
             }
             tuples = shaped
@@ -451,7 +451,7 @@ impl<'a> Renderer<'a> {
                 let res = self.model(b, &t, &ext, context, &mut tried, &mut notes_k, &mut whole_k);
                 if let Ok(ex) = res {
                     if whole_k.is_none()
-                        && (!planes || tried.assumptions.is_empty())
+                        && (!strict || tried.assumptions.is_empty())
                         && self.assumptions_can_hold(&tried.assumptions, &t, context)
                     {
                         a = tried;

@@ -183,8 +183,11 @@ fn eval_box(
             _ => return Ok(BoxEval::Off),
         }
     }
+    // The box and the 1-D range both hold the footprint; what moves is
+    // their intersection. Over literal strides the range is the tighter one
+    // at the ends (a partial last row), so the box may reach past it.
     Ok(match box_hull(strides, &out) {
-        Some((hl, hu)) if hl >= l && hu <= u => BoxEval::Box(out),
+        Some((hl, hu)) if hl <= u && hu >= l => BoxEval::Box(out),
         _ => BoxEval::Off,
     })
 }
@@ -1068,8 +1071,12 @@ mod tests {
         assert_eq!(b.read, Some(vec![(0, 7), (16, 31)]));
         assert_eq!(b.write, None);
         assert_eq!(box_hull(&b.strides, b.read.as_ref().unwrap()), hull);
-        // a box whose hull leaves the 1-D range: off
-        assert_eq!(a.slice_boxes(&vals, Some((17, 731)), None).unwrap(), None);
+        // a box whose hull reaches past the 1-D range is kept (both hold
+        // the footprint; what moves is their intersection)
+        let past = a.slice_boxes(&vals, Some((17, 700)), None).unwrap();
+        assert_eq!(past.and_then(|b| b.read), Some(vec![(0, 7), (16, 31)]));
+        // a box that misses the 1-D range: off
+        assert_eq!(a.slice_boxes(&vals, Some((800, 900)), None).unwrap(), None);
         // a read box missing for a range the slice reads: off
         let mut no_read = array(["w", "1"]);
         no_read.boxes.as_mut().unwrap().read = None;

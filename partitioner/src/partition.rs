@@ -288,8 +288,47 @@ fn linear_of(strides: &[String], lows: &[PwExpr], highs: &[PwExpr]) -> Option<Ra
 /// The linear bounds `[lower, upper]` of a footprint with `strides` (see
 /// [`dim_bounds`]).
 fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+    if let Some(r) = literal_linear(isl, fp, strides, context) {
+        return Some(r);
+    }
     let (lows, highs) = dim_bounds(isl, fp, strides.len(), context)?;
     linear_of(strides, &lows, &highs)
+}
+
+/// The exact linear bounds of a footprint over literal strides (`[256, 1]`):
+/// the least and greatest `sum_k strides[k] * c_k` over its elements, where
+/// the box's linear hull can reach past the last element (a grid-stride
+/// loop's last row is partial: `y[0 .. 3][lo .. hi]` over 1000 elements
+/// ends at 999, not at `3*256 + hi`). `None` for fewer than two dimensions,
+/// strides that are not all literals, or when isl fails; the launcher
+/// intersects the boxes with these ranges.
+fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+    if strides.len() < 2 {
+        return None;
+    }
+    let lits: Vec<i64> = strides
+        .iter()
+        .map(|s| s.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let ins: Vec<String> = (0..lits.len()).map(|k| format!("c{k}")).collect();
+    let sum: Vec<String> = ins
+        .iter()
+        .zip(&lits)
+        .map(|(c, s)| format!("{s}*{c}"))
+        .collect();
+    let map = isl
+        .map(&format!(
+            "{{ [{}] -> [{}] }}",
+            ins.join(", "),
+            sum.join(" + ")
+        ))
+        .ok()?;
+    let lin = fp.copy().ok()?.reset_tuple_id().ok()?.apply(map).ok()?;
+    let (lo, hi) = dim_bounds(isl, &lin, 1, context)?;
+    Some(Range {
+        lower: lo[0].to_string(),
+        upper: hi[0].to_string(),
+    })
 }
 
 /// The linear bounds of a footprint and, for an array of at least two
@@ -1827,9 +1866,11 @@ fn array_ranges(
     // The slice's bounds serve the read (write) footprint too when the array
     // is only read (written): the footprints are the same set.
     let slice_bounds = cx.slice_bounds_of(a, d, &fp_slice, ctx_slice_set);
-    out.slice = slice_bounds
-        .as_ref()
-        .and_then(|(l, h)| linear_of(&a.strides, l, h));
+    out.slice = literal_linear(&cx.isl, &fp_slice, &a.strides, ctx_slice_set).or_else(|| {
+        slice_bounds
+            .as_ref()
+            .and_then(|(l, h)| linear_of(&a.strides, l, h))
+    });
     if (out.total.is_none() && !total_empty)
         || (out.slice.is_none() && !fp_slice.is_empty().unwrap_or(true))
     {
@@ -1856,6 +1897,15 @@ fn array_ranges(
         } else {
             None
         };
+        if out.read_slice.is_some() {
+            if writes.is_none() {
+                out.read_slice = out.slice.clone();
+            } else if let Some(Ok(f)) = &read_fp {
+                if let Some(r) = literal_linear(&cx.isl, f, &a.strides, ctx_slice_set) {
+                    out.read_slice = Some(r);
+                }
+            }
+        }
         if let (Some(_), Some(Ok(f))) = (&read_box, read_fp) {
             read_parts = box_parts(cx, a, slice, &f, ctx_slice_set).unwrap_or_default();
         }
@@ -1863,8 +1913,14 @@ fn array_ranges(
     if let Some(w) = &writes {
         if reads.is_none() {
             (out.write_slice, write_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
+            if out.write_slice.is_some() {
+                out.write_slice = out.slice.clone();
+            }
         } else if let Some(f) = cx.footprint(w, slice) {
             (out.write_slice, write_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
+            if let Some(r) = literal_linear(&cx.isl, &f, &a.strides, ctx_slice_set) {
+                out.write_slice = Some(r);
+            }
         }
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).

@@ -276,18 +276,62 @@ impl<'a> Walker<'a> {
             } else {
                 self.loop_notes.last().cloned()
             };
+            let (sub, path) = self.in_counts(sub, self.path.clone());
             self.recs.push(Rec {
                 buf: t.buf,
                 kind,
                 sub,
                 lanes,
-                path: self.path.clone(),
+                path,
                 exact: self.exact && !many,
                 iters: self.iters.clone(),
                 span: e.span.clone(),
                 text: text.clone(),
                 note,
             });
+        }
+    }
+
+    /// An access's subscript and path with each strided iterator in scope
+    /// (see `strided`) replaced by its start plus step times its count,
+    /// innermost first (a start may use an outer iterator): a change of
+    /// variables, one-to-one on the iterations the path allows (`i >= v`
+    /// and `(i - v) mod s = 0` become `t >= 0`). Unchanged when a
+    /// substitution fails (overflow).
+    fn in_counts(
+        &self,
+        sub: Result<Vec<(Cond, Poly)>, Why>,
+        path: Vec<Cond>,
+    ) -> (Result<Vec<(Cond, Poly)>, Why>, Vec<Cond>) {
+        let steps: Vec<(&String, &(Poly, i128))> = self
+            .iters
+            .iter()
+            .rev()
+            .filter_map(|d| self.strided.get(d).map(|x| (d, x)))
+            .collect();
+        if steps.is_empty() {
+            return (sub, path);
+        }
+        let changed = || -> Option<(Result<Vec<(Cond, Poly)>, Why>, Vec<Cond>)> {
+            let (mut sub, mut path) = (sub.clone(), path.clone());
+            for (d, (v, s)) in &steps {
+                let by = v.add(&Poly::dim(d).scale(*s)?)?;
+                let f = |p: &Poly| p.subst_dim(d, &by);
+                if let Ok(pieces) = &mut sub {
+                    for (c, p) in pieces.iter_mut() {
+                        *p = f(p)?;
+                        *c = c.map_polys(&f);
+                    }
+                }
+                for c in path.iter_mut() {
+                    *c = c.map_polys(&f);
+                }
+            }
+            Some((sub, path))
+        };
+        match changed() {
+            Some(x) => x,
+            None => (sub, path),
         }
     }
 

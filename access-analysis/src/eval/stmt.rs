@@ -337,6 +337,25 @@ impl<'a> Walker<'a> {
                             start = Cond::or(start, c);
                         }
                         self.path.push(start);
+                        // One affine start and a constant step: accesses
+                        // are written in the iteration count (`record`).
+                        // Starts with a scalar argument are left alone: a
+                        // descending `k = n - 1; k >= 0; k -= 3` would
+                        // split into `[-t][n - 1]`, strides that need
+                        // `n <= 3` at launch.
+                        if let (Some(s), [(_, v)]) = (step_const, pieces.as_slice()) {
+                            let launch_only = v.terms.keys().flatten().all(|a| match a {
+                                Atom::Param(n) => {
+                                    n.len() == 3
+                                        && n.starts_with("go")
+                                        && n.ends_with(['0', '1', '2'])
+                                }
+                                _ => true,
+                            });
+                            if s.abs() > 1 && v.is_affine() && launch_only {
+                                self.strided.insert(dim.clone(), (v.clone(), s));
+                            }
+                        }
                     }
                     IntVal::Unknown(w) => {
                         loop_exact = false;
