@@ -241,7 +241,12 @@ fn launch_inner(
     let t0 = Instant::now();
     let cl0 = exec::cl_time();
     nd.validate()?;
-    if plan.kernel.work_dim != 0 && nd.work_dim() != plan.kernel.work_dim {
+    // A kernel analyzed for fewer dimensions runs on an NDRange whose extra
+    // trailing dimensions hold one work-item at offset 0 (hosts launch 1-D
+    // kernels as `work_dim` 2 with global `[n, 1]`): every id and size the
+    // analysis knows is the same there, `get_work_dim()` is unknown to it,
+    // and the subkernels keep the launch's `work_dim`.
+    if plan.kernel.work_dim != 0 && !nd.fits_work_dim(plan.kernel.work_dim) {
         return Err(LaunchError::NdRange {
             message: format!(
                 "kernel '{}' was analyzed for {} dimensions, the ndrange has {}",

@@ -113,6 +113,20 @@ impl NdRange {
         self.global.len() as u32
     }
 
+    /// Whether a kernel analyzed for `work_dim` dimensions may run on this
+    /// NDRange: as many dimensions, or more whose extra trailing ones hold
+    /// one work-item at offset 0 (`[n, 1]` for a 1-D kernel).
+    pub fn fits_work_dim(&self, work_dim: u32) -> bool {
+        let w = work_dim as usize;
+        self.global.len() == w
+            || (self.global.len() > w
+                && self.global[w..].iter().all(|&g| g == 1)
+                && self
+                    .offset
+                    .get(w..)
+                    .is_none_or(|o| o.iter().all(|&x| x == 0)))
+    }
+
     /// Work-groups along dimension `d` (1 beyond `work_dim`).
     pub fn n_groups(&self, d: u32) -> u64 {
         let d = d as usize;

@@ -174,6 +174,33 @@ fn build_failure_names_the_device_and_the_first_log_line() {
     );
 }
 
+/// Issue 15: hosts launch 1-D kernels as `work_dim` 2 with global `[n, 1]`;
+/// that splits like the 1-D launch, bit for bit what one device gives.
+#[test]
+fn a_1d_kernel_splits_on_an_ndrange_with_a_trailing_1() {
+    let (_rt, mut plan, nd, args) = setup_vadd();
+    // (this hand-written range file's subkernel has no guard)
+    let options = LaunchOptions {
+        verify: true,
+        unchecked: true,
+        ..Default::default()
+    };
+    let mut one = args.clone();
+    let r1 = launch(&mut plan, &nd, &mut one, &[(0, 0.5), (1, 0.5)], &options).unwrap();
+    for (global, local) in [
+        (vec![1000, 1], vec![8, 1]),
+        (vec![1000, 1, 1], vec![8, 1, 1]),
+    ] {
+        let nd2 = NdRange::new(&global, &local).unwrap();
+        let mut two = args.clone();
+        let r2 = launch(&mut plan, &nd2, &mut two, &[(0, 0.5), (1, 0.5)], &options).unwrap();
+        assert!(r2.split, "{:?}", r2.reason);
+        assert_eq!(r2.verified, Some(true));
+        assert_eq!(r2.bytes_total, r1.bytes_total);
+        assert_eq!(two.buffer("c"), one.buffer("c"));
+    }
+}
+
 #[test]
 fn ndrange_must_fit_the_kernel() {
     let (_rt, mut plan, _nd, mut args) = setup_vadd();
@@ -192,6 +219,20 @@ fn ndrange_must_fit_the_kernel() {
     assert_eq!(
         e.to_string(),
         "invalid ndrange: kernel 'vadd' was analyzed for 1 dimensions, the ndrange has 2"
+    );
+    // a trailing dimension of one work-item, but at an offset
+    let nd3 = NdRange::with_offset(&[1000, 1], &[8, 1], &[0, 5]).unwrap();
+    let e = launch(
+        &mut plan,
+        &nd3,
+        &mut args,
+        &[(0, 1.0)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("was analyzed for 1 dimensions"),
+        "{e}"
     );
 }
 
