@@ -153,7 +153,8 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     }
     let po = partition_options(&args)?;
     let progress = crate::progress::Progress::start(format!("analyzing {file}"));
-    let rf = session.analyze(args.kernel.as_deref(), &po)?;
+    let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
+    session.note_local_size_needed(&mut rf, &po);
     drop(progress);
     if let Some(out) = &args.output {
         rf.write_atomic(out)?;

@@ -414,3 +414,36 @@ fn the_analysis_budget_falls_back_and_says_why() {
         stderr(&bad)
     );
 }
+
+/// Issue 15: a kernel that splits only once its local size is known
+/// (`out[get_group_id(0)]`) says so, with the size tried, instead of a
+/// bare "not splittable"; with `--local` it splits.
+#[test]
+fn a_kernel_that_needs_its_local_size_says_so() {
+    let o = clpart(&["analyze", "--no-counts", "kernels/group_id_write.cl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("kernel group_id_write (work_dim 1): not splittable without its local size (pass --local)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note: splittable once the local size is known (pass --local): with --local 64 it splits along dimension 0"),
+        "{out}"
+    );
+    let o = clpart(&[
+        "analyze",
+        "--no-counts",
+        "--local",
+        "64",
+        "kernels/group_id_write.cl",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("splittable along dimension 0"), "{out}");
+    assert!(!out.contains("splittable once"), "{out}");
+    // a kernel no local size helps keeps the bare verdict
+    let o = clpart(&["analyze", "--no-counts", "kernels/scatter_conflict.cl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("): not splittable\n"), "{out}");
+}

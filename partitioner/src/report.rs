@@ -222,6 +222,13 @@ pub fn human(k: &KernelRanges) -> String {
     write!(s, "kernel {} (work_dim {}): ", k.name, k.work_dim).unwrap();
     match (k.splittable, k.split_dim) {
         (true, Some(d)) => writeln!(s, "splittable along dimension {d}").unwrap(),
+        _ if k
+            .diagnostics
+            .iter()
+            .any(|d| d.starts_with("splittable once the local size is known")) =>
+        {
+            writeln!(s, "not splittable without its local size (pass --local)").unwrap()
+        }
         _ => writeln!(s, "not splittable").unwrap(),
     }
     if let Some(r) = &k.reason {

@@ -41,6 +41,10 @@ use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 /// oldest goes first.
 pub const MAX_CACHED: usize = 16;
 
+/// The start of the note of a kernel that splits once its local size is
+/// known ([`Session::note_local_size_needed`]).
+pub const LOCAL_SIZE_NOTE: &str = "splittable once the local size is known (pass --local)";
+
 /// The note a kernel's diagnostics carry when its ranges were specialized on
 /// the launch's values.
 pub const SPECIALIZED_NOTE: &str =
@@ -374,6 +378,45 @@ impl Session {
         rf.build_options = src.build_options.clone();
         rf.kernels = analyze_kernels(program, &names, options)?;
         Ok(rf)
+    }
+
+    /// For kernels of `rf` that do not split while the local size is
+    /// unknown (group and local ids over-approximated, issue 15:
+    /// `out[get_group_id(0)]`), whether they split once it is known: each is
+    /// analyzed again with a local size of 64 work-items (`64`, `16x4`,
+    /// `4x4x4` by `work_dim`) and, where that splits, gets the note
+    /// [`LOCAL_SIZE_NOTE`] naming the size tried and the dimension. `clpart
+    /// run`, the C API and the OpenCL layer analyze each launch with its
+    /// own local size, so this is what they will see for such a size.
+    pub fn note_local_size_needed(&self, rf: &mut RangeFile, options: &PartitionOptions) {
+        if options.analysis.local_size.is_some() {
+            return;
+        }
+        for k in rf.kernels.iter_mut() {
+            let over = k
+                .diagnostics
+                .iter()
+                .any(|d| d.contains("the local size is not known"));
+            if k.splittable || !over {
+                continue;
+            }
+            let (probe, text): ([i64; 3], &str) = match k.work_dim {
+                2 => ([16, 4, 1], "16x4"),
+                3 => ([4, 4, 4], "4x4x4"),
+                _ => ([64, 1, 1], "64"),
+            };
+            let mut po = options.clone();
+            po.analysis.local_size = Some(probe);
+            po.counts = partitioner::Counts::None;
+            let Ok(probed) = self.analyze_kernel(&k.name, &po) else {
+                continue;
+            };
+            if let (true, Some(d)) = (probed.splittable, probed.split_dim) {
+                k.diagnostics.push(format!(
+                    "{LOCAL_SIZE_NOTE}: with --local {text} it splits along dimension {d} (clpart run, the C API and the OpenCL layer analyze each launch with its local size)"
+                ));
+            }
+        }
     }
 
     /// The ranges of one launch of `kernel`, cached per configuration. From
