@@ -12,6 +12,9 @@ use crate::poly::{Atom, Cond, Poly, Why, WhyKind};
 use crate::AccessKind;
 use coarsen::ir::{BinOp, Expr, ExprKind, Scalar, Span, Type, UnOp};
 
+/// A recorded access's element index by piece, or why it is unknown.
+type Subscript = Result<Vec<(Cond, Poly)>, Why>;
+
 /// Name prefix of the `x_d - go_d` dimensions used only inside range checks.
 const OFFSET_DIM: &str = "u";
 
@@ -298,11 +301,7 @@ impl<'a> Walker<'a> {
     /// variables, one-to-one on the iterations the path allows (`i >= v`
     /// and `(i - v) mod s = 0` become `t >= 0`). Unchanged when a
     /// substitution fails (overflow).
-    fn in_counts(
-        &self,
-        sub: Result<Vec<(Cond, Poly)>, Why>,
-        path: Vec<Cond>,
-    ) -> (Result<Vec<(Cond, Poly)>, Why>, Vec<Cond>) {
+    fn in_counts(&self, sub: Subscript, path: Vec<Cond>) -> (Subscript, Vec<Cond>) {
         let steps: Vec<(&String, &(Poly, i128))> = self
             .iters
             .iter()
@@ -312,7 +311,7 @@ impl<'a> Walker<'a> {
         if steps.is_empty() {
             return (sub, path);
         }
-        let changed = || -> Option<(Result<Vec<(Cond, Poly)>, Why>, Vec<Cond>)> {
+        let changed = || -> Option<(Subscript, Vec<Cond>)> {
             let (mut sub, mut path) = (sub.clone(), path.clone());
             for (d, (v, s)) in &steps {
                 let by = v.add(&Poly::dim(d).scale(*s)?)?;
