@@ -105,7 +105,8 @@ pub struct RangeReport {
     pub upper: String,
 }
 
-/// A slice's footprint per delinearized dimension, outermost first.
+/// A slice's footprint per delinearized dimension, outermost first (for a
+/// 1-D array only read, its one dimension with the runs as `read_parts`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoxesReport {

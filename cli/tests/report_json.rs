@@ -208,7 +208,11 @@ fn check(name: &str, r: &Report) -> Vec<String> {
                 ));
             }
             if let Some(b) = &a.boxes {
-                if b.strides.len() < 2 || b.strides.last().map(String::as_str) != Some("1") {
+                // one stride only for a 1-D array's read runs (issue 12)
+                let runs_1d = b.strides.len() == 1 && !b.read_parts.is_empty() && b.write.is_none();
+                if (b.strides.len() < 2 && !runs_1d)
+                    || b.strides.last().map(String::as_str) != Some("1")
+                {
                     bad.push(format!(
                         "{name}/{}: array {} strides {:?}",
                         k.name, a.name, b.strides

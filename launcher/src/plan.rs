@@ -74,7 +74,8 @@ impl ArrayPlan {
                 _ => return Ok(None),
             }
         }
-        if strides.len() < 2 || strides.last() != Some(&1) {
+        // (one stride: the read runs of a 1-D array)
+        if strides.is_empty() || strides.last() != Some(&1) {
             return Ok(None);
         }
         let mut extents = vec![0i64; strides.len()];

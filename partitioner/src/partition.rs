@@ -466,6 +466,53 @@ fn box_parts(
     Some(out)
 }
 
+/// The read footprint `fp` of a slice of a 1-D array as its maximal runs,
+/// first to last (issue 12: `b[(ushort)(i + 65530)]` reads the end and the
+/// start of `b`, whose hull is all of it; `a[i]` and `a[i + half]` read two
+/// bands): each step takes the elements up to the first run's end (the
+/// least element whose successor is not in the rest) and keeps the rest.
+/// Every run is one part of [`Boxes::read_parts`] over the one dimension.
+/// `None` when the footprint is one run for every parameter value, has
+/// more than `MAX_READ_PARTS` runs for some, or isl fails.
+fn runs_1d(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Vec<Vec<Range>>> {
+    let mut rest = fp.copy().ok()?.reset_tuple_id().ok()?;
+    if let Some(c) = context {
+        rest = rest.intersect_params(c.copy().ok()?).ok()?;
+    }
+    let before = cx.isl.map("{ [o] -> [o - 1] }").ok()?;
+    let above = cx.isl.map("{ [e] -> [o] : o > e }").ok()?;
+    let mut runs = Vec::new();
+    while !rest.is_empty().ok()? {
+        if runs.len() == ranges_format::MAX_READ_PARTS {
+            return None;
+        }
+        let preds = rest.copy().ok()?.apply(before.copy().ok()?).ok()?;
+        let ends = rest.copy().ok()?.subtract(preds).ok()?;
+        let later = ends.apply(above.copy().ok()?).ok()?;
+        runs.push(
+            rest.copy()
+                .ok()?
+                .subtract(later.copy().ok()?)
+                .ok()?
+                .coalesce()
+                .ok()?,
+        );
+        rest = rest.intersect(later).ok()?.coalesce().ok()?;
+    }
+    if runs.len() < 2 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for r in &runs {
+        let (lo, hi) = dim_bounds(&cx.isl, r, 1, context)?;
+        out.push(vec![Range {
+            lower: lo[0].to_string(),
+            upper: hi[0].to_string(),
+        }]);
+    }
+    Some(out)
+}
+
 /// The interval hull of a footprint's projection onto each of its `n`
 /// dimensions (1-D sets, tuple ids reset).
 fn dim_intervals(cx: &Ctx, f: &Set, n: usize) -> Option<Vec<Set>> {
@@ -1906,8 +1953,18 @@ fn array_ranges(
                 }
             }
         }
-        if let (Some(_), Some(Ok(f))) = (&read_box, read_fp) {
-            read_parts = box_parts(cx, a, slice, &f, ctx_slice_set).unwrap_or_default();
+        match (&read_box, read_fp) {
+            (Some(_), Some(Ok(f))) => {
+                read_parts = box_parts(cx, a, slice, &f, ctx_slice_set).unwrap_or_default();
+            }
+            // a 1-D array only read: its runs, when it has a few
+            (None, Some(Ok(f))) if a.strides.len() == 1 && writes.is_none() => {
+                read_parts = runs_1d(cx, &f, ctx_slice_set).unwrap_or_default();
+                if !read_parts.is_empty() {
+                    read_box = out.read_slice.clone().map(|r| vec![r]);
+                }
+            }
+            _ => {}
         }
     }
     if let Some(w) = &writes {
@@ -1962,7 +2019,11 @@ fn array_ranges(
     // Boxes, when every footprint that has linear bounds has its box too.
     let complete = (out.read_slice.is_none() || read_box.is_some())
         && (out.write_slice.is_none() || write_box.is_some());
-    if a.strides.len() >= 2 && complete && (read_box.is_some() || write_box.is_some()) {
+    let one_d_runs = a.strides.len() == 1 && !read_parts.is_empty();
+    if (a.strides.len() >= 2 || one_d_runs)
+        && complete
+        && (read_box.is_some() || write_box.is_some())
+    {
         out.boxes = Some(Boxes {
             strides: a.strides.clone(),
             read: read_box,

@@ -192,7 +192,10 @@ pub fn rewrite_with_boxes(
             AddrSpace::Local => None,
             _ => boxed
                 .iter()
-                .find(|b| b.arg_index == idx && b.strides.len() >= 2)
+                .find(|b| {
+                    b.arg_index == idx
+                        && (b.strides.len() >= 2 || (b.strides.len() == 1 && b.read_parts > 0))
+                })
                 .map(|b| BoxSpec {
                     extent_names: extent_names(b.strides),
                     dims: b.strides.len(),
@@ -854,35 +857,39 @@ fn box_header(m: usize, parts: usize) -> String {
     if parts > 0 {
         return box_parts_header(m, parts);
     }
-    let dims = |f: &dyn Fn(usize) -> String| (1..=m).map(f).collect::<Vec<_>>().join(", ");
-    let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
-    let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
-    let rw = dims(&|k| format!("st{k}, ex{k}, rlo{k}, rhi{k}, wlo{k}, whi{k}"));
-    let rw_decl = dims(&|k| {
-        format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}")
-    });
-    let both = dims(&|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"));
+    let one = cat(&[&box_list(m, &["st", "ex", "lo", "hi"], "")]);
+    let one_decl = cat(&[&box_list(m, &["st", "ex", "lo", "hi"], "long ")]);
+    let rw = cat(&[&box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "")]);
+    let rw_decl = cat(&[&box_list(
+        m,
+        &["st", "ex", "rlo", "rhi", "wlo", "whi"],
+        "long ",
+    )]);
+    let both = cat(&[&(1..=m)
+        .map(|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"))
+        .collect::<Vec<_>>()
+        .join(", ")]);
     let inside = (1..=m)
         .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
         .collect::<String>();
     let mut out = String::new();
     out.push_str(&format!(
         "#ifdef CLPART_UNCHECKED
-#define __clpart_bchk{m}(i, n, lo, hi, len, bad, s, b, {one}) (i)
-#define __clpart_brw{m}(i, rlo, rhi, wlo, whi, len, bad, s, b, {rw}) (i)
+#define __clpart_bchk{m}(i, n, lo, hi, len, bad, s, b{one}) (i)
+#define __clpart_brw{m}(i, rlo, rhi, wlo, whi, len, bad, s, b{rw}) (i)
 #else
 "
     ));
     out.push_str(&format!(
-        "long __clpart_bchk{m}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b, {one_decl}) {{
+        "long __clpart_bchk{m}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b{one_decl}) {{
     long a = (long)((ulong)i + (ulong)b);
     int ok = (i >= lo) & (i <= hi - n){inside};
     ulong oob = (ulong)((i < 0) | (i > len - n));
     *bad |= (ok ? 0UL : (2UL - oob)) << (2 * s);
     return ok ? i : len;
 }}
-long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b, {rw_decl}) {{
-    return __clpart_bchk{m}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b, {both});
+long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b{rw_decl}) {{
+    return __clpart_bchk{m}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b{both});
 }}
 #endif
 "
@@ -890,16 +897,45 @@ long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, u
     out
 }
 
-/// [`box_header`] with read parts.
+/// The names `<name>k` of box dimensions `1..=m`, per dimension in the
+/// order of `names`, each after `ty` (`"long "` for declarations).
+fn box_list(m: usize, names: &[&str], ty: &str) -> String {
+    (1..=m)
+        .map(|k| {
+            names
+                .iter()
+                .map(|n| format!("{ty}{n}{k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The non-empty lists of `parts`, each after a comma (to follow a
+/// function's leading arguments; empty when all are).
+fn cat(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| format!(", {p}"))
+        .collect()
+}
+
+/// [`box_header`] with read parts. Without box-checked dimensions (`m` 0:
+/// the read runs of a 1-D array) the check is off when part 0 is `[0, 0)`,
+/// which a launch without parts passes (every part argument 0); a launch
+/// with parts always has a non-empty part 0 (its read window when no part
+/// is left).
 fn box_parts_header(m: usize, parts: usize) -> String {
-    let dims = |f: &dyn Fn(usize) -> String| (1..=m).map(f).collect::<Vec<_>>().join(", ");
-    let one = dims(&|k| format!("st{k}, ex{k}, lo{k}, hi{k}"));
-    let one_decl = dims(&|k| format!("long st{k}, long ex{k}, long lo{k}, long hi{k}"));
-    let rw = dims(&|k| format!("st{k}, ex{k}, rlo{k}, rhi{k}, wlo{k}, whi{k}"));
-    let rw_decl = dims(&|k| {
-        format!("long st{k}, long ex{k}, long rlo{k}, long rhi{k}, long wlo{k}, long whi{k}")
-    });
-    let both = dims(&|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"));
+    let one = box_list(m, &["st", "ex", "lo", "hi"], "");
+    let one_decl = box_list(m, &["st", "ex", "lo", "hi"], "long ");
+    let rw = box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "");
+    let rw_decl = box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "long ");
+    let both = (1..=m)
+        .map(|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let part_names = |p: usize| {
         (0..=m)
             .map(|k| format!("pl{p}_{k}, ph{p}_{k}"))
@@ -927,21 +963,25 @@ fn box_parts_header(m: usize, parts: usize) -> String {
             format!(" | ((i >= pl{p}_0) & (i <= ph{p}_0 - n){dims})")
         })
         .collect::<String>();
+    let off = if m == 0 { "(ph0_0 == 0)" } else { "(st1 == 0)" };
+    let (one, one_decl) = (cat(&[&one, &pargs]), cat(&[&one_decl, &pdecl]));
+    let (rw, rw_decl) = (cat(&[&rw, &pargs]), cat(&[&rw_decl, &pdecl]));
+    let both = cat(&[&both, &pargs]);
     format!(
         "#ifdef CLPART_UNCHECKED
-#define __clpart_bchkp{m}_{parts}(i, n, lo, hi, len, bad, s, b, {one}, {pargs}) (i)
-#define __clpart_brwp{m}_{parts}(i, rlo, rhi, wlo, whi, len, bad, s, b, {rw}, {pargs}) (i)
+#define __clpart_bchkp{m}_{parts}(i, n, lo, hi, len, bad, s, b{one}) (i)
+#define __clpart_brwp{m}_{parts}(i, rlo, rhi, wlo, whi, len, bad, s, b{rw}) (i)
 #else
-long __clpart_bchkp{m}_{parts}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b, {one_decl}, {pdecl}) {{
+long __clpart_bchkp{m}_{parts}(long i, long n, long lo, long hi, long len, ulong *bad, int s, long b{one_decl}) {{
     long a = (long)((ulong)i + (ulong)b);
-    int part = (st1 == 0){in_part};
+    int part = {off}{in_part};
     int ok = (i >= lo) & (i <= hi - n){inside} & part;
     ulong oob = (ulong)((i < 0) | (i > len - n));
     *bad |= (ok ? 0UL : (2UL - oob)) << (2 * s);
     return ok ? i : len;
 }}
-long __clpart_brwp{m}_{parts}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b, {rw_decl}, {pdecl}) {{
-    return __clpart_bchkp{m}_{parts}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b, {both}, {pargs});
+long __clpart_brwp{m}_{parts}(long i, long rlo, long rhi, long wlo, long whi, long len, ulong *bad, int s, long b{rw_decl}) {{
+    return __clpart_bchkp{m}_{parts}(i, 1, max(rlo, wlo), min(rhi, whi), len, bad, s, b{both});
 }}
 #endif
 "
@@ -1210,15 +1250,15 @@ impl<'a> Guarder<'a> {
             let m = b.dims - 1;
             let dims =
                 |f: &dyn Fn(usize) -> String| (1..b.dims).map(f).collect::<Vec<_>>().join(", ");
-            let rbox = dims(&|k| {
+            let rbox = cat(&[&dims(&|k| {
                 format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}")
-            });
-            let wbox = dims(&|k| {
+            })]);
+            let wbox = cat(&[&dims(&|k| {
                 format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}")
-            });
-            let rwbox = dims(&|k| {
+            })]);
+            let rwbox = cat(&[&dims(&|k| {
                 format!("__clpart_bs{k}_{nm}, __clpart_be{k}_{nm}, __clpart_brl{k}_{nm}, __clpart_brh{k}_{nm}, __clpart_bwl{k}_{nm}, __clpart_bwh{k}_{nm}")
-            });
+            })]);
             let base = format!("__clpart_base_{nm}");
             let len = format!("__clpart_len_{nm}");
             let count = n.unwrap_or("1");
@@ -1238,15 +1278,15 @@ impl<'a> Guarder<'a> {
             let (head, tail) = match access {
                 Access::ReadWrite if n.is_none() => (
                     format!("__clpart_brw{psuffix}((long)("),
-                    format!(") - {base}, {r}, {w}, {len}, {f}, {base}, {rwbox}{pargs})"),
+                    format!(") - {base}, {r}, {w}, {len}, {f}, {base}{rwbox}{pargs})"),
                 ),
                 Access::Read => (
                     format!("__clpart_bchk{psuffix}((long)("),
-                    format!(") - {base}, {count}, {r}, {len}, {f}, {base}, {rbox}{pargs})"),
+                    format!(") - {base}, {count}, {r}, {len}, {f}, {base}{rbox}{pargs})"),
                 ),
                 _ => (
                     format!("__clpart_bchk{m}((long)("),
-                    format!(") - {base}, {count}, {w}, {len}, {f}, {base}, {wbox})"),
+                    format!(") - {base}, {count}, {w}, {len}, {f}, {base}{wbox})"),
                 ),
             };
             return Check { head, tail, fast };

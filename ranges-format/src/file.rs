@@ -229,8 +229,10 @@ pub struct ArrayRanges {
     /// Write-overlap verdict, for written arrays.
     pub write: Option<WriteVerdict>,
     /// The slice's footprint per delinearized dimension, for arrays with at
-    /// least two (`c[y*w + x]` seen as `c[y][x]`); `None` for 1-D arrays,
-    /// arrays transferred whole, and files of format version 2. Absent from
+    /// least two (`c[y*w + x]` seen as `c[y][x]`), and for a 1-D array only
+    /// read whose slice reads a few runs apart (issue 12, as read parts of
+    /// one dimension); `None` for other 1-D arrays, arrays transferred
+    /// whole, and files of format version 2. Absent from
     /// the file when `None`, so a version 2 array section keeps its checksum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boxes: Option<Boxes>,
@@ -269,7 +271,9 @@ pub struct Boxes {
     /// The stride of each delinearized dimension, outermost first, as
     /// expression text over the kernel's parameters (see [`PwExpr`]), e.g.
     /// `["nx*ny", "nx", "1"]`, or integer literals for literal widths
-    /// (`["1000", "1"]`); the last is `"1"`. At least two.
+    /// (`["1000", "1"]`); the last is `"1"`. At least two, except for a
+    /// 1-D array only read that has [`Boxes::read_parts`] (its runs):
+    /// `["1"]`.
     pub strides: Vec<String>,
     /// Per dimension, the inclusive bounds of the components of the
     /// elements a slice reads (`[SliceLo, SliceHi)`); `None` when the array

@@ -488,9 +488,11 @@ impl KernelRanges {
                 ));
             }
             let n = b.strides.len();
-            if n < 2 {
+            // a 1-D array has boxes only for its read runs (issue 12)
+            let runs_1d = n == 1 && !b.read_parts.is_empty() && b.write.is_none();
+            if n < 2 && !runs_1d {
                 return Err(format!(
-                    "{what}: boxes with {n} stride{}, not at least 2 (1-D arrays have no boxes)",
+                    "{what}: boxes with {n} stride{}, not at least 2 (a 1-D array has boxes only for read parts)",
                     if n == 1 { "" } else { "s" }
                 ));
             }

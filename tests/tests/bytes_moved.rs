@@ -151,6 +151,7 @@ const ISSUE12: &[(&str, f64)] = &[
     ("chem_wdot", 1.0),
     ("issue12_strided_loop", 1.0),
     ("saxpy_offset", 1.0),
+    ("issue12_two_bands", 1.0),
 ];
 
 fn check_traced(shares: &[(usize, f64)]) {

@@ -605,3 +605,70 @@ fn issue13_the_guard_checks_read_parts_and_catches_a_short_part() {
     let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
     assert!(r.split && !r.guard_fired, "{r}");
 }
+
+const TWO_BANDS: &str = r#"
+__kernel void two_bands(__global const float *in, __global float *out, int dist)
+{
+    int i = get_global_id(0);
+    out[i] = in[i] - in[i + dist];
+}
+"#;
+
+/// Issue 12: a 1-D array read in two bands `dist` apart has one read part
+/// per band (its runs), and the guard checks every read against them: with
+/// the larger part one element short while the read window stays whole,
+/// the read of the missing element fails the part check, the guard fires
+/// and the launch re-runs unsplit, bit-exact.
+#[test]
+fn issue12_the_guard_checks_the_read_runs_of_a_1d_array() {
+    let rt = runtime();
+    let (global, local): (&[u64], &[u64]) = (&[512], &[64]);
+    let specs = ["in=rand:1024:5", "out=zeros:512", "dist=512"];
+    let mut p = plan(&rt, "two_bands", TWO_BANDS, global, local, &[("dist", 512)]);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let k = p.kernel();
+    let a = k.arrays.iter().find(|a| a.name == "in").unwrap();
+    let b = a.boxes.as_ref().expect("'in' has read runs");
+    assert_eq!((b.strides.len(), b.read_parts.len()), (1, 2), "{b:?}");
+    let nd = NdRange::new(global, local).unwrap();
+    let pristine = args(&p, &specs);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let shares = [(0, 0.5), (1, 0.5)];
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
+    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
+    assert!(r.split && !r.guard_fired && r.verified == Some(true), "{r}");
+    assert_eq!(
+        r.bytes_total,
+        2 * 512 * 4 + 512 * 4,
+        "the bands and out: {r}"
+    );
+    // a run one element short
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        verify: true,
+        test_shrink_part: Some("in".into()),
+        ..Default::default()
+    };
+    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
+    assert!(
+        r.guard_fired && !r.split,
+        "the guard must fire on 'in': {r}"
+    );
+    assert!(
+        r.reason
+            .clone()
+            .unwrap_or_default()
+            .contains("'in' outside its analyzed range"),
+        "{r}"
+    );
+    assert_eq!(r.verified, Some(true), "{r}");
+    assert_eq!(
+        got.buffer("out").unwrap().as_bytes(),
+        want.buffer("out").unwrap().as_bytes()
+    );
+}

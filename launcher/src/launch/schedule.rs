@@ -718,7 +718,9 @@ fn device_work(
         // what proves the writes exact.
         if a.literal_strides
             && boxes.as_ref().is_some_and(|b| {
-                b.spans_inner_dims() && (b.write.is_none() || fills || !b.write_exact)
+                b.strides.len() > 1
+                    && b.spans_inner_dims()
+                    && (b.write.is_none() || fills || !b.write_exact)
             })
         {
             boxes = None;

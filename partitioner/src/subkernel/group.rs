@@ -272,6 +272,11 @@ impl<'a> GroupCheck<'a> {
             .join(" & ");
         let off = if b.strides.len() > 1 {
             format!("({off})")
+        } else if b.strides.is_empty() {
+            // the read runs of a 1-D array: off when part 0 is empty
+            b.parts
+                .first()
+                .map_or("1".to_string(), |((_, hi), _)| format!("({hi} == 0)"))
         } else {
             off
         };
