@@ -425,7 +425,9 @@ fn split_with(
     // 3. The split launch, over the resident copies.
     let mut kargs =
         KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
-    let nd = trimmed(nd, plan.kernel().work_dim as usize, source);
+    // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher
+    // takes trailing dimensions of one work-item, so `get_work_dim()` is
+    // what the application asked for)
     let result = {
         let mut taken: Vec<(u32, usize, resident::Resident)> = bound
             .iter()
@@ -553,27 +555,6 @@ fn split_with(
     report::log_launch(&rec.name, source, &options, &slots, &infos, &report);
     report::launched(&rec.name, &report, app_sync);
     Ok(Outcome::Done(CL_SUCCESS))
-}
-
-/// The NDRange without the trailing dimensions of size 1 that a kernel
-/// analyzed for fewer dimensions does not use (a 1-D kernel launched with
-/// `work_dim` 2 and a global size `N x 1`). Kept whole when the kernel asks
-/// `get_work_dim()`, whose value would change.
-fn trimmed(nd: &NdRange, dims: usize, source: &str) -> NdRange {
-    let mut out = nd.clone();
-    if dims == 0 || source.contains("get_work_dim") {
-        return out;
-    }
-    while out.global.len() > dims
-        && out.global.last() == Some(&1)
-        && out.local.last() == Some(&1)
-        && out.offset.last() == Some(&0)
-    {
-        out.global.pop();
-        out.local.pop();
-        out.offset.pop();
-    }
-    out
 }
 
 /// Refuses a wait list holding a user event that is not complete: the
@@ -903,15 +884,5 @@ mod tests {
         }];
         let k = kernel_with(vec![handle_arg(0x7999)]);
         assert!(slots(&k, &infos).err().unwrap().contains("image2d_t"));
-    }
-
-    #[test]
-    fn trailing_unit_dimensions_go_only_when_unused() {
-        let nd = NdRange::new(&[1024, 1], &[64, 1]).unwrap();
-        assert_eq!(trimmed(&nd, 1, "k").global, vec![1024]);
-        assert_eq!(trimmed(&nd, 2, "k").global, vec![1024, 1]);
-        assert_eq!(trimmed(&nd, 1, "get_work_dim()").global, vec![1024, 1]);
-        let wide = NdRange::new(&[1024, 2], &[64, 1]).unwrap();
-        assert_eq!(trimmed(&wide, 1, "k").global, vec![1024, 2]);
     }
 }
