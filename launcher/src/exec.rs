@@ -72,6 +72,47 @@ pub(crate) fn release<T>(handle: T) {
     cl_timed(|| drop(handle));
 }
 
+/// A device buffer of `bytes` bytes from the device's pool (see
+/// `pool.rs`: its old contents count for nothing), else a new one
+/// ([`alloc`]).
+pub(crate) fn take(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
+    match ctx.pool.take(bytes.max(1)) {
+        Some(b) => Ok(b),
+        None => alloc(ctx, bytes),
+    }
+}
+
+/// Gives a buffer of `bytes` bytes that no launch uses any more (commands
+/// on the device's queue may still use it) back to the device's pool, or
+/// releases it when the pool is full.
+pub(crate) fn give(ctx: &DeviceCtx, bytes: usize, buf: Buffer<u8>) {
+    if let Some(b) = ctx.pool.give(bytes.max(1), buf) {
+        release(b);
+    }
+}
+
+/// A flag buffer of the guard (`bytes` bytes, at most 64) that holds
+/// zeros: a pooled one (no command), else a new one with zeros written.
+pub(crate) fn zero_flags(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
+    static ZEROS: [u8; 64] = [0; 64];
+    if let Some(b) = ctx.pool.take_zero_flags() {
+        return Ok(b);
+    }
+    let b = alloc(ctx, bytes)?;
+    let zeros = &ZEROS[..bytes.min(ZEROS.len())];
+    // SAFETY: the source is a static.
+    release(unsafe { write(ctx, &b, 0, zeros.as_ptr(), zeros.len())? });
+    Ok(b)
+}
+
+/// Gives back a flag buffer whose read-back finished and showed every flag
+/// clear: it holds zeros (see `pool.rs`).
+pub(crate) fn give_zero_flags(ctx: &DeviceCtx, buf: Buffer<u8>) {
+    if let Some(b) = ctx.pool.give_zero_flags(buf) {
+        release(b);
+    }
+}
+
 /// A device buffer of `bytes` bytes (at least one element's worth).
 pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
     // SAFETY: no host pointer is given.

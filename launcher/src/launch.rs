@@ -18,7 +18,7 @@ use crate::error::{LaunchError, Result};
 use crate::exec;
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::resident::{with_host_copies, DeviceBuffer, Residency};
+use crate::resident::{gather_all_and_free, with_host_copies, DeviceBuffer, Residency};
 
 mod report;
 mod schedule;
@@ -136,26 +136,15 @@ pub fn launch(
             temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         launch_over(plan, nd, args, &mut refs, shares, options)
     };
-    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
-    let mut first_err = None;
+    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
     for (i, mut b) in temps {
-        match b.res.gather_all(&mut b.host) {
-            Ok(m) => gathered.extend(m),
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-        b.res.allocs.clear();
         std::mem::swap(
             args.buffer_at_mut(i).expect("a buffer argument"),
             &mut b.host,
         );
     }
     let mut report = result?;
-    if let Some(e) = first_err {
-        return Err(e);
-    }
-    add_gathered(&mut report, &gathered);
+    add_gathered(&mut report, &gathered?);
     Ok(report)
 }
 
@@ -207,10 +196,8 @@ pub(crate) fn launch_over(
         drop(all);
         // What the devices wrote comes back to the host, counted in the
         // report as `launch` counts it.
-        let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
+        let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b))?;
         for (i, mut b) in temps {
-            gathered.extend(b.res.gather_all(&mut b.host)?);
-            b.res.allocs.clear();
             std::mem::swap(
                 args.buffer_at_mut(i).expect("a buffer argument"),
                 &mut b.host,

@@ -151,6 +151,16 @@ pub(super) fn run_split(
         }
     }
     exec::release(backups);
+    if guarded {
+        // Read back and clear: they hold zeros for the next launch.
+        for ((fb, w), f) in flag_bufs.into_iter().zip(works).zip(&flags) {
+            if let (Some(fb), true) = (fb, f.iter().all(|&b| b == 0)) {
+                exec::give_zero_flags(&plan.kernels[&w.device].ctx, fb);
+            }
+        }
+    } else {
+        exec::release(flag_bufs);
+    }
     record(plan, res, works, glue);
     phase2(
         plan,
@@ -166,7 +176,7 @@ pub(super) fn run_split(
             r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
         }
     }
-    exec::release((kernel_events, flag_bufs));
+    exec::release(kernel_events);
     merge(plan, args, res, works, glue, &staging);
 
     let mut report = RunReport {
@@ -440,7 +450,6 @@ fn phase1(
 
     // Order matters: memory that enqueued commands use is declared before
     // the Finisher (see `run_split`).
-    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flag_bufs: Vec<Option<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
@@ -481,12 +490,7 @@ fn phase1(
             }
         }
         let flag_buf = if guarded {
-            let b = exec::alloc(ctx, zero_flags.len())?;
-            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe {
-                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
-            });
-            Some(b)
+            Some(exec::zero_flags(ctx, GUARD_FLAG_BYTES)?)
         } else {
             None
         };
@@ -864,7 +868,8 @@ fn ensure_alloc(
         res.coh.invalidate(Holder::Device(dev), &dropped);
     }
     let extent = (hi - lo + 1) as u64;
-    let mem = exec::alloc(ctx, ((extent + GUARD_SINK) * es) as usize)?;
+    let bytes = ((extent + GUARD_SINK) * es) as usize;
+    let mem = exec::take(ctx, bytes)?;
     if let (Some(old), Some((kl, ku))) = (res.allocs.get(&dev), valid.intersect(&keep).hull()) {
         let len = ((ku - kl + 1) as u64 * es) as usize;
         exec::release(exec::copy(
@@ -882,7 +887,8 @@ fn ensure_alloc(
             ctx: ctx.clone(),
             base: lo,
             extent,
-            mem,
+            bytes,
+            mem: std::mem::ManuallyDrop::new(mem),
         },
     );
     Ok(gathered)

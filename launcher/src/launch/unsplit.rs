@@ -142,11 +142,11 @@ fn run_on_one(
     let sink = if guard.is_some() { GUARD_SINK } else { 0 };
     let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
+    let mut sizes = vec![0usize; infos.len()];
     let mut to = 0u64;
     let mut commands = 0u64;
     let mut from = 0u64;
-    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
-    let mut flags = zero_flags.clone();
+    let mut flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut fin = Finisher::new();
     fin.add(ctx);
     let mut regions = Vec::new();
@@ -163,7 +163,9 @@ fn run_on_one(
         };
         let len = region.len();
         let es = infos[i].elem_size.max(1) as u64;
-        let buf = exec::alloc(ctx, len + (sink * es) as usize)?;
+        let bytes = len + (sink * es) as usize;
+        let buf = exec::take(ctx, bytes)?;
+        sizes[i] = bytes;
         // SAFETY: the host buffer is borrowed mutably for this whole call and
         // the queue is finished before it returns (Finisher).
         exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
@@ -171,15 +173,8 @@ fn run_on_one(
         commands += 1;
         bufs.push(Some(buf));
     }
-    let flag_buf = match &guard {
-        Some(_) => {
-            let b = exec::alloc(ctx, zero_flags.len())?;
-            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe {
-                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
-            });
-            Some(b)
-        }
+    let mut flag_buf = match &guard {
+        Some(_) => Some(exec::zero_flags(ctx, GUARD_FLAG_BYTES)?),
         None => None,
     };
     let mut set: Vec<(&str, SetArg<'_>)> = infos
@@ -220,6 +215,12 @@ fn run_on_one(
             exec::release((ev, bufs, flag_buf));
             return Ok(Err(raised));
         }
+        if flags.iter().all(|&b| b == 0) {
+            // read back and clear: it holds zeros for the next launch
+            if let Some(fb) = flag_buf.take() {
+                exec::give_zero_flags(ctx, fb);
+            }
+        }
         fin = Finisher::new();
         fin.add(ctx);
     }
@@ -236,7 +237,13 @@ fn run_on_one(
     }
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
-    exec::release((ev, bufs, flag_buf));
+    // every command that used them is finished: back to the pool
+    for (buf, bytes) in bufs.into_iter().zip(sizes) {
+        if let Some(buf) = buf {
+            exec::give(ctx, bytes, buf);
+        }
+    }
+    exec::release((ev, flag_buf));
     Ok(Ok(Moved {
         kernel_ms,
         to,
