@@ -770,14 +770,17 @@ impl Finisher {
         first_err.map_or(Ok(()), Err)
     }
 
-    /// Starts every queue without waiting.
-    pub(crate) fn flush(&self) {
-        cl_timed(|| {
-            on_each(&self.ctxs, |c| {
-                let _ = c.queue.flush();
-            })
-        });
+    /// Forgets the queues, without waiting: each was finished
+    /// ([`finish_queue`]) since its last command was enqueued.
+    pub(crate) fn disarm(mut self) {
+        self.ctxs.clear();
     }
+}
+
+/// Waits, in this thread, for the queue of `ctx` (`clFinish` flushes it
+/// first).
+pub(crate) fn finish_queue(ctx: &DeviceCtx) -> Result<()> {
+    cl_timed(|| ctx.queue.finish()).map_err(dev_err("clFinish", ctx))
 }
 
 impl Drop for Finisher {

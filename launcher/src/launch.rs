@@ -125,10 +125,9 @@ pub fn launch(
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            (
-                i,
-                DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))),
-            )
+            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
+            b.res.gather_after = true;
+            (i, b)
         })
         .collect();
     let result = {
@@ -183,10 +182,9 @@ pub(crate) fn launch_over(
         let mut temps: Vec<(u32, DeviceBuffer)> = unbound
             .iter()
             .map(|&i| {
-                (
-                    i,
-                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone()),
-                )
+                let mut b = DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone());
+                b.res.gather_after = true;
+                (i, b)
             })
             .collect();
         let mut all: Vec<(u32, &mut DeviceBuffer)> =

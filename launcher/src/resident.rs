@@ -60,6 +60,11 @@ impl DevAlloc {
 pub(crate) struct Residency {
     pub(crate) coh: Coherence,
     pub(crate) allocs: BTreeMap<usize, DevAlloc>,
+    /// Every element comes back to the host right after the launch (a
+    /// buffer of the host-array form): a split launch then reads what the
+    /// devices write in the same command stream as the kernel, through
+    /// staging, instead of in a second round afterwards.
+    pub(crate) gather_after: bool,
 }
 
 impl Residency {
@@ -186,6 +191,7 @@ impl DeviceBuffer {
             res: Residency {
                 coh,
                 allocs: BTreeMap::new(),
+                gather_after: false,
             },
             gathered: 0,
         }
