@@ -4,7 +4,8 @@
 //!
 //! The submodules: `schedule` (the pure part: slices, ranges, read, write
 //! and prefill sets, gluing, no OpenCL), `split` (the split run: phase 0,
-//! phase 1, the guard's verdict, record, phase 2 and the merge),
+//! phase 1 with its staged reads, the guard's verdict, record, the early
+//! reads and the merge),
 //! `unsplit` (the kernel whole on one device), `setargs` (how kernels'
 //! arguments are set, the guard's flags and windows) and `report`
 //! ([`RunReport`] and the other report types).
@@ -182,7 +183,8 @@ pub(crate) fn launch_over(
         let mut temps: Vec<(u32, DeviceBuffer)> = unbound
             .iter()
             .map(|&i| {
-                let mut b = DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone());
+                let mut b =
+                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone());
                 b.res.gather_after = true;
                 (i, b)
             })

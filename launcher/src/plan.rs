@@ -329,6 +329,8 @@ pub struct Plan {
     pub(crate) schedules: Schedules,
     /// The names of the subkernel's extra arguments, in order.
     extra_names: Vec<String>,
+    /// Per argument (by index): its array's position in `arrays`, if any.
+    pub(crate) array_of_arg: Vec<Option<usize>>,
     /// `Some((lo, hi))`: launches run only work-groups `[lo, hi)` of the
     /// split dimension (an MPI rank's slice, issue 18), divided among the
     /// devices by the shares; see [`Plan::set_group_window`].
@@ -494,8 +496,14 @@ impl Plan {
             .as_ref()
             .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
             .unwrap_or_default();
+        let array_of_arg = kernel
+            .args
+            .iter()
+            .map(|info| arrays.iter().position(|a| a.arg_index == info.index))
+            .collect();
         Ok(Plan {
             runtime: runtime.clone(),
+            array_of_arg,
             kernel,
             source: source.to_string(),
             build_options: build_options.to_vec(),

@@ -70,8 +70,7 @@ impl PoolCounts {
 
 /// A device's pool (see the module doc).
 pub(crate) struct BufferPool {
-    /// Free buffers with their byte sizes, the most recently given back
-    /// last.
+    /// Free buffers with their byte sizes, in the order given back.
     free: Mutex<Vec<(usize, Buffer<u8>)>>,
     /// Flag buffers that hold zeros.
     zero_flags: Mutex<Vec<Buffer<u8>>>,
@@ -94,9 +93,11 @@ impl BufferPool {
     /// A free buffer of exactly `bytes` bytes, if the pool has one.
     pub(crate) fn take(&self, bytes: usize) -> Option<Buffer<u8>> {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        let i = free.iter().rposition(|(n, _)| *n == bytes)?;
+        // the first given back first: a launch repeated with the same
+        // buffers gets the same handles back in the same order
+        let i = free.iter().position(|(n, _)| *n == bytes)?;
         self.counts.reused.fetch_add(1, Ordering::Relaxed);
-        Some(free.swap_remove(i).1)
+        Some(free.remove(i).1)
     }
 
     /// Keeps `buf` (`bytes` bytes) for a later [`BufferPool::take`], or

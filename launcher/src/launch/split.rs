@@ -1,9 +1,16 @@
 //! The split run over resident buffers ([`run_split`]): phase 0 on the host
-//! (gather what the devices need, allocate, the transfer commands, the
-//! guard's backups), phase 1 (every device's transfers and subkernel, each
-//! device enqueued from a thread of its own), the guard's verdict, the
-//! record of what each device now holds, phase 2 (merged arrays read back
-//! through staging) and the merge on the host.
+//! (gather what the devices need, allocate from the devices' pools, the
+//! transfer commands, the guard's backups), phase 1 (every device's
+//! transfers, subkernel, guard flags and staged reads, each device enqueued
+//! and finished from a thread of its own), the guard's verdict, the record
+//! of what each device now holds, the early reads taken by the host, and
+//! the merge on the host.
+//!
+//! Phase 1 is one command stream per device with one wait: what comes back
+//! (merged arrays' write ranges; for a host-array launch, each written set
+//! of one run) is read into staging right after the kernel and its flags,
+//! and trusted only after the guard's verdict. The subkernel's extra
+//! arguments are kept with the schedule ([`Split::extras`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,6 +58,7 @@ pub(super) fn run_split(
         glue,
         staging_len,
         footprint,
+        ..
     } = split;
     prepare(plan, res, works, options)?;
 
@@ -106,6 +114,7 @@ pub(super) fn run_split(
     // backups) lives here, longer than the Finisher of each phase, so that
     // on an early return the Finisher waits for the queues before that
     // memory is dropped.
+    let extras = split.extras(plan, nd, args, split_dim, &placed);
     let mut staging_lens = staging_len.clone();
     let staged = staged_reads(plan, res, works, glue, &mut staging_lens);
     let mut staging: Vec<Vec<u8>> = staging_lens.iter().map(|&n| vec![0u8; n]).collect();
@@ -123,6 +132,7 @@ pub(super) fn run_split(
             sends: &sends,
             placed: &placed,
             mems: &mems,
+            extras: &extras,
             staged: &staged,
             stage: &stage_regions,
         },
@@ -426,6 +436,7 @@ fn phase1(
         sends,
         placed,
         mems,
+        extras,
         staged,
         stage,
     } = transfers;
@@ -439,27 +450,7 @@ fn phase1(
                 .map(|b| HostRegion::of(b.as_bytes_mut())),
         );
     }
-    let array_of_arg: Vec<Option<usize>> = infos
-        .iter()
-        .map(|info| plan.arrays.iter().position(|a| a.arg_index == info.index))
-        .collect();
-    let extras: Vec<Vec<ExtraValue>> = works
-        .iter()
-        .zip(placed)
-        .map(|(w, placed)| {
-            let windows: Vec<Window> = array_of_arg
-                .iter()
-                .enumerate()
-                .map(|(i, ai)| match ai {
-                    Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
-                    None => local_window(args, i as u32),
-                })
-                .collect();
-            plan.extra_values(nd, split_dim, w.lo, |i| {
-                windows.get(i as usize).unwrap_or(&NO_WINDOW)
-            })
-        })
-        .collect();
+    let array_of_arg = &plan.array_of_arg;
     let extra_names = plan.extra_names();
 
     // Order matters: memory that enqueued commands use is declared before
@@ -919,12 +910,14 @@ impl<T> SharedRegions<'_, T> {
 }
 
 /// What phase 1 moves, per device (work): the host-to-device commands,
-/// where each array's allocation starts and its handle, the staged reads
-/// and the staging regions they fill.
+/// where each array's allocation starts and its handle, the subkernel's
+/// extra arguments, the staged reads and the staging regions they fill.
 struct Transfers<'a> {
     sends: &'a [Vec<Vec<Rect>>],
     placed: &'a [Vec<(i64, u64)>],
     mems: &'a [Vec<opencl3::types::cl_mem>],
+    /// The subkernel's extra arguments per device.
+    extras: &'a [Vec<ExtraValue>],
     staged: &'a [Vec<StagedRead>],
     stage: &'a [HostRegion],
 }
@@ -1028,5 +1021,49 @@ impl std::ops::Deref for ManuallyDropped {
     type Target = Buffer<u8>;
     fn deref(&self) -> &Buffer<u8> {
         &self.0
+    }
+}
+
+impl Split {
+    /// The subkernel's extra arguments of each device (the guard's windows
+    /// relative to each allocation, the slice's parameters): a function of
+    /// the schedule and where the allocations start and end (`placed`), so
+    /// kept with the schedule and made again only when `placed` changes.
+    fn extras(
+        &self,
+        plan: &Plan,
+        nd: &NdRange,
+        args: &KernelArgs,
+        split_dim: u32,
+        placed: &[Vec<(i64, u64)>],
+    ) -> Arc<Vec<Vec<ExtraValue>>> {
+        let mut cache = self.extras.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((p, e)) = cache.as_ref() {
+            if p.as_slice() == placed {
+                return e.clone();
+            }
+        }
+        let extras: Vec<Vec<ExtraValue>> = self
+            .works
+            .iter()
+            .zip(placed)
+            .map(|(w, placed)| {
+                let windows: Vec<Window> = plan
+                    .array_of_arg
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ai)| match ai {
+                        Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
+                        None => local_window(args, i as u32),
+                    })
+                    .collect();
+                plan.extra_values(nd, split_dim, w.lo, |i| {
+                    windows.get(i as usize).unwrap_or(&NO_WINDOW)
+                })
+            })
+            .collect();
+        let extras = Arc::new(extras);
+        *cache = Some((placed.to_vec(), extras.clone()));
+        extras
     }
 }
