@@ -511,16 +511,119 @@ pub(crate) enum SetArg<'a> {
     Long(i64),
 }
 
+/// The argument values last set on one kernel object: a launch that sets
+/// the same value again makes no `clSetKernelArg` call (a kernel object
+/// keeps its arguments until they are set again). A buffer argument's
+/// handle is retained while it is remembered, so that the handle cannot
+/// name another buffer (a released one's address reused) while it is
+/// compared against.
+#[derive(Default)]
+pub(crate) struct ArgMemo {
+    vals: Vec<Option<MemoVal>>,
+    /// The retained buffers of `vals`' `Mem` entries.
+    held: Vec<Option<Buffer<u8>>>,
+}
+
+// SAFETY: OpenCL handles may be used from any thread; the raw `cl_mem`
+// values are only compared, and the buffers they name are held.
+unsafe impl Send for ArgMemo {}
+
+#[derive(PartialEq)]
+enum MemoVal {
+    Mem(cl_mem),
+    Bytes(Vec<u8>),
+    Local(usize),
+    Long(i64),
+}
+
+impl MemoVal {
+    fn is(&self, arg: &SetArg<'_>) -> bool {
+        match (self, arg) {
+            (MemoVal::Mem(a), SetArg::Mem(b)) => a == b,
+            (MemoVal::Bytes(a), SetArg::Bytes(b)) => a.as_slice() == *b,
+            (MemoVal::Local(a), SetArg::Local(b)) => a == b,
+            (MemoVal::Long(a), SetArg::Long(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn of(arg: &SetArg<'_>) -> MemoVal {
+        match arg {
+            SetArg::Mem(m) => MemoVal::Mem(*m),
+            SetArg::Bytes(b) => MemoVal::Bytes(b.to_vec()),
+            SetArg::Local(n) => MemoVal::Local(*n),
+            SetArg::Long(v) => MemoVal::Long(*v),
+        }
+    }
+}
+
+/// [`set_args`] that skips the arguments whose value `memo` (the kernel
+/// object's own) says is already set, and records the others.
+pub(crate) fn set_args_memo(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    args: &[(&str, SetArg<'_>)],
+    memo: &Mutex<ArgMemo>,
+) -> Result<()> {
+    let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.vals.len() != args.len() {
+        memo.vals = (0..args.len()).map(|_| None).collect();
+        memo.held = (0..args.len()).map(|_| None).collect();
+    }
+    let changed: Vec<usize> = (0..args.len())
+        .filter(|&i| !memo.vals[i].as_ref().is_some_and(|v| v.is(&args[i].1)))
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    // forget first: after a failure the kernel's arguments are unknown
+    for &i in &changed {
+        memo.vals[i] = None;
+    }
+    set_some(ctx, kernel, args, Some(&changed))?;
+    let mut released = Vec::new();
+    for &i in &changed {
+        let held = match args[i].1 {
+            SetArg::Mem(m) if !m.is_null() => {
+                // SAFETY: `m` is a live buffer (the caller set it as an
+                // argument); the retained reference is released by the
+                // `Buffer` made of it.
+                cl_timed(|| unsafe { opencl3::memory::retain_mem_object(m) })
+                    .map_err(code_err("clRetainMemObject", ctx))?;
+                Some(Buffer::<u8>::new(m))
+            }
+            _ => None,
+        };
+        released.extend(std::mem::replace(&mut memo.held[i], held));
+        memo.vals[i] = Some(MemoVal::of(&args[i].1));
+    }
+    release(released);
+    Ok(())
+}
+
 /// Sets all arguments of a kernel, naming the argument on failure.
 pub(crate) fn set_args(
     ctx: &DeviceCtx,
     kernel: &Kernel,
     args: &[(&str, SetArg<'_>)],
 ) -> Result<()> {
+    set_some(ctx, kernel, args, None)
+}
+
+/// Sets the arguments `only` names (all when `None`).
+fn set_some(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    args: &[(&str, SetArg<'_>)],
+    only: Option<&[usize]>,
+) -> Result<()> {
     // One timed section for the list (between the calls the loop only
     // picks each value's pointer), not two clock reads per argument.
     let failed = cl_timed(|| {
         for (i, (_, arg)) in args.iter().enumerate() {
+            if only.is_some_and(|o| !o.contains(&i)) {
+                continue;
+            }
             // SAFETY: every pointer refers to a live value of the given size; the
             // implementation copies it before returning.
             let r = unsafe {

@@ -2,7 +2,7 @@
 //! plus the built programs and kernel objects per device.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencl3::kernel::Kernel;
 use ranges_format::{
@@ -14,6 +14,7 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
+use crate::exec::ArgMemo;
 use crate::launch::Schedules;
 use crate::ndrange::NdRange;
 use crate::runtime::{DeviceCtx, Runtime};
@@ -269,6 +270,11 @@ pub(crate) struct DeviceKernels {
     /// The subkernel built with `-DCLPART_UNCHECKED` (guard compiled out).
     pub(crate) sub_unchecked: Option<Kernel>,
     pub(crate) whole: Option<Kernel>,
+    /// The arguments last set on `sub`, `sub_unchecked` and `whole`
+    /// (`exec::set_args_memo`).
+    pub(crate) sub_args: Mutex<ArgMemo>,
+    pub(crate) sub_unchecked_args: Mutex<ArgMemo>,
+    pub(crate) whole_args: Mutex<ArgMemo>,
 }
 
 /// Elements in the sink past each guarded device buffer (and `__local`
@@ -589,6 +595,9 @@ impl Plan {
                     sub: None,
                     sub_unchecked: None,
                     whole: None,
+                    sub_args: Mutex::default(),
+                    sub_unchecked_args: Mutex::default(),
+                    whole_args: Mutex::default(),
                 },
             );
         }

@@ -55,6 +55,10 @@ impl DevAlloc {
     }
 }
 
+/// What a read to the host copied, per source device (the elements), and
+/// moved (the bytes and commands).
+pub(crate) type HostReads = (Vec<(usize, Runs)>, Vec<(usize, u64, u64)>);
+
 /// Where a buffer's elements are valid and the device allocations that
 /// hold them (the part of a [`DeviceBuffer`] besides its host copy).
 pub(crate) struct Residency {
@@ -98,12 +102,7 @@ impl Residency {
 
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
-    pub(crate) fn read_into(
-        &self,
-        host: &mut [u8],
-        es: u64,
-        want: &Runs,
-    ) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
+    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<HostReads> {
         let mut fin = Finisher::new();
         // SAFETY: `host` is borrowed for this call, and `fin` finishes
         // (or, dropped on an error, waits for) the queues before it returns.
@@ -124,7 +123,7 @@ impl Residency {
         es: u64,
         want: &Runs,
         fin: &mut Finisher,
-    ) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
+    ) -> Result<HostReads> {
         let plan = self
             .coh
             .plan_host(want)

@@ -512,7 +512,12 @@ fn phase1(
             })
             .collect();
         push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
-        exec::set_args(ctx, kernel, &set)?;
+        let memo = if guarded {
+            &dk.sub_args
+        } else {
+            &dk.sub_unchecked_args
+        };
+        exec::set_args_memo(ctx, kernel, &set, memo)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
         let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
         let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();

@@ -18,12 +18,13 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::coherence::Holder;
 use crate::error::{cl_err, LaunchError, Result};
-use crate::exec::{self, Finisher, HostRegion, SetArg};
+use crate::exec::{self, ArgMemo, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
 use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::resident::Residency;
 use crate::runs::Runs;
 use crate::runtime::{DeviceCtx, Runtime};
+use std::sync::Mutex;
 
 /// Builds `source` (with `build_options` and `-cl-std=CL1.2`) on one device
 /// and runs kernel `kernel` over the whole NDRange. Every buffer goes to the
@@ -53,7 +54,9 @@ pub fn run_whole(
         to,
         from,
         ..
-    } = run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    } = run_original(&ctx, &k, None, nd, args, &|_, kind| {
+        kind == ArgKind::GlobalBuffer
+    })?;
     Ok(WholeRun {
         device,
         kernel_ms,
@@ -81,9 +84,14 @@ impl Plan {
             to,
             from,
             ..
-        } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
-            kind == ArgKind::GlobalBuffer
-        })?;
+        } = run_original(
+            &dk.ctx,
+            kernel,
+            Some(&dk.whole_args),
+            nd,
+            args,
+            &|_, kind| kind == ArgKind::GlobalBuffer,
+        )?;
         Ok(WholeRun {
             device,
             kernel_ms,
@@ -107,11 +115,12 @@ struct Moved {
 fn run_original(
     ctx: &std::sync::Arc<DeviceCtx>,
     kernel: &Kernel,
+    memo: Option<&Mutex<ArgMemo>>,
     nd: &NdRange,
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
 ) -> Result<Moved> {
-    match run_on_one(ctx, kernel, nd, args, None, readback)? {
+    match run_on_one(ctx, kernel, memo, nd, args, None, readback)? {
         Ok(r) => Ok(r),
         Err(_) => unreachable!("no guard, no flags"),
     }
@@ -132,6 +141,7 @@ struct GuardedRun<'a> {
 fn run_on_one(
     ctx: &std::sync::Arc<DeviceCtx>,
     kernel: &Kernel,
+    memo: Option<&Mutex<ArgMemo>>,
     nd: &NdRange,
     args: &mut KernelArgs,
     guard: Option<GuardedRun<'_>>,
@@ -195,7 +205,10 @@ fn run_on_one(
     if let Some(g) = &guard {
         push_extra_args(&mut set, g.names, g.values, flag_buf.as_ref());
     }
-    exec::set_args(ctx, kernel, &set)?;
+    match memo {
+        Some(memo) => exec::set_args_memo(ctx, kernel, &set, memo)?,
+        None => exec::set_args(ctx, kernel, &set)?,
+    }
     let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
     let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
     let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
@@ -323,6 +336,7 @@ fn run_unsplit(
         match run_on_one(
             &dk.ctx,
             kernel,
+            Some(&dk.sub_args),
             nd,
             args,
             Some(g),
@@ -372,15 +386,22 @@ fn run_unsplit(
             let dk = &plan.kernels[&device];
             let kernel = dk.whole.as_ref().expect("built above");
             let arrays = &plan.arrays;
-            run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
-                if guard_caught {
-                    return kind == ArgKind::GlobalBuffer;
-                }
-                match arrays.iter().find(|a| a.arg_index == index) {
-                    Some(a) => a.writes,
-                    None => kind == ArgKind::GlobalBuffer,
-                }
-            })?
+            run_original(
+                &dk.ctx,
+                kernel,
+                Some(&dk.whole_args),
+                nd,
+                args,
+                &|index, kind| {
+                    if guard_caught {
+                        return kind == ArgKind::GlobalBuffer;
+                    }
+                    match arrays.iter().find(|a| a.arg_index == index) {
+                        Some(a) => a.writes,
+                        None => kind == ArgKind::GlobalBuffer,
+                    }
+                },
+            )?
         }
     };
     let dk = &plan.kernels[&device];
