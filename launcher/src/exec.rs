@@ -851,6 +851,9 @@ impl Finisher {
 
     /// Flushes every queue (so all devices start), then waits for each.
     pub(crate) fn finish(self) -> Result<()> {
+        if self.ctxs.is_empty() {
+            return Ok(());
+        }
         cl_timed(|| self.finish_untimed())
     }
 

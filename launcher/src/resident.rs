@@ -81,6 +81,9 @@ impl Residency {
         es: u64,
         want: &Runs,
     ) -> Result<Vec<(usize, u64, u64)>> {
+        if want.is_empty() {
+            return Ok(Vec::new());
+        }
         let (plan, moved) = self.read_into(host, es, want)?;
         for (_, runs) in &plan {
             self.coh.copied(Holder::Host, runs);
