@@ -116,6 +116,8 @@ pub fn launch(
 ) -> Result<RunReport> {
     // The host form: each buffer becomes a resident buffer for this launch,
     // valid on the host, and what the devices wrote is gathered afterwards.
+    // That work is the launch's too: its time joins the report's.
+    let (t0, cl0) = (Instant::now(), exec::cl_time());
     let indices: Vec<u32> = args
         .infos()
         .iter()
@@ -131,11 +133,11 @@ pub fn launch(
             (i, b)
         })
         .collect();
-    let result = {
-        let mut refs: Vec<(u32, &mut DeviceBuffer)> =
-            temps.iter_mut().map(|(i, b)| (*i, b)).collect();
-        launch_over(plan, nd, args, &mut refs, shares, options)
-    };
+    let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+    let (t1, cl1) = (Instant::now(), exec::cl_time());
+    let result = launch_over(plan, nd, args, &mut refs, shares, options);
+    let (t2, cl2) = (Instant::now(), exec::cl_time());
+    drop(refs);
     let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
     for (i, mut b) in temps {
         std::mem::swap(
@@ -145,6 +147,11 @@ pub fn launch(
     }
     let mut report = result?;
     add_gathered(&mut report, &gathered?);
+    let (t3, cl3) = (Instant::now(), exec::cl_time());
+    let own = (t1 - t0) + (t3 - t2);
+    let own_cl = (cl1 - cl0) + (cl3 - cl2);
+    report.wall_ms += own.as_secs_f64() * 1e3;
+    report.host_us += own.saturating_sub(own_cl).as_secs_f64() * 1e6;
     Ok(report)
 }
 
