@@ -72,6 +72,47 @@ pub(crate) fn release<T>(handle: T) {
     cl_timed(|| drop(handle));
 }
 
+/// A device buffer of `bytes` bytes from the device's pool (see
+/// `pool.rs`: its old contents count for nothing), else a new one
+/// ([`alloc`]).
+pub(crate) fn take(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
+    match ctx.pool.take(bytes.max(1)) {
+        Some(b) => Ok(b),
+        None => alloc(ctx, bytes),
+    }
+}
+
+/// Gives a buffer of `bytes` bytes that no launch uses any more (commands
+/// on the device's queue may still use it) back to the device's pool, or
+/// releases it when the pool is full.
+pub(crate) fn give(ctx: &DeviceCtx, bytes: usize, buf: Buffer<u8>) {
+    if let Some(b) = ctx.pool.give(bytes.max(1), buf) {
+        release(b);
+    }
+}
+
+/// A flag buffer of the guard (`bytes` bytes, at most 64) that holds
+/// zeros: a pooled one (no command), else a new one with zeros written.
+pub(crate) fn zero_flags(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
+    static ZEROS: [u8; 64] = [0; 64];
+    if let Some(b) = ctx.pool.take_zero_flags() {
+        return Ok(b);
+    }
+    let b = alloc(ctx, bytes)?;
+    let zeros = &ZEROS[..bytes.min(ZEROS.len())];
+    // SAFETY: the source is a static.
+    release(unsafe { write(ctx, &b, 0, zeros.as_ptr(), zeros.len())? });
+    Ok(b)
+}
+
+/// Gives back a flag buffer whose read-back finished and showed every flag
+/// clear: it holds zeros (see `pool.rs`).
+pub(crate) fn give_zero_flags(ctx: &DeviceCtx, buf: Buffer<u8>) {
+    if let Some(b) = ctx.pool.give_zero_flags(buf) {
+        release(b);
+    }
+}
+
 /// A device buffer of `bytes` bytes (at least one element's worth).
 pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
     // SAFETY: no host pointer is given.
@@ -470,16 +511,119 @@ pub(crate) enum SetArg<'a> {
     Long(i64),
 }
 
+/// The argument values last set on one kernel object: a launch that sets
+/// the same value again makes no `clSetKernelArg` call (a kernel object
+/// keeps its arguments until they are set again). A buffer argument's
+/// handle is retained while it is remembered, so that the handle cannot
+/// name another buffer (a released one's address reused) while it is
+/// compared against.
+#[derive(Default)]
+pub(crate) struct ArgMemo {
+    vals: Vec<Option<MemoVal>>,
+    /// The retained buffers of `vals`' `Mem` entries.
+    held: Vec<Option<Buffer<u8>>>,
+}
+
+// SAFETY: OpenCL handles may be used from any thread; the raw `cl_mem`
+// values are only compared, and the buffers they name are held.
+unsafe impl Send for ArgMemo {}
+
+#[derive(PartialEq)]
+enum MemoVal {
+    Mem(cl_mem),
+    Bytes(Vec<u8>),
+    Local(usize),
+    Long(i64),
+}
+
+impl MemoVal {
+    fn is(&self, arg: &SetArg<'_>) -> bool {
+        match (self, arg) {
+            (MemoVal::Mem(a), SetArg::Mem(b)) => a == b,
+            (MemoVal::Bytes(a), SetArg::Bytes(b)) => a.as_slice() == *b,
+            (MemoVal::Local(a), SetArg::Local(b)) => a == b,
+            (MemoVal::Long(a), SetArg::Long(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn of(arg: &SetArg<'_>) -> MemoVal {
+        match arg {
+            SetArg::Mem(m) => MemoVal::Mem(*m),
+            SetArg::Bytes(b) => MemoVal::Bytes(b.to_vec()),
+            SetArg::Local(n) => MemoVal::Local(*n),
+            SetArg::Long(v) => MemoVal::Long(*v),
+        }
+    }
+}
+
+/// [`set_args`] that skips the arguments whose value `memo` (the kernel
+/// object's own) says is already set, and records the others.
+pub(crate) fn set_args_memo(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    args: &[(&str, SetArg<'_>)],
+    memo: &Mutex<ArgMemo>,
+) -> Result<()> {
+    let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.vals.len() != args.len() {
+        memo.vals = (0..args.len()).map(|_| None).collect();
+        memo.held = (0..args.len()).map(|_| None).collect();
+    }
+    let changed: Vec<usize> = (0..args.len())
+        .filter(|&i| !memo.vals[i].as_ref().is_some_and(|v| v.is(&args[i].1)))
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    // forget first: after a failure the kernel's arguments are unknown
+    for &i in &changed {
+        memo.vals[i] = None;
+    }
+    set_some(ctx, kernel, args, Some(&changed))?;
+    let mut released = Vec::new();
+    for &i in &changed {
+        let held = match args[i].1 {
+            SetArg::Mem(m) if !m.is_null() => {
+                // SAFETY: `m` is a live buffer (the caller set it as an
+                // argument); the retained reference is released by the
+                // `Buffer` made of it.
+                cl_timed(|| unsafe { opencl3::memory::retain_mem_object(m) })
+                    .map_err(code_err("clRetainMemObject", ctx))?;
+                Some(Buffer::<u8>::new(m))
+            }
+            _ => None,
+        };
+        released.extend(std::mem::replace(&mut memo.held[i], held));
+        memo.vals[i] = Some(MemoVal::of(&args[i].1));
+    }
+    release(released);
+    Ok(())
+}
+
 /// Sets all arguments of a kernel, naming the argument on failure.
 pub(crate) fn set_args(
     ctx: &DeviceCtx,
     kernel: &Kernel,
     args: &[(&str, SetArg<'_>)],
 ) -> Result<()> {
+    set_some(ctx, kernel, args, None)
+}
+
+/// Sets the arguments `only` names (all when `None`).
+fn set_some(
+    ctx: &DeviceCtx,
+    kernel: &Kernel,
+    args: &[(&str, SetArg<'_>)],
+    only: Option<&[usize]>,
+) -> Result<()> {
     // One timed section for the list (between the calls the loop only
     // picks each value's pointer), not two clock reads per argument.
     let failed = cl_timed(|| {
         for (i, (_, arg)) in args.iter().enumerate() {
+            if only.is_some_and(|o| !o.contains(&i)) {
+                continue;
+            }
             // SAFETY: every pointer refers to a live value of the given size; the
             // implementation copies it before returning.
             let r = unsafe {
@@ -707,6 +851,9 @@ impl Finisher {
 
     /// Flushes every queue (so all devices start), then waits for each.
     pub(crate) fn finish(self) -> Result<()> {
+        if self.ctxs.is_empty() {
+            return Ok(());
+        }
         cl_timed(|| self.finish_untimed())
     }
 
@@ -729,14 +876,17 @@ impl Finisher {
         first_err.map_or(Ok(()), Err)
     }
 
-    /// Starts every queue without waiting.
-    pub(crate) fn flush(&self) {
-        cl_timed(|| {
-            on_each(&self.ctxs, |c| {
-                let _ = c.queue.flush();
-            })
-        });
+    /// Forgets the queues, without waiting: each was finished
+    /// ([`finish_queue`]) since its last command was enqueued.
+    pub(crate) fn disarm(mut self) {
+        self.ctxs.clear();
     }
+}
+
+/// Waits, in this thread, for the queue of `ctx` (`clFinish` flushes it
+/// first).
+pub(crate) fn finish_queue(ctx: &DeviceCtx) -> Result<()> {
+    cl_timed(|| ctx.queue.finish()).map_err(dev_err("clFinish", ctx))
 }
 
 impl Drop for Finisher {

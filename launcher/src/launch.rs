@@ -4,7 +4,8 @@
 //!
 //! The submodules: `schedule` (the pure part: slices, ranges, read, write
 //! and prefill sets, gluing, no OpenCL), `split` (the split run: phase 0,
-//! phase 1, the guard's verdict, record, phase 2 and the merge),
+//! phase 1 with its staged reads, the guard's verdict, record, the early
+//! reads and the merge),
 //! `unsplit` (the kernel whole on one device), `setargs` (how kernels'
 //! arguments are set, the guard's flags and windows) and `report`
 //! ([`RunReport`] and the other report types).
@@ -18,7 +19,7 @@ use crate::error::{LaunchError, Result};
 use crate::exec;
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::resident::{with_host_copies, DeviceBuffer, Residency};
+use crate::resident::{gather_all_and_free, with_host_copies, DeviceBuffer, Residency};
 
 mod report;
 mod schedule;
@@ -115,6 +116,8 @@ pub fn launch(
 ) -> Result<RunReport> {
     // The host form: each buffer becomes a resident buffer for this launch,
     // valid on the host, and what the devices wrote is gathered afterwards.
+    // That work is the launch's too: its time joins the report's.
+    let (t0, cl0) = (Instant::now(), exec::cl_time());
     let indices: Vec<u32> = args
         .infos()
         .iter()
@@ -125,37 +128,30 @@ pub fn launch(
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            (
-                i,
-                DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size))),
-            )
+            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
+            b.res.gather_after = true;
+            (i, b)
         })
         .collect();
-    let result = {
-        let mut refs: Vec<(u32, &mut DeviceBuffer)> =
-            temps.iter_mut().map(|(i, b)| (*i, b)).collect();
-        launch_over(plan, nd, args, &mut refs, shares, options)
-    };
-    let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
-    let mut first_err = None;
+    let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+    let (t1, cl1) = (Instant::now(), exec::cl_time());
+    let result = launch_over(plan, nd, args, &mut refs, shares, options);
+    let (t2, cl2) = (Instant::now(), exec::cl_time());
+    drop(refs);
+    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
     for (i, mut b) in temps {
-        match b.res.gather_all(&mut b.host) {
-            Ok(m) => gathered.extend(m),
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-        b.res.allocs.clear();
         std::mem::swap(
             args.buffer_at_mut(i).expect("a buffer argument"),
             &mut b.host,
         );
     }
     let mut report = result?;
-    if let Some(e) = first_err {
-        return Err(e);
-    }
-    add_gathered(&mut report, &gathered);
+    add_gathered(&mut report, &gathered?);
+    let (t3, cl3) = (Instant::now(), exec::cl_time());
+    let own = (t1 - t0) + (t3 - t2);
+    let own_cl = (cl1 - cl0) + (cl3 - cl2);
+    report.wall_ms += own.as_secs_f64() * 1e3;
+    report.host_us += own.saturating_sub(own_cl).as_secs_f64() * 1e6;
     Ok(report)
 }
 
@@ -194,10 +190,10 @@ pub(crate) fn launch_over(
         let mut temps: Vec<(u32, DeviceBuffer)> = unbound
             .iter()
             .map(|&i| {
-                (
-                    i,
-                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone()),
-                )
+                let mut b =
+                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone());
+                b.res.gather_after = true;
+                (i, b)
             })
             .collect();
         let mut all: Vec<(u32, &mut DeviceBuffer)> =
@@ -207,10 +203,8 @@ pub(crate) fn launch_over(
         drop(all);
         // What the devices wrote comes back to the host, counted in the
         // report as `launch` counts it.
-        let mut gathered: Vec<(usize, u64, u64)> = Vec::new();
+        let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b))?;
         for (i, mut b) in temps {
-            gathered.extend(b.res.gather_all(&mut b.host)?);
-            b.res.allocs.clear();
             std::mem::swap(
                 args.buffer_at_mut(i).expect("a buffer argument"),
                 &mut b.host,

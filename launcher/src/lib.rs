@@ -30,6 +30,7 @@ mod launch;
 mod ndrange;
 mod npy;
 mod plan;
+mod pool;
 mod ranks;
 mod resident;
 mod runs;
@@ -46,6 +47,7 @@ pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunRe
 pub use ndrange::{parse_shares, split_groups, NdRange};
 pub use npy::{read_npy, write_npy};
 pub use plan::Plan;
+pub use pool::PoolCounts;
 pub use ranks::{RankSlices, SliceSets};
 pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
 pub use runs::{Rect, Runs, COMMAND_COST_BYTES};

@@ -2,7 +2,7 @@
 //! plus the built programs and kernel objects per device.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencl3::kernel::Kernel;
 use ranges_format::{
@@ -14,6 +14,7 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::elem::ElemType;
 use crate::error::{cl_err, LaunchError, Result};
+use crate::exec::ArgMemo;
 use crate::launch::Schedules;
 use crate::ndrange::NdRange;
 use crate::runtime::{DeviceCtx, Runtime};
@@ -273,6 +274,11 @@ pub(crate) struct DeviceKernels {
     /// The subkernel built with `-DCLPART_UNCHECKED` (guard compiled out).
     pub(crate) sub_unchecked: Option<Kernel>,
     pub(crate) whole: Option<Kernel>,
+    /// The arguments last set on `sub`, `sub_unchecked` and `whole`
+    /// (`exec::set_args_memo`).
+    pub(crate) sub_args: Mutex<ArgMemo>,
+    pub(crate) sub_unchecked_args: Mutex<ArgMemo>,
+    pub(crate) whole_args: Mutex<ArgMemo>,
 }
 
 /// Elements in the sink past each guarded device buffer (and `__local`
@@ -333,6 +339,8 @@ pub struct Plan {
     pub(crate) schedules: Schedules,
     /// The names of the subkernel's extra arguments, in order.
     extra_names: Vec<String>,
+    /// Per argument (by index): its array's position in `arrays`, if any.
+    pub(crate) array_of_arg: Vec<Option<usize>>,
     /// `Some((lo, hi))`: launches run only work-groups `[lo, hi)` of the
     /// split dimension (an MPI rank's slice, issue 18), divided among the
     /// devices by the shares; see [`Plan::set_group_window`].
@@ -498,8 +506,14 @@ impl Plan {
             .as_ref()
             .map(|s| s.extra_args.iter().map(|e| e.name.clone()).collect())
             .unwrap_or_default();
+        let array_of_arg = kernel
+            .args
+            .iter()
+            .map(|info| arrays.iter().position(|a| a.arg_index == info.index))
+            .collect();
         Ok(Plan {
             runtime: runtime.clone(),
+            array_of_arg,
             kernel,
             source: source.to_string(),
             build_options: build_options.to_vec(),
@@ -585,6 +599,9 @@ impl Plan {
                     sub: None,
                     sub_unchecked: None,
                     whole: None,
+                    sub_args: Mutex::default(),
+                    sub_unchecked_args: Mutex::default(),
+                    whole_args: Mutex::default(),
                 },
             );
         }

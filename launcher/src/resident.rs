@@ -28,12 +28,24 @@ use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
 /// One device's allocation for a buffer: elements `[base, base + extent)`
-/// of the array, then the guard's sink.
+/// of the array, then the guard's sink. Dropped, its memory goes back to
+/// the device's pool (`pool.rs`).
 pub(crate) struct DevAlloc {
     pub(crate) ctx: Arc<DeviceCtx>,
     pub(crate) base: i64,
     pub(crate) extent: u64,
-    pub(crate) mem: Buffer<u8>,
+    /// Bytes of `mem`.
+    pub(crate) bytes: usize,
+    /// Taken out only by `Drop`.
+    pub(crate) mem: std::mem::ManuallyDrop<Buffer<u8>>,
+}
+
+impl Drop for DevAlloc {
+    fn drop(&mut self) {
+        // SAFETY: `mem` is not used after this.
+        let mem = unsafe { std::mem::ManuallyDrop::take(&mut self.mem) };
+        exec::give(&self.ctx, self.bytes, mem);
+    }
 }
 
 impl DevAlloc {
@@ -43,11 +55,20 @@ impl DevAlloc {
     }
 }
 
+/// What a read to the host copied, per source device (the elements), and
+/// moved (the bytes and commands).
+pub(crate) type HostReads = (Vec<(usize, Runs)>, Vec<(usize, u64, u64)>);
+
 /// Where a buffer's elements are valid and the device allocations that
 /// hold them (the part of a [`DeviceBuffer`] besides its host copy).
 pub(crate) struct Residency {
     pub(crate) coh: Coherence,
     pub(crate) allocs: BTreeMap<usize, DevAlloc>,
+    /// Every element comes back to the host right after the launch (a
+    /// buffer of the host-array form): a split launch then reads what the
+    /// devices write in the same command stream as the kernel, through
+    /// staging, instead of in a second round afterwards.
+    pub(crate) gather_after: bool,
 }
 
 impl Residency {
@@ -60,6 +81,9 @@ impl Residency {
         es: u64,
         want: &Runs,
     ) -> Result<Vec<(usize, u64, u64)>> {
+        if want.is_empty() {
+            return Ok(Vec::new());
+        }
         let (plan, moved) = self.read_into(host, es, want)?;
         for (_, runs) in &plan {
             self.coh.copied(Holder::Host, runs);
@@ -81,12 +105,28 @@ impl Residency {
 
     /// What [`Residency::gather`] copies, into `host` (a copy of the host
     /// copy, say), without recording it: the plan and bytes per device.
-    pub(crate) fn read_into(
+    pub(crate) fn read_into(&self, host: &mut [u8], es: u64, want: &Runs) -> Result<HostReads> {
+        let mut fin = Finisher::new();
+        // SAFETY: `host` is borrowed for this call, and `fin` finishes
+        // (or, dropped on an error, waits for) the queues before it returns.
+        let out = unsafe { self.enqueue_read(HostRegion::of(host), es, want, &mut fin)? };
+        fin.finish()?;
+        Ok(out)
+    }
+
+    /// The copies of [`Residency::read_into`], enqueued: the queues they
+    /// use are added to `fin`.
+    ///
+    /// # Safety
+    /// `region` must stay valid, and nothing else may access it, until
+    /// `fin` has finished or been dropped.
+    pub(crate) unsafe fn enqueue_read(
         &self,
-        host: &mut [u8],
+        region: HostRegion,
         es: u64,
         want: &Runs,
-    ) -> Result<(Vec<(usize, Runs)>, Vec<(usize, u64, u64)>)> {
+        fin: &mut Finisher,
+    ) -> Result<HostReads> {
         let plan = self
             .coh
             .plan_host(want)
@@ -94,8 +134,6 @@ impl Residency {
         if plan.is_empty() {
             return Ok((plan, Vec::new()));
         }
-        let region = HostRegion::of(host);
-        let mut fin = Finisher::new();
         let mut moved = Vec::new();
         let mut copied = Vec::new();
         for (dev, runs) in &plan {
@@ -114,9 +152,8 @@ impl Residency {
             copied.push((*dev, Rect::union_of(&rects)));
             let n_commands = rects.len() as u64;
             for rect in rects {
-                // SAFETY: the host copy is borrowed mutably for this call and
-                // the queues are finished before it returns (Finisher);
-                // bounds are checked on both sides.
+                // SAFETY: the region stays valid until `fin` finishes (the
+                // caller's contract); bounds are checked on both sides.
                 exec::release(unsafe {
                     exec::read_rect(&a.ctx, &a.mem, a.base, region, &rect, es)?
                 });
@@ -124,7 +161,6 @@ impl Residency {
             }
             moved.push((*dev, n, n_commands));
         }
-        fin.finish()?;
         Ok((copied, moved))
     }
 }
@@ -157,6 +193,7 @@ impl DeviceBuffer {
             res: Residency {
                 coh,
                 allocs: BTreeMap::new(),
+                gather_after: false,
             },
             gathered: 0,
         }
@@ -270,6 +307,57 @@ impl DeviceBuffer {
         let moved = self.res.gather(self.host.as_bytes_mut(), es, want)?;
         self.gathered += moved.iter().map(|m| m.1).sum::<u64>();
         Ok(())
+    }
+}
+
+/// Gathers every element of each buffer's host copy from the devices
+/// ([`Residency::gather_all`] of each), with one wait for all of them;
+/// each buffer's allocations are then released (to the devices' pools).
+/// Returns the bytes moved and commands per source device, or the first
+/// error; every buffer is handled whatever another's result.
+pub(crate) fn gather_all_and_free<'a>(
+    bufs: impl Iterator<Item = &'a mut DeviceBuffer>,
+) -> Result<Vec<(usize, u64, u64)>> {
+    let mut bufs: Vec<&mut DeviceBuffer> = bufs.collect();
+    let mut first_err = None;
+    let mut moved = Vec::new();
+    let mut plans: Vec<Vec<(usize, Runs)>> = Vec::with_capacity(bufs.len());
+    {
+        let mut fin = Finisher::new();
+        for b in bufs.iter_mut() {
+            let (es, all) = whole(&b.host);
+            // SAFETY: the host copies are borrowed for this call, and `fin`
+            // finishes (or, dropped, waits for) the queues before the
+            // borrow ends.
+            match unsafe {
+                b.res
+                    .enqueue_read(HostRegion::of(b.host.as_bytes_mut()), es, &all, &mut fin)
+            } {
+                Ok((plan, m)) => {
+                    plans.push(plan);
+                    moved.extend(m);
+                }
+                Err(e) => {
+                    plans.push(Vec::new());
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        if let Err(e) = fin.finish() {
+            // nothing read can be trusted: record nothing as copied
+            plans.iter_mut().for_each(Vec::clear);
+            first_err.get_or_insert(e);
+        }
+    }
+    for (b, plan) in bufs.iter_mut().zip(plans) {
+        for (_, runs) in &plan {
+            b.res.coh.copied(Holder::Host, runs);
+        }
+        b.res.allocs.clear();
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(moved),
     }
 }
 

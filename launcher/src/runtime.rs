@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::error::{cl_err, LaunchError, Result};
 use crate::exec::Worker;
+use crate::pool::{BufferPool, PoolCounts};
 
 /// The kind of an OpenCL device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -157,7 +158,10 @@ pub(crate) struct DeviceCtx {
     pub(crate) worker: Worker,
     pub(crate) info: DeviceInfo,
     pub(crate) id: cl_device_id,
-    // field order: the queue is released before the context
+    /// Device buffers kept for reuse between launches (`pool.rs`).
+    pub(crate) pool: BufferPool,
+    // field order: the pool's buffers and the queue are released before
+    // the context
     pub(crate) queue: CommandQueue,
     pub(crate) context: Context,
     /// Held while a launch uses the queue: launches from several threads
@@ -265,6 +269,13 @@ impl Runtime {
             .position(|s| std::ptr::eq(s.id, raw))
     }
 
+    /// The counts of device `index`'s buffer pool (device buffers kept for
+    /// reuse between launches), creating the device's context if needed;
+    /// they stay readable after the runtime is dropped.
+    pub fn pool_counts(&self, index: usize) -> Result<Arc<PoolCounts>> {
+        Ok(self.ctx(index)?.pool.counts())
+    }
+
     /// Number of built programs in the cache (all devices).
     pub fn n_cached_programs(&self) -> usize {
         self.inner
@@ -300,6 +311,7 @@ impl Runtime {
             worker: Worker::new(),
             info: slot.info.clone(),
             id: slot.id,
+            pool: BufferPool::new(),
             queue,
             context,
             busy: Mutex::new(()),

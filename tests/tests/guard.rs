@@ -672,3 +672,52 @@ fn issue12_the_guard_checks_the_read_runs_of_a_1d_array() {
         want.buffer("out").unwrap().as_bytes()
     );
 }
+
+/// Issue 11: the guard's flag buffers are kept zeroed between launches
+/// and a configuration's launch work is cached; neither may hide a
+/// violation. The same under-approximating configuration, launched again
+/// and again (on two devices and on one) with clean launches in between,
+/// fires every time, and each clean launch after a fired one is trusted.
+#[test]
+fn issue11_the_guard_fires_on_every_launch_of_a_cached_configuration() {
+    let rt = runtime();
+    let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
+    let nd = NdRange::new(&[1024], &[64]).unwrap();
+    let short = LaunchOptions {
+        test_underapproximate: Some("a".into()),
+        ..Default::default()
+    };
+    let clean = LaunchOptions::default();
+    let half: &[(usize, f64)] = &[(0, 0.5), (1, 0.5)];
+    let one: &[(usize, f64)] = &[(0, 1.0)];
+    for round in 0..3u64 {
+        for (shares, opts, fires) in [
+            (half, &clean, false),
+            (half, &short, true),
+            (one, &short, true),
+            (half, &clean, false),
+            (one, &clean, false),
+        ] {
+            let pristine = args(
+                &p,
+                &[
+                    &format!("a=rand:1024:{}", 10 + round),
+                    &format!("b=rand:1024:{}", 20 + round),
+                    "c=zeros:1024",
+                ],
+            );
+            let mut want = pristine.clone();
+            p.run_whole(0, &nd, &mut want).unwrap();
+            let mut got = pristine.clone();
+            let r = launcher::launch(&mut p, &nd, &mut got, shares, opts).unwrap();
+            let what = format!("round {round}, shares {shares:?}, short {fires}");
+            assert_eq!(r.guard_fired, fires, "{what}: {r}");
+            assert_eq!(r.split, !fires, "{what}: {r}");
+            assert_eq!(
+                got.buffer("c").unwrap().as_bytes(),
+                want.buffer("c").unwrap().as_bytes(),
+                "{what}"
+            );
+        }
+    }
+}

@@ -67,8 +67,9 @@ pub struct RunReport {
     /// once for reads and once for writes; `None` when a count is missing
     /// or the launch did not ask for it ([`LaunchOptions::exact_bytes`](crate::LaunchOptions::exact_bytes)).
     pub bytes_exact: Option<u64>,
-    /// Wall time of the launch (validation, transfers, kernels, gluing),
-    /// milliseconds; verification not included.
+    /// Wall time of the launch (validation, transfers, kernels, gluing;
+    /// for the host-array form [`crate::launch`] also its buffers made and
+    /// gathered back), milliseconds; verification not included.
     pub wall_ms: f64,
     /// Host time clpart adds to the launch, microseconds: `wall_ms` minus
     /// the time spent inside OpenCL calls (buffer creation and release,

@@ -203,6 +203,12 @@ pub(crate) struct Split {
     /// Summed over the devices, with the notes on whole and diff-merged
     /// arrays after the counts' remarks.
     pub(crate) footprint: Footprint,
+    /// The subkernel's extra arguments per device, for the allocations'
+    /// places (`(base, extent)` per device and array) they were made for
+    /// (`Split::extras` in `split.rs`).
+    #[allow(clippy::type_complexity)]
+    pub(crate) extras:
+        std::sync::Mutex<Option<(Vec<Vec<(i64, u64)>>, Arc<Vec<Vec<crate::plan::ExtraValue>>>)>>,
 }
 
 /// Makes the schedule of a launch (see [`Schedules::get`]). Every check
@@ -510,6 +516,7 @@ fn split(
         glue,
         staging_len,
         footprint,
+        extras: std::sync::Mutex::new(None),
     }
 }
 

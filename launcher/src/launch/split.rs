@@ -1,9 +1,16 @@
 //! The split run over resident buffers ([`run_split`]): phase 0 on the host
-//! (gather what the devices need, allocate, the transfer commands, the
-//! guard's backups), phase 1 (every device's transfers and subkernel, each
-//! device enqueued from a thread of its own), the guard's verdict, the
-//! record of what each device now holds, phase 2 (merged arrays read back
-//! through staging) and the merge on the host.
+//! (gather what the devices need, allocate from the devices' pools, the
+//! transfer commands, the guard's backups), phase 1 (every device's
+//! transfers, subkernel, guard flags and staged reads, each device enqueued
+//! and finished from a thread of its own), the guard's verdict, the record
+//! of what each device now holds, the early reads taken by the host, and
+//! the merge on the host.
+//!
+//! Phase 1 is one command stream per device with one wait: what comes back
+//! (merged arrays' write ranges; for a host-array launch, each written set
+//! of one run) is read into staging right after the kernel and its flags,
+//! and trusted only after the guard's verdict. The subkernel's extra
+//! arguments are kept with the schedule ([`Split::extras`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,6 +58,7 @@ pub(super) fn run_split(
         glue,
         staging_len,
         footprint,
+        ..
     } = split;
     prepare(plan, res, works, options)?;
 
@@ -106,10 +114,29 @@ pub(super) fn run_split(
     // backups) lives here, longer than the Finisher of each phase, so that
     // on an early return the Finisher waits for the queues before that
     // memory is dropped.
-    let mut staging: Vec<Vec<u8>> = staging_len.iter().map(|&n| vec![0u8; n]).collect();
+    let extras = split.extras(plan, nd, args, split_dim, &placed);
+    let mut staging_lens = staging_len.clone();
+    let staged = staged_reads(plan, res, works, glue, &mut staging_lens);
+    let mut staging: Vec<Vec<u8>> = staging_lens.iter().map(|&n| vec![0u8; n]).collect();
+    let stage_regions: Vec<HostRegion> = staging.iter_mut().map(|v| HostRegion::of(v)).collect();
     let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
     let enqueued = phase1(
-        plan, nd, args, works, split_dim, guarded, &ctx_of, &sends, &placed, &mems, &mut flags,
+        plan,
+        nd,
+        args,
+        works,
+        split_dim,
+        guarded,
+        &ctx_of,
+        Transfers {
+            sends: &sends,
+            placed: &placed,
+            mems: &mems,
+            extras: &extras,
+            staged: &staged,
+            stage: &stage_regions,
+        },
+        &mut flags,
     );
     let Enqueued {
         flag_bufs,
@@ -151,22 +178,24 @@ pub(super) fn run_split(
         }
     }
     exec::release(backups);
+    if guarded {
+        // Read back and clear: they hold zeros for the next launch.
+        for ((fb, w), f) in flag_bufs.into_iter().zip(works).zip(&flags) {
+            if let (Some(fb), true) = (fb, f.iter().all(|&b| b == 0)) {
+                exec::give_zero_flags(&plan.kernels[&w.device].ctx, fb);
+            }
+        }
+    } else {
+        exec::release(flag_bufs);
+    }
     record(plan, res, works, glue);
-    phase2(
-        plan,
-        works,
-        &ctx_of,
-        &mems,
-        &placed,
-        &mut staging,
-        &mut dev_reports,
-    )?;
+    take_early_reads(plan, args, res, &staged, &staging)?;
     for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
         if let Some(ev) = ev {
             r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
         }
     }
-    exec::release((kernel_events, flag_bufs));
+    exec::release(kernel_events);
     merge(plan, args, res, works, glue, &staging);
 
     let mut report = RunReport {
@@ -400,11 +429,17 @@ fn phase1(
     split_dim: u32,
     guarded: bool,
     ctx_of: &[Arc<DeviceCtx>],
-    sends: &[Vec<Vec<Rect>>],
-    placed: &[Vec<(i64, u64)>],
-    mems: &[Vec<opencl3::types::cl_mem>],
+    transfers: Transfers<'_>,
     flags: &mut [Vec<u8>],
 ) -> Result<Enqueued> {
+    let Transfers {
+        sends,
+        placed,
+        mems,
+        extras,
+        staged,
+        stage,
+    } = transfers;
     let infos = &plan.kernel.args;
     let scalars = scalar_values(args);
     let sink = if guarded { GUARD_SINK } else { 0 };
@@ -415,32 +450,11 @@ fn phase1(
                 .map(|b| HostRegion::of(b.as_bytes_mut())),
         );
     }
-    let array_of_arg: Vec<Option<usize>> = infos
-        .iter()
-        .map(|info| plan.arrays.iter().position(|a| a.arg_index == info.index))
-        .collect();
-    let extras: Vec<Vec<ExtraValue>> = works
-        .iter()
-        .zip(placed)
-        .map(|(w, placed)| {
-            let windows: Vec<Window> = array_of_arg
-                .iter()
-                .enumerate()
-                .map(|(i, ai)| match ai {
-                    Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
-                    None => local_window(args, i as u32),
-                })
-                .collect();
-            plan.extra_values(nd, split_dim, w.lo, |i| {
-                windows.get(i as usize).unwrap_or(&NO_WINDOW)
-            })
-        })
-        .collect();
+    let array_of_arg = &plan.array_of_arg;
     let extra_names = plan.extra_names();
 
     // Order matters: memory that enqueued commands use is declared before
     // the Finisher (see `run_split`).
-    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut flag_bufs: Vec<Option<Buffer<u8>>> = Vec::with_capacity(works.len());
     let mut kernel_events = Vec::with_capacity(works.len());
     let mut fin = Finisher::new();
@@ -449,6 +463,7 @@ fn phase1(
         fin.add(c);
     }
     let host_ref = SharedRegions(&host);
+    let stage_ref = SharedRegions(stage);
     let arrays = &plan.arrays;
     let sends_ref = sends;
     let placed_ref = placed;
@@ -481,12 +496,7 @@ fn phase1(
             }
         }
         let flag_buf = if guarded {
-            let b = exec::alloc(ctx, zero_flags.len())?;
-            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe {
-                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
-            });
-            Some(b)
+            Some(exec::zero_flags(ctx, GUARD_FLAG_BYTES)?)
         } else {
             None
         };
@@ -502,7 +512,12 @@ fn phase1(
             })
             .collect();
         push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
-        exec::set_args(ctx, kernel, &set)?;
+        let memo = if guarded {
+            &dk.sub_args
+        } else {
+            &dk.sub_unchecked_args
+        };
+        exec::set_args_memo(ctx, kernel, &set, memo)?;
         let mut offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
         let mut global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
         let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
@@ -516,14 +531,40 @@ fn phase1(
                 exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())?
             });
         }
+        // What comes back through staging follows the kernel (and the
+        // flags) in the same command stream.
+        let mut from = 0u64;
+        for sr in &staged[wi] {
+            let es = arrays[sr.array].elem_size as i64;
+            let len = ((sr.hi - sr.lo + 1) * es) as usize;
+            let buf = ManuallyDropped::new(mems[sr.array]);
+            // SAFETY: bounds-checked; the staging vectors outlive the queue
+            // (declared before the Finisher), and this device's read is the
+            // only access to this one until the queue is finished.
+            exec::release(unsafe {
+                exec::read_host(
+                    ctx,
+                    &buf,
+                    ((sr.lo - placed_ref[wi][sr.array].0) * es) as usize,
+                    stage_ref.get()[sr.staging],
+                    0,
+                    len,
+                )?
+            });
+            from += len as u64;
+        }
+        // Each device's thread waits for its own queue: the devices run at
+        // once, with no second round of threads to flush and finish them.
+        exec::finish_queue(ctx)?;
         let report = DeviceReport {
             index: w.device,
             name: ctx.info.name.clone(),
             work_groups: (w.hi - w.lo) * groups_other_dims(nd, split_dim),
             slice: (w.lo, w.hi),
             bytes_to_device: to,
-            bytes_from_device: 0,
-            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum(),
+            bytes_from_device: from,
+            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum::<u64>()
+                + staged[wi].len() as u64,
             kernel_ms: 0.0,
         };
         Ok((flag_buf, ev, report))
@@ -570,13 +611,13 @@ fn phase1(
             }
         }
     }
-    // Every device starts at once, whatever their order (see `exec::on_each`).
-    fin.flush();
-    let finished = fin.finish();
-    let failed = failure.or(finished.err());
-    if let Some(e) = failed {
+    if let Some(e) = failure {
+        // a device failed: wait for every queue before anything is freed
+        let _ = fin.finish();
         return Err(e);
     }
+    // every device's thread finished its queue
+    fin.disarm();
     Ok(Enqueued {
         flag_bufs,
         kernel_events,
@@ -691,46 +732,102 @@ fn record(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], gl
     }
 }
 
-/// Phase 2: merged arrays come back through staging.
-#[allow(clippy::too_many_arguments)]
-fn phase2(
+/// A device-to-host read that phase 1 enqueues right after a device's
+/// kernel and flags, into a staging buffer: elements `[lo, hi]` of array
+/// `array`. Its bytes are trusted only after the guard's verdict: merged
+/// arrays' write ranges (the merge compares them with the host's
+/// original), and, for a buffer that comes back to the host after the
+/// launch (`Residency::gather_after`), a written set of one run, which
+/// [`take_early_reads`] then copies to the host: the read the gather after
+/// the launch would make (the same bytes, one command), without a second
+/// round of commands.
+struct StagedRead {
+    array: usize,
+    staging: usize,
+    lo: i64,
+    hi: i64,
+    /// Copied to the host by [`take_early_reads`] (else merged).
+    early: bool,
+}
+
+/// The staged reads of each device (work); the staging vectors' lengths
+/// get the early reads' after the merged arrays'.
+fn staged_reads(
     plan: &Plan,
+    res: &[Option<&mut Residency>],
     works: &[DevWork],
-    ctx_of: &[Arc<DeviceCtx>],
-    mems: &[Vec<opencl3::types::cl_mem>],
-    placed: &[Vec<(i64, u64)>],
-    staging: &mut [Vec<u8>],
-    dev_reports: &mut [DeviceReport],
-) -> Result<()> {
-    let mut fin = Finisher::new();
-    for ((wi, w), report) in works.iter().enumerate().zip(dev_reports.iter_mut()) {
-        let ctx = &ctx_of[wi];
-        let mut from = 0u64;
+    glue: &[Glue],
+    lens: &mut Vec<usize>,
+) -> Vec<Vec<StagedRead>> {
+    let mut out = Vec::with_capacity(works.len());
+    for w in works {
+        let mut reads = Vec::new();
         for (ai, (da, a)) in w.arrays.iter().zip(&plan.arrays).enumerate() {
-            let (Some((l, u)), Some(si)) = (da.write_r, da.staging) else {
+            if let (Some((lo, hi)), Some(staging)) = (da.write_r, da.staging) {
+                reads.push(StagedRead {
+                    array: ai,
+                    staging,
+                    lo,
+                    hi,
+                    early: false,
+                });
+                continue;
+            }
+            let r = res[a.arg_index as usize].as_deref().expect("checked above");
+            if !(a.writes && glue[ai] == Glue::Direct && r.gather_after) {
+                continue;
+            }
+            let &[(lo, hi)] = da.write_set.intervals() else {
                 continue;
             };
-            fin.add(ctx);
-            let es = a.elem_size as i64;
-            let len = ((u - l + 1) * es) as usize;
-            let buf = ManuallyDropped::new(mems[wi][ai]);
-            // SAFETY: bounds-checked; the staging vector outlives the queue.
-            exec::release(unsafe {
-                exec::read_host(
-                    ctx,
-                    &buf,
-                    ((l - placed[wi][ai].0) * es) as usize,
-                    HostRegion::of(&mut staging[si]),
-                    0,
-                    len,
-                )?
+            reads.push(StagedRead {
+                array: ai,
+                staging: lens.len(),
+                lo,
+                hi,
+                early: true,
             });
-            from += len as u64;
-            report.commands += 1;
+            lens.push(((hi - lo + 1) as u64 * a.elem_size) as usize);
         }
-        report.bytes_from_device = from;
+        out.push(reads);
     }
-    fin.finish()?;
+    out
+}
+
+/// After the guard's verdict and [`record`]: the early reads' bytes go to
+/// the host copies, which then hold those elements.
+fn take_early_reads(
+    plan: &Plan,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    staged: &[Vec<StagedRead>],
+    staging: &[Vec<u8>],
+) -> Result<()> {
+    for sr in staged.iter().flatten().filter(|sr| sr.early) {
+        let a = &plan.arrays[sr.array];
+        let es = a.elem_size as usize;
+        let out = args
+            .buffer_at_mut(a.arg_index)
+            .expect("checked: array arguments are buffers")
+            .as_bytes_mut();
+        let len = out.len();
+        let Some(dst) = out.get_mut(sr.lo as usize * es..(sr.hi as usize + 1) * es) else {
+            return Err(LaunchError::CopyOutOfBounds {
+                op: "staging-to-host copy",
+                what: "host",
+                offset: sr.lo as u64,
+                len: (sr.hi - sr.lo + 1) as u64,
+                size: len as u64,
+                device: None,
+            });
+        };
+        dst.copy_from_slice(&staging[sr.staging]);
+        res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above")
+            .coh
+            .copied(Holder::Host, &Runs::interval(sr.lo, sr.hi));
+    }
     Ok(())
 }
 
@@ -802,18 +899,32 @@ fn split_window(da: &DevArray, (base, extent): (i64, u64)) -> Window {
 }
 
 /// The host regions of a launch, shared by the threads that enqueue the
-/// devices' commands: phase 1 only reads through them (host-to-device
-/// copies), and nothing writes the host buffers until every queue is
-/// finished.
-struct SharedRegions<'a>(&'a [Option<HostRegion>]);
+/// devices' commands: phase 1 only reads through the host buffers'
+/// (host-to-device copies), and nothing writes the host buffers until
+/// every queue is finished; each staging region is written by one
+/// device's read only, and read on the host after every queue is finished.
+struct SharedRegions<'a, T>(&'a [T]);
 
 // SAFETY: see the type's doc: the regions are only read while shared.
-unsafe impl Sync for SharedRegions<'_> {}
+unsafe impl<T> Sync for SharedRegions<'_, T> {}
 
-impl SharedRegions<'_> {
-    fn get(&self) -> &[Option<HostRegion>] {
+impl<T> SharedRegions<'_, T> {
+    fn get(&self) -> &[T] {
         self.0
     }
+}
+
+/// What phase 1 moves, per device (work): the host-to-device commands,
+/// where each array's allocation starts and its handle, the subkernel's
+/// extra arguments, the staged reads and the staging regions they fill.
+struct Transfers<'a> {
+    sends: &'a [Vec<Vec<Rect>>],
+    placed: &'a [Vec<(i64, u64)>],
+    mems: &'a [Vec<opencl3::types::cl_mem>],
+    /// The subkernel's extra arguments per device.
+    extras: &'a [Vec<ExtraValue>],
+    staged: &'a [Vec<StagedRead>],
+    stage: &'a [HostRegion],
 }
 
 /// A device's kernels, handed to the one thread that enqueues that device
@@ -864,7 +975,8 @@ fn ensure_alloc(
         res.coh.invalidate(Holder::Device(dev), &dropped);
     }
     let extent = (hi - lo + 1) as u64;
-    let mem = exec::alloc(ctx, ((extent + GUARD_SINK) * es) as usize)?;
+    let bytes = ((extent + GUARD_SINK) * es) as usize;
+    let mem = exec::take(ctx, bytes)?;
     if let (Some(old), Some((kl, ku))) = (res.allocs.get(&dev), valid.intersect(&keep).hull()) {
         let len = ((ku - kl + 1) as u64 * es) as usize;
         exec::release(exec::copy(
@@ -882,7 +994,8 @@ fn ensure_alloc(
             ctx: ctx.clone(),
             base: lo,
             extent,
-            mem,
+            bytes,
+            mem: std::mem::ManuallyDrop::new(mem),
         },
     );
     Ok(gathered)
@@ -913,5 +1026,49 @@ impl std::ops::Deref for ManuallyDropped {
     type Target = Buffer<u8>;
     fn deref(&self) -> &Buffer<u8> {
         &self.0
+    }
+}
+
+impl Split {
+    /// The subkernel's extra arguments of each device (the guard's windows
+    /// relative to each allocation, the slice's parameters): a function of
+    /// the schedule and where the allocations start and end (`placed`), so
+    /// kept with the schedule and made again only when `placed` changes.
+    fn extras(
+        &self,
+        plan: &Plan,
+        nd: &NdRange,
+        args: &KernelArgs,
+        split_dim: u32,
+        placed: &[Vec<(i64, u64)>],
+    ) -> Arc<Vec<Vec<ExtraValue>>> {
+        let mut cache = self.extras.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((p, e)) = cache.as_ref() {
+            if p.as_slice() == placed {
+                return e.clone();
+            }
+        }
+        let extras: Vec<Vec<ExtraValue>> = self
+            .works
+            .iter()
+            .zip(placed)
+            .map(|(w, placed)| {
+                let windows: Vec<Window> = plan
+                    .array_of_arg
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ai)| match ai {
+                        Some(ai) => split_window(&w.arrays[*ai], placed[*ai]),
+                        None => local_window(args, i as u32),
+                    })
+                    .collect();
+                plan.extra_values(nd, split_dim, w.lo, |i| {
+                    windows.get(i as usize).unwrap_or(&NO_WINDOW)
+                })
+            })
+            .collect();
+        let extras = Arc::new(extras);
+        *cache = Some((placed.to_vec(), extras.clone()));
+        extras
     }
 }

@@ -18,12 +18,13 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::coherence::Holder;
 use crate::error::{cl_err, LaunchError, Result};
-use crate::exec::{self, Finisher, HostRegion, SetArg};
+use crate::exec::{self, ArgMemo, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
 use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::resident::Residency;
 use crate::runs::Runs;
 use crate::runtime::{DeviceCtx, Runtime};
+use std::sync::Mutex;
 
 /// Builds `source` (with `build_options` and `-cl-std=CL1.2`) on one device
 /// and runs kernel `kernel` over the whole NDRange. Every buffer goes to the
@@ -53,7 +54,9 @@ pub fn run_whole(
         to,
         from,
         ..
-    } = run_original(&ctx, &k, nd, args, &|_, kind| kind == ArgKind::GlobalBuffer)?;
+    } = run_original(&ctx, &k, None, nd, args, &|_, kind| {
+        kind == ArgKind::GlobalBuffer
+    })?;
     Ok(WholeRun {
         device,
         kernel_ms,
@@ -81,9 +84,14 @@ impl Plan {
             to,
             from,
             ..
-        } = run_original(&dk.ctx, kernel, nd, args, &|_, kind| {
-            kind == ArgKind::GlobalBuffer
-        })?;
+        } = run_original(
+            &dk.ctx,
+            kernel,
+            Some(&dk.whole_args),
+            nd,
+            args,
+            &|_, kind| kind == ArgKind::GlobalBuffer,
+        )?;
         Ok(WholeRun {
             device,
             kernel_ms,
@@ -107,11 +115,12 @@ struct Moved {
 fn run_original(
     ctx: &std::sync::Arc<DeviceCtx>,
     kernel: &Kernel,
+    memo: Option<&Mutex<ArgMemo>>,
     nd: &NdRange,
     args: &mut KernelArgs,
     readback: &dyn Fn(u32, ArgKind) -> bool,
 ) -> Result<Moved> {
-    match run_on_one(ctx, kernel, nd, args, None, readback)? {
+    match run_on_one(ctx, kernel, memo, nd, args, None, readback)? {
         Ok(r) => Ok(r),
         Err(_) => unreachable!("no guard, no flags"),
     }
@@ -132,6 +141,7 @@ struct GuardedRun<'a> {
 fn run_on_one(
     ctx: &std::sync::Arc<DeviceCtx>,
     kernel: &Kernel,
+    memo: Option<&Mutex<ArgMemo>>,
     nd: &NdRange,
     args: &mut KernelArgs,
     guard: Option<GuardedRun<'_>>,
@@ -142,11 +152,11 @@ fn run_on_one(
     let sink = if guard.is_some() { GUARD_SINK } else { 0 };
     let _busy = ctx.take();
     let mut bufs: Vec<Option<Buffer<u8>>> = Vec::new();
+    let mut sizes = vec![0usize; infos.len()];
     let mut to = 0u64;
     let mut commands = 0u64;
     let mut from = 0u64;
-    let zero_flags = vec![0u8; GUARD_FLAG_BYTES];
-    let mut flags = zero_flags.clone();
+    let mut flags = vec![0u8; GUARD_FLAG_BYTES];
     let mut fin = Finisher::new();
     fin.add(ctx);
     let mut regions = Vec::new();
@@ -163,7 +173,9 @@ fn run_on_one(
         };
         let len = region.len();
         let es = infos[i].elem_size.max(1) as u64;
-        let buf = exec::alloc(ctx, len + (sink * es) as usize)?;
+        let bytes = len + (sink * es) as usize;
+        let buf = exec::take(ctx, bytes)?;
+        sizes[i] = bytes;
         // SAFETY: the host buffer is borrowed mutably for this whole call and
         // the queue is finished before it returns (Finisher).
         exec::release(unsafe { exec::write_host(ctx, &buf, 0, region, 0, len)? });
@@ -171,15 +183,8 @@ fn run_on_one(
         commands += 1;
         bufs.push(Some(buf));
     }
-    let flag_buf = match &guard {
-        Some(_) => {
-            let b = exec::alloc(ctx, zero_flags.len())?;
-            // SAFETY: `zero_flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe {
-                exec::write(ctx, &b, 0, zero_flags.as_ptr(), zero_flags.len())?
-            });
-            Some(b)
-        }
+    let mut flag_buf = match &guard {
+        Some(_) => Some(exec::zero_flags(ctx, GUARD_FLAG_BYTES)?),
         None => None,
     };
     let mut set: Vec<(&str, SetArg<'_>)> = infos
@@ -200,7 +205,10 @@ fn run_on_one(
     if let Some(g) = &guard {
         push_extra_args(&mut set, g.names, g.values, flag_buf.as_ref());
     }
-    exec::set_args(ctx, kernel, &set)?;
+    match memo {
+        Some(memo) => exec::set_args_memo(ctx, kernel, &set, memo)?,
+        None => exec::set_args(ctx, kernel, &set)?,
+    }
     let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
     let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
     let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
@@ -220,6 +228,12 @@ fn run_on_one(
             exec::release((ev, bufs, flag_buf));
             return Ok(Err(raised));
         }
+        if flags.iter().all(|&b| b == 0) {
+            // read back and clear: it holds zeros for the next launch
+            if let Some(fb) = flag_buf.take() {
+                exec::give_zero_flags(ctx, fb);
+            }
+        }
         fin = Finisher::new();
         fin.add(ctx);
     }
@@ -236,7 +250,13 @@ fn run_on_one(
     }
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(ctx, &ev)?;
-    exec::release((ev, bufs, flag_buf));
+    // every command that used them is finished: back to the pool
+    for (buf, bytes) in bufs.into_iter().zip(sizes) {
+        if let Some(buf) = buf {
+            exec::give(ctx, bytes, buf);
+        }
+    }
+    exec::release((ev, flag_buf));
     Ok(Ok(Moved {
         kernel_ms,
         to,
@@ -316,6 +336,7 @@ fn run_unsplit(
         match run_on_one(
             &dk.ctx,
             kernel,
+            Some(&dk.sub_args),
             nd,
             args,
             Some(g),
@@ -365,15 +386,22 @@ fn run_unsplit(
             let dk = &plan.kernels[&device];
             let kernel = dk.whole.as_ref().expect("built above");
             let arrays = &plan.arrays;
-            run_original(&dk.ctx, kernel, nd, args, &|index, kind| {
-                if guard_caught {
-                    return kind == ArgKind::GlobalBuffer;
-                }
-                match arrays.iter().find(|a| a.arg_index == index) {
-                    Some(a) => a.writes,
-                    None => kind == ArgKind::GlobalBuffer,
-                }
-            })?
+            run_original(
+                &dk.ctx,
+                kernel,
+                Some(&dk.whole_args),
+                nd,
+                args,
+                &|index, kind| {
+                    if guard_caught {
+                        return kind == ArgKind::GlobalBuffer;
+                    }
+                    match arrays.iter().find(|a| a.arg_index == index) {
+                        Some(a) => a.writes,
+                        None => kind == ArgKind::GlobalBuffer,
+                    }
+                },
+            )?
         }
     };
     let dk = &plan.kernels[&device];

@@ -1,0 +1,149 @@
+//! Issue 11: device memory reused across launches. Each device keeps the
+//! buffers a launch no longer needs (`launcher`'s pool) for the next launch
+//! that needs one of the same size; their old contents must never reach a
+//! result, and the pool releases what it holds when the runtime goes. Two
+//! PoCL devices (`pthread basic`), guarded subkernels from the analysis.
+
+use clpart_tests::pocl_env;
+use launcher::{DeviceBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
+
+/// One runtime for the whole test binary: PoCL's initialization is not
+/// safe to run in several threads at once.
+fn runtime() -> Runtime {
+    static RT: std::sync::OnceLock<Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        pocl_env(Some("pthread basic"));
+        Runtime::new().unwrap()
+    })
+    .clone()
+}
+
+/// A stencil: each work-item reads its neighbours, so a device reads
+/// elements of `src` beyond its slice (a stale halo would show).
+const STENCIL: &str = "__kernel void stencil(__global const int *src, __global int *dst, int n) {
+    int i = get_global_id(0);
+    if (i >= 1 && i < n - 1)
+        dst[i] = src[i - 1] + 2 * src[i] + src[i + 1];
+}";
+
+const N: u64 = 1024;
+
+fn plan(rt: &Runtime) -> Plan {
+    let mut config = session::LaunchConfig::new(&[N], &[64]);
+    config.scalars.insert("n".into(), N as i64);
+    let session = session::Session::from_source("stencil.cl", STENCIL, &[]).unwrap();
+    session.into_launch(rt, "stencil", &config).unwrap().1
+}
+
+fn args(p: &Plan, seed: u64) -> KernelArgs {
+    p.args_from_specs(&[
+        format!("src=rand:{N}:{seed}"),
+        format!("dst=rand:{N}:{}", seed + 1000),
+        format!("n={N}"),
+    ])
+    .unwrap()
+}
+
+/// Host-array launches one after another, with new data each time and
+/// shares that change (two devices, one, the other): each gives exactly
+/// what the original kernel gives on its own data, while the devices'
+/// pools hand the same buffers out again.
+#[test]
+fn issue11_pooled_buffers_give_each_launch_its_own_result() {
+    let rt = runtime();
+    let mut p = plan(&rt);
+    let nd = NdRange::new(&[N], &[64]).unwrap();
+    let shares: [&[(usize, f64)]; 4] = [
+        &[(0, 0.5), (1, 0.5)],
+        &[(0, 1.0)],
+        &[(0, 0.3), (1, 0.7)],
+        &[(1, 1.0)],
+    ];
+    let reused0 = rt.pool_counts(0).unwrap().reused();
+    for seed in 0..12u64 {
+        let s = shares[seed as usize % shares.len()];
+        let pristine = args(&p, seed);
+        let mut want = pristine.clone();
+        p.run_whole(0, &nd, &mut want).unwrap();
+        let mut got = pristine.clone();
+        let r = launcher::launch(&mut p, &nd, &mut got, s, &LaunchOptions::default()).unwrap();
+        assert!(r.split && !r.guard_fired, "launch {seed}: {r}");
+        assert_eq!(
+            got.buffer("dst").unwrap().as_bytes(),
+            want.buffer("dst").unwrap().as_bytes(),
+            "launch {seed}, shares {s:?}"
+        );
+    }
+    assert!(
+        rt.pool_counts(0).unwrap().reused() > reused0,
+        "device 0 never took a buffer from its pool"
+    );
+}
+
+/// Resident buffers: a buffer's device allocations go back to the pool
+/// when it drops, and a new buffer of the same size gets them, still
+/// holding the old buffer's elements. The new buffer's launch must send
+/// every element its devices read: its result is that of its own data.
+#[test]
+fn issue11_a_reused_allocation_never_serves_stale_elements() {
+    let rt = runtime();
+    let mut p = plan(&rt);
+    let nd = NdRange::new(&[N], &[64]).unwrap();
+    let half: &[(usize, f64)] = &[(0, 0.5), (1, 0.5)];
+    for seed in 0..4u64 {
+        let pristine = args(&p, 100 + seed);
+        let mut want = pristine.clone();
+        p.run_whole(0, &nd, &mut want).unwrap();
+        let mut src = DeviceBuffer::new(pristine.buffer("src").unwrap().clone());
+        let mut dst = DeviceBuffer::new(pristine.buffer("dst").unwrap().clone());
+        let mut a = pristine.clone();
+        let r = launcher::launch_resident(
+            &mut p,
+            &nd,
+            &mut a,
+            &mut [(0, &mut src), (1, &mut dst)],
+            half,
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+        assert!(r.split && !r.guard_fired, "launch {seed}: {r}");
+        assert_eq!(
+            dst.read_all().unwrap().as_bytes(),
+            want.buffer("dst").unwrap().as_bytes(),
+            "launch {seed}"
+        );
+        // `src` and `dst` drop here: their allocations go to the pools
+    }
+}
+
+/// The pool holds buffers after launches and releases every one of them
+/// when the last user of the runtime (the plan) is gone.
+#[test]
+fn issue11_the_pool_releases_its_buffers_when_the_runtime_drops() {
+    runtime(); // PoCL initialized once, before a second runtime
+    let rt = Runtime::new().unwrap();
+    let counts = [rt.pool_counts(0).unwrap(), rt.pool_counts(1).unwrap()];
+    let mut p = plan(&rt);
+    let nd = NdRange::new(&[N], &[64]).unwrap();
+    for seed in 0..3 {
+        let mut a = args(&p, seed);
+        let r = launcher::launch(
+            &mut p,
+            &nd,
+            &mut a,
+            &[(0, 0.5), (1, 0.5)],
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+        assert!(r.split, "{r}");
+    }
+    for c in &counts {
+        assert!(c.held() > 0, "a device's pool kept nothing: {c:?}");
+        assert!(c.reused() > 0, "a device's pool was never used: {c:?}");
+    }
+    drop(p);
+    drop(rt);
+    for c in &counts {
+        assert_eq!(c.held(), 0, "buffers still held after the drop: {c:?}");
+    }
+}
