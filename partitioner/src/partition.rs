@@ -466,6 +466,10 @@ fn box_parts(
     Some(out)
 }
 
+/// At most this many isl operations find the runs of a 1-D footprint
+/// ([`runs_1d`]).
+const RUNS_MAX_OPS: u64 = 50_000;
+
 /// The read footprint `fp` of a slice of a 1-D array as its maximal runs,
 /// first to last (issue 12: `b[(ushort)(i + 65530)]` reads the end and the
 /// start of `b`, whose hull is all of it; `a[i]` and `a[i + half]` read two
@@ -475,30 +479,31 @@ fn box_parts(
 /// `None` when the footprint is one run for every parameter value, has
 /// more than `MAX_READ_PARTS` runs for some, or isl fails.
 fn runs_1d(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Vec<Vec<Range>>> {
-    let mut rest = fp.copy().ok()?.reset_tuple_id().ok()?;
-    if let Some(c) = context {
-        rest = rest.intersect_params(c.copy().ok()?).ok()?;
-    }
     let before = cx.isl.map("{ [o] -> [o - 1] }").ok()?;
     let above = cx.isl.map("{ [e] -> [o] : o > e }").ok()?;
-    let mut runs = Vec::new();
-    while !rest.is_empty().ok()? {
-        if runs.len() == ranges_format::MAX_READ_PARTS {
-            return None;
-        }
-        let preds = rest.copy().ok()?.apply(before.copy().ok()?).ok()?;
-        let ends = rest.copy().ok()?.subtract(preds).ok()?;
-        let later = ends.apply(above.copy().ok()?).ok()?;
-        runs.push(
-            rest.copy()
-                .ok()?
-                .subtract(later.copy().ok()?)
-                .ok()?
-                .coalesce()
-                .ok()?,
-        );
-        rest = rest.intersect(later).ok()?.coalesce().ok()?;
-    }
+    // bounded: a footprint with quasi-affine pieces (`i % 3` cases) can
+    // cost more than the rest of the array's analysis, for no runs
+    let runs = cx.isl.optional(
+        RUNS_MAX_OPS,
+        || -> Result<Option<Vec<Set>>, isl_rs::LibISLError> {
+            let mut rest = fp.copy()?.reset_tuple_id()?;
+            if let Some(c) = context {
+                rest = rest.intersect_params(c.copy()?)?;
+            }
+            let mut runs = Vec::new();
+            while !rest.is_empty()? {
+                if runs.len() == ranges_format::MAX_READ_PARTS {
+                    return Ok(None);
+                }
+                let preds = rest.copy()?.apply(before.copy()?)?;
+                let ends = rest.copy()?.subtract(preds)?;
+                let later = ends.apply(above.copy()?)?;
+                runs.push(rest.copy()?.subtract(later.copy()?)?.coalesce()?);
+                rest = rest.intersect(later)?.coalesce()?;
+            }
+            Ok(Some(runs))
+        },
+    )??;
     if runs.len() < 2 {
         return None;
     }

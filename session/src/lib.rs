@@ -384,7 +384,8 @@ impl Session {
     /// unknown (group and local ids over-approximated, issue 15:
     /// `out[get_group_id(0)]`), whether they split once it is known: each is
     /// analyzed again with a local size of 64 work-items (`64`, `16x4`,
-    /// `4x4x4` by `work_dim`) and, where that splits, gets the note
+    /// `4x4x4` by `work_dim`, within a third of the time budget; not a
+    /// kernel that ran out of its budget) and, where that splits, gets the note
     /// [`LOCAL_SIZE_NOTE`] naming the size tried and the dimension. `clpart
     /// run`, the C API and the OpenCL layer analyze each launch with its
     /// own local size, so this is what they will see for such a size.
@@ -397,7 +398,13 @@ impl Session {
                 .diagnostics
                 .iter()
                 .any(|d| d.contains("the local size is not known"));
-            if k.splittable || !over {
+            // a kernel that ran out of its time budget is not analyzed again
+            let spent = k
+                .reason
+                .iter()
+                .chain(&k.diagnostics)
+                .any(|d| d.contains("budget"));
+            if k.splittable || !over || spent {
                 continue;
             }
             let (probe, text): ([i64; 3], &str) = match k.work_dim {
@@ -408,6 +415,12 @@ impl Session {
             let mut po = options.clone();
             po.analysis.local_size = Some(probe);
             po.counts = partitioner::Counts::None;
+            // a third of the budget, so that both analyses end within it
+            // and a third (2 s in optimized builds)
+            let budget = options.analysis.time_budget_ms;
+            if budget > 0 {
+                po.analysis.time_budget_ms = (budget / 3).max(1);
+            }
             let Ok(probed) = self.analyze_kernel(&k.name, &po) else {
                 continue;
             };
