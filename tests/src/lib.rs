@@ -268,6 +268,37 @@ pub fn pocl_env(devices: Option<&str>) {
     });
 }
 
+/// One runtime for the whole test binary over the PoCL `devices` of its
+/// first call (see [`pocl_env`]): PoCL's initialization is not safe to run
+/// in several threads at once.
+pub fn shared_runtime(devices: &str) -> launcher::Runtime {
+    static RT: std::sync::OnceLock<launcher::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        pocl_env(Some(devices));
+        launcher::Runtime::new().unwrap()
+    })
+    .clone()
+}
+
+/// The launch plan of kernel `name` of `source` (file `<name>.cl`) for
+/// one launch configuration, through the session (analysis with the local
+/// size known, the guarded subkernel).
+pub fn plan_from_source(
+    rt: &launcher::Runtime,
+    name: &str,
+    source: &str,
+    global: &[u64],
+    local: &[u64],
+    scalars: &[(&str, i64)],
+) -> launcher::Plan {
+    let mut config = session::LaunchConfig::new(global, local);
+    for (n, v) in scalars {
+        config.scalars.insert(n.to_string(), *v);
+    }
+    let session = session::Session::from_source(&format!("{name}.cl"), source, &[]).unwrap();
+    session.into_launch(rt, name, &config).unwrap().1
+}
+
 /// Runs corpus kernel `k`'s run `run` split with each of `share_sets`
 /// (analysis and program builds done once), returning the reports.
 pub fn split_runs(

@@ -6,18 +6,11 @@
 //! `__local` sizes beyond the device's local memory are refused before
 //! anything runs. Two PoCL devices (`pthread basic`).
 
-use clpart_tests::pocl_env;
+use clpart_tests::{plan_from_source, shared_runtime};
 use launcher::{KernelArgs, LaunchError, LaunchOptions, NdRange, Plan, Runtime};
 
-/// One runtime for the whole test binary: PoCL's initialization is not
-/// safe to run in several threads at once.
 fn runtime() -> Runtime {
-    static RT: std::sync::OnceLock<Runtime> = std::sync::OnceLock::new();
-    RT.get_or_init(|| {
-        pocl_env(Some("pthread basic"));
-        Runtime::new().unwrap()
-    })
-    .clone()
+    shared_runtime("pthread basic")
 }
 
 fn plan(
@@ -28,12 +21,7 @@ fn plan(
     local: &[u64],
     scalars: &[(&str, i64)],
 ) -> Plan {
-    let mut config = session::LaunchConfig::new(global, local);
-    for (n, v) in scalars {
-        config.scalars.insert(n.to_string(), *v);
-    }
-    let session = session::Session::from_source(&format!("{name}.cl"), source, &[]).unwrap();
-    session.into_launch(rt, name, &config).unwrap().1
+    plan_from_source(rt, name, source, global, local, scalars)
 }
 
 fn args(p: &Plan, specs: &[&str]) -> KernelArgs {
@@ -524,6 +512,41 @@ __kernel void lu_update(__global float *a, int k, int n)
 }
 "#;
 
+/// With the largest read part of `array` shrunk (`test_shrink_part`), the
+/// guard fires, the launch re-runs unsplit and `output` is what one device
+/// gives (`want`).
+fn short_part_is_caught(
+    p: &mut Plan,
+    nd: &NdRange,
+    pristine: &KernelArgs,
+    want: &KernelArgs,
+    shares: &[(usize, f64)],
+    array: &str,
+    output: &str,
+) {
+    let mut got = pristine.clone();
+    let opts = LaunchOptions {
+        verify: true,
+        test_shrink_part: Some(array.into()),
+        ..Default::default()
+    };
+    let r = launcher::launch(p, nd, &mut got, shares, &opts).unwrap();
+    assert!(
+        r.guard_fired && !r.split,
+        "the guard must fire on '{array}': {r}"
+    );
+    let reason = r.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains(&format!("'{array}' outside its analyzed range")),
+        "{reason}"
+    );
+    assert_eq!(r.verified, Some(true), "{r}");
+    assert_eq!(
+        got.buffer(output).unwrap().as_bytes(),
+        want.buffer(output).unwrap().as_bytes()
+    );
+}
+
 /// Issue 13: the guard checks every read against the read parts, not only
 /// against the box that holds them all. LU's update reads the pivot row and
 /// the slice's rows (apart, and the rows between them do not move);
@@ -577,24 +600,7 @@ fn issue13_the_guard_checks_read_parts_and_catches_a_short_part() {
         want.buffer("a").unwrap().as_bytes()
     );
     // a part one row short
-    let mut got = pristine.clone();
-    let opts = LaunchOptions {
-        verify: true,
-        test_shrink_part: Some("a".into()),
-        ..Default::default()
-    };
-    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire on 'a': {r}");
-    let reason = r.reason.clone().unwrap_or_default();
-    assert!(
-        reason.contains("'a' outside its analyzed range"),
-        "{reason}"
-    );
-    assert_eq!(r.verified, Some(true), "{r}");
-    assert_eq!(
-        got.buffer("a").unwrap().as_bytes(),
-        want.buffer("a").unwrap().as_bytes()
-    );
+    short_part_is_caught(&mut p, &nd, &pristine, &want, &shares, "a", "a");
     // without the guard the same short part goes unnoticed: the check is the guard's
     let mut got = pristine.clone();
     let opts = LaunchOptions {
@@ -648,29 +654,7 @@ fn issue12_the_guard_checks_the_read_runs_of_a_1d_array() {
         "the bands and out: {r}"
     );
     // a run one element short
-    let mut got = pristine.clone();
-    let opts = LaunchOptions {
-        verify: true,
-        test_shrink_part: Some("in".into()),
-        ..Default::default()
-    };
-    let r = launcher::launch(&mut p, &nd, &mut got, &shares, &opts).unwrap();
-    assert!(
-        r.guard_fired && !r.split,
-        "the guard must fire on 'in': {r}"
-    );
-    assert!(
-        r.reason
-            .clone()
-            .unwrap_or_default()
-            .contains("'in' outside its analyzed range"),
-        "{r}"
-    );
-    assert_eq!(r.verified, Some(true), "{r}");
-    assert_eq!(
-        got.buffer("out").unwrap().as_bytes(),
-        want.buffer("out").unwrap().as_bytes()
-    );
+    short_part_is_caught(&mut p, &nd, &pristine, &want, &shares, "in", "out");
 }
 
 /// Issue 11: the guard's flag buffers are kept zeroed between launches

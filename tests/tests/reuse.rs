@@ -4,18 +4,11 @@
 //! result, and the pool releases what it holds when the runtime goes. Two
 //! PoCL devices (`pthread basic`), guarded subkernels from the analysis.
 
-use clpart_tests::pocl_env;
+use clpart_tests::{plan_from_source, shared_runtime};
 use launcher::{DeviceBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
 
-/// One runtime for the whole test binary: PoCL's initialization is not
-/// safe to run in several threads at once.
 fn runtime() -> Runtime {
-    static RT: std::sync::OnceLock<Runtime> = std::sync::OnceLock::new();
-    RT.get_or_init(|| {
-        pocl_env(Some("pthread basic"));
-        Runtime::new().unwrap()
-    })
-    .clone()
+    shared_runtime("pthread basic")
 }
 
 /// A stencil: each work-item reads its neighbours, so a device reads
@@ -29,10 +22,7 @@ const STENCIL: &str = "__kernel void stencil(__global const int *src, __global i
 const N: u64 = 1024;
 
 fn plan(rt: &Runtime) -> Plan {
-    let mut config = session::LaunchConfig::new(&[N], &[64]);
-    config.scalars.insert("n".into(), N as i64);
-    let session = session::Session::from_source("stencil.cl", STENCIL, &[]).unwrap();
-    session.into_launch(rt, "stencil", &config).unwrap().1
+    plan_from_source(rt, "stencil", STENCIL, &[N], &[64], &[("n", N as i64)])
 }
 
 fn args(p: &Plan, seed: u64) -> KernelArgs {
