@@ -223,7 +223,7 @@ mod tests {
         let key = "mdh global 65536 local 64";
         let mut b = Balancer::new(&[0, 1]);
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut launch = |b: &mut Balancer, speed: [f64; 2], rng: &mut u64| {
+        let launch = |b: &mut Balancer, speed: [f64; 2], rng: &mut u64| {
             let noisy = [speed[0] * noise(rng, 0.2), speed[1] * noise(rng, 0.2)];
             let r = simulate(b, key, 1024, &noisy);
             b.observe(key, &r);
