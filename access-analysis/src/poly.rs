@@ -227,33 +227,33 @@ impl Poly {
         if values.is_empty() {
             return Some(self.clone());
         }
-        let mut r = Poly::default();
-        for (m, c) in &self.terms {
-            let mut term = Poly::konst(*c);
-            for a in m {
-                let f = match a {
-                    Atom::Param(n) if values.contains_key(n) => Poly::konst(values[n]),
-                    Atom::Div(p, d) => Poly::floor_div(&p.subst(values)?, *d)?,
-                    _ => Poly::atom(a.clone()),
-                };
-                term = term.mul(&f, &[])?;
-            }
-            r = r.add(&term)?;
-        }
-        Some(r)
+        self.replace_atoms(&|a| match a {
+            Atom::Param(n) => values.get(n).map(|v| Poly::konst(*v)),
+            _ => None,
+        })
     }
 
     /// Substitutes `by` for the dimension `name` (also inside divisions,
     /// which are normalized again: `floor((4*t)/4)` becomes `t`).
     pub fn subst_dim(&self, name: &str, by: &Poly) -> Option<Poly> {
+        self.replace_atoms(&|a| match a {
+            Atom::Dim(n) if n == name => Some(by.clone()),
+            _ => None,
+        })
+    }
+
+    /// Each atom `with` gives a polynomial for replaced by it, divisions
+    /// rebuilt over their replaced numerators; `None` on overflow or a
+    /// numerator that is no longer affine.
+    fn replace_atoms(&self, with: &dyn Fn(&Atom) -> Option<Poly>) -> Option<Poly> {
         let mut r = Poly::default();
         for (m, c) in &self.terms {
             let mut term = Poly::konst(*c);
             for a in m {
-                let f = match a {
-                    Atom::Dim(n) if n == name => by.clone(),
-                    Atom::Div(p, d) => Poly::floor_div(&p.subst_dim(name, by)?, *d)?,
-                    _ => Poly::atom(a.clone()),
+                let f = match (with(a), a) {
+                    (Some(p), _) => p,
+                    (None, Atom::Div(p, d)) => Poly::floor_div(&p.replace_atoms(with)?, *d)?,
+                    (None, _) => Poly::atom(a.clone()),
                 };
                 term = term.mul(&f, &[])?;
             }

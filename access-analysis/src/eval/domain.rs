@@ -278,6 +278,11 @@ pub(super) fn overflow() -> Why {
     Why::other("arithmetic overflow in a subscript")
 }
 
+/// Whether `n` is the parameter of a global offset (`go0` .. `go2`).
+pub(crate) fn is_ndrange_offset(n: &str) -> bool {
+    (0..3).any(|d| n == nd_name("go", d))
+}
+
 pub(crate) fn is_ndrange_size(n: &str) -> bool {
     ["gs", "ls", "ng"]
         .iter()

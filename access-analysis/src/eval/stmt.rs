@@ -3,7 +3,9 @@
 //! counted loop's iterator becomes a domain dimension bounded by its start
 //! and condition), `return`, `break` and `continue` as early exits.
 
-use super::domain::{int_range, is_int, is_ndrange_size, IntVal, PtrTarget, Val};
+use super::domain::{
+    int_range, is_int, is_ndrange_offset, is_ndrange_size, IntVal, PtrTarget, Val,
+};
 use super::expr::{strip, var_name};
 use super::Walker;
 use crate::poly::{Atom, Cond, Poly, Why};
@@ -345,11 +347,7 @@ impl<'a> Walker<'a> {
                         // `n <= 3` at launch.
                         if let (Some(s), [(_, v)]) = (step_const, pieces.as_slice()) {
                             let launch_only = v.terms.keys().flatten().all(|a| match a {
-                                Atom::Param(n) => {
-                                    n.len() == 3
-                                        && n.starts_with("go")
-                                        && n.ends_with(['0', '1', '2'])
-                                }
+                                Atom::Param(n) => is_ndrange_offset(n),
                                 _ => true,
                             });
                             if s.abs() > 1 && v.is_affine() && launch_only {
