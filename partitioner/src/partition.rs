@@ -266,6 +266,17 @@ fn dim_bounds(
     Some((lows, highs))
 }
 
+/// Per dimension, the range between its bounds.
+fn ranges_of(lows: &[PwExpr], highs: &[PwExpr]) -> Vec<Range> {
+    lows.iter()
+        .zip(highs)
+        .map(|(l, h)| Range {
+            lower: l.to_string(),
+            upper: h.to_string(),
+        })
+        .collect()
+}
+
 /// The linear bounds `sum_k strides[k] * bound_k` of per-dimension bounds.
 fn linear_of(strides: &[String], lows: &[PwExpr], highs: &[PwExpr]) -> Option<Range> {
     let combine = |bounds: &[PwExpr]| -> Option<PwExpr> {
@@ -325,25 +336,25 @@ fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>
         .ok()?;
     let lin = fp.copy().ok()?.reset_tuple_id().ok()?.apply(map).ok()?;
     let (lo, hi) = dim_bounds(isl, &lin, 1, context)?;
-    Some(Range {
-        lower: lo[0].to_string(),
-        upper: hi[0].to_string(),
-    })
+    ranges_of(&lo, &hi).pop()
 }
 
 /// The linear bounds of a footprint and, for an array of at least two
 /// delinearized dimensions, its box: the bounds of each dimension (issue
-/// 12). The linear bounds are the box's linear hull.
+/// 12). The linear bounds are the box's linear hull, except over literal
+/// strides, where they are exact ([`literal_linear`], as in
+/// [`linear_range`]).
 fn ranges_and_box(
     isl: &Isl,
     fp: &Set,
     strides: &[String],
     context: Option<&Set>,
 ) -> (Option<Range>, Option<Vec<Range>>) {
-    range_and_box_of(
+    let (linear, boxed) = range_and_box_of(
         strides,
         dim_bounds(isl, fp, strides.len(), context).as_ref(),
-    )
+    );
+    (literal_linear(isl, fp, strides, context).or(linear), boxed)
 }
 
 /// [`ranges_and_box`] from bounds already made by [`dim_bounds`].
@@ -355,15 +366,7 @@ fn range_and_box_of(
         return (None, None);
     };
     let linear = linear_of(strides, lows, highs);
-    let boxed = (strides.len() >= 2 && linear.is_some()).then(|| {
-        lows.iter()
-            .zip(highs.iter())
-            .map(|(l, h)| Range {
-                lower: l.to_string(),
-                upper: h.to_string(),
-            })
-            .collect()
-    });
+    let boxed = (strides.len() >= 2 && linear.is_some()).then(|| ranges_of(lows, highs));
     (linear, boxed)
 }
 
@@ -453,15 +456,7 @@ fn box_parts(
     let mut out = Vec::with_capacity(groups.len());
     for (f, _) in &groups {
         let (lows, highs) = dim_bounds(&cx.isl, f, n, context)?;
-        out.push(
-            lows.iter()
-                .zip(highs.iter())
-                .map(|(l, h)| Range {
-                    lower: l.to_string(),
-                    upper: h.to_string(),
-                })
-                .collect(),
-        );
+        out.push(ranges_of(&lows, &highs));
     }
     Some(out)
 }
@@ -510,10 +505,7 @@ fn runs_1d(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Vec<Vec<Range>>>
     let mut out = Vec::with_capacity(runs.len());
     for r in &runs {
         let (lo, hi) = dim_bounds(&cx.isl, r, 1, context)?;
-        out.push(vec![Range {
-            lower: lo[0].to_string(),
-            upper: hi[0].to_string(),
-        }]);
+        out.push(ranges_of(&lo, &hi));
     }
     Some(out)
 }
@@ -1941,7 +1933,8 @@ fn array_ranges(
     let mut read_parts = Vec::new();
     if let Some(r) = &reads {
         let read_fp = if writes.is_none() {
-            (out.read_slice, read_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
+            out.read_slice = out.slice.clone();
+            read_box = range_and_box_of(&a.strides, slice_bounds.as_ref()).1;
             Some(fp_slice.copy())
         } else if let Some(f) = cx.footprint(r, slice) {
             (out.read_slice, read_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
@@ -1949,15 +1942,6 @@ fn array_ranges(
         } else {
             None
         };
-        if out.read_slice.is_some() {
-            if writes.is_none() {
-                out.read_slice = out.slice.clone();
-            } else if let Some(Ok(f)) = &read_fp {
-                if let Some(r) = literal_linear(&cx.isl, f, &a.strides, ctx_slice_set) {
-                    out.read_slice = Some(r);
-                }
-            }
-        }
         match (&read_box, read_fp) {
             (Some(_), Some(Ok(f))) => {
                 read_parts = box_parts(cx, a, slice, &f, ctx_slice_set).unwrap_or_default();
@@ -1974,15 +1958,10 @@ fn array_ranges(
     }
     if let Some(w) = &writes {
         if reads.is_none() {
-            (out.write_slice, write_box) = range_and_box_of(&a.strides, slice_bounds.as_ref());
-            if out.write_slice.is_some() {
-                out.write_slice = out.slice.clone();
-            }
+            out.write_slice = out.slice.clone();
+            write_box = range_and_box_of(&a.strides, slice_bounds.as_ref()).1;
         } else if let Some(f) = cx.footprint(w, slice) {
             (out.write_slice, write_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
-            if let Some(r) = literal_linear(&cx.isl, &f, &a.strides, ctx_slice_set) {
-                out.write_slice = Some(r);
-            }
         }
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
