@@ -857,21 +857,14 @@ fn box_header(m: usize, parts: usize) -> String {
     if parts > 0 {
         return box_parts_header(m, parts);
     }
-    let one = cat(&[&box_list(m, &["st", "ex", "lo", "hi"], "")]);
-    let one_decl = cat(&[&box_list(m, &["st", "ex", "lo", "hi"], "long ")]);
-    let rw = cat(&[&box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "")]);
-    let rw_decl = cat(&[&box_list(
-        m,
-        &["st", "ex", "rlo", "rhi", "wlo", "whi"],
-        "long ",
-    )]);
-    let both = cat(&[&(1..=m)
-        .map(|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"))
-        .collect::<Vec<_>>()
-        .join(", ")]);
-    let inside = (1..=m)
-        .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
-        .collect::<String>();
+    let BoxLists {
+        one,
+        one_decl,
+        rw,
+        rw_decl,
+        both,
+        inside,
+    } = BoxLists::new(m, "", "");
     let mut out = String::new();
     out.push_str(&format!(
         "#ifdef CLPART_UNCHECKED
@@ -895,6 +888,45 @@ long __clpart_brw{m}(long i, long rlo, long rhi, long wlo, long whi, long len, u
 "
     ));
     out
+}
+
+/// The argument lists of the box check functions with `m` checked
+/// dimensions, each after a comma when not empty (to follow the leading
+/// arguments) and ending in the read parts' arguments given (`pargs`, and
+/// `pdecl` for the declarations); `inside`, the box test of every
+/// dimension.
+struct BoxLists {
+    one: String,
+    one_decl: String,
+    rw: String,
+    rw_decl: String,
+    both: String,
+    inside: String,
+}
+
+impl BoxLists {
+    fn new(m: usize, pargs: &str, pdecl: &str) -> BoxLists {
+        let both = (1..=m)
+            .map(|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        BoxLists {
+            one: cat(&[&box_list(m, &["st", "ex", "lo", "hi"], ""), pargs]),
+            one_decl: cat(&[&box_list(m, &["st", "ex", "lo", "hi"], "long "), pdecl]),
+            rw: cat(&[
+                &box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], ""),
+                pargs,
+            ]),
+            rw_decl: cat(&[
+                &box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "long "),
+                pdecl,
+            ]),
+            both: cat(&[&both, pargs]),
+            inside: (1..=m)
+                .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
+                .collect(),
+        }
+    }
 }
 
 /// The names `<name>k` of box dimensions `1..=m`, per dimension in the
@@ -928,14 +960,6 @@ fn cat(parts: &[&str]) -> String {
 /// with parts always has a non-empty part 0 (its read window when no part
 /// is left).
 fn box_parts_header(m: usize, parts: usize) -> String {
-    let one = box_list(m, &["st", "ex", "lo", "hi"], "");
-    let one_decl = box_list(m, &["st", "ex", "lo", "hi"], "long ");
-    let rw = box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "");
-    let rw_decl = box_list(m, &["st", "ex", "rlo", "rhi", "wlo", "whi"], "long ");
-    let both = (1..=m)
-        .map(|k| format!("st{k}, ex{k}, max(rlo{k}, wlo{k}), min(rhi{k}, whi{k})"))
-        .collect::<Vec<_>>()
-        .join(", ");
     let part_names = |p: usize| {
         (0..=m)
             .map(|k| format!("pl{p}_{k}, ph{p}_{k}"))
@@ -952,9 +976,6 @@ fn box_parts_header(m: usize, parts: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    let inside = (1..=m)
-        .map(|k| format!(" & __clpart_bin(a, n, st{k}, ex{k}, lo{k}, hi{k})"))
-        .collect::<String>();
     let in_part = (0..parts)
         .map(|p| {
             let dims = (1..=m)
@@ -964,9 +985,14 @@ fn box_parts_header(m: usize, parts: usize) -> String {
         })
         .collect::<String>();
     let off = if m == 0 { "(ph0_0 == 0)" } else { "(st1 == 0)" };
-    let (one, one_decl) = (cat(&[&one, &pargs]), cat(&[&one_decl, &pdecl]));
-    let (rw, rw_decl) = (cat(&[&rw, &pargs]), cat(&[&rw_decl, &pdecl]));
-    let both = cat(&[&both, &pargs]);
+    let BoxLists {
+        one,
+        one_decl,
+        rw,
+        rw_decl,
+        both,
+        inside,
+    } = BoxLists::new(m, &pargs, &pdecl);
     format!(
         "#ifdef CLPART_UNCHECKED
 #define __clpart_bchkp{m}_{parts}(i, n, lo, hi, len, bad, s, b{one}) (i)
