@@ -299,15 +299,22 @@ pub fn plan_from_source(
     session.into_launch(rt, name, &config).unwrap().1
 }
 
-/// Runs corpus kernel `k`'s run `run` split with each of `share_sets`
-/// (analysis and program builds done once), returning the reports.
-pub fn split_runs(
+/// What launches of one corpus run start from: the session over the
+/// kernel's source (the run's plan made), the run's configuration, its
+/// arguments as they are before any launch, and its NDRange.
+pub struct RunInputs {
+    pub session: session::Session,
+    pub config: session::LaunchConfig,
+    pub args: launcher::KernelArgs,
+    pub nd: launcher::NdRange,
+}
+
+/// The [`RunInputs`] of corpus kernel `k`'s run `run`.
+pub fn run_inputs(
     rt: &launcher::Runtime,
     k: &CorpusKernel,
     run: usize,
-    share_sets: &[&[(usize, f64)]],
-    options: &launcher::LaunchOptions,
-) -> Result<Vec<launcher::RunReport>, String> {
+) -> Result<RunInputs, String> {
     let config = k.launch_config(run);
     let mut session = k.session().map_err(|e| e.to_string())?;
     let (plan, _) = session
@@ -318,13 +325,35 @@ pub fn split_runs(
         .iter()
         .map(|(n, s)| format!("{n}={s}"))
         .collect();
-    let pristine = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
+    let args = plan.args_from_specs(&specs).map_err(|e| e.to_string())?;
     let nd = launcher::NdRange::new(&config.global, &config.local).map_err(|e| e.to_string())?;
+    Ok(RunInputs {
+        session,
+        config,
+        args,
+        nd,
+    })
+}
+
+/// Runs corpus kernel `k`'s run `run` split with each of `share_sets`
+/// (analysis and program builds done once), returning the reports.
+pub fn split_runs(
+    rt: &launcher::Runtime,
+    k: &CorpusKernel,
+    run: usize,
+    share_sets: &[&[(usize, f64)]],
+    options: &launcher::LaunchOptions,
+) -> Result<Vec<launcher::RunReport>, String> {
+    let mut inputs = run_inputs(rt, k, run)?;
+    let (plan, _) = inputs
+        .session
+        .plan(rt, &k.name, &inputs.config)
+        .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for shares in share_sets {
-        let mut args = pristine.clone();
+        let mut args = inputs.args.clone();
         out.push(
-            launcher::launch(plan, &nd, &mut args, shares, options)
+            launcher::launch(plan, &inputs.nd, &mut args, shares, options)
                 .map_err(|e| format!("{shares:?}: {e}"))?,
         );
     }

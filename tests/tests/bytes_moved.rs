@@ -8,7 +8,7 @@
 //! fit one device's memory cap runs split across two.
 
 use clpart_tests::cdriver::traced_footprint_bytes;
-use clpart_tests::{corpus, pocl_env, split_runs, CorpusKernel};
+use clpart_tests::{corpus, pocl_env, run_inputs, split_runs, CorpusKernel};
 use launcher::{LaunchOptions, RunReport};
 
 fn kernel(name: &str) -> clpart_tests::CorpusKernel {
@@ -89,22 +89,14 @@ fn moved_and_traced(
     run: usize,
     shares: &[(usize, f64)],
 ) -> (RunReport, u64) {
-    let config = k.launch_config(run);
-    let mut session = k.session().unwrap();
-    let (plan, _) = session.plan(rt, &k.name, &config).unwrap();
-    let specs: Vec<String> = k
-        .run_args(run)
-        .iter()
-        .map(|(n, s)| format!("{n}={s}"))
-        .collect();
-    let pristine = plan.args_from_specs(&specs).unwrap();
-    let nd = launcher::NdRange::new(&config.global, &config.local).unwrap();
-    let mut args = pristine.clone();
+    let mut inputs = run_inputs(rt, k, run).unwrap();
+    let (plan, _) = inputs.session.plan(rt, &k.name, &inputs.config).unwrap();
+    let mut args = inputs.args.clone();
     let options = LaunchOptions {
         verify: true,
         ..Default::default()
     };
-    let r = launcher::launch(plan, &nd, &mut args, shares, &options).unwrap();
+    let r = launcher::launch(plan, &inputs.nd, &mut args, shares, &options).unwrap();
     assert_eq!(
         r.verified,
         Some(true),
@@ -113,21 +105,14 @@ fn moved_and_traced(
         r.mismatch
     );
     assert!(r.split, "{} run {run}: {:?}", k.name, r.reason);
-    let program = coarsen::parse_program(
-        &k.file(),
-        &k.source,
-        &coarsen::ParseOptions {
-            clang_args: k.build.clone(),
-        },
-    )
-    .unwrap();
+    let program = inputs.session.program().expect("a session over source");
     let slices: Vec<(u64, u64)> = r.devices.iter().map(|d| d.slice).collect();
     let dir = tempfile::tempdir().unwrap();
     let traced = traced_footprint_bytes(
-        &program,
+        program,
         &k.name,
-        &nd,
-        &pristine,
+        &inputs.nd,
+        &inputs.args,
         r.split_dim.unwrap_or(0),
         &slices,
         dir.path(),
