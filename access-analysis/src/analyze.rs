@@ -16,6 +16,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const ND_KINDS: [&str; 4] = ["gs", "ls", "go", "ng"];
 
+/// The kernel's note when group and local ids are over-approximated
+/// because the local size is not known.
+pub const LOCAL_SIZE_UNKNOWN_NOTE: &str =
+    "get_local_id/get_group_id are over-approximated: the local size is not known (pass it for exact results)";
+
 /// Analyzes the accesses of kernel `kernel` of `program`.
 pub fn analyze_kernel(
     program: &Program,
@@ -198,10 +203,7 @@ pub fn analyze_kernel_until(
         );
     }
     if options.local_size.is_none() && (0..work_dim).any(|d| ndr.relaxed(d)) {
-        notes.push(
-            "get_local_id/get_group_id are over-approximated: the local size is not known (pass it for exact results)"
-                .to_string(),
-        );
+        notes.push(LOCAL_SIZE_UNKNOWN_NOTE.to_string());
     }
     if let Some(ls) = options.local_size {
         notes.push(format!(

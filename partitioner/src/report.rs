@@ -211,6 +211,11 @@ fn vertex_lines(s: &mut String, vs: &[ranges_format::Vertex]) {
     }
 }
 
+/// The start of the note of a kernel that splits once its local size is
+/// known (`session::Session::note_local_size_needed`), which makes its
+/// headline "not splittable without its local size".
+pub const LOCAL_SIZE_NOTE: &str = "splittable once the local size is known (pass --local)";
+
 /// The human-readable report of one kernel: its verdict, a legend of the
 /// named quantities, per array its ranges as arithmetic over them (per
 /// delinearized dimension where the analysis has boxes), its counts as
@@ -222,11 +227,7 @@ pub fn human(k: &KernelRanges) -> String {
     write!(s, "kernel {} (work_dim {}): ", k.name, k.work_dim).unwrap();
     match (k.splittable, k.split_dim) {
         (true, Some(d)) => writeln!(s, "splittable along dimension {d}").unwrap(),
-        _ if k
-            .diagnostics
-            .iter()
-            .any(|d| d.starts_with("splittable once the local size is known")) =>
-        {
+        _ if k.diagnostics.iter().any(|d| d.starts_with(LOCAL_SIZE_NOTE)) => {
             writeln!(s, "not splittable without its local size (pass --local)").unwrap()
         }
         _ => writeln!(s, "not splittable").unwrap(),

@@ -41,9 +41,7 @@ use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 /// oldest goes first.
 pub const MAX_CACHED: usize = 16;
 
-/// The start of the note of a kernel that splits once its local size is
-/// known ([`Session::note_local_size_needed`]).
-pub const LOCAL_SIZE_NOTE: &str = "splittable once the local size is known (pass --local)";
+pub use partitioner::report::LOCAL_SIZE_NOTE;
 
 /// The note a kernel's diagnostics carry when its ranges were specialized on
 /// the launch's values.
@@ -397,7 +395,7 @@ impl Session {
             let over = k
                 .diagnostics
                 .iter()
-                .any(|d| d.contains("the local size is not known"));
+                .any(|d| d.contains(access_analysis::LOCAL_SIZE_UNKNOWN_NOTE));
             // a kernel that ran out of its time budget is not analyzed again
             let spent = k
                 .reason
