@@ -119,10 +119,12 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let nd = NdRange::new(&global, &local)?;
     let mut session = session(&args)?;
     let kernel = session.kernel_name(args.kernel.as_deref())?;
-    // The report shows `bytes_exact`: every count.
+    // The report shows `bytes_exact`: the slice counts, made at this
+    // launch's values (no parametric counts, no vertices: `clpart analyze`
+    // has those).
     let config = LaunchConfig {
         split_dim: args.split_dim,
-        counts: Counts::All,
+        counts: Counts::AtLaunch,
         ..LaunchConfig::new(&global, &local)
     }
     .with_specs(&args.args);

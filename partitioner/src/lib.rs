@@ -13,4 +13,6 @@ pub mod partition;
 pub mod report;
 pub mod subkernel;
 
-pub use partition::{deadline, partition_kernel, Counts, PartitionError, PartitionOptions};
+pub use partition::{
+    deadline, partition_kernel, Counts, LaunchPoint, PartitionError, PartitionOptions,
+};

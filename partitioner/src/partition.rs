@@ -35,6 +35,236 @@ pub struct PartitionOptions {
     pub analysis: AnalysisOptions,
     /// Which Ehrhart counts to make (the slow part of the analysis).
     pub counts: Counts,
+    /// The launch being analyzed for, when there is one: where no
+    /// parametric count of a slice's footprint can be had, isl counts it at
+    /// these values ([`LaunchPoint`]).
+    pub count_at: Option<LaunchPoint>,
+}
+
+/// The values of one launch: its global and local sizes and its integer
+/// scalar arguments by name. Where barvinok and PolyLib give no parametric
+/// count of a slice's footprint (out of time on a 3-D stencil's cross),
+/// the footprint of the whole NDRange at offset 0 is counted at these
+/// values with isl ([`Set::count_val`], which scans it a row at a time): a
+/// count valid at that point only ([`Count::at`]), so that a launch's
+/// `bytes_exact` is there for every kernel whose accesses are affine.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct LaunchPoint {
+    /// Global size per dimension (a dimension past these is 1).
+    pub global: Vec<u64>,
+    /// Work-group size per dimension; empty when unknown.
+    pub local: Vec<u64>,
+    /// Integer scalar arguments by name.
+    pub scalars: std::collections::BTreeMap<String, i64>,
+}
+
+impl LaunchPoint {
+    /// The value of each parameter of `params` that this launch fixes, at
+    /// offset 0, by name: all but the slice's bounds.
+    fn values(
+        &self,
+        params: &[Param],
+        args: &[ranges_format::ArgInfo],
+    ) -> std::collections::BTreeMap<String, i64> {
+        let size = |v: &[u64], k: u32| -> Option<i64> {
+            if v.is_empty() {
+                return None;
+            }
+            i64::try_from(v.get(k as usize).copied().unwrap_or(1)).ok()
+        };
+        let groups = |k: u32| -> Option<i64> {
+            let (g, l) = (size(&self.global, k)?, size(&self.local, k)?);
+            (l > 0 && g % l == 0).then(|| g / l)
+        };
+        params
+            .iter()
+            .filter_map(|p| {
+                let v = match p.source {
+                    ParamSource::ScalarArg { arg_index } => {
+                        let name = &args.iter().find(|a| a.index == arg_index)?.name;
+                        *self.scalars.get(name)?
+                    }
+                    ParamSource::GlobalSize(k) => size(&self.global, k)?,
+                    ParamSource::LocalSize(k) => size(&self.local, k)?,
+                    ParamSource::GlobalOffset(_) => 0,
+                    ParamSource::NumGroups(k) => groups(k)?,
+                    // a count at a launch's values stays one in the slice's bounds
+                    ParamSource::SliceLo
+                    | ParamSource::SliceHi
+                    | ParamSource::SliceLoItem
+                    | ParamSource::SliceHiItem => return None,
+                };
+                Some((p.name.clone(), v))
+            })
+            .collect()
+    }
+}
+
+/// The time limit of a count at a launch's values ([`LaunchPoint`]): it
+/// comes after the kernel's budget, which the parametric counts may have
+/// spent.
+const POINT_COUNT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The least time all of a kernel's counts at a launch's values get, after
+/// the kernel's budget where that is spent.
+const POINT_BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The input of the count of array `a`'s elements that a slice (the
+/// domain `dom`) touches, with the parameters other than the slice's bounds
+/// fixed at the launch's values `at` ([`LaunchPoint`]): the accesses'
+/// footprints so fixed (isl texts, their union to be counted by parts in
+/// the slice's bounds, [`counts_at_points`]) and the point (the fixed
+/// parameters the footprint involves, with their values: [`Count::at`]).
+///
+/// The footprints are the accesses' own, not coalesced: a 3-D 7-point
+/// stencil's reads coalesce into one basic set whose projection counts
+/// slowly, while the seven shifted boxes, their sizes fixed, count at once.
+fn point_input(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    dom: &Set,
+    at: &std::collections::BTreeMap<String, i64>,
+) -> Result<PointInput, String> {
+    let deadline = std::time::Instant::now() + POINT_COUNT_TIME_LIMIT;
+    let sub = Isl::with_deadline(cx.isl.max_ops(), Some(deadline), 0);
+    let failed = |what: &str| {
+        if sub.expired() {
+            out_of_point_time()
+        } else {
+            format!("isl failed while {what}")
+        }
+    };
+    let pieces = || -> Option<Vec<Set>> {
+        let dom = sub.import_set(dom).ok()?;
+        let mut out = Vec::with_capacity(a.accesses.len());
+        for acc in &a.accesses {
+            let m = sub.map(&acc.map).ok()?;
+            // The exported relations keep the global ids only (as `access-analysis` does).
+            let n_in = m.dim(DimType::In).ok()? as u32;
+            let m = m
+                .project_out(DimType::In, 3, n_in.checked_sub(3)?)
+                .ok()?
+                .set_tuple_name(DimType::In, "W")
+                .ok()?;
+            out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
+        }
+        Some(out)
+    };
+    let pieces = pieces().ok_or_else(|| failed("making the footprint"))?;
+    if pieces.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    // The parameters the footprint involves, but the slice's bounds, and
+    // their values at this launch.
+    let mut point: Vec<(String, i64)> = Vec::new();
+    for p in &pieces {
+        let used = p
+            .copy()
+            .and_then(|f| f.drop_unused_params())
+            .map_err(|_| failed("making the footprint"))?;
+        let n = used
+            .dim(DimType::Param)
+            .map_err(|_| failed("making the footprint"))?;
+        for k in 0..n.max(0) as u32 {
+            let name = used
+                .get_dim_name(DimType::Param, k)
+                .map_err(|_| failed("making the footprint"))?
+                .to_string();
+            if name == SX_LO || name == SX_HI || point.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            let v = *at
+                .get(&name)
+                .ok_or_else(|| format!("the launch gives no value of '{name}'"))?;
+            point.push((name, v));
+        }
+    }
+    let mut union: Option<Set> = None;
+    for mut p in pieces {
+        for (name, v) in &point {
+            let Ok(pos) = p.find_dim_by_name(DimType::Param, name) else {
+                return Err(failed("fixing the footprint's parameters"));
+            };
+            let Ok(pos) = u32::try_from(pos) else {
+                continue; // not a parameter of this piece
+            };
+            let v32 = i32::try_from(*v)
+                .map_err(|_| format!("'{name}' = {v} is out of the range isl fixes"))?;
+            p = p
+                .fix_si(DimType::Param, pos, v32)
+                .map_err(|_| failed("fixing the footprint's parameters"))?;
+        }
+        union = Some(match union {
+            None => p,
+            Some(u) => u.union(p).map_err(|_| failed("making the footprint"))?,
+        });
+    }
+    // With the sizes fixed, the pieces coalesce cheaply into a few (24
+    // planes of a chemistry table into one box), and barvinok counts those
+    // basic sets' union by parts.
+    let union = union
+        .ok_or_else(|| failed("making the footprint"))?
+        .coalesce()
+        .and_then(|u| u.drop_unused_params())
+        .map_err(|_| failed("fixing the footprint's parameters"))?;
+    let texts = basic_sets(&union)
+        .filter(|b| b.len() <= ehrhart::MAX_PARTS)
+        .ok_or_else(|| failed("cutting the footprint into parts"))?
+        .iter()
+        .map(|b| sub.set_str(b).map_err(|_| failed("printing the footprint")))
+        .collect::<Result<Vec<String>, String>>()?;
+    Ok((texts, point))
+}
+
+/// [`point_input`]'s result: the fixed footprints' texts and the point.
+type PointInput = (Vec<String>, Vec<(String, i64)>);
+
+/// Why a count at a launch's values is missing when it ran out of time.
+fn out_of_point_time() -> String {
+    format!(
+        "the count at the launch's values ran out of its {} ms",
+        POINT_COUNT_TIME_LIMIT.as_millis()
+    )
+}
+
+/// The counts of [`point_input`]s, all in one sandboxed barvinok child
+/// (each within [`POINT_COUNT_TIME_LIMIT`] from its turn, all by the
+/// kernel's deadline or [`POINT_BATCH_TIME`] from now, whichever is later),
+/// each marked with its point; an input with no footprint is an empty sum.
+fn counts_at_points(
+    inputs: &[&PointInput],
+    deadline: Option<std::time::Instant>,
+) -> Vec<Result<Count, String>> {
+    let now = std::time::Instant::now();
+    let deadline = deadline
+        .map_or(now, |d| d.max(now))
+        .max(now + POINT_BATCH_TIME);
+    let todo: Vec<(&[String], std::time::Duration)> = inputs
+        .iter()
+        .filter(|(texts, _)| !texts.is_empty())
+        .map(|(texts, _)| (texts.as_slice(), POINT_COUNT_TIME_LIMIT))
+        .collect();
+    let mut cards = ehrhart::card_parts_many(&todo, Some(deadline)).into_iter();
+    inputs
+        .iter()
+        .map(|(texts, point)| {
+            if texts.is_empty() {
+                return Ok(Count::parametric(Vec::new()));
+            }
+            let (card, _) = cards
+                .next()
+                .ok_or_else(|| "no count was made at the launch's values".to_string())?;
+            let mut count = card
+                .map_err(|e| match e {
+                    ehrhart::EhrhartError::BarvinokTimedOut { .. }
+                    | ehrhart::EhrhartError::DeadlinePassed => out_of_point_time(),
+                    e => format!("no count at the launch's values: {e}"),
+                })?
+                .count;
+            count.at = point.clone();
+            Ok(count)
+        })
+        .collect()
 }
 
 /// Which Ehrhart counts the partitioner makes ([`PartitionOptions::counts`]).
@@ -46,6 +276,13 @@ pub enum Counts {
     /// with `bytes_exact`).
     #[default]
     All,
+    /// What a launch's report needs, made for the launch alone: the written
+    /// counts gluing needs (parametric: they are evaluated per slice), and
+    /// each array's slice count with every parameter but the slice's bounds
+    /// fixed at the launch's values ([`PartitionOptions::count_at`],
+    /// [`LaunchPoint`]; no count without them): faster than
+    /// [`Counts::All`], with no total counts and no vertices (`clpart run`).
+    AtLaunch,
     /// Only what a launch needs to be glued right: the written counts of
     /// arrays whose writes are not proved to fill their range (the OpenCL
     /// layer and the C API launch with these; `bytes_exact` is then absent).
@@ -89,6 +326,8 @@ struct Ctx<'a> {
     /// ([`dim_bounds`]): made when the candidate dimensions are compared and
     /// used again by the chosen one.
     slice_bounds: std::cell::RefCell<std::collections::BTreeMap<(u32, u32), Option<Bounds>>>,
+    /// [`PartitionOptions::count_at`].
+    point: Option<LaunchPoint>,
 }
 
 /// Per-dimension lower and upper bounds of a footprint ([`dim_bounds`]).
@@ -868,7 +1107,7 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
                         }
                     }
                 }
-                failed.map_or(Ok(Count { terms }), Err)
+                failed.map_or(Ok(Count::parametric(terms)), Err)
             }
         };
         cards[k] = Some((card, start.elapsed()));
@@ -915,6 +1154,7 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
     {
         out[k] = match e {
             Ok(e) => Ok(Count {
+                at: Vec::new(),
                 terms: e
                     .terms
                     .iter()
@@ -960,6 +1200,11 @@ enum CountStep {
         slot: CountSlot,
         what: &'static str,
         input: Result<CountInput, String>,
+    },
+    /// The slice count of an array, made at the launch's values only
+    /// ([`Counts::AtLaunch`]).
+    AtLaunch {
+        array_idx: usize,
     },
 }
 
@@ -1030,25 +1275,93 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     });
     let mut counts = counts.into_iter();
     let mut notes = Vec::new();
+    let point = cx.point.as_ref().map(|p| p.values(&k.params, &k.args));
     add_vertices(cx, k, &todo, limit, vertices, &mut notes);
+    // Per step in order: a note, or a count with the array, slot and words
+    // for it, or a count at the launch's values still to be made (the
+    // parametric count's error first, where it fell back).
+    enum Made {
+        Note(String),
+        Count(usize, CountSlot, &'static str, Result<Count, String>),
+        AtPoint(
+            usize,
+            &'static str,
+            Option<String>,
+            Result<PointInput, String>,
+        ),
+    }
+    let input_at = |array_idx: usize| match &point {
+        Some(at) => point_input(cx, &cx.acc.arrays[array_idx], &slice, at),
+        None => Err("the launch's values are unknown".to_string()),
+    };
+    let mut made = Vec::with_capacity(steps.len());
     for step in steps {
-        let (array_idx, slot, what, input) = match step {
-            CountStep::Note(n) => {
-                notes.push(n);
-                continue;
+        made.push(match step {
+            CountStep::Note(n) => Made::Note(n),
+            CountStep::AtLaunch { array_idx } => {
+                Made::AtPoint(array_idx, "a slice touches", None, input_at(array_idx))
             }
             CountStep::Count {
                 array_idx,
                 slot,
                 what,
                 input,
-            } => (array_idx, slot, what, input),
-        };
-        let c = input.and_then(|_| {
-            counts
-                .next()
-                .unwrap_or_else(|| Err("no count was made".into()))
+            } => {
+                let c = input.and_then(|_| {
+                    counts
+                        .next()
+                        .unwrap_or_else(|| Err("no count was made".into()))
+                });
+                match (c, slot) {
+                    // No parametric count: the count at the launch's values, if any.
+                    (Err(e), CountSlot::Slice) if point.is_some() => {
+                        Made::AtPoint(array_idx, what, Some(e), input_at(array_idx))
+                    }
+                    (c, _) => Made::Count(array_idx, slot, what, c),
+                }
+            }
         });
+    }
+    let inputs: Vec<&PointInput> = made
+        .iter()
+        .filter_map(|m| match m {
+            Made::AtPoint(_, _, _, Ok(i)) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let mut at_points = if inputs.is_empty() {
+        Vec::new()
+    } else {
+        counts_at_points(&inputs, cx.deadline)
+    }
+    .into_iter();
+    for m in made {
+        let (array_idx, slot, what, c) = match m {
+            Made::Note(n) => {
+                notes.push(n);
+                continue;
+            }
+            Made::Count(array_idx, slot, what, c) => (array_idx, slot, what, c),
+            Made::AtPoint(array_idx, what, parametric, input) => {
+                let c = input.and_then(|_| {
+                    at_points
+                        .next()
+                        .unwrap_or_else(|| Err("no count was made".into()))
+                });
+                let c = match (c, parametric) {
+                    (Ok(c), Some(e)) => {
+                        notes.push(format!(
+                            "array '{}': the elements {what} counted at the launch's values only (no parametric count: {e})",
+                            cx.acc.arrays[array_idx].name
+                        ));
+                        Ok(c)
+                    }
+                    (Err(why), Some(e)) => Err(format!("{e}; {why}")),
+                    (c, None) => c,
+                };
+                (array_idx, CountSlot::Slice, what, c)
+            }
+        };
         let out = &mut k.arrays[array_idx];
         let c = c
             .map_err(|e| {
@@ -1308,6 +1621,10 @@ fn array_counts(
             }
         }
     }
+    if which == Counts::AtLaunch {
+        steps.push(CountStep::AtLaunch { array_idx });
+        return;
+    }
     if which != Counts::All {
         return;
     }
@@ -1321,8 +1638,8 @@ fn array_counts(
         }
         Some(None) => {
             // Never accessed: no element, in any slice (an empty sum).
-            out.count_total = Some(Count { terms: Vec::new() });
-            out.count_slice = Some(Count { terms: Vec::new() });
+            out.count_total = Some(Count::parametric(Vec::new()));
+            out.count_slice = Some(Count::parametric(Vec::new()));
             return;
         }
         Some(Some(all)) => all,
@@ -1622,6 +1939,7 @@ pub fn partition_kernel(
         specialize: options.analysis.specialize.clone(),
         totals: Default::default(),
         slice_bounds: Default::default(),
+        point: options.count_at.clone(),
     };
     let mut params: Vec<Param> = acc
         .params
@@ -1765,14 +2083,19 @@ fn partition_along(
             })
         })
         .collect();
-    let subkernel =
-        match crate::subkernel::rewrite_with_boxes(program, &func.name, &rebased, &boxed) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                reasons.push(e.to_string());
-                None
-            }
-        };
+    let subkernel = match crate::subkernel::rewrite_with_boxes(
+        program,
+        &func.name,
+        &rebased,
+        &boxed,
+        cx.acc.work_dim,
+    ) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            reasons.push(e.to_string());
+            None
+        }
+    };
     let _ = args.iter().filter(|a| a.kind == ArgKind::Scalar).count();
     let splittable = reasons.is_empty();
     KernelRanges {

@@ -33,6 +33,7 @@ fn main() {
         println!("{ns:8.1} ns  {text}");
     }
     let count = Count {
+        at: Vec::new(),
         terms: vec![vec![
             Chamber {
                 domain: "0 <= lo < hi and 16hi <= N".into(),

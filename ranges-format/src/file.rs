@@ -303,10 +303,42 @@ pub struct Boxes {
 
 /// An Ehrhart count: the sum over `terms` of the value of the first chamber
 /// whose domain holds; a term with no matching chamber contributes 0.
+///
+/// A count made at one point of the parameters (isl's count of a launch's
+/// footprint at its concrete values, where no parametric count could be
+/// had) names that point in `at`: it holds there only, and evaluating it
+/// anywhere else is an error ([`ExprError::OutsidePoint`]), never 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Count {
     /// Terms of the sum, each a list of chambers.
     pub terms: Vec<Vec<Chamber>>,
+    /// The parameters' values where the count was made, when it was made
+    /// at one point; empty for a parametric count. Absent from the file
+    /// when empty, so older files load and keep their checksums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<(String, i64)>,
+}
+
+impl Count {
+    /// A parametric count of these terms.
+    pub fn parametric(terms: Vec<Vec<Chamber>>) -> Count {
+        Count {
+            terms,
+            at: Vec::new(),
+        }
+    }
+
+    /// `n` elements, counted at the point `at` (each parameter's name and
+    /// value) and valid there only.
+    pub fn at_point(n: u64, at: Vec<(String, i64)>) -> Count {
+        Count {
+            terms: vec![vec![Chamber {
+                domain: "true".into(),
+                value: n.to_string(),
+            }]],
+            at,
+        }
+    }
 }
 
 /// One validity domain of a quasi-polynomial.
@@ -766,6 +798,9 @@ impl BoundRange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundCount {
     terms: Vec<Vec<(BoundCondition, BoundExpr)>>,
+    /// [`Count::at`]: the position of each parameter in the value vector,
+    /// its name and the value the count was made at.
+    at: Vec<(usize, String, i64)>,
 }
 
 impl Count {
@@ -785,21 +820,56 @@ impl Count {
                     .collect::<Result<Vec<_>, ExprError>>()
             })
             .collect::<Result<Vec<_>, ExprError>>()?;
-        Ok(BoundCount { terms })
+        Ok(BoundCount {
+            terms,
+            at: bind_point(&self.at, names)?,
+        })
     }
+}
+
+/// The positions in `names` of a count's point ([`Count::at`]).
+pub(crate) fn bind_point(
+    at: &[(String, i64)],
+    names: &[&str],
+) -> Result<Vec<(usize, String, i64)>, ExprError> {
+    at.iter()
+        .map(|(name, v)| match names.iter().position(|n| n == name) {
+            Some(i) => Ok((i, name.clone(), *v)),
+            None => Err(ExprError::Unbound {
+                name: name.clone(),
+                names: names.join(", "),
+            }),
+        })
+        .collect()
 }
 
 impl BoundCount {
     /// A count from its bound chambers, per term.
-    pub(crate) fn from_terms(terms: Vec<Vec<(BoundCondition, BoundExpr)>>) -> BoundCount {
-        BoundCount { terms }
+    pub(crate) fn from_terms(
+        terms: Vec<Vec<(BoundCondition, BoundExpr)>>,
+        at: Vec<(usize, String, i64)>,
+    ) -> BoundCount {
+        BoundCount { terms, at }
     }
 
     /// The count for `values`: per term, the value of the first chamber
     /// whose domain holds (a chamber value with no defined piece, or a term
     /// with no matching chamber, contributes 0); the exact sum must be an
-    /// integer.
+    /// integer. A count made at one point is an error anywhere else.
     pub fn eval(&self, values: &[i64]) -> Result<i64, ExprError> {
+        for (i, name, at) in &self.at {
+            let value = *values.get(*i).ok_or(ExprError::TooFewValues {
+                needed: i + 1,
+                got: values.len(),
+            })?;
+            if value != *at {
+                return Err(ExprError::OutsidePoint {
+                    name: name.clone(),
+                    at: *at,
+                    value,
+                });
+            }
+        }
         let mut total = Rat::ZERO;
         for term in &self.terms {
             for (domain, value) in term {

@@ -155,6 +155,17 @@ pub enum ExprError {
     /// Division by zero while solving an existential variable.
     #[error("division by zero while evaluating an expression")]
     DivisionByZero,
+    /// A count made at one point of the parameters ([`Count::at`])
+    /// asked for elsewhere.
+    #[error("the count holds only where {name} = {at} (here {name} = {value})")]
+    OutsidePoint {
+        /// The parameter whose value differs.
+        name: String,
+        /// Its value where the count was made.
+        at: i64,
+        /// Its value here.
+        value: i64,
+    },
     /// The value is a non-integer rational.
     #[error("expression value {value} is not an integer")]
     NotInteger {

@@ -624,7 +624,9 @@ impl KernelRanges {
                     }
                     terms.push(chambers);
                 }
-                Ok(Some(BoundCount::from_terms(terms)))
+                let at = crate::file::bind_point(&c.at, &names)
+                    .map_err(|e| bad(&a.name, format!("{field}.at"), e))?;
+                Ok(Some(BoundCount::from_terms(terms, at)))
             };
             let written = a.write.as_ref().and_then(|w| w.written_count.as_ref());
             let boxes = match &a.boxes {

@@ -294,6 +294,7 @@ fn overflow_is_an_error() {
 #[test]
 fn counts_sum_first_matching_chambers() {
     let count = Count {
+        at: Vec::new(),
         terms: vec![
             vec![
                 Chamber {

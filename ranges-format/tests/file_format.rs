@@ -48,7 +48,7 @@ fn count() -> impl Strategy<Value = Count> {
     let chamber = (from_pool(COND_POOL), from_pool(QP_POOL))
         .prop_map(|(domain, value)| Chamber { domain, value });
     proptest::collection::vec(proptest::collection::vec(chamber, 0..3), 0..3)
-        .prop_map(|terms| Count { terms })
+        .prop_map(Count::parametric)
 }
 
 fn param_source() -> impl Strategy<Value = ParamSource> {
@@ -535,6 +535,7 @@ fn bad_expressions_name_kernel_array_and_field() {
     // Counts.
     let mut f = small_file();
     f.kernels[0].arrays[0].count_slice = Some(Count {
+        at: Vec::new(),
         terms: vec![vec![Chamber {
             domain: "N >= 1".into(),
             value: "N +".into(),
@@ -546,6 +547,21 @@ fn bad_expressions_name_kernel_array_and_field() {
         "{err}"
     );
 
+    // A count at a point names parameters of the kernel.
+    let mut f = small_file();
+    f.kernels[0].arrays[0].count_slice = Some(Count {
+        at: vec![("M".into(), 4)],
+        terms: vec![vec![Chamber {
+            domain: String::new(),
+            value: "N".into(),
+        }]],
+    });
+    let err = f.validate().unwrap_err();
+    assert!(
+        matches!(&err, RangesError::BadExpression { field, .. } if field == "count_slice.at"),
+        "{err}"
+    );
+
     // Duplicate parameters.
     let mut f = small_file();
     let p = f.kernels[0].params[0].clone();
@@ -554,6 +570,42 @@ fn bad_expressions_name_kernel_array_and_field() {
         f.validate().unwrap_err().to_string(),
         "kernel 'vadd': parameter 'N' is listed twice"
     );
+}
+
+/// A count made at one point (issue 12: isl's count at a launch's values)
+/// keeps its point through the file, evaluates there, and is an error
+/// anywhere else, never 0; a parametric count's file text has no `at`.
+#[test]
+fn a_count_at_a_point_holds_there_only() {
+    let mut f = small_file();
+    let names: Vec<String> = f.kernels[0].params.iter().map(|p| p.name.clone()).collect();
+    let count = Count {
+        at: vec![(names[0].clone(), 16)],
+        terms: vec![vec![Chamber {
+            domain: String::new(),
+            value: "7".into(),
+        }]],
+    };
+    f.kernels[0].arrays[0].count_slice = Some(count.clone());
+    let text = f.to_ron_string().unwrap();
+    assert!(text.contains("at: ["), "{text}");
+    let back = RangeFile::from_ron_str(&text).unwrap();
+    assert_eq!(back.kernels[0].arrays[0].count_slice.as_ref(), Some(&count));
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut values = vec![0i64; refs.len()];
+    values[0] = 16;
+    assert_eq!(eval_count(&count, &refs, &values).unwrap(), 7);
+    values[0] = 17;
+    let e = eval_count(&count, &refs, &values).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the count holds only where {0} = 16 (here {0} = 17)",
+            names[0]
+        )
+    );
+    let plain = small_file().to_ron_string().unwrap();
+    assert!(!plain.contains("at: ["));
 }
 
 #[test]

@@ -373,7 +373,7 @@ impl Session {
             }
         };
         let mut rf = RangeFile::new(&program.file, &program.source);
-        rf.build_options = src.build_options.clone();
+        rf.build_options = build_options_of(&src.build_options, program);
         rf.kernels = analyze_kernels(program, &names, options)?;
         Ok(rf)
     }
@@ -586,6 +586,13 @@ impl Session {
         let mut po = PartitionOptions {
             split_dim: config.split_dim,
             counts: config.counts,
+            // where a slice's footprint gets no parametric count, isl counts
+            // it at this launch's values (a launch's `bytes_exact`)
+            count_at: Some(partitioner::LaunchPoint {
+                global: config.global.clone(),
+                local: config.local.clone(),
+                scalars: config.scalars.clone(),
+            }),
             ..Default::default()
         };
         let mut ls = [1i64; 3];
@@ -642,7 +649,7 @@ impl Session {
             unreachable!("source_program checked the origin")
         };
         let mut file = RangeFile::new(&program.file, &program.source);
-        file.build_options = src.build_options.clone();
+        file.build_options = build_options_of(&src.build_options, program);
         file.kernels.push(KernelRanges {
             name: kernel.to_string(),
             work_dim: config.global.len().clamp(1, 3) as u32,
@@ -658,6 +665,14 @@ impl Session {
         });
         Ok(file)
     }
+}
+
+/// The build options of a range file of `program`: the user's, then those
+/// the parse added ([`coarsen::ir::Program::added_options`]).
+fn build_options_of(user: &[String], program: &Program) -> Vec<String> {
+    let mut out = user.to_vec();
+    out.extend(program.added_options.iter().cloned());
+    out
 }
 
 /// [`Session::analyze_kernel`] on a parsed program.

@@ -63,8 +63,13 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
                 .iter()
                 .filter(|d| d.contains("no count of"))
                 .collect();
-            let over_time =
-                !notes.is_empty() && notes.iter().all(|n| n.contains("counting ran out of time"));
+            // Only a count at the launch's values (the fallback of a
+            // parametric count out of time) that ran out of its own time
+            // is forgiven: a load decision, stated in the notes.
+            let over_time = !notes.is_empty()
+                && notes
+                    .iter()
+                    .all(|n| n.contains("the count at the launch's values ran out of its"));
             if over_time {
                 eprintln!(
                     "issue19: {}: counts over the time limit per count: {notes:?}",
@@ -183,4 +188,146 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
             "slice, {at}"
         );
     }
+}
+
+/// Counts at a launch's values (`Counts::AtLaunch`, issue 12: isl's exact
+/// count where a parametric one cannot be had): every parameter but the
+/// slice's bounds is fixed at the launch's values and barvinok counts the
+/// accesses' footprints in the slice's bounds. For 1-D, 2-D and 3-D
+/// kernels (the 3-D 7-point stencils are those whose parametric counts run
+/// out of time), a launch split 50/50 and 86/14 reports a `bytes_exact`
+/// equal to its traced footprint, the same as the parametric counts' where
+/// they exist; the count is marked with its point and refuses other values
+/// (an error, never 0); and a launch at a global offset the count was not
+/// made for has no `bytes_exact` rather than a wrong one.
+#[test]
+fn counts_at_the_launch_values_equal_the_traced_footprint() {
+    if partitioner::ehrhart::barvinok_available().is_err() {
+        let required = std::env::var("CLPART_REQUIRE_BARVINOK").is_ok_and(|v| v == "1");
+        assert!(!required, "barvinok required (CLPART_REQUIRE_BARVINOK=1)");
+        return;
+    }
+    let rt = clpart_tests::shared_runtime("pthread basic");
+    let kernels = [
+        "vadd",
+        "matmul",
+        "issue12_column_walk",
+        "issue12_conv3x3_interior",
+        "issue12_stencil7_interior",
+        "stencil3d",
+    ];
+    for name in kernels {
+        let k = corpus().into_iter().find(|k| k.name == name).unwrap();
+        let at_launch = k.launch_config(0).with_counts(session::Counts::AtLaunch);
+        let mut session = k.session().unwrap();
+        let parsed = k.session().unwrap();
+        let rf = session.ranges_for_launch(name, &at_launch).unwrap().clone();
+        let kr = &rf.kernels[0];
+        assert!(kr.splittable, "{name}: {:?}", kr.reason);
+        for a in &kr.arrays {
+            let c = a.count_slice.as_ref().unwrap_or_else(|| {
+                panic!("{name}: '{}' has no count: {:?}", a.name, kr.diagnostics)
+            });
+            assert!(!c.at.is_empty(), "{name}: '{}': a count at a point", a.name);
+            assert!(c.at.iter().all(|(p, _)| p != "sx_lo" && p != "sx_hi"));
+            assert!(a.count_total.is_none() && a.vertices_slice.is_none());
+            // Elsewhere: an error naming the parameter, never a number.
+            let names: Vec<&str> = kr.params.iter().map(|p| p.name.as_str()).collect();
+            let mut values = vec![0i64; names.len()];
+            for (p, v) in &c.at {
+                values[names.iter().position(|n| n == p).unwrap()] = *v;
+            }
+            let moved = names.iter().position(|n| *n == c.at[0].0).unwrap();
+            values[moved] += 1;
+            let e = ranges_format::eval_count(c, &names, &values).unwrap_err();
+            assert!(e.to_string().contains(&c.at[0].0), "{name}: {e}");
+        }
+        let (plan, _) = session.plan(&rt, name, &at_launch).unwrap();
+        let specs: Vec<String> = k
+            .run_args(0)
+            .iter()
+            .map(|(n, s)| format!("{n}={s}"))
+            .collect();
+        let args = plan.args_from_specs(&specs).unwrap();
+        let nd = launcher::NdRange::new(&at_launch.global, &at_launch.local).unwrap();
+        let options = launcher::LaunchOptions {
+            verify: true,
+            ..Default::default()
+        };
+        for shares in [[(0, 0.5), (1, 0.5)], [(0, 0.86), (1, 0.14)]] {
+            let r = launcher::launch(plan, &nd, &mut args.clone(), &shares, &options).unwrap();
+            assert_eq!(r.verified, Some(true), "{name}: {:?}", r.mismatch);
+            assert!(r.split, "{name}: {:?}", r.reason);
+            let slices: Vec<(u64, u64)> = r.devices.iter().map(|d| d.slice).collect();
+            let dir = tempfile::tempdir().unwrap();
+            let traced = clpart_tests::cdriver::traced_footprint_bytes(
+                parsed.program().unwrap(),
+                name,
+                &nd,
+                &args,
+                r.split_dim.unwrap(),
+                &slices,
+                dir.path(),
+            )
+            .unwrap();
+            assert_eq!(
+                r.bytes_exact,
+                Some(traced),
+                "{name} {shares:?}: bytes_exact against the traced footprint ({:?})",
+                r.notes
+            );
+        }
+        // The parametric counts, where barvinok has them, say the same.
+        if matches!(name, "vadd" | "matmul" | "issue12_column_walk") {
+            let (plan, _) = session.plan(&rt, name, &k.launch_config(0)).unwrap();
+            let r = launcher::launch(
+                plan,
+                &nd,
+                &mut args.clone(),
+                &[(0, 0.5), (1, 0.5)],
+                &options,
+            )
+            .unwrap();
+            let (at_plan, _) = session.plan(&rt, name, &at_launch).unwrap();
+            let at = launcher::launch(
+                at_plan,
+                &nd,
+                &mut args.clone(),
+                &[(0, 0.5), (1, 0.5)],
+                &options,
+            )
+            .unwrap();
+            assert!(r.bytes_exact.is_some(), "{name}: a parametric count");
+            assert_eq!(r.bytes_exact, at.bytes_exact, "{name}");
+        }
+    }
+    // At a global offset the counts were not made for: no bytes_exact, and
+    // the report says why.
+    let k = corpus().into_iter().find(|k| k.name == "vadd").unwrap();
+    let config = k.launch_config(0).with_counts(session::Counts::AtLaunch);
+    let mut session = k.session().unwrap();
+    let (plan, _) = session.plan(&rt, "vadd", &config).unwrap();
+    let (g, l) = (config.global[0], config.local[0]);
+    let n = g + l;
+    let specs = [
+        format!("a=rand:{n}:1"),
+        format!("b=rand:{n}:2"),
+        format!("c=zeros:{n}"),
+    ];
+    let mut args = plan.args_from_specs(&specs).unwrap();
+    let nd = launcher::NdRange::with_offset(&[g], &[l], &[l]).unwrap();
+    let r = launcher::launch(
+        plan,
+        &nd,
+        &mut args,
+        &[(0, 0.5), (1, 0.5)],
+        &Default::default(),
+    );
+    let r = r.unwrap();
+    assert_eq!(r.bytes_exact, None);
+    assert!(
+        r.notes.iter().any(|n| n.contains("go0")),
+        "a note names the offset: {:?}",
+        r.notes
+    );
 }

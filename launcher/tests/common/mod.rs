@@ -54,6 +54,7 @@ pub fn range(lower: &str, upper: &str) -> Option<Range> {
 
 pub fn count(value: &str) -> Option<Count> {
     Some(Count {
+        at: Vec::new(),
         terms: vec![vec![Chamber {
             domain: String::new(),
             value: value.into(),

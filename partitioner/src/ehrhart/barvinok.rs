@@ -198,7 +198,7 @@ fn card_of(words: &[i64]) -> Result<Card, EhrhartError> {
     }
     Ok(Card {
         params,
-        count: Count { terms: out },
+        count: Count::parametric(out),
     })
 }
 
