@@ -490,3 +490,74 @@ fn exponential_inlining_is_cut_off_with_a_reason() {
     );
     assert!(ka.array("a").unwrap().whole.is_some());
 }
+
+/// Issue 15: an induction variable, stepped once per iteration by a
+/// loop-invariant amount (`p += 3`, `q--`), is its value at the loop's entry
+/// plus the iteration count times its step: the subscripts stay affine and
+/// exact. One that a `continue` may skip, that is stepped under a condition,
+/// or whose step the loop changes stays loop-carried: its array is whole,
+/// with the reason.
+#[test]
+fn induction_variables_are_affine_in_the_iteration_count() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global float *b, __global float *c,
+                         __global float *d, __global float *e) {
+            int i = get_global_id(0);
+            int p = i;
+            int q = 2 * i;
+            for (int k = 0; k < 4; k++) {
+                a[p] = 0.0f;
+                p += 3;
+                b[q] = 1.0f;
+                q--;
+            }
+            int r = i;
+            for (int k = 0; k < 4; k++) {
+                if (k == 2)
+                    continue;
+                c[r] = 2.0f;
+                r++;
+            }
+            int s = i;
+            for (int k = 0; k < 4; k++) {
+                d[s] = 3.0f;
+                if (k > 1)
+                    s++;
+            }
+            int u = i;
+            int step = 1;
+            for (int k = 0; k < 4; k++) {
+                e[u] = 4.0f;
+                u += step;
+                step++;
+            }
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert_eq!(a.whole, None);
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> a[o] : go0 <= x0 < go0 + gs0 and exists (k : 0 <= k <= 3 and o = x0 + 3k) }",
+    );
+    let b = ka.array("b").unwrap();
+    assert_eq!(b.whole, None);
+    same(
+        &ka,
+        &b.must_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> b[o] : go0 <= x0 < go0 + gs0 and 2x0 - 3 <= o <= 2x0 }",
+    );
+    for name in ["c", "d", "e"] {
+        let reason = ka
+            .array(name)
+            .unwrap()
+            .whole
+            .as_deref()
+            .unwrap_or_else(|| panic!("{name} whole"));
+        assert!(
+            reason.contains("is modified in the loop"),
+            "{name}: {reason}"
+        );
+    }
+}

@@ -447,3 +447,73 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): not splittable\n"), "{out}");
 }
+
+/// Issue 15: `mul24`/`mad24` on `size_t`, which clang calls ambiguous (it
+/// declares them for 32-bit integers only) and other vendors' compilers
+/// accept, no longer fail the file: it is parsed again with both as plain
+/// arithmetic, the ranges are those of the same kernel written with `*` and
+/// `+`, and the range file's build options carry the definitions for the
+/// device builds. (PoCL's own headers reject such kernels, so they do not
+/// run on this machine's devices, as the application itself would not.)
+#[test]
+fn mul24_on_size_t_is_analyzed_as_plain_arithmetic() {
+    let body = |gy: &str, sub: &str| {
+        format!(
+            "__kernel void k(__global float *a, __global const float *b, int w)\n{{\n    int gx = get_global_id(0);\n    int gy = {gy};\n    a[{sub}] = b[gy * w + gx] * 2.0f;\n}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("with.cl");
+    let plain = dir.path().join("plain.cl");
+    std::fs::write(
+        &with,
+        body(
+            "mul24(get_group_id(1), get_local_size(1)) + get_local_id(1)",
+            "mad24(gy, w, gx)",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &plain,
+        body(
+            "get_group_id(1) * get_local_size(1) + get_local_id(1)",
+            "gy * w + gx",
+        ),
+    )
+    .unwrap();
+    let ranges = |file: &std::path::Path| {
+        let o = clpart(&[
+            "analyze",
+            file.to_str().unwrap(),
+            "--local",
+            "16,4",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["kernels"][0]["splittable"], true, "{v}");
+        v["kernels"][0]["arrays"].clone()
+    };
+    assert_eq!(ranges(&with), ranges(&plain));
+    let out = dir.path().join("with.ranges.ron");
+    let o = clpart(&[
+        "analyze",
+        with.to_str().unwrap(),
+        "--local",
+        "16,4",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("-Dmul24(a,b)=((a)*(b))"), "{text}");
+    // Any other error still fails the file, with its place.
+    let bad = dir.path().join("bad.cl");
+    std::fs::write(
+        &bad,
+        "int f(int x) { return x; }\nint f(float x) { return 0; }\n__kernel void k(__global int *a) { a[0] = f(1u); }\n",
+    )
+    .unwrap();
+    let o = clpart(&["analyze", bad.to_str().unwrap()]);
+    assert_input_error(&o, "bad.cl:2:5");
+}

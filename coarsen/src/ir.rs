@@ -465,6 +465,10 @@ pub struct Program {
     /// The text of the file's top-level struct, union and typedef
     /// declarations of records, in order (the coarsened C repeats them).
     pub type_decls: Vec<String>,
+    /// Build options the parse added to the user's so that clang accepts
+    /// the file ([`crate::INT24_OPTIONS`]); every build of the
+    /// file's kernels (the subkernels on the devices) takes them as well.
+    pub added_options: Vec<String>,
 }
 
 impl Program {

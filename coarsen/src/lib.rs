@@ -13,7 +13,7 @@ pub mod ir;
 mod parse;
 
 pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};
-pub use parse::parse_program;
+pub use parse::{parse_program, INT24_OPTIONS};
 
 /// Options for parsing.
 #[derive(Debug, Clone, Default)]

@@ -10,10 +10,46 @@ use clang_sys::*;
 ///
 /// Clang errors fail the parse (the first one is returned with its location);
 /// clang warnings and unsupported constructs are recorded as diagnostics.
+///
+/// `mul24`/`mad24` are declared for 32-bit integers only, so clang calls
+/// them ambiguous on `size_t` (`mul24(get_group_id(0), get_local_size(0))`,
+/// which other vendors' compilers accept). A file that fails on that alone
+/// is parsed again with both defined as the plain arithmetic they stand for
+/// ([`INT24_OPTIONS`]: equal wherever `mul24` is defined, on operands of 24
+/// bits); the options are kept in [`Program::added_options`], and the
+/// device builds of its subkernels get them too.
 pub fn parse_program(
     file: &str,
     source: &str,
     options: &ParseOptions,
+) -> Result<Program, CoarsenError> {
+    match parse_with(file, source, options, &[]) {
+        Err(CoarsenError::Clang { message, .. })
+            if INT24_BUILTINS
+                .iter()
+                .any(|f| message == format!("call to '{f}' is ambiguous")) =>
+        {
+            let added: Vec<String> = INT24_OPTIONS.iter().map(|o| o.to_string()).collect();
+            parse_with(file, source, options, &added)
+        }
+        r => r,
+    }
+}
+
+/// The builtins [`parse_program`] defines as macros where clang finds their
+/// calls ambiguous.
+const INT24_BUILTINS: [&str; 2] = ["mul24", "mad24"];
+
+/// `mul24` and `mad24` as macros (see [`parse_program`]), as clang and
+/// OpenCL build options (no spaces: drivers split options on them).
+pub const INT24_OPTIONS: [&str; 2] = ["-Dmul24(a,b)=((a)*(b))", "-Dmad24(a,b,c)=((a)*(b)+(c))"];
+
+/// [`parse_program`] with the clang options `added` after the user's.
+fn parse_with(
+    file: &str,
+    source: &str,
+    options: &ParseOptions,
+    added: &[String],
 ) -> Result<Program, CoarsenError> {
     if source.trim().is_empty() {
         return Err(CoarsenError::Empty {
@@ -31,6 +67,7 @@ pub fn parse_program(
     .map(|s| s.to_string())
     .collect();
     args.extend(options.clang_args.iter().cloned());
+    args.extend(added.iter().cloned());
     let tu = TranslationUnit::parse(file, source, &args).map_err(|f| CoarsenError::Clang {
         file: file.to_string(),
         line: 0,
@@ -117,6 +154,7 @@ pub fn parse_program(
         functions,
         diagnostics: cx.diags,
         type_decls,
+        added_options: added.to_vec(),
     })
 }
 

@@ -105,7 +105,7 @@ pub fn rewrite(
     kernel: &str,
     rebased: &[u32],
 ) -> Result<Subkernel, SubkernelError> {
-    rewrite_with_boxes(program, kernel, rebased, &[])
+    rewrite_with_boxes(program, kernel, rebased, &[], 3)
 }
 
 /// [`rewrite`], with the guard of each array of `boxed` (when it guards it)
@@ -117,6 +117,7 @@ pub fn rewrite_with_boxes(
     kernel: &str,
     rebased: &[u32],
     boxed: &[BoxedArray<'_>],
+    work_dim: u32,
 ) -> Result<Subkernel, SubkernelError> {
     let k = program
         .function(kernel)
@@ -360,10 +361,14 @@ pub fn rewrite_with_boxes(
             });
         }
     });
-    // Builtins used through macros: mark all dims as needed (rewritten by #define).
+    // Builtins used through macros: mark every dimension of the NDRange as
+    // needed (rewritten by #define; past `work_dim` they have OpenCL's
+    // values, with no argument).
     if macro_use {
         for row in used.iter_mut() {
-            *row = [true; 3];
+            for (d, u) in row.iter_mut().enumerate() {
+                *u |= (d as u32) < work_dim;
+            }
         }
     }
     edits.extend(wi_edits);
@@ -507,10 +512,36 @@ pub fn rewrite_with_boxes(
         }
     }
     if macro_use {
-        header.push_str("#define get_group_id(d) (get_group_id(d) + ((d) == 0 ? __clpart_group_base0 : (d) == 1 ? __clpart_group_base1 : __clpart_group_base2))\n");
-        header.push_str("#define get_global_size(d) ((size_t)((d) == 0 ? __clpart_global_size0 : (d) == 1 ? __clpart_global_size1 : __clpart_global_size2))\n");
-        header.push_str("#define get_num_groups(d) ((size_t)((d) == 0 ? __clpart_num_groups0 : (d) == 1 ? __clpart_num_groups1 : __clpart_num_groups2))\n");
-        header.push_str("#define get_global_offset(d) ((size_t)((d) == 0 ? __clpart_global_offset0 : (d) == 1 ? __clpart_global_offset1 : __clpart_global_offset2))\n");
+        // Per dimension: the extra argument, or past `work_dim` OpenCL's
+        // value (group 0 of one, of size 1, at offset 0).
+        let by_dim = |prefix: &str, past: &str| -> String {
+            let v: Vec<String> = (0..3u32)
+                .map(|d| {
+                    if d < work_dim {
+                        format!("{prefix}{d}")
+                    } else {
+                        past.to_string()
+                    }
+                })
+                .collect();
+            format!("((d) == 0 ? {} : (d) == 1 ? {} : {})", v[0], v[1], v[2])
+        };
+        header.push_str(&format!(
+            "#define get_group_id(d) (get_group_id(d) + {})\n",
+            by_dim("__clpart_group_base", "0")
+        ));
+        header.push_str(&format!(
+            "#define get_global_size(d) ((size_t){})\n",
+            by_dim("__clpart_global_size", "1")
+        ));
+        header.push_str(&format!(
+            "#define get_num_groups(d) ((size_t){})\n",
+            by_dim("__clpart_num_groups", "1")
+        ));
+        header.push_str(&format!(
+            "#define get_global_offset(d) ((size_t){})\n",
+            by_dim("__clpart_global_offset", "0")
+        ));
     }
     Ok(Subkernel {
         name: k.name.clone(),

@@ -310,7 +310,7 @@ fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_form
     let ptrs: Vec<u32> = (0..k.params.len() as u32)
         .filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. }))
         .collect();
-    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed).unwrap();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed, 3).unwrap();
     reparse(&s.source);
     s
 }
@@ -552,4 +552,42 @@ fn issue12_stencil_subscripts_through_a_local_split() {
         !prologue.contains("&= (__clpart_bs1_in == 0);"),
         "{prologue}"
     );
+}
+
+/// Work-item builtins reached through a macro (here `mul24` on `size_t`
+/// parsed as a macro, issue 15) are rewritten by `#define`: only the
+/// NDRange's dimensions get extra arguments, and past `work_dim` the
+/// builtins have OpenCL's values (a 2-D kernel had an argument for
+/// dimension 2, which the range file's validation refused).
+#[test]
+fn builtins_in_macros_get_arguments_for_the_ndrange_dimensions_only() {
+    let src = "__kernel void k(__global float *a, int w)
+{
+    int gx = get_global_id(0);
+    int gy = mul24(get_group_id(1), get_local_size(1)) + get_local_id(1);
+    a[gy * w + gx] = (float)mul24(get_num_groups(0), get_global_size(1));
+}
+";
+    let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
+    assert_eq!(p.added_options, coarsen::INT24_OPTIONS);
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, "k", &[0], &[], 2).unwrap();
+    let dims: Vec<u32> = s
+        .extra_args
+        .iter()
+        .filter_map(|e| match e.meaning {
+            ExtraArgMeaning::GroupIdBase(d)
+            | ExtraArgMeaning::GlobalSize(d)
+            | ExtraArgMeaning::NumGroups(d)
+            | ExtraArgMeaning::GlobalOffset(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert!(!dims.is_empty() && dims.iter().all(|&d| d < 2), "{dims:?}");
+    assert!(!s.source.contains("__clpart_group_base2"), "{}", s.source);
+    assert!(s.source.contains("__clpart_group_base1"), "{}", s.source);
+    let options = coarsen::ParseOptions {
+        clang_args: p.added_options.clone(),
+    };
+    coarsen::parse_program("sub.cl", &s.source, &options)
+        .unwrap_or_else(|e| panic!("subkernel does not parse: {e}\n{}", s.source));
 }

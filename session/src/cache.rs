@@ -193,7 +193,7 @@ pub fn load(
         && rf.source_name == file
         && rf.source == source
         && rf.source_hash == ranges_format::source_hash(source)
-        && rf.build_options == build_options
+        && with_added_options(&rf.build_options, build_options)
         && rf.kernels.len() == 1
         && rf.kernels[0].name == kernel;
     fits.then_some(rf)
@@ -236,4 +236,12 @@ pub fn store(path: &Path, rf: &RangeFile) {
         }
     }
     let _ = rf.write_atomic(path);
+}
+
+/// Whether a range file's build options are the user's `build_options`,
+/// with or without those the parse adds ([`coarsen::INT24_OPTIONS`]).
+fn with_added_options(file: &[String], build_options: &[String]) -> bool {
+    file.strip_prefix(build_options).is_some_and(|rest| {
+        rest.is_empty() || rest.iter().map(String::as_str).eq(coarsen::INT24_OPTIONS)
+    })
 }

@@ -248,6 +248,18 @@ impl<'a> Walker<'a> {
                     _ => IntVal::unknown("iterator"),
                 };
                 let others: Vec<String> = assigned.iter().filter(|n| *n != name).cloned().collect();
+                // Induction variables (`idx += stride` once per iteration):
+                // their values at the loop's entry, before they are forgotten.
+                let inductions: Vec<(String, IntVal, i128, Option<&Expr>)> =
+                    induction_steps(body, &others, &assigned)
+                        .into_iter()
+                        .filter_map(|(v, sign, amount)| match self.lookup(&v) {
+                            Some(Val::Int(x @ IntVal::Known(_))) => {
+                                Some((v, x.clone(), sign, amount))
+                            }
+                            _ => None,
+                        })
+                        .collect();
                 self.havoc(&others, &why);
                 // Step amount, evaluated with loop-carried values forgotten.
                 let amount_val = match amount {
@@ -364,6 +376,52 @@ impl<'a> Walker<'a> {
                     }
                     _ => loop_exact = false,
                 }
+                // An induction variable `v` stepped by `e` is, at the top of
+                // the iteration `t = (it - start) / step`, `v0 + t*e`
+                // (wrapped around where its type is unsigned and it may
+                // leave the type's range).
+                if let (IntVal::Known(pieces), Some(s)) = (&init_val, step_const) {
+                    if let ([(_, start)], true) = (pieces.as_slice(), s != 0) {
+                        let t = if s > 0 {
+                            it.sub(start).and_then(|d| d.floor_div(s))
+                        } else {
+                            start.sub(&it).and_then(|d| d.floor_div(-s))
+                        };
+                        for (v, v0, sign, amount) in &inductions {
+                            let Some(t) = &t else { break };
+                            let step_val = match amount {
+                                None => IntVal::konst(1),
+                                Some(e) => match self.eval(e) {
+                                    Val::Int(x) => x,
+                                    _ => continue,
+                                },
+                            };
+                            let Some(ty) = self.var_types.get(v.as_str()).copied() else {
+                                continue;
+                            };
+                            let value = step_val
+                                .lift2(&IntVal::poly(t.clone()), &|a, b| {
+                                    a.mul(b, &self.ndr.rules)
+                                        .and_then(|q| q.scale(*sign))
+                                        .map(|q| vec![(Cond::True, q)])
+                                        .ok_or_else(|| Why::other("overflow"))
+                                })
+                                .lift2(v0, &|a, b| {
+                                    a.add(b)
+                                        .map(|q| vec![(Cond::True, q)])
+                                        .ok_or_else(|| Why::other("overflow"))
+                                });
+                            // Each step is the variable's own arithmetic: a
+                            // signed one cannot overflow (undefined), an
+                            // unsigned one wraps around.
+                            let ty = Type::Scalar(ty);
+                            let signed = int_range(&ty).is_some_and(|r| r.3);
+                            let value =
+                                self.convert(Val::Int(value), signed.then_some(&ty), &ty, span);
+                            self.declare(v, value);
+                        }
+                    }
+                }
                 // The condition; exact when it only bounds the iterator in the
                 // direction of the step.
                 if let Some(c) = cond {
@@ -451,6 +509,80 @@ pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
         coarsen::ir::visit_expr(e, &mut f);
     }
     out
+}
+
+/// The induction variables of a counted loop's `body` (issue 15): each of
+/// `candidates` that one top-level statement steps by a loop-invariant
+/// amount (`v += e`, `v -= e`, `v++`, `v--`, `v = v + e`: its name, the
+/// step's sign and `e`) and nothing else in the body assigns. `e` is made
+/// of literals, casts, arithmetic and variables that the body does not
+/// assign (`assigned`): no call, no memory, no assignment. None when an
+/// iteration may skip its step (`continue`) or leave early.
+fn induction_steps<'b>(
+    body: &'b [Stmt],
+    candidates: &[String],
+    assigned: &[String],
+) -> Vec<(String, i128, Option<&'b Expr>)> {
+    if has_break_or_return(body, false) || has_continue(body) {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, i128, Option<&Expr>)> = Vec::new();
+    for s in body {
+        let Stmt::Expr(e) = s else { continue };
+        let Some((name, sign, amount)) = parse_step(e) else {
+            continue;
+        };
+        if !candidates.contains(&name)
+            || out.iter().any(|(n, _, _)| *n == name)
+            || assignments_to(body, &name) != 1
+            || amount.is_some_and(|a| !invariant(a, assigned))
+        {
+            continue;
+        }
+        out.push((name, sign, amount));
+    }
+    out
+}
+
+/// How many assignments (`=`, `op=`, `++`, `--`) to `name` `body` holds.
+fn assignments_to(body: &[Stmt], name: &str) -> usize {
+    let mut n = 0;
+    coarsen::ir::visit_exprs(body, &mut |e: &Expr| {
+        let target = match &e.kind {
+            ExprKind::Assign(_, l, _) => var_name(l),
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
+                var_name(a)
+            }
+            _ => None,
+        };
+        n += usize::from(target == Some(name));
+    });
+    n
+}
+
+/// Whether `e` has the same value at every iteration of a loop whose body
+/// assigns `assigned` (see [`induction_steps`]).
+fn invariant(e: &Expr, assigned: &[String]) -> bool {
+    match &e.kind {
+        ExprKind::IntLit(_) => true,
+        ExprKind::Var(n) => !assigned.contains(n),
+        ExprKind::Cast(a) => invariant(a, assigned),
+        ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::BitNot, a) => invariant(a, assigned),
+        ExprKind::Binary(_, a, b) => invariant(a, assigned) && invariant(b, assigned),
+        _ => false,
+    }
+}
+
+/// Whether `body` contains a `continue` of this loop.
+fn has_continue(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Continue(_) => true,
+        Stmt::If { then, els, .. } => {
+            has_continue(then) || els.as_deref().is_some_and(has_continue)
+        }
+        Stmt::Block(b) => has_continue(b),
+        _ => false,
+    })
 }
 
 /// Whether `body` contains a `break` leaving this loop or a `return`.
