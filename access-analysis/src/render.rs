@@ -369,21 +369,27 @@ impl<'a> Renderer<'a> {
                 }
                 global_failure = true;
             } else {
-                match delinearize(&shaped, 0) {
-                    Ok((strides, ext, t, n_choices)) => {
+                match delinearize(&shaped, 0, false) {
+                    Ok((strides, ext, t, n_choices, borrowable)) => {
                         a.strides = strides;
                         extents = ext;
                         tuples = t;
                         a.linearization = Linearization::Delinearized;
                         // A product of parameters with no variable stride to
                         // match (`a[k*n + j]`: stride k or n?): each choice is
-                        // tried below, the first is the default.
-                        if n_choices > 1 {
-                            konst = (0..n_choices)
-                                .filter_map(|pick| {
-                                    delinearize(&shaped, pick)
+                        // tried below, the first is the default; then, where
+                        // a stride stands alone (`b[i*n + n - 1]`), the same
+                        // with it kept in the innermost subscript.
+                        if n_choices > 1 || borrowable {
+                            let borrows: &[bool] =
+                                if borrowable { &[false, true] } else { &[false] };
+                            konst = borrows
+                                .iter()
+                                .flat_map(|&borrow| (0..n_choices).map(move |pick| (pick, borrow)))
+                                .filter_map(|(pick, borrow)| {
+                                    delinearize(&shaped, pick, borrow)
                                         .ok()
-                                        .map(|(s, e, t, _)| (s, e, t))
+                                        .map(|(s, e, t, _, _)| (s, e, t))
                                 })
                                 .collect();
                         }

@@ -19,12 +19,21 @@ pub(super) type Tuples<'r> = Vec<(&'r Rec, Tuple)>;
 /// number of choices of stride for a product of parameters that matches no
 /// stride of a variable (`k*n` in `a[k*n + j]`: `k` or `n`; 1 when there is
 /// none): `pick` selects one, 0 leaving out the last parameter by name.
+///
+/// A term that is a stride alone (`n` in `b[i*n + n - 1]`) counts one step
+/// of its dimension (`b[i + 1][-1]`); with `borrow` it stays in the
+/// innermost subscript instead (`b[i][n - 1]`), which is the choice whose
+/// launch-time assumption can hold (`0 <= n - 1 < n`, where `0 <= -1 < n`
+/// never does). The last result says whether the subscripts have such a
+/// term (whether `borrow` makes a difference).
 #[allow(clippy::type_complexity)]
 pub(super) fn delinearize<'r>(
     shaped: &[(&'r Rec, Vec<(Cond, Poly)>)],
     pick: usize,
-) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize), (Option<&'r Rec>, String)> {
+    borrow: bool,
+) -> Result<(Vec<String>, Vec<String>, Tuples<'r>, usize, bool), (Option<&'r Rec>, String)> {
     let mut n_choices = 1;
+    let mut borrowable = false;
     // Strides multiplying a variable, over the whole array.
     let mut var_strides: BTreeSet<Vec<String>> = BTreeSet::new();
     for (r, ps) in shaped {
@@ -54,7 +63,12 @@ pub(super) fn delinearize<'r>(
                 } else if !vars.is_empty() {
                     (params, mono_poly(&vars, *coef))
                 } else if var_strides.contains(&params) {
-                    (params, Poly::konst(*coef))
+                    borrowable = true;
+                    if borrow && params.len() == 1 {
+                        (Vec::new(), mono_poly(m, *coef))
+                    } else {
+                        (params, Poly::konst(*coef))
+                    }
                 } else if params.len() == 1 {
                     (Vec::new(), mono_poly(m, *coef))
                 } else {
@@ -124,7 +138,7 @@ pub(super) fn delinearize<'r>(
     }
     let mut names: Vec<String> = strides.iter().map(|s| s.join("*")).collect();
     names.push("1".into());
-    Ok((names, extents, tuples, n_choices))
+    Ok((names, extents, tuples, n_choices, borrowable))
 }
 
 /// The constant strides of an array whose subscripts are affine (issue
