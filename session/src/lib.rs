@@ -619,6 +619,11 @@ impl Session {
         }
         for (d, g) in config.global.iter().take(3).enumerate() {
             po.analysis.specialize.insert(format!("gs{d}"), *g as i64);
+            // and the number of work-groups: a loop over groups with the
+            // step `get_num_groups(d)` then has a constant step
+            if let Some(&l) = config.local.get(d).filter(|&&l| l > 0 && g % l == 0) {
+                po.analysis.specialize.insert(format!("ng{d}"), (*g / l) as i64);
+            }
         }
         for (name, v) in &config.scalars {
             let is_int_scalar = k.args.iter().any(|a| {
