@@ -109,8 +109,8 @@ const POINT_COUNT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_mi
 /// the kernel's budget where that is spent.
 const POINT_BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The input of the count of array `a`'s elements that a slice (the
-/// domain `dom`) touches, with the parameters other than the slice's bounds
+/// The input of the count of array `a`'s elements that a slice along `d`
+/// touches, with the parameters other than the slice's bounds
 /// fixed at the launch's values `at` ([`LaunchPoint`]): the accesses'
 /// footprints so fixed (isl texts, their union to be counted by parts in
 /// the slice's bounds, [`counts_at_points`]) and the point (the fixed
@@ -122,7 +122,7 @@ const POINT_BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(5
 fn point_input(
     cx: &Ctx,
     a: &ArrayAccesses,
-    dom: &Set,
+    d: u32,
     at: &std::collections::BTreeMap<String, i64>,
 ) -> Result<PointInput, String> {
     let deadline = std::time::Instant::now() + POINT_COUNT_TIME_LIMIT;
@@ -135,7 +135,8 @@ fn point_input(
         }
     };
     let pieces = || -> Option<Vec<Set>> {
-        let dom = sub.import_set(dom).ok()?;
+        // made anew here: the kernel's context may have run out of time
+        let dom = cx.slice_in(&sub, d)?;
         let mut out = Vec::with_capacity(a.accesses.len());
         for acc in &a.accesses {
             let m = sub.map(&acc.map).ok()?;
@@ -363,6 +364,12 @@ impl<'a> Ctx<'a> {
 
     /// The work-items of the slice along `d`, within the NDRange.
     fn slice(&self, d: u32) -> Option<Set> {
+        self.slice_in(&self.isl, d)
+    }
+
+    /// [`Ctx::slice`] made in `isl`'s context (one that may live on after
+    /// the kernel's own has run out of time).
+    fn slice_in(&self, isl: &Isl, d: u32) -> Option<Set> {
         let go = if self.acc.params.iter().any(|p| p.name == format!("go{d}")) {
             format!("go{d} + ")
         } else {
@@ -374,9 +381,9 @@ impl<'a> Ctx<'a> {
             self.params_header(),
             self.aligned(d)
         );
-        let s = self.isl.set(&text).ok()?;
-        let dom = self.isl.set(&self.acc.domain).ok()?;
-        let ctx = self.isl.set(&self.acc.context).ok()?;
+        let s = isl.set(&text).ok()?;
+        let dom = isl.set(&self.acc.domain).ok()?;
+        let ctx = isl.set(&self.acc.context).ok()?;
         s.intersect(dom).ok()?.intersect_params(ctx).ok()
     }
 
@@ -1291,7 +1298,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
         ),
     }
     let input_at = |array_idx: usize| match &point {
-        Some(at) => point_input(cx, &cx.acc.arrays[array_idx], &slice, at),
+        Some(at) => point_input(cx, &cx.acc.arrays[array_idx], d, at),
         None => Err("the launch's values are unknown".to_string()),
     };
     let mut made = Vec::with_capacity(steps.len());

@@ -622,7 +622,9 @@ impl Session {
             // and the number of work-groups: a loop over groups with the
             // step `get_num_groups(d)` then has a constant step
             if let Some(&l) = config.local.get(d).filter(|&&l| l > 0 && g % l == 0) {
-                po.analysis.specialize.insert(format!("ng{d}"), (*g / l) as i64);
+                po.analysis
+                    .specialize
+                    .insert(format!("ng{d}"), (*g / l) as i64);
             }
         }
         for (name, v) in &config.scalars {
