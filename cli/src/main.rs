@@ -4,6 +4,7 @@
 //! (a range file that fails validation or its checksums is an input error).
 
 mod analyze;
+mod device_count;
 mod exec;
 mod progress;
 #[cfg(feature = "mpi")]

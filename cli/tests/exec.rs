@@ -915,3 +915,62 @@ fn issue_14_a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
     let env = [("LIBCLANG_PATH", no_clang.path())];
     assert_eq!(exec_cached("fdtd2d", &args, cache.path(), &env), first);
 }
+
+/// Issue 14 (pass-through cost): `clpart exec` checks its device indices
+/// against a device count kept in the cache folder, so a warm start does
+/// not open the OpenCL platforms before the program does. The entry is
+/// written by the first run; an index out of range is still refused before
+/// the program runs; and a count that went stale (here written by hand)
+/// lets an index through that the layer cannot use: every launch then runs
+/// unsplit on the application's device with the reason, and the program's
+/// own check passes.
+#[test]
+fn issue_14_the_device_count_is_cached_and_a_stale_one_never_breaks_a_program() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |split: &str, report: Option<&Path>| {
+        let mut c = Command::new("timeout");
+        c.arg("120")
+            .arg(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--split", split]);
+        if let Some(r) = report {
+            c.arg("--report").arg(r);
+        }
+        c.arg("--")
+            .arg(built().join("vadd"))
+            .current_dir(repo().join("tests/apps/vadd"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env("CLPART_CACHE_DIR", cache.path())
+            .env_remove("OPENCL_LAYERS")
+            .env_remove("CLPART_CACHE");
+        c.output().unwrap()
+    };
+    assert_own_check_passes(&run("0:0.5,1:0.5", None), "vadd");
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("devices-"))
+        })
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(std::fs::read_to_string(&entries[0]).unwrap(), "2\n");
+    let out = run("0:0.5,2:0.5", None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "the program ran");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("device index 2 is out of range"));
+    // A stale count: four devices where there are two.
+    std::fs::write(&entries[0], "4\n").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = run("0:0.5,3:0.5", Some(&path));
+    assert_own_check_passes(&out, "vadd");
+    let r = report(&path);
+    let k = kernel(&r, "vadd");
+    assert_eq!(k["split_launches"], 0);
+    assert!(
+        k["reason"].as_str().unwrap().contains("unknown device 3"),
+        "{k}"
+    );
+}
