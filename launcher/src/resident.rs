@@ -256,7 +256,7 @@ impl DeviceBuffer {
     /// copy holds them and every device copy of those elements is stale.
     pub fn write(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
         let es = self.host.elem().size.max(1) as u64;
-        if bytes.len() as u64 % es != 0 {
+        if !(bytes.len() as u64).is_multiple_of(es) {
             return Err(LaunchError::Buffer {
                 message: format!(
                     "{} bytes are not a whole number of {es}-byte elements",

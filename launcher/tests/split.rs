@@ -610,7 +610,8 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
     let half: &[(usize, f64)] = &[(0, 0.5), (1, 0.5)];
     let uneven: &[(usize, f64)] = &[(0, 0.86), (1, 0.14)];
     // (global, buffer length, n, shares, exact_bytes)
-    let configs: [(u64, u64, u64, &[(usize, f64)], bool); 6] = [
+    type Config<'a> = (u64, u64, u64, &'a [(usize, f64)], bool);
+    let configs: [Config<'_>; 6] = [
         (1000, 1000, 1000, half, true),
         (1000, 1000, 997, half, true), // the assumption fails: unsplit
         (1000, 1000, 1000, uneven, true),

@@ -643,6 +643,7 @@ fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
 }
 
 /// The ranges of every array for one device's slice.
+#[allow(clippy::too_many_arguments)]
 fn device_work(
     plan: &Plan,
     args: &KernelArgs,

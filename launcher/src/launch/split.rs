@@ -35,7 +35,9 @@ use crate::resident::{DevAlloc, Residency};
 use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
-/// What [`run_split`] ended with.
+/// What [`run_split`] ended with (once per launch: the report is not
+/// boxed, which would cost an allocation).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum SplitOutcome {
     Done(RunReport),
     /// The run-time guard caught these accesses; nothing reached the host.
