@@ -26,7 +26,7 @@ use super::setargs::{
 };
 use super::LaunchOptions;
 use crate::args::KernelArgs;
-use crate::coherence::Holder;
+use crate::coherence::{Coherence, Holder};
 use crate::error::{LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
@@ -60,6 +60,7 @@ pub(super) fn run_split(
         glue,
         staging_len,
         footprint,
+        kept,
         ..
     } = split;
     prepare(plan, res, works, options)?;
@@ -79,8 +80,29 @@ pub(super) fn run_split(
     ctxs.dedup_by_key(|c| c.info.index);
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let grow = options.mem_cap_bytes.is_none();
+    // What this schedule's launches kept: the staging buffers, and for
+    // each array whose buffer starts fresh what a launch does to it.
+    let (mut staging, mut fresh) = {
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh: Vec<Option<Fresh>> = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(ai, a)| {
+                let r = res[a.arg_index as usize].as_deref().expect("checked above");
+                r.is_fresh()
+                    .then(|| k.fresh.get(ai).cloned().unwrap_or_default())
+            })
+            .collect();
+        (std::mem::take(&mut k.staging), fresh)
+    };
+    // A replayed array's bookkeeping is the kept one, set when the launch
+    // has succeeded.
+    let replay: Vec<bool> = fresh
+        .iter()
+        .map(|f| f.as_ref().is_some_and(|f| f.after.is_some()))
+        .collect();
     let Phase0 {
-        to_device,
         placed,
         sends,
         backups,
@@ -94,6 +116,7 @@ pub(super) fn run_split(
         grow,
         guarded,
         &mut gathered,
+        &mut fresh,
     )?;
     let mems: Vec<Vec<opencl3::types::cl_mem>> = works
         .iter()
@@ -119,9 +142,14 @@ pub(super) fn run_split(
     let extras = split.extras(plan, nd, args, split_dim, &placed);
     let mut staging_lens = staging_len.clone();
     let staged = staged_reads(plan, res, works, glue, &mut staging_lens);
-    let mut staging: Vec<Vec<u8>> = staging_lens.iter().map(|&n| vec![0u8; n]).collect();
+    // (a staged read fills its buffer whole before anything reads it: a
+    // kept buffer's old bytes never show)
+    staging.resize_with(staging_lens.len(), Vec::new);
+    for (v, &n) in staging.iter_mut().zip(&staging_lens) {
+        v.resize(n, 0);
+    }
     let stage_regions: Vec<HostRegion> = staging.iter_mut().map(|v| HostRegion::of(v)).collect();
-    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
+    let mut flags: Vec<[u8; GUARD_FLAG_BYTES]> = vec![[0; GUARD_FLAG_BYTES]; works.len()];
     let enqueued = phase1(
         plan,
         nd,
@@ -149,6 +177,7 @@ pub(super) fn run_split(
         Err(e) => {
             // A device failed: what any device may have written is no longer
             // trusted there; elements no other holder has are lost.
+            // (A replayed array's devices hold nothing valid yet.)
             for w in works {
                 for (ai, a) in plan.arrays.iter().enumerate() {
                     let r = res[a.arg_index as usize]
@@ -161,13 +190,18 @@ pub(super) fn run_split(
             return Err(e);
         }
     };
-    // The host copies went to the devices.
-    for (wi, w) in works.iter().enumerate() {
-        for (ai, a) in plan.arrays.iter().enumerate() {
-            let r = res[a.arg_index as usize]
-                .as_deref_mut()
-                .expect("checked above");
-            r.coh.copied(Holder::Device(w.device), &to_device[wi][ai]);
+    // The host copies went to the devices (a replayed array's record comes
+    // at the end; until then its devices hold nothing valid).
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if replay[ai] {
+            continue;
+        }
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
+        for (wi, w) in works.iter().enumerate() {
+            r.coh
+                .copied(Holder::Device(w.device), &sends[ai].to_device[wi]);
         }
     }
     if guarded {
@@ -190,15 +224,48 @@ pub(super) fn run_split(
     } else {
         exec::release(flag_bufs);
     }
-    record(plan, res, works, glue);
-    take_early_reads(plan, args, res, &staged, &staging)?;
-    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
-        if let Some(ev) = ev {
-            r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+    let done = (|| -> Result<()> {
+        record(plan, res, works, glue, &replay);
+        take_early_reads(plan, args, res, &staged, &staging, &replay)?;
+        for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
+            if let Some(ev) = ev {
+                r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+            }
+        }
+        exec::release(kernel_events);
+        merge(plan, args, res, works, glue, &staging, &replay);
+        Ok(())
+    })();
+    // A replayed array now holds what the first launch left (its elements
+    // all lost if this one failed after the verdict: never stale bytes); a
+    // fresh one's first successful launch leaves it to the next ones.
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        let Some(f) = &mut fresh[ai] else {
+            continue;
+        };
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
+        match (&f.after, &done) {
+            (Some(after), Ok(())) => r.coh.clone_from(after),
+            (Some(_), Err(_)) => r.coh.lose(&r.coh.all()),
+            (None, Ok(())) => f.after = Some(Arc::new(r.coh.clone())),
+            (None, Err(_)) => {}
         }
     }
-    exec::release(kernel_events);
-    merge(plan, args, res, works, glue, &staging);
+    done?;
+    {
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        k.staging = staging;
+        if fresh.iter().any(|f| f.is_some()) {
+            k.fresh.resize_with(fresh.len(), Fresh::default);
+            for (kf, f) in k.fresh.iter_mut().zip(fresh) {
+                if let Some(f) = f {
+                    *kf = f;
+                }
+            }
+        }
+    }
 
     let mut report = RunReport {
         kernel: plan.kernel.name.clone(),
@@ -259,25 +326,60 @@ fn prepare(
     Ok(())
 }
 
-/// What phase 0 leaves for phase 1, per device (work) and array.
+/// What phase 0 leaves for phase 1.
 struct Phase0 {
-    /// The elements the device lacks, as the commands send them (gaps
-    /// bridged included).
-    to_device: Vec<Vec<Runs>>,
-    /// The first element and the elements of its allocation
-    /// (`DevAlloc::base`, `DevAlloc::extent`).
+    /// Per device (work) and array: the first element and the elements of
+    /// its allocation (`DevAlloc::base`, `DevAlloc::extent`).
     placed: Vec<Vec<(i64, u64)>>,
-    /// The host-to-device commands.
-    sends: Vec<Vec<Vec<Rect>>>,
+    /// Per array: what it sends each device.
+    sends: Vec<Arc<ArraySends>>,
     /// With the guard, copies of what only the device holds in its write
     /// window.
     backups: Vec<Backup>,
 }
 
+/// What a split launch sends one array, per device (work).
+pub(crate) struct ArraySends {
+    /// The elements the device lacks, as the commands send them (gaps
+    /// bridged included).
+    to_device: Vec<Runs>,
+    /// The host-to-device commands.
+    rects: Vec<Vec<Rect>>,
+}
+
+/// What the launches of one split schedule keep for the next
+/// ([`Split::kept`]).
+#[derive(Default)]
+pub(crate) struct Kept {
+    /// The last launch's staging buffers.
+    staging: Vec<Vec<u8>>,
+    /// Per array of the plan, what a launch does to it when its buffer
+    /// starts fresh (empty until a launch has had one).
+    fresh: Vec<Fresh>,
+}
+
+/// What a split launch does to an array whose buffer starts fresh
+/// ([`Residency::is_fresh`]: valid on the host only, no allocation; the
+/// host-array form's buffers). From that start the bookkeeping (the
+/// gathers' plans, the commands' cost model, what each holder holds
+/// afterwards) depends on the schedule alone: the first launch's is kept
+/// and the next ones replay it instead of computing it again. A fresh
+/// buffer has nothing to gather and nothing only a device holds (no
+/// backup); its allocations are made anew at every launch.
+#[derive(Clone, Default)]
+struct Fresh {
+    /// Phase 0's commands.
+    sends: Option<Arc<ArraySends>>,
+    /// The coherence after a launch that the guard let through.
+    after: Option<Arc<Coherence>>,
+}
+
 /// Phase 0 (host): gathers on the host what the devices need and only
 /// other devices hold, and what a merge compares against; allocates; makes
 /// the commands; with the guard, backs up what only a device holds in its
-/// write window. `gathered` gets the device-to-host bytes.
+/// write window. `gathered` gets the device-to-host bytes. A fresh array
+/// takes its commands from `fresh` (kept by an earlier launch), or leaves
+/// them there.
 #[allow(clippy::too_many_arguments)]
 fn phase0(
     plan: &Plan,
@@ -289,12 +391,11 @@ fn phase0(
     grow: bool,
     guarded: bool,
     gathered: &mut Vec<(usize, u64, u64)>,
+    fresh: &mut [Option<Fresh>],
 ) -> Result<Phase0> {
     let n_arrays = plan.arrays.len();
-    let mut to_device: Vec<Vec<Runs>> = vec![vec![Runs::new(); n_arrays]; works.len()];
-    // Per device and array: the first element and the elements of its
-    // allocation (`DevAlloc::base`, `DevAlloc::extent`).
     let mut placed: Vec<Vec<(i64, u64)>> = vec![vec![(0, 0); n_arrays]; works.len()];
+    let mut sends: Vec<Arc<ArraySends>> = Vec::with_capacity(n_arrays);
     for ai in 0..n_arrays {
         let a = &plan.arrays[ai];
         let r = res[a.arg_index as usize]
@@ -304,20 +405,24 @@ fn phase0(
             .buffer_at_mut(a.arg_index)
             .expect("checked: array arguments are buffers");
         let es = a.elem_size;
-        let mut want = Runs::new();
-        for (wi, w) in works.iter().enumerate() {
-            let da = &w.arrays[ai];
-            let need = da.read_set.union(&da.prefill);
-            let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
-            want = want.union(&missing);
-            to_device[wi][ai] = missing;
-        }
-        if glue[ai] == Glue::DiffMerge {
+        let kept = fresh[ai].as_ref().and_then(|f| f.sends.clone());
+        let mut to_device: Vec<Runs> = Vec::new();
+        if kept.is_none() {
+            let mut want = Runs::new();
             for w in works {
-                want = want.union(&w.arrays[ai].write_set);
+                let da = &w.arrays[ai];
+                let need = da.read_set.union(&da.prefill);
+                let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
+                want = want.union(&missing);
+                to_device.push(missing);
             }
+            if glue[ai] == Glue::DiffMerge {
+                for w in works {
+                    want = want.union(&w.arrays[ai].write_set);
+                }
+            }
+            gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         }
-        gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         for (wi, w) in works.iter().enumerate() {
             let da = &w.arrays[ai];
             match da.cover {
@@ -345,24 +450,29 @@ fn phase0(
             let alloc = &r.allocs[&w.device];
             placed[wi][ai] = (alloc.base, alloc.extent);
         }
-    }
-
-    // The commands: what each device lacks, gaps bridged where the host
-    // holds them and a gap costs less than a command (`Runs::transfers`).
-    let mut sends: Vec<Vec<Vec<Rect>>> = Vec::with_capacity(works.len());
-    for (wi, w) in works.iter().enumerate() {
-        let mut per = Vec::with_capacity(n_arrays);
-        for (ai, a) in plan.arrays.iter().enumerate() {
-            let r = res[a.arg_index as usize].as_deref().expect("checked above");
-            let fill = r
-                .coh
-                .valid(Holder::Host)
-                .intersect(&range_runs(w.arrays[ai].cover));
-            let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
-            to_device[wi][ai] = Rect::union_of(&rects);
-            per.push(rects);
-        }
-        sends.push(per);
+        // The commands: what each device lacks, gaps bridged where the host
+        // holds them and a gap costs less than a command (`Runs::transfers`).
+        let s = match kept {
+            Some(s) => s,
+            None => {
+                let mut rects = Vec::with_capacity(works.len());
+                for (w, to) in works.iter().zip(to_device.iter_mut()) {
+                    let fill = r
+                        .coh
+                        .valid(Holder::Host)
+                        .intersect(&range_runs(w.arrays[ai].cover));
+                    let rs = to.transfers(&fill, es, COMMAND_COST_BYTES);
+                    *to = Rect::union_of(&rs);
+                    rects.push(rs);
+                }
+                let s = Arc::new(ArraySends { to_device, rects });
+                if let Some(f) = &mut fresh[ai] {
+                    f.sends = Some(s.clone());
+                }
+                s
+            }
+        };
+        sends.push(s);
     }
 
     // Backups of what only the device holds in its write window.
@@ -375,8 +485,11 @@ fn phase0(
                 };
                 let arg = a.arg_index as usize;
                 let r = res[arg].as_deref().expect("checked above");
-                let kept =
-                    Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
+                let only = r.coh.exclusive(Holder::Device(w.device));
+                if only.is_empty() {
+                    continue;
+                }
+                let kept = Runs::interval(l, u).intersect(&only);
                 let Some((kl, ku)) = kept.hull() else {
                     continue;
                 };
@@ -402,7 +515,6 @@ fn phase0(
         }
     }
     Ok(Phase0 {
-        to_device,
         placed,
         sends,
         backups,
@@ -432,7 +544,7 @@ fn phase1(
     guarded: bool,
     ctx_of: &[Arc<DeviceCtx>],
     transfers: Transfers<'_>,
-    flags: &mut [Vec<u8>],
+    flags: &mut [[u8; GUARD_FLAG_BYTES]],
 ) -> Result<Enqueued> {
     let Transfers {
         sends,
@@ -472,7 +584,7 @@ fn phase1(
     let enqueue = |wi: usize,
                    w: &DevWork,
                    dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>,
-                   flags_wi: &mut Vec<u8>|
+                   flags_wi: &mut [u8; GUARD_FLAG_BYTES]|
      -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
@@ -486,7 +598,7 @@ fn phase1(
         let mut to = 0u64;
         for (ai, a) in arrays.iter().enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
-            for rect in &sends_ref[wi][ai] {
+            for rect in &sends_ref[ai].rects[wi] {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
@@ -565,7 +677,10 @@ fn phase1(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: from,
-            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum::<u64>()
+            commands: sends_ref
+                .iter()
+                .map(|s| s.rects[wi].len() as u64)
+                .sum::<u64>()
                 + staged[wi].len() as u64,
             kernel_ms: 0.0,
         };
@@ -629,7 +744,7 @@ fn phase1(
 
 /// The guard's verdict, from each device's flags: the accesses it caught
 /// (none: the outputs can be trusted).
-fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[Vec<u8>]) -> Vec<String> {
+fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[[u8; GUARD_FLAG_BYTES]]) -> Vec<String> {
     let infos = &plan.kernel.args;
     let mut fired = Vec::new();
     for (wi, w) in works.iter().enumerate() {
@@ -714,10 +829,17 @@ fn restore(
 /// Records what each device wrote, now, before anything else can fail:
 /// resident where the written sets are disjoint; where they are merged on
 /// the host, the devices' copies are distrusted (the host held every
-/// element of them before the launch, phase 0).
-fn record(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], glue: &[Glue]) {
+/// element of them before the launch, phase 0). A `replay`ed array's
+/// record is set at the end of the launch.
+fn record(
+    plan: &Plan,
+    res: &mut [Option<&mut Residency>],
+    works: &[DevWork],
+    glue: &[Glue],
+    replay: &[bool],
+) {
     for (ai, a) in plan.arrays.iter().enumerate() {
-        if !a.writes {
+        if !a.writes || replay[ai] {
             continue;
         }
         let r = res[a.arg_index as usize]
@@ -797,13 +919,15 @@ fn staged_reads(
 }
 
 /// After the guard's verdict and [`record`]: the early reads' bytes go to
-/// the host copies, which then hold those elements.
+/// the host copies, which then hold those elements (recorded at the end
+/// for a `replay`ed array).
 fn take_early_reads(
     plan: &Plan,
     args: &mut KernelArgs,
     res: &mut [Option<&mut Residency>],
     staged: &[Vec<StagedRead>],
     staging: &[Vec<u8>],
+    replay: &[bool],
 ) -> Result<()> {
     for sr in staged.iter().flatten().filter(|sr| sr.early) {
         let a = &plan.arrays[sr.array];
@@ -824,6 +948,9 @@ fn take_early_reads(
             });
         };
         dst.copy_from_slice(&staging[sr.staging]);
+        if replay[sr.array] {
+            continue;
+        }
         res[a.arg_index as usize]
             .as_deref_mut()
             .expect("checked above")
@@ -835,7 +962,7 @@ fn take_early_reads(
 
 /// Merges on the host what each device wrote of a diff-merged array: an
 /// element a device changed (its staged value differs from the host's
-/// original) takes that value.
+/// original) takes that value (recorded at the end for a `replay`ed array).
 fn merge(
     plan: &Plan,
     args: &mut KernelArgs,
@@ -843,6 +970,7 @@ fn merge(
     works: &[DevWork],
     glue: &[Glue],
     staging: &[Vec<u8>],
+    replay: &[bool],
 ) {
     for (ai, a) in plan.arrays.iter().enumerate() {
         if !a.writes {
@@ -883,7 +1011,9 @@ fn merge(
             }
             merged = merged.union(&Runs::interval(l, u));
         }
-        r.coh.written(Holder::Host, &merged);
+        if !replay[ai] {
+            r.coh.written(Holder::Host, &merged);
+        }
     }
 }
 
@@ -920,7 +1050,8 @@ impl<T> SharedRegions<'_, T> {
 /// where each array's allocation starts and its handle, the subkernel's
 /// extra arguments, the staged reads and the staging regions they fill.
 struct Transfers<'a> {
-    sends: &'a [Vec<Vec<Rect>>],
+    /// Per array.
+    sends: &'a [Arc<ArraySends>],
     placed: &'a [Vec<(i64, u64)>],
     mems: &'a [Vec<opencl3::types::cl_mem>],
     /// The subkernel's extra arguments per device.
