@@ -167,6 +167,10 @@ impl Coherence {
     /// order, pairwise disjoint, none empty. `Err` with the wanted elements
     /// that are lost when there are some.
     pub fn plan_host(&self, want: &Runs) -> Result<Vec<(usize, Runs)>, Lost> {
+        // Held by the host already (so none lost): nothing moves.
+        if self.host.contains(want) {
+            return Ok(Vec::new());
+        }
         let want = self.clip(want);
         self.check_not_lost(&want)?;
         Ok(self.gather(want.subtract(&self.host), None))
