@@ -581,10 +581,12 @@ fn phase1(
     let arrays = &plan.arrays;
     let sends_ref = sends;
     let placed_ref = placed;
+    // `wait`: the device's queue is finished here (else only flushed).
     let enqueue = |wi: usize,
                    w: &DevWork,
                    dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>,
-                   flags_wi: &mut [u8; GUARD_FLAG_BYTES]|
+                   flags_wi: &mut [u8; GUARD_FLAG_BYTES],
+                   wait: bool|
      -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
@@ -614,17 +616,14 @@ fn phase1(
         } else {
             None
         };
-        let mut set: Vec<(&str, SetArg<'_>)> = infos
-            .iter()
-            .enumerate()
-            .map(|(i, info)| {
-                let mem = array_of_arg[i].map(|ai| mems[ai]);
-                (
-                    info.name.as_str(),
-                    guarded_arg(&scalars[i], mem, sink, info.elem_size),
-                )
-            })
-            .collect();
+        let mut set: Vec<(&str, SetArg<'_>)> = Vec::with_capacity(infos.len() + extra_names.len());
+        set.extend(infos.iter().enumerate().map(|(i, info)| {
+            let mem = array_of_arg[i].map(|ai| mems[ai]);
+            (
+                info.name.as_str(),
+                guarded_arg(&scalars[i], mem, sink, info.elem_size),
+            )
+        }));
         push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
         let memo = if guarded {
             &dk.sub_args
@@ -669,7 +668,15 @@ fn phase1(
         }
         // Each device's thread waits for its own queue: the devices run at
         // once, with no second round of threads to flush and finish them.
-        exec::finish_queue(ctx)?;
+        // Until the driver is known (`exec::runs_apart`), the queue is
+        // flushed first and the kernel looked at.
+        if !wait || !exec::runs_apart(ctx) {
+            exec::flush_queue(ctx)?;
+            exec::probe_apart(ctx, &ev);
+        }
+        if wait {
+            exec::finish_queue(ctx)?;
+        }
         let report = DeviceReport {
             index: w.device,
             name: ctx.info.name.clone(),
@@ -686,34 +693,65 @@ fn phase1(
         };
         Ok((flag_buf, ev, report))
     };
-    let jobs: Vec<_> = works
-        .iter()
-        .enumerate()
-        .zip(flags.iter_mut())
-        .map(|((wi, w), f)| {
-            let dk = &plan.kernels[&w.device];
-            (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
-        })
-        .collect();
-    let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
-        let (start, cl0) = (Instant::now(), exec::cl_time());
-        let r = enqueue(wi, w, dk, f);
-        let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
-        (r, start, end, (end - start).saturating_sub(cl))
-    });
-    // This thread then waited for the other devices' enqueues, whose
-    // OpenCL calls are timed in their own threads. Of the wait, the part
-    // the last of them ran (from its start, or the wait's) less all its own
-    // host time was spent inside OpenCL calls; the rest (waking it up, its
-    // host time) stays host time.
-    if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
-        exec::add_cl_time(
-            end.saturating_duration_since(start.max(wait_from))
-                .saturating_sub(host),
-        );
-    }
+    let results = if works.len() > 1 && ctx_of.iter().filter(|c| !exec::runs_apart(c)).count() <= 1
+    {
+        // Every device but at most one runs its commands apart: all are
+        // enqueued from this thread, those first (each flushed, so that it
+        // starts), the other one last (its driver may run it while it is
+        // enqueued), then each queue is finished.
+        let mut order: Vec<usize> = (0..works.len()).collect();
+        order.sort_by_key(|&wi| !exec::runs_apart(&ctx_of[wi]));
+        let mut slots: Vec<Option<Result<_>>> = (0..works.len()).map(|_| None).collect();
+        let mut flags_of: Vec<Option<&mut [u8; GUARD_FLAG_BYTES]>> =
+            flags.iter_mut().map(Some).collect();
+        for &wi in &order {
+            let dk = &plan.kernels[&works[wi].device];
+            let f = flags_of[wi].take().expect("each device once");
+            slots[wi] = Some(enqueue(
+                wi,
+                &works[wi],
+                OneThread((dk, mems[wi].as_slice())),
+                f,
+                false,
+            ));
+        }
+        let mut results = Vec::with_capacity(works.len());
+        for (slot, c) in slots.into_iter().zip(ctx_of) {
+            let r = slot.expect("each device once");
+            results.push(r.and_then(|r| exec::finish_queue(c).map(|()| r)));
+        }
+        results
+    } else {
+        let jobs: Vec<_> = works
+            .iter()
+            .enumerate()
+            .zip(flags.iter_mut())
+            .map(|((wi, w), f)| {
+                let dk = &plan.kernels[&w.device];
+                (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
+            })
+            .collect();
+        let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
+            let (start, cl0) = (Instant::now(), exec::cl_time());
+            let r = enqueue(wi, w, dk, f, true);
+            let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
+            (r, start, end, (end - start).saturating_sub(cl))
+        });
+        // This thread then waited for the other devices' enqueues, whose
+        // OpenCL calls are timed in their own threads. Of the wait, the part
+        // the last of them ran (from its start, or the wait's) less all its
+        // own host time was spent inside OpenCL calls; the rest (waking it
+        // up, its host time) stays host time.
+        if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
+            exec::add_cl_time(
+                end.saturating_duration_since(start.max(wait_from))
+                    .saturating_sub(host),
+            );
+        }
+        results.into_iter().map(|(r, ..)| r).collect()
+    };
     let mut failure = None;
-    for (r, ..) in results {
+    for r in results {
         match r {
             Ok((flag_buf, ev, report)) => {
                 flag_bufs.push(flag_buf);
