@@ -256,7 +256,11 @@ pub(super) fn run_split(
     done?;
     {
         let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
-        k.staging = staging;
+        // (large staging is not worth holding between launches: its
+        // allocation is small beside the transfers that fill it)
+        if staging.iter().map(Vec::len).sum::<usize>() <= MAX_KEPT_STAGING_BYTES {
+            k.staging = staging;
+        }
         if fresh.iter().any(|f| f.is_some()) {
             k.fresh.resize_with(fresh.len(), Fresh::default);
             for (kf, f) in k.fresh.iter_mut().zip(fresh) {
@@ -347,11 +351,17 @@ pub(crate) struct ArraySends {
     rects: Vec<Vec<Rect>>,
 }
 
+/// Most bytes of staging buffers a schedule keeps for its next launch
+/// ([`Kept::staging`]): enough for the small launches whose host time they
+/// save, not a copy of a large output held between launches.
+const MAX_KEPT_STAGING_BYTES: usize = 1 << 20;
+
 /// What the launches of one split schedule keep for the next
 /// ([`Split::kept`]).
 #[derive(Default)]
 pub(crate) struct Kept {
-    /// The last launch's staging buffers.
+    /// The last launch's staging buffers, when they hold at most
+    /// [`MAX_KEPT_STAGING_BYTES`].
     staging: Vec<Vec<u8>>,
     /// Per array of the plan, what a launch does to it when its buffer
     /// starts fresh (empty until a launch has had one).
