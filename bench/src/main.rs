@@ -339,6 +339,7 @@ fn bench(cli: &Cli) -> Result<()> {
         let p = overhead::Param {
             vadd_source: vadd.source.clone(),
             n_launches: scale.n_launches,
+            only: None,
         };
         let o: overhead::Output =
             spawn_worker("launch", &p, &[("POCL_DEVICES", "pthread pthread")], &root)?;
@@ -359,7 +360,10 @@ fn bench(cli: &Cli) -> Result<()> {
                 h.host_us < 20.0,
             ));
         }
-        let t = &o.tiny;
+        let t = o
+            .tiny
+            .as_ref()
+            .context("the launch worker made no tiny-kernel figure")?;
         rows.push(Row::target(
             2,
             format!(

@@ -48,6 +48,12 @@ pub struct Param {
     pub vadd_source: String,
     /// Timed launches per figure (after warm-up).
     pub n_launches: usize,
+    /// Only this figure (`vadd/1`, `vadd/2`, `args8/1`, `args8/2`: kernel
+    /// and devices; or `tiny`), for profiling one launch path (`perf`,
+    /// valgrind's callgrind) by hand: `clpart-bench --worker launch --param
+    /// '{..., "only": "vadd/1"}'`. `None` (the bench): every figure.
+    #[serde(default)]
+    pub only: Option<String>,
 }
 
 /// Host time of one kernel on some devices.
@@ -92,7 +98,8 @@ pub struct Tiny {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Output {
     pub host: Vec<HostTime>,
-    pub tiny: Tiny,
+    /// `None` only when [`Param::only`] names another figure.
+    pub tiny: Option<Tiny>,
     pub platform_version: String,
 }
 
@@ -144,6 +151,10 @@ pub fn worker(p: &Param) -> Result<Output> {
         };
         let share_sets: [&[(usize, f64)]; 2] = [&[(0, 1.0)], &[(0, 0.5), (1, 0.5)]];
         for shares in share_sets {
+            let name = format!("{}/{}", spec.kernel, shares.len());
+            if p.only.as_ref().is_some_and(|o| *o != name) {
+                continue;
+            }
             let mut hosts = Vec::with_capacity(p.n_launches);
             let mut walls = Vec::with_capacity(p.n_launches);
             for i in 0..p.n_launches + p.n_launches / 10 {
@@ -167,12 +178,29 @@ pub fn worker(p: &Param) -> Result<Output> {
             });
         }
     }
-    let (tiny, platform_version) = tiny(&rt, &p.vadd_source, n_elements, p.n_launches)?;
+    let (tiny, platform_version) = if p.only.as_ref().is_none_or(|o| o == "tiny") {
+        let (t, v) = tiny(&rt, &p.vadd_source, n_elements, p.n_launches)?;
+        (Some(t), v)
+    } else {
+        (
+            None,
+            first_platform()?.version().map_err(|e| anyhow!("{e}"))?,
+        )
+    };
     Ok(Output {
         host,
         tiny,
         platform_version,
     })
+}
+
+/// The first OpenCL platform (PoCL's, as the launcher's devices).
+fn first_platform() -> Result<opencl3::platform::Platform> {
+    get_platforms()
+        .map_err(|e| anyhow!("clGetPlatformIDs: {e}"))?
+        .into_iter()
+        .next()
+        .context("no OpenCL platform")
 }
 
 /// The plain-opencl3 side of the comparison: one context and queue on the
@@ -191,11 +219,7 @@ struct Direct {
 
 impl Direct {
     fn new(source: &str, n: usize, pattern: bool) -> Result<(Direct, String)> {
-        let platform = get_platforms()
-            .map_err(|e| anyhow!("clGetPlatformIDs: {e}"))?
-            .into_iter()
-            .next()
-            .context("no OpenCL platform")?;
+        let platform = first_platform()?;
         let version = platform.version().map_err(|e| anyhow!("{e}"))?;
         let id = *platform
             .get_devices(CL_DEVICE_TYPE_ALL)

@@ -116,6 +116,17 @@ impl Coherence {
         Runs::interval(0, self.len.min(i64::MAX as u64) as i64 - 1)
     }
 
+    /// Whether every element is valid on the host and on no device, as
+    /// [`Coherence::host_valid`] makes it (no allocation: O(1)).
+    pub fn is_host_only(&self) -> bool {
+        let all_on_host = match (self.host.intervals(), self.len) {
+            ([], 0) => true,
+            (&[(0, hi)], len) => hi as u64 == len - 1,
+            _ => false,
+        };
+        all_on_host && self.devices.is_empty() && self.lost.is_empty()
+    }
+
     /// The elements valid on `h` (empty for a device never seen).
     pub fn valid(&self, h: Holder) -> Runs {
         self.valid_ref(h).cloned().unwrap_or_default()
@@ -156,6 +167,10 @@ impl Coherence {
     /// order, pairwise disjoint, none empty. `Err` with the wanted elements
     /// that are lost when there are some.
     pub fn plan_host(&self, want: &Runs) -> Result<Vec<(usize, Runs)>, Lost> {
+        // Held by the host already (so none lost): nothing moves.
+        if self.host.contains(want) {
+            return Ok(Vec::new());
+        }
         let want = self.clip(want);
         self.check_not_lost(&want)?;
         Ok(self.gather(want.subtract(&self.host), None))

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use opencl3::command_queue::{
     enqueue_write_buffer_rect, CL_NON_BLOCKING,
 };
 use opencl3::error_codes::ClError;
-use opencl3::event::Event;
+use opencl3::event::{Event, CL_COMPLETE};
 use opencl3::kernel::{set_kernel_arg, Kernel};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_int, cl_mem};
@@ -704,15 +705,65 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 /// launch there instead of starting a thread per launch. Some drivers run a
 /// queue's commands inside the thread that enqueues, flushes or finishes
 /// them (PoCL's `basic`), so each device needs a thread of its own for the
-/// devices to run at once.
+/// devices to run at once, unless its driver runs them apart
+/// ([`runs_apart`]): such devices are all enqueued from the launch's own
+/// thread, with no hand-off.
 pub(crate) struct Worker {
     tx: std::sync::OnceLock<Option<Mutex<mpsc::Sender<Job>>>>,
+    /// What launches have seen of the driver ([`probe_apart`]): the number
+    /// of probes that found the kernel already finished, up to
+    /// `APART_PROBES`, or `RUNS_APART`.
+    apart: AtomicU8,
+}
+
+/// [`Worker::apart`]: a kernel was seen unfinished right after its queue
+/// was flushed.
+const RUNS_APART: u8 = u8::MAX;
+
+/// Probes that find a device's kernel finished right after the flush
+/// before [`probe_apart`] stops asking (the driver likely runs commands in
+/// the thread that enqueues or flushes them).
+const APART_PROBES: u8 = 16;
+
+/// Whether the device's driver runs its commands on threads of its own:
+/// a launch saw its kernel unfinished right after the enqueue and the
+/// flush had returned, so neither ran it in the calling thread. (A driver
+/// that ran commands only inside `clFinish`, in the waiting thread, would
+/// pass for one that runs them apart: its devices would then run one after
+/// the other, slower, with the same results.)
+pub(crate) fn runs_apart(ctx: &DeviceCtx) -> bool {
+    ctx.worker.apart.load(Ordering::Relaxed) == RUNS_APART
+}
+
+/// After a device's commands are enqueued and its queue flushed: looks at
+/// its kernel `ev` once more, unless [`runs_apart`] is known or enough
+/// probes found the kernel finished. A probe that fails counts for nothing.
+pub(crate) fn probe_apart(ctx: &DeviceCtx, ev: &Event) {
+    let seen = ctx.worker.apart.load(Ordering::Relaxed);
+    if seen >= APART_PROBES {
+        return;
+    }
+    let next = match cl_timed(|| ev.command_execution_status()) {
+        Ok(s) if s.0 > CL_COMPLETE => RUNS_APART,
+        Ok(_) => seen + 1,
+        Err(_) => return,
+    };
+    let _ = ctx
+        .worker
+        .apart
+        .compare_exchange(seen, next, Ordering::Relaxed, Ordering::Relaxed);
+}
+
+/// Flushes the queue of `ctx`: its commands start.
+pub(crate) fn flush_queue(ctx: &DeviceCtx) -> Result<()> {
+    cl_timed(|| ctx.queue.flush()).map_err(dev_err("clFlush", ctx))
 }
 
 impl Worker {
     pub(crate) fn new() -> Worker {
         Worker {
             tx: std::sync::OnceLock::new(),
+            apart: AtomicU8::new(0),
         }
     }
 

@@ -794,22 +794,22 @@ impl Plan {
                     ExtraArgMeaning::GuardFlags => return ExtraValue::GuardFlags,
                     // A box check's arguments: all 0 (the check off) without a box.
                     ExtraArgMeaning::BoxStride { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| b.strides.get(k).copied())
+                        box_value(window_of(arg_index), dim, |b, k| b.strides.get(k).copied())
                     }
                     ExtraArgMeaning::BoxExtent { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| b.extents.get(k).copied())
+                        box_value(window_of(arg_index), dim, |b, k| b.extents.get(k).copied())
                     }
                     ExtraArgMeaning::BoxReadLo { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, true))
+                        box_value(window_of(arg_index), dim, |b, k| bound(&b.read, k, true))
                     }
                     ExtraArgMeaning::BoxReadHi { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.read, k, false))
+                        box_value(window_of(arg_index), dim, |b, k| bound(&b.read, k, false))
                     }
                     ExtraArgMeaning::BoxWriteLo { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, true))
+                        box_value(window_of(arg_index), dim, |b, k| bound(&b.write, k, true))
                     }
                     ExtraArgMeaning::BoxWriteHi { arg_index, dim } => {
-                        box_value(&window_of(arg_index), dim, |b, k| bound(&b.write, k, false))
+                        box_value(window_of(arg_index), dim, |b, k| bound(&b.write, k, false))
                     }
                     ExtraArgMeaning::BoxPartLo {
                         arg_index,
@@ -914,7 +914,7 @@ fn part_value(w: &Window, part: u32, dim: u32, lo: bool) -> i64 {
         },
         Some(bx) => bx.get(k).map_or(0, |&(l, h)| if lo { l } else { h }),
         // nothing: [0, 0) and [0, -1]
-        None => i64::from(!lo && k > 0) * -1,
+        None => -i64::from(!lo && k > 0),
     }
 }
 

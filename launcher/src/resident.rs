@@ -72,6 +72,15 @@ pub(crate) struct Residency {
 }
 
 impl Residency {
+    /// Whether the buffer is as [`DeviceBuffer::new`] made it, for a
+    /// launch that gathers it afterwards (`gather_after`: the host-array
+    /// form's buffers): valid on the host only, with no device allocation.
+    /// A split launch does the same to every fresh buffer of one schedule,
+    /// which `launch/split.rs` keeps and replays (`Kept`).
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.gather_after && self.allocs.is_empty() && self.coh.is_host_only()
+    }
+
     /// Copies what the host copy `host` (elements of `es` bytes) lacks of
     /// `want` from the devices holding it; returns the bytes moved and the
     /// commands per source device. Elements whose last writer failed are an error.
@@ -256,7 +265,7 @@ impl DeviceBuffer {
     /// copy holds them and every device copy of those elements is stale.
     pub fn write(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
         let es = self.host.elem().size.max(1) as u64;
-        if bytes.len() as u64 % es != 0 {
+        if !(bytes.len() as u64).is_multiple_of(es) {
             return Err(LaunchError::Buffer {
                 message: format!(
                     "{} bytes are not a whole number of {es}-byte elements",

@@ -330,6 +330,17 @@ impl Runs {
     /// The union of the rects holds `self` and lies inside `self ∪ fill`;
     /// the rects are pairwise disjoint.
     pub fn transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
+        // One run (or none) is one command (or none) of exactly its
+        // elements: no plan moves fewer bytes in fewer commands.
+        if let [] | [_] = self.0.as_slice() {
+            return self.rects();
+        }
+        self.planned_transfers(fill, elem_size, command_cost_bytes)
+    }
+
+    /// [`Runs::transfers`] by the cost model's two plans, whatever the
+    /// number of runs.
+    fn planned_transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
         let bridged = bridge(self.rects(), fill, elem_size, command_cost_bytes);
         let padded = bridge(
             group_planes(padded_rows(&self.0, fill, elem_size, command_cost_bytes)),

@@ -610,7 +610,8 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
     let half: &[(usize, f64)] = &[(0, 0.5), (1, 0.5)];
     let uneven: &[(usize, f64)] = &[(0, 0.86), (1, 0.14)];
     // (global, buffer length, n, shares, exact_bytes)
-    let configs: [(u64, u64, u64, &[(usize, f64)], bool); 6] = [
+    type Config<'a> = (u64, u64, u64, &'a [(usize, f64)], bool);
+    let configs: [Config<'_>; 6] = [
         (1000, 1000, 1000, half, true),
         (1000, 1000, 997, half, true), // the assumption fails: unsplit
         (1000, 1000, 1000, uneven, true),
@@ -663,6 +664,100 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
             }
             let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
             assert_eq!(args.buffer("c"), reference.buffer("c"), "{what}");
+        }
+    }
+}
+
+/// Issue 11: a launch over fresh buffers (the host-array form's, and the
+/// unbound arguments of a launch over resident buffers) replays what the
+/// first such launch of its schedule did to them (the commands it sent
+/// each device, what each holder held afterwards). Launched again and
+/// again with new data, on one and two devices, for an array merged on the
+/// host (matmul's C) and for arrays left on the devices (vadd's c, read
+/// back in the kernel's command stream), each launch gives the outputs and
+/// report (timings aside) of a fresh plan, and the unsplit kernel's
+/// outputs; a resident buffer bound beside fresh ones keeps its own
+/// bookkeeping. (Written sets that come back after the launch:
+/// `tests/tests/reuse.rs`.)
+#[test]
+fn issue11_a_fresh_buffers_bookkeeping_is_replayed_exactly() {
+    let rt = two_devices();
+    let untimed = |mut r: launcher::RunReport| {
+        r.wall_ms = 0.0;
+        r.host_us = 0.0;
+        r.devices.iter_mut().for_each(|d| d.kernel_ms = 0.0);
+        r
+    };
+    let opts = LaunchOptions {
+        unchecked: true,
+        ..Default::default()
+    };
+    let share_sets: [&[(usize, f64)]; 3] =
+        [&[(0, 0.5), (1, 0.5)], &[(1, 1.0)], &[(1, 0.3), (0, 0.7)]];
+    let (wa, wb, hc) = (10, 56, 12);
+    let mm_nd = NdRange::new(&[wb, hc], &[8, 4]).unwrap();
+    let mut mm = Plan::from_kernel(&rt, matmul_ranges(), MATMUL, &[]).unwrap();
+    let vadd_nd = NdRange::new(&[1000], &[8]).unwrap();
+    let mut vadd = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    let mut resident_a: Option<launcher::DeviceBuffer> = None;
+    for round in 0..4u64 {
+        for shares in share_sets {
+            let what = format!("round {round}, shares {shares:?}");
+            // matmul: C merged on the host
+            let input = mm
+                .args_from_specs(&[
+                    format!("A=rand:{}:{}", hc * wa, 11 + round),
+                    format!("B=rand:{}:{}", wa * wb, 12 + round),
+                    format!("C=rand:{}:{}", hc * wb, 13 + round),
+                    format!("wa={wa}"),
+                    format!("wb={wb}"),
+                ])
+                .unwrap();
+            let mut got = input.clone();
+            let report = launch(&mut mm, &mm_nd, &mut got, shares, &opts).unwrap();
+            let mut fresh = Plan::from_kernel(&rt, matmul_ranges(), MATMUL, &[]).unwrap();
+            let mut want = input.clone();
+            let expect = launch(&mut fresh, &mm_nd, &mut want, shares, &opts).unwrap();
+            assert!(report.split, "{what}: {report}");
+            assert_eq!(untimed(report), untimed(expect), "{what}");
+            assert_eq!(got.buffer("C"), want.buffer("C"), "{what}");
+            let reference = whole_reference(&rt, MATMUL, "matmul", &mm_nd, &input);
+            assert_eq!(got.buffer("C"), reference.buffer("C"), "{what}");
+
+            // vadd: c left on the devices, read back with the kernel; `a`
+            // resident across the launches (rewritten each round), `b` and
+            // `c` fresh at every launch
+            let input = vadd
+                .args_from_specs(&[
+                    format!("a=rand:1000:{}", 21 + round),
+                    format!("b=rand:1000:{}", 22 + round),
+                    format!("c=rand:1000:{}", 23 + round),
+                    "n=1000".into(),
+                ])
+                .unwrap();
+            let a_bytes = input.buffer("a").unwrap().as_bytes();
+            let a = resident_a.get_or_insert_with(|| {
+                launcher::DeviceBuffer::new(input.buffer("a").unwrap().clone())
+            });
+            a.write(0, a_bytes).unwrap();
+            let mut got = input.clone();
+            let report = launcher::launch_resident(
+                &mut vadd,
+                &vadd_nd,
+                &mut got,
+                &mut [(0, a)],
+                shares,
+                &opts,
+            )
+            .unwrap();
+            let mut fresh = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+            let mut want = input.clone();
+            launch(&mut fresh, &vadd_nd, &mut want, shares, &opts).unwrap();
+            assert!(report.split, "{what}: {report}");
+            assert_eq!(got.buffer("c"), want.buffer("c"), "{what}");
+            let reference = whole_reference(&rt, VADD, "vadd", &vadd_nd, &input);
+            assert_eq!(got.buffer("c"), reference.buffer("c"), "{what}");
+            assert_eq!(a.read_all().unwrap().as_bytes(), a_bytes, "{what}");
         }
     }
 }

@@ -28,6 +28,31 @@ fn starts_valid_on_the_host_only() {
     assert!(Coherence::host_valid(0).is_consistent());
 }
 
+/// Issue 11: `is_host_only` tells exactly the state `host_valid` makes,
+/// which a split launch replays (`launch/split.rs`).
+#[test]
+fn issue11_host_only_is_the_state_host_valid_makes() {
+    for len in [0, 1, 10] {
+        assert!(Coherence::host_valid(len).is_host_only(), "{len}");
+    }
+    let mut c = Coherence::host_valid(10);
+    c.copied(Holder::Device(1), &iv(0, 4));
+    assert!(!c.is_host_only(), "a device holds some");
+    c.drop_device(1).unwrap();
+    assert!(c.is_host_only() && c == Coherence::host_valid(10));
+    c.written(Holder::Device(0), &iv(9, 9));
+    assert!(!c.is_host_only(), "the host lacks one");
+    let mut c = Coherence::host_valid(10);
+    c.invalidate(Holder::Host, &iv(0, 0));
+    assert!(!c.is_host_only(), "one is lost");
+    let mut c = Coherence::host_valid(10);
+    c.written(Holder::Host, &iv(3, 5));
+    assert!(
+        c.is_host_only(),
+        "the host wrote some: still all on the host"
+    );
+}
+
 #[test]
 fn need_from_host_then_from_devices() {
     let mut c = Coherence::host_valid(100);

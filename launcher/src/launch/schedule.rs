@@ -209,6 +209,10 @@ pub(crate) struct Split {
     #[allow(clippy::type_complexity)]
     pub(crate) extras:
         std::sync::Mutex<Option<(Vec<Vec<(i64, u64)>>, Arc<Vec<Vec<crate::plan::ExtraValue>>>)>>,
+    /// What the schedule's launches keep for the next: staging buffers,
+    /// and what a launch does to buffers that start fresh (`Kept` in
+    /// `split.rs`).
+    pub(crate) kept: std::sync::Mutex<super::split::Kept>,
 }
 
 /// Makes the schedule of a launch (see [`Schedules::get`]). Every check
@@ -517,6 +521,7 @@ fn split(
         staging_len,
         footprint,
         extras: std::sync::Mutex::new(None),
+        kept: std::sync::Mutex::default(),
     }
 }
 
@@ -643,6 +648,7 @@ fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
 }
 
 /// The ranges of every array for one device's slice.
+#[allow(clippy::too_many_arguments)]
 fn device_work(
     plan: &Plan,
     args: &KernelArgs,

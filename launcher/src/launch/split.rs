@@ -26,7 +26,7 @@ use super::setargs::{
 };
 use super::LaunchOptions;
 use crate::args::KernelArgs;
-use crate::coherence::Holder;
+use crate::coherence::{Coherence, Holder};
 use crate::error::{LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
@@ -35,7 +35,9 @@ use crate::resident::{DevAlloc, Residency};
 use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
-/// What [`run_split`] ended with.
+/// What [`run_split`] ended with (once per launch: the report is not
+/// boxed, which would cost an allocation).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum SplitOutcome {
     Done(RunReport),
     /// The run-time guard caught these accesses; nothing reached the host.
@@ -58,6 +60,7 @@ pub(super) fn run_split(
         glue,
         staging_len,
         footprint,
+        kept,
         ..
     } = split;
     prepare(plan, res, works, options)?;
@@ -77,8 +80,29 @@ pub(super) fn run_split(
     ctxs.dedup_by_key(|c| c.info.index);
     let _busy: Vec<_> = ctxs.iter().map(|c| c.take()).collect();
     let grow = options.mem_cap_bytes.is_none();
+    // What this schedule's launches kept: the staging buffers, and for
+    // each array whose buffer starts fresh what a launch does to it.
+    let (mut staging, mut fresh) = {
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh: Vec<Option<Fresh>> = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(ai, a)| {
+                let r = res[a.arg_index as usize].as_deref().expect("checked above");
+                r.is_fresh()
+                    .then(|| k.fresh.get(ai).cloned().unwrap_or_default())
+            })
+            .collect();
+        (std::mem::take(&mut k.staging), fresh)
+    };
+    // A replayed array's bookkeeping is the kept one, set when the launch
+    // has succeeded.
+    let replay: Vec<bool> = fresh
+        .iter()
+        .map(|f| f.as_ref().is_some_and(|f| f.after.is_some()))
+        .collect();
     let Phase0 {
-        to_device,
         placed,
         sends,
         backups,
@@ -92,6 +116,7 @@ pub(super) fn run_split(
         grow,
         guarded,
         &mut gathered,
+        &mut fresh,
     )?;
     let mems: Vec<Vec<opencl3::types::cl_mem>> = works
         .iter()
@@ -117,9 +142,14 @@ pub(super) fn run_split(
     let extras = split.extras(plan, nd, args, split_dim, &placed);
     let mut staging_lens = staging_len.clone();
     let staged = staged_reads(plan, res, works, glue, &mut staging_lens);
-    let mut staging: Vec<Vec<u8>> = staging_lens.iter().map(|&n| vec![0u8; n]).collect();
+    // (a staged read fills its buffer whole before anything reads it: a
+    // kept buffer's old bytes never show)
+    staging.resize_with(staging_lens.len(), Vec::new);
+    for (v, &n) in staging.iter_mut().zip(&staging_lens) {
+        v.resize(n, 0);
+    }
     let stage_regions: Vec<HostRegion> = staging.iter_mut().map(|v| HostRegion::of(v)).collect();
-    let mut flags: Vec<Vec<u8>> = works.iter().map(|_| vec![0u8; GUARD_FLAG_BYTES]).collect();
+    let mut flags: Vec<[u8; GUARD_FLAG_BYTES]> = vec![[0; GUARD_FLAG_BYTES]; works.len()];
     let enqueued = phase1(
         plan,
         nd,
@@ -147,6 +177,7 @@ pub(super) fn run_split(
         Err(e) => {
             // A device failed: what any device may have written is no longer
             // trusted there; elements no other holder has are lost.
+            // (A replayed array's devices hold nothing valid yet.)
             for w in works {
                 for (ai, a) in plan.arrays.iter().enumerate() {
                     let r = res[a.arg_index as usize]
@@ -159,13 +190,18 @@ pub(super) fn run_split(
             return Err(e);
         }
     };
-    // The host copies went to the devices.
-    for (wi, w) in works.iter().enumerate() {
-        for (ai, a) in plan.arrays.iter().enumerate() {
-            let r = res[a.arg_index as usize]
-                .as_deref_mut()
-                .expect("checked above");
-            r.coh.copied(Holder::Device(w.device), &to_device[wi][ai]);
+    // The host copies went to the devices (a replayed array's record comes
+    // at the end; until then its devices hold nothing valid).
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if replay[ai] {
+            continue;
+        }
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
+        for (wi, w) in works.iter().enumerate() {
+            r.coh
+                .copied(Holder::Device(w.device), &sends[ai].to_device[wi]);
         }
     }
     if guarded {
@@ -188,15 +224,52 @@ pub(super) fn run_split(
     } else {
         exec::release(flag_bufs);
     }
-    record(plan, res, works, glue);
-    take_early_reads(plan, args, res, &staged, &staging)?;
-    for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
-        if let Some(ev) = ev {
-            r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+    let done = (|| -> Result<()> {
+        record(plan, res, works, glue, &replay);
+        take_early_reads(plan, args, res, &staged, &staging, &replay)?;
+        for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
+            if let Some(ev) = ev {
+                r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+            }
+        }
+        exec::release(kernel_events);
+        merge(plan, args, res, works, glue, &staging, &replay);
+        Ok(())
+    })();
+    // A replayed array now holds what the first launch left (its elements
+    // all lost if this one failed after the verdict: never stale bytes); a
+    // fresh one's first successful launch leaves it to the next ones.
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        let Some(f) = &mut fresh[ai] else {
+            continue;
+        };
+        let r = res[a.arg_index as usize]
+            .as_deref_mut()
+            .expect("checked above");
+        match (&f.after, &done) {
+            (Some(after), Ok(())) => r.coh.clone_from(after),
+            (Some(_), Err(_)) => r.coh.lose(&r.coh.all()),
+            (None, Ok(())) => f.after = Some(Arc::new(r.coh.clone())),
+            (None, Err(_)) => {}
         }
     }
-    exec::release(kernel_events);
-    merge(plan, args, res, works, glue, &staging);
+    done?;
+    {
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        // (large staging is not worth holding between launches: its
+        // allocation is small beside the transfers that fill it)
+        if staging.iter().map(Vec::len).sum::<usize>() <= MAX_KEPT_STAGING_BYTES {
+            k.staging = staging;
+        }
+        if fresh.iter().any(|f| f.is_some()) {
+            k.fresh.resize_with(fresh.len(), Fresh::default);
+            for (kf, f) in k.fresh.iter_mut().zip(fresh) {
+                if let Some(f) = f {
+                    *kf = f;
+                }
+            }
+        }
+    }
 
     let mut report = RunReport {
         kernel: plan.kernel.name.clone(),
@@ -257,25 +330,66 @@ fn prepare(
     Ok(())
 }
 
-/// What phase 0 leaves for phase 1, per device (work) and array.
+/// What phase 0 leaves for phase 1.
 struct Phase0 {
-    /// The elements the device lacks, as the commands send them (gaps
-    /// bridged included).
-    to_device: Vec<Vec<Runs>>,
-    /// The first element and the elements of its allocation
-    /// (`DevAlloc::base`, `DevAlloc::extent`).
+    /// Per device (work) and array: the first element and the elements of
+    /// its allocation (`DevAlloc::base`, `DevAlloc::extent`).
     placed: Vec<Vec<(i64, u64)>>,
-    /// The host-to-device commands.
-    sends: Vec<Vec<Vec<Rect>>>,
+    /// Per array: what it sends each device.
+    sends: Vec<Arc<ArraySends>>,
     /// With the guard, copies of what only the device holds in its write
     /// window.
     backups: Vec<Backup>,
 }
 
+/// What a split launch sends one array, per device (work).
+pub(crate) struct ArraySends {
+    /// The elements the device lacks, as the commands send them (gaps
+    /// bridged included).
+    to_device: Vec<Runs>,
+    /// The host-to-device commands.
+    rects: Vec<Vec<Rect>>,
+}
+
+/// Most bytes of staging buffers a schedule keeps for its next launch
+/// ([`Kept::staging`]): enough for the small launches whose host time they
+/// save, not a copy of a large output held between launches.
+const MAX_KEPT_STAGING_BYTES: usize = 1 << 20;
+
+/// What the launches of one split schedule keep for the next
+/// ([`Split::kept`]).
+#[derive(Default)]
+pub(crate) struct Kept {
+    /// The last launch's staging buffers, when they hold at most
+    /// [`MAX_KEPT_STAGING_BYTES`].
+    staging: Vec<Vec<u8>>,
+    /// Per array of the plan, what a launch does to it when its buffer
+    /// starts fresh (empty until a launch has had one).
+    fresh: Vec<Fresh>,
+}
+
+/// What a split launch does to an array whose buffer starts fresh
+/// ([`Residency::is_fresh`]: valid on the host only, no allocation; the
+/// host-array form's buffers). From that start the bookkeeping (the
+/// gathers' plans, the commands' cost model, what each holder holds
+/// afterwards) depends on the schedule alone: the first launch's is kept
+/// and the next ones replay it instead of computing it again. A fresh
+/// buffer has nothing to gather and nothing only a device holds (no
+/// backup); its allocations are made anew at every launch.
+#[derive(Clone, Default)]
+struct Fresh {
+    /// Phase 0's commands.
+    sends: Option<Arc<ArraySends>>,
+    /// The coherence after a launch that the guard let through.
+    after: Option<Arc<Coherence>>,
+}
+
 /// Phase 0 (host): gathers on the host what the devices need and only
 /// other devices hold, and what a merge compares against; allocates; makes
 /// the commands; with the guard, backs up what only a device holds in its
-/// write window. `gathered` gets the device-to-host bytes.
+/// write window. `gathered` gets the device-to-host bytes. A fresh array
+/// takes its commands from `fresh` (kept by an earlier launch), or leaves
+/// them there.
 #[allow(clippy::too_many_arguments)]
 fn phase0(
     plan: &Plan,
@@ -287,12 +401,11 @@ fn phase0(
     grow: bool,
     guarded: bool,
     gathered: &mut Vec<(usize, u64, u64)>,
+    fresh: &mut [Option<Fresh>],
 ) -> Result<Phase0> {
     let n_arrays = plan.arrays.len();
-    let mut to_device: Vec<Vec<Runs>> = vec![vec![Runs::new(); n_arrays]; works.len()];
-    // Per device and array: the first element and the elements of its
-    // allocation (`DevAlloc::base`, `DevAlloc::extent`).
     let mut placed: Vec<Vec<(i64, u64)>> = vec![vec![(0, 0); n_arrays]; works.len()];
+    let mut sends: Vec<Arc<ArraySends>> = Vec::with_capacity(n_arrays);
     for ai in 0..n_arrays {
         let a = &plan.arrays[ai];
         let r = res[a.arg_index as usize]
@@ -302,20 +415,24 @@ fn phase0(
             .buffer_at_mut(a.arg_index)
             .expect("checked: array arguments are buffers");
         let es = a.elem_size;
-        let mut want = Runs::new();
-        for (wi, w) in works.iter().enumerate() {
-            let da = &w.arrays[ai];
-            let need = da.read_set.union(&da.prefill);
-            let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
-            want = want.union(&missing);
-            to_device[wi][ai] = missing;
-        }
-        if glue[ai] == Glue::DiffMerge {
+        let kept = fresh[ai].as_ref().and_then(|f| f.sends.clone());
+        let mut to_device: Vec<Runs> = Vec::new();
+        if kept.is_none() {
+            let mut want = Runs::new();
             for w in works {
-                want = want.union(&w.arrays[ai].write_set);
+                let da = &w.arrays[ai];
+                let need = da.read_set.union(&da.prefill);
+                let missing = need.subtract(&r.coh.valid(Holder::Device(w.device)));
+                want = want.union(&missing);
+                to_device.push(missing);
             }
+            if glue[ai] == Glue::DiffMerge {
+                for w in works {
+                    want = want.union(&w.arrays[ai].write_set);
+                }
+            }
+            gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         }
-        gathered.extend(r.gather(host.as_bytes_mut(), es, &want)?);
         for (wi, w) in works.iter().enumerate() {
             let da = &w.arrays[ai];
             match da.cover {
@@ -343,24 +460,29 @@ fn phase0(
             let alloc = &r.allocs[&w.device];
             placed[wi][ai] = (alloc.base, alloc.extent);
         }
-    }
-
-    // The commands: what each device lacks, gaps bridged where the host
-    // holds them and a gap costs less than a command (`Runs::transfers`).
-    let mut sends: Vec<Vec<Vec<Rect>>> = Vec::with_capacity(works.len());
-    for (wi, w) in works.iter().enumerate() {
-        let mut per = Vec::with_capacity(n_arrays);
-        for (ai, a) in plan.arrays.iter().enumerate() {
-            let r = res[a.arg_index as usize].as_deref().expect("checked above");
-            let fill = r
-                .coh
-                .valid(Holder::Host)
-                .intersect(&range_runs(w.arrays[ai].cover));
-            let rects = to_device[wi][ai].transfers(&fill, a.elem_size, COMMAND_COST_BYTES);
-            to_device[wi][ai] = Rect::union_of(&rects);
-            per.push(rects);
-        }
-        sends.push(per);
+        // The commands: what each device lacks, gaps bridged where the host
+        // holds them and a gap costs less than a command (`Runs::transfers`).
+        let s = match kept {
+            Some(s) => s,
+            None => {
+                let mut rects = Vec::with_capacity(works.len());
+                for (w, to) in works.iter().zip(to_device.iter_mut()) {
+                    let fill = r
+                        .coh
+                        .valid(Holder::Host)
+                        .intersect(&range_runs(w.arrays[ai].cover));
+                    let rs = to.transfers(&fill, es, COMMAND_COST_BYTES);
+                    *to = Rect::union_of(&rs);
+                    rects.push(rs);
+                }
+                let s = Arc::new(ArraySends { to_device, rects });
+                if let Some(f) = &mut fresh[ai] {
+                    f.sends = Some(s.clone());
+                }
+                s
+            }
+        };
+        sends.push(s);
     }
 
     // Backups of what only the device holds in its write window.
@@ -373,8 +495,11 @@ fn phase0(
                 };
                 let arg = a.arg_index as usize;
                 let r = res[arg].as_deref().expect("checked above");
-                let kept =
-                    Runs::interval(l, u).intersect(&r.coh.exclusive(Holder::Device(w.device)));
+                let only = r.coh.exclusive(Holder::Device(w.device));
+                if only.is_empty() {
+                    continue;
+                }
+                let kept = Runs::interval(l, u).intersect(&only);
                 let Some((kl, ku)) = kept.hull() else {
                     continue;
                 };
@@ -400,7 +525,6 @@ fn phase0(
         }
     }
     Ok(Phase0 {
-        to_device,
         placed,
         sends,
         backups,
@@ -430,7 +554,7 @@ fn phase1(
     guarded: bool,
     ctx_of: &[Arc<DeviceCtx>],
     transfers: Transfers<'_>,
-    flags: &mut [Vec<u8>],
+    flags: &mut [[u8; GUARD_FLAG_BYTES]],
 ) -> Result<Enqueued> {
     let Transfers {
         sends,
@@ -467,10 +591,12 @@ fn phase1(
     let arrays = &plan.arrays;
     let sends_ref = sends;
     let placed_ref = placed;
+    // `wait`: the device's queue is finished here (else only flushed).
     let enqueue = |wi: usize,
                    w: &DevWork,
                    dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>,
-                   flags_wi: &mut Vec<u8>|
+                   flags_wi: &mut [u8; GUARD_FLAG_BYTES],
+                   wait: bool|
      -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
         let host = host_ref.get();
         let (dk, mems) = dk.0;
@@ -484,7 +610,7 @@ fn phase1(
         let mut to = 0u64;
         for (ai, a) in arrays.iter().enumerate() {
             let src = host[a.arg_index as usize].expect("checked: array arguments are buffers");
-            for rect in &sends_ref[wi][ai] {
+            for rect in &sends_ref[ai].rects[wi] {
                 // SAFETY: the copy is bounds-checked against the host and the
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
@@ -500,17 +626,14 @@ fn phase1(
         } else {
             None
         };
-        let mut set: Vec<(&str, SetArg<'_>)> = infos
-            .iter()
-            .enumerate()
-            .map(|(i, info)| {
-                let mem = array_of_arg[i].map(|ai| mems[ai]);
-                (
-                    info.name.as_str(),
-                    guarded_arg(&scalars[i], mem, sink, info.elem_size),
-                )
-            })
-            .collect();
+        let mut set: Vec<(&str, SetArg<'_>)> = Vec::with_capacity(infos.len() + extra_names.len());
+        set.extend(infos.iter().enumerate().map(|(i, info)| {
+            let mem = array_of_arg[i].map(|ai| mems[ai]);
+            (
+                info.name.as_str(),
+                guarded_arg(&scalars[i], mem, sink, info.elem_size),
+            )
+        }));
         push_extra_args(&mut set, extra_names, &extras[wi], flag_buf.as_ref());
         let memo = if guarded {
             &dk.sub_args
@@ -555,7 +678,15 @@ fn phase1(
         }
         // Each device's thread waits for its own queue: the devices run at
         // once, with no second round of threads to flush and finish them.
-        exec::finish_queue(ctx)?;
+        // Until the driver is known (`exec::runs_apart`), the queue is
+        // flushed first and the kernel looked at.
+        if !wait || !exec::runs_apart(ctx) {
+            exec::flush_queue(ctx)?;
+            exec::probe_apart(ctx, &ev);
+        }
+        if wait {
+            exec::finish_queue(ctx)?;
+        }
         let report = DeviceReport {
             index: w.device,
             name: ctx.info.name.clone(),
@@ -563,40 +694,74 @@ fn phase1(
             slice: (w.lo, w.hi),
             bytes_to_device: to,
             bytes_from_device: from,
-            commands: sends_ref[wi].iter().map(|v| v.len() as u64).sum::<u64>()
+            commands: sends_ref
+                .iter()
+                .map(|s| s.rects[wi].len() as u64)
+                .sum::<u64>()
                 + staged[wi].len() as u64,
             kernel_ms: 0.0,
         };
         Ok((flag_buf, ev, report))
     };
-    let jobs: Vec<_> = works
-        .iter()
-        .enumerate()
-        .zip(flags.iter_mut())
-        .map(|((wi, w), f)| {
-            let dk = &plan.kernels[&w.device];
-            (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
-        })
-        .collect();
-    let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
-        let (start, cl0) = (Instant::now(), exec::cl_time());
-        let r = enqueue(wi, w, dk, f);
-        let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
-        (r, start, end, (end - start).saturating_sub(cl))
-    });
-    // This thread then waited for the other devices' enqueues, whose
-    // OpenCL calls are timed in their own threads. Of the wait, the part
-    // the last of them ran (from its start, or the wait's) less all its own
-    // host time was spent inside OpenCL calls; the rest (waking it up, its
-    // host time) stays host time.
-    if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
-        exec::add_cl_time(
-            end.saturating_duration_since(start.max(wait_from))
-                .saturating_sub(host),
-        );
-    }
+    let results = if works.len() > 1 && ctx_of.iter().filter(|c| !exec::runs_apart(c)).count() <= 1
+    {
+        // Every device but at most one runs its commands apart: all are
+        // enqueued from this thread, those first (each flushed, so that it
+        // starts), the other one last (its driver may run it while it is
+        // enqueued), then each queue is finished.
+        let mut order: Vec<usize> = (0..works.len()).collect();
+        order.sort_by_key(|&wi| !exec::runs_apart(&ctx_of[wi]));
+        let mut slots: Vec<Option<Result<_>>> = (0..works.len()).map(|_| None).collect();
+        let mut flags_of: Vec<Option<&mut [u8; GUARD_FLAG_BYTES]>> =
+            flags.iter_mut().map(Some).collect();
+        for &wi in &order {
+            let dk = &plan.kernels[&works[wi].device];
+            let f = flags_of[wi].take().expect("each device once");
+            slots[wi] = Some(enqueue(
+                wi,
+                &works[wi],
+                OneThread((dk, mems[wi].as_slice())),
+                f,
+                false,
+            ));
+        }
+        let mut results = Vec::with_capacity(works.len());
+        for (slot, c) in slots.into_iter().zip(ctx_of) {
+            let r = slot.expect("each device once");
+            results.push(r.and_then(|r| exec::finish_queue(c).map(|()| r)));
+        }
+        results
+    } else {
+        let jobs: Vec<_> = works
+            .iter()
+            .enumerate()
+            .zip(flags.iter_mut())
+            .map(|((wi, w), f)| {
+                let dk = &plan.kernels[&w.device];
+                (&*dk.ctx, (wi, w, OneThread((dk, mems[wi].as_slice())), f))
+            })
+            .collect();
+        let (results, wait_from) = exec::on_devices(jobs, |(wi, w, dk, f)| {
+            let (start, cl0) = (Instant::now(), exec::cl_time());
+            let r = enqueue(wi, w, dk, f, true);
+            let (end, cl) = (Instant::now(), exec::cl_time() - cl0);
+            (r, start, end, (end - start).saturating_sub(cl))
+        });
+        // This thread then waited for the other devices' enqueues, whose
+        // OpenCL calls are timed in their own threads. Of the wait, the part
+        // the last of them ran (from its start, or the wait's) less all its
+        // own host time was spent inside OpenCL calls; the rest (waking it
+        // up, its host time) stays host time.
+        if let Some(&(_, start, end, host)) = results.iter().skip(1).max_by_key(|r| r.2) {
+            exec::add_cl_time(
+                end.saturating_duration_since(start.max(wait_from))
+                    .saturating_sub(host),
+            );
+        }
+        results.into_iter().map(|(r, ..)| r).collect()
+    };
     let mut failure = None;
-    for (r, ..) in results {
+    for r in results {
         match r {
             Ok((flag_buf, ev, report)) => {
                 flag_bufs.push(flag_buf);
@@ -627,7 +792,7 @@ fn phase1(
 
 /// The guard's verdict, from each device's flags: the accesses it caught
 /// (none: the outputs can be trusted).
-fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[Vec<u8>]) -> Vec<String> {
+fn guard_verdict(plan: &Plan, works: &[DevWork], flags: &[[u8; GUARD_FLAG_BYTES]]) -> Vec<String> {
     let infos = &plan.kernel.args;
     let mut fired = Vec::new();
     for (wi, w) in works.iter().enumerate() {
@@ -712,10 +877,17 @@ fn restore(
 /// Records what each device wrote, now, before anything else can fail:
 /// resident where the written sets are disjoint; where they are merged on
 /// the host, the devices' copies are distrusted (the host held every
-/// element of them before the launch, phase 0).
-fn record(plan: &Plan, res: &mut [Option<&mut Residency>], works: &[DevWork], glue: &[Glue]) {
+/// element of them before the launch, phase 0). A `replay`ed array's
+/// record is set at the end of the launch.
+fn record(
+    plan: &Plan,
+    res: &mut [Option<&mut Residency>],
+    works: &[DevWork],
+    glue: &[Glue],
+    replay: &[bool],
+) {
     for (ai, a) in plan.arrays.iter().enumerate() {
-        if !a.writes {
+        if !a.writes || replay[ai] {
             continue;
         }
         let r = res[a.arg_index as usize]
@@ -795,13 +967,15 @@ fn staged_reads(
 }
 
 /// After the guard's verdict and [`record`]: the early reads' bytes go to
-/// the host copies, which then hold those elements.
+/// the host copies, which then hold those elements (recorded at the end
+/// for a `replay`ed array).
 fn take_early_reads(
     plan: &Plan,
     args: &mut KernelArgs,
     res: &mut [Option<&mut Residency>],
     staged: &[Vec<StagedRead>],
     staging: &[Vec<u8>],
+    replay: &[bool],
 ) -> Result<()> {
     for sr in staged.iter().flatten().filter(|sr| sr.early) {
         let a = &plan.arrays[sr.array];
@@ -822,6 +996,9 @@ fn take_early_reads(
             });
         };
         dst.copy_from_slice(&staging[sr.staging]);
+        if replay[sr.array] {
+            continue;
+        }
         res[a.arg_index as usize]
             .as_deref_mut()
             .expect("checked above")
@@ -833,7 +1010,7 @@ fn take_early_reads(
 
 /// Merges on the host what each device wrote of a diff-merged array: an
 /// element a device changed (its staged value differs from the host's
-/// original) takes that value.
+/// original) takes that value (recorded at the end for a `replay`ed array).
 fn merge(
     plan: &Plan,
     args: &mut KernelArgs,
@@ -841,6 +1018,7 @@ fn merge(
     works: &[DevWork],
     glue: &[Glue],
     staging: &[Vec<u8>],
+    replay: &[bool],
 ) {
     for (ai, a) in plan.arrays.iter().enumerate() {
         if !a.writes {
@@ -881,7 +1059,9 @@ fn merge(
             }
             merged = merged.union(&Runs::interval(l, u));
         }
-        r.coh.written(Holder::Host, &merged);
+        if !replay[ai] {
+            r.coh.written(Holder::Host, &merged);
+        }
     }
 }
 
@@ -918,7 +1098,8 @@ impl<T> SharedRegions<'_, T> {
 /// where each array's allocation starts and its handle, the subkernel's
 /// extra arguments, the staged reads and the staging regions they fill.
 struct Transfers<'a> {
-    sends: &'a [Vec<Vec<Rect>>],
+    /// Per array.
+    sends: &'a [Arc<ArraySends>],
     placed: &'a [Vec<(i64, u64)>],
     mems: &'a [Vec<opencl3::types::cl_mem>],
     /// The subkernel's extra arguments per device.

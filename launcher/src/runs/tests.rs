@@ -507,6 +507,19 @@ proptest! {
         prop_assert_eq!(set(&r), model);
     }
 
+    /// Issue 11: one run (or none) is sent as the cost model would send it,
+    /// without planning.
+    #[test]
+    fn issue11_one_run_transfers_as_the_cost_model_plans(
+        lo in -2i64..64,
+        n in 0i64..12,
+        fill in arb_any(),
+        cost in prop::sample::select(vec![1u64, 4, 32, 1024]),
+    ) {
+        let r = Runs::interval(lo, lo + n - 1);
+        prop_assert_eq!(r.transfers(&fill, 4, cost), r.planned_transfers(&fill, 4, cost));
+    }
+
     #[test]
     fn rects_cover_exactly(r in arb_any()) {
         let rects = r.rects();
