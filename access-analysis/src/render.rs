@@ -978,6 +978,7 @@ impl<'a> Renderer<'a> {
                 a.assumptions.push(Assumption {
                     description,
                     condition: cond_s,
+                    array: None,
                 });
             }
         }

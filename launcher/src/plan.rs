@@ -327,7 +327,9 @@ pub struct Plan {
     pub(crate) source: String,
     pub(crate) build_options: Vec<String>,
     pub(crate) arrays: Vec<ArrayPlan>,
-    pub(crate) assumptions: Vec<(String, String, BoundCondition)>,
+    /// Per launch-time assumption: its description, condition text, bound
+    /// condition, and the argument index of the array it is for, if one.
+    pub(crate) assumptions: Vec<(String, String, BoundCondition, Option<u32>)>,
     /// `Some(reason)` when the kernel never runs split.
     pub(crate) unsplit_reason: Option<String>,
     /// `Ok(guarded argument indices)` when the subkernel checks every buffer
@@ -481,7 +483,7 @@ impl Plan {
             .assumptions
             .iter()
             .zip(bound.assumptions)
-            .map(|(a, b)| (a.description.clone(), a.condition.clone(), b))
+            .map(|(a, b)| (a.description.clone(), a.condition.clone(), b, a.array))
             .collect();
 
         // Boxes only where the subkernel checks them (every dimension's

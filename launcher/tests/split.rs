@@ -238,6 +238,7 @@ fn failed_assumption_runs_unsplit_and_says_so() {
         ranges_format::ParamSource::ScalarArg { arg_index: 3 },
     ));
     ranges.assumptions.push(Assumption {
+        array: None,
         description: "n is the global size".into(),
         condition: "[n, g0] -> { : n = g0 }".into(),
     });
@@ -282,6 +283,70 @@ fn failed_assumption_runs_unsplit_and_says_so() {
     assert!(
         report.notes[0].starts_with("assumption does not hold: n is the global size"),
         "{report}"
+    );
+    assert_eq!(args.buffer("c"), reference.buffer("c"));
+}
+
+/// Issue 15: an assumption that names its array sends that array alone
+/// whole when it fails at launch, where it names a read-only one; the
+/// split goes on, the other arrays keep their ranges, and the result is the
+/// unsplit one. One that names a written array still runs the kernel
+/// unsplit. (The conditions are made up: here `a`'s fails with nothing
+/// else wrong, as when only `a`'s delinearization needed it.)
+#[test]
+fn a_failed_assumption_of_a_read_array_sends_it_alone_whole() {
+    let rt = two_devices();
+    let with = |array: u32, condition: &str| {
+        let mut ranges = vadd_ranges();
+        ranges.params.push(param(
+            "n",
+            ranges_format::ParamSource::ScalarArg { arg_index: 3 },
+        ));
+        ranges.assumptions.push(Assumption {
+            array: Some(array),
+            description: "a made-up assumption".into(),
+            condition: condition.into(),
+        });
+        Plan::from_kernel(&rt, ranges, VADD, &[]).unwrap()
+    };
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let options = LaunchOptions {
+        unchecked: true,
+        ..Default::default()
+    };
+    // `a` (argument 0) is only read: it alone goes whole to each device.
+    let mut plan = with(0, "[n, g0] -> { : n = g0 + 1 }");
+    let input = plan
+        .args_from_specs(&["a=rand:1000:1", "b=rand:1000:2", "c=seq:1000", "n=1000"])
+        .unwrap();
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(&mut plan, &nd, &mut args, &[(0, 0.5), (1, 0.5)], &options).unwrap();
+    assert!(report.split, "{report}");
+    assert!(
+        report.notes[0].starts_with("assumption does not hold: a made-up assumption")
+            && report.notes[0].ends_with("array 'a' is transferred whole"),
+        "{report}"
+    );
+    // each device: all of a, its part of b; its part of c back
+    for d in &report.devices {
+        let part = 4 * 8 * d.work_groups;
+        assert_eq!(d.bytes_to_device, 4000 + part, "{report}");
+        assert_eq!(d.bytes_from_device, part, "{report}");
+    }
+    assert_eq!(args.buffer("c"), reference.buffer("c"));
+    // `c` (argument 2) is written: the kernel runs unsplit.
+    let mut plan = with(2, "[n, g0] -> { : n = g0 }");
+    let input = plan
+        .args_from_specs(&["a=rand:1000:1", "b=rand:1000:2", "c=seq:1000", "n=997"])
+        .unwrap();
+    let reference = whole_reference(&rt, VADD, "vadd", &nd, &input);
+    let mut args = input.clone();
+    let report = launch(&mut plan, &nd, &mut args, &[(0, 0.5), (1, 0.5)], &options).unwrap();
+    assert!(!report.split, "{report}");
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("a launch-time assumption does not hold: a made-up assumption")
     );
     assert_eq!(args.buffer("c"), reference.buffer("c"));
 }
@@ -601,6 +666,7 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
             ranges_format::ParamSource::ScalarArg { arg_index: 3 },
         ));
         r.assumptions.push(Assumption {
+            array: None,
             description: "n is the global size".into(),
             condition: "[n, g0] -> { : n = g0 }".into(),
         });

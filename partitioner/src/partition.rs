@@ -66,6 +66,17 @@ impl LaunchPoint {
         params: &[Param],
         args: &[ranges_format::ArgInfo],
     ) -> std::collections::BTreeMap<String, i64> {
+        self.values_with_slice(params, args, None)
+    }
+
+    /// [`LaunchPoint::values`], with the slice's bounds too where `whole`
+    /// names the split dimension: the whole NDRange as one slice.
+    pub fn values_with_slice(
+        &self,
+        params: &[Param],
+        args: &[ranges_format::ArgInfo],
+        whole: Option<u32>,
+    ) -> std::collections::BTreeMap<String, i64> {
         let size = |v: &[u64], k: u32| -> Option<i64> {
             if v.is_empty() {
                 return None;
@@ -89,10 +100,12 @@ impl LaunchPoint {
                     ParamSource::GlobalOffset(_) => 0,
                     ParamSource::NumGroups(k) => groups(k)?,
                     // a count at a launch's values stays one in the slice's bounds
-                    ParamSource::SliceLo
-                    | ParamSource::SliceHi
-                    | ParamSource::SliceLoItem
-                    | ParamSource::SliceHiItem => return None,
+                    ParamSource::SliceLo | ParamSource::SliceLoItem => {
+                        whole?;
+                        0
+                    }
+                    ParamSource::SliceHi => groups(whole?)?,
+                    ParamSource::SliceHiItem => size(&self.global, whole?)?,
                 };
                 Some((p.name.clone(), v))
             })
@@ -2066,6 +2079,7 @@ fn partition_along(
                 assumptions.push(Assumption {
                     description: format!("array '{}': {}", a.name, s.description),
                     condition: s.condition.clone(),
+                    array: Some(a.arg_index),
                 });
             }
         }

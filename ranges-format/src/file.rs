@@ -374,6 +374,13 @@ pub struct Assumption {
     pub description: String,
     /// Condition text over the parameters (see [`Condition`]).
     pub condition: String,
+    /// The argument index of the array whose model needs it (its
+    /// delinearization), when one array's does: where it fails at launch,
+    /// that array alone is transferred whole (a written one runs the kernel
+    /// unsplit). Absent from the file when `None` (a failure then sends
+    /// every array whole), so older files load and keep their checksums.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<u32>,
 }
 
 /// The rewritten kernel that runs one slice.

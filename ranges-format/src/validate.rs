@@ -682,6 +682,16 @@ impl KernelRanges {
         }
         let mut assumptions = Vec::with_capacity(self.assumptions.len());
         for (i, asm) in self.assumptions.iter().enumerate() {
+            if let Some(a) = asm.array {
+                if !self.arrays.iter().any(|x| x.arg_index == a) {
+                    return Err(RangesError::BadExpression {
+                        kernel: self.name.clone(),
+                        array: String::new(),
+                        field: format!("assumptions[{i}].array"),
+                        message: format!("argument {a} has no array entry"),
+                    });
+                }
+            }
             assumptions.push(
                 bind_cond(&asm.condition)
                     .map_err(|e| bad("", format!("assumptions[{i}].condition"), e))?,

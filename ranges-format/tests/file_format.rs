@@ -205,6 +205,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
             (text(), from_pool(COND_POOL)).prop_map(|(description, condition)| Assumption {
                 description,
                 condition,
+                array: None,
             }),
             0..3,
         ),
@@ -522,6 +523,7 @@ fn bad_expressions_name_kernel_array_and_field() {
     // Kernel-level expressions.
     let mut f = small_file();
     f.kernels[0].assumptions.push(Assumption {
+        array: None,
         description: "x".into(),
         condition: "N >=".into(),
     });

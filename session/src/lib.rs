@@ -606,15 +606,19 @@ impl Session {
         };
         // Specialization may help where writes were not proved disjoint, or a
         // written array could not be bounded (a subscript dividing by a
-        // scalar, `i / stride`, becomes quasi-affine with the value known).
+        // scalar, `i / stride`, becomes quasi-affine with the value known),
+        // or a launch-time assumption fails at this launch's values (the
+        // delinearization it came from is not needed with them known).
         let written_whole = |a: &ranges_format::ArrayRanges| {
             matches!(a.status, ranges_format::ArrayStatus::Whole { .. })
                 && matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW)
         };
-        let may_help = k.arrays.iter().any(|a| {
-            written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices)
-        });
-        if k.splittable || !may_help {
+        let fails = assumption_fails(k, po.count_at.as_ref());
+        let may_help = fails
+            || k.arrays.iter().any(|a| {
+                written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices)
+            });
+        if (k.splittable && !fails) || !may_help {
             return Ok(rf);
         }
         for (d, g) in config.global.iter().take(3).enumerate() {
@@ -641,7 +645,11 @@ impl Session {
             }
         }
         let mut special = self.analyze(Some(kernel), &po)?;
-        if special.kernels.first().is_some_and(|s| s.splittable) {
+        if special
+            .kernels
+            .first()
+            .is_some_and(|s| s.splittable && !assumption_fails(s, po.count_at.as_ref()))
+        {
             special.kernels[0].diagnostics.push(SPECIALIZED_NOTE.into());
             return Ok(special);
         }
@@ -672,6 +680,29 @@ impl Session {
         });
         Ok(file)
     }
+}
+
+/// Whether a launch-time assumption of `k` is false at the launch `point`
+/// (at offset 0, the whole NDRange as one slice): the launcher would send
+/// its array whole, or run the kernel unsplit, where the analysis
+/// specialized on the launch's values may need no such assumption.
+fn assumption_fails(k: &KernelRanges, point: Option<&partitioner::LaunchPoint>) -> bool {
+    let Some(point) = point else { return false };
+    let values = point.values_with_slice(&k.params, &k.args, Some(k.split_dim.unwrap_or(0)));
+    let names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    let Some(vals) = names
+        .iter()
+        .map(|n| values.get(*n).copied())
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return false;
+    };
+    k.assumptions.iter().any(|a| {
+        ranges_format::Condition::parse(&a.condition)
+            .and_then(|c| c.bind(&names))
+            .and_then(|c| c.eval(&vals))
+            .is_ok_and(|holds| !holds)
+    })
 }
 
 /// The build options of a range file of `program`: the user's, then those

@@ -310,10 +310,12 @@ fn schedule_run(
         p
     };
 
-    // launch-time assumptions
+    // Launch-time assumptions: one that fails sends its array whole (every
+    // array where it names none); a written array's runs the kernel unsplit.
     let mut all_whole = false;
+    let mut whole_arrays: Vec<u32> = Vec::new();
     let mut failed = None;
-    for (desc, text, cond) in &plan.assumptions {
+    for (desc, text, cond, array) in &plan.assumptions {
         let mut holds = true;
         let points = std::iter::once(base.clone())
             .chain(participants.iter().map(|&(_, lo, hi)| slice_params(lo, hi)));
@@ -325,11 +327,28 @@ fn schedule_run(
             })?;
         }
         if !holds {
-            notes.push(format!(
-                "assumption does not hold: {desc} ({text}); every array is transferred whole"
-            ));
-            all_whole = true;
-            failed.get_or_insert_with(|| desc.clone());
+            let written =
+                array.is_none_or(|i| plan.arrays.iter().any(|a| a.arg_index == i && a.writes));
+            match array {
+                Some(i) if !written => {
+                    let name = plan
+                        .arrays
+                        .iter()
+                        .find(|a| a.arg_index == *i)
+                        .map_or("?", |a| a.name.as_str());
+                    notes.push(format!(
+                        "assumption does not hold: {desc} ({text}); array '{name}' is transferred whole"
+                    ));
+                    whole_arrays.push(*i);
+                }
+                _ => {
+                    notes.push(format!(
+                        "assumption does not hold: {desc} ({text}); every array is transferred whole"
+                    ));
+                    all_whole = true;
+                    failed.get_or_insert_with(|| desc.clone());
+                }
+            }
         }
     }
     let mut reason = plan.unsplit_reason.clone();
@@ -363,7 +382,10 @@ fn schedule_run(
                         lo,
                         hi,
                         slice_params(lo, hi),
-                        all_whole,
+                        Whole {
+                            all: all_whole,
+                            arrays: &whole_arrays,
+                        },
                         options,
                     )
                 })
@@ -647,6 +669,14 @@ fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
     Ok(())
 }
 
+/// The arrays a launch sends whole because a launch-time assumption failed:
+/// all, or these (argument indices).
+#[derive(Clone, Copy)]
+struct Whole<'w> {
+    all: bool,
+    arrays: &'w [u32],
+}
+
 /// The ranges of every array for one device's slice.
 #[allow(clippy::too_many_arguments)]
 fn device_work(
@@ -656,14 +686,16 @@ fn device_work(
     lo: u64,
     hi: u64,
     params: Vec<i64>,
-    all_whole: bool,
+    whole_at_launch: Whole<'_>,
     options: &LaunchOptions,
 ) -> Result<DevWork> {
     let mut arrays = Vec::with_capacity(plan.arrays.len());
     for a in &plan.arrays {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
         let whole_range = (0, len - 1);
-        let whole = all_whole || a.whole_reason.is_some();
+        let whole = whole_at_launch.all
+            || whole_at_launch.arrays.contains(&a.arg_index)
+            || a.whole_reason.is_some();
         // A bounded array without a slice range: no slice touches it (the
         // guard checks that), so nothing moves and no memory is held.
         let untouched = !whole && a.slice.is_none();

@@ -276,6 +276,7 @@ pub fn matmul_ranges() -> KernelRanges {
             ),
         ],
         assumptions: vec![ranges_format::Assumption {
+            array: None,
             description: "the matrix width wb is the global size along x".into(),
             condition: "[wb, l0, lo, hi, g1, wa] -> { : wb >= 1 }".into(),
         }],
