@@ -689,20 +689,22 @@ impl Session {
 fn assumption_fails(k: &KernelRanges, point: Option<&partitioner::LaunchPoint>) -> bool {
     let Some(point) = point else { return false };
     let values = point.values_with_slice(&k.params, &k.args, Some(k.split_dim.unwrap_or(0)));
-    let names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
-    let Some(vals) = names
+    let Some(vals) = k
+        .params
         .iter()
-        .map(|n| values.get(*n).copied())
+        .map(|p| values.get(&p.name).copied())
         .collect::<Option<Vec<i64>>>()
     else {
         return false;
     };
-    k.assumptions.iter().any(|a| {
-        ranges_format::Condition::parse(&a.condition)
-            .and_then(|c| c.bind(&names))
-            .and_then(|c| c.eval(&vals))
-            .is_ok_and(|holds| !holds)
-    })
+    // bound as a range file's reader binds them
+    let Ok(bound) = k.validate_and_bind() else {
+        return false;
+    };
+    bound
+        .assumptions
+        .iter()
+        .any(|c| c.eval(&vals).is_ok_and(|holds| !holds))
 }
 
 /// The build options of a range file of `program`: the user's, then those
