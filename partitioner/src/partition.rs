@@ -147,24 +147,22 @@ fn point_input(
             format!("isl failed while {what}")
         }
     };
-    let pieces = || -> Option<Vec<Set>> {
-        // made anew here: the kernel's context may have run out of time
-        let dom = cx.slice_in(&sub, d)?;
-        let mut out = Vec::with_capacity(a.accesses.len());
-        for acc in &a.accesses {
-            let m = sub.map(&acc.map).ok()?;
-            // The exported relations keep the global ids only (as `access-analysis` does).
-            let n_in = m.dim(DimType::In).ok()? as u32;
-            let m = m
-                .project_out(DimType::In, 3, n_in.checked_sub(3)?)
-                .ok()?
-                .set_tuple_name(DimType::In, "W")
-                .ok()?;
-            out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
-        }
-        Some(out)
-    };
-    let pieces = pieces().ok_or_else(|| failed("making the footprint"))?;
+    // the slice made anew here: the kernel's context may have run out of time
+    let pieces = cx
+        .slice_in(&sub, d)
+        .and_then(|dom| {
+            access_footprints_in(
+                &sub,
+                a,
+                &[
+                    AccessKind::Read,
+                    AccessKind::MustWrite,
+                    AccessKind::MayWrite,
+                ],
+                &dom,
+            )
+        })
+        .ok_or_else(|| failed("making the footprint"))?;
     if pieces.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -476,20 +474,30 @@ impl<'a> Ctx<'a> {
         kinds: &[AccessKind],
         dom: &Set,
     ) -> Option<Vec<Set>> {
-        let mut out = Vec::new();
-        for acc in a.accesses.iter().filter(|x| kinds.contains(&x.kind)) {
-            let m = self.isl.map(&acc.map).ok()?;
-            // The exported relations keep the global ids only (as `access-analysis` does).
-            let n_in = m.dim(DimType::In).ok()? as u32;
-            let m = m
-                .project_out(DimType::In, 3, n_in.checked_sub(3)?)
-                .ok()?
-                .set_tuple_name(DimType::In, "W")
-                .ok()?;
-            out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
-        }
-        Some(out)
+        access_footprints_in(&self.isl, a, kinds, dom)
     }
+}
+
+/// [`Ctx::access_footprints`] made in `isl`'s context.
+fn access_footprints_in(
+    isl: &Isl,
+    a: &ArrayAccesses,
+    kinds: &[AccessKind],
+    dom: &Set,
+) -> Option<Vec<Set>> {
+    let mut out = Vec::new();
+    for acc in a.accesses.iter().filter(|x| kinds.contains(&x.kind)) {
+        let m = isl.map(&acc.map).ok()?;
+        // The exported relations keep the global ids only (as `access-analysis` does).
+        let n_in = m.dim(DimType::In).ok()? as u32;
+        let m = m
+            .project_out(DimType::In, 3, n_in.checked_sub(3)?)
+            .ok()?
+            .set_tuple_name(DimType::In, "W")
+            .ok()?;
+        out.push(m.intersect_domain(dom.copy().ok()?).ok()?.range().ok()?);
+    }
+    Some(out)
 }
 
 /// The bounds of a footprint per delinearized dimension (`dim_min`/`dim_max`
