@@ -304,17 +304,17 @@ pub struct Boxes {
 /// An Ehrhart count: the sum over `terms` of the value of the first chamber
 /// whose domain holds; a term with no matching chamber contributes 0.
 ///
-/// A count made at one point of the parameters (isl's count of a launch's
-/// footprint at its concrete values, where no parametric count could be
-/// had) names that point in `at`: it holds there only, and evaluating it
+/// A count made with some parameters fixed at a launch's values (where no
+/// parametric count could be had, or for `clpart run`'s report) names them
+/// in `at`: it holds where they have those values only, and evaluating it
 /// anywhere else is an error ([`ExprError::OutsidePoint`]), never 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Count {
     /// Terms of the sum, each a list of chambers.
     pub terms: Vec<Vec<Chamber>>,
-    /// The parameters' values where the count was made, when it was made
-    /// at one point; empty for a parametric count. Absent from the file
-    /// when empty, so older files load and keep their checksums.
+    /// The parameters fixed when the count was made, with their values;
+    /// empty for a parametric count. Absent from the file when empty, so
+    /// older files load and keep their checksums.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<(String, i64)>,
 }
@@ -325,18 +325,6 @@ impl Count {
         Count {
             terms,
             at: Vec::new(),
-        }
-    }
-
-    /// `n` elements, counted at the point `at` (each parameter's name and
-    /// value) and valid there only.
-    pub fn at_point(n: u64, at: Vec<(String, i64)>) -> Count {
-        Count {
-            terms: vec![vec![Chamber {
-                domain: "true".into(),
-                value: n.to_string(),
-            }]],
-            at,
         }
     }
 }

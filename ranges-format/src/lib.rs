@@ -155,8 +155,8 @@ pub enum ExprError {
     /// Division by zero while solving an existential variable.
     #[error("division by zero while evaluating an expression")]
     DivisionByZero,
-    /// A count made at one point of the parameters ([`Count::at`])
-    /// asked for elsewhere.
+    /// A count made with some parameters fixed ([`Count::at`]) asked for
+    /// at other values of them.
     #[error("the count holds only where {name} = {at} (here {name} = {value})")]
     OutsidePoint {
         /// The parameter whose value differs.
