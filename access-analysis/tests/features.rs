@@ -495,13 +495,15 @@ fn exponential_inlining_is_cut_off_with_a_reason() {
 /// loop-invariant amount (`p += 3`, `q--`), is its value at the loop's entry
 /// plus the iteration count times its step: the subscripts stay affine and
 /// exact. One that a `continue` may skip, that is stepped under a condition,
-/// or whose step the loop changes stays loop-carried: its array is whole,
-/// with the reason.
+/// whose step the loop changes, that the body declares anew or that the
+/// loop's condition steps too stays loop-carried: its array is whole, with
+/// the reason.
 #[test]
 fn induction_variables_are_affine_in_the_iteration_count() {
     let ka = inline(
         "__kernel void k(__global float *a, __global float *b, __global float *c,
-                         __global float *d, __global float *e) {
+                         __global float *d, __global float *e, __global float *g,
+                         __global float *hh) {
             int i = get_global_id(0);
             int p = i;
             int q = 2 * i;
@@ -531,6 +533,17 @@ fn induction_variables_are_affine_in_the_iteration_count() {
                 u += step;
                 step++;
             }
+            int f = i;
+            for (int k = 0; k < 4; k++) {
+                g[f] = 5.0f;
+                int f = 0;
+                f++;
+            }
+            int h = i;
+            for (int k = 0; k < 4 && h++ >= 0; k++) {
+                hh[h] = 6.0f;
+                h++;
+            }
         }",
         &opts(),
     );
@@ -548,7 +561,9 @@ fn induction_variables_are_affine_in_the_iteration_count() {
         &b.must_writes,
         "[gs0, go0] -> { W[x0, 0, 0] -> b[o] : go0 <= x0 < go0 + gs0 and 2x0 - 3 <= o <= 2x0 }",
     );
-    for name in ["c", "d", "e"] {
+    // Also not: a variable the body declares anew (`g[f]` reads the outer
+    // `f`, which stays `i`), or one the loop's condition steps too.
+    for name in ["c", "d", "e", "g", "hh"] {
         let reason = ka
             .array(name)
             .unwrap()

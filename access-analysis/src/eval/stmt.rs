@@ -251,7 +251,7 @@ impl<'a> Walker<'a> {
                 // Induction variables (`idx += stride` once per iteration):
                 // their values at the loop's entry, before they are forgotten.
                 let inductions: Vec<(String, IntVal, i128, Option<&Expr>)> =
-                    induction_steps(body, &others, &assigned)
+                    induction_steps(body, &extra, &others, &assigned)
                         .into_iter()
                         .filter_map(|(v, sign, amount)| match self.lookup(&v) {
                             Some(Val::Int(x @ IntVal::Known(_))) => {
@@ -517,9 +517,12 @@ pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
 /// step's sign and `e`) and nothing else in the body assigns. `e` is made
 /// of literals, casts, arithmetic and variables that the body does not
 /// assign (`assigned`): no call, no memory, no assignment. None when an
-/// iteration may skip its step (`continue`) or leave early.
+/// iteration may skip its step (`continue`) or leave early; not a variable
+/// that the loop's condition or step (`extra`) also assigns, nor one the
+/// body declares anew (its step would be the new variable's).
 fn induction_steps<'b>(
     body: &'b [Stmt],
+    extra: &[&Expr],
     candidates: &[String],
     assigned: &[String],
 ) -> Vec<(String, i128, Option<&'b Expr>)> {
@@ -535,6 +538,8 @@ fn induction_steps<'b>(
         if !candidates.contains(&name)
             || out.iter().any(|(n, _, _)| *n == name)
             || assignments_to(body, &name) != 1
+            || extra.iter().any(|e| assignments_in(e, &name) > 0)
+            || declares(body, &name)
             || amount.is_some_and(|a| !invariant(a, assigned))
         {
             continue;
@@ -547,17 +552,44 @@ fn induction_steps<'b>(
 /// How many assignments (`=`, `op=`, `++`, `--`) to `name` `body` holds.
 fn assignments_to(body: &[Stmt], name: &str) -> usize {
     let mut n = 0;
-    coarsen::ir::visit_exprs(body, &mut |e: &Expr| {
-        let target = match &e.kind {
-            ExprKind::Assign(_, l, _) => var_name(l),
-            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
-                var_name(a)
-            }
-            _ => None,
-        };
-        n += usize::from(target == Some(name));
-    });
+    coarsen::ir::visit_exprs(body, &mut |e: &Expr| n += usize::from(assigns(e, name)));
     n
+}
+
+/// How many assignments to `name` the expression `e` holds.
+fn assignments_in(e: &Expr, name: &str) -> usize {
+    let mut n = 0;
+    coarsen::ir::visit_expr(e, &mut |x: &Expr| n += usize::from(assigns(x, name)));
+    n
+}
+
+/// Whether `e` itself assigns `name`.
+fn assigns(e: &Expr, name: &str) -> bool {
+    let target = match &e.kind {
+        ExprKind::Assign(_, l, _) => var_name(l),
+        ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
+            var_name(a)
+        }
+        _ => None,
+    };
+    target == Some(name)
+}
+
+/// Whether `body` declares a variable `name`, at any depth.
+fn declares(body: &[Stmt], name: &str) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Decl(d) => d.name == name,
+        Stmt::If { then, els, .. } => {
+            declares(then, name) || els.as_deref().is_some_and(|e| declares(e, name))
+        }
+        Stmt::For { init, body, .. } => {
+            init.as_deref()
+                .is_some_and(|i| declares(std::slice::from_ref(i), name))
+                || declares(body, name)
+        }
+        Stmt::While { body, .. } | Stmt::Block(body) => declares(body, name),
+        _ => false,
+    })
 }
 
 /// Whether `e` has the same value at every iteration of a loop whose body
