@@ -35,19 +35,20 @@ pub struct PartitionOptions {
     pub analysis: AnalysisOptions,
     /// Which Ehrhart counts to make (the slow part of the analysis).
     pub counts: Counts,
-    /// The launch being analyzed for, when there is one: where no
-    /// parametric count of a slice's footprint can be had, isl counts it at
-    /// these values ([`LaunchPoint`]).
+    /// The launch being analyzed for, when there is one: slice counts are
+    /// made at its values where no parametric one can be had, and for
+    /// [`Counts::AtLaunch`] ([`LaunchPoint`]).
     pub count_at: Option<LaunchPoint>,
 }
 
 /// The values of one launch: its global and local sizes and its integer
 /// scalar arguments by name. Where barvinok and PolyLib give no parametric
-/// count of a slice's footprint (out of time on a 3-D stencil's cross),
-/// the footprint of the whole NDRange at offset 0 is counted at these
-/// values with isl ([`Set::count_val`], which scans it a row at a time): a
-/// count valid at that point only ([`Count::at`]), so that a launch's
-/// `bytes_exact` is there for every kernel whose accesses are affine.
+/// count of a slice's footprint (out of time on a 3-D stencil's cross), and
+/// for [`Counts::AtLaunch`], the footprint is counted with every parameter
+/// but the slice's bounds fixed at these values (offsets at 0;
+/// [`point_input`], [`counts_at_points`]): a count valid at those values
+/// only ([`Count::at`]), so that a launch's `bytes_exact` is there for
+/// every kernel whose accesses are affine.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct LaunchPoint {
     /// Global size per dimension (a dimension past these is 1).
@@ -60,18 +61,9 @@ pub struct LaunchPoint {
 
 impl LaunchPoint {
     /// The value of each parameter of `params` that this launch fixes, at
-    /// offset 0, by name: all but the slice's bounds.
-    fn values(
-        &self,
-        params: &[Param],
-        args: &[ranges_format::ArgInfo],
-    ) -> std::collections::BTreeMap<String, i64> {
-        self.values_with_slice(params, args, None)
-    }
-
-    /// [`LaunchPoint::values`], with the slice's bounds too where `whole`
-    /// names the split dimension: the whole NDRange as one slice.
-    pub fn values_with_slice(
+    /// offset 0, by name: all but the slice's bounds, and those too where
+    /// `whole` names the split dimension (the whole NDRange as one slice).
+    pub fn values(
         &self,
         params: &[Param],
         args: &[ranges_format::ArgInfo],
@@ -166,56 +158,52 @@ fn point_input(
     if pieces.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    // The parameters the footprint involves, but the slice's bounds, and
-    // their values at this launch.
+    let mut union = pieces
+        .into_iter()
+        .try_fold(None::<Set>, |u, p| match u {
+            None => Ok(Some(p)),
+            Some(u) => u.union(p).map(Some),
+        })
+        .ok()
+        .flatten()
+        .ok_or_else(|| failed("making the footprint"))?;
+    // The parameters the footprint involves, but the slice's bounds, fixed
+    // at their values at this launch.
+    let used = union
+        .copy()
+        .and_then(|f| f.drop_unused_params())
+        .map_err(|_| failed("making the footprint"))?;
+    let n = used
+        .dim(DimType::Param)
+        .map_err(|_| failed("making the footprint"))?;
     let mut point: Vec<(String, i64)> = Vec::new();
-    for p in &pieces {
-        let used = p
-            .copy()
-            .and_then(|f| f.drop_unused_params())
-            .map_err(|_| failed("making the footprint"))?;
-        let n = used
-            .dim(DimType::Param)
-            .map_err(|_| failed("making the footprint"))?;
-        for k in 0..n.max(0) as u32 {
-            let name = used
-                .get_dim_name(DimType::Param, k)
-                .map_err(|_| failed("making the footprint"))?
-                .to_string();
-            if name == SX_LO || name == SX_HI || point.iter().any(|(n, _)| *n == name) {
-                continue;
-            }
-            let v = *at
-                .get(&name)
-                .ok_or_else(|| format!("the launch gives no value of '{name}'"))?;
-            point.push((name, v));
+    for k in 0..n.max(0) as u32 {
+        let name = used
+            .get_dim_name(DimType::Param, k)
+            .map_err(|_| failed("making the footprint"))?
+            .to_string();
+        if name == SX_LO || name == SX_HI {
+            continue;
         }
-    }
-    let mut union: Option<Set> = None;
-    for mut p in pieces {
-        for (name, v) in &point {
-            let Ok(pos) = p.find_dim_by_name(DimType::Param, name) else {
-                return Err(failed("fixing the footprint's parameters"));
-            };
-            let Ok(pos) = u32::try_from(pos) else {
-                continue; // not a parameter of this piece
-            };
-            let v32 = i32::try_from(*v)
-                .map_err(|_| format!("'{name}' = {v} is out of the range isl fixes"))?;
-            p = p
-                .fix_si(DimType::Param, pos, v32)
-                .map_err(|_| failed("fixing the footprint's parameters"))?;
-        }
-        union = Some(match union {
-            None => p,
-            Some(u) => u.union(p).map_err(|_| failed("making the footprint"))?,
-        });
+        let v = *at
+            .get(&name)
+            .ok_or_else(|| format!("the launch gives no value of '{name}'"))?;
+        let v32 = i32::try_from(v)
+            .map_err(|_| format!("'{name}' = {v} is out of the range isl fixes"))?;
+        let pos = union
+            .find_dim_by_name(DimType::Param, &name)
+            .ok()
+            .and_then(|p| u32::try_from(p).ok())
+            .ok_or_else(|| failed("fixing the footprint's parameters"))?;
+        union = union
+            .fix_si(DimType::Param, pos, v32)
+            .map_err(|_| failed("fixing the footprint's parameters"))?;
+        point.push((name, v));
     }
     // With the sizes fixed, the pieces coalesce cheaply into a few (24
     // planes of a chemistry table into one box), and barvinok counts those
     // basic sets' union by parts.
     let union = union
-        .ok_or_else(|| failed("making the footprint"))?
         .coalesce()
         .and_then(|u| u.drop_unused_params())
         .map_err(|_| failed("fixing the footprint's parameters"))?;
@@ -1181,14 +1169,12 @@ fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
         .zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline))
     {
         out[k] = match e {
-            Ok(e) => Ok(Count {
-                at: Vec::new(),
-                terms: e
-                    .terms
+            Ok(e) => Ok(Count::parametric(
+                e.terms
                     .iter()
                     .map(|t| t.iter().map(|c| c.text.clone()).collect())
                     .collect(),
-            }),
+            )),
             // Its turn came after the budget: as if no time were left.
             Err(E::DeadlinePassed) => Err(by_barvinok.unwrap_or_else(out_of_time)),
             Err(e) => {
@@ -1303,7 +1289,10 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     });
     let mut counts = counts.into_iter();
     let mut notes = Vec::new();
-    let point = cx.point.as_ref().map(|p| p.values(&k.params, &k.args));
+    let point = cx
+        .point
+        .as_ref()
+        .map(|p| p.values(&k.params, &k.args, None));
     add_vertices(cx, k, &todo, limit, vertices, &mut notes);
     // Per step in order: a note, or a count with the array, slot and words
     // for it, or a count at the launch's values still to be made (the

@@ -688,7 +688,7 @@ impl Session {
 /// specialized on the launch's values may need no such assumption.
 fn assumption_fails(k: &KernelRanges, point: Option<&partitioner::LaunchPoint>) -> bool {
     let Some(point) = point else { return false };
-    let values = point.values_with_slice(&k.params, &k.args, Some(k.split_dim.unwrap_or(0)));
+    let values = point.values(&k.params, &k.args, Some(k.split_dim.unwrap_or(0)));
     let Some(vals) = k
         .params
         .iter()

@@ -380,46 +380,48 @@ impl<'a> Walker<'a> {
                 // the iteration `t = (it - start) / step`, `v0 + t*e`
                 // (wrapped around where its type is unsigned and it may
                 // leave the type's range).
-                if let (IntVal::Known(pieces), Some(s)) = (&init_val, step_const) {
-                    if let ([(_, start)], true) = (pieces.as_slice(), s != 0) {
-                        let t = if s > 0 {
+                let t = match (&init_val, step_const) {
+                    (IntVal::Known(pieces), Some(s)) if pieces.len() == 1 && s != 0 => {
+                        let start = &pieces[0].1;
+                        if s > 0 {
                             it.sub(start).and_then(|d| d.floor_div(s))
                         } else {
                             start.sub(&it).and_then(|d| d.floor_div(-s))
-                        };
-                        for (v, v0, sign, amount) in &inductions {
-                            let Some(t) = &t else { break };
-                            let step_val = match amount {
-                                None => IntVal::konst(1),
-                                Some(e) => match self.eval(e) {
-                                    Val::Int(x) => x,
-                                    _ => continue,
-                                },
-                            };
-                            let Some(ty) = self.var_types.get(v.as_str()).copied() else {
-                                continue;
-                            };
-                            let value = step_val
-                                .lift2(&IntVal::poly(t.clone()), &|a, b| {
-                                    a.mul(b, &self.ndr.rules)
-                                        .and_then(|q| q.scale(*sign))
-                                        .map(|q| vec![(Cond::True, q)])
-                                        .ok_or_else(|| Why::other("overflow"))
-                                })
-                                .lift2(v0, &|a, b| {
-                                    a.add(b)
-                                        .map(|q| vec![(Cond::True, q)])
-                                        .ok_or_else(|| Why::other("overflow"))
-                                });
-                            // Each step is the variable's own arithmetic: a
-                            // signed one cannot overflow (undefined), an
-                            // unsigned one wraps around.
-                            let ty = Type::Scalar(ty);
-                            let signed = int_range(&ty).is_some_and(|r| r.3);
-                            let value =
-                                self.convert(Val::Int(value), signed.then_some(&ty), &ty, span);
-                            self.declare(v, value);
                         }
+                    }
+                    _ => None,
+                };
+                if let Some(t) = &t {
+                    for (v, v0, sign, amount) in &inductions {
+                        let step_val = match amount {
+                            None => IntVal::konst(1),
+                            Some(e) => match self.eval(e) {
+                                Val::Int(x) => x,
+                                _ => continue,
+                            },
+                        };
+                        let Some(ty) = self.var_types.get(v.as_str()).copied() else {
+                            continue;
+                        };
+                        let value = step_val
+                            .lift2(&IntVal::poly(t.clone()), &|a, b| {
+                                a.mul(b, &self.ndr.rules)
+                                    .and_then(|q| q.scale(*sign))
+                                    .map(|q| vec![(Cond::True, q)])
+                                    .ok_or_else(|| Why::other("overflow"))
+                            })
+                            .lift2(v0, &|a, b| {
+                                a.add(b)
+                                    .map(|q| vec![(Cond::True, q)])
+                                    .ok_or_else(|| Why::other("overflow"))
+                            });
+                        // Each step is the variable's own arithmetic: a signed
+                        // one cannot overflow (undefined), an unsigned one wraps
+                        // around.
+                        let ty = Type::Scalar(ty);
+                        let signed = int_range(&ty).is_some_and(|r| r.3);
+                        let value = self.convert(Val::Int(value), signed.then_some(&ty), &ty, span);
+                        self.declare(v, value);
                     }
                 }
                 // The condition; exact when it only bounds the iterator in the
@@ -491,14 +493,7 @@ impl<'a> Walker<'a> {
 pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut f = |e: &Expr| {
-        let target = match &e.kind {
-            ExprKind::Assign(_, l, _) => var_name(l),
-            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
-                var_name(a)
-            }
-            _ => None,
-        };
-        if let Some(n) = target {
+        if let Some(n) = assigned_var(e) {
             if !out.iter().any(|o| o == n) {
                 out.push(n.to_string());
             }
@@ -565,14 +560,18 @@ fn assignments_in(e: &Expr, name: &str) -> usize {
 
 /// Whether `e` itself assigns `name`.
 fn assigns(e: &Expr, name: &str) -> bool {
-    let target = match &e.kind {
+    assigned_var(e) == Some(name)
+}
+
+/// The variable `e` itself assigns (`=`, `op=`, `++`, `--`), if any.
+fn assigned_var(e: &Expr) -> Option<&str> {
+    match &e.kind {
         ExprKind::Assign(_, l, _) => var_name(l),
         ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
             var_name(a)
         }
         _ => None,
-    };
-    target == Some(name)
+    }
 }
 
 /// Whether `body` declares a variable `name`, at any depth.

@@ -327,21 +327,17 @@ fn schedule_run(
             })?;
         }
         if !holds {
-            let written =
-                array.is_none_or(|i| plan.arrays.iter().any(|a| a.arg_index == i && a.writes));
-            match array {
-                Some(i) if !written => {
-                    let name = plan
-                        .arrays
-                        .iter()
-                        .find(|a| a.arg_index == *i)
-                        .map_or("?", |a| a.name.as_str());
+            let read_only =
+                array.and_then(|i| plan.arrays.iter().find(|a| a.arg_index == i && !a.writes));
+            match read_only {
+                Some(a) => {
                     notes.push(format!(
-                        "assumption does not hold: {desc} ({text}); array '{name}' is transferred whole"
+                        "assumption does not hold: {desc} ({text}); array '{}' is transferred whole",
+                        a.name
                     ));
-                    whole_arrays.push(*i);
+                    whole_arrays.push(a.arg_index);
                 }
-                _ => {
+                None => {
                     notes.push(format!(
                         "assumption does not hold: {desc} ({text}); every array is transferred whole"
                     ));
