@@ -25,6 +25,29 @@ fn plan(rt: &Runtime) -> Plan {
     plan_from_source(rt, "stencil", STENCIL, &[N], &[64], &[("n", N as i64)])
 }
 
+/// Launches `pristine`'s arguments split by `shares` and checks that the
+/// split ran, the guard stayed quiet and output `out` is bit for bit that
+/// of the kernel run whole on device 0 (launch `seed`).
+fn split_equals_whole(
+    p: &mut Plan,
+    nd: &NdRange,
+    pristine: &KernelArgs,
+    shares: &[(usize, f64)],
+    out: &str,
+    seed: u64,
+) {
+    let mut want = pristine.clone();
+    p.run_whole(0, nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let r = launcher::launch(p, nd, &mut got, shares, &LaunchOptions::default()).unwrap();
+    assert!(r.split && !r.guard_fired, "launch {seed}: {r}");
+    assert_eq!(
+        got.buffer(out).unwrap().as_bytes(),
+        want.buffer(out).unwrap().as_bytes(),
+        "launch {seed}, shares {shares:?}: {r}"
+    );
+}
+
 fn args(p: &Plan, seed: u64) -> KernelArgs {
     p.args_from_specs(&[
         format!("src=rand:{N}:{seed}"),
@@ -53,16 +76,7 @@ fn issue11_pooled_buffers_give_each_launch_its_own_result() {
     for seed in 0..12u64 {
         let s = shares[seed as usize % shares.len()];
         let pristine = args(&p, seed);
-        let mut want = pristine.clone();
-        p.run_whole(0, &nd, &mut want).unwrap();
-        let mut got = pristine.clone();
-        let r = launcher::launch(&mut p, &nd, &mut got, s, &LaunchOptions::default()).unwrap();
-        assert!(r.split && !r.guard_fired, "launch {seed}: {r}");
-        assert_eq!(
-            got.buffer("dst").unwrap().as_bytes(),
-            want.buffer("dst").unwrap().as_bytes(),
-            "launch {seed}, shares {s:?}"
-        );
+        split_equals_whole(&mut p, &nd, &pristine, s, "dst", seed);
     }
     assert!(
         rt.pool_counts(0).unwrap().reused() > reused0,
@@ -181,15 +195,6 @@ fn issue11_a_replayed_launch_brings_back_every_written_element() {
                 format!("npoints={}", N / 4),
             ])
             .unwrap();
-        let mut want = pristine.clone();
-        p.run_whole(0, &nd, &mut want).unwrap();
-        let mut got = pristine.clone();
-        let r = launcher::launch(&mut p, &nd, &mut got, s, &LaunchOptions::default()).unwrap();
-        assert!(r.split && !r.guard_fired, "launch {seed}: {r}");
-        assert_eq!(
-            got.buffer("soa").unwrap().as_bytes(),
-            want.buffer("soa").unwrap().as_bytes(),
-            "launch {seed}, shares {s:?}: {r}"
-        );
+        split_equals_whole(&mut p, &nd, &pristine, s, "soa", seed);
     }
 }
