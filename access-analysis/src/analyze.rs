@@ -41,6 +41,20 @@ pub fn analyze_kernel_until(
     options: &AnalysisOptions,
     deadline: std::time::Instant,
 ) -> Result<KernelAccesses, AnalysisError> {
+    analyze_kernel_in(program, kernel, options, deadline).map(|(acc, _)| acc)
+}
+
+/// [`analyze_kernel_until`], and the isl context the analysis worked in
+/// (armed with the same deadline, with every relation, domain and context
+/// of the result kept with its text): the partitioner goes on in it
+/// (`partitioner::partition_kernel_in`) and reads those texts back without
+/// parsing them.
+pub fn analyze_kernel_in(
+    program: &Program,
+    kernel: &str,
+    options: &AnalysisOptions,
+    deadline: std::time::Instant,
+) -> Result<(KernelAccesses, crate::isl::Isl), AnalysisError> {
     let k = program
         .kernel(Some(kernel))
         .map_err(|_| AnalysisError::UnknownKernel {
@@ -306,7 +320,7 @@ pub fn analyze_kernel_until(
         arrays.push(a);
     }
 
-    Ok(KernelAccesses {
+    let acc = KernelAccesses {
         kernel: k.name.clone(),
         file: program.file.clone(),
         work_dim,
@@ -318,7 +332,8 @@ pub fn analyze_kernel_until(
         reason,
         global_atomics: walker.atomics.clone(),
         notes,
-    })
+    };
+    Ok((acc, r.isl))
 }
 
 fn is_int_type(t: &Type) -> bool {

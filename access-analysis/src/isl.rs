@@ -17,6 +17,8 @@ extern "C" {
     fn isl_map_to_str(map: usize) -> *mut c_char;
     fn isl_set_to_str(set: usize) -> *mut c_char;
     fn isl_pw_aff_to_str(pa: usize) -> *mut c_char;
+    fn isl_map_get_ctx(map: usize) -> usize;
+    fn isl_set_get_ctx(set: usize) -> usize;
     fn free(ptr: *mut c_void);
 }
 
@@ -38,6 +40,9 @@ pub type IslResult<T> = Result<T, IslFail>;
 pub struct Isl {
     /// Declared before `ctx`: dropped (joined) before the context is freed.
     watchdog: Option<crate::budget::Watchdog>,
+    /// The watchdog of a shorter deadline of one step ([`Isl::within`]).
+    /// Declared before `ctx`, as `watchdog`.
+    scoped: std::cell::RefCell<Option<crate::budget::Watchdog>>,
     /// Parsed texts, so that the same relation or set is read once per
     /// context (isl's reader simplifies as it reads, and the stages read
     /// the same access relations, domains and contexts many times).
@@ -71,6 +76,7 @@ impl Isl {
         ctx.set_max_operations(max_ops);
         Isl {
             watchdog: None,
+            scoped: Default::default(),
             parsed: Default::default(),
             ctx,
             max_ops,
@@ -108,9 +114,35 @@ impl Isl {
         self.watchdog = Some(crate::budget::Watchdog::arm(&self.ctx, deadline));
     }
 
-    /// Whether the time budget ran out.
+    /// Whether the time budget ran out (or the deadline of the step
+    /// [`Isl::within`] runs passed).
     pub fn expired(&self) -> bool {
         self.watchdog.as_ref().is_some_and(|w| w.expired())
+            || self.scoped.borrow().as_ref().is_some_and(|w| w.expired())
+    }
+
+    /// Runs `f`, one step of the work, with this context stopped at
+    /// `deadline` too (a limit of the step's own inside the kernel's
+    /// budget), and says whether that deadline passed. After it the context
+    /// works on under the kernel's budget alone (with a fresh operation
+    /// count), unless that too ran out. Steps do not nest: a step inside a
+    /// step runs under the outer step's deadline only.
+    pub fn within<T>(&self, deadline: std::time::Instant, f: impl FnOnce() -> T) -> (T, bool) {
+        if self.scoped.borrow().is_some() {
+            let r = f();
+            return (r, false);
+        }
+        *self.scoped.borrow_mut() = Some(crate::budget::Watchdog::arm(&self.ctx, deadline));
+        let r = f();
+        let dog = self.scoped.borrow_mut().take();
+        let passed = dog.as_ref().is_some_and(|w| w.expired());
+        // joins the watchdog's thread: it stores no limit after this
+        drop(dog);
+        let main_expired = self.expired();
+        self.ctx
+            .set_max_operations(if main_expired { 1 } else { self.max_ops });
+        self.reset();
+        (r, passed)
     }
 
     /// Starts a fresh operation budget (one per array) and clears stale errors.
@@ -217,19 +249,44 @@ impl Isl {
         }
     }
 
-    /// Prints a map (without the operation limit).
+    /// Prints a map (without the operation limit). A map of this context
+    /// is kept with its text, so that a later stage reading the text back
+    /// ([`Isl::map`]) gets the map itself without parsing.
     pub fn map_str(&self, m: &Map) -> IslResult<String> {
         // SAFETY: `m.ptr` is a live isl_map owned by `m`; isl_map_to_str only
         // reads it and returns a malloc'ed string (or NULL), which we free.
-        self.unlimited(|| unsafe { owned_str(isl_map_to_str(m.ptr)) })
-            .ok_or_else(|| self.print_fail("map"))
+        let text = self
+            .unlimited(|| unsafe { owned_str(isl_map_to_str(m.ptr)) })
+            .ok_or_else(|| self.print_fail("map"))?;
+        // SAFETY: reads the context pointer of a live isl_map.
+        if unsafe { isl_map_get_ctx(m.ptr) } == self.ctx.ptr {
+            let mut parsed = self.parsed.borrow_mut();
+            if parsed.maps.len() < MAX_PARSED && !parsed.maps.contains_key(&text) {
+                if let Ok(c) = self.unlimited(|| m.copy()) {
+                    parsed.maps.insert(text.clone(), c);
+                }
+            }
+        }
+        Ok(text)
     }
 
-    /// Prints a set (without the operation limit).
+    /// Prints a set (without the operation limit); a set of this context is
+    /// kept with its text (as in [`Isl::map_str`]).
     pub fn set_str(&self, s: &Set) -> IslResult<String> {
         // SAFETY: as in `map_str`.
-        self.unlimited(|| unsafe { owned_str(isl_set_to_str(s.ptr)) })
-            .ok_or_else(|| self.print_fail("set"))
+        let text = self
+            .unlimited(|| unsafe { owned_str(isl_set_to_str(s.ptr)) })
+            .ok_or_else(|| self.print_fail("set"))?;
+        // SAFETY: reads the context pointer of a live isl_set.
+        if unsafe { isl_set_get_ctx(s.ptr) } == self.ctx.ptr {
+            let mut parsed = self.parsed.borrow_mut();
+            if parsed.sets.len() < MAX_PARSED && !parsed.sets.contains_key(&text) {
+                if let Ok(c) = self.unlimited(|| s.copy()) {
+                    parsed.sets.insert(text.clone(), c);
+                }
+            }
+        }
+        Ok(text)
     }
 
     /// Prints a piecewise quasi-affine expression (without the operation limit).

@@ -74,6 +74,10 @@ struct Cli {
     /// Run only these items (comma separated). `mpi` runs only when named.
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Item>,
+    /// Time only these corpus kernels in item 1 (comma separated names; all
+    /// when absent): for profiling one kernel's analysis.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    kernels: Vec<String>,
     /// Internal: run as a worker subprocess.
     #[arg(long, hide = true)]
     worker: Option<String>,
@@ -214,6 +218,12 @@ fn bench(cli: &Cli) -> Result<()> {
         // The slow-kernel set of issue 11 that still exceeds its budget is timed too.
         let mut timed = corpus.clone();
         timed.extend(clpart_tests::slow_corpus());
+        if !cli.kernels.is_empty() {
+            timed.retain(|k| cli.kernels.contains(&k.name));
+            if timed.is_empty() {
+                bail!("--kernels: no corpus kernel is named {}", cli.kernels.join(", "));
+            }
+        }
         let a = analysis::run(
             &timed,
             &clpart,

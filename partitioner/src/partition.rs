@@ -924,8 +924,8 @@ fn count_input(
     context: Option<&Set>,
 ) -> Result<CountInput, String> {
     // Counts are optional and come last (after the ranges and verdicts of
-    // the chosen dimension): they run in a context of their own, with at
-    // most the engines' limit each and what is left of the kernel's budget.
+    // the chosen dimension): their inputs are made with at most the
+    // engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.deadline {
@@ -935,16 +935,36 @@ fn count_input(
                 .ok_or("the analysis budget is spent")?,
         );
     }
-    let sub = Isl::with_deadline(cx.isl.max_ops(), Some(now + limit), cx.budget_ms);
-    let isl_failed = || {
-        if sub.expired() {
+    let (made, passed) = cx
+        .isl
+        .within(now + limit, || count_input_in(cx, fp, uncoalesced, context));
+    let (text, form, context) = made.ok_or_else(|| {
+        if passed || cx.isl.expired() {
             out_of_time()
         } else {
             "isl failed while simplifying the footprint".to_string()
         }
-    };
+    })?;
+    Ok(CountInput {
+        text,
+        form,
+        context,
+        left: limit.saturating_sub(now.elapsed()),
+    })
+}
+
+/// The work of [`count_input`] in the kernel's context: the footprint
+/// simplified (text), how to count it, and the context it is counted in
+/// (text); `None` when isl failed.
+fn count_input_in(
+    cx: &Ctx,
+    fp: &Set,
+    uncoalesced: impl FnOnce() -> Option<Vec<Set>>,
+    context: Option<&Set>,
+) -> Option<(String, CountForm, Option<String>)> {
+    let isl = &cx.isl;
     let ctx = match context {
-        Some(c) => Some(sub.import_set(c).map_err(|_| isl_failed())?),
+        Some(c) => Some(c.copy().ok()?),
         None => None,
     };
     let simplify = |s: Set| -> Option<Set> {
@@ -954,12 +974,12 @@ fn count_input(
         };
         s.drop_unused_params().ok()
     };
-    let fp_sub = sub.import_set(fp).map_err(|_| isl_failed())?;
-    let fp = simplify(fp_sub.copy().map_err(|_| isl_failed())?).ok_or_else(isl_failed)?;
+    let whole = fp;
+    let fp = simplify(whole.copy().ok()?)?;
     // The Ehrhart input is isl text (the engines run in a child process).
-    let text = sub.set_str(&fp).map_err(|_| isl_failed())?;
+    let text = isl.set_str(&fp).ok()?;
     let mut form = CountForm::Whole;
-    if let Some(shape) = basic_set_shape(&fp_sub) {
+    if let Some(shape) = basic_set_shape(whole) {
         let texts = |sets: Vec<Set>, keep: bool| -> Option<Vec<String>> {
             sets.into_iter()
                 .map(|x| {
@@ -973,26 +993,20 @@ fn count_input(
                     } else {
                         simplify(x)?
                     };
-                    sub.set_str(&x).ok()
+                    isl.set_str(&x).ok()
                 })
                 .collect()
         };
         if shape.0 >= PARTS_MIN_BASIC_SETS {
             // Overlapping basic sets are counted whole: barvinok's own
             // decomposition of them was as fast or faster on the corpus.
-            if let Some(p) =
-                disjoint_basic_sets(&fp_sub, ctx.as_ref()).and_then(|p| texts(p, false))
+            if let Some(p) = disjoint_basic_sets(whole, ctx.as_ref()).and_then(|p| texts(p, false))
             {
                 form = CountForm::Parts(p);
             }
         } else if shape.0 == 1 && shape.1 > PARTS_MAX_CONSTRAINTS {
             // One basic set: the accesses' footprints, in the order of the accesses.
-            let pieces = uncoalesced().and_then(|p| {
-                p.iter()
-                    .map(|x| sub.import_set(x).ok())
-                    .collect::<Option<Vec<Set>>>()
-            });
-            form = pieces
+            form = uncoalesced()
                 .and_then(|p| texts(p, true))
                 .map_or(CountForm::Whole, CountForm::Decompose);
         }
@@ -1000,13 +1014,8 @@ fn count_input(
     let context = ctx
         .as_ref()
         .and_then(|c| keep_params(c.copy().ok()?, &fp))
-        .and_then(|c| sub.set_str(&c).ok());
-    Ok(CountInput {
-        text,
-        form,
-        context,
-        left: limit.saturating_sub(now.elapsed()),
-    })
+        .and_then(|c| isl.set_str(&c).ok());
+    Some((text, form, context))
 }
 
 /// `s` with the parameters that `like` lacks projected out.
@@ -1920,6 +1929,25 @@ pub fn partition_kernel(
     options: &PartitionOptions,
     deadline: Option<std::time::Instant>,
 ) -> Result<KernelRanges, PartitionError> {
+    let isl = Isl::with_deadline(
+        options.analysis.max_operations,
+        deadline,
+        options.analysis.time_budget_ms,
+    );
+    partition_kernel_in(program, acc, isl, options, deadline)
+}
+
+/// [`partition_kernel`] in `isl`, the context the access analysis made
+/// `acc` in (`access_analysis::analyze_kernel_in`, with the same options
+/// and deadline): the relations, domains and contexts `acc` holds as text
+/// are read back from its cache, not parsed again.
+pub fn partition_kernel_in(
+    program: &Program,
+    acc: &KernelAccesses,
+    isl: Isl,
+    options: &PartitionOptions,
+    deadline: Option<std::time::Instant>,
+) -> Result<KernelRanges, PartitionError> {
     let budget_ms = options.analysis.time_budget_ms;
     let kernel = acc.kernel.as_str();
     let func = program.kernel(Some(kernel)).map_err(|_| {
@@ -1948,7 +1976,7 @@ pub fn partition_kernel(
     param_names.push(SX_HI.into());
     let cx = Ctx {
         acc,
-        isl: Isl::with_deadline(options.analysis.max_operations, deadline, budget_ms),
+        isl,
         deadline,
         budget_ms,
         param_names,

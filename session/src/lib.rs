@@ -726,14 +726,14 @@ fn analyze_one(
         partitioner::ehrhart::preload_barvinok();
     }
     let deadline = partitioner::deadline(&options.analysis, start);
-    let acc = access_analysis::analyze_kernel_until(
+    let (acc, isl) = access_analysis::analyze_kernel_in(
         program,
         kernel,
         &options.analysis,
         deadline.unwrap_or(start),
     )?;
-    Ok(partitioner::partition_kernel(
-        program, &acc, options, deadline,
+    Ok(partitioner::partition_kernel_in(
+        program, &acc, isl, options, deadline,
     )?)
 }
 
