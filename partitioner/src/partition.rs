@@ -1858,10 +1858,35 @@ fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
 /// The slice cost ([`slice_cost`]) of splitting along `d`, from the slice
 /// footprints' linear ranges alone (no verdicts): orders the candidates.
 fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
-    let (Some(slice), Some(ctx_slice)) = (cx.slice(d), cx.context_with_slice(d)) else {
+    let mut k = KernelRanges {
+        name: cx.acc.kernel.clone(),
+        work_dim: cx.acc.work_dim,
+        params: params.to_vec(),
+        args: Vec::new(),
+        split_dim: Some(d),
+        splittable: true,
+        reason: None,
+        arrays: Vec::new(),
+        assumptions: Vec::new(),
+        subkernel: None,
+        diagnostics: Vec::new(),
+    };
+    // The footprints at the sample values alone (no parametric bounds: the
+    // chosen dimension's are made once it is chosen, the others never).
+    let vals = sample_values(&k, d, cx.local_size);
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let fixed: Vec<String> = names
+        .iter()
+        .zip(&vals)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    let point = format!("[{}] -> {{ : {} }}", names.join(", "), fixed.join(" and "));
+    let Some(slice) = cx
+        .slice(d)
+        .and_then(|s| s.intersect_params(cx.isl.set(&point).ok()?).ok())
+    else {
         return i64::MAX;
     };
-    let mut arrays = Vec::new();
     for a in cx.acc.arrays.iter().filter(|a| a.whole.is_none()) {
         cx.isl.reset();
         let Some(Some(all)) = cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) else {
@@ -1870,11 +1895,9 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
         let Some(fp) = cx.footprint(&all, &slice) else {
             continue;
         };
-        let bounds = cx.slice_bounds_of(a, d, &fp, Some(&ctx_slice));
-        let range = bounds
-            .as_ref()
-            .and_then(|(l, h)| linear_of(&a.strides, l, h));
-        arrays.push(ArrayRanges {
+        let range = dim_bounds(&cx.isl, &fp, a.strides.len(), None)
+            .and_then(|(l, h)| linear_of(&a.strides, &l, &h));
+        k.arrays.push(ArrayRanges {
             arg_index: a.arg_index,
             name: a.name.clone(),
             elem_type: a.elem_type.clone(),
@@ -1892,19 +1915,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
             vertices_slice: None,
         });
     }
-    let k = KernelRanges {
-        name: cx.acc.kernel.clone(),
-        work_dim: cx.acc.work_dim,
-        params: params.to_vec(),
-        args: Vec::new(),
-        split_dim: Some(d),
-        splittable: true,
-        reason: None,
-        arrays,
-        assumptions: Vec::new(),
-        subkernel: None,
-        diagnostics: Vec::new(),
-    };
+    cx.isl.reset();
     slice_cost(&k, d, cx.local_size)
 }
 
