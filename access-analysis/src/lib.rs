@@ -91,7 +91,9 @@ mod render;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use analyze::{analyze_kernel, analyze_kernel_in, analyze_kernel_until, LOCAL_SIZE_UNKNOWN_NOTE};
+pub use analyze::{
+    analyze_kernel, analyze_kernel_in, analyze_kernel_until, LOCAL_SIZE_UNKNOWN_NOTE,
+};
 pub use budget::Watchdog;
 /// The shared vocabulary, defined once in `ranges-format` (the lowest crate
 /// every stage depends on): where a parameter comes from, how an array is

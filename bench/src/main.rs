@@ -221,7 +221,10 @@ fn bench(cli: &Cli) -> Result<()> {
         if !cli.kernels.is_empty() {
             timed.retain(|k| cli.kernels.contains(&k.name));
             if timed.is_empty() {
-                bail!("--kernels: no corpus kernel is named {}", cli.kernels.join(", "));
+                bail!(
+                    "--kernels: no corpus kernel is named {}",
+                    cli.kernels.join(", ")
+                );
             }
         }
         let a = analysis::run(

@@ -14,5 +14,6 @@ pub mod report;
 pub mod subkernel;
 
 pub use partition::{
-    deadline, partition_kernel, partition_kernel_in, Counts, LaunchPoint, PartitionError, PartitionOptions,
+    deadline, partition_kernel, partition_kernel_in, Counts, LaunchPoint, PartitionError,
+    PartitionOptions,
 };

@@ -328,6 +328,50 @@ struct Ctx<'a> {
     slice_bounds: std::cell::RefCell<std::collections::BTreeMap<(u32, u32), Option<Bounds>>>,
     /// [`PartitionOptions::count_at`].
     point: Option<LaunchPoint>,
+    /// Per split dimension and array shape ([`ArrayShape`]), the ranges an
+    /// array of that shape got ([`array_ranges`]) and the reasons it gave,
+    /// with its name as [`NAME_SLOT`]: arrays accessed alike (the five atom
+    /// arrays of `mdh`, the two inputs of `vadd`) are analyzed once.
+    same_shape: std::cell::RefCell<
+        std::collections::HashMap<(u32, ArrayShape), (ArrayRanges, Vec<String>)>,
+    >,
+}
+
+/// What [`array_ranges`] reads of an array but its name and argument index:
+/// its mode, its whole-array reason, its strides, its element type and size,
+/// and its access relations with the array's name taken out.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ArrayShape {
+    mode: Mode,
+    whole: Option<String>,
+    strides: Vec<String>,
+    elem_type: String,
+    elem_size: u32,
+    relations: [String; 3],
+}
+
+/// Stands for an array's name in the memo of [`Ctx::same_shape`].
+const NAME_SLOT: &str = "\u{0}";
+
+impl ArrayShape {
+    fn of(a: &ArrayAccesses) -> ArrayShape {
+        // the array's name is the relations' range tuple: `-> name[o0]`
+        let tuple = format!("-> {}[", a.name);
+        let strip = |t: &str| t.replace(&tuple, "-> A[");
+        ArrayShape {
+            mode: a.mode,
+            whole: a.whole.clone(),
+            strides: a.strides.clone(),
+            elem_type: a.elem_type.clone(),
+            elem_size: a.elem_size,
+            relations: [strip(&a.reads), strip(&a.must_writes), strip(&a.may_writes)],
+        }
+    }
+}
+
+/// `text` with the array name in `array 'from'` replaced by `to`.
+fn renamed(text: &str, from: &str, to: &str) -> String {
+    text.replace(&format!("array '{from}'"), &format!("array '{to}'"))
 }
 
 /// Per-dimension lower and upper bounds of a footprint ([`dim_bounds`]).
@@ -884,7 +928,7 @@ struct CountInput {
 }
 
 /// How barvinok counts a footprint ([`count_input`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum CountForm {
     /// Whole (`CountInput::text`).
     Whole,
@@ -974,7 +1018,9 @@ fn count_input_in(
         };
         s.drop_unused_params().ok()
     };
-    let whole = fp;
+    // Without the array's name: arrays accessed alike have the same
+    // footprint text, counted once ([`counts_of`]).
+    let whole = &fp.copy().ok()?.reset_tuple_id().ok()?;
     let fp = simplify(whole.copy().ok()?)?;
     // The Ehrhart input is isl text (the engines run in a child process).
     let text = isl.set_str(&fp).ok()?;
@@ -1007,6 +1053,11 @@ fn count_input_in(
         } else if shape.0 == 1 && shape.1 > PARTS_MAX_CONSTRAINTS {
             // One basic set: the accesses' footprints, in the order of the accesses.
             form = uncoalesced()
+                .and_then(|p| {
+                    p.into_iter()
+                        .map(|x| x.reset_tuple_id().ok())
+                        .collect::<Option<Vec<Set>>>()
+                })
                 .and_then(|p| texts(p, true))
                 .map_or(CountForm::Whole, CountForm::Decompose);
         }
@@ -1085,6 +1136,34 @@ fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
 /// could not count (it is unavailable or failed) within what is left of
 /// their time.
 fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
+    // Equal inputs (arrays accessed alike) are counted once.
+    let (distinct, which) = distinct_by(inputs, |i| (i.text.clone(), i.form.clone()));
+    let counts = distinct_counts_of(cx, &distinct);
+    which.into_iter().map(|k| counts[k].clone()).collect()
+}
+
+/// The distinct items of `items` by `key` (the first of each) and, per
+/// item, the index of its distinct one.
+fn distinct_by<T: Clone, K: Eq + std::hash::Hash>(
+    items: &[T],
+    key: impl Fn(&T) -> K,
+) -> (Vec<T>, Vec<usize>) {
+    let mut seen = std::collections::HashMap::new();
+    let mut distinct = Vec::new();
+    let which = items
+        .iter()
+        .map(|x| {
+            *seen.entry(key(x)).or_insert_with(|| {
+                distinct.push(x.clone());
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, which)
+}
+
+/// [`counts_of`] of distinct inputs.
+fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
     use ehrhart::EhrhartError as E;
     let whole: Vec<usize> = (0..inputs.len())
         .filter(|&k| matches!(inputs[k].form, CountForm::Whole))
@@ -1216,6 +1295,7 @@ enum CountSlot {
 /// to fill (the array's index in `KernelRanges::arrays`, the slot, the
 /// note's words for what is counted, and the count's input or why there is
 /// none).
+#[derive(Clone)]
 enum CountStep {
     Note(String),
     Count {
@@ -1247,9 +1327,33 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     let ctx_slice = cx.context_with_slice(d);
     let ctx_total = cx.isl.set(&cx.acc.context).ok();
     let mut steps = Vec::new();
+    // Per array shape (arrays accessed alike get the same ranges, see
+    // `Ctx::same_shape`), the steps its first array gave (with its name)
+    // and the counts it filled in directly.
+    type Prepared = (String, Vec<CountStep>, Option<Count>, Option<Count>);
+    let mut same: std::collections::HashMap<ArrayShape, Prepared> = Default::default();
     for (array_idx, (a, out)) in cx.acc.arrays.iter().zip(k.arrays.iter_mut()).enumerate() {
         if out.status == ArrayStatus::Bounded && a.arg_index == out.arg_index {
+            let shape = ArrayShape::of(a);
+            if let Some((name, made, total, slice_count)) = same.get(&shape) {
+                steps.extend(made.iter().cloned().map(|step| match step {
+                    CountStep::Note(n) => CountStep::Note(renamed(&n, name, &a.name)),
+                    CountStep::Count {
+                        slot, what, input, ..
+                    } => CountStep::Count {
+                        array_idx,
+                        slot,
+                        what,
+                        input,
+                    },
+                    CountStep::AtLaunch { .. } => CountStep::AtLaunch { array_idx },
+                }));
+                out.count_total = total.clone();
+                out.count_slice = slice_count.clone();
+                continue;
+            }
             cx.isl.reset();
+            let before = steps.len();
             array_counts(
                 cx,
                 a,
@@ -1262,6 +1366,18 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
                 which,
                 &mut steps,
             );
+            // isl work cut short by the deadline is not kept
+            if !cx.isl.expired() {
+                same.insert(
+                    shape,
+                    (
+                        a.name.clone(),
+                        steps[before..].to_vec(),
+                        out.count_total.clone(),
+                        out.count_slice.clone(),
+                    ),
+                );
+            }
         }
     }
     let inputs: Vec<CountInput> = steps
@@ -1291,8 +1407,17 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
             .iter()
             .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
             .collect();
-        let vertices = (!batch.is_empty() && !limit.is_zero())
-            .then(|| s.spawn(move || ehrhart::vertices_many(&batch, deadline)));
+        // Equal footprints (arrays accessed alike) are searched once.
+        let (distinct, which) = distinct_by(&batch, |&(t, c, _)| (t, c));
+        let vertices = (!batch.is_empty() && !limit.is_zero()).then(|| {
+            s.spawn(move || {
+                let found = ehrhart::vertices_many(&distinct, deadline);
+                which
+                    .into_iter()
+                    .map(|k| found[k].clone())
+                    .collect::<VertexResults>()
+            })
+        });
         let counts = counts_of(cx, &inputs);
         (counts, vertices.map(|h| h.join()))
     });
@@ -1994,6 +2119,7 @@ pub fn partition_kernel_in(
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
         totals: Default::default(),
+        same_shape: Default::default(),
         slice_bounds: Default::default(),
         point: options.count_at.clone(),
     };
@@ -2100,16 +2226,45 @@ fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
-        let r = array_ranges(
-            cx,
-            a,
-            d,
-            slice.as_ref(),
-            whole_dom.as_ref(),
-            ctx_slice.as_ref(),
-            ctx_total.as_ref(),
-            &mut reasons,
-        );
+        let shape = (d, ArrayShape::of(a));
+        let memo = cx.same_shape.borrow().get(&shape).cloned();
+        let r = match memo {
+            Some((mut r, why)) => {
+                r.arg_index = a.arg_index;
+                r.name = a.name.clone();
+                if let ArrayStatus::Whole { reason } = &mut r.status {
+                    *reason = renamed(reason, NAME_SLOT, &a.name);
+                }
+                reasons.extend(why.iter().map(|w| renamed(w, NAME_SLOT, &a.name)));
+                r
+            }
+            None => {
+                let before = reasons.len();
+                let r = array_ranges(
+                    cx,
+                    a,
+                    d,
+                    slice.as_ref(),
+                    whole_dom.as_ref(),
+                    ctx_slice.as_ref(),
+                    ctx_total.as_ref(),
+                    &mut reasons,
+                );
+                // isl work cut short by the deadline is not kept
+                if !cx.isl.expired() {
+                    let mut kept = r.clone();
+                    if let ArrayStatus::Whole { reason } = &mut kept.status {
+                        *reason = renamed(reason, &a.name, NAME_SLOT);
+                    }
+                    let why = reasons[before..]
+                        .iter()
+                        .map(|w| renamed(w, &a.name, NAME_SLOT))
+                        .collect();
+                    cx.same_shape.borrow_mut().insert(shape, (kept, why));
+                }
+                r
+            }
+        };
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption {

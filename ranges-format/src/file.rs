@@ -134,7 +134,7 @@ pub enum ArgKind {
 }
 
 /// How a kernel uses an array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Mode {
     /// Read only.
     R,
