@@ -332,6 +332,7 @@ pub fn analyze_kernel_in(
         reason,
         global_atomics: walker.atomics.clone(),
         notes,
+        assumptions: r.no_wrap_assumptions(&walker.no_wrap.borrow(), &context),
     };
     Ok((acc, r.isl))
 }

@@ -86,6 +86,28 @@ pub(crate) struct Walker<'a> {
     /// Argument indices of the `__global`/`__constant` buffer arguments: the
     /// candidates of a pointer whose targets cannot be tracked.
     pub buf_args: Vec<u32>,
+    /// Integer conversions of NDRange values assumed not to wrap around
+    /// ([`NoWrap`]), in the order met, each once.
+    pub no_wrap: std::cell::RefCell<Vec<NoWrap>>,
+}
+
+/// An integer conversion of a value of the NDRange alone (global, local and
+/// group ids, NDRange sizes) that wraps around for some launch (`int x0 =
+/// get_group_id(0) * 16`: 2^31 work-groups make it wrap) and is modelled
+/// without the wrap-around under a launch-time assumption: no work-item's
+/// value leaves `[lo, hi]`. The renderer turns it into a condition on the
+/// parameters (`Renderer::no_wrap_assumptions`), checked at every launch;
+/// where it fails, every array is whole. Modelled with the wrap-around
+/// (`mod 2^32` terms), such subscripts made isl's bounds take seconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NoWrap {
+    /// The value, unwrapped (affine in the NDRange's dimensions and sizes).
+    pub value: crate::poly::Poly,
+    /// The range of the target type.
+    pub lo: i128,
+    pub hi: i128,
+    /// What is assumed, for messages (`'x * 16' stays within int (k.cl:3:9)`).
+    pub what: String,
 }
 
 /// isl keywords (matched case-insensitively by isl's lexer).
@@ -127,6 +149,7 @@ impl<'a> Walker<'a> {
             strided: HashMap::new(),
             var_types: HashMap::new(),
             buf_args: Vec::new(),
+            no_wrap: Default::default(),
         }
     }
 

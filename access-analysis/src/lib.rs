@@ -45,8 +45,14 @@
 //! approximation made (dropped guards, dropped loop strides, relaxed links,
 //! unknown values) enlarges the modeled sets; a set is reported as a
 //! must-write only when it is exact. Values that cannot be modeled at all make
-//! the array whole. Integer arithmetic is taken as mathematical (no
-//! wrap-around in subscripts). Negative subscripts are not excluded (the
+//! the array whole. Signed arithmetic is mathematical (its overflow is
+//! undefined); integer conversions and unsigned arithmetic wrap around
+//! (`mod 2^n` terms), except a conversion of a value of the NDRange alone
+//! that stays in range on ordinary NDRanges (`int base = get_group_id(0) *
+//! 16`): it is kept whole under the kernel's launch-time assumption that no
+//! work-item's value leaves the type's range ([`KernelAccesses::assumptions`],
+//! checked at every launch, every array whole where it fails), exact
+//! wherever the assumption holds. Negative subscripts are not excluded (the
 //! thesis's `index >= 0` is not injected), so footprints hold even for kernels
 //! that index below a pointer they advanced.
 //!
@@ -276,6 +282,10 @@ pub struct KernelAccesses {
     /// Global atomic operations, e.g. `atomic_inc on 'bins' (histogram.cl:14:9)`.
     pub global_atomics: Vec<String>,
     pub notes: Vec<String>,
+    /// Launch-time assumptions of the whole kernel (`array` is `None`):
+    /// integer conversions of NDRange values modelled without wrapping
+    /// around. One that fails at a launch sends every array whole.
+    pub assumptions: Vec<Assumption>,
 }
 
 impl KernelAccesses {
@@ -334,6 +344,9 @@ impl fmt::Display for KernelAccesses {
         }
         for n in &self.notes {
             writeln!(f, "note {n}")?;
+        }
+        for a in &self.assumptions {
+            writeln!(f, "assumption {}: {}", a.description, a.condition)?;
         }
         for a in &self.arrays {
             writeln!(f)?;

@@ -262,6 +262,89 @@ impl<'a> Renderer<'a> {
         p.rewrite(&self.ndr.rules)?.subst(self.spec)
     }
 
+    /// The launch-time assumptions of the conversions modelled without
+    /// wrapping around ([`crate::eval::NoWrap`]): per conversion, the
+    /// parameter values for which no work-item of the NDRange (its global,
+    /// local and group ids) has the value outside the type's range; none
+    /// where every launch meets it. Where isl cannot make the condition, it
+    /// is `false` (every launch fails it: arrays whole, never a wrong range).
+    pub(crate) fn no_wrap_assumptions(
+        &self,
+        conversions: &[crate::eval::NoWrap],
+        context: &str,
+    ) -> Vec<Assumption> {
+        let mut out: Vec<Assumption> = Vec::new();
+        for nw in conversions {
+            let condition = self
+                .no_wrap_condition(nw, context)
+                .unwrap_or_else(|_| Some(format!("{}{{ : false }}", self.header)));
+            let Some(condition) = condition else { continue };
+            match out.iter_mut().find(|a| a.condition == condition) {
+                Some(a) => {
+                    a.description.push_str("; ");
+                    a.description.push_str(&nw.what);
+                }
+                None => out.push(Assumption {
+                    description: nw.what.clone(),
+                    condition,
+                    array: None,
+                }),
+            }
+        }
+        out
+    }
+
+    /// [`Renderer::no_wrap_assumptions`] of one conversion: `None` when
+    /// every launch meets it.
+    fn no_wrap_condition(
+        &self,
+        nw: &crate::eval::NoWrap,
+        context: &str,
+    ) -> IslResult<Option<String>> {
+        let isl = &self.isl;
+        let fail = || IslFail::Error("no text".into());
+        let v = self
+            .subst(&nw.value)
+            .ok_or_else(fail)?
+            .to_isl()
+            .ok_or_else(fail)?;
+        let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
+        dims.extend(self.lg_dims.iter().cloned());
+        let dom = if self.dom.trim().is_empty() {
+            "true".to_string()
+        } else {
+            self.dom.clone()
+        };
+        let text = format!(
+            "{}{{ W[{}] : ({dom}) and ({v} < {} or {v} > {}) }}",
+            self.header,
+            dims.join(", "),
+            nw.lo,
+            nw.hi
+        );
+        isl.reset();
+        let ctx = isl.set(context)?;
+        let viol = isl
+            .set(&text)?
+            .params()
+            .ok_in(isl)?
+            .intersect(ctx.copy().ok_in(isl)?)
+            .ok_in(isl)?;
+        if viol.is_empty().ok_in(isl)? {
+            return Ok(None);
+        }
+        let cond = ctx
+            .copy()
+            .ok_in(isl)?
+            .subtract(viol)
+            .ok_in(isl)?
+            .gist_params(ctx)
+            .ok_in(isl)?
+            .coalesce()
+            .ok_in(isl)?;
+        Ok(Some(isl.set_str(&cond)?))
+    }
+
     /// Analyzes one array from its records.
     pub(crate) fn array(&self, b: &Buffer, recs: &[&Rec], context: &str) -> ArrayAccesses {
         let mut a = ArrayAccesses {

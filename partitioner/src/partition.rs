@@ -2279,6 +2279,14 @@ fn partition_along(
         }
         arrays.push(r);
     }
+    // the kernel's own (conversions assumed not to wrap): every array
+    for s in &acc.assumptions {
+        assumptions.push(Assumption {
+            description: s.description.clone(),
+            condition: s.condition.clone(),
+            array: None,
+        });
+    }
     let rebased: Vec<u32> = arrays
         .iter()
         .filter(|a| a.status == ArrayStatus::Bounded)

@@ -731,6 +731,32 @@ impl<'a> Walker<'a> {
                 out.push((c, p));
                 continue;
             }
+            // A value of the NDRange alone that stays in range on every
+            // NDRange of up to 2^24 work-items and work-groups per
+            // dimension: kept whole under a launch-time assumption that it
+            // never wraps (see `NoWrap`). One that wraps on ordinary
+            // launches (`i + 4294967295u`) keeps its wrap-around.
+            if self.of_ndrange_alone(&p)
+                && self
+                    .ordinary_range(&p)
+                    .is_some_and(|(a, b)| a >= lo && b <= hi)
+            {
+                let nw = super::NoWrap {
+                    value: p.clone(),
+                    lo,
+                    hi,
+                    what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
+                };
+                let mut seen = self.no_wrap.borrow_mut();
+                if !seen
+                    .iter()
+                    .any(|x| x.value == nw.value && x.lo == lo && x.hi == hi)
+                {
+                    seen.push(nw);
+                }
+                out.push((c, p));
+                continue;
+            }
             // r = ((p + half) mod m) - half
             let shifted = match p.add_const(half) {
                 Some(q) => q,
@@ -749,6 +775,57 @@ impl<'a> Walker<'a> {
             out.push((c, r));
         }
         IntVal::Known(out)
+    }
+
+    /// Whether `p` is affine and made of the NDRange's values alone: global,
+    /// local and group ids, NDRange sizes and offsets (and floor divisions
+    /// of such), so that whether it wraps around depends on the launch's
+    /// sizes only, which every launch checks (see `NoWrap`).
+    fn of_ndrange_alone(&self, p: &Poly) -> bool {
+        let mut atoms = Vec::new();
+        p.atoms(&mut atoms);
+        p.is_affine()
+            && p.to_isl().is_some()
+            && atoms.iter().all(|a| match a {
+                Atom::Dim(d) => {
+                    let (k, rest) = d.split_at(1);
+                    (k == "x" || k == "l" || k == "g")
+                        && rest.len() == 1
+                        && rest.chars().all(|c| c.is_ascii_digit())
+                }
+                Atom::Param(n) => self.is_nd_param(n),
+                // its numerator's atoms are in the list too
+                Atom::Div(..) => true,
+            })
+    }
+
+    /// Interval bounds of `p` over ordinary NDRanges: local and group ids
+    /// below 2^24, global ids below 2^25, sizes and offsets up to 2^24
+    /// (specialized values exact); see `wrap`.
+    fn ordinary_range(&self, p: &Poly) -> Option<(i128, i128)> {
+        const CAP: i128 = 1 << 24;
+        let mut acc = (0i128, 0i128);
+        for (m, c) in &p.terms {
+            let mut t = (*c, *c);
+            for a in m {
+                let r = match a {
+                    Atom::Param(n) => match self.spec.get(n) {
+                        Some(v) => (*v, *v),
+                        None => (0, CAP),
+                    },
+                    // a global id includes the offset
+                    Atom::Dim(d) if d.starts_with('x') => (0, 2 * CAP - 1),
+                    Atom::Dim(_) => (0, CAP - 1),
+                    Atom::Div(num, d) => {
+                        let (lo, hi) = self.ordinary_range(num)?;
+                        (lo.div_euclid(*d), hi.div_euclid(*d))
+                    }
+                };
+                t = imul(t, r)?;
+            }
+            acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
+        }
+        Some(acc)
     }
 
     fn nonneg_atom(&self, a: &Atom) -> bool {

@@ -1,0 +1,91 @@
+//! Integer conversions of NDRange values that could wrap around only on
+//! huge launches (`int base = get_group_id(0) * 16`) are modelled without the
+//! wrap-around under a launch-time assumption of the kernel; one that wraps
+//! on ordinary launches (`i + 4294967295u`) keeps its wrap-around.
+
+mod common;
+
+use access_analysis::AnalysisOptions;
+use common::{inline, set, Launch};
+use isl_rs::Context;
+
+const GROUP_TILE: &str = "__kernel void k(__global const float *in, __global float *out) { \
+     int base = get_group_id(0) * 16; int lid = get_local_id(0); \
+     out[base + lid] = in[base + lid]; }";
+
+fn with_local(ls: i64) -> AnalysisOptions {
+    AnalysisOptions {
+        local_size: Some([ls, 1, 1]),
+        ..Default::default()
+    }
+}
+
+/// Whether the kernel's assumption `cond` holds at the launch `l`.
+fn holds(ctx: &Context, ka: &access_analysis::KernelAccesses, cond: &str, l: &Launch) -> bool {
+    let c = set(ctx, cond);
+    let at = set(ctx, &l.fix(ka));
+    !c.intersect(at).unwrap().is_empty().unwrap()
+}
+
+#[test]
+fn a_group_base_in_int_is_exact_under_a_launch_time_assumption() {
+    let ka = inline(GROUP_TILE, &with_local(16));
+    let out = ka.array("out").unwrap();
+    assert!(
+        !out.must_writes.contains("mod") && !out.must_writes.contains("4294967296"),
+        "the write keeps a wrap-around: {}",
+        out.must_writes
+    );
+    assert_eq!(ka.assumptions.len(), 1, "{:?}", ka.assumptions);
+    let a = &ka.assumptions[0];
+    assert!(a.array.is_none());
+    assert!(
+        a.description.contains("get_group_id(0) * 16") && a.description.contains("'int'"),
+        "{}",
+        a.description
+    );
+    // 16 * (gs0/16 - 1) fits in int exactly up to gs0 = 2^31
+    let ctx = Context::alloc();
+    for (gs, ok) in [
+        (256, true),
+        (1 << 30, true),
+        (1i64 << 31, true),
+        ((1i64 << 31) + 16, false),
+    ] {
+        let l = Launch::new([gs, 1, 1], [16, 1, 1]);
+        assert_eq!(
+            holds(&ctx, &ka, &a.condition, &l),
+            ok,
+            "gs0 = {gs}: {}",
+            a.condition
+        );
+    }
+    // also with an offset: the group id does not depend on it
+    let l = Launch::new([256, 1, 1], [16, 1, 1]).offset([1 << 20, 0, 0]);
+    assert!(holds(&ctx, &ka, &a.condition, &l));
+}
+
+#[test]
+fn a_value_that_wraps_on_ordinary_launches_keeps_its_wrap_around() {
+    let ka = inline(
+        "__kernel void k(__global int *a) { uint i = get_global_id(0); uint j = i + 4294967295u; \
+         if (i > 0) a[j] = 1; }",
+        &AnalysisOptions::default(),
+    );
+    assert!(ka.assumptions.is_empty(), "{:?}", ka.assumptions);
+    let a = ka.array("a").unwrap();
+    assert!(a.must_writes.contains("4294967296"), "{}", a.must_writes);
+}
+
+#[test]
+fn an_unknown_local_size_gives_the_assumption_over_the_group_count() {
+    let ka = inline(GROUP_TILE, &AnalysisOptions::default());
+    assert_eq!(ka.assumptions.len(), 1, "{:?}", ka.assumptions);
+    let ctx = Context::alloc();
+    let cond = &ka.assumptions[0].condition;
+    // 2^27 groups of 16 fit (16 * (2^27 - 1) < 2^31); 2^28 groups of 8 do not
+    let fits = Launch::new([1 << 31, 1, 1], [16, 1, 1]);
+    let wraps = Launch::new([1 << 31, 1, 1], [8, 1, 1]);
+    assert!(holds(&ctx, &ka, cond, &fits), "{cond}");
+    assert!(!holds(&ctx, &ka, cond, &wraps), "{cond}");
+}
