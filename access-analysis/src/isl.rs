@@ -259,15 +259,30 @@ impl Isl {
             .unlimited(|| unsafe { owned_str(isl_map_to_str(m.ptr)) })
             .ok_or_else(|| self.print_fail("map"))?;
         // SAFETY: reads the context pointer of a live isl_map.
-        if unsafe { isl_map_get_ctx(m.ptr) } == self.ctx.ptr {
-            let mut parsed = self.parsed.borrow_mut();
-            if parsed.maps.len() < MAX_PARSED && !parsed.maps.contains_key(&text) {
-                if let Ok(c) = self.unlimited(|| m.copy()) {
-                    parsed.maps.insert(text.clone(), c);
-                }
+        let ours = unsafe { isl_map_get_ctx(m.ptr) } == self.ctx.ptr;
+        self.keep(ours, &text, |p| &mut p.maps, || m.copy());
+        Ok(text)
+    }
+
+    /// Keeps `copy()`, an object of this context when `ours`, under its
+    /// printed `text` in the parse cache's `table` (see [`Isl::map_str`]).
+    fn keep<T>(
+        &self,
+        ours: bool,
+        text: &str,
+        table: fn(&mut Parsed) -> &mut std::collections::HashMap<String, T>,
+        copy: impl FnOnce() -> Result<T, LibISLError>,
+    ) {
+        if !ours {
+            return;
+        }
+        let mut parsed = self.parsed.borrow_mut();
+        let table = table(&mut parsed);
+        if table.len() < MAX_PARSED && !table.contains_key(text) {
+            if let Ok(c) = self.unlimited(copy) {
+                table.insert(text.to_string(), c);
             }
         }
-        Ok(text)
     }
 
     /// Prints a set (without the operation limit); a set of this context is
@@ -278,14 +293,8 @@ impl Isl {
             .unlimited(|| unsafe { owned_str(isl_set_to_str(s.ptr)) })
             .ok_or_else(|| self.print_fail("set"))?;
         // SAFETY: reads the context pointer of a live isl_set.
-        if unsafe { isl_set_get_ctx(s.ptr) } == self.ctx.ptr {
-            let mut parsed = self.parsed.borrow_mut();
-            if parsed.sets.len() < MAX_PARSED && !parsed.sets.contains_key(&text) {
-                if let Ok(c) = self.unlimited(|| s.copy()) {
-                    parsed.sets.insert(text.clone(), c);
-                }
-            }
-        }
+        let ours = unsafe { isl_set_get_ctx(s.ptr) } == self.ctx.ptr;
+        self.keep(ours, &text, |p| &mut p.sets, || s.copy());
         Ok(text)
     }
 
