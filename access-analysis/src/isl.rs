@@ -348,3 +348,54 @@ impl<T> IslOk<T> for Result<T, LibISLError> {
         self.map_err(|e| isl.fail(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    const WORK: &str = "[n, m] -> { [i, j] : 0 <= i < n and 0 <= j < m and 3i + 5j <= n + m }";
+
+    #[test]
+    fn a_step_past_its_deadline_fails_and_the_context_works_on() {
+        let isl = Isl::new(0);
+        let (failed, passed) = isl.within(Instant::now(), || {
+            // the step's watchdog stops the context within moments
+            let give_up = Instant::now() + Duration::from_secs(10);
+            loop {
+                let r = isl.set(WORK).and_then(|s| s.lexmin().ok_in(&isl));
+                if r.is_err() || Instant::now() > give_up {
+                    return r.is_err();
+                }
+            }
+        });
+        assert!(failed && passed, "failed {failed}, passed {passed}");
+        assert!(!isl.expired());
+        let s = isl.set(WORK).unwrap().lexmin().ok_in(&isl);
+        assert!(s.is_ok(), "the context did not work on after the step");
+    }
+
+    #[test]
+    fn a_step_within_its_deadline_does_not_pass_it() {
+        let isl = Isl::new(0);
+        let (r, passed) = isl.within(Instant::now() + Duration::from_secs(60), || {
+            isl.set(WORK).and_then(|s| s.lexmin().ok_in(&isl)).is_ok()
+        });
+        assert!(r && !passed);
+    }
+
+    #[test]
+    fn a_printed_set_of_the_context_is_read_back_as_itself_and_a_foreign_one_is_not_kept() {
+        let isl = Isl::new(0);
+        let s = isl.set(WORK).unwrap().lexmin().ok_in(&isl).unwrap();
+        let text = isl.set_str(&s).unwrap();
+        assert!(isl.parsed.borrow().sets.contains_key(&text));
+        let back = isl.set(&text).unwrap();
+        assert!(back.is_equal(&s).unwrap());
+        // a set of another context is printed, never kept
+        let other = Isl::new(0);
+        let t = other.set("{ [k] : 0 <= k < 7 }").unwrap();
+        let text = isl.set_str(&t).unwrap();
+        assert!(!isl.parsed.borrow().sets.contains_key(&text));
+    }
+}
