@@ -555,24 +555,24 @@ impl Cx {
         let items = if body.kind() == CXCursor_CompoundStmt {
             body.children()
         } else {
-            vec![body.clone()]
+            vec![*body]
         };
         // Per case: its labels (`None`: default) and statements.
         let mut cases: Vec<(Vec<Option<Expr>>, Vec<Stmt>)> = Vec::new();
         for item in &items {
-            let mut cur = item.clone();
+            let mut cur = *item;
             let mut labels = Vec::new();
             loop {
                 let cc = cur.children();
                 match (cur.kind(), cc.as_slice()) {
                     (CXCursor_CaseStmt, [value, sub]) => {
                         labels.push(Some(self.expr(value)));
-                        cur = sub.clone();
+                        cur = *sub;
                     }
                     (CXCursor_CaseStmt, _) => return Err("with a case range"),
                     (CXCursor_DefaultStmt, [sub]) => {
                         labels.push(None);
-                        cur = sub.clone();
+                        cur = *sub;
                     }
                     _ => break,
                 }

@@ -332,10 +332,12 @@ struct Ctx<'a> {
     /// array of that shape got ([`array_ranges`]) and the reasons it gave,
     /// with its name as [`NAME_SLOT`]: arrays accessed alike (the five atom
     /// arrays of `mdh`, the two inputs of `vadd`) are analyzed once.
-    same_shape: std::cell::RefCell<
-        std::collections::HashMap<(u32, ArrayShape), (ArrayRanges, Vec<String>)>,
-    >,
+    same_shape: std::cell::RefCell<std::collections::HashMap<(u32, ArrayShape), ShapeRanges>>,
 }
+
+/// The ranges an array of one shape got and the reasons it gave (with
+/// [`NAME_SLOT`] for its name): [`Ctx::same_shape`].
+type ShapeRanges = (ArrayRanges, Vec<String>);
 
 /// What [`array_ranges`] reads of an array but its name and argument index:
 /// its mode, its whole-array reason, its strides, its element type and size,
