@@ -446,6 +446,13 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     let o = clpart(&["analyze", "--no-counts", "kernels/scatter_conflict.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): not splittable\n"), "{out}");
+    // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16
+    let o = clpart(&["analyze", "--no-counts", "kernels/issue11_group_tile.cl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("note: splittable once the local size is known (pass --local): with --local 16 it splits along dimension 0"),
+        "{out}"
+    );
 }
 
 /// Issue 15: `mul24`/`mad24` on `size_t`, which clang calls ambiguous (it

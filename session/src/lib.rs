@@ -35,7 +35,7 @@ use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
 pub use partitioner::Counts;
 use partitioner::{PartitionError, PartitionOptions};
-use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
+use ranges_format::{ArgInfo, ArgKind, KernelRanges, ParamSource, RangeFile};
 
 /// Most launch configurations a session keeps (ranges and plans); the
 /// oldest goes first.
@@ -381,8 +381,9 @@ impl Session {
     /// For kernels of `rf` that do not split while the local size is
     /// unknown (group and local ids over-approximated, issue 15:
     /// `out[get_group_id(0)]`), whether they split once it is known: each is
-    /// analyzed again with a local size of 64 work-items (`64`, `16x4`,
-    /// `4x4x4` by `work_dim`, within a third of the time budget; not a
+    /// analyzed again with a local size its launch-time assumptions allow
+    /// ([`probe_local_size`]: 64 work-items where they all do, `16x4` and
+    /// `4x4x4` in 2-D and 3-D; within a third of the time budget; not a
     /// kernel that ran out of its budget) and, where that splits, gets the note
     /// [`LOCAL_SIZE_NOTE`] naming the size tried and the dimension. `clpart
     /// run`, the C API and the OpenCL layer analyze each launch with its
@@ -405,11 +406,12 @@ impl Session {
             if k.splittable || !over || spent {
                 continue;
             }
-            let (probe, text): ([i64; 3], &str) = match k.work_dim {
-                2 => ([16, 4, 1], "16x4"),
-                3 => ([4, 4, 4], "4x4x4"),
-                _ => ([64, 1, 1], "64"),
-            };
+            let probe = probe_local_size(k);
+            let text = probe[..k.work_dim.clamp(1, 3) as usize]
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("x");
             let mut po = options.clone();
             po.analysis.local_size = Some(probe);
             po.counts = partitioner::Counts::None;
@@ -429,7 +431,59 @@ impl Session {
             }
         }
     }
+}
 
+/// The local size [`Session::note_local_size_needed`] tries for `k`: the
+/// first of 64, 32, 16, 8, 4 work-items (`16x4`, `8x8`, `8x4`, `4x4`, `2x2`
+/// in 2-D; `4x4x4`, `2x2x2` in 3-D) under which every launch-time
+/// assumption of `k` holds on a sample launch of 64 work-groups (a kernel
+/// whose subscripts need `ls0 <= 16`, a tile of 16, gets 16), else the
+/// first.
+fn probe_local_size(k: &ranges_format::KernelRanges) -> [i64; 3] {
+    let candidates: &[[i64; 3]] = match k.work_dim {
+        2 => &[[16, 4, 1], [8, 8, 1], [8, 4, 1], [4, 4, 1], [2, 2, 1]],
+        3 => &[[4, 4, 4], [2, 2, 2]],
+        _ => &[[64, 1, 1], [32, 1, 1], [16, 1, 1], [8, 1, 1], [4, 1, 1]],
+    };
+    let Ok(bound) = k.validate_and_bind() else {
+        return candidates[0];
+    };
+    let split = k.split_dim.unwrap_or(0) as usize;
+    let holds = |ls: &[i64; 3]| {
+        let gs = |d: usize| {
+            if d < k.work_dim as usize {
+                64 * ls[d]
+            } else {
+                1
+            }
+        };
+        let values: Vec<i64> = k
+            .params
+            .iter()
+            .map(|p| match p.source {
+                ParamSource::GlobalSize(d) => gs(d as usize),
+                ParamSource::LocalSize(d) => ls[d as usize],
+                ParamSource::NumGroups(d) => gs(d as usize) / ls[d as usize],
+                ParamSource::GlobalOffset(_) => 0,
+                ParamSource::ScalarArg { .. } => 1024,
+                ParamSource::SliceLo | ParamSource::SliceLoItem => 0,
+                ParamSource::SliceHi => 32,
+                ParamSource::SliceHiItem => gs(split) / 2,
+            })
+            .collect();
+        bound
+            .assumptions
+            .iter()
+            .all(|a| a.eval(&values).unwrap_or(false))
+    };
+    candidates
+        .iter()
+        .find(|c| holds(c))
+        .copied()
+        .unwrap_or(candidates[0])
+}
+
+impl Session {
     /// The ranges of one launch of `kernel`, cached per configuration. From
     /// source: analyzed with the local size known (group and local ids become
     /// exact); when that cannot prove the writes of different slices
