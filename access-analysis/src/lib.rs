@@ -201,7 +201,7 @@ pub enum Linearization {
 }
 
 /// Kind of one access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AccessKind {
     Read,
     /// A write that happens exactly as modeled.

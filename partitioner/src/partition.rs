@@ -341,7 +341,8 @@ type ShapeRanges = (ArrayRanges, Vec<String>);
 
 /// What [`array_ranges`] reads of an array but its name and argument index:
 /// its mode, its whole-array reason, its strides, its element type and size,
-/// and its access relations with the array's name taken out.
+/// and its access relations (their unions and each access's own, in order:
+/// the read parts group the accesses) with the array's name taken out.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct ArrayShape {
     mode: Mode,
@@ -350,6 +351,7 @@ struct ArrayShape {
     elem_type: String,
     elem_size: u32,
     relations: [String; 3],
+    accesses: Vec<(AccessKind, String)>,
 }
 
 /// Stands for an array's name in the memo of [`Ctx::same_shape`].
@@ -367,6 +369,7 @@ impl ArrayShape {
             elem_type: a.elem_type.clone(),
             elem_size: a.elem_size,
             relations: [strip(&a.reads), strip(&a.must_writes), strip(&a.may_writes)],
+            accesses: a.accesses.iter().map(|x| (x.kind, strip(&x.map))).collect(),
         }
     }
 }
