@@ -38,17 +38,18 @@ fn assumptions_hold(k: &ranges_format::KernelRanges, global: i64) -> bool {
     bound.assumptions.iter().all(|a| a.eval(&values).unwrap())
 }
 
+/// Whether `k` has the kernel's no-wrap assumption.
+fn has_no_wrap(k: &ranges_format::KernelRanges) -> bool {
+    k.assumptions
+        .iter()
+        .any(|a| a.array.is_none() && a.description.contains("stays within 'int'"))
+}
+
 #[test]
 fn an_ordinary_launch_keeps_the_assumption_and_splits() {
     let k = launch(4096);
     assert!(k.splittable, "{:?}", k.reason);
-    assert!(
-        k.assumptions
-            .iter()
-            .any(|a| a.array.is_none() && a.description.contains("stays within 'int'")),
-        "{:?}",
-        k.assumptions
-    );
+    assert!(has_no_wrap(&k), "{:?}", k.assumptions);
     assert!(assumptions_hold(&k, 4096));
 }
 
@@ -63,13 +64,7 @@ fn a_launch_past_2_31_work_items_never_splits_under_the_failed_assumption() {
         assert!(assumptions_hold(&k, global as i64), "{:?}", k.assumptions);
     } else {
         // the parametric ranges, whose assumption fails here: run whole
-        assert!(
-            k.assumptions
-                .iter()
-                .any(|a| a.array.is_none() && a.description.contains("stays within 'int'")),
-            "{:?}",
-            k.assumptions
-        );
+        assert!(has_no_wrap(&k), "{:?}", k.assumptions);
         assert!(!assumptions_hold(&k, global as i64), "{:?}", k.assumptions);
     }
 }
