@@ -89,6 +89,10 @@ pub(crate) struct Walker<'a> {
     /// Integer conversions of NDRange values assumed not to wrap around
     /// ([`NoWrap`]), in the order met, each once.
     pub no_wrap: std::cell::RefCell<Vec<NoWrap>>,
+    /// Integer scalar parameters assumed not negative (their conversion to
+    /// an unsigned type is a [`NoWrap`] assumption): their values are at
+    /// least 0 from then on.
+    pub assumed_nonneg: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 /// An integer conversion of a value of the NDRange alone (global, local and
@@ -106,6 +110,9 @@ pub(crate) struct NoWrap {
     /// The range of the target type.
     pub lo: i128,
     pub hi: i128,
+    /// Whether the value can exceed `hi` at all (not for a scalar argument
+    /// converted to a type that holds every value of its own).
+    pub above: bool,
     /// What is assumed, for messages (`'x * 16' stays within int (k.cl:3:9)`).
     pub what: String,
 }
@@ -150,6 +157,7 @@ impl<'a> Walker<'a> {
             var_types: HashMap::new(),
             buf_args: Vec::new(),
             no_wrap: Default::default(),
+            assumed_nonneg: Default::default(),
         }
     }
 

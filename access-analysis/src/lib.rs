@@ -52,7 +52,9 @@
 //! 16`): it is kept whole under the kernel's launch-time assumption that no
 //! work-item's value leaves the type's range ([`KernelAccesses::assumptions`],
 //! checked at every launch, every array whole where it fails), exact
-//! wherever the assumption holds. Negative subscripts are not excluded (the
+//! wherever the assumption holds; likewise an integer scalar argument
+//! converted to an unsigned type (`get_global_id(1) * width` with `int
+//! width`), assumed not negative. Negative subscripts are not excluded (the
 //! thesis's `index >= 0` is not injected), so footprints hold even for kernels
 //! that index below a pointer they advanced.
 //!

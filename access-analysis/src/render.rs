@@ -303,11 +303,19 @@ impl<'a> Renderer<'a> {
     ) -> IslResult<Option<String>> {
         let isl = &self.isl;
         let fail = || IslFail::Error("no text".into());
-        let v = self
-            .subst(&nw.value)
-            .ok_or_else(fail)?
-            .to_isl()
-            .ok_or_else(fail)?;
+        let value = self.subst(&nw.value).ok_or_else(fail)?;
+        // A scalar that is no parameter of the kernel's relations reaches no
+        // access and no condition of one: whether it wraps changes nothing
+        // recorded, and there is nothing to assume.
+        let mut atoms = Vec::new();
+        value.atoms(&mut atoms);
+        if atoms
+            .iter()
+            .any(|a| matches!(a, Atom::Param(n) if !self.param_names.contains(n)))
+        {
+            return Ok(None);
+        }
+        let v = value.to_isl().ok_or_else(fail)?;
         let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
         dims.extend(self.lg_dims.iter().cloned());
         let dom = if self.dom.trim().is_empty() {
@@ -315,12 +323,15 @@ impl<'a> Renderer<'a> {
         } else {
             self.dom.clone()
         };
+        let outside = if nw.above {
+            format!("{v} < {} or {v} > {}", nw.lo, nw.hi)
+        } else {
+            format!("{v} < {}", nw.lo)
+        };
         let text = format!(
-            "{}{{ W[{}] : ({dom}) and ({v} < {} or {v} > {}) }}",
+            "{}{{ W[{}] : ({dom}) and ({outside}) }}",
             self.header,
-            dims.join(", "),
-            nw.lo,
-            nw.hi
+            dims.join(", ")
         );
         isl.reset();
         let ctx = isl.set(context)?;

@@ -89,3 +89,40 @@ fn an_unknown_local_size_gives_the_assumption_over_the_group_count() {
     assert!(holds(&ctx, &ka, cond, &fits), "{cond}");
     assert!(!holds(&ctx, &ka, cond, &wraps), "{cond}");
 }
+
+const SIZE_T_TIMES_INT: &str = "__kernel void k(__global float *out, int width) { \
+     out[get_global_id(1) * width + get_global_id(0)] = 1.0f; }";
+
+#[test]
+fn an_int_scalar_converted_to_size_t_is_assumed_not_negative() {
+    let ka = inline(SIZE_T_TIMES_INT, &AnalysisOptions::default());
+    let out = ka.array("out").unwrap();
+    assert!(out.whole.is_none(), "{:?}", out.whole);
+    assert_eq!(out.strides, ["width", "1"]);
+    let a = ka
+        .assumptions
+        .iter()
+        .find(|a| {
+            a.description
+                .contains("'width' converted to 'ulong' is not negative")
+        })
+        .unwrap_or_else(|| panic!("{:?}", ka.assumptions));
+    assert!(a.array.is_none());
+    let ctx = Context::alloc();
+    let at = |w: i64| Launch::new([64, 16, 1], [8, 4, 1]).arg("width", w);
+    assert!(holds(&ctx, &ka, &a.condition, &at(64)));
+    assert!(holds(&ctx, &ka, &a.condition, &at(0)));
+    assert!(!holds(&ctx, &ka, &a.condition, &at(-1)), "{}", a.condition);
+}
+
+#[test]
+fn a_converted_scalar_that_reaches_no_access_assumes_nothing() {
+    // `n` only shapes the stored value: no parameter, nothing to check
+    let ka = inline(
+        "__kernel void k(__global int *a, int n) { size_t i = get_global_id(0); \
+         ulong m = n; a[i] = (int)(m & 1); }",
+        &AnalysisOptions::default(),
+    );
+    assert!(ka.assumptions.is_empty(), "{:?}", ka.assumptions);
+    assert!(ka.params.iter().all(|p| p.name != "n"));
+}

@@ -631,7 +631,11 @@ impl<'a> Walker<'a> {
                 if self.is_nd_param(p) {
                     return Some((0, NDR)); // go_d
                 }
-                self.param_bounds.get(p).copied()
+                let b = self.param_bounds.get(p).copied();
+                if self.assumed_nonneg.borrow().contains(p) {
+                    return b.map(|(lo, hi)| (lo.max(0), hi));
+                }
+                b
             }
             Atom::Div(num, d) => {
                 let (lo, hi) = self.poly_range(num)?;
@@ -745,6 +749,7 @@ impl<'a> Walker<'a> {
                     value: p.clone(),
                     lo,
                     hi,
+                    above: true,
                     what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
                 };
                 let mut seen = self.no_wrap.borrow_mut();
@@ -756,6 +761,36 @@ impl<'a> Walker<'a> {
                 }
                 out.push((c, p));
                 continue;
+            }
+            // An integer scalar argument converted to an unsigned type
+            // (`get_global_id(1) * width` with `int width` converts `width`
+            // to `size_t`): kept as it is under the assumption that it is
+            // not negative, and taken as such from then on.
+            if let Some(n) = self.scalar_param_alone(&p) {
+                if lo == 0
+                    && self
+                        .atom_range(&Atom::Param(n.clone()))
+                        .is_some_and(|(_, b)| b <= hi)
+                {
+                    let nw = super::NoWrap {
+                        value: p.clone(),
+                        lo,
+                        hi,
+                        above: false,
+                        what: format!(
+                            "'{text}' converted to '{}' is not negative ({})",
+                            ty.name(),
+                            self.loc(span)
+                        ),
+                    };
+                    let mut seen = self.no_wrap.borrow_mut();
+                    if !seen.iter().any(|x| x.value == nw.value && x.lo == lo) {
+                        seen.push(nw);
+                    }
+                    self.assumed_nonneg.borrow_mut().insert(n);
+                    out.push((c, p));
+                    continue;
+                }
             }
             // r = ((p + half) mod m) - half
             let shifted = match p.add_const(half) {
@@ -826,6 +861,19 @@ impl<'a> Walker<'a> {
             acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
         }
         Some(acc)
+    }
+
+    /// The name of the integer scalar argument `p` is, alone (coefficient
+    /// 1, no constant), if it is one (not an NDRange value).
+    fn scalar_param_alone(&self, p: &Poly) -> Option<String> {
+        let (m, c) = p.terms.iter().next()?;
+        if p.terms.len() != 1 || *c != 1 || m.len() != 1 {
+            return None;
+        }
+        match &m[0] {
+            Atom::Param(n) if !self.is_nd_param(n) && !self.spec.contains_key(n) => Some(n.clone()),
+            _ => None,
+        }
     }
 
     fn nonneg_atom(&self, a: &Atom) -> bool {
