@@ -745,20 +745,13 @@ impl<'a> Walker<'a> {
                     .ordinary_range(&p)
                     .is_some_and(|(a, b)| a >= lo && b <= hi)
             {
-                let nw = super::NoWrap {
+                self.assume_no_wrap(super::NoWrap {
                     value: p.clone(),
                     lo,
                     hi,
                     above: true,
                     what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
-                };
-                let mut seen = self.no_wrap.borrow_mut();
-                if !seen
-                    .iter()
-                    .any(|x| x.value == nw.value && x.lo == lo && x.hi == hi)
-                {
-                    seen.push(nw);
-                }
+                });
                 out.push((c, p));
                 continue;
             }
@@ -772,7 +765,7 @@ impl<'a> Walker<'a> {
                         .atom_range(&Atom::Param(n.clone()))
                         .is_some_and(|(_, b)| b <= hi)
                 {
-                    let nw = super::NoWrap {
+                    self.assume_no_wrap(super::NoWrap {
                         value: p.clone(),
                         lo,
                         hi,
@@ -782,11 +775,7 @@ impl<'a> Walker<'a> {
                             ty.name(),
                             self.loc(span)
                         ),
-                    };
-                    let mut seen = self.no_wrap.borrow_mut();
-                    if !seen.iter().any(|x| x.value == nw.value && x.lo == lo) {
-                        seen.push(nw);
-                    }
+                    });
                     self.assumed_nonneg.borrow_mut().insert(n);
                     out.push((c, p));
                     continue;
@@ -861,6 +850,17 @@ impl<'a> Walker<'a> {
             acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
         }
         Some(acc)
+    }
+
+    /// Records `nw` (each value and range once).
+    fn assume_no_wrap(&self, nw: super::NoWrap) {
+        let mut seen = self.no_wrap.borrow_mut();
+        if !seen
+            .iter()
+            .any(|x| x.value == nw.value && x.lo == nw.lo && x.hi == nw.hi && x.above == nw.above)
+        {
+            seen.push(nw);
+        }
     }
 
     /// The name of the integer scalar argument `p` is, alone (coefficient
