@@ -54,7 +54,9 @@
 //! checked at every launch, every array whole where it fails), exact
 //! wherever the assumption holds; likewise an integer scalar argument
 //! converted to an unsigned type (`get_global_id(1) * width` with `int
-//! width`), assumed not negative. Negative subscripts are not excluded (the
+//! width`), assumed not negative, and a sum of products of such values with
+//! positive coefficients converted to `int`, assumed in range at the
+//! NDRange's largest ids (where such a sum is largest). Negative subscripts are not excluded (the
 //! thesis's `index >= 0` is not injected), so footprints hold even for kernels
 //! that index below a pointer they advanced.
 //!

@@ -315,6 +315,13 @@ impl<'a> Renderer<'a> {
         {
             return Ok(None);
         }
+        if !value.is_affine() {
+            // a monotone sum (`eval` checked it): no isl, its largest value
+            return Ok(Some(
+                self.monotone_condition(nw, &value)
+                    .unwrap_or_else(|| format!("{}{{ : false }}", self.header)),
+            ));
+        }
         let v = value.to_isl().ok_or_else(fail)?;
         let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
         dims.extend(self.lg_dims.iter().cloned());
@@ -354,6 +361,47 @@ impl<'a> Renderer<'a> {
             .coalesce()
             .ok_in(isl)?;
         Ok(Some(isl.set_str(&cond)?))
+    }
+
+    /// The condition that the monotone sum `value` (positive coefficients
+    /// over non-negative ids, sizes and scalars) stays at most `nw.hi`: its
+    /// value with every global id at `gs + go - 1`, local id at `ls - 1` and
+    /// group id at `ng - 1`, which isl cannot express (a product of
+    /// parameters) and the launcher evaluates; `None` for another form.
+    fn monotone_condition(&self, nw: &crate::eval::NoWrap, value: &Poly) -> Option<String> {
+        let mut max = Poly::default();
+        for (m, c) in &value.terms {
+            if *c < 0 {
+                return None;
+            }
+            let mut t = Poly::konst(*c);
+            for a in m {
+                let largest = match a {
+                    Atom::Dim(d) => {
+                        let (k, rest) = d.split_at(1);
+                        let dd: u32 = rest.parse().ok()?;
+                        match k {
+                            // ids of dimensions past the NDRange's are 0
+                            "x" | "l" | "g" if dd >= self.ndr.work_dim => Poly::konst(0),
+                            "x" => self.nd("gs", dd).add(&self.nd("go", dd))?.add_const(-1)?,
+                            "l" => self.nd("ls", dd).add_const(-1)?,
+                            "g" => self.nd("ng", dd).add_const(-1)?,
+                            _ => return None,
+                        }
+                    }
+                    Atom::Param(n) => Poly::param(n),
+                    Atom::Div(..) => return None,
+                };
+                t = t.mul(&largest, &[])?;
+            }
+            max = max.add(&t)?;
+        }
+        Some(format!(
+            "{}{{ : {} <= {} }}",
+            self.header,
+            max.describe(),
+            nw.hi
+        ))
     }
 
     /// Analyzes one array from its records.

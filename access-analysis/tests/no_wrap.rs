@@ -126,3 +126,56 @@ fn a_converted_scalar_that_reaches_no_access_assumes_nothing() {
     assert!(ka.assumptions.is_empty(), "{:?}", ka.assumptions);
     assert!(ka.params.iter().all(|p| p.name != "n"));
 }
+
+/// Whether the condition `text` (a range file's syntax) holds with these
+/// values of the kernel's parameters (the launcher's evaluation).
+fn evaluates(ka: &access_analysis::KernelAccesses, text: &str, l: &Launch) -> bool {
+    let names: Vec<&str> = ka.params.iter().map(|p| p.name.as_str()).collect();
+    let values: Vec<i64> = names.iter().map(|n| l.value(ka, n)).collect();
+    ranges_format::Condition::parse(text)
+        .unwrap()
+        .bind(&names)
+        .unwrap()
+        .eval(&values)
+        .unwrap()
+}
+
+#[test]
+fn an_int_index_from_ids_and_a_width_stays_within_int_at_the_largest_ids() {
+    let ka = inline(
+        "__kernel void k(__global float *out, int width) { \
+         int idx = get_global_id(1) * width + get_global_id(0); out[idx] = 1.0f; }",
+        &AnalysisOptions::default(),
+    );
+    let out = ka.array("out").unwrap();
+    assert!(out.whole.is_none(), "{:?}", out.whole);
+    assert_eq!(out.strides, ["width", "1"]);
+    let a = ka
+        .assumptions
+        .iter()
+        .find(|a| a.description.contains("stays within 'int'"))
+        .unwrap_or_else(|| panic!("{:?}", ka.assumptions));
+    // (gs1 - 1) * width + gs0 - 1 <= 2^31 - 1
+    let at = |gs: [i64; 2], w: i64| Launch::new([gs[0], gs[1], 1], [8, 4, 1]).arg("width", w);
+    assert!(evaluates(&ka, &a.condition, &at([64, 16], 64)));
+    // 32767 * 2^16 + 63 fits; 32768 * 2^16 + 63 does not
+    assert!(
+        evaluates(&ka, &a.condition, &at([64, 32768], 1 << 16)),
+        "{}",
+        a.condition
+    );
+    assert!(
+        !evaluates(&ka, &a.condition, &at([64, 32769], 1 << 16)),
+        "{}",
+        a.condition
+    );
+    // and with an offset, the largest id moves
+    let off = Launch::new([64, 32767, 1], [8, 4, 1])
+        .arg("width", 1 << 16)
+        .offset([0, 1, 0]);
+    assert!(evaluates(&ka, &a.condition, &off));
+    let off = Launch::new([64, 32767, 1], [8, 4, 1])
+        .arg("width", 1 << 16)
+        .offset([0, 2, 0]);
+    assert!(!evaluates(&ka, &a.condition, &off), "{}", a.condition);
+}

@@ -755,6 +755,22 @@ impl<'a> Walker<'a> {
                 out.push((c, p));
                 continue;
             }
+            // A sum of products of non-negative NDRange values and scalar
+            // arguments (`get_global_id(1) * width + get_global_id(0)`,
+            // `width` not negative): kept whole under the assumption that it
+            // stays within range, its largest value at the NDRange's largest
+            // ids (see `NoWrap`).
+            if self.monotone_nonneg(&p, lo) {
+                self.assume_no_wrap(super::NoWrap {
+                    value: p.clone(),
+                    lo,
+                    hi,
+                    above: true,
+                    what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
+                });
+                out.push((c, p));
+                continue;
+            }
             // An integer scalar argument converted to an unsigned type
             // (`get_global_id(1) * width` with `int width` converts `width`
             // to `size_t`): kept as it is under the assumption that it is
@@ -850,6 +866,36 @@ impl<'a> Walker<'a> {
             acc = (acc.0.checked_add(t.0)?, acc.1.checked_add(t.1)?);
         }
         Some(acc)
+    }
+
+    /// Whether `p` is a non-affine sum of products of NDRange ids and sizes
+    /// and non-negative integer scalar arguments, with positive
+    /// coefficients and a constant of at least `lo`: never below `lo`, and
+    /// largest where every id is (`Renderer::no_wrap_assumptions`).
+    fn monotone_nonneg(&self, p: &Poly, lo: i128) -> bool {
+        if p.is_affine() {
+            return false;
+        }
+        p.terms.iter().all(|(m, c)| {
+            if m.is_empty() {
+                return *c >= lo;
+            }
+            *c > 0
+                && m.iter().all(|a| match a {
+                    Atom::Dim(d) => {
+                        let (k, rest) = d.split_at(1);
+                        (k == "x" || k == "l" || k == "g")
+                            && rest.len() == 1
+                            && rest.chars().all(|c| c.is_ascii_digit())
+                    }
+                    Atom::Param(n) => {
+                        self.is_nd_param(n)
+                            || self.atom_range(a).is_some_and(|(low, _)| low >= 0)
+                                && !self.spec.contains_key(n)
+                    }
+                    Atom::Div(..) => false,
+                })
+        })
     }
 
     /// Records `nw` (each value and range once).
