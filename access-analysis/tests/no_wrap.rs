@@ -90,23 +90,28 @@ fn an_unknown_local_size_gives_the_assumption_over_the_group_count() {
     assert!(!holds(&ctx, &ka, cond, &wraps), "{cond}");
 }
 
+/// The assumption of `ka` whose description contains `what`, after
+/// checking that `out` is bounded as a `[..][width]` array.
+fn width_assumption<'a>(
+    ka: &'a access_analysis::KernelAccesses,
+    what: &str,
+) -> &'a access_analysis::Assumption {
+    let out = ka.array("out").unwrap();
+    assert!(out.whole.is_none(), "{:?}", out.whole);
+    assert_eq!(out.strides, ["width", "1"]);
+    ka.assumptions
+        .iter()
+        .find(|a| a.description.contains(what))
+        .unwrap_or_else(|| panic!("no '{what}' in {:?}", ka.assumptions))
+}
+
 const SIZE_T_TIMES_INT: &str = "__kernel void k(__global float *out, int width) { \
      out[get_global_id(1) * width + get_global_id(0)] = 1.0f; }";
 
 #[test]
 fn an_int_scalar_converted_to_size_t_is_assumed_not_negative() {
     let ka = inline(SIZE_T_TIMES_INT, &AnalysisOptions::default());
-    let out = ka.array("out").unwrap();
-    assert!(out.whole.is_none(), "{:?}", out.whole);
-    assert_eq!(out.strides, ["width", "1"]);
-    let a = ka
-        .assumptions
-        .iter()
-        .find(|a| {
-            a.description
-                .contains("'width' converted to 'ulong' is not negative")
-        })
-        .unwrap_or_else(|| panic!("{:?}", ka.assumptions));
+    let a = width_assumption(&ka, "'width' converted to 'ulong' is not negative");
     assert!(a.array.is_none());
     let ctx = Context::alloc();
     let at = |w: i64| Launch::new([64, 16, 1], [8, 4, 1]).arg("width", w);
@@ -147,14 +152,7 @@ fn an_int_index_from_ids_and_a_width_stays_within_int_at_the_largest_ids() {
          int idx = get_global_id(1) * width + get_global_id(0); out[idx] = 1.0f; }",
         &AnalysisOptions::default(),
     );
-    let out = ka.array("out").unwrap();
-    assert!(out.whole.is_none(), "{:?}", out.whole);
-    assert_eq!(out.strides, ["width", "1"]);
-    let a = ka
-        .assumptions
-        .iter()
-        .find(|a| a.description.contains("stays within 'int'"))
-        .unwrap_or_else(|| panic!("{:?}", ka.assumptions));
+    let a = width_assumption(&ka, "stays within 'int'");
     // (gs1 - 1) * width + gs0 - 1 <= 2^31 - 1
     let at = |gs: [i64; 2], w: i64| Launch::new([gs[0], gs[1], 1], [8, 4, 1]).arg("width", w);
     assert!(evaluates(&ka, &a.condition, &at([64, 16], 64)));

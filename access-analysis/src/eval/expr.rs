@@ -735,32 +735,19 @@ impl<'a> Walker<'a> {
                 out.push((c, p));
                 continue;
             }
-            // A value of the NDRange alone that stays in range on every
-            // NDRange of up to 2^24 work-items and work-groups per
-            // dimension: kept whole under a launch-time assumption that it
-            // never wraps (see `NoWrap`). One that wraps on ordinary
-            // launches (`i + 4294967295u`) keeps its wrap-around.
-            if self.of_ndrange_alone(&p)
+            // Kept whole under a launch-time assumption that it never wraps
+            // (see `NoWrap`): a value of the NDRange alone that stays in
+            // range on every NDRange of up to 2^24 work-items and
+            // work-groups per dimension (one that wraps on ordinary
+            // launches, `i + 4294967295u`, keeps its wrap-around), and a
+            // sum of products of non-negative NDRange values and scalar
+            // arguments (`get_global_id(1) * width + get_global_id(0)`,
+            // `width` not negative), largest at the NDRange's largest ids.
+            let ordinary = self.of_ndrange_alone(&p)
                 && self
                     .ordinary_range(&p)
-                    .is_some_and(|(a, b)| a >= lo && b <= hi)
-            {
-                self.assume_no_wrap(super::NoWrap {
-                    value: p.clone(),
-                    lo,
-                    hi,
-                    above: true,
-                    what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
-                });
-                out.push((c, p));
-                continue;
-            }
-            // A sum of products of non-negative NDRange values and scalar
-            // arguments (`get_global_id(1) * width + get_global_id(0)`,
-            // `width` not negative): kept whole under the assumption that it
-            // stays within range, its largest value at the NDRange's largest
-            // ids (see `NoWrap`).
-            if self.monotone_nonneg(&p, lo) {
+                    .is_some_and(|(a, b)| a >= lo && b <= hi);
+            if ordinary || self.monotone_nonneg(&p, lo) {
                 self.assume_no_wrap(super::NoWrap {
                     value: p.clone(),
                     lo,
@@ -827,12 +814,7 @@ impl<'a> Walker<'a> {
         p.is_affine()
             && p.to_isl().is_some()
             && atoms.iter().all(|a| match a {
-                Atom::Dim(d) => {
-                    let (k, rest) = d.split_at(1);
-                    (k == "x" || k == "l" || k == "g")
-                        && rest.len() == 1
-                        && rest.chars().all(|c| c.is_ascii_digit())
-                }
+                Atom::Dim(d) => is_id_dim(d),
                 Atom::Param(n) => self.is_nd_param(n),
                 // its numerator's atoms are in the list too
                 Atom::Div(..) => true,
@@ -882,12 +864,7 @@ impl<'a> Walker<'a> {
             }
             *c > 0
                 && m.iter().all(|a| match a {
-                    Atom::Dim(d) => {
-                        let (k, rest) = d.split_at(1);
-                        (k == "x" || k == "l" || k == "g")
-                            && rest.len() == 1
-                            && rest.chars().all(|c| c.is_ascii_digit())
-                    }
+                    Atom::Dim(d) => is_id_dim(d),
                     Atom::Param(n) => {
                         self.is_nd_param(n)
                             || self.atom_range(a).is_some_and(|(low, _)| low >= 0)
@@ -924,12 +901,7 @@ impl<'a> Walker<'a> {
 
     fn nonneg_atom(&self, a: &Atom) -> bool {
         match a {
-            Atom::Dim(d) => {
-                let (k, rest) = d.split_at(1);
-                (k == "x" || k == "l" || k == "g")
-                    && rest.len() == 1
-                    && rest.chars().all(|c| c.is_ascii_digit())
-            }
+            Atom::Dim(d) => is_id_dim(d),
             Atom::Param(p) => {
                 is_ndrange_size(p) || p.starts_with("go") && p.len() == 3 && self.is_nd_param(p)
             }
@@ -982,4 +954,13 @@ impl<'a> Walker<'a> {
             None => self.loaded(l),
         }
     }
+}
+
+/// Whether `d` is a work-item id dimension: a global (`x0`), local (`l1`)
+/// or group (`g2`) id.
+fn is_id_dim(d: &str) -> bool {
+    let (k, rest) = d.split_at(1);
+    (k == "x" || k == "l" || k == "g")
+        && rest.len() == 1
+        && rest.chars().all(|c| c.is_ascii_digit())
 }
