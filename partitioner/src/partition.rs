@@ -322,10 +322,6 @@ struct Ctx<'a> {
     /// footprint is empty: they do not depend on the split dimension, so
     /// the candidates after the first reuse them.
     totals: std::cell::RefCell<std::collections::BTreeMap<u32, (Option<Range>, bool)>>,
-    /// Per array and split dimension, the bounds of a slice's footprint
-    /// ([`dim_bounds`]): made when the candidate dimensions are compared and
-    /// used again by the chosen one.
-    slice_bounds: std::cell::RefCell<std::collections::BTreeMap<(u32, u32), Option<Bounds>>>,
     /// [`PartitionOptions::count_at`].
     point: Option<LaunchPoint>,
     /// Per split dimension and array shape ([`ArrayShape`]), the ranges an
@@ -475,28 +471,6 @@ impl<'a> Ctx<'a> {
         Some(out)
     }
 
-    /// [`dim_bounds`] of the footprint `fp` of a slice along `d` of array
-    /// `a`, made once per array and dimension.
-    fn slice_bounds_of(
-        &self,
-        a: &ArrayAccesses,
-        d: u32,
-        fp: &Set,
-        ctx_slice: Option<&Set>,
-    ) -> Option<Bounds> {
-        if let Some(b) = self.slice_bounds.borrow().get(&(a.arg_index, d)) {
-            return b.clone();
-        }
-        let b = dim_bounds(&self.isl, fp, a.strides.len(), ctx_slice);
-        // isl work cut short by the deadline or the operation limit is not kept
-        if !self.isl.expired() {
-            self.slice_bounds
-                .borrow_mut()
-                .insert((a.arg_index, d), b.clone());
-        }
-        b
-    }
-
     fn footprint(&self, map: &Map, dom: &Set) -> Option<Set> {
         let m = map.copy().ok()?.intersect_domain(dom.copy().ok()?).ok()?;
         m.range().ok()?.coalesce().ok()
@@ -542,12 +516,7 @@ fn access_footprints_in(
 /// slice constraints), which removes existentials isl cannot eliminate by
 /// itself. `None` when the footprint is empty, its dimensions are not
 /// `n_dims`, or isl fails.
-fn dim_bounds(
-    isl: &Isl,
-    fp: &Set,
-    n_dims: usize,
-    context: Option<&Set>,
-) -> Option<(Vec<PwExpr>, Vec<PwExpr>)> {
+fn dim_bounds(isl: &Isl, fp: &Set, n_dims: usize, context: Option<&Set>) -> Option<Bounds> {
     if fp.is_empty().ok()? {
         return None;
     }
@@ -2125,7 +2094,6 @@ pub fn partition_kernel_in(
         specialize: options.analysis.specialize.clone(),
         totals: Default::default(),
         same_shape: Default::default(),
-        slice_bounds: Default::default(),
         point: options.count_at.clone(),
     };
     let mut params: Vec<Param> = acc
@@ -2457,7 +2425,7 @@ fn array_ranges(
     };
     // The slice's bounds serve the read (write) footprint too when the array
     // is only read (written): the footprints are the same set.
-    let slice_bounds = cx.slice_bounds_of(a, d, &fp_slice, ctx_slice_set);
+    let slice_bounds = dim_bounds(&cx.isl, &fp_slice, a.strides.len(), ctx_slice_set);
     out.slice = literal_linear(&cx.isl, &fp_slice, &a.strides, ctx_slice_set).or_else(|| {
         slice_bounds
             .as_ref()
