@@ -86,8 +86,8 @@ pub(crate) struct Walker<'a> {
     /// Argument indices of the `__global`/`__constant` buffer arguments: the
     /// candidates of a pointer whose targets cannot be tracked.
     pub buf_args: Vec<u32>,
-    /// Integer conversions of NDRange values assumed not to wrap around
-    /// ([`NoWrap`]), in the order met, each once.
+    /// Integer conversions assumed not to wrap around ([`NoWrap`]), in the
+    /// order met, each once.
     pub no_wrap: std::cell::RefCell<Vec<NoWrap>>,
     /// Integer scalar parameters assumed not negative (their conversion to
     /// an unsigned type is a [`NoWrap`] assumption): their values are at
@@ -95,17 +95,20 @@ pub(crate) struct Walker<'a> {
     pub assumed_nonneg: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
-/// An integer conversion of a value of the NDRange alone (global, local and
-/// group ids, NDRange sizes) that wraps around for some launch (`int x0 =
-/// get_group_id(0) * 16`: 2^31 work-groups make it wrap) and is modelled
-/// without the wrap-around under a launch-time assumption: no work-item's
-/// value leaves `[lo, hi]`. The renderer turns it into a condition on the
-/// parameters (`Renderer::no_wrap_assumptions`), checked at every launch;
-/// where it fails, every array is whole. Modelled with the wrap-around
-/// (`mod 2^32` terms), such subscripts made isl's bounds take seconds.
+/// An integer conversion that wraps around for some launch and is modelled
+/// without the wrap-around under a launch-time assumption that no
+/// work-item's value leaves `[lo, hi]`: a value of the NDRange alone (`int
+/// x0 = get_group_id(0) * 16`: 2^31 work-groups make it wrap), an integer
+/// scalar argument converted to an unsigned type (assumed not negative), or
+/// a monotone sum of products of such values (`get_global_id(1) * width +
+/// get_global_id(0)` into an `int`). The renderer turns it into a condition
+/// on the parameters (`Renderer::no_wrap_assumptions`), checked at every
+/// launch; where it fails, every array is whole. Modelled with the
+/// wrap-around (`mod 2^32` terms), such subscripts made isl's bounds take
+/// seconds, or were refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NoWrap {
-    /// The value, unwrapped (affine in the NDRange's dimensions and sizes).
+    /// The value, unwrapped.
     pub value: crate::poly::Poly,
     /// The range of the target type.
     pub lo: i128,

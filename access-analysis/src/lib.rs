@@ -56,9 +56,10 @@
 //! converted to an unsigned type (`get_global_id(1) * width` with `int
 //! width`), assumed not negative, and a sum of products of such values with
 //! positive coefficients converted to `int`, assumed in range at the
-//! NDRange's largest ids (where such a sum is largest). Negative subscripts are not excluded (the
-//! thesis's `index >= 0` is not injected), so footprints hold even for kernels
-//! that index below a pointer they advanced.
+//! NDRange's largest ids (where such a sum is largest). Negative subscripts
+//! are not excluded (the thesis's `index >= 0` is not injected), so
+//! footprints hold even for kernels that index below a pointer they
+//! advanced.
 //!
 //! # Linearized subscripts
 //!
@@ -287,8 +288,8 @@ pub struct KernelAccesses {
     pub global_atomics: Vec<String>,
     pub notes: Vec<String>,
     /// Launch-time assumptions of the whole kernel (`array` is `None`):
-    /// integer conversions of NDRange values modelled without wrapping
-    /// around. One that fails at a launch sends every array whole.
+    /// integer conversions modelled without wrapping around (see the crate
+    /// doc). One that fails at a launch sends every array whole.
     pub assumptions: Vec<Assumption>,
 }
 

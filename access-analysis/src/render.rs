@@ -301,7 +301,6 @@ impl<'a> Renderer<'a> {
         nw: &crate::eval::NoWrap,
         context: &str,
     ) -> IslResult<Option<String>> {
-        let isl = &self.isl;
         let fail = || IslFail::Error("no text".into());
         let value = self.subst(&nw.value).ok_or_else(fail)?;
         // A scalar that is no parameter of the kernel's relations reaches no
@@ -317,10 +316,10 @@ impl<'a> Renderer<'a> {
         }
         if !value.is_affine() {
             // a monotone sum (`eval` checked it): no isl, its largest value
-            return Ok(Some(
-                self.monotone_condition(nw, &value)
-                    .unwrap_or_else(|| format!("{}{{ : false }}", self.header)),
-            ));
+            return self
+                .monotone_condition(nw, &value)
+                .ok_or_else(fail)
+                .map(Some);
         }
         let v = value.to_isl().ok_or_else(fail)?;
         let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
@@ -340,10 +339,19 @@ impl<'a> Renderer<'a> {
             self.header,
             dims.join(", ")
         );
-        isl.reset();
+        self.isl.reset();
+        self.avoiding(&text, context)
+    }
+
+    /// The launch-time condition that no point of `violations` (a set or
+    /// map text whose points break an assumption) exists: the parameter
+    /// values of `context` outside its projection, simplified against the
+    /// context (isl text); `None` when no parameter value has one.
+    fn avoiding(&self, violations: &str, context: &str) -> IslResult<Option<String>> {
+        let isl = &self.isl;
         let ctx = isl.set(context)?;
         let viol = isl
-            .set(&text)?
+            .set(violations)?
             .params()
             .ok_in(isl)?
             .intersect(ctx.copy().ok_in(isl)?)
@@ -1071,29 +1079,13 @@ impl<'a> Renderer<'a> {
         context: &str,
         a: &mut ArrayAccesses,
     ) -> IslResult<()> {
-        let isl = &self.isl;
         for (k, ext) in extents.iter().enumerate() {
             let dim = k + 1;
             let viol = violation_text(dim, ext);
             let text = self.full_map_text(p.rec, &p.pieces, "A", Some(&viol));
-            let v = isl
-                .set(&text)?
-                .params()
-                .ok_in(isl)?
-                .intersect(isl.set(context)?)
-                .ok_in(isl)?;
-            if v.is_empty().ok_in(isl)? {
+            let Some(cond_s) = self.avoiding(&text, context)? else {
                 continue;
-            }
-            let cond = isl
-                .set(context)?
-                .subtract(v)
-                .ok_in(isl)?
-                .gist_params(isl.set(context)?)
-                .ok_in(isl)?
-                .coalesce()
-                .ok_in(isl)?;
-            let cond_s = isl.set_str(&cond)?;
+            };
             // Describe with the outputs of the first piece.
             let shown: Vec<String> = p
                 .pieces
