@@ -138,11 +138,16 @@ impl Isl {
         let passed = dog.as_ref().is_some_and(|w| w.expired());
         // joins the watchdog's thread: it stores no limit after this
         drop(dog);
-        let main_expired = self.expired();
-        self.ctx
-            .set_max_operations(if main_expired { 1 } else { self.max_ops });
+        self.restore_limit();
         self.reset();
         (r, passed)
+    }
+
+    /// Puts back the context's operation limit after a step that changed it
+    /// (1 where the budget ran out: an expired watchdog keeps it there).
+    fn restore_limit(&self) {
+        self.ctx
+            .set_max_operations(if self.expired() { 1 } else { self.max_ops });
     }
 
     /// Starts a fresh operation budget (one per array) and clears stale errors.
@@ -172,8 +177,7 @@ impl Isl {
         self.reset();
         self.ctx.set_max_operations(limit);
         let r = f();
-        self.ctx
-            .set_max_operations(if self.expired() { 1 } else { self.max_ops });
+        self.restore_limit();
         self.reset();
         r.ok()
     }
@@ -235,9 +239,7 @@ impl Isl {
     fn unlimited<T>(&self, f: impl FnOnce() -> T) -> T {
         self.ctx.set_max_operations(0);
         let r = f();
-        // An expired watchdog re-asserts its limit of 1 shortly anyway.
-        self.ctx
-            .set_max_operations(if self.expired() { 1 } else { self.max_ops });
+        self.restore_limit();
         r
     }
 
