@@ -14,6 +14,6 @@ pub mod report;
 pub mod subkernel;
 
 pub use partition::{
-    deadline, partition_kernel, partition_kernel_in, Counts, LaunchPoint, PartitionError,
-    PartitionOptions,
+    deadline, partition_kernel, partition_kernel_in, sample_values, Counts, LaunchPoint,
+    PartitionError, PartitionOptions,
 };

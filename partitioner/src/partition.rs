@@ -1919,11 +1919,14 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
     Some(false)
 }
 
-/// Sample parameter values to compare split dimensions.
-fn sample_values(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> Vec<i64> {
+/// Sample values of `params` (in their order) for a split along `d`: 64
+/// work-groups of `ls` (16 where not given) per dimension, offset 0,
+/// scalars 1024, the slice half the range. They order the split dimensions
+/// and pick the local size `clpart analyze` tries (`session`).
+pub fn sample_values(params: &[Param], d: u32, ls: Option<[i64; 3]>) -> Vec<i64> {
     let l = |dd: u32| ls.map(|x| x[dd as usize]).unwrap_or(16);
     let gs = |dd: u32| l(dd) * 64;
-    k.params
+    params
         .iter()
         .map(|p| match p.source {
             ParamSource::GlobalSize(dd) => gs(dd),
@@ -1940,7 +1943,7 @@ fn sample_values(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> Vec<i64> {
 
 fn slice_cost(k: &KernelRanges, d: u32, ls: Option<[i64; 3]>) -> i64 {
     let names = k.param_names();
-    let vals = sample_values(k, d, ls);
+    let vals = sample_values(&k.params, d, ls);
     let mut cost = 0i64;
     for a in &k.arrays {
         if let Some(r) = &a.slice {
@@ -1972,7 +1975,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
     };
     // The footprints at the sample values alone (no parametric bounds: the
     // chosen dimension's are made once it is chosen, the others never).
-    let vals = sample_values(&k, d, cx.local_size);
+    let vals = sample_values(params, d, cx.local_size);
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     let fixed: Vec<String> = names
         .iter()

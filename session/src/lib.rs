@@ -35,7 +35,7 @@ use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
 pub use partitioner::Counts;
 use partitioner::{PartitionError, PartitionOptions};
-use ranges_format::{ArgInfo, ArgKind, KernelRanges, ParamSource, RangeFile};
+use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 
 /// Most launch configurations a session keeps (ranges and plans); the
 /// oldest goes first.
@@ -448,29 +448,9 @@ fn probe_local_size(k: &ranges_format::KernelRanges) -> [i64; 3] {
     let Ok(bound) = k.validate_and_bind() else {
         return candidates[0];
     };
-    let split = k.split_dim.unwrap_or(0) as usize;
+    let split = k.split_dim.unwrap_or(0);
     let holds = |ls: &[i64; 3]| {
-        let gs = |d: usize| {
-            if d < k.work_dim as usize {
-                64 * ls[d]
-            } else {
-                1
-            }
-        };
-        let values: Vec<i64> = k
-            .params
-            .iter()
-            .map(|p| match p.source {
-                ParamSource::GlobalSize(d) => gs(d as usize),
-                ParamSource::LocalSize(d) => ls[d as usize],
-                ParamSource::NumGroups(d) => gs(d as usize) / ls[d as usize],
-                ParamSource::GlobalOffset(_) => 0,
-                ParamSource::ScalarArg { .. } => 1024,
-                ParamSource::SliceLo | ParamSource::SliceLoItem => 0,
-                ParamSource::SliceHi => 32,
-                ParamSource::SliceHiItem => gs(split) / 2,
-            })
-            .collect();
+        let values = partitioner::sample_values(&k.params, split, Some(*ls));
         bound
             .assumptions
             .iter()
