@@ -393,7 +393,7 @@ fn the_analysis_budget_falls_back_and_says_why() {
     let text = json.to_string();
     assert!(
         text.contains("analysis time budget (1 ms) exceeded")
-            || text.contains("the analysis budget is spent"),
+            || text.contains("the counting time is spent"),
         "no fallback says why: {text}"
     );
     let full = clpart(&[

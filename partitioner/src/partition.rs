@@ -317,6 +317,10 @@ struct Ctx<'a> {
     specialize: std::collections::BTreeMap<String, i64>,
     /// The kernel's wall-clock deadline ([`access_analysis::AnalysisOptions::time_budget_ms`]).
     deadline: Option<std::time::Instant>,
+    /// When the parametric counts and vertex bounds, which come last and
+    /// only inform, stop ([`COUNTS_SHARE_PERCENT`] of the budget from the
+    /// start of the kernel's analysis).
+    counts_deadline: Option<std::time::Instant>,
     budget_ms: u64,
     /// Per array (by argument index), its total range and whether its total
     /// footprint is empty: they do not depend on the split dimension, so
@@ -329,11 +333,15 @@ struct Ctx<'a> {
     /// with its name as [`NAME_SLOT`]: arrays accessed alike (the five atom
     /// arrays of `mdh`, the two inputs of `vadd`) are analyzed once.
     same_shape: std::cell::RefCell<std::collections::HashMap<(u32, ArrayShape), ShapeRanges>>,
+    /// Set by [`dim_bounds`] when it used looser bounds than the exact
+    /// ones; [`partition_along`] clears it before each array and notes it.
+    loosened: std::cell::Cell<bool>,
 }
 
-/// The ranges an array of one shape got and the reasons it gave (with
-/// [`NAME_SLOT`] for its name): [`Ctx::same_shape`].
-type ShapeRanges = (ArrayRanges, Vec<String>);
+/// The ranges an array of one shape got, the reasons it gave (with
+/// [`NAME_SLOT`] for its name) and whether some of its bounds are looser
+/// than exact ([`Ctx::loosened`]): [`Ctx::same_shape`].
+type ShapeRanges = (ArrayRanges, Vec<String>, bool);
 
 /// What [`array_ranges`] reads of an array but its name and argument index:
 /// its mode, its whole-array reason, its strides, its element type and size,
@@ -511,12 +519,27 @@ fn access_footprints_in(
     Some(out)
 }
 
+/// isl operations the exact bounds of one dimension of a footprint
+/// ([`dim_bounds`]) may take before its looser bounds are used instead. The
+/// corpus's exact bounds take at most about 100,000 (a 3-D stencil's
+/// slice); `convolution_rows` without its local size (a halo loop over a
+/// work-group's row, with the link of group and global ids relaxed) ran
+/// into the per-array limit (2,000,000, 1.2 s) and lost its split. An
+/// operation count, not a time, so that the same kernel gets the same
+/// ranges on any machine.
+const EXACT_BOUND_OPS: u64 = 120_000;
+
 /// The bounds of a footprint per delinearized dimension (`dim_min`/`dim_max`
 /// of each), simplified against `context` (the parameters' context with the
 /// slice constraints), which removes existentials isl cannot eliminate by
-/// itself. `None` when the footprint is empty, its dimensions are not
-/// `n_dims`, or isl fails.
-fn dim_bounds(isl: &Isl, fp: &Set, n_dims: usize, context: Option<&Set>) -> Option<Bounds> {
+/// itself. Where the exact bounds of a dimension take more than
+/// [`EXACT_BOUND_OPS`], they are those of the footprint without its
+/// existentially quantified variables and the constraints on them
+/// (`isl_set_remove_divs`: a superset, so the bounds stay sound, if looser)
+/// and [`Ctx::loosened`] is set. `None` when the footprint is empty, its
+/// dimensions are not `n_dims`, or isl fails.
+fn dim_bounds(cx: &Ctx, fp: &Set, n_dims: usize, context: Option<&Set>) -> Option<Bounds> {
+    let isl = &cx.isl;
     if fp.is_empty().ok()? {
         return None;
     }
@@ -527,8 +550,19 @@ fn dim_bounds(isl: &Isl, fp: &Set, n_dims: usize, context: Option<&Set>) -> Opti
     let mut lows = Vec::new();
     let mut highs = Vec::new();
     for k in 0..n {
-        let mut lo = fp.copy().ok()?.dim_min(k as i32).ok()?;
-        let mut hi = fp.copy().ok()?.dim_max(k as i32).ok()?;
+        let k = k as i32;
+        let exact = isl.optional(EXACT_BOUND_OPS, || {
+            Ok((fp.copy()?.dim_min(k)?, fp.copy()?.dim_max(k)?))
+        });
+        let (mut lo, mut hi) = match exact {
+            Some(bounds) => bounds,
+            None if !isl.expired() => {
+                let loose = fp.copy().ok()?.remove_divs().ok()?;
+                cx.loosened.set(true);
+                (loose.copy().ok()?.dim_min(k).ok()?, loose.dim_max(k).ok()?)
+            }
+            None => return None,
+        };
         if let Some(c) = context {
             lo = lo.gist_params(c.copy().ok()?).ok()?;
             hi = hi.gist_params(c.copy().ok()?).ok()?;
@@ -571,11 +605,11 @@ fn linear_of(strides: &[String], lows: &[PwExpr], highs: &[PwExpr]) -> Option<Ra
 
 /// The linear bounds `[lower, upper]` of a footprint with `strides` (see
 /// [`dim_bounds`]).
-fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
-    if let Some(r) = literal_linear(isl, fp, strides, context) {
+fn linear_range(cx: &Ctx, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+    if let Some(r) = literal_linear(cx, fp, strides, context) {
         return Some(r);
     }
-    let (lows, highs) = dim_bounds(isl, fp, strides.len(), context)?;
+    let (lows, highs) = dim_bounds(cx, fp, strides.len(), context)?;
     linear_of(strides, &lows, &highs)
 }
 
@@ -586,7 +620,7 @@ fn linear_range(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) 
 /// ends at 999, not at `3*256 + hi`). `None` for fewer than two dimensions,
 /// strides that are not all literals, or when isl fails; the launcher
 /// intersects the boxes with these ranges.
-fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
+fn literal_linear(cx: &Ctx, fp: &Set, strides: &[String], context: Option<&Set>) -> Option<Range> {
     if strides.len() < 2 {
         return None;
     }
@@ -600,7 +634,8 @@ fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>
         .zip(&lits)
         .map(|(c, s)| format!("{s}*{c}"))
         .collect();
-    let map = isl
+    let map = cx
+        .isl
         .map(&format!(
             "{{ [{}] -> [{}] }}",
             ins.join(", "),
@@ -608,7 +643,7 @@ fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>
         ))
         .ok()?;
     let lin = fp.copy().ok()?.reset_tuple_id().ok()?.apply(map).ok()?;
-    let (lo, hi) = dim_bounds(isl, &lin, 1, context)?;
+    let (lo, hi) = dim_bounds(cx, &lin, 1, context)?;
     ranges_of(&lo, &hi).pop()
 }
 
@@ -618,16 +653,14 @@ fn literal_linear(isl: &Isl, fp: &Set, strides: &[String], context: Option<&Set>
 /// strides, where they are exact ([`literal_linear`], as in
 /// [`linear_range`]).
 fn ranges_and_box(
-    isl: &Isl,
+    cx: &Ctx,
     fp: &Set,
     strides: &[String],
     context: Option<&Set>,
 ) -> (Option<Range>, Option<Vec<Range>>) {
-    let (linear, boxed) = range_and_box_of(
-        strides,
-        dim_bounds(isl, fp, strides.len(), context).as_ref(),
-    );
-    (literal_linear(isl, fp, strides, context).or(linear), boxed)
+    let (linear, boxed) =
+        range_and_box_of(strides, dim_bounds(cx, fp, strides.len(), context).as_ref());
+    (literal_linear(cx, fp, strides, context).or(linear), boxed)
 }
 
 /// [`ranges_and_box`] from bounds already made by [`dim_bounds`].
@@ -728,7 +761,7 @@ fn box_parts(
     }
     let mut out = Vec::with_capacity(groups.len());
     for (f, _) in &groups {
-        let (lows, highs) = dim_bounds(&cx.isl, f, n, context)?;
+        let (lows, highs) = dim_bounds(cx, f, n, context)?;
         out.push(ranges_of(&lows, &highs));
     }
     Some(out)
@@ -777,7 +810,7 @@ fn runs_1d(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Vec<Vec<Range>>>
     }
     let mut out = Vec::with_capacity(runs.len());
     for r in &runs {
-        let (lo, hi) = dim_bounds(&cx.isl, r, 1, context)?;
+        let (lo, hi) = dim_bounds(cx, r, 1, context)?;
         out.push(ranges_of(&lo, &hi));
     }
     Some(out)
@@ -946,11 +979,11 @@ fn count_input(
     // engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
     let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
-    if let Some(d) = cx.deadline {
+    if let Some(d) = cx.counts_deadline {
         limit = limit.min(
             d.checked_duration_since(now)
                 .filter(|l| !l.is_zero())
-                .ok_or("the analysis budget is spent")?,
+                .ok_or("the counting time is spent")?,
         );
     }
     let (made, passed) = cx
@@ -1148,7 +1181,10 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         .collect();
     // Per input, barvinok's count or error and the time it took.
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
-    for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, cx.deadline)) {
+    for (&k, (card, took)) in whole
+        .iter()
+        .zip(ehrhart::card_many(&batch, cx.counts_deadline))
+    {
         cards[k] = Some((card.map(|c| c.count), took));
     }
     for (k, input) in inputs.iter().enumerate() {
@@ -1156,13 +1192,13 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         let card = match &input.form {
             CountForm::Whole => continue,
             CountForm::Decompose(union) => {
-                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.deadline)
+                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.counts_deadline)
                     .pop()
                     .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count))
             }
             CountForm::Parts(parts) => {
                 let mut deadline = start + input.left;
-                if let Some(d) = cx.deadline {
+                if let Some(d) = cx.counts_deadline {
                     deadline = deadline.min(d);
                 }
                 let parts: Vec<(&str, std::time::Duration)> =
@@ -1173,7 +1209,9 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
                     match card {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
-                        Err(E::DeadlinePassed) if cx.deadline.is_none_or(|d| deadline < d) => {
+                        Err(E::DeadlinePassed)
+                            if cx.counts_deadline.is_none_or(|d| deadline < d) =>
+                        {
                             failed = Some(E::BarvinokTimedOut {
                                 millis: input.left.as_millis() as u64,
                             });
@@ -1198,7 +1236,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         // What is left of the count's time (which the kernel's deadline
         // may have cut short while barvinok counted).
         let mut left = inputs[k].left.saturating_sub(took);
-        if let Some(d) = cx.deadline {
+        if let Some(d) = cx.counts_deadline {
             left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
         let by_barvinok = match card {
@@ -1208,7 +1246,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
             }
             Err(E::Unavailable { .. }) => None,
             Err(E::DeadlinePassed) => {
-                out.push(Err("the analysis budget is spent".into()));
+                out.push(Err("the counting time is spent".into()));
                 continue;
             }
             Err(E::BarvinokTimedOut { .. }) => Some(out_of_time()),
@@ -1228,7 +1266,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         .collect();
     for ((k, _, by_barvinok), (e, _)) in fallback
         .into_iter()
-        .zip(ehrhart::enumerate_many(&polylib_batch, cx.deadline))
+        .zip(ehrhart::enumerate_many(&polylib_batch, cx.counts_deadline))
     {
         out[k] = match e {
             Ok(e) => Ok(Count::parametric(
@@ -1376,7 +1414,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
     // ([`ehrhart::preload_barvinok`]): the counts wait for them anyway.
     let _ = ehrhart::barvinok_available();
     let (counts, vertices) = std::thread::scope(|s| {
-        let deadline = cx.deadline;
+        let deadline = cx.counts_deadline;
         let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
             .iter()
             .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
@@ -1540,7 +1578,7 @@ fn vertex_todo(steps: &[CountStep]) -> Vec<(usize, &CountInput)> {
 /// The time limit of each vertex search: [`VERTEX_TIME_LIMIT`], at most what
 /// is left of the kernel's budget.
 fn vertex_limit(cx: &Ctx) -> std::time::Duration {
-    match cx.deadline {
+    match cx.counts_deadline {
         Some(d) => VERTEX_TIME_LIMIT.min(d.saturating_duration_since(std::time::Instant::now())),
         None => VERTEX_TIME_LIMIT,
     }
@@ -1586,7 +1624,7 @@ fn add_vertices(
             debug_assert!(limit.is_zero());
             for &(array_idx, _) in todo {
                 notes.push(format!(
-                    "array '{}': no vertex bounds of a slice's footprint: the analysis budget is spent",
+                    "array '{}': no vertex bounds of a slice's footprint: the counting time is spent",
                     k.arrays[array_idx].name
                 ));
             }
@@ -1602,7 +1640,10 @@ fn add_vertices(
                 let gist = DomainGist::new(cx, input.context.as_deref());
                 // The domains are simplified within the kernel's budget too:
                 // past it, the array gets no vertices (never some of them).
-                let spent = || cx.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                let spent = || {
+                    cx.counts_deadline
+                        .is_some_and(|d| std::time::Instant::now() >= d)
+                };
                 let mut out_of_time = false;
                 for v in e.iter().flatten() {
                     if spent() {
@@ -1619,7 +1660,7 @@ fn add_vertices(
                 }
                 if out_of_time {
                     notes.push(format!(
-                        "array '{}': no vertex bounds of a slice's footprint: simplifying their domains ran out of time (the analysis budget is spent)",
+                        "array '{}': no vertex bounds of a slice's footprint: simplifying their domains ran out of time (the counting time is spent)",
                         a.name
                     ));
                 } else {
@@ -1997,7 +2038,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
         let Some(fp) = cx.footprint(&all, &slice) else {
             continue;
         };
-        let range = dim_bounds(&cx.isl, &fp, a.strides.len(), None)
+        let range = dim_bounds(cx, &fp, a.strides.len(), None)
             .and_then(|(l, h)| linear_of(&a.strides, &l, &h));
         k.arrays.push(ArrayRanges {
             arg_index: a.arg_index,
@@ -2020,6 +2061,17 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
     cx.isl.reset();
     slice_cost(&k, d, cx.local_size)
 }
+
+/// The share of a kernel's time budget after which its parametric counts
+/// and vertex bounds (the Ehrhart engines, in child processes) stop: 60 %
+/// (0.9 s of the 1.5 s of optimized builds). They come after the ranges and
+/// verdicts, inform the report only (a launch counts at its own values,
+/// which are not cut), and on the slowest kernels a single count can take
+/// seconds (`matmul_tiled` without its local size: one never ends; a
+/// clamped 2-D stencil's whole-NDRange count has 799 chambers), so the
+/// kernel's analysis ends within about 1 s instead of at the budget. What
+/// is cut says so: "no count ...: the counting time is spent".
+pub const COUNTS_SHARE_PERCENT: u64 = 60;
 
 /// The wall-clock deadline of a kernel's analysis started at `start`
 /// ([`AnalysisOptions::time_budget_ms`]; `None` without a budget). The access
@@ -2091,12 +2143,16 @@ pub fn partition_kernel_in(
         acc,
         isl,
         deadline,
+        counts_deadline: deadline.map(|d| {
+            d - std::time::Duration::from_millis(budget_ms * (100 - COUNTS_SHARE_PERCENT) / 100)
+        }),
         budget_ms,
         param_names,
         local_size: options.analysis.local_size,
         specialize: options.analysis.specialize.clone(),
         totals: Default::default(),
         same_shape: Default::default(),
+        loosened: Default::default(),
         point: options.count_at.clone(),
     };
     let mut params: Vec<Param> = acc
@@ -2204,18 +2260,19 @@ fn partition_along(
     for a in &acc.arrays {
         let shape = (d, ArrayShape::of(a));
         let memo = cx.same_shape.borrow().get(&shape).cloned();
-        let r = match memo {
-            Some((mut r, why)) => {
+        let (r, loosened) = match memo {
+            Some((mut r, why, loosened)) => {
                 r.arg_index = a.arg_index;
                 r.name = a.name.clone();
                 if let ArrayStatus::Whole { reason } = &mut r.status {
                     *reason = renamed(reason, NAME_SLOT, &a.name);
                 }
                 reasons.extend(why.iter().map(|w| renamed(w, NAME_SLOT, &a.name)));
-                r
+                (r, loosened)
             }
             None => {
                 let before = reasons.len();
+                cx.loosened.set(false);
                 let r = array_ranges(
                     cx,
                     a,
@@ -2236,11 +2293,20 @@ fn partition_along(
                         .iter()
                         .map(|w| renamed(w, &a.name, NAME_SLOT))
                         .collect();
-                    cx.same_shape.borrow_mut().insert(shape, (kept, why));
+                    let loosened = cx.loosened.get();
+                    cx.same_shape
+                        .borrow_mut()
+                        .insert(shape, (kept, why, loosened));
                 }
-                r
+                (r, cx.loosened.get())
             }
         };
+        if loosened && r.status == ArrayStatus::Bounded {
+            diagnostics.push(format!(
+                "array '{}': some bounds are looser than exact: isl's exact bounds took more than {EXACT_BOUND_OPS} operations, so they are those of the footprint without its divisibility constraints",
+                a.name
+            ));
+        }
         if r.status == ArrayStatus::Bounded {
             for s in &a.assumptions {
                 assumptions.push(Assumption {
@@ -2409,7 +2475,7 @@ fn array_ranges(
                 );
                 return out;
             };
-            out.total = linear_range(&cx.isl, &fp_total, &a.strides, ctx_total_set);
+            out.total = linear_range(cx, &fp_total, &a.strides, ctx_total_set);
             let empty = fp_total.is_empty().unwrap_or(true);
             cx.totals
                 .borrow_mut()
@@ -2428,8 +2494,8 @@ fn array_ranges(
     };
     // The slice's bounds serve the read (write) footprint too when the array
     // is only read (written): the footprints are the same set.
-    let slice_bounds = dim_bounds(&cx.isl, &fp_slice, a.strides.len(), ctx_slice_set);
-    out.slice = literal_linear(&cx.isl, &fp_slice, &a.strides, ctx_slice_set).or_else(|| {
+    let slice_bounds = dim_bounds(cx, &fp_slice, a.strides.len(), ctx_slice_set);
+    out.slice = literal_linear(cx, &fp_slice, &a.strides, ctx_slice_set).or_else(|| {
         slice_bounds
             .as_ref()
             .and_then(|(l, h)| linear_of(&a.strides, l, h))
@@ -2456,7 +2522,7 @@ fn array_ranges(
             read_box = range_and_box_of(&a.strides, slice_bounds.as_ref()).1;
             Some(fp_slice.copy())
         } else if let Some(f) = cx.footprint(r, slice) {
-            (out.read_slice, read_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
+            (out.read_slice, read_box) = ranges_and_box(cx, &f, &a.strides, ctx_slice_set);
             Some(Ok(f))
         } else {
             None
@@ -2480,7 +2546,7 @@ fn array_ranges(
             out.write_slice = out.slice.clone();
             write_box = range_and_box_of(&a.strides, slice_bounds.as_ref()).1;
         } else if let Some(f) = cx.footprint(w, slice) {
-            (out.write_slice, write_box) = ranges_and_box(&cx.isl, &f, &a.strides, ctx_slice_set);
+            (out.write_slice, write_box) = ranges_and_box(cx, &f, &a.strides, ctx_slice_set);
         }
         let overlap = writes_may_overlap(cx, w, d);
         // Writes that are not must-writes (the may-write map may repeat the must-writes).
