@@ -436,16 +436,11 @@ resident_model_tests! {
     issue_14_matmul_tiled_moves_within_1_25x_of_its_resident_model: "matmul_tiled",
     issue_14_scale_map_moves_within_1_25x_of_its_resident_model: "scale_map",
     issue_14_events_moves_within_1_25x_of_its_resident_model: "events",
-    /// Over (1.43x at both shares, 2026-11-25): `scale4` sees `x` as
-    /// float4 between launches that see it as float. The layer's
-    /// `resident::bring_in` then gathers clpart's copy whole to the host
-    /// and starts a new one there (a `launcher::DeviceBuffer` has one
-    /// element type), so the devices' halves are dropped: 16 KiB gathered
-    /// and 16 KiB sent again at each change of type, 64 KiB in all, which
-    /// is all of the excess (the rest moves exactly the model's bytes).
-    /// The issue's 1.25x is not met here: this test holds the bytes to
-    /// what they are (1.45x), so that they cannot grow unnoticed.
-    issue_14_resident_moves_within_1_45x_of_its_resident_model_not_1_25x: "resident" within 1.45,
+    /// `scale4` sees `x` as float4 between launches that see it as float:
+    /// clpart's copy is seen with the new elements in place
+    /// (`launcher::DeviceBuffer::retype`), each device keeping its half
+    /// (1.43x before, when the copy was gathered whole and sent again).
+    issue_14_resident_moves_within_1_25x_of_its_resident_model: "resident",
     issue_14_migrate_moves_within_1_25x_of_its_resident_model: "migrate",
     issue_14_out_of_order_moves_within_1_25x_of_its_resident_model: "out_of_order",
 }

@@ -259,6 +259,68 @@ impl Coherence {
         Ok(())
     }
 
+    /// The same buffer seen as elements of `to` bytes instead of `from`
+    /// bytes (a kernel that sees a `float` buffer as `float4`), the host
+    /// holding [`Coherence::retype_needs`] first: per holder, the new
+    /// elements all of whose bytes it holds, for a device only within its
+    /// `room` (the elements its allocation will hold; a device not in
+    /// `room` holds none); a new element with a lost byte is lost. The
+    /// buffer's bytes must be a whole number of both sizes.
+    pub fn retyped(&self, from: u64, to: u64, room: &BTreeMap<usize, Runs>) -> Coherence {
+        let (from, to) = (from.max(1), to.max(1));
+        let lost = self.lost.to_bytes(from).touched_elems(to);
+        let c = Coherence {
+            len: self.len * from / to,
+            host: self.host.to_bytes(from).whole_elems(to).subtract(&lost),
+            devices: self.devices_retyped(from, to, room, &lost),
+            lost,
+        };
+        debug_assert!(c.is_consistent(), "retyped coherence {c:?}");
+        c
+    }
+
+    /// The elements (of `from` bytes) the host must hold before
+    /// [`Coherence::retyped`]: those with a byte that, seen in elements of
+    /// `to` bytes, would be valid nowhere though not lost (an element
+    /// whose bytes are split between holders, or held by a device outside
+    /// its `room`).
+    pub fn retype_needs(&self, from: u64, to: u64, room: &BTreeMap<usize, Runs>) -> Runs {
+        let (from, to) = (from.max(1), to.max(1));
+        let lost = self.lost.to_bytes(from).touched_elems(to);
+        let mut covered = lost.to_bytes(to);
+        for held in self.devices_retyped(from, to, room, &lost).values() {
+            covered = covered.union(&held.to_bytes(to));
+        }
+        self.all()
+            .to_bytes(from)
+            .subtract(&covered)
+            .touched_elems(from)
+            .subtract(&self.host)
+            .subtract(&self.lost)
+    }
+
+    /// Per device with a `room`, the elements of `to` bytes it holds whole
+    /// there and that are not `lost` (see [`Coherence::retyped`]).
+    fn devices_retyped(
+        &self,
+        from: u64,
+        to: u64,
+        room: &BTreeMap<usize, Runs>,
+        lost: &Runs,
+    ) -> BTreeMap<usize, Runs> {
+        self.devices
+            .iter()
+            .filter_map(|(d, held)| {
+                let kept = held
+                    .to_bytes(from)
+                    .whole_elems(to)
+                    .intersect(room.get(d)?)
+                    .subtract(lost);
+                (!kept.is_empty()).then_some((*d, kept))
+            })
+            .collect()
+    }
+
     /// Whether the invariants hold: every set inside `[0, len)`; every
     /// element valid somewhere or lost, never both. Linear in the number of
     /// runs; for debug assertions and tests.

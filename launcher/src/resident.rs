@@ -23,7 +23,7 @@ use crate::error::{LaunchError, Result};
 use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
-use crate::plan::Plan;
+use crate::plan::{Plan, GUARD_SINK};
 use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
 use crate::runtime::DeviceCtx;
 
@@ -308,6 +308,76 @@ impl DeviceBuffer {
         self.res.allocs.clear();
         let empty = HostBuffer::from_bytes(self.host.elem().clone(), Vec::new());
         Ok(std::mem::replace(&mut self.host, empty))
+    }
+
+    /// Makes the buffer one of `elem` elements, its bytes unchanged (a
+    /// kernel that sees a `float` buffer as `float4`, after one that saw it
+    /// as `float`): each device allocation is kept over the new elements
+    /// it holds bytes of (copied on the device to a new allocation where
+    /// its first byte is inside a new element or the guard's sink of the
+    /// new elements does not fit after them) and keeps those it holds
+    /// whole and valid; the host gathers only the bytes that would then be
+    /// valid nowhere (elements split between holders). An error when the
+    /// buffer's bytes are not a whole number of the new elements, or when
+    /// a byte to gather is lost.
+    pub fn retype(&mut self, elem: ElemType) -> Result<()> {
+        let from = self.host.elem().size.max(1) as u64;
+        let to = elem.size.max(1) as u64;
+        let n_bytes = self.host.as_bytes().len() as u64;
+        if !n_bytes.is_multiple_of(to) {
+            return Err(LaunchError::Buffer {
+                message: format!(
+                    "a buffer of {n_bytes} bytes is not a whole number of {} elements ({to} bytes)",
+                    elem.name
+                ),
+            });
+        }
+        if from != to {
+            // Per kept allocation: its new first element and extent, and
+            // where its first byte lands past the new first element's.
+            let mut room: BTreeMap<usize, Runs> = BTreeMap::new();
+            let mut placed: BTreeMap<usize, (i64, u64, u64)> = BTreeMap::new();
+            for (&dev, a) in &self.res.allocs {
+                let start = a.base * from as i64;
+                let end = (a.base + a.extent as i64) * from as i64;
+                let (base, last) = (start.div_euclid(to as i64), end / to as i64 - 1);
+                if start >= 0 && last >= base {
+                    room.insert(dev, Runs::interval(base, last));
+                    let shift = (start - base * to as i64) as u64;
+                    placed.insert(dev, (base, (last - base + 1) as u64, shift));
+                }
+            }
+            let needs = self.res.coh.retype_needs(from, to, &room);
+            self.gather(&needs)?;
+            self.res.coh = self.res.coh.retyped(from, to, &room);
+            self.res.allocs.retain(|dev, _| placed.contains_key(dev));
+            for (dev, a) in self.res.allocs.iter_mut() {
+                let (base, extent, shift) = placed[dev];
+                let bytes = ((extent + GUARD_SINK) * to) as usize;
+                if shift == 0 && a.bytes >= bytes {
+                    (a.base, a.extent) = (base, extent);
+                    continue;
+                }
+                // The first byte is inside a new element, or the guard's
+                // sink of the larger elements does not fit after them: a
+                // new allocation, the bytes copied on the device (the
+                // first element, partly held, is not valid there).
+                let mem = exec::take(&a.ctx, bytes)?;
+                let held = (extent * to - shift) as usize;
+                exec::release(exec::copy(&a.ctx, &a.mem, 0, &mem, shift as usize, held)?);
+                *a = DevAlloc {
+                    ctx: a.ctx.clone(),
+                    base,
+                    extent,
+                    bytes,
+                    mem: std::mem::ManuallyDrop::new(mem),
+                };
+            }
+        }
+        let empty = HostBuffer::from_bytes(elem.clone(), Vec::new());
+        let bytes = std::mem::replace(&mut self.host, empty).into_bytes();
+        self.host = HostBuffer::from_bytes(elem, bytes);
+        Ok(())
     }
 
     /// Copies what the host lacks of `want` from the devices holding it.

@@ -188,6 +188,47 @@ impl Runs {
         &self.0
     }
 
+    /// The bytes of these elements, each of `es` bytes (element `i` is
+    /// bytes `[i*es, (i+1)*es)`); elements must not be negative.
+    pub fn to_bytes(&self, es: u64) -> Runs {
+        let es = es.max(1) as i64;
+        Runs::from_intervals(
+            self.0
+                .iter()
+                .map(|&(lo, hi)| (lo * es, (hi + 1) * es - 1))
+                .collect(),
+        )
+    }
+
+    /// Of these bytes, the elements of `es` bytes each whose every byte is
+    /// in the set (the runs being maximal, an element is in one run).
+    pub fn whole_elems(&self, es: u64) -> Runs {
+        let es = es.max(1) as i64;
+        Runs::from_intervals(
+            self.0
+                .iter()
+                .map(|&(lo, hi)| {
+                    (
+                        lo.div_euclid(es) + (lo.rem_euclid(es) != 0) as i64,
+                        (hi + 1).div_euclid(es) - 1,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Of these bytes, the elements of `es` bytes each with some byte in
+    /// the set.
+    pub fn touched_elems(&self, es: u64) -> Runs {
+        let es = es.max(1) as i64;
+        Runs::from_intervals(
+            self.0
+                .iter()
+                .map(|&(lo, hi)| (lo.div_euclid(es), hi.div_euclid(es)))
+                .collect(),
+        )
+    }
+
     /// The smallest interval holding every element; `None` when empty.
     pub fn hull(&self) -> Option<(i64, i64)> {
         Some((self.0.first()?.0, self.0.last()?.1))

@@ -370,20 +370,16 @@ pub(crate) fn bring_in(
         // Another kernel saw the buffer with other elements.
         let old_es = r.buf.elem().size.max(1) as usize;
         if size.is_multiple_of(old_es) && size.is_multiple_of(elem.size.max(1) as usize) {
-            // Both cover it all: clpart's copy, gathered, is taken as the
-            // new elements (the application's copy stays as it was).
+            // Both cover it all: clpart's copy is seen with the new
+            // elements in place (what the devices hold whole of them stays
+            // there; only elements split between holders are gathered).
             let before = r.buf.bytes_gathered();
-            let bytes = r
-                .buf
-                .read_all()
-                .map_err(|e| format!("clpart's copy of a buffer argument cannot be gathered: {e}"))?
-                .as_bytes()
-                .to_vec();
+            r.buf.retype(elem.clone()).map_err(|e| {
+                format!(
+                    "clpart's copy of a buffer argument cannot be seen with other elements: {e}"
+                )
+            })?;
             report::gathered(r.buf.bytes_gathered() - before);
-            *r = Resident {
-                buf: DeviceBuffer::new(HostBuffer::from_bytes(elem.clone(), bytes)),
-                host_whole: true,
-            };
         } else {
             // The application's copy is made current and clpart's starts
             // afresh.

@@ -297,3 +297,121 @@ fn issue13_binding_errors_are_reported() {
     let e = set.get_mut(a).unwrap().read(N - 1, 2).unwrap_err();
     assert!(e.to_string().contains("outside the buffer"), "{e}");
 }
+
+const SCALES: &str = r#"
+__kernel void scale(__global float *x, int n) {
+    int i = get_global_id(0);
+    if (i < n)
+        x[i] = x[i] * 0.5f + 1.0f;
+}
+__kernel void scale4(__global float4 *x, int n4) {
+    int i = get_global_id(0);
+    if (i < n4)
+        x[i] = x[i] * (float4)(2.0f, 3.0f, 0.25f, 1.0f) - 1.0f;
+}
+"#;
+
+/// Issue 14: a resident buffer a kernel sees as `float` and the next as
+/// `float4` (the `resident` host program's `scale4`) is seen with the new
+/// elements in place (`DeviceBuffer::retype`): split 50/50 at every
+/// launch, each device keeps its half across both changes of element
+/// type (nothing gathered, nothing sent after the first launch), and the
+/// result is bit for bit one device's. A third of the floats on one device
+/// cuts a `float4` in two, which alone is gathered.
+#[test]
+fn issue14_a_buffer_seen_with_other_elements_keeps_its_halves_on_the_devices() {
+    pocl_env(Some("pthread basic"));
+    let rt = launcher::Runtime::new().unwrap();
+    let mut s1 = Session::from_source("scales.cl", SCALES, &[]).unwrap();
+    let mut s4 = Session::from_source("scales.cl", SCALES, &[]).unwrap();
+    let f = ElemType::parse("float", 4);
+    let f4 = ElemType::parse("float4", 16);
+    // work-groups of 2 floats, so that a share can end inside a float4
+    let c1 = LaunchConfig::new(&[N], &[2]).with_specs(&[format!("n={N}")]);
+    let c4 = LaunchConfig::new(&[N / 4], &[LOCAL]).with_specs(&[format!("n4={}", N / 4)]);
+    let plan1 = s1.plan(&rt, "scale", &c1).unwrap().0;
+    let plan4 = s4.plan(&rt, "scale4", &c4).unwrap().0;
+    let int = |v: u64| ArgValue::Scalar {
+        bytes: (v as i32).to_le_bytes().to_vec(),
+        int: Some(v as i64),
+    };
+    let buf = |e: &ElemType| {
+        ArgValue::Buffer(HostBuffer::from_bytes(e.clone(), vec![0; e.size as usize]))
+    };
+    let mut args1 =
+        KernelArgs::from_values("scale", &plan1.kernel().args, vec![buf(&f), int(N)]).unwrap();
+    let mut args4 =
+        KernelArgs::from_values("scale4", &plan4.kernel().args, vec![buf(&f4), int(N / 4)])
+            .unwrap();
+    let nd1 = NdRange::new(&[N], &[2]).unwrap();
+    let nd4 = NdRange::new(&[N / 4], &[LOCAL]).unwrap();
+    let mut want = initial();
+    let one = |v: &mut Vec<f32>| v.iter_mut().for_each(|x| *x = *x * 0.5 + 1.0);
+    let four = |v: &mut Vec<f32>| {
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = *x * [2.0f32, 3.0, 0.25, 1.0][i % 4] - 1.0;
+        }
+    };
+    for (shares, gathered) in [
+        (vec![(0, 0.5), (1, 0.5)], 0..=0u64),
+        // 2/3 of the 2048 work-groups of floats end inside a float4: at
+        // each change to float4 its bytes the host lacks are gathered
+        // (at most one float4, 16 bytes), nothing else.
+        (vec![(0, 2.0 / 3.0), (1, 1.0 / 3.0)], 1..=2 * 16),
+    ] {
+        let mut set = BufferSet::new();
+        let x = set.add(DeviceBuffer::new(HostBuffer::from_bytes(
+            f.clone(),
+            to_bytes(&initial()),
+        )));
+        let mut expect = initial();
+        let mut sent_after_first = 0;
+        for step in 0..4 {
+            let (plan, args, nd, elem) = if step % 2 == 0 {
+                (&mut *plan1, &mut args1, &nd1, &f)
+            } else {
+                (&mut *plan4, &mut args4, &nd4, &f4)
+            };
+            set.get_mut(x).unwrap().retype(elem.clone()).unwrap();
+            let r = set
+                .launch(
+                    plan,
+                    nd,
+                    args,
+                    &[(0, x)],
+                    &shares,
+                    &LaunchOptions::default(),
+                )
+                .unwrap();
+            assert!(r.split, "step {step}: {:?}", r.reason);
+            if step > 0 {
+                sent_after_first += r.bytes_total;
+            }
+            if step % 2 == 0 {
+                one(&mut expect)
+            } else {
+                four(&mut expect)
+            }
+        }
+        let b = set.get_mut(x).unwrap();
+        assert!(
+            gathered.contains(&b.bytes_gathered()),
+            "{shares:?}: {} bytes gathered by the changes of element type",
+            b.bytes_gathered()
+        );
+        if gathered.end() == &0 {
+            assert_eq!(
+                sent_after_first, 0,
+                "{shares:?}: bytes moved after the first launch"
+            );
+        }
+        b.retype(f.clone()).unwrap();
+        assert_eq!(
+            b.read_all().unwrap().as_bytes(),
+            to_bytes(&expect),
+            "{shares:?}"
+        );
+        want = expect;
+    }
+    assert_ne!(want, initial());
+}

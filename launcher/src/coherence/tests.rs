@@ -608,3 +608,93 @@ proptest! {
         prop_assert_eq!(c.plan_host(&c.all()).err(), if still.is_empty() { None } else { Some(Lost(still)) });
     }
 }
+
+// ---- seeing the buffer with elements of another size ----
+
+/// Issue 14: a `float` buffer written half by each device, seen as
+/// `float4`: each device keeps the `float4`s it holds whole, nothing is
+/// gathered; with the halves cut inside a `float4`, the host gathers that
+/// one `float4`'s four floats first.
+#[test]
+fn retyped_keeps_whole_elements_and_gathers_split_ones() {
+    let room: BTreeMap<usize, Runs> = [(0, iv(0, 3)), (1, iv(2, 5))].into_iter().collect();
+    let mut c = Coherence::host_valid(24);
+    c.written(Holder::Device(0), &iv(0, 11));
+    c.written(Holder::Device(1), &iv(12, 23));
+    assert_eq!(c.retype_needs(4, 16, &room), Runs::new());
+    let r = c.retyped(4, 16, &room);
+    assert_eq!(r.len(), 6);
+    assert_eq!(r.valid(Holder::Device(0)), iv(0, 2));
+    assert_eq!(r.valid(Holder::Device(1)), iv(3, 5));
+    assert_eq!(r.valid(Holder::Host), Runs::new());
+
+    let mut c = Coherence::host_valid(24);
+    c.written(Holder::Device(0), &iv(0, 9));
+    c.written(Holder::Device(1), &iv(10, 23));
+    let needs = c.retype_needs(4, 16, &room);
+    assert_eq!(needs, iv(8, 11), "the float4 the halves split");
+    c.copied(Holder::Host, &needs);
+    let r = c.retyped(4, 16, &room);
+    assert_eq!(r.valid(Holder::Host), iv(2, 2));
+    assert_eq!(r.valid(Holder::Device(0)), iv(0, 1));
+    assert_eq!(r.valid(Holder::Device(1)), iv(3, 5));
+    assert!(r.is_consistent());
+
+    // back to floats: every float of a held float4 is held
+    let back = r.retyped(
+        16,
+        4,
+        &[(0, iv(0, 23)), (1, iv(0, 23))].into_iter().collect(),
+    );
+    assert_eq!(back.valid(Holder::Device(0)), iv(0, 7));
+    assert_eq!(back.valid(Holder::Device(1)), iv(12, 23));
+    assert_eq!(back.valid(Holder::Host), iv(8, 11));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Whatever the state and the sizes, once the host holds what
+    /// `retype_needs` names, the retyped state is consistent and each
+    /// holder holds a new element only where it held every one of its
+    /// bytes; a new element is lost exactly where one of its bytes was.
+    #[test]
+    fn retyped_holds_only_bytes_that_were_held(
+        sizes in prop::sample::select(vec![(4u64, 16u64), (16, 4), (4, 8), (8, 4), (8, 16), (4, 4)]),
+        writes in prop::collection::vec((arb_holder(), arb_set()), 0..8),
+        lost in prop::option::of(arb_set()),
+        rooms in prop::collection::vec(prop::option::of((0i64..24, 0i64..24)), N_DEVICES),
+    ) {
+        let (from, to) = sizes;
+        let n_bytes = 96u64;
+        let mut c = Coherence::host_valid(n_bytes / from);
+        for (h, w) in &writes {
+            c.written(*h, w);
+        }
+        if let Some(l) = &lost {
+            c.lose(l);
+        }
+        let room: BTreeMap<usize, Runs> = rooms
+            .iter()
+            .enumerate()
+            .filter_map(|(d, r)| r.map(|(a, n)| (d, iv(a, a + n))))
+            .collect();
+        let needs = c.retype_needs(from, to, &room);
+        prop_assert!(!needs.overlaps(c.lost()));
+        c.copied(Holder::Host, &needs);
+        let r = c.retyped(from, to, &room);
+        prop_assert!(r.is_consistent(), "{:?}", r);
+        prop_assert_eq!(r.len(), n_bytes / to);
+        let mut holders = vec![Holder::Host];
+        holders.extend((0..N_DEVICES).map(Holder::Device));
+        for h in holders {
+            let before = c.valid(h).to_bytes(from);
+            prop_assert!(before.contains(&r.valid(h).to_bytes(to)), "{:?}", h);
+            if let Holder::Device(d) = h {
+                let inside = room.get(&d).cloned().unwrap_or_default();
+                prop_assert!(inside.contains(&r.valid(h)));
+            }
+        }
+        prop_assert_eq!(r.lost(), &c.lost().to_bytes(from).touched_elems(to));
+    }
+}
