@@ -26,6 +26,106 @@ pub(super) fn strip(e: &Expr) -> &Expr {
     }
 }
 
+/// How [`FloatQuotient`] rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Round {
+    Ceil,
+    Floor,
+}
+
+/// `ceil(X)` or `floor(X)` with `X = (float)a / c`, an integer converted to
+/// a floating type divided by a positive integer constant (`x <
+/// ceil((float)width / TILE)`, a tile count): an integer, exactly
+/// `ceil(a / c)` (`floor(a / c)`), wherever `|a|` is below `2^p` (`p` the
+/// type's significand bits: 24 for `float`, 53 for `double`): `(float)a`
+/// is then exact, and `a / c`, at least `1/c` from an integer unless it is
+/// one, cannot round across one (half an ulp is at most `|a/c| 2^-p <
+/// 1/c`). Compared with an integer `x`, converted, the result is the
+/// integer comparison: exact where `|x| <= 2^p`, and where not, `(float)x`
+/// is past `2^p` on the same side as `x`, beyond the quotient's value.
+#[derive(Debug)]
+pub(super) struct FloatQuotient<'e> {
+    round: Round,
+    /// The integer operand, before its conversion.
+    num: &'e Expr,
+    /// The divisor: an integer expression (converted) or an integral
+    /// floating literal.
+    den: Den<'e>,
+    /// `2^p` of the floating type.
+    exact_below: i128,
+}
+
+#[derive(Debug)]
+enum Den<'e> {
+    Int(&'e Expr),
+    Lit(i128),
+}
+
+/// The [`FloatQuotient`] `e` is, if it is one (nothing evaluated).
+pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
+    let e = strip_float_casts(e);
+    let ExprKind::Call(name, args) = &e.kind else {
+        return None;
+    };
+    let round = match name.as_str() {
+        "ceil" => Round::Ceil,
+        "floor" => Round::Floor,
+        _ => return None,
+    };
+    let [x] = args.as_slice() else {
+        return None;
+    };
+    let x = strip_float_casts(x);
+    let ExprKind::Binary(BinOp::Div, num, den) = &x.kind else {
+        return None;
+    };
+    let exact_below: i128 = match x.ty {
+        Type::Scalar(Scalar::Float) => 1 << 24,
+        Type::Scalar(Scalar::Double) => 1 << 53,
+        _ => return None,
+    };
+    let num = match &strip_float_casts(num).kind {
+        ExprKind::Cast(a) if is_int(&a.ty) => &**a,
+        _ => return None,
+    };
+    let den = match &strip_float_casts(den).kind {
+        ExprKind::Cast(d) if is_int(&d.ty) => Den::Int(d),
+        ExprKind::FloatLit(f, _) if f.fract() == 0.0 && *f >= 1.0 && *f < exact_below as f64 => {
+            Den::Lit(*f as i128)
+        }
+        _ => return None,
+    };
+    Some(FloatQuotient {
+        round,
+        num,
+        den,
+        exact_below,
+    })
+}
+
+/// `e` without conversions between floating types around it.
+fn strip_float_casts(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(a)
+            if matches!(e.ty, Type::Scalar(s) if s.is_float())
+                && matches!(a.ty, Type::Scalar(s) if s.is_float()) =>
+        {
+            strip_float_casts(a)
+        }
+        _ => e,
+    }
+}
+
+/// The integer operand of a comparison with a [`FloatQuotient`]: an
+/// integer, or one converted to a floating type.
+fn int_operand(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        _ if is_int(&e.ty) => Some(e),
+        ExprKind::Cast(a) if is_int(&a.ty) => Some(a),
+        _ => None,
+    }
+}
+
 pub(super) fn var_name(e: &Expr) -> Option<&str> {
     match &strip(e).kind {
         ExprKind::Var(n) => Some(n),
@@ -67,6 +167,25 @@ impl<'a> Walker<'a> {
                 a,
                 b,
             ) => {
+                // `t < ceil((float)n / 16)`: an integer comparison
+                match (
+                    int_operand(a),
+                    float_quotient(b),
+                    float_quotient(a),
+                    int_operand(b),
+                ) {
+                    (Some(x), Some(q), ..) => {
+                        let x = self.eval_int(x);
+                        let y = self.quotient_value(&q, b);
+                        return cmp(*op, &x, &y);
+                    }
+                    (_, _, Some(q), Some(y)) => {
+                        let x = self.quotient_value(&q, a);
+                        let y = self.eval_int(y);
+                        return cmp(*op, &x, &y);
+                    }
+                    _ => {}
+                }
                 let (va, vb) = (self.eval(a), self.eval(b));
                 match (va, vb) {
                     (Val::Int(x), Val::Int(y)) if is_int(&a.ty) && is_int(&b.ty) => {
@@ -144,6 +263,13 @@ impl<'a> Walker<'a> {
                 None => Val::Int(IntVal::unknown(format!("'{n}' is not a local variable"))),
             },
             ExprKind::Cast(a) => {
+                // `(int)ceil((float)n / 16)`: the integer it is
+                if is_int(&e.ty) {
+                    if let Some(q) = float_quotient(a) {
+                        let i = self.quotient_value(&q, a);
+                        return Val::Int(self.wrap(i, None, &e.ty, &e.span));
+                    }
+                }
                 let v = self.eval(a);
                 if is_int(&e.ty) {
                     match v {
@@ -873,6 +999,79 @@ impl<'a> Walker<'a> {
                     Atom::Div(..) => false,
                 })
         })
+    }
+
+    /// The integer a [`FloatQuotient`] (the expression `e`) is: its
+    /// numerator evaluated (its accesses recorded), under the launch-time
+    /// assumption that the numerator's magnitude stays below `2^p` (a
+    /// [`super::NoWrap`]); unknown where the numerator is not an affine
+    /// value of the NDRange and the scalar arguments, or the divisor not a
+    /// constant.
+    pub(super) fn quotient_value(&mut self, q: &FloatQuotient, e: &Expr) -> IntVal {
+        let num = self.eval_int(q.num);
+        let den = match q.den {
+            Den::Lit(c) => Some(c),
+            Den::Int(d) => match self.eval_int(d) {
+                IntVal::Known(p) if p.len() == 1 => p[0].1.as_const(),
+                _ => None,
+            },
+        };
+        let text = self.text(&e.span);
+        let unknown =
+            |why: &str| IntVal::unknown(format!("'{text}' at {}: {why}", self.loc(&e.span)));
+        let Some(c) = den.filter(|&c| c >= 1 && c < q.exact_below) else {
+            return unknown("the divisor is not a positive integer constant");
+        };
+        let IntVal::Known(pieces) = num else {
+            return num;
+        };
+        if !pieces.iter().all(|(_, p)| self.of_launch_values(p)) {
+            return unknown(
+                "the dividend is not an affine value of the NDRange and the scalar arguments",
+            );
+        }
+        let mut out = Vec::with_capacity(pieces.len());
+        for (cond, p) in pieces {
+            let float = if q.exact_below == 1 << 24 {
+                "float"
+            } else {
+                "double"
+            };
+            self.assume_no_wrap(super::NoWrap {
+                value: p.clone(),
+                lo: 1 - q.exact_below,
+                hi: q.exact_below - 1,
+                above: true,
+                what: format!(
+                    "'{}' converted to '{float}' is exact, and so is '{text}' ({})",
+                    self.text(&q.num.span),
+                    self.loc(&e.span)
+                ),
+            });
+            let v = match q.round {
+                Round::Ceil => p.add_const(c - 1).and_then(|x| x.floor_div(c)),
+                Round::Floor => p.floor_div(c),
+            };
+            match v {
+                Some(v) => out.push((cond, v)),
+                None => return unknown("its value cannot be modelled"),
+            }
+        }
+        IntVal::Known(out)
+    }
+
+    /// Whether `p` is affine in the NDRange's values (ids, sizes, offsets)
+    /// and the scalar arguments: a value the launch fixes per work-item,
+    /// which a launch-time assumption can bound ([`super::NoWrap`]).
+    fn of_launch_values(&self, p: &Poly) -> bool {
+        let mut atoms = Vec::new();
+        p.atoms(&mut atoms);
+        p.is_affine()
+            && p.to_isl().is_some()
+            && atoms.iter().all(|a| match a {
+                Atom::Dim(d) => is_id_dim(d),
+                Atom::Param(_) | Atom::Div(..) => true,
+            })
     }
 
     /// Records `nw` (each value and range once).
