@@ -169,10 +169,7 @@ pub fn analyze_kernel_in(
                     read_only: *is_const || *space == AddrSpace::Constant,
                 });
                 buf_args.push(i as u32);
-                Val::Ptr(vec![PtrTarget {
-                    buf: i as u32,
-                    off: IntVal::konst(0),
-                }])
+                Val::Ptr(vec![PtrTarget::start_of(i as u32)])
             }
             t if is_int_type(t) => Val::Int(IntVal::poly(Poly::param(&scalar_isl[&p.name].0))),
             _ => Val::Other,
@@ -188,6 +185,7 @@ pub fn analyze_kernel_in(
     let mut walker = Walker::new(program, &ndr, &spec, taken);
     walker.buf_names = buf_names;
     walker.buf_args = buf_args;
+    walker.buf_elem_sizes = buffers.iter().map(|b| (b.arg_index, b.elem_size)).collect();
     for p in &k.params {
         if let (Some((isl_name, _)), Some((lo, hi, _, _))) =
             (scalar_isl.get(&p.name), int_range(&p.ty))

@@ -86,6 +86,8 @@ pub(crate) struct Walker<'a> {
     /// Argument indices of the `__global`/`__constant` buffer arguments: the
     /// candidates of a pointer whose targets cannot be tracked.
     pub buf_args: Vec<u32>,
+    /// Element size in bytes of each buffer argument, by argument index.
+    pub buf_elem_sizes: BTreeMap<u32, u32>,
     /// Integer conversions assumed not to wrap around ([`NoWrap`]), in the
     /// order met, each once.
     pub no_wrap: std::cell::RefCell<Vec<NoWrap>>,
@@ -159,6 +161,7 @@ impl<'a> Walker<'a> {
             strided: HashMap::new(),
             var_types: HashMap::new(),
             buf_args: Vec::new(),
+            buf_elem_sizes: BTreeMap::new(),
             no_wrap: Default::default(),
             assumed_nonneg: Default::default(),
         }
@@ -254,8 +257,8 @@ impl<'a> Walker<'a> {
             self.buf_args
                 .iter()
                 .map(|b| PtrTarget {
-                    buf: *b,
                     off: IntVal::Unknown(Why::other(why.clone())),
+                    ..PtrTarget::start_of(*b)
                 })
                 .collect(),
         )

@@ -696,6 +696,13 @@ impl<'p> Emitter<'p> {
                     (Type::Pointer { .. }, t) if t.is_integer() => {
                         format!("(({}){})", c_type(&e.ty), inner)
                     }
+                    // a pointer to elements of another type (see
+                    // `parse::element_cast`): C needs the cast
+                    (Type::Pointer { pointee: to, .. }, Type::Pointer { pointee: from, .. })
+                        if to != from =>
+                    {
+                        format!("(({}){})", c_type(&e.ty), inner)
+                    }
                     (Type::Pointer { .. }, _) | (Type::Other(_) | Type::Struct { .. }, _) => inner,
                     _ => format!("(({}){})", c_type(&e.ty), inner),
                 }

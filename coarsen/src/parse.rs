@@ -886,7 +886,7 @@ impl Cx {
                 if let (Type::Pointer { pointee: a, .. }, Type::Pointer { pointee: b, .. }) =
                     (&ty, &e.ty)
                 {
-                    if a != b {
+                    if a != b && !element_cast(&ty, &e.ty) {
                         return self.bad(
                             span,
                             ty.clone(),
@@ -1062,4 +1062,35 @@ pub(crate) fn swizzle_lanes(comp: &str) -> Option<Vec<u8>> {
         return Some(comp.chars().map(|c| xyzw(c).unwrap()).collect());
     }
     None
+}
+
+/// Whether a cast from pointer type `from` to `to` is one the analysis
+/// follows: the same address space, and pointees of known sizes one of
+/// which divides the other (`(__global float4 *)p` on a `float` buffer,
+/// `(__global uint *)q` on a `uint2` one): an element of one is a whole
+/// number of elements of the other.
+fn element_cast(to: &Type, from: &Type) -> bool {
+    let (
+        Type::Pointer {
+            pointee: a,
+            space: sa,
+            ..
+        },
+        Type::Pointer {
+            pointee: b,
+            space: sb,
+            ..
+        },
+    ) = (to, from)
+    else {
+        return false;
+    };
+    let sized = |t: &Type| match t {
+        Type::Scalar(_) | Type::Vector(..) | Type::Struct { .. } => t.size().filter(|&n| n > 0),
+        _ => None,
+    };
+    match (sized(a), sized(b)) {
+        (Some(x), Some(y)) => sa == sb && (x % y == 0 || y % x == 0),
+        _ => false,
+    }
 }

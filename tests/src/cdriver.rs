@@ -49,8 +49,11 @@ pub fn run_coarsened(
         String::from("#include \"clpart_coarsen.h\"\n#include <stdio.h>\n#include <stdlib.h>\n");
     if options.trace {
         let n = k.params.len().max(1);
-        writeln!(main, "FILE *clpart_trace_file; size_t clpart_trace_group[3]; char *clpart_bufs[{n}]; size_t clpart_lens[{n}];").unwrap();
-        writeln!(main, "long clpart_trace(const void *p, long idx, size_t size, int mode) {{ char *a = (char *)p + idx * (long)size; for (int i = 0; i < {n}; i++) if (clpart_bufs[i] && a >= clpart_bufs[i] && a < clpart_bufs[i] + clpart_lens[i]) {{ long e = (long)((a - clpart_bufs[i]) / (long)size); if (mode != 1) fprintf(clpart_trace_file, \"%d 0 %ld %zu %zu %zu\\n\", i, e, clpart_trace_group[0], clpart_trace_group[1], clpart_trace_group[2]); if (mode != 0) fprintf(clpart_trace_file, \"%d 1 %ld %zu %zu %zu\\n\", i, e, clpart_trace_group[0], clpart_trace_group[1], clpart_trace_group[2]); return idx; }} fprintf(clpart_trace_file, \"-1 %d %ld 0 0 0\\n\", mode, idx); return idx; }}").unwrap();
+        // Each element of the buffer's own type an access covers (an
+        // access through a pointer cast to another type covers several,
+        // or part of one).
+        writeln!(main, "FILE *clpart_trace_file; size_t clpart_trace_group[3]; char *clpart_bufs[{n}]; size_t clpart_lens[{n}]; long clpart_es[{n}];").unwrap();
+        writeln!(main, "long clpart_trace(const void *p, long idx, size_t size, int mode) {{ char *a = (char *)p + idx * (long)size; for (int i = 0; i < {n}; i++) if (clpart_bufs[i] && a >= clpart_bufs[i] && a < clpart_bufs[i] + clpart_lens[i]) {{ long es = clpart_es[i] > 0 ? clpart_es[i] : (long)size; long lo = (long)((a - clpart_bufs[i]) / es), hi = (long)((a - clpart_bufs[i] + (long)size - 1) / es); for (long e = lo; e <= hi; e++) {{ if (mode != 1) fprintf(clpart_trace_file, \"%d 0 %ld %zu %zu %zu\\n\", i, e, clpart_trace_group[0], clpart_trace_group[1], clpart_trace_group[2]); if (mode != 0) fprintf(clpart_trace_file, \"%d 1 %ld %zu %zu %zu\\n\", i, e, clpart_trace_group[0], clpart_trace_group[1], clpart_trace_group[2]); }} return idx; }} fprintf(clpart_trace_file, \"-1 %d %ld 0 0 0\\n\", mode, idx); return idx; }}").unwrap();
     }
     let params: Vec<String> = k
         .params
@@ -81,6 +84,10 @@ pub fn run_coarsened(
     for (i, (p, v)) in k.params.iter().zip(args.values()).enumerate() {
         match v {
             ArgValue::Buffer(b) => {
+                let elem_size = match &p.ty {
+                    Type::Pointer { pointee, .. } => pointee.size().unwrap_or(0),
+                    _ => 0,
+                };
                 std::fs::write(dir.join(format!("arg{i}.bin")), b.as_bytes()).unwrap();
                 writeln!(
                     main,
@@ -91,8 +98,9 @@ pub fn run_coarsened(
                 if options.trace {
                     writeln!(
                         main,
-                        "    clpart_bufs[{i}] = a{i}; clpart_lens[{i}] = {};",
-                        b.as_bytes().len()
+                        "    clpart_bufs[{i}] = a{i}; clpart_lens[{i}] = {}; clpart_es[{i}] = {};",
+                        b.as_bytes().len(),
+                        elem_size
                     )
                     .unwrap();
                 }

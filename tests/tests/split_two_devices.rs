@@ -3,7 +3,7 @@
 //! thesis's 0.86/0.14) and one-sided shares, equals the unsplit output bit for
 //! bit; kernels the corpus marks not splittable run whole and still match.
 
-use clpart_tests::{check_split, corpus, pocl_env};
+use clpart_tests::{check_split, corpus, pocl_env, split_runs};
 
 #[test]
 fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
@@ -28,4 +28,41 @@ fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 15: the kernels reaching their buffers through pointers cast to
+/// another element type (`(__global float4 *)x`, `(__global uint *)` on a
+/// `uint2` buffer) run whole by default (the run-time guard cannot check
+/// accesses through a copied pointer); with the guard off their ranges
+/// alone split them, bit for bit as one device.
+#[test]
+fn pointer_cast_kernels_split_bit_exact_without_the_guard() {
+    pocl_env(Some("pthread basic"));
+    let rt = launcher::Runtime::new().unwrap();
+    let options = launcher::LaunchOptions {
+        verify: true,
+        unchecked: true,
+        ..Default::default()
+    };
+    let kernels: Vec<_> = corpus()
+        .into_iter()
+        .filter(|k| k.name.starts_with("issue15_ptr_cast"))
+        .collect();
+    assert_eq!(kernels.len(), 2);
+    for k in &kernels {
+        for run in 0..k.runs.len() {
+            let shares: [&[(usize, f64)]; 2] = [&[(0, 0.5), (1, 0.5)], &[(0, 0.86), (1, 0.14)]];
+            let reports = split_runs(&rt, k, run, &shares, &options).unwrap();
+            for (r, s) in reports.iter().zip(shares) {
+                assert!(r.split, "{} run {run} {s:?}: {:?}", k.name, r.reason);
+                assert_eq!(
+                    r.verified,
+                    Some(true),
+                    "{} run {run} {s:?}: {:?}",
+                    k.name,
+                    r.mismatch
+                );
+            }
+        }
+    }
 }

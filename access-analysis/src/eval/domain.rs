@@ -113,11 +113,133 @@ impl IntVal {
     }
 }
 
-/// What a pointer may point to: a buffer argument and an element offset.
+/// What a pointer may point to: a buffer argument and an offset. A
+/// pointer of the buffer's own element type (`step == narrow == 1`)
+/// counts its offset in the buffer's elements. One cast to a type `step`
+/// times as large (`(__global float4 *)` on a `float` buffer) keeps it in
+/// the buffer's elements, each of its own elements spanning `step` of
+/// them; one cast to a type `narrow` times as small (`(__global uint *)` on
+/// a `uint2` buffer) counts it in its own elements, `narrow` to a buffer
+/// element. Never both above 1.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PtrTarget {
     pub buf: u32,
     pub off: IntVal,
+    pub step: i128,
+    pub narrow: i128,
+}
+
+impl PtrTarget {
+    /// A pointer to element 0 of buffer argument `buf`, of its element type.
+    pub fn start_of(buf: u32) -> PtrTarget {
+        PtrTarget {
+            buf,
+            off: IntVal::konst(0),
+            step: 1,
+            narrow: 1,
+        }
+    }
+
+    /// `self` moved by `i` of its own elements.
+    pub fn moved(&self, i: &IntVal) -> PtrTarget {
+        PtrTarget {
+            off: add_int(&self.off, &scale_int_val(i, self.step)),
+            ..self.clone()
+        }
+    }
+
+    /// The buffer elements an access of `lanes` of the pointer's elements
+    /// touches: the first (or why it is unknown), how many, and whether
+    /// the access covers only part of them (a pointer to parts of the
+    /// buffer's elements).
+    pub fn elements(&self, lanes: u32) -> (IntVal, u32, bool) {
+        if self.narrow > 1 {
+            if lanes != 1 {
+                return (
+                    IntVal::unknown(
+                        "a vector access through a pointer to parts of the buffer's elements",
+                    ),
+                    lanes,
+                    true,
+                );
+            }
+            let n = self.narrow;
+            let first = self.off.lift1(&|p| {
+                p.floor_div(n)
+                    .map(|q| vec![(Cond::True, q)])
+                    .ok_or_else(overflow)
+            });
+            return (first, 1, true);
+        }
+        (self.off.clone(), lanes * self.step as u32, false)
+    }
+
+    /// `self` as a pointer to elements of `to` bytes, the buffer's being
+    /// `es` bytes (see [`PtrTarget`]); `None` where the sizes do not
+    /// divide each other, or a pointer to parts of elements is cast to a
+    /// larger type at an offset not provably on a buffer element.
+    pub fn cast(&self, es: u32, to: u32) -> Option<PtrTarget> {
+        let (es, to) = (es.max(1) as i128, to.max(1) as i128);
+        if self.narrow == 1 {
+            if to % es == 0 {
+                return Some(PtrTarget {
+                    step: to / es,
+                    ..self.clone()
+                });
+            }
+            if es % to == 0 {
+                let n = es / to;
+                return Some(PtrTarget {
+                    off: scale_int_val(&self.off, n),
+                    step: 1,
+                    narrow: n,
+                    ..self.clone()
+                });
+            }
+            return None;
+        }
+        let unit = es / self.narrow;
+        if to == unit {
+            return Some(self.clone());
+        }
+        if to % es == 0 {
+            let off = exact_div(&self.off, self.narrow)?;
+            return Some(PtrTarget {
+                off,
+                step: to / es,
+                narrow: 1,
+                ..self.clone()
+            });
+        }
+        None
+    }
+}
+
+/// `v * k`.
+fn scale_int_val(v: &IntVal, k: i128) -> IntVal {
+    if k == 1 {
+        return v.clone();
+    }
+    v.lift1(&|p| {
+        p.scale(k)
+            .map(|q| vec![(Cond::True, q)])
+            .ok_or_else(overflow)
+    })
+}
+
+/// `v / k` where every piece of `v` is a multiple of `k` term by term.
+fn exact_div(v: &IntVal, k: i128) -> Option<IntVal> {
+    let IntVal::Known(pieces) = v else {
+        return None;
+    };
+    let mut out = Vec::with_capacity(pieces.len());
+    for (c, p) in pieces {
+        if p.terms.values().any(|coef| coef % k != 0) {
+            return None;
+        }
+        out.push((c.clone(), p.floor_div(k)?));
+    }
+    Some(IntVal::Known(out))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -304,12 +426,7 @@ pub(super) fn scale_int(x: &IntVal, k: i128) -> IntVal {
 }
 
 pub(super) fn offset_targets(ts: &[PtrTarget], i: &IntVal, _rules: &[Rule]) -> Vec<PtrTarget> {
-    ts.iter()
-        .map(|t| PtrTarget {
-            buf: t.buf,
-            off: add_int(&t.off, i),
-        })
-        .collect()
+    ts.iter().map(|t| t.moved(i)).collect()
 }
 
 pub(super) fn min_max(a: &IntVal, b: &IntVal, is_min: bool) -> IntVal {

@@ -284,7 +284,7 @@ impl<'a> Walker<'a> {
                         other => other,
                     }
                 } else if matches!(e.ty, Type::Pointer { .. }) {
-                    v
+                    self.cast_pointer(v, &a.ty, &e.ty, &e.span)
                 } else {
                     Val::Other
                 }
@@ -363,6 +363,15 @@ impl<'a> Walker<'a> {
     /// element offset, and whether only part of the element is accessed.
     /// `None` for private/local memory.
     fn mem_ref(&mut self, e: &Expr) -> Option<(Vec<PtrTarget>, bool)> {
+        // through a pointer to parts of the buffer's elements, an access
+        // covers part of an element
+        self.mem_ref_raw(e).map(|(ts, partial)| {
+            let part = partial || ts.iter().any(|t| t.narrow > 1);
+            (ts, part)
+        })
+    }
+
+    fn mem_ref_raw(&mut self, e: &Expr) -> Option<(Vec<PtrTarget>, bool)> {
         match &e.kind {
             ExprKind::Index(base, idx) => {
                 let b = self.eval(base);
@@ -376,15 +385,15 @@ impl<'a> Walker<'a> {
                 Val::Ptr(ts) => Some((ts, false)),
                 _ => None,
             },
-            ExprKind::Swizzle(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
+            ExprKind::Swizzle(a, _) => self.mem_ref_raw(a).map(|(t, _)| (t, true)),
             // `p->m`: part of the element `p` points at
             ExprKind::Member(a, _) if matches!(a.ty, Type::Pointer { .. }) => match self.eval(a) {
                 Val::Ptr(ts) => Some((ts, true)),
                 _ => None,
             },
             // `p[i].m`, `p[i].m.n`: part of the element
-            ExprKind::Member(a, _) => self.mem_ref(a).map(|(t, _)| (t, true)),
-            ExprKind::Cast(a) => self.mem_ref(a),
+            ExprKind::Member(a, _) => self.mem_ref_raw(a).map(|(t, _)| (t, true)),
+            ExprKind::Cast(a) => self.mem_ref_raw(a),
             _ => None,
         }
     }
@@ -393,9 +402,10 @@ impl<'a> Walker<'a> {
         let many = targets.len() > 1;
         let text = self.text(&e.span);
         for t in targets {
-            let sub = match &t.off {
-                IntVal::Known(p) => Ok(p.clone()),
-                IntVal::Unknown(w) => Err(w.clone()),
+            let (first, lanes, _) = t.elements(lanes);
+            let sub = match first {
+                IntVal::Known(p) => Ok(p),
+                IntVal::Unknown(w) => Err(w),
             };
             let note = if many {
                 Some(format!(
@@ -1072,6 +1082,38 @@ impl<'a> Walker<'a> {
                 Atom::Dim(d) => is_id_dim(d),
                 Atom::Param(_) | Atom::Div(..) => true,
             })
+    }
+
+    /// A pointer value `v` of type `from` converted to `to`: where their
+    /// pointees differ in size, each target counted in the new elements
+    /// ([`PtrTarget::cast`]); a target that cannot be makes the pointer's
+    /// targets unknown.
+    fn cast_pointer(&self, v: Val, from: &Type, to: &Type, span: &Span) -> Val {
+        let size = |t: &Type| match t {
+            Type::Pointer { pointee, .. } => pointee.size(),
+            _ => None,
+        };
+        let (Val::Ptr(ts), Some(a), Some(b)) = (&v, size(from), size(to)) else {
+            return v;
+        };
+        if a == b {
+            return v;
+        }
+        let mut out = Vec::with_capacity(ts.len());
+        for t in ts {
+            let es = self.buf_elem_sizes.get(&t.buf).copied().unwrap_or(1);
+            match t.cast(es, b) {
+                Some(c) => out.push(c),
+                None => {
+                    return self.any_buffer(format!(
+                        "the pointer cast at {} to '{}' is not a whole number of the buffer's elements, or of a part of one",
+                        self.loc(span),
+                        to.name()
+                    ))
+                }
+            }
+        }
+        Val::Ptr(out)
     }
 
     /// Records `nw` (each value and range once).

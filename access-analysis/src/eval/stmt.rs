@@ -163,11 +163,12 @@ impl<'a> Walker<'a> {
                         if a.len() == 1
                             && b.len() == 1
                             && a[0].buf == b[0].buf
+                            && (a[0].step, a[0].narrow) == (b[0].step, b[0].narrow)
                             && c.unknown().is_none()
                         {
                             Val::Ptr(vec![PtrTarget {
-                                buf: a[0].buf,
                                 off: IntVal::select(c, a[0].off.clone(), b[0].off.clone()),
+                                ..a[0].clone()
                             }])
                         } else {
                             let mut v = a;
