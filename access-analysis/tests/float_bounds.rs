@@ -7,7 +7,7 @@
 mod common;
 
 use access_analysis::{AnalysisOptions, KernelAccesses};
-use common::{concrete, inline, map, pairs, set, Launch};
+use common::{inline, set, Launch};
 use isl_rs::Context;
 
 /// Whether the kernel's assumption `cond` holds at the launch `l`.
@@ -20,27 +20,7 @@ fn holds(ctx: &Context, ka: &KernelAccesses, cond: &str, l: &Launch) -> bool {
 /// Checks that the must-writes of `out` at launch `l` are exactly `want`
 /// (work-item, element) pairs.
 fn must_writes_are(ka: &KernelAccesses, l: &Launch, want: &[([i64; 3], i64)]) {
-    let ctx = Context::alloc();
-    let out = ka.array("out").unwrap();
-    assert!(out.whole.is_none(), "{:?}", out.whole);
-    let header = format!(
-        "[{}] -> ",
-        ka.params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let real = map(&ctx, &format!("{header}{}", pairs("out", want)))
-        .intersect_params(set(&ctx, &l.fix(ka)))
-        .unwrap();
-    let must = concrete(&ctx, ka, out, "must", l);
-    assert!(
-        must.is_equal(&real).unwrap(),
-        "must-writes {}\nwant {}",
-        must.to_str().unwrap(),
-        real.to_str().unwrap()
-    );
+    common::assert_relation(ka, "out", "must", l, want);
 }
 
 /// `out[t * gs0 + i]` for `t < bound(n)`: the pairs one launch writes.

@@ -7,39 +7,7 @@
 mod common;
 
 use access_analysis::AnalysisOptions;
-use common::{concrete, inline, map, pairs, set, Launch};
-use isl_rs::Context;
-
-/// `rel` of array `name` at launch `l` equals the (work-item, element) pairs `want`.
-fn relation_is(
-    ka: &access_analysis::KernelAccesses,
-    name: &str,
-    rel: &str,
-    l: &Launch,
-    want: &[([i64; 3], i64)],
-) {
-    let ctx = Context::alloc();
-    let a = ka.array(name).unwrap();
-    assert!(a.whole.is_none(), "{name}: {:?}", a.whole);
-    let header = format!(
-        "[{}] -> ",
-        ka.params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let real = map(&ctx, &format!("{header}{}", pairs(name, want)))
-        .intersect_params(set(&ctx, &l.fix(ka)))
-        .unwrap();
-    let got = concrete(&ctx, ka, a, rel, l);
-    assert!(
-        got.is_equal(&real).unwrap(),
-        "{name} {rel}: {}\nwant {}",
-        got.to_str().unwrap(),
-        real.to_str().unwrap()
-    );
-}
+use common::{assert_relation as relation_is, inline, Launch};
 
 #[test]
 fn a_cast_to_a_wider_type_touches_every_element_it_spans() {

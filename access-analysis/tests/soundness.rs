@@ -64,14 +64,7 @@ fn check_ka(
         let name: &str = &a.name;
         let get = |w: bool| real.get(&(name, w)).cloned().unwrap_or_default();
         // The real relations, in the parameter space of the analysis.
-        let header = format!(
-            "[{}] -> ",
-            ka.params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let header = common::params_header(ka);
         let real_map = |w: bool| {
             map(&ctx, &format!("{header}{}", pairs(name, &get(w))))
                 .intersect_params(common::set(&ctx, &launch.fix(ka)))

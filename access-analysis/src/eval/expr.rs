@@ -945,16 +945,7 @@ impl<'a> Walker<'a> {
     /// of such), so that whether it wraps around depends on the launch's
     /// sizes only, which every launch checks (see `NoWrap`).
     fn of_ndrange_alone(&self, p: &Poly) -> bool {
-        let mut atoms = Vec::new();
-        p.atoms(&mut atoms);
-        p.is_affine()
-            && p.to_isl().is_some()
-            && atoms.iter().all(|a| match a {
-                Atom::Dim(d) => is_id_dim(d),
-                Atom::Param(n) => self.is_nd_param(n),
-                // its numerator's atoms are in the list too
-                Atom::Div(..) => true,
-            })
+        affine_in_ids_and(p, |n| self.is_nd_param(n))
     }
 
     /// Interval bounds of `p` over ordinary NDRanges: local and group ids
@@ -1074,14 +1065,7 @@ impl<'a> Walker<'a> {
     /// and the scalar arguments: a value the launch fixes per work-item,
     /// which a launch-time assumption can bound ([`super::NoWrap`]).
     fn of_launch_values(&self, p: &Poly) -> bool {
-        let mut atoms = Vec::new();
-        p.atoms(&mut atoms);
-        p.is_affine()
-            && p.to_isl().is_some()
-            && atoms.iter().all(|a| match a {
-                Atom::Dim(d) => is_id_dim(d),
-                Atom::Param(_) | Atom::Div(..) => true,
-            })
+        affine_in_ids_and(p, |_| true)
     }
 
     /// A pointer value `v` of type `from` converted to `to`: where their
@@ -1195,6 +1179,21 @@ impl<'a> Walker<'a> {
             None => self.loaded(l),
         }
     }
+}
+
+/// Whether `p` is affine (and isl can write it) in the work-item ids and
+/// the parameters `param` accepts, and floor divisions of such.
+fn affine_in_ids_and(p: &Poly, param: impl Fn(&str) -> bool) -> bool {
+    let mut atoms = Vec::new();
+    p.atoms(&mut atoms);
+    p.is_affine()
+        && p.to_isl().is_some()
+        && atoms.iter().all(|a| match a {
+            Atom::Dim(d) => is_id_dim(d),
+            Atom::Param(n) => param(n),
+            // its numerator's atoms are in the list too
+            Atom::Div(..) => true,
+        })
 }
 
 /// Whether `d` is a work-item id dimension: a global (`x0`), local (`l1`)

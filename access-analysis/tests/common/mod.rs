@@ -184,3 +184,33 @@ pub fn pairs(name: &str, ps: &[([i64; 3], i64)]) -> String {
         .collect();
     format!("{{ {} }}", parts.join("; "))
 }
+
+/// `[p1, p2, ...] -> `: the parameter header of `ka`'s relations.
+pub fn params_header(ka: &KernelAccesses) -> String {
+    let names: Vec<&str> = ka.params.iter().map(|p| p.name.as_str()).collect();
+    format!("[{}] -> ", names.join(", "))
+}
+
+/// Asserts that relation `rel` (`reads`, `must`, `may`) of array `name`
+/// at `launch` is exactly the (work-item, element) pairs `want`.
+pub fn assert_relation(
+    ka: &KernelAccesses,
+    name: &str,
+    rel: &str,
+    launch: &Launch,
+    want: &[([i64; 3], i64)],
+) {
+    let ctx = Context::alloc();
+    let a = ka.array(name).unwrap();
+    assert!(a.whole.is_none(), "{name}: {:?}", a.whole);
+    let real = map(&ctx, &format!("{}{}", params_header(ka), pairs(name, want)))
+        .intersect_params(set(&ctx, &launch.fix(ka)))
+        .unwrap();
+    let got = concrete(&ctx, ka, a, rel, launch);
+    assert!(
+        got.is_equal(&real).unwrap(),
+        "{name} {rel}: {}\nwant {}",
+        got.to_str().unwrap(),
+        real.to_str().unwrap()
+    );
+}
