@@ -81,6 +81,27 @@ fn floor_double_a_converted_result_and_a_reversed_comparison_are_exact_too() {
         "{:?}",
         ka.assumptions
     );
+    // a float divided in double: the float's precision bounds it
+    let ka = inline(
+        "__kernel void k(__global float *out, int n) { int i = get_global_id(0); \
+         for (int t = 0; t < ceil((float)n / 16.0); t++) out[t * get_global_size(0) + i] = 1.0f; }",
+        &AnalysisOptions::default(),
+    );
+    let l = Launch::new([4, 1, 1], [2, 1, 1]).arg("n", 17);
+    must_writes_are(&ka, &l, &tiles(4, 2));
+    let a = &ka.assumptions[0];
+    assert!(
+        a.description.contains("converted to 'float' is exact"),
+        "{}",
+        a.description
+    );
+    let ctx = Context::alloc();
+    let at = |n: i64| Launch::new([4, 1, 1], [2, 1, 1]).arg("n", n);
+    assert!(
+        !holds(&ctx, &ka, &a.condition, &at(1 << 24)),
+        "{}",
+        a.condition
+    );
     // the quotient on the left of the comparison, the divisor a variable
     // holding a constant
     let ka = inline(

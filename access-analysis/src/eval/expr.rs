@@ -79,19 +79,25 @@ pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
     let ExprKind::Binary(BinOp::Div, num, den) = &x.kind else {
         return None;
     };
-    let exact_below: i128 = match x.ty {
-        Type::Scalar(Scalar::Float) => 1 << 24,
-        Type::Scalar(Scalar::Double) => 1 << 53,
+    let exact_below = exact_integers_below(&x.ty)?;
+    // The integer's own conversion may be to a narrower type than the
+    // division's (`(float)n / 16.0` divides in double a float): the
+    // narrower one bounds it.
+    let converted = strip_float_casts(num);
+    let (num, exact_below) = match &converted.kind {
+        ExprKind::Cast(a) if is_int(&a.ty) => {
+            (&**a, exact_below.min(exact_integers_below(&converted.ty)?))
+        }
         _ => return None,
     };
-    let num = match &strip_float_casts(num).kind {
-        ExprKind::Cast(a) if is_int(&a.ty) => &**a,
-        _ => return None,
-    };
-    let den = match &strip_float_casts(den).kind {
-        ExprKind::Cast(d) if is_int(&d.ty) => Den::Int(d),
+    let den_converted = strip_float_casts(den);
+    let (den, exact_below) = match &den_converted.kind {
+        ExprKind::Cast(d) if is_int(&d.ty) => (
+            Den::Int(d),
+            exact_below.min(exact_integers_below(&den_converted.ty)?),
+        ),
         ExprKind::FloatLit(f, _) if f.fract() == 0.0 && *f >= 1.0 && *f < exact_below as f64 => {
-            Den::Lit(*f as i128)
+            (Den::Lit(*f as i128), exact_below)
         }
         _ => return None,
     };
@@ -101,6 +107,16 @@ pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
         den,
         exact_below,
     })
+}
+
+/// `2^p` for a floating type of `p` significand bits: every integer of a
+/// smaller magnitude converts to it exactly.
+fn exact_integers_below(t: &Type) -> Option<i128> {
+    match t {
+        Type::Scalar(Scalar::Float) => Some(1 << 24),
+        Type::Scalar(Scalar::Double) => Some(1 << 53),
+        _ => None,
+    }
 }
 
 /// `e` without conversions between floating types around it.
