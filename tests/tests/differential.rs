@@ -43,7 +43,7 @@ fn coarsened_c_equals_pocl_on_every_corpus_kernel() {
         }
         let inexact = INEXACT_MATH
             .iter()
-            .any(|f| k.source.contains(&format!("{f}")));
+            .any(|f| k.source.contains(f));
         let file = format!("kernels/{}.cl", k.name);
         let program = coarsen::parse_program(
             &file,
