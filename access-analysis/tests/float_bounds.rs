@@ -116,6 +116,42 @@ fn floor_double_a_converted_result_and_a_reversed_comparison_are_exact_too() {
 }
 
 #[test]
+fn a_bare_quotient_compares_and_converts_as_the_integer_it_rounds_to() {
+    // `t < q` is `t < ceil(q)`, `t <= q` is `t <= floor(q)`, and the
+    // quotient on the left mirrors them
+    for (cond, count) in [
+        ("t < (float)n / 16", &|n: i64| (n + 15).div_euclid(16)),
+        ("t <= (float)n / 16", &|n: i64| n.div_euclid(16) + 1),
+        ("(float)n / 16 > t", &|n: i64| (n + 15).div_euclid(16)),
+        ("(float)n / 16 >= t", &|n: i64| n.div_euclid(16) + 1),
+    ] as [(&str, &dyn Fn(i64) -> i64); 4]
+    {
+        let ka = inline(
+            &format!(
+                "__kernel void k(__global float *out, int n) {{ int i = get_global_id(0); \
+                 for (int t = 0; {cond}; t++) out[t * get_global_size(0) + i] = 1.0f; }}"
+            ),
+            &AnalysisOptions::default(),
+        );
+        for n in [0, 15, 16, 17, 40] {
+            let l = Launch::new([4, 1, 1], [2, 1, 1]).arg("n", n);
+            must_writes_are(&ka, &l, &tiles(4, count(n).max(0)));
+        }
+    }
+    // a conversion truncates toward zero: (int)(-6.0f / 4) is -1, not -2
+    let ka = inline(
+        "__kernel void k(__global float *out, int n) { int i = get_global_id(0); \
+         out[(int)((float)n / 4) + 8 + i] = 1.0f; }",
+        &AnalysisOptions::default(),
+    );
+    for (n, first) in [(-6, 7), (6, 9), (-8, 6), (0, 8)] {
+        let l = Launch::new([4, 1, 1], [2, 1, 1]).arg("n", n);
+        let want: Vec<_> = (0..4).map(|i| ([i, 0, 0], first + i)).collect();
+        must_writes_are(&ka, &l, &want);
+    }
+}
+
+#[test]
 fn other_floating_values_stay_unknown() {
     for (what, body, why) in [
         (

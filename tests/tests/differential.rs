@@ -41,9 +41,7 @@ fn coarsened_c_equals_pocl_on_every_corpus_kernel() {
         if k.source.contains("atomic_") || k.source.contains("atom_") {
             continue; // order of atomic updates is not defined
         }
-        let inexact = INEXACT_MATH
-            .iter()
-            .any(|f| k.source.contains(f));
+        let inexact = INEXACT_MATH.iter().any(|f| k.source.contains(f));
         let file = format!("kernels/{}.cl", k.name);
         let program = coarsen::parse_program(
             &file,

@@ -31,6 +31,8 @@ pub(super) fn strip(e: &Expr) -> &Expr {
 pub(super) enum Round {
     Ceil,
     Floor,
+    /// Toward zero (a conversion to an integer type).
+    Trunc,
 }
 
 /// `ceil(X)` or `floor(X)` with `X = (float)a / c`, an integer converted to
@@ -75,6 +77,19 @@ pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
     let [x] = args.as_slice() else {
         return None;
     };
+    float_division(x, round)
+}
+
+/// The bare quotient `(float)a / c` (no `ceil` or `floor` around it), as
+/// the [`FloatQuotient`] rounded by `round`: what a conversion to an
+/// integer (truncation, [`Round::Trunc`]) or a comparison with one (`t <
+/// q` is `t < ceil(q)`, `t <= q` is `t <= floor(q)`, ...) makes of it.
+fn bare_quotient(e: &Expr, round: Round) -> Option<FloatQuotient<'_>> {
+    float_division(e, round)
+}
+
+/// `x = (float)a / c` (see [`FloatQuotient`]), to be rounded by `round`.
+fn float_division(x: &Expr, round: Round) -> Option<FloatQuotient<'_>> {
     let x = strip_float_casts(x);
     let ExprKind::Binary(BinOp::Div, num, den) = &x.kind else {
         return None;
@@ -107,6 +122,30 @@ pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
         den,
         exact_below,
     })
+}
+
+/// The rounding that makes `int OP q` (the integer on the left when
+/// `int_left`) the same comparison with an integer, for a real `q`: `t <
+/// q` is `t < ceil(q)`, `t <= q` is `t <= floor(q)`, `t > q` is `t >
+/// floor(q)`, `t >= q` is `t >= ceil(q)` (and mirrored with `q` on the
+/// left); none for `==` and `!=`.
+fn comparison_rounding(op: BinOp, int_left: bool) -> Option<Round> {
+    let op = if int_left {
+        op
+    } else {
+        match op {
+            BinOp::Lt => BinOp::Gt,
+            BinOp::Gt => BinOp::Lt,
+            BinOp::Le => BinOp::Ge,
+            BinOp::Ge => BinOp::Le,
+            other => other,
+        }
+    };
+    match op {
+        BinOp::Lt | BinOp::Ge => Some(Round::Ceil),
+        BinOp::Le | BinOp::Gt => Some(Round::Floor),
+        _ => None,
+    }
 }
 
 /// `2^p` for a floating type of `p` significand bits: every integer of a
@@ -184,10 +223,12 @@ impl<'a> Walker<'a> {
                 b,
             ) => {
                 // `t < ceil((float)n / 16)`: an integer comparison
+                let int_left = comparison_rounding(*op, true).and_then(|r| bare_quotient(b, r));
+                let int_right = comparison_rounding(*op, false).and_then(|r| bare_quotient(a, r));
                 match (
                     int_operand(a),
-                    float_quotient(b),
-                    float_quotient(a),
+                    float_quotient(b).or(int_left),
+                    float_quotient(a).or(int_right),
                     int_operand(b),
                 ) {
                     (Some(x), Some(q), ..) => {
@@ -281,7 +322,7 @@ impl<'a> Walker<'a> {
             ExprKind::Cast(a) => {
                 // `(int)ceil((float)n / 16)`: the integer it is
                 if is_int(&e.ty) {
-                    if let Some(q) = float_quotient(a) {
+                    if let Some(q) = float_quotient(a).or_else(|| bare_quotient(a, Round::Trunc)) {
                         let i = self.quotient_value(&q, a);
                         return Val::Int(self.wrap(i, None, &e.ty, &e.span));
                     }
@@ -1065,14 +1106,21 @@ impl<'a> Walker<'a> {
                     self.loc(&e.span)
                 ),
             });
-            let v = match q.round {
-                Round::Ceil => p.add_const(c - 1).and_then(|x| x.floor_div(c)),
-                Round::Floor => p.floor_div(c),
+            let ceil = p.add_const(c - 1).and_then(|x| x.floor_div(c));
+            let floor = p.floor_div(c);
+            let pieces = match (q.round, ceil, floor) {
+                (Round::Ceil, Some(v), _) | (Round::Floor, _, Some(v)) => vec![(cond, v)],
+                // toward zero: the floor where `a >= 0`, else the ceiling
+                (Round::Trunc, Some(up), Some(down)) => match Cond::ge(&p, &Poly::konst(0)) {
+                    Some(nonneg) => vec![
+                        (Cond::and(cond.clone(), nonneg.clone()), down),
+                        (Cond::and(cond, Cond::not(nonneg)), up),
+                    ],
+                    None => return unknown("its value cannot be modelled"),
+                },
+                _ => return unknown("its value cannot be modelled"),
             };
-            match v {
-                Some(v) => out.push((cond, v)),
-                None => return unknown("its value cannot be modelled"),
-            }
+            out.extend(pieces);
         }
         IntVal::Known(out)
     }
