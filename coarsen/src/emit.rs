@@ -691,15 +691,12 @@ impl<'p> Emitter<'p> {
                             c_type(&e.ty)
                         )
                     }
-                    // integer to pointer: C needs the cast (an implicit
-                    // conversion is an error)
-                    (Type::Pointer { .. }, t) if t.is_integer() => {
-                        format!("(({}){})", c_type(&e.ty), inner)
-                    }
-                    // a pointer to elements of another type (see
-                    // `parse::element_cast`): C needs the cast
-                    (Type::Pointer { pointee: to, .. }, Type::Pointer { pointee: from, .. })
-                        if to != from =>
+                    // integer to pointer (an implicit conversion is an
+                    // error), or a pointer to elements of another type
+                    // (see `parse::element_cast`): C needs the cast
+                    (Type::Pointer { pointee: to, .. }, t)
+                        if t.is_integer()
+                            || matches!(t, Type::Pointer { pointee: from, .. } if from != to) =>
                     {
                         format!("(({}){})", c_type(&e.ty), inner)
                     }

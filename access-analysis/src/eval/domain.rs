@@ -143,24 +143,27 @@ impl PtrTarget {
     /// `self` moved by `i` of its own elements.
     pub fn moved(&self, i: &IntVal) -> PtrTarget {
         PtrTarget {
-            off: add_int(&self.off, &scale_int_val(i, self.step)),
+            off: add_int(&self.off, &scale_int(i, self.step)),
             ..self.clone()
         }
     }
 
+    /// Whether an access through the pointer covers only part of a buffer
+    /// element (a pointer to parts of the buffer's elements).
+    pub fn partial(&self) -> bool {
+        self.narrow > 1
+    }
+
     /// The buffer elements an access of `lanes` of the pointer's elements
-    /// touches: the first (or why it is unknown), how many, and whether
-    /// the access covers only part of them (a pointer to parts of the
-    /// buffer's elements).
-    pub fn elements(&self, lanes: u32) -> (IntVal, u32, bool) {
-        if self.narrow > 1 {
+    /// touches: the first (or why it is unknown) and how many.
+    pub fn elements(&self, lanes: u32) -> (IntVal, u32) {
+        if self.partial() {
             if lanes != 1 {
                 return (
                     IntVal::unknown(
                         "a vector access through a pointer to parts of the buffer's elements",
                     ),
                     lanes,
-                    true,
                 );
             }
             let n = self.narrow;
@@ -169,9 +172,9 @@ impl PtrTarget {
                     .map(|q| vec![(Cond::True, q)])
                     .ok_or_else(overflow)
             });
-            return (first, 1, true);
+            return (first, 1);
         }
-        (self.off.clone(), lanes * self.step as u32, false)
+        (self.off.clone(), lanes * self.step as u32)
     }
 
     /// `self` as a pointer to elements of `to` bytes, the buffer's being
@@ -190,7 +193,7 @@ impl PtrTarget {
             if es % to == 0 {
                 let n = es / to;
                 return Some(PtrTarget {
-                    off: scale_int_val(&self.off, n),
+                    off: scale_int(&self.off, n),
                     step: 1,
                     narrow: n,
                     ..self.clone()
@@ -213,18 +216,6 @@ impl PtrTarget {
         }
         None
     }
-}
-
-/// `v * k`.
-fn scale_int_val(v: &IntVal, k: i128) -> IntVal {
-    if k == 1 {
-        return v.clone();
-    }
-    v.lift1(&|p| {
-        p.scale(k)
-            .map(|q| vec![(Cond::True, q)])
-            .ok_or_else(overflow)
-    })
 }
 
 /// `v / k` where every piece of `v` is a multiple of `k` term by term.
@@ -418,6 +409,9 @@ pub(super) fn add_int(x: &IntVal, y: &IntVal) -> IntVal {
 }
 
 pub(super) fn scale_int(x: &IntVal, k: i128) -> IntVal {
+    if k == 1 {
+        return x.clone();
+    }
     x.lift1(&|a| {
         a.scale(k)
             .map(|q| vec![(Cond::True, q)])

@@ -80,15 +80,10 @@ pub(super) fn float_quotient(e: &Expr) -> Option<FloatQuotient<'_>> {
     float_division(x, round)
 }
 
-/// The bare quotient `(float)a / c` (no `ceil` or `floor` around it), as
-/// the [`FloatQuotient`] rounded by `round`: what a conversion to an
-/// integer (truncation, [`Round::Trunc`]) or a comparison with one (`t <
-/// q` is `t < ceil(q)`, `t <= q` is `t <= floor(q)`, ...) makes of it.
-fn bare_quotient(e: &Expr, round: Round) -> Option<FloatQuotient<'_>> {
-    float_division(e, round)
-}
-
-/// `x = (float)a / c` (see [`FloatQuotient`]), to be rounded by `round`.
+/// `x = (float)a / c` (see [`FloatQuotient`]), to be rounded by `round`:
+/// inside `ceil` or `floor`, or bare, rounded as what is done with it makes
+/// it (a conversion to an integer truncates, [`Round::Trunc`]; a comparison
+/// with one rounds as [`comparison_rounding`] says).
 fn float_division(x: &Expr, round: Round) -> Option<FloatQuotient<'_>> {
     let x = strip_float_casts(x);
     let ExprKind::Binary(BinOp::Div, num, den) = &x.kind else {
@@ -223,8 +218,8 @@ impl<'a> Walker<'a> {
                 b,
             ) => {
                 // `t < ceil((float)n / 16)`: an integer comparison
-                let int_left = comparison_rounding(*op, true).and_then(|r| bare_quotient(b, r));
-                let int_right = comparison_rounding(*op, false).and_then(|r| bare_quotient(a, r));
+                let int_left = comparison_rounding(*op, true).and_then(|r| float_division(b, r));
+                let int_right = comparison_rounding(*op, false).and_then(|r| float_division(a, r));
                 match (
                     int_operand(a),
                     float_quotient(b).or(int_left),
@@ -322,7 +317,7 @@ impl<'a> Walker<'a> {
             ExprKind::Cast(a) => {
                 // `(int)ceil((float)n / 16)`: the integer it is
                 if is_int(&e.ty) {
-                    if let Some(q) = float_quotient(a).or_else(|| bare_quotient(a, Round::Trunc)) {
+                    if let Some(q) = float_quotient(a).or_else(|| float_division(a, Round::Trunc)) {
                         let i = self.quotient_value(&q, a);
                         return Val::Int(self.wrap(i, None, &e.ty, &e.span));
                     }
@@ -423,7 +418,7 @@ impl<'a> Walker<'a> {
         // through a pointer to parts of the buffer's elements, an access
         // covers part of an element
         self.mem_ref_raw(e).map(|(ts, partial)| {
-            let part = partial || ts.iter().any(|t| t.narrow > 1);
+            let part = partial || ts.iter().any(PtrTarget::partial);
             (ts, part)
         })
     }
@@ -459,7 +454,7 @@ impl<'a> Walker<'a> {
         let many = targets.len() > 1;
         let text = self.text(&e.span);
         for t in targets {
-            let (first, lanes, _) = t.elements(lanes);
+            let (first, lanes) = t.elements(lanes);
             let sub = match first {
                 IntVal::Known(p) => Ok(p),
                 IntVal::Unknown(w) => Err(w),
@@ -1069,10 +1064,7 @@ impl<'a> Walker<'a> {
         let num = self.eval_int(q.num);
         let den = match q.den {
             Den::Lit(c) => Some(c),
-            Den::Int(d) => match self.eval_int(d) {
-                IntVal::Known(p) if p.len() == 1 => p[0].1.as_const(),
-                _ => None,
-            },
+            Den::Int(d) => self.eval_int(d).single().and_then(Poly::as_const),
         };
         let text = self.text(&e.span);
         let unknown =
@@ -1080,7 +1072,7 @@ impl<'a> Walker<'a> {
         let Some(c) = den.filter(|&c| c >= 1 && c < q.exact_below) else {
             return unknown("the divisor is not a positive integer constant");
         };
-        let IntVal::Known(pieces) = num else {
+        let IntVal::Known(pieces) = &num else {
             return num;
         };
         if !pieces.iter().all(|(_, p)| self.of_launch_values(p)) {
@@ -1088,13 +1080,12 @@ impl<'a> Walker<'a> {
                 "the dividend is not an affine value of the NDRange and the scalar arguments",
             );
         }
-        let mut out = Vec::with_capacity(pieces.len());
-        for (cond, p) in pieces {
-            let float = if q.exact_below == 1 << 24 {
-                "float"
-            } else {
-                "double"
-            };
+        let float = if q.exact_below == 1 << 24 {
+            "float"
+        } else {
+            "double"
+        };
+        for (_, p) in pieces {
             self.assume_no_wrap(super::NoWrap {
                 value: p.clone(),
                 lo: 1 - q.exact_below,
@@ -1106,23 +1097,21 @@ impl<'a> Walker<'a> {
                     self.loc(&e.span)
                 ),
             });
-            let ceil = p.add_const(c - 1).and_then(|x| x.floor_div(c));
-            let floor = p.floor_div(c);
-            let pieces = match (q.round, ceil, floor) {
-                (Round::Ceil, Some(v), _) | (Round::Floor, _, Some(v)) => vec![(cond, v)],
-                // toward zero: the floor where `a >= 0`, else the ceiling
-                (Round::Trunc, Some(up), Some(down)) => match Cond::ge(&p, &Poly::konst(0)) {
-                    Some(nonneg) => vec![
-                        (Cond::and(cond.clone(), nonneg.clone()), down),
-                        (Cond::and(cond, Cond::not(nonneg)), up),
-                    ],
-                    None => return unknown("its value cannot be modelled"),
-                },
-                _ => return unknown("its value cannot be modelled"),
-            };
-            out.extend(pieces);
         }
-        IntVal::Known(out)
+        let single = |v: Option<Poly>| v.map(|v| vec![(Cond::True, v)]).ok_or_else(overflow);
+        match q.round {
+            Round::Ceil => num.lift1(&|p| single(p.add_const(c - 1).and_then(|x| x.floor_div(c)))),
+            Round::Floor => num.lift1(&|p| single(p.floor_div(c))),
+            // toward zero: C's integer division
+            Round::Trunc => num.lift1(&|p| {
+                trunc_div(
+                    p,
+                    c,
+                    false,
+                    p.syntactically_nonneg(&|a| self.nonneg_atom(a)),
+                )
+            }),
+        }
     }
 
     /// Whether `p` is affine in the NDRange's values (ids, sizes, offsets)
@@ -1147,21 +1136,18 @@ impl<'a> Walker<'a> {
         if a == b {
             return v;
         }
-        let mut out = Vec::with_capacity(ts.len());
-        for t in ts {
-            let es = self.buf_elem_sizes.get(&t.buf).copied().unwrap_or(1);
-            match t.cast(es, b) {
-                Some(c) => out.push(c),
-                None => {
-                    return self.any_buffer(format!(
-                        "the pointer cast at {} to '{}' is not a whole number of the buffer's elements, or of a part of one",
-                        self.loc(span),
-                        to.name()
-                    ))
-                }
-            }
+        let cast: Option<Vec<PtrTarget>> = ts
+            .iter()
+            .map(|t| t.cast(self.buf_elem_sizes.get(&t.buf).copied().unwrap_or(1), b))
+            .collect();
+        match cast {
+            Some(ts) => Val::Ptr(ts),
+            None => self.any_buffer(format!(
+                "the pointer cast at {} to '{}' is not a whole number of the buffer's elements, or of a part of one",
+                self.loc(span),
+                to.name()
+            )),
         }
-        Val::Ptr(out)
     }
 
     /// Records `nw` (each value and range once).
