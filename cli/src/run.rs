@@ -289,13 +289,18 @@ pub fn run(args: RunArgs) -> Result<u8> {
                     format!(
                         "{d}: {}",
                         r.map_or("not measured".to_string(), |r| format!(
-                            "{r:.1} work-groups/ms"
+                            "{r:.1} work-groups per ms busy"
                         ))
                     )
                 })
                 .collect();
+            let alone = if used.len() == 1 && n_devices > 1 {
+                " (the device alone: its measured wall beat the split's)"
+            } else {
+                ""
+            };
             println!(
-                "  shares (auto) of the last launch {}; measured rates {}",
+                "  shares (auto) of the last launch {}{alone}; measured rates {}",
                 s.join(","),
                 rates.join(", ")
             );

@@ -1,46 +1,119 @@
 //! Automatic shares (`--split auto`): each device gets work-groups in
 //! proportion to its measured speed on the kernel, so that all devices
-//! finish together.
+//! finish together; and where a split does not pay (a device so slow, or so
+//! costly to start, that the others are better off without it), the
+//! fastest device alone.
 //!
 //! A [`Balancer`] keeps, per launch configuration (kernel, global and local
 //! sizes: see [`launch_key`]), each device's rate in work-groups per
-//! millisecond of kernel time, measured from the profiling events of earlier
-//! split launches ([`RunReport`]). Until a device has been measured it is
-//! assumed as fast as the mean of the measured ones (all equal at first), so
-//! the first launch is split evenly and the shares converge over the next
-//! few. A new measurement is folded in as a weighted geometric mean with the
-//! previous rate: the k-th measurement of a device weighs `1/k` (a plain
-//! mean of the logs) until that reaches [`NEW_WEIGHT_FLOOR`], and the floor
-//! after that, so single launches' noise is damped (with +-20 % noise on
-//! every kernel time the shares settle within about 1 % of the speeds'
-//! ratio) while a device whose speed drifts is followed within a few
-//! launches. Kernel times below [`MIN_KERNEL_MS`] are too coarse to measure
-//! a rate and are ignored. Devices that got no work-groups keep their rate.
+//! millisecond of busy time ([`DeviceReport::busy_ms`]: its transfers,
+//! kernel and read-backs; the kernel time where that was not measured),
+//! from earlier split launches ([`RunReport`]). Giving each device work in
+//! proportion to work-groups over busy time converges to equal finish
+//! times even where a device has a fixed cost per launch (a transfer's
+//! latency, a driver's start-up), which kernel times alone do not see: on a
+//! GPU beside a CPU the transfers, not the kernels, often decide the wall.
+//! Until a device has been measured it is assumed as fast as the mean of
+//! the measured ones (all equal at first), so the first launch is split
+//! evenly and the shares converge over the next few. A new measurement is
+//! folded in as a weighted geometric mean with the previous rate: the k-th
+//! measurement of a device weighs `1/k` (a plain mean of the logs) until
+//! that reaches [`NEW_WEIGHT_FLOOR`], and the floor after that, so single
+//! launches' noise is damped (with +-20 % noise on every time the shares
+//! settle within about 1 % of the speeds' ratio) while a device whose speed
+//! drifts is followed within a few launches. Times below [`MIN_KERNEL_MS`]
+//! are too coarse to measure a rate and are ignored. Devices that got no
+//! work-groups keep their rate.
+//!
+//! **Alone or split.** Once the split has settled ([`SETTLE_SPLITS`] split
+//! launches) and some device's share is below [`PROBE_SHARE`], one launch
+//! runs on the fastest device alone. From then on, each launch takes the
+//! plan (split or alone) with the lesser median wall of its last
+//! [`WALLS_KEPT`] launches, and every [`REPROBE_EVERY`] launches the other
+//! plan runs once, so that a change of speed is seen. Where every share is
+//! at least [`PROBE_SHARE`] the devices are alike enough that a split
+//! always pays, and nothing is probed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
-use crate::launch::RunReport;
+use crate::launch::{DeviceReport, RunReport};
 use crate::ndrange::NdRange;
 
-/// Kernel times (milliseconds) below this are not used to measure a rate.
+/// Times (milliseconds) below this are not used to measure a rate.
 pub const MIN_KERNEL_MS: f64 = 0.02;
 
 /// The least weight of a new measurement in a device's rate (see the
 /// module doc): the rate forgets an old speed by a factor 0.8 per launch.
 pub const NEW_WEIGHT_FLOOR: f64 = 0.2;
 
+/// Split launches after which the shares count as settled.
+pub const SETTLE_SPLITS: u32 = 4;
+
+/// A device share below this, once settled, makes the balancer try the
+/// fastest device alone.
+pub const PROBE_SHARE: f64 = 0.25;
+
+/// Walls kept per plan; the plans are compared by their median.
+pub const WALLS_KEPT: usize = 3;
+
+/// The plan not taken runs once every this many launches.
+pub const REPROBE_EVERY: u32 = 16;
+
 /// The key of a launch configuration: the kernel and its NDRange sizes.
 pub fn launch_key(kernel: &str, nd: &NdRange) -> String {
     format!("{kernel} {nd}")
+}
+
+/// What the next launch of a configuration runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Every device, with the measured shares.
+    Split,
+    /// This device (an index of [`Balancer::devices`]'s list) alone.
+    Alone(usize),
+}
+
+/// A launch configuration's measurements.
+#[derive(Clone, Debug, Default)]
+struct KeyState {
+    /// Per device (in `devices` order), work-groups per ms and the number
+    /// of measurements folded in.
+    rates: Vec<Option<(f64, u32)>>,
+    /// Split launches measured.
+    splits: u32,
+    /// Walls (ms) of the last settled split launches and of the last
+    /// launches alone.
+    split_walls: VecDeque<f64>,
+    alone_walls: VecDeque<f64>,
+    /// What the next launch runs, and launches since the plan not taken
+    /// last ran.
+    next: Option<Choice>,
+    since_other: u32,
 }
 
 /// Shares that follow the devices' measured speeds (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Balancer {
     devices: Vec<usize>,
-    /// Per launch key, per device (in `devices` order), work-groups per ms
-    /// and the number of measurements folded in.
-    rates: HashMap<String, Vec<Option<(f64, u32)>>>,
+    keys: HashMap<String, KeyState>,
+}
+
+fn median(v: &VecDeque<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s: Vec<f64> = v.iter().copied().collect();
+    s.sort_by(f64::total_cmp);
+    Some(s[s.len() / 2])
+}
+
+fn keep(v: &mut VecDeque<f64>, wall: f64) {
+    if wall.is_finite() && wall > 0.0 {
+        v.push_back(wall);
+        while v.len() > WALLS_KEPT {
+            v.pop_front();
+        }
+    }
 }
 
 impl Balancer {
@@ -48,7 +121,7 @@ impl Balancer {
     pub fn new(devices: &[usize]) -> Balancer {
         Balancer {
             devices: devices.to_vec(),
-            rates: HashMap::new(),
+            keys: HashMap::new(),
         }
     }
 
@@ -57,25 +130,36 @@ impl Balancer {
         &self.devices
     }
 
-    /// The shares for the next launch of `key`, summing to 1, one per
-    /// device in order.
+    /// The shares for the next launch of `key`, summing to 1: one per
+    /// device in order ([`Choice::Split`]), or the one device that runs
+    /// alone with share 1.
     pub fn shares(&self, key: &str) -> Vec<(usize, f64)> {
+        match self.choice(key) {
+            Choice::Alone(i) => vec![(self.devices[i], 1.0)],
+            Choice::Split => self.split_shares(key),
+        }
+    }
+
+    /// What the next launch of `key` runs.
+    pub fn choice(&self, key: &str) -> Choice {
+        self.keys
+            .get(key)
+            .and_then(|k| k.next)
+            .filter(|c| match c {
+                Choice::Alone(i) => *i < self.devices.len(),
+                Choice::Split => true,
+            })
+            .unwrap_or(Choice::Split)
+    }
+
+    /// The shares of a split launch of `key`: every device in proportion
+    /// to its measured rate.
+    pub fn split_shares(&self, key: &str) -> Vec<(usize, f64)> {
         let n = self.devices.len();
         if n == 0 {
             return Vec::new();
         }
-        let rates = self.rates.get(key);
-        let known: Vec<f64> = rates
-            .map(|r| r.iter().flatten().map(|&(x, _)| x).collect())
-            .unwrap_or_default();
-        let mean = if known.is_empty() {
-            1.0
-        } else {
-            known.iter().sum::<f64>() / known.len() as f64
-        };
-        let r: Vec<f64> = (0..n)
-            .map(|i| rates.and_then(|r| r[i]).map_or(mean, |(x, _)| x))
-            .collect();
+        let r = self.filled_rates(key);
         let total: f64 = r.iter().sum();
         self.devices
             .iter()
@@ -84,49 +168,141 @@ impl Balancer {
             .collect()
     }
 
-    /// Folds in the per-device kernel times of a launch of `key`. Launches
-    /// that did not run split (or re-ran unsplit after the guard fired)
-    /// measure nothing.
-    pub fn observe(&mut self, key: &str, report: &RunReport) {
-        if !report.split || report.guard_fired {
-            return;
-        }
+    /// Each device's rate, the mean of the measured ones where a device
+    /// has none (1 when none is measured).
+    fn filled_rates(&self, key: &str) -> Vec<f64> {
         let n = self.devices.len();
-        let rates = self
-            .rates
-            .entry(key.to_string())
-            .or_insert_with(|| vec![None; n]);
-        for d in &report.devices {
-            let Some(i) = self.devices.iter().position(|&x| x == d.index) else {
-                continue;
-            };
-            if d.work_groups == 0 || !d.kernel_ms.is_finite() || d.kernel_ms < MIN_KERNEL_MS {
-                continue;
-            }
-            let measured = d.work_groups as f64 / d.kernel_ms;
-            rates[i] = Some(match rates[i] {
-                Some((old, k)) => {
-                    let w = (1.0 / (k as f64 + 1.0)).max(NEW_WEIGHT_FLOOR);
-                    (
-                        (old.ln() * (1.0 - w) + measured.ln() * w).exp(),
-                        k.saturating_add(1),
-                    )
-                }
-                None => (measured, 1),
-            });
-        }
+        let rates = self.keys.get(key).map(|k| &k.rates);
+        let known: Vec<f64> = rates
+            .map(|r| r.iter().flatten().map(|&(x, _)| x).collect())
+            .unwrap_or_default();
+        let mean = if known.is_empty() {
+            1.0
+        } else {
+            known.iter().sum::<f64>() / known.len() as f64
+        };
+        (0..n)
+            .map(|i| rates.and_then(|r| r.get(i).copied().flatten()).map_or(mean, |(x, _)| x))
+            .collect()
     }
 
-    /// The measured rates of `key` (work-groups per ms; `None` where not
-    /// measured yet), for reports.
+    /// Folds in a launch of `key` run with the shares [`Balancer::shares`]
+    /// gave: its wall, and (a split launch) the per-device busy times.
+    /// Split launches that did not run split (or re-ran unsplit after the
+    /// guard fired) measure no rate.
+    pub fn observe(&mut self, key: &str, report: &RunReport) {
+        let n = self.devices.len();
+        let ran = self.choice(key);
+        let devices = self.devices.clone();
+        let k = self.keys.entry(key.to_string()).or_default();
+        if k.rates.len() != n {
+            k.rates = vec![None; n];
+        }
+        match ran {
+            Choice::Alone(_) => {
+                if !report.guard_fired {
+                    keep(&mut k.alone_walls, report.wall_ms);
+                }
+            }
+            Choice::Split => {
+                if !report.split || report.guard_fired {
+                    return;
+                }
+                for d in &report.devices {
+                    let Some(i) = devices.iter().position(|&x| x == d.index) else {
+                        continue;
+                    };
+                    let Some(measured) = rate(d) else {
+                        continue;
+                    };
+                    k.rates[i] = Some(match k.rates[i] {
+                        Some((old, c)) => {
+                            let w = (1.0 / (c as f64 + 1.0)).max(NEW_WEIGHT_FLOOR);
+                            (
+                                (old.ln() * (1.0 - w) + measured.ln() * w).exp(),
+                                c.saturating_add(1),
+                            )
+                        }
+                        None => (measured, 1),
+                    });
+                }
+                k.splits = k.splits.saturating_add(1);
+                if k.splits > SETTLE_SPLITS {
+                    keep(&mut k.split_walls, report.wall_ms);
+                }
+            }
+        }
+        self.decide(key, ran);
+    }
+
+    /// Picks what the next launch of `key` runs, after one that ran `ran`.
+    fn decide(&mut self, key: &str, ran: Choice) {
+        let n = self.devices.len();
+        let shares = self.split_shares(key);
+        let rates = self.filled_rates(key);
+        let Some(k) = self.keys.get_mut(key) else {
+            return;
+        };
+        let fastest = (0..n)
+            .max_by(|&a, &b| rates[a].total_cmp(&rates[b]))
+            .unwrap_or(0);
+        let alone = Choice::Alone(fastest);
+        let lopsided = shares.iter().any(|s| s.1 < PROBE_SHARE);
+        k.next = Some(if n < 2 || k.splits <= SETTLE_SPLITS || !lopsided {
+            Choice::Split
+        } else {
+            match (median(&k.split_walls), median(&k.alone_walls)) {
+                (_, None) => alone,
+                (None, Some(_)) => Choice::Split,
+                (Some(split), Some(solo)) => {
+                    let best = if solo < split { alone } else { Choice::Split };
+                    let other_ran = match (best, ran) {
+                        (Choice::Split, Choice::Alone(_)) | (Choice::Alone(_), Choice::Split) => {
+                            true
+                        }
+                        _ => false,
+                    };
+                    if other_ran {
+                        k.since_other = 0;
+                    } else {
+                        k.since_other = k.since_other.saturating_add(1);
+                    }
+                    if k.since_other >= REPROBE_EVERY {
+                        match best {
+                            Choice::Split => alone,
+                            Choice::Alone(_) => Choice::Split,
+                        }
+                    } else {
+                        best
+                    }
+                }
+            }
+        });
+    }
+
+    /// The measured rates of `key` (work-groups per ms of busy time; `None`
+    /// where not measured yet), for reports.
     pub fn rates(&self, key: &str) -> Vec<(usize, Option<f64>)> {
-        let r = self.rates.get(key);
+        let r = self.keys.get(key).map(|k| &k.rates);
         self.devices
             .iter()
             .enumerate()
-            .map(|(i, &d)| (d, r.and_then(|r| r[i]).map(|(x, _)| x)))
+            .map(|(i, &d)| (d, r.and_then(|r| r.get(i).copied().flatten()).map(|(x, _)| x)))
             .collect()
     }
+}
+
+/// A device's measured rate in a split launch: work-groups per ms of busy
+/// time (kernel time where busy time was not measured); `None` where it ran
+/// nothing or too briefly to measure.
+fn rate(d: &DeviceReport) -> Option<f64> {
+    let ms = if d.busy_ms.is_finite() && d.busy_ms > 0.0 {
+        d.busy_ms
+    } else {
+        d.kernel_ms
+    };
+    (d.work_groups > 0 && ms.is_finite() && ms >= MIN_KERNEL_MS)
+        .then(|| d.work_groups as f64 / ms)
 }
 
 #[cfg(test)]
@@ -156,25 +332,48 @@ mod tests {
         }
     }
 
-    /// A launch on simulated devices running `speed[i]` work-groups per ms.
-    fn simulate(b: &Balancer, key: &str, n_groups: u64, speed: &[f64]) -> RunReport {
-        let shares: Vec<f64> = b.shares(key).iter().map(|s| s.1).collect();
-        let slices = split_groups(n_groups, &shares);
-        let devices = slices
+    /// A launch on simulated devices: device `i` takes `fixed[i]` ms plus
+    /// one ms per `speed[i]` work-groups (its busy time), and the wall is
+    /// the latest device's plus `host` ms per device taking part.
+    fn simulate_costs(
+        b: &Balancer,
+        key: &str,
+        n_groups: u64,
+        speed: &[f64],
+        fixed: &[f64],
+        host: f64,
+    ) -> RunReport {
+        let shares = b.shares(key);
+        let fractions: Vec<f64> = shares.iter().map(|s| s.1).collect();
+        let slices = split_groups(n_groups, &fractions);
+        let devices: Vec<DeviceReport> = slices
             .iter()
-            .enumerate()
-            .map(|(i, &(lo, hi))| DeviceReport {
-                index: b.devices()[i],
-                name: format!("sim{i}"),
-                work_groups: hi - lo,
-                slice: (lo, hi),
-                bytes_to_device: 0,
-                bytes_from_device: 0,
-                commands: 0,
-                kernel_ms: (hi - lo) as f64 / speed[i],
+            .zip(&shares)
+            .filter(|((lo, hi), _)| hi > lo)
+            .map(|(&(lo, hi), &(d, _))| {
+                let i = b.devices().iter().position(|&x| x == d).unwrap();
+                let busy = fixed[i] + (hi - lo) as f64 / speed[i];
+                DeviceReport {
+                    index: d,
+                    name: format!("sim{i}"),
+                    work_groups: hi - lo,
+                    slice: (lo, hi),
+                    kernel_ms: (hi - lo) as f64 / speed[i],
+                    busy_ms: busy,
+                    ..DeviceReport::default()
+                }
             })
             .collect();
-        report(devices)
+        let wall = devices.iter().map(|d| d.busy_ms).fold(0.0, f64::max)
+            + host * devices.len() as f64;
+        let mut r = report(devices);
+        r.wall_ms = wall;
+        r
+    }
+
+    /// A launch on simulated devices running `speed[i]` work-groups per ms.
+    fn simulate(b: &Balancer, key: &str, n_groups: u64, speed: &[f64]) -> RunReport {
+        simulate_costs(b, key, n_groups, speed, &vec![0.0; speed.len()], 0.0)
     }
 
     #[test]
@@ -189,11 +388,16 @@ mod tests {
         );
         let speed = [6.0, 1.0];
         let mut last = None;
-        for _ in 0..6 {
+        for _ in 0..8 {
             let r = simulate(&b, &key, 1024, &speed);
             b.observe(&key, &r);
-            last = Some(r);
+            if r.devices.len() == 2 {
+                last = Some(r);
+            }
         }
+        // (one of the launches ran the faster device alone: slower, so
+        // the split stays)
+        assert_eq!(b.choice(&key), Choice::Split);
         let s = b.shares(&key);
         assert!((s[0].1 - 6.0 / 7.0).abs() < 0.01, "{s:?}");
         let r = last.unwrap();
@@ -227,7 +431,7 @@ mod tests {
             let noisy = [speed[0] * noise(rng, 0.2), speed[1] * noise(rng, 0.2)];
             let r = simulate(b, key, 1024, &noisy);
             b.observe(key, &r);
-            b.shares(key)[0].1
+            b.split_shares(key)[0].1
         };
         // Fixed speeds 6 : 1 (ideal share of device 0: 6/7).
         let ideal = 6.0 / 7.0;
@@ -270,6 +474,92 @@ mod tests {
                 "speed {speed0}: shares {track:?} do not reach {ideal} within 8 launches"
             );
         }
+    }
+
+    /// Issue 16 on a GPU beside a CPU: busy times with fixed costs per
+    /// device (transfers, start-up) still converge to equal finish times.
+    #[test]
+    fn busy_times_with_fixed_costs_converge_to_equal_finish_times() {
+        let key = "stencil2d global 4096x4096 local 32x8";
+        let mut b = Balancer::new(&[0, 1]);
+        // 8 and 3 work-groups per ms after 6 and 2 ms of transfers: the
+        // kernel times alone (the old measure) would give 8/11.
+        let (speed, fixed) = ([8.0, 3.0], [6.0, 2.0]);
+        let mut last = None;
+        for _ in 0..12 {
+            let r = simulate_costs(&b, key, 4096, &speed, &fixed, 0.0);
+            b.observe(key, &r);
+            if r.devices.len() == 2 {
+                last = Some(r);
+            }
+        }
+        let r = last.unwrap();
+        let (t0, t1) = (r.devices[0].busy_ms, r.devices[1].busy_ms);
+        assert!(
+            (t0 - t1).abs() / t0.max(t1) < 0.03,
+            "finish times {t0} / {t1}"
+        );
+        assert_eq!(b.choice(key), Choice::Split, "every share is above {PROBE_SHARE}");
+    }
+
+    /// Issue 16: where the slower device's part cannot pay for what taking
+    /// part costs (a CPU beside a GPU on a compute-bound kernel), the
+    /// balancer runs the faster device alone, within 2 % of its wall,
+    /// probing the split again only every [`REPROBE_EVERY`] launches; where
+    /// the split pays, it stays split. Under +-20 % noise on every time,
+    /// the choice does not flip back and forth.
+    #[test]
+    fn the_faster_device_alone_where_a_split_does_not_pay_and_no_oscillation() {
+        let key = "matmul global 1024x1024 local 16x16";
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        // GPU: 1000 work-groups per ms after 4 ms of transfers; CPU: 16 per
+        // ms after 3 ms; 1 ms of host work per device taking part.
+        let (speed, fixed, host) = ([1000.0, 16.0], [4.0, 3.0], 1.0);
+        let mut b = Balancer::new(&[0, 1]);
+        let mut walls = Vec::new();
+        let mut choices = Vec::new();
+        for _ in 0..64 {
+            let noisy = [speed[0] * noise(&mut rng, 0.2), speed[1] * noise(&mut rng, 0.2)];
+            let r = simulate_costs(&b, key, 4096, &noisy, &fixed, host);
+            choices.push(b.choice(key));
+            walls.push(r.wall_ms);
+            b.observe(key, &r);
+        }
+        let alone_wall = fixed[0] + 4096.0 / speed[0] + host;
+        let settled = &choices[16..];
+        let alone = settled.iter().filter(|&&c| c == Choice::Alone(0)).count();
+        assert!(
+            alone + settled.len() / REPROBE_EVERY as usize + 1 >= settled.len(),
+            "alone on {alone} of {} settled launches: {choices:?}",
+            settled.len()
+        );
+        let flips = choices.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!(
+            flips <= 2 + 2 * 64 / REPROBE_EVERY as usize,
+            "{flips} changes of plan: {choices:?}"
+        );
+        let mut late: Vec<f64> = walls[16..].to_vec();
+        late.sort_by(f64::total_cmp);
+        let med = late[late.len() / 2];
+        assert!(
+            med <= alone_wall * 1.02 * 1.2,
+            "median wall {med} against {alone_wall} alone"
+        );
+
+        // The same devices on a transfer-bound kernel: the CPU's part pays.
+        let (speed, fixed) = ([40.0, 8.0], [2.0, 1.0]);
+        let mut b = Balancer::new(&[0, 1]);
+        let mut choices = Vec::new();
+        for _ in 0..40 {
+            let r = simulate_costs(&b, key, 4096, &speed, &fixed, host);
+            choices.push(b.choice(key));
+            b.observe(key, &r);
+        }
+        let split = choices[8..].iter().filter(|&&c| c == Choice::Split).count();
+        assert!(
+            split + choices[8..].len() / REPROBE_EVERY as usize + 1 >= choices[8..].len(),
+            "{choices:?}"
+        );
     }
 
     #[test]

@@ -697,6 +697,17 @@ pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 
+/// Milliseconds from `first`'s start to `last`'s end (profiling events of
+/// one queue), waiting for `last`.
+pub(crate) fn span_ms(ctx: &DeviceCtx, first: &Event, last: &Event) -> Result<f64> {
+    cl_timed(|| last.wait()).map_err(dev_err("clWaitForEvents", ctx))?;
+    let start = cl_timed(|| first.profiling_command_start())
+        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
+    let end =
+        cl_timed(|| last.profiling_command_end()).map_err(dev_err("clGetEventProfilingInfo", ctx))?;
+    Ok(end.saturating_sub(start) as f64 / 1e6)
+}
+
 /// Work handed to a device's worker thread.
 type Job = Box<dyn FnOnce() + Send + 'static>;
 

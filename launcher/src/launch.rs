@@ -313,27 +313,93 @@ fn launch_inner(
                 r.read_all_into(host)?;
             }
         }
-        plan.run_whole(verify_device, nd, &mut reference)?;
-        let mut mismatch = None;
-        for ((name, got), (_, want)) in got_args.global_buffers().zip(reference.global_buffers()) {
-            let es = got.elem().size.max(1) as usize;
-            if let Some(pos) = got
-                .as_bytes()
+        // Devices of another kind may round differently (their math
+        // libraries, fused multiply-adds): each element then equals the
+        // unsplit run of one device that took part, not necessarily the
+        // verifying one's. Their runs are made only where needed.
+        let others: Vec<usize> = if report.split {
+            report
+                .devices
                 .iter()
-                .zip(want.as_bytes())
-                .position(|(a, b)| a != b)
-            {
-                mismatch = Some(Mismatch {
-                    array: name.to_string(),
-                    elem_idx: (pos / es) as u64,
-                });
-                break;
+                .filter(|d| d.work_groups > 0 && d.index != verify_device)
+                .map(|d| d.index)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let pristine = (!others.is_empty()).then(|| reference.clone());
+        plan.run_whole(verify_device, nd, &mut reference)?;
+        let mut refs = vec![(verify_device, reference)];
+        let mut mismatch = first_mismatch(&got_args, &refs);
+        if let (Some(_), Some(pristine)) = (&mismatch, pristine) {
+            for &d in &others {
+                let mut r = pristine.clone();
+                plan.run_whole(d, nd, &mut r)?;
+                refs.push((d, r));
+            }
+            mismatch = first_mismatch(&got_args, &refs);
+            if mismatch.is_none() {
+                let by: Vec<String> = others.iter().map(|d| d.to_string()).collect();
+                report.notes.push(format!(
+                    "verified element by element: {} equal device {}'s own unsplit run and not device {verify_device}'s (the devices round differently)",
+                    differing(&got_args, &refs),
+                    by.join(" or "),
+                ));
             }
         }
         report.verified = Some(mismatch.is_none());
         report.mismatch = mismatch;
     }
     Ok(report)
+}
+
+/// The first output element of `got` that equals the element of none of
+/// the references (each an unsplit run's arguments, on its device).
+fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mismatch> {
+    for (bi, (name, g)) in got.global_buffers().enumerate() {
+        let es = g.elem().size.max(1) as usize;
+        let wants: Vec<&[u8]> = refs
+            .iter()
+            .filter_map(|(_, r)| r.global_buffers().nth(bi).map(|(_, w)| w.as_bytes()))
+            .collect();
+        let bytes = g.as_bytes();
+        if wants.iter().any(|w| *w == bytes) {
+            continue;
+        }
+        for (i, e) in bytes.chunks(es).enumerate() {
+            let at = i * es..i * es + e.len();
+            if !wants.iter().any(|w| w.get(at.clone()) == Some(e)) {
+                return Some(Mismatch {
+                    array: name.to_string(),
+                    elem_idx: i as u64,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// How many output elements of `got` differ from the first reference's
+/// (and so equal another's), as "N elements of A, M of B".
+fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
+    let mut parts = Vec::new();
+    for (bi, (name, g)) in got.global_buffers().enumerate() {
+        let es = g.elem().size.max(1) as usize;
+        let Some((_, w)) = refs[0].1.global_buffers().nth(bi) else {
+            continue;
+        };
+        let n = g
+            .as_bytes()
+            .chunks(es)
+            .zip(w.as_bytes().chunks(es))
+            .filter(|(a, b)| a != b)
+            .count();
+        if n > 0 {
+            let s = if n == 1 { "" } else { "s" };
+            parts.push(format!("{n} element{s} of {name}"));
+        }
+    }
+    parts.join(", ")
 }
 
 fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -> Result<()> {
@@ -347,4 +413,58 @@ fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ranges_format::{ArgInfo, ArgKind};
+
+    fn args(out: &[f32], n: i32) -> KernelArgs {
+        let infos = vec![
+            ArgInfo {
+                index: 0,
+                name: "out".into(),
+                kind: ArgKind::GlobalBuffer,
+                elem_type: "float".into(),
+                elem_size: 4,
+            },
+            ArgInfo {
+                index: 1,
+                name: "n".into(),
+                kind: ArgKind::Scalar,
+                elem_type: "int".into(),
+                elem_size: 4,
+            },
+        ];
+        let mut a = KernelArgs::from_specs(
+            "k",
+            &infos,
+            &[format!("out=zeros:{}", out.len()), format!("n={n}")],
+        )
+        .unwrap();
+        let b = a.buffer_at_mut(0).unwrap().as_bytes_mut();
+        for (i, v) in out.iter().enumerate() {
+            b[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
+        }
+        a
+    }
+
+    /// A split over devices that round differently verifies element by
+    /// element: each element must equal one device's own unsplit run;
+    /// anything else (here an element neither device gives) is a mismatch.
+    #[test]
+    fn verification_accepts_each_element_from_some_devices_unsplit_run() {
+        let gpu = args(&[1.0, 2.0, 3.0000002, 4.0], 4);
+        let cpu = args(&[1.0, 2.0, 3.0, 4.0000005], 4);
+        let refs = vec![(0, gpu), (1, cpu)];
+        // elements 0..3 from the GPU's slice, 3 from the CPU's
+        let mixed = args(&[1.0, 2.0, 3.0000002, 4.0000005], 4);
+        assert_eq!(first_mismatch(&mixed, &refs[..1]).unwrap().elem_idx, 3);
+        assert_eq!(first_mismatch(&mixed, &refs), None);
+        assert_eq!(differing(&mixed, &refs), "1 element of out");
+        let wrong = args(&[1.0, 2.5, 3.0, 4.0], 4);
+        let m = first_mismatch(&wrong, &refs).unwrap();
+        assert_eq!((m.array.as_str(), m.elem_idx), ("out", 1));
+    }
 }

@@ -38,7 +38,7 @@ mod runtime;
 mod spec;
 
 pub use args::KernelArgs;
-pub use balance::{launch_key, Balancer, MIN_KERNEL_MS};
+pub use balance::{launch_key, Balancer, Choice, MIN_KERNEL_MS};
 pub use buffer::{ArgValue, HostBuffer};
 pub use coherence::{Coherence, Holder, Lost, NeedPlan};
 pub use elem::{ElemType, ScalarKind};

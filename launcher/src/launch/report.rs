@@ -27,6 +27,13 @@ pub struct DeviceReport {
     pub commands: u64,
     /// Kernel execution time (profiling events), milliseconds.
     pub kernel_ms: f64,
+    /// The device's part of the launch, milliseconds: its transfers, kernel
+    /// and read-backs, from the first command's start to the last one's end
+    /// (profiling events), or the host's time enqueueing them where that is
+    /// longer (a driver that copies or runs commands while they are
+    /// enqueued). 0 where not measured (an unsplit run). What balancing
+    /// equalizes ([`crate::Balancer`]).
+    pub busy_ms: f64,
 }
 
 /// The first output element that differs between the split and the unsplit

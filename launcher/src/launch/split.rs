@@ -172,6 +172,7 @@ pub(super) fn run_split(
         flag_bufs,
         kernel_events,
         mut dev_reports,
+        spans,
     } = match enqueued {
         Ok(e) => e,
         Err(e) => {
@@ -227,12 +228,15 @@ pub(super) fn run_split(
     let done = (|| -> Result<()> {
         record(plan, res, works, glue, &replay);
         take_early_reads(plan, args, res, &staged, &staging, &replay)?;
-        for ((r, ev), w) in dev_reports.iter_mut().zip(&kernel_events).zip(works) {
+        for (((r, ev), w), span) in dev_reports.iter_mut().zip(&kernel_events).zip(works).zip(&spans) {
             if let Some(ev) = ev {
-                r.kernel_ms = exec::kernel_ms(&plan.kernels[&w.device].ctx, ev)?;
+                let ctx = &plan.kernels[&w.device].ctx;
+                r.kernel_ms = exec::kernel_ms(ctx, ev)?;
+                r.busy_ms = span.busy_ms(ctx, ev)?;
             }
         }
         exec::release(kernel_events);
+        exec::release(spans);
         merge(plan, args, res, works, glue, &staging, &replay);
         Ok(())
     })();
@@ -537,6 +541,31 @@ struct Enqueued {
     flag_bufs: Vec<Option<Buffer<u8>>>,
     kernel_events: Vec<Option<Event>>,
     dev_reports: Vec<DeviceReport>,
+    /// Per device, what its busy time is measured from.
+    spans: Vec<Span>,
+}
+
+/// A device's commands of a launch, for its busy time
+/// ([`DeviceReport::busy_ms`]): its first command before the kernel and
+/// its last one after (`None`: the kernel itself), and the host's time
+/// enqueueing them.
+#[derive(Default)]
+struct Span {
+    first: Option<Event>,
+    last: Option<Event>,
+    host_ms: f64,
+}
+
+impl Span {
+    /// The busy time, once the queue is finished.
+    fn busy_ms(&self, ctx: &DeviceCtx, kernel: &Event) -> Result<f64> {
+        let span = exec::span_ms(
+            ctx,
+            self.first.as_ref().unwrap_or(kernel),
+            self.last.as_ref().unwrap_or(kernel),
+        )?;
+        Ok(span.max(self.host_ms))
+    }
 }
 
 /// Phase 1: every device's transfers and kernel (and its guard flags, read
@@ -597,7 +626,9 @@ fn phase1(
                    dk: OneThread<(&DeviceKernels, &[opencl3::types::cl_mem])>,
                    flags_wi: &mut [u8; GUARD_FLAG_BYTES],
                    wait: bool|
-     -> Result<(Option<Buffer<u8>>, Event, DeviceReport)> {
+     -> Result<(Option<Buffer<u8>>, Event, DeviceReport, Span)> {
+        let host_t0 = Instant::now();
+        let mut span = Span::default();
         let host = host_ref.get();
         let (dk, mems) = dk.0;
         let ctx = &dk.ctx;
@@ -615,9 +646,14 @@ fn phase1(
                 // device buffer; host buffers are not touched until every
                 // queue is finished (Finisher), and phase 1 only reads them.
                 let buf = ManuallyDropped::new(mems[ai]);
-                exec::release(unsafe {
+                let ev = unsafe {
                     exec::write_rect(ctx, &buf, placed_ref[wi][ai].0, src, rect, a.elem_size)?
-                });
+                };
+                if span.first.is_none() {
+                    span.first = Some(ev);
+                } else {
+                    exec::release(ev);
+                }
                 to += rect.n_elems() * a.elem_size;
             }
         }
@@ -650,9 +686,8 @@ fn phase1(
         let ev = exec::run_kernel(ctx, kernel, &offsets, &global, &local)?;
         if let Some(fb) = &flag_buf {
             // SAFETY: `flags` outlives the queue (declared before the Finisher).
-            exec::release(unsafe {
-                exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())?
-            });
+            let ev = unsafe { exec::read(ctx, fb, 0, flags_wi.as_mut_ptr(), flags_wi.len())? };
+            exec::release(span.last.replace(ev));
         }
         // What comes back through staging follows the kernel (and the
         // flags) in the same command stream.
@@ -664,7 +699,7 @@ fn phase1(
             // SAFETY: bounds-checked; the staging vectors outlive the queue
             // (declared before the Finisher), and this device's read is the
             // only access to this one until the queue is finished.
-            exec::release(unsafe {
+            let ev = unsafe {
                 exec::read_host(
                     ctx,
                     &buf,
@@ -673,7 +708,8 @@ fn phase1(
                     0,
                     len,
                 )?
-            });
+            };
+            exec::release(span.last.replace(ev));
             from += len as u64;
         }
         // Each device's thread waits for its own queue: the devices run at
@@ -684,6 +720,7 @@ fn phase1(
             exec::flush_queue(ctx)?;
             exec::probe_apart(ctx, &ev);
         }
+        span.host_ms = host_t0.elapsed().as_secs_f64() * 1e3;
         if wait {
             exec::finish_queue(ctx)?;
         }
@@ -700,8 +737,9 @@ fn phase1(
                 .sum::<u64>()
                 + staged[wi].len() as u64,
             kernel_ms: 0.0,
+            busy_ms: 0.0,
         };
-        Ok((flag_buf, ev, report))
+        Ok((flag_buf, ev, report, span))
     };
     let results = if works.len() > 1 && ctx_of.iter().filter(|c| !exec::runs_apart(c)).count() <= 1
     {
@@ -761,18 +799,21 @@ fn phase1(
         results.into_iter().map(|(r, ..)| r).collect()
     };
     let mut failure = None;
+    let mut spans = Vec::with_capacity(works.len());
     for r in results {
         match r {
-            Ok((flag_buf, ev, report)) => {
+            Ok((flag_buf, ev, report, span)) => {
                 flag_bufs.push(flag_buf);
                 kernel_events.push(Some(ev));
                 dev_reports.push(report);
+                spans.push(span);
             }
             Err(e) => {
                 failure.get_or_insert(e);
                 flag_bufs.push(None);
                 kernel_events.push(None);
                 dev_reports.push(DeviceReport::default());
+                spans.push(Span::default());
             }
         }
     }
@@ -787,6 +828,7 @@ fn phase1(
         flag_bufs,
         kernel_events,
         dev_reports,
+        spans,
     })
 }
 

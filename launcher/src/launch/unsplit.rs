@@ -421,6 +421,7 @@ fn run_unsplit(
             bytes_from_device: from,
             commands,
             kernel_ms,
+            busy_ms: 0.0,
         }],
         bytes_total: to + from,
         bytes_whole_buffers: whole_bytes,
