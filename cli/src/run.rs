@@ -175,6 +175,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     };
     let mut walls = Vec::new();
     let mut report: Option<RunReport> = None;
+    let mut failed_launch = None;
     let mut used = Vec::new();
     let pristine = if args.repeat > 1 {
         Some(kargs.clone())
@@ -193,7 +194,13 @@ pub fn run(args: RunArgs) -> Result<u8> {
         balancer.observe(&key, &r);
         walls.push(r.wall_ms);
         used = shares;
+        // a launch that fails verification is the one reported, and the last
+        let failed = r.verified == Some(false);
         report = Some(r);
+        if failed {
+            failed_launch = Some(i + 1);
+            break;
+        }
     }
     drop(progress);
     let report = report.expect("at least one launch");
@@ -327,7 +334,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 )
             })
             .unwrap_or_default();
-        eprintln!("clpart: error: verification failed{m}");
+        let at = match failed_launch {
+            Some(i) if args.repeat > 1 => format!(" in launch {i} of {}", args.repeat),
+            _ => String::new(),
+        };
+        eprintln!("clpart: error: verification failed{at}{m}");
         return Ok(1);
     }
     Ok(0)

@@ -226,6 +226,16 @@ fn failing_verify_writes_no_output() {
     let o = run_file(&path, &["--out", &spec, "--out-on-mismatch"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(out.exists());
+
+    // Over several launches the first that fails is the one reported (the
+    // launches after it do not run), not only the last.
+    let o = run_file(&path, &["--repeat", "3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("verification failed in launch 1 of 3"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
