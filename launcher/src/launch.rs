@@ -187,11 +187,31 @@ pub(crate) fn launch_over(
         .map(|i| i.index)
         .collect();
     if !unbound.is_empty() {
+        // The host copies go to temporary buffers for the launch: a buffer
+        // the kernel writes is copied (on an error the argument keeps its
+        // bytes as they were), one it only reads (or never touches) is
+        // lent, since no launch changes its bytes, and given back whatever
+        // happens.
+        let written = |i: u32| {
+            plan.array_of_arg
+                .get(i as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|ai| plan.arrays[ai].writes)
+        };
+        let lent: Vec<bool> = unbound.iter().map(|&i| !written(i)).collect();
         let mut temps: Vec<(u32, DeviceBuffer)> = unbound
             .iter()
-            .map(|&i| {
-                let mut b =
-                    DeviceBuffer::new(args.buffer_at(i).expect("a buffer argument").clone());
+            .zip(&lent)
+            .map(|(&i, &lend)| {
+                let host = args.buffer_at_mut(i).expect("a buffer argument");
+                let bytes = if lend {
+                    let empty = host.placeholder();
+                    std::mem::replace(host, empty)
+                } else {
+                    host.clone()
+                };
+                let mut b = DeviceBuffer::new(bytes);
                 b.res.gather_after = true;
                 (i, b)
             })
@@ -199,17 +219,22 @@ pub(crate) fn launch_over(
         let mut all: Vec<(u32, &mut DeviceBuffer)> =
             temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         all.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
-        let mut report = launch_over(plan, nd, args, &mut all, shares, options)?;
+        let result = launch_over(plan, nd, args, &mut all, shares, options);
         drop(all);
         // What the devices wrote comes back to the host, counted in the
         // report as `launch` counts it.
-        let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b))?;
-        for (i, mut b) in temps {
-            std::mem::swap(
-                args.buffer_at_mut(i).expect("a buffer argument"),
-                &mut b.host,
-            );
+        let result = result.and_then(|report| {
+            gather_all_and_free(temps.iter_mut().map(|(_, b)| b)).map(|g| (report, g))
+        });
+        for ((i, mut b), lend) in temps.into_iter().zip(lent) {
+            if result.is_ok() || lend {
+                std::mem::swap(
+                    args.buffer_at_mut(i).expect("a buffer argument"),
+                    &mut b.host,
+                );
+            }
         }
+        let (mut report, gathered) = result?;
         add_gathered(&mut report, &gathered);
         return Ok(report);
     }

@@ -146,7 +146,13 @@ pub(super) fn run_split(
     // kept buffer's old bytes never show)
     staging.resize_with(staging_lens.len(), Vec::new);
     for (v, &n) in staging.iter_mut().zip(&staging_lens) {
-        v.resize(n, 0);
+        if n > v.capacity() {
+            // zeroed by the allocator (fresh pages for a large one), not
+            // written twice
+            *v = vec![0; n];
+        } else {
+            v.resize(n, 0);
+        }
     }
     let stage_regions: Vec<HostRegion> = staging.iter_mut().map(|v| HostRegion::of(v)).collect();
     let mut flags: Vec<[u8; GUARD_FLAG_BYTES]> = vec![[0; GUARD_FLAG_BYTES]; works.len()];
