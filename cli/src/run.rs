@@ -189,9 +189,19 @@ pub fn run(args: RunArgs) -> Result<u8> {
             }
         }
         progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
-        let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
-        let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
-        balancer.observe(&key, &r);
+        let unmeasured = balancer.rates(&key).iter().all(|r| r.1.is_none());
+        let (r, shares) = if auto && unmeasured {
+            // a first launch on devices of unknown speed: in two rounds
+            // where that pays (launcher::launch_in_rounds)
+            let r = launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;
+            let shares = balancer.split_shares(&key);
+            (r, shares)
+        } else {
+            let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
+            let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
+            balancer.observe(&key, &r);
+            (r, shares)
+        };
         walls.push(r.wall_ms);
         used = shares;
         // a launch that fails verification is the one reported, and the last

@@ -193,7 +193,6 @@ impl Balancer {
     pub fn observe(&mut self, key: &str, report: &RunReport) {
         let n = self.devices.len();
         let ran = self.choice(key);
-        let devices = self.devices.clone();
         let k = self.keys.entry(key.to_string()).or_default();
         if k.rates.len() != n {
             k.rates = vec![None; n];
@@ -205,34 +204,56 @@ impl Balancer {
                 }
             }
             Choice::Split => {
-                if !report.split || report.guard_fired {
-                    return;
-                }
-                for d in &report.devices {
-                    let Some(i) = devices.iter().position(|&x| x == d.index) else {
-                        continue;
-                    };
-                    let Some(measured) = rate(d) else {
-                        continue;
-                    };
-                    k.rates[i] = Some(match k.rates[i] {
-                        Some((old, c)) => {
-                            let w = (1.0 / (c as f64 + 1.0)).max(NEW_WEIGHT_FLOOR);
-                            (
-                                (old.ln() * (1.0 - w) + measured.ln() * w).exp(),
-                                c.saturating_add(1),
-                            )
-                        }
-                        None => (measured, 1),
-                    });
-                }
-                k.splits = k.splits.saturating_add(1);
-                if k.splits > SETTLE_SPLITS {
-                    keep(&mut k.split_walls, report.wall_ms);
+                if self.fold_rates(key, report) {
+                    let k = self.keys.get_mut(key).expect("made above");
+                    if k.splits > SETTLE_SPLITS {
+                        keep(&mut k.split_walls, report.wall_ms);
+                    }
                 }
             }
         }
         self.decide(key, ran);
+    }
+
+    /// Folds in the per-device rates of a split launch (or of one round of
+    /// a launch: [`crate::launch_in_rounds`]) of `key`, with no wall and no
+    /// choice made. Launches that did not run split (or re-ran unsplit
+    /// after the guard fired) measure nothing.
+    pub fn observe_rates(&mut self, key: &str, report: &RunReport) {
+        self.fold_rates(key, report);
+    }
+
+    /// [`Balancer::observe_rates`]; whether the launch measured anything.
+    fn fold_rates(&mut self, key: &str, report: &RunReport) -> bool {
+        if !report.split || report.guard_fired {
+            return false;
+        }
+        let n = self.devices.len();
+        let devices = &self.devices;
+        let k = self.keys.entry(key.to_string()).or_default();
+        if k.rates.len() != n {
+            k.rates = vec![None; n];
+        }
+        for d in &report.devices {
+            let Some(i) = devices.iter().position(|&x| x == d.index) else {
+                continue;
+            };
+            let Some(measured) = rate(d) else {
+                continue;
+            };
+            k.rates[i] = Some(match k.rates[i] {
+                Some((old, c)) => {
+                    let w = (1.0 / (c as f64 + 1.0)).max(NEW_WEIGHT_FLOOR);
+                    (
+                        (old.ln() * (1.0 - w) + measured.ln() * w).exp(),
+                        c.saturating_add(1),
+                    )
+                }
+                None => (measured, 1),
+            });
+        }
+        k.splits = k.splits.saturating_add(1);
+        true
     }
 
     /// Picks what the next launch of `key` runs, after one that ran `ran`.

@@ -31,7 +31,7 @@ pub use report::{DeviceReport, Mismatch, RunReport, WholeRun};
 pub(crate) use schedule::Schedules;
 pub use unsplit::run_whole;
 
-use report::add_gathered;
+pub(crate) use report::add_gathered;
 use schedule::{Footprint, Run};
 use split::{run_split, SplitOutcome};
 use unsplit::run_unsplit_resident;
@@ -157,7 +157,7 @@ pub fn launch(
 
 /// An empty buffer of `size`-byte elements, held by an argument while its
 /// data is away (no allocation: the type has no name).
-fn placeholder(size: u32) -> HostBuffer {
+pub(crate) fn placeholder(size: u32) -> HostBuffer {
     HostBuffer::from_bytes(
         ElemType {
             name: String::new(),
@@ -385,7 +385,7 @@ fn launch_inner(
 
 /// The first output element of `got` that equals the element of none of
 /// the references (each an unsplit run's arguments, on its device).
-fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mismatch> {
+pub(crate) fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mismatch> {
     for (bi, (name, g)) in got.global_buffers().enumerate() {
         let es = g.elem().size.max(1) as usize;
         let wants: Vec<&[u8]> = refs
@@ -411,7 +411,7 @@ fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mism
 
 /// How many output elements of `got` differ from the first reference's
 /// (and so equal another's), as "N elements of A, M of B".
-fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
+pub(crate) fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
     let mut parts = Vec::new();
     for (bi, (name, g)) in got.global_buffers().enumerate() {
         let es = g.elem().size.max(1) as usize;

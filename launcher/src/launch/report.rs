@@ -150,7 +150,7 @@ pub struct WholeRun {
 }
 
 /// Adds device → host bytes to the report, per source device.
-pub(super) fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64, u64)]) {
+pub(crate) fn add_gathered(report: &mut RunReport, gathered: &[(usize, u64, u64)]) {
     for &(dev, n, commands) in gathered {
         if n == 0 {
             continue;

@@ -1,0 +1,237 @@
+//! One launch in rounds (issue 16, "dynamic chunks for a single launch"):
+//! for a kernel run once on devices of unknown speed, an even split leaves
+//! the faster devices idle while the slowest finishes. [`launch_in_rounds`]
+//! first runs a small window of the split dimension's work-groups
+//! ([`PROBE_FRACTION`] of them, at least [`MIN_PROBE_GROUPS`] per device)
+//! at the balancer's shares (even when nothing is measured), which measures
+//! every device's rate, then the rest of the NDRange at the measured shares.
+//! Both rounds run over the same resident buffers: what a device received
+//! in the probe (a matrix every slice reads, say) is not sent again.
+//!
+//! **When it pays.** A round costs each device its commands (transfers and
+//! a kernel) and the launch a second wait. With two rounds that is a fixed
+//! cost, against an imbalance that grows with the kernel's length, so the
+//! rounds are taken only where the balancer knows nothing of the
+//! configuration yet and the split dimension has at least
+//! [`MIN_GROUPS_PER_DEVICE`] work-groups per device (fewer cannot be cut
+//! finely enough to balance). More than two rounds (guided self-scheduling)
+//! would follow drifting speeds inside one launch at one more round's cost
+//! each; two rounds measure and then balance, which is what a first launch
+//! lacks.
+//!
+//! **The guarantee.** Each round is an ordinary split launch of its window
+//! (ranges from the same parametric analysis; guard, glue and merge as
+//! always). Rounds are taken only where no array is both read and written:
+//! a window's outputs are then never another window's inputs, and a round
+//! whose guard fires (which re-runs the whole NDRange on one device) only
+//! computes again what the rounds before it computed. With `verify`, the
+//! result of all rounds is compared with unsplit runs at the end.
+
+use std::time::Instant;
+
+use crate::args::KernelArgs;
+use crate::balance::Balancer;
+use crate::error::Result;
+use crate::exec;
+use crate::launch::{
+    add_gathered, differing, first_mismatch, launch_over, placeholder, LaunchOptions, RunReport,
+};
+use crate::ndrange::NdRange;
+use crate::plan::Plan;
+use crate::resident::{gather_all_and_free, DeviceBuffer};
+
+/// The probe round's share of the split dimension's work-groups.
+pub const PROBE_FRACTION: f64 = 0.125;
+
+/// The least work-groups each device gets in the probe round.
+pub const MIN_PROBE_GROUPS: u64 = 2;
+
+/// Rounds are taken only with at least this many work-groups per device
+/// along the split dimension.
+pub const MIN_GROUPS_PER_DEVICE: u64 = 16;
+
+/// The probe round's window `[0, hi)` of the split dimension's work-groups,
+/// or `None` where this launch is not run in rounds (see the module doc).
+pub fn probe_window(plan: &Plan, nd: &NdRange, devices: usize) -> Option<(u64, u64)> {
+    if devices < 2 || plan.unsplit_reason().is_some() || plan.group_window.is_some() {
+        return None;
+    }
+    if plan.arrays.iter().any(|a| a.reads && a.writes) {
+        return None;
+    }
+    let dim = plan.kernel.split_dim?.min(nd.work_dim().saturating_sub(1));
+    let n = nd.n_groups(dim);
+    let d = devices as u64;
+    if n < MIN_GROUPS_PER_DEVICE * d {
+        return None;
+    }
+    let hi = ((n as f64 * PROBE_FRACTION).round() as u64)
+        .max(MIN_PROBE_GROUPS * d)
+        .min(n - 1);
+    Some((0, hi))
+}
+
+/// Runs one launch in two rounds where [`probe_window`] allows it (else
+/// one ordinary launch at the balancer's shares), folding what each round
+/// measures into `balancer` under `key`. The report is the launch's: both
+/// rounds' work-groups, bytes and times per device, the total wall, and a
+/// note of the rounds.
+pub fn launch_in_rounds(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    balancer: &mut Balancer,
+    key: &str,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let Some((_, probe_hi)) = probe_window(plan, nd, balancer.devices().len()) else {
+        let r = crate::launch(plan, nd, args, &balancer.shares(key), options)?;
+        balancer.observe(key, &r);
+        return Ok(r);
+    };
+    let t0 = Instant::now();
+    let cl0 = exec::cl_time();
+    let original = options.verify.then(|| args.clone());
+    let t_verify = t0.elapsed();
+    let round_options = LaunchOptions {
+        verify: false,
+        ..options.clone()
+    };
+    let dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+    let n = nd.n_groups(dim);
+    let indices: Vec<u32> = args
+        .infos()
+        .iter()
+        .filter(|i| args.buffer_at(i.index).is_some())
+        .map(|i| i.index)
+        .collect();
+    let mut temps: Vec<(u32, DeviceBuffer)> = indices
+        .iter()
+        .map(|&i| {
+            let slot = args.buffer_at_mut(i).expect("a buffer argument");
+            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
+            b.res.gather_after = true;
+            (i, b)
+        })
+        .collect();
+    let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+    let mut reports: Vec<(RunReport, Vec<(usize, f64)>)> = Vec::new();
+    let mut result = Ok(());
+    for window in [(0, probe_hi), (probe_hi, n)] {
+        let shares = balancer.split_shares(key);
+        plan.set_group_window(Some(window));
+        let r = launch_over(plan, nd, args, &mut refs, &shares, &round_options);
+        plan.set_group_window(None);
+        match r {
+            Ok(r) => {
+                balancer.observe_rates(key, &r);
+                // A round whose guard fired ran the whole NDRange on one
+                // device: nothing is left to run.
+                let done = r.guard_fired || !r.split;
+                reports.push((r, shares));
+                if done {
+                    break;
+                }
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    drop(refs);
+    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
+    for (i, mut b) in temps {
+        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
+    }
+    result?;
+    let gathered = gathered?;
+    let mut report = combine(&reports, n);
+    add_gathered(&mut report, &gathered);
+    let wall = t0.elapsed().saturating_sub(t_verify);
+    report.wall_ms = wall.as_secs_f64() * 1e3;
+    report.host_us = wall.saturating_sub(exec::cl_time() - cl0).as_secs_f64() * 1e6;
+    if let Some(mut reference) = original {
+        let device = reports
+            .first()
+            .and_then(|(_, s)| s.iter().max_by(|a, b| a.1.total_cmp(&b.1)))
+            .map_or(0, |s| s.0);
+        let others: Vec<usize> = report
+            .devices
+            .iter()
+            .filter(|d| d.work_groups > 0 && d.index != device)
+            .map(|d| d.index)
+            .collect();
+        let pristine = reference.clone();
+        plan.run_whole(device, nd, &mut reference)?;
+        let mut refs = vec![(device, reference)];
+        let mut mismatch = first_mismatch(args, &refs);
+        if mismatch.is_some() && report.split {
+            for &d in &others {
+                let mut r = pristine.clone();
+                plan.run_whole(d, nd, &mut r)?;
+                refs.push((d, r));
+            }
+            mismatch = first_mismatch(args, &refs);
+            if mismatch.is_none() {
+                report.notes.push(format!(
+                    "verified element by element: {} equal another device's own unsplit run and not device {device}'s (the devices round differently)",
+                    differing(args, &refs)
+                ));
+            }
+        }
+        report.verified = Some(mismatch.is_none());
+        report.mismatch = mismatch;
+    }
+    Ok(report)
+}
+
+/// One report of the rounds: per device the sums of work-groups, bytes,
+/// commands and times; the split dimension's slices cover each device's
+/// work-groups of both rounds.
+fn combine(reports: &[(RunReport, Vec<(usize, f64)>)], n_groups: u64) -> RunReport {
+    let mut out = reports[0].0.clone();
+    if reports.len() == 1 {
+        return out;
+    }
+    for (r, _) in &reports[1..] {
+        for d in &r.devices {
+            match out.devices.iter_mut().find(|x| x.index == d.index) {
+                Some(x) => {
+                    x.work_groups += d.work_groups;
+                    x.slice = (x.slice.0.min(d.slice.0), x.slice.1.max(d.slice.1));
+                    x.bytes_to_device += d.bytes_to_device;
+                    x.bytes_from_device += d.bytes_from_device;
+                    x.commands += d.commands;
+                    x.kernel_ms += d.kernel_ms;
+                    x.busy_ms += d.busy_ms;
+                }
+                None => out.devices.push(d.clone()),
+            }
+        }
+        out.bytes_total += r.bytes_total;
+        // (each round's footprint is exact for its window; their sum counts
+        // twice what both rounds read, and the union is not counted)
+        out.bytes_exact = None;
+        out.guard_fired |= r.guard_fired;
+        out.split &= r.split;
+        for note in &r.notes {
+            if !out.notes.contains(note) {
+                out.notes.push(note.clone());
+            }
+        }
+    }
+    let shares = |s: &[(usize, f64)]| {
+        s.iter()
+            .map(|(d, x)| format!("{d}:{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let probe_hi = reports[0].0.devices.iter().map(|d| d.slice.1).max().unwrap_or(0);
+    out.notes.push(format!(
+        "in two rounds: work-groups [0, {probe_hi}) of {n_groups} at shares {} measured the devices, the rest ran at {}",
+        shares(&reports[0].1),
+        shares(&reports[1].1)
+    ));
+    out
+}
