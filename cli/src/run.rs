@@ -54,6 +54,11 @@ pub struct RunArgs {
     /// Launch this many times (the report is the last launch's; wall times are listed).
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Launch this many times first, unreported and unmeasured (programs
+    /// built, buffers and drivers warm), with the shares given (even for
+    /// `auto`); their outputs are discarded.
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u32,
     /// Most bytes of buffers one device may hold for its slice.
     #[arg(long, value_name = "BYTES")]
     pub device_mem_cap: Option<u64>,
@@ -177,11 +182,20 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let mut report: Option<RunReport> = None;
     let mut failed_launch = None;
     let mut used = Vec::new();
-    let pristine = if args.repeat > 1 {
+    let pristine = if args.repeat > 1 || args.warmup > 0 {
         Some(kargs.clone())
     } else {
         None
     };
+    for _ in 0..args.warmup {
+        let shares = fixed
+            .clone()
+            .unwrap_or_else(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()).shares(&key));
+        launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
+        if let Some(p) = &pristine {
+            kargs = p.clone();
+        }
+    }
     for i in 0..args.repeat.max(1) {
         if i > 0 {
             if let Some(p) = &pristine {

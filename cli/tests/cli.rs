@@ -253,6 +253,39 @@ fn verified_split_run_reports_bytes() {
 /// Issue 16: `--split auto` starts even and then follows the devices'
 /// measured kernel times; every launch verifies, the shares sum to 1 and are
 /// reported.
+/// Issue 16: the first launch with automatic shares (devices not measured
+/// yet) runs in two rounds where every device has 16 work-groups or more,
+/// verified; warm-up launches measure nothing, so it still does after them.
+#[test]
+fn a_first_automatic_launch_runs_in_two_rounds_after_unmeasured_warm_ups() {
+    let o = clpart(&[
+        "run",
+        "kernels/vadd.cl",
+        "--global",
+        "4096",
+        "--local",
+        "64",
+        "--arg",
+        "a=rand:4096:1",
+        "--arg",
+        "b=rand:4096:2",
+        "--arg",
+        "c=zeros:4096",
+        "--split",
+        "auto",
+        "--warmup",
+        "2",
+        "--verify",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("verified"), "{out}");
+    assert!(
+        out.contains("in two rounds: work-groups [0, 8) of 64 at shares 0:0.500,1:0.500"),
+        "{out}"
+    );
+}
+
 #[test]
 fn automatic_shares_are_reported_and_verified() {
     let o = clpart(&[
