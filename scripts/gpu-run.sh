@@ -58,6 +58,9 @@ for k in mdh matmul random_walk stencil2d vadd; do
     run $k cpu 3 "$c:1"
     run $k auto 20 auto
     run $k autoverify 8 auto --verify
+    # a first launch, devices unmeasured (after one unmeasured warm-up)
+    run $k firsteven 1 "$g:0.5,$c:0.5" --warmup 1
+    run $k firstauto 1 auto --warmup 1
     for sh in 0.86 0.95 0.98; do run $k "g$sh" 5 "$g:$sh,$c:$(awk "BEGIN{print 1 - $sh}")"; done
 done
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
@@ -71,10 +74,10 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     except Exception as e:
         print(f"{k} {m}: no report ({e})"); continue
     walls = d.get("wall_ms_all") or [d.get("wall_ms")]
-    tail = walls[5:] if m.startswith("auto") else walls[1:] or walls
+    tail = walls[5:] if m.startswith("auto") else walls if m.startswith("first") else walls[1:] or walls
     sh = ",".join(f"{x['device']}:{x['share']:.3f}" for x in d.get("shares", []))
     dev = "; ".join(f"{x['index']} {x['work_groups']} wg kernel {x['kernel_ms']:.2f} busy {x.get('busy_ms', 0):.2f} ms" for x in d.get("devices", []))
-    notes = " ".join(n for n in d.get("notes", []) if n.startswith("verified"))
+    notes = " ".join(n for n in d.get("notes", []) if n.startswith(("verified", "in two rounds")))
     print(f"{k:12} {m:6} median {st.median(tail):9.3f} ms  min {min(tail):9.3f}  shares {sh}  [{dev}]  verified={d.get('verified')} mismatch={d.get('mismatch')} bytes={d.get('bytes_total')} {notes}")
     if m.startswith("auto"):
         print(f"{'':12} {'':6} walls {[round(x, 2) for x in walls]}")
