@@ -370,7 +370,7 @@ impl Cx {
                 CXCursor_ParmDecl => {
                     let ty = convert_type(ch.ty());
                     let pspan = span_of(&ch);
-                    if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
+                    if let Type::Other(s) = &ty {
                         self.unsupported(
                             &pspan,
                             format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s),

@@ -228,6 +228,27 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
     };
     match (info.kind, spec) {
         (ArgKind::Scalar, ArgSpec::Literal(text)) => scalar_literal(&elem, text).map_err(mistyped),
+        (ArgKind::Scalar, ArgSpec::Bytes(bytes)) => {
+            if bytes.len() != elem.size as usize {
+                return Err(mistyped(format!(
+                    "bytes: gives {} bytes, the argument has {}",
+                    bytes.len(),
+                    elem.size
+                )));
+            }
+            // an integer's value, for the expressions that use it
+            let int = match (elem.scalar, elem.lanes) {
+                (Some(k), 1) if k.is_integer() => k.get_int(bytes),
+                _ => None,
+            };
+            Ok(ArgValue::Scalar {
+                bytes: bytes.clone(),
+                int,
+            })
+        }
+        (_, ArgSpec::Bytes(_)) => Err(mistyped(
+            "bytes:HEX is for by-value arguments; use rand:N, zeros:N, seq:N or file:PATH.npy".into(),
+        )),
         (ArgKind::Scalar, other) => Err(mistyped(format!(
             "'{other}' makes a buffer but this is a scalar argument; give a literal such as 1024 or 0.5"
         ))),
@@ -393,8 +414,29 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "invalid argument spec 'bogus:3': unknown spec kind 'bogus' (valid kinds: a literal, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N)"
+            "invalid argument spec 'bogus:3': unknown spec kind 'bogus' (valid kinds: a literal, bytes:HEX, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N)"
         );
+        // bytes:HEX: a scalar's bytes, its size exactly; an integer's value
+        // read from them; not for buffers
+        let ok = KernelArgs::from_specs(
+            "k",
+            &infos(),
+            &["a=seq:1", "v=seq:1", "n=bytes:feffffff", "tmp=local:1", "idx=zeros:1"],
+        )
+        .unwrap();
+        assert_eq!(
+            ok.value(2),
+            Some(&ArgValue::Scalar {
+                bytes: vec![0xfe, 0xff, 0xff, 0xff],
+                int: Some(-2)
+            })
+        );
+        let e = err(&["a=seq:1", "v=seq:1", "n=bytes:0102", "tmp=local:1", "idx=zeros:1"]);
+        assert_eq!(e, "argument 'n' (int): bytes: gives 2 bytes, the argument has 4");
+        let e = err(&["a=bytes:00000000", "v=seq:1", "n=1", "tmp=local:1", "idx=zeros:1"]);
+        assert!(e.contains("bytes:HEX is for by-value arguments"), "{e}");
+        let e = err(&["a=seq:1", "v=seq:1", "n=bytes:0g", "tmp=local:1", "idx=zeros:1"]);
+        assert!(e.contains("is not hex"), "{e}");
         let e = err(&["a=1", "v=seq:1", "n=1", "tmp=local:1", "idx=zeros:1"]);
         assert!(
             e.contains("argument 'a' (__global float*): the literal '1' is for scalar"),

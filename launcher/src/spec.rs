@@ -19,7 +19,8 @@ use crate::buffer::{ArgValue, HostBuffer};
 use crate::elem::{ElemType, ScalarKind};
 use crate::error::{LaunchError, Result};
 /// The spec kinds, for error messages.
-pub const SPEC_KINDS: &str = "a literal, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";
+pub const SPEC_KINDS: &str =
+    "a literal, bytes:HEX, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";
 
 /// One parsed argument spec (the part after `NAME=`).
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +42,10 @@ pub enum ArgSpec {
     File(PathBuf),
     /// `local:N` (elements of the pointee type).
     Local(u64),
+    /// `bytes:HEX`: a scalar argument's bytes as they are in memory (two
+    /// hex digits per byte, first byte first), for any by-value type, a
+    /// struct's included.
+    Bytes(Vec<u8>),
 }
 
 impl FromStr for ArgSpec {
@@ -84,6 +89,20 @@ impl FromStr for ArgSpec {
             "zeros" => Ok(ArgSpec::Zeros(count(rest)?)),
             "seq" => Ok(ArgSpec::Seq(count(rest)?)),
             "local" => Ok(ArgSpec::Local(count(rest)?)),
+            "bytes" => {
+                let hex: String = rest.chars().filter(|c| !matches!(c, '_' | ' ')).collect();
+                if hex.is_empty() || hex.len() % 2 != 0 {
+                    return Err(bad(
+                        "bytes: needs two hex digits per byte, first byte first".into(),
+                    ));
+                }
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
+                    .collect::<std::result::Result<Vec<u8>, _>>()
+                    .map(ArgSpec::Bytes)
+                    .map_err(|_| bad(format!("'{rest}' is not hex (two digits per byte)")))
+            }
             "file" => {
                 if rest.is_empty() {
                     return Err(bad("file: needs a path".into()));
@@ -106,6 +125,10 @@ impl fmt::Display for ArgSpec {
             ArgSpec::Seq(n) => write!(f, "seq:{n}"),
             ArgSpec::File(p) => write!(f, "file:{}", p.display()),
             ArgSpec::Local(n) => write!(f, "local:{n}"),
+            ArgSpec::Bytes(b) => {
+                f.write_str("bytes:")?;
+                b.iter().try_for_each(|x| write!(f, "{x:02x}"))
+            }
         }
     }
 }

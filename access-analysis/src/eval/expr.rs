@@ -394,7 +394,13 @@ impl<'a> Walker<'a> {
                     self.record(&targets, AccessKind::Read, 1, e);
                     self.loaded(e)
                 }
-                None => self.loaded(e),
+                // a member of a struct passed by value (or of a private
+                // copy of one): a value the analysis does not follow
+                None if is_int(&e.ty) => Val::Int(IntVal::Unknown(Why::other(format!(
+                    "'{}' is a member of a struct value, which the analysis does not follow",
+                    self.text(&e.span)
+                )))),
+                None => Val::Other,
             },
         }
     }

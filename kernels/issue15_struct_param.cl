@@ -1,0 +1,24 @@
+// Issue 15: a struct passed by value (the parameters of a launch gathered
+// in one argument, as SDK hosts do), given on the command line as its
+// bytes. The analysis does not follow the members' values: the guard on
+// `p.n` makes the write a may-write (glued element by element), and the
+// subscript through `p.shift` sends `z` whole; `x`, `y` and `out` keep
+// their ranges.
+// @run --global 1024 --local 64 --arg x=rand:1024:1 --arg y=rand:1024:2 --arg z=rand:64:3 --arg out=zeros:1024 --arg p=bytes:0000c03f000080bee803000005000000
+// @run --global 1000 --local 8 --arg x=rand:1000:4 --arg y=rand:1000:5 --arg z=rand:40:6 --arg out=zeros:1000 --arg p=bytes:0000003f00000040ee02000011000000
+// @expect splittable whole=z
+typedef struct {
+    float alpha;
+    float beta;
+    int n;
+    int shift;
+} axpby_t;
+
+__kernel void issue15_struct_param(__global const float *x, __global const float *y,
+                                   __global const float *z, __global float *out,
+                                   axpby_t p)
+{
+    int i = get_global_id(0);
+    if (i < p.n)
+        out[i] = p.alpha * x[i] + p.beta * y[i] + z[(i + p.shift) % 32];
+}
