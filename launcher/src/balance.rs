@@ -277,12 +277,10 @@ impl Balancer {
                 (None, Some(_)) => Choice::Split,
                 (Some(split), Some(solo)) => {
                     let best = if solo < split { alone } else { Choice::Split };
-                    let other_ran = match (best, ran) {
-                        (Choice::Split, Choice::Alone(_)) | (Choice::Alone(_), Choice::Split) => {
-                            true
-                        }
-                        _ => false,
-                    };
+                    let other_ran = matches!(
+                        (best, ran),
+                        (Choice::Split, Choice::Alone(_)) | (Choice::Alone(_), Choice::Split)
+                    );
                     if other_ran {
                         k.since_other = 0;
                     } else {

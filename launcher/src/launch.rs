@@ -393,7 +393,7 @@ pub(crate) fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> 
             .filter_map(|(_, r)| r.global_buffers().nth(bi).map(|(_, w)| w.as_bytes()))
             .collect();
         let bytes = g.as_bytes();
-        if wants.iter().any(|w| *w == bytes) {
+        if wants.contains(&bytes) {
             continue;
         }
         for (i, e) in bytes.chunks(es).enumerate() {

@@ -91,7 +91,7 @@ impl FromStr for ArgSpec {
             "local" => Ok(ArgSpec::Local(count(rest)?)),
             "bytes" => {
                 let hex: String = rest.chars().filter(|c| !matches!(c, '_' | ' ')).collect();
-                if hex.is_empty() || hex.len() % 2 != 0 {
+                if hex.is_empty() || !hex.len().is_multiple_of(2) {
                     return Err(bad(
                         "bytes: needs two hex digits per byte, first byte first".into(),
                     ));
