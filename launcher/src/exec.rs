@@ -689,12 +689,7 @@ pub(crate) fn run_kernel(
 
 /// Kernel time of a profiled event, in milliseconds.
 pub(crate) fn kernel_ms(ctx: &DeviceCtx, ev: &Event) -> Result<f64> {
-    cl_timed(|| ev.wait()).map_err(dev_err("clWaitForEvents", ctx))?;
-    let start = cl_timed(|| ev.profiling_command_start())
-        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
-    let end =
-        cl_timed(|| ev.profiling_command_end()).map_err(dev_err("clGetEventProfilingInfo", ctx))?;
-    Ok(end.saturating_sub(start) as f64 / 1e6)
+    span_ms(ctx, ev, ev)
 }
 
 /// Milliseconds from `first`'s start to `last`'s end (profiling events of

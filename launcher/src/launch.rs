@@ -118,33 +118,13 @@ pub fn launch(
     // valid on the host, and what the devices wrote is gathered afterwards.
     // That work is the launch's too: its time joins the report's.
     let (t0, cl0) = (Instant::now(), exec::cl_time());
-    let indices: Vec<u32> = args
-        .infos()
-        .iter()
-        .filter(|i| args.buffer_at(i.index).is_some())
-        .map(|i| i.index)
-        .collect();
-    let mut temps: Vec<(u32, DeviceBuffer)> = indices
-        .iter()
-        .map(|&i| {
-            let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
-            b.res.gather_after = true;
-            (i, b)
-        })
-        .collect();
+    let mut temps = lend_all(args);
     let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
     let (t1, cl1) = (Instant::now(), exec::cl_time());
     let result = launch_over(plan, nd, args, &mut refs, shares, options);
     let (t2, cl2) = (Instant::now(), exec::cl_time());
     drop(refs);
-    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
-    for (i, mut b) in temps {
-        std::mem::swap(
-            args.buffer_at_mut(i).expect("a buffer argument"),
-            &mut b.host,
-        );
-    }
+    let gathered = return_all(args, temps);
     let mut report = result?;
     add_gathered(&mut report, &gathered?);
     let (t3, cl3) = (Instant::now(), exec::cl_time());
@@ -157,7 +137,7 @@ pub fn launch(
 
 /// An empty buffer of `size`-byte elements, held by an argument while its
 /// data is away (no allocation: the type has no name).
-pub(crate) fn placeholder(size: u32) -> HostBuffer {
+fn placeholder(size: u32) -> HostBuffer {
     HostBuffer::from_bytes(
         ElemType {
             name: String::new(),
@@ -334,7 +314,7 @@ fn launch_inner(
     let cl = (exec::cl_time() - cl0).saturating_sub(verify_cl);
     report.host_us = wall.saturating_sub(cl).as_secs_f64() * 1e6;
 
-    if let Some(mut reference) = original {
+    if let Some(reference) = original {
         // the split results, read into a copy of the host copies (neither
         // recorded nor counted as moved)
         let mut got_args = args.clone();
@@ -343,49 +323,99 @@ fn launch_inner(
                 r.read_all_into(host)?;
             }
         }
-        // Devices of another kind may round differently (their math
-        // libraries, fused multiply-adds): each element then equals the
-        // unsplit run of one device that took part, not necessarily the
-        // verifying one's. Their runs are made only where needed.
-        let others: Vec<usize> = if report.split {
-            report
-                .devices
-                .iter()
-                .filter(|d| d.work_groups > 0 && d.index != verify_device)
-                .map(|d| d.index)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let pristine = (!others.is_empty()).then(|| reference.clone());
-        plan.run_whole(verify_device, nd, &mut reference)?;
-        let mut refs = vec![(verify_device, reference)];
-        let mut mismatch = first_mismatch(&got_args, &refs);
-        if let (Some(_), Some(pristine)) = (&mismatch, pristine) {
-            for &d in &others {
-                let mut r = pristine.clone();
-                plan.run_whole(d, nd, &mut r)?;
-                refs.push((d, r));
-            }
-            mismatch = first_mismatch(&got_args, &refs);
-            if mismatch.is_none() {
-                let by: Vec<String> = others.iter().map(|d| d.to_string()).collect();
-                report.notes.push(format!(
-                    "verified element by element: {} equal device {}'s own unsplit run and not device {verify_device}'s (the devices round differently)",
-                    differing(&got_args, &refs),
-                    by.join(" or "),
-                ));
-            }
-        }
-        report.verified = Some(mismatch.is_none());
-        report.mismatch = mismatch;
+        verify(plan, nd, &got_args, reference, verify_device, &mut report)?;
     }
     Ok(report)
 }
 
+/// Verifies a launch's outputs `got` against the unsplit kernel run on
+/// `device` from the launch's inputs `inputs`, into `report.verified` and
+/// `report.mismatch`. Devices of another kind may round differently (their
+/// math libraries, fused multiply-adds): where the comparison fails, every
+/// other device that took part runs the kernel unsplit too, and each
+/// element must equal one of these runs (noted where that is what passed).
+pub(crate) fn verify(
+    plan: &mut Plan,
+    nd: &NdRange,
+    got: &KernelArgs,
+    inputs: KernelArgs,
+    device: usize,
+    report: &mut RunReport,
+) -> Result<()> {
+    let others: Vec<usize> = if report.split {
+        report
+            .devices
+            .iter()
+            .filter(|d| d.work_groups > 0 && d.index != device)
+            .map(|d| d.index)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let pristine = (!others.is_empty()).then(|| inputs.clone());
+    let mut reference = inputs;
+    plan.run_whole(device, nd, &mut reference)?;
+    let mut refs = vec![(device, reference)];
+    let mut mismatch = first_mismatch(got, &refs);
+    if let (Some(_), Some(pristine)) = (&mismatch, pristine) {
+        for &d in &others {
+            let mut r = pristine.clone();
+            plan.run_whole(d, nd, &mut r)?;
+            refs.push((d, r));
+        }
+        mismatch = first_mismatch(got, &refs);
+        if mismatch.is_none() {
+            let by: Vec<String> = others.iter().map(|d| d.to_string()).collect();
+            report.notes.push(format!(
+                "verified element by element: {} equal device {}'s own unsplit run and not device {device}'s (the devices round differently)",
+                differing(got, &refs),
+                by.join(" or "),
+            ));
+        }
+    }
+    report.verified = Some(mismatch.is_none());
+    report.mismatch = mismatch;
+    Ok(())
+}
+
+/// Every buffer argument's host copy moved into a buffer made for one
+/// launch (valid on the host, gathered after), the argument holding an
+/// empty placeholder meanwhile; [`return_all`] gives them back.
+pub(crate) fn lend_all(args: &mut KernelArgs) -> Vec<(u32, DeviceBuffer)> {
+    let indices: Vec<u32> = args
+        .infos()
+        .iter()
+        .filter(|i| args.buffer_at(i.index).is_some())
+        .map(|i| i.index)
+        .collect();
+    indices
+        .iter()
+        .map(|&i| {
+            let slot = args.buffer_at_mut(i).expect("a buffer argument");
+            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
+            b.res.gather_after = true;
+            (i, b)
+        })
+        .collect()
+}
+
+/// Gathers what the devices wrote into the buffers of [`lend_all`] and
+/// frees their device copies, then gives the host copies back to `args`
+/// (whatever the gather gives: its moves, or its error).
+pub(crate) fn return_all(
+    args: &mut KernelArgs,
+    mut temps: Vec<(u32, DeviceBuffer)>,
+) -> Result<Vec<(usize, u64, u64)>> {
+    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
+    for (i, mut b) in temps {
+        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
+    }
+    gathered
+}
+
 /// The first output element of `got` that equals the element of none of
 /// the references (each an unsplit run's arguments, on its device).
-pub(crate) fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mismatch> {
+fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> Option<Mismatch> {
     for (bi, (name, g)) in got.global_buffers().enumerate() {
         let es = g.elem().size.max(1) as usize;
         let wants: Vec<&[u8]> = refs
@@ -411,7 +441,7 @@ pub(crate) fn first_mismatch(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> 
 
 /// How many output elements of `got` differ from the first reference's
 /// (and so equal another's), as "N elements of A, M of B".
-pub(crate) fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
+fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
     let mut parts = Vec::new();
     for (bi, (name, g)) in got.global_buffers().enumerate() {
         let es = g.elem().size.max(1) as usize;

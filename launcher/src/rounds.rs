@@ -34,11 +34,11 @@ use crate::balance::Balancer;
 use crate::error::Result;
 use crate::exec;
 use crate::launch::{
-    add_gathered, differing, first_mismatch, launch_over, placeholder, LaunchOptions, RunReport,
+    add_gathered, launch_over, lend_all, return_all, verify, LaunchOptions, RunReport,
 };
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
-use crate::resident::{gather_all_and_free, DeviceBuffer};
+use crate::resident::DeviceBuffer;
 
 /// The probe round's share of the split dimension's work-groups.
 pub const PROBE_FRACTION: f64 = 0.125;
@@ -99,21 +99,7 @@ pub fn launch_in_rounds(
     };
     let dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
     let n = nd.n_groups(dim);
-    let indices: Vec<u32> = args
-        .infos()
-        .iter()
-        .filter(|i| args.buffer_at(i.index).is_some())
-        .map(|i| i.index)
-        .collect();
-    let mut temps: Vec<(u32, DeviceBuffer)> = indices
-        .iter()
-        .map(|&i| {
-            let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
-            b.res.gather_after = true;
-            (i, b)
-        })
-        .collect();
+    let mut temps = lend_all(args);
     let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
     let mut reports: Vec<(RunReport, Vec<(usize, f64)>)> = Vec::new();
     let mut result = Ok(());
@@ -140,10 +126,7 @@ pub fn launch_in_rounds(
         }
     }
     drop(refs);
-    let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
-    for (i, mut b) in temps {
-        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
-    }
+    let gathered = return_all(args, temps);
     result?;
     let gathered = gathered?;
     let mut report = combine(&reports, n);
@@ -151,37 +134,12 @@ pub fn launch_in_rounds(
     let wall = t0.elapsed().saturating_sub(t_verify);
     report.wall_ms = wall.as_secs_f64() * 1e3;
     report.host_us = wall.saturating_sub(exec::cl_time() - cl0).as_secs_f64() * 1e6;
-    if let Some(mut reference) = original {
+    if let Some(inputs) = original {
         let device = reports
             .first()
             .and_then(|(_, s)| s.iter().max_by(|a, b| a.1.total_cmp(&b.1)))
             .map_or(0, |s| s.0);
-        let others: Vec<usize> = report
-            .devices
-            .iter()
-            .filter(|d| d.work_groups > 0 && d.index != device)
-            .map(|d| d.index)
-            .collect();
-        let pristine = reference.clone();
-        plan.run_whole(device, nd, &mut reference)?;
-        let mut refs = vec![(device, reference)];
-        let mut mismatch = first_mismatch(args, &refs);
-        if mismatch.is_some() && report.split {
-            for &d in &others {
-                let mut r = pristine.clone();
-                plan.run_whole(d, nd, &mut r)?;
-                refs.push((d, r));
-            }
-            mismatch = first_mismatch(args, &refs);
-            if mismatch.is_none() {
-                report.notes.push(format!(
-                    "verified element by element: {} equal another device's own unsplit run and not device {device}'s (the devices round differently)",
-                    differing(args, &refs)
-                ));
-            }
-        }
-        report.verified = Some(mismatch.is_none());
-        report.mismatch = mismatch;
+        verify(plan, nd, args, inputs, device, &mut report)?;
     }
     Ok(report)
 }
