@@ -17,7 +17,9 @@ pub struct DeviceReport {
     pub name: String,
     /// Work-groups the device ran.
     pub work_groups: u64,
-    /// Its slice `[lo, hi)` of work-groups along the split dimension.
+    /// Its slice `[lo, hi)` of work-groups along the split dimension (for
+    /// a launch in rounds, `crate::launch_in_rounds`, the hull of its
+    /// rounds' slices: `work_groups` is what it ran).
     pub slice: (u64, u64),
     /// Bytes copied host → device.
     pub bytes_to_device: u64,
