@@ -188,9 +188,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
         None
     };
     for _ in 0..args.warmup {
-        let shares = fixed
-            .clone()
-            .unwrap_or_else(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()).shares(&key));
+        // (nothing measured yet: even shares for `auto`)
+        let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
         launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
         if let Some(p) = &pristine {
             kargs = p.clone();
@@ -203,8 +202,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
             }
         }
         progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
-        let unmeasured = balancer.rates(&key).iter().all(|r| r.1.is_none());
-        let (r, shares) = if auto && unmeasured {
+        let unmeasured = || balancer.rates(&key).iter().all(|r| r.1.is_none());
+        let (r, shares) = if auto && unmeasured() {
             // a first launch on devices of unknown speed: in two rounds
             // where that pays (launcher::launch_in_rounds)
             let r = launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;

@@ -236,14 +236,10 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
                     elem.size
                 )));
             }
-            // an integer's value, for the expressions that use it
-            let int = match (elem.scalar, elem.lanes) {
-                (Some(k), 1) if k.is_integer() => k.get_int(bytes),
-                _ => None,
-            };
             Ok(ArgValue::Scalar {
                 bytes: bytes.clone(),
-                int,
+                // an integer's value, for the expressions that use it
+                int: elem.int_from_le_bytes(bytes),
             })
         }
         (_, ArgSpec::Bytes(_)) => Err(mistyped(

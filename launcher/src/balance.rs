@@ -191,21 +191,16 @@ impl Balancer {
     /// Split launches that did not run split (or re-ran unsplit after the
     /// guard fired) measure no rate.
     pub fn observe(&mut self, key: &str, report: &RunReport) {
-        let n = self.devices.len();
         let ran = self.choice(key);
-        let k = self.keys.entry(key.to_string()).or_default();
-        if k.rates.len() != n {
-            k.rates = vec![None; n];
-        }
         match ran {
             Choice::Alone(_) => {
                 if !report.guard_fired {
-                    keep(&mut k.alone_walls, report.wall_ms);
+                    keep(&mut self.state(key).alone_walls, report.wall_ms);
                 }
             }
             Choice::Split => {
                 if self.fold_rates(key, report) {
-                    let k = self.keys.get_mut(key).expect("made above");
+                    let k = self.state(key);
                     if k.splits > SETTLE_SPLITS {
                         keep(&mut k.split_walls, report.wall_ms);
                     }
@@ -213,6 +208,16 @@ impl Balancer {
             }
         }
         self.decide(key, ran);
+    }
+
+    /// The measurements of `key`, made (one rate slot per device) if new.
+    fn state(&mut self, key: &str) -> &mut KeyState {
+        let n = self.devices.len();
+        let k = self.keys.entry(key.to_string()).or_default();
+        if k.rates.len() != n {
+            k.rates = vec![None; n];
+        }
+        k
     }
 
     /// Folds in the per-device rates of a split launch (or of one round of
@@ -228,19 +233,16 @@ impl Balancer {
         if !report.split || report.guard_fired {
             return false;
         }
-        let n = self.devices.len();
-        let devices = &self.devices;
-        let k = self.keys.entry(key.to_string()).or_default();
-        if k.rates.len() != n {
-            k.rates = vec![None; n];
-        }
-        for d in &report.devices {
-            let Some(i) = devices.iter().position(|&x| x == d.index) else {
-                continue;
-            };
-            let Some(measured) = rate(d) else {
-                continue;
-            };
+        let measured: Vec<(usize, f64)> = report
+            .devices
+            .iter()
+            .filter_map(|d| {
+                let i = self.devices.iter().position(|&x| x == d.index)?;
+                Some((i, rate(d)?))
+            })
+            .collect();
+        let k = self.state(key);
+        for (i, measured) in measured {
             k.rates[i] = Some(match k.rates[i] {
                 Some((old, c)) => {
                     let w = (1.0 / (c as f64 + 1.0)).max(NEW_WEIGHT_FLOOR);
@@ -259,7 +261,6 @@ impl Balancer {
     /// Picks what the next launch of `key` runs, after one that ran `ran`.
     fn decide(&mut self, key: &str, ran: Choice) {
         let n = self.devices.len();
-        let shares = self.split_shares(key);
         let rates = self.filled_rates(key);
         let Some(k) = self.keys.get_mut(key) else {
             return;
@@ -268,7 +269,10 @@ impl Balancer {
             .max_by(|&a, &b| rates[a].total_cmp(&rates[b]))
             .unwrap_or(0);
         let alone = Choice::Alone(fastest);
-        let lopsided = shares.iter().any(|s| s.1 < PROBE_SHARE);
+        // a split share (rates over their sum, as in `split_shares`) below
+        // the probe's
+        let total: f64 = rates.iter().sum();
+        let lopsided = rates.iter().any(|r| r / total < PROBE_SHARE);
         k.next = Some(if n < 2 || k.splits <= SETTLE_SPLITS || !lopsided {
             Choice::Split
         } else {

@@ -12,15 +12,6 @@ pub struct HostBuffer {
 }
 
 impl HostBuffer {
-    /// An empty buffer of the same element type: what stays in an
-    /// argument while its bytes are lent elsewhere.
-    pub(crate) fn placeholder(&self) -> HostBuffer {
-        HostBuffer {
-            elem: self.elem.clone(),
-            bytes: Vec::new(),
-        }
-    }
-
     /// A buffer of `n` zero elements; an error (not an abort) when the
     /// memory cannot be had.
     pub fn zeros(elem: ElemType, n: u64) -> Result<HostBuffer, String> {

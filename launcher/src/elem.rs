@@ -92,25 +92,6 @@ impl ScalarKind {
         out.extend_from_slice(&bytes[..self.size() as usize]);
     }
 
-    /// The value of an integer kind's little-endian bytes (`None` for
-    /// other kinds, a length that is not the kind's size, or a value past
-    /// `i64`).
-    pub(crate) fn get_int(self, bytes: &[u8]) -> Option<i64> {
-        if !self.is_integer() || bytes.len() != self.size() as usize {
-            return None;
-        }
-        let mut buf = [0u8; 8];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        let raw = u64::from_le_bytes(buf);
-        let bits = 8 * bytes.len() as u32;
-        if self.is_signed() {
-            let shift = 64 - bits;
-            Some(((raw << shift) as i64) >> shift)
-        } else {
-            i64::try_from(raw).ok()
-        }
-    }
-
     /// Writes a float value in little-endian (`F32` or `F64`).
     pub(crate) fn put_float(self, v: f64, out: &mut Vec<u8>) {
         match self {

@@ -180,22 +180,7 @@ pub(crate) fn launch_over(
                 .is_some_and(|ai| plan.arrays[ai].writes)
         };
         let lent: Vec<bool> = unbound.iter().map(|&i| !written(i)).collect();
-        let mut temps: Vec<(u32, DeviceBuffer)> = unbound
-            .iter()
-            .zip(&lent)
-            .map(|(&i, &lend)| {
-                let host = args.buffer_at_mut(i).expect("a buffer argument");
-                let bytes = if lend {
-                    let empty = host.placeholder();
-                    std::mem::replace(host, empty)
-                } else {
-                    host.clone()
-                };
-                let mut b = DeviceBuffer::new(bytes);
-                b.res.gather_after = true;
-                (i, b)
-            })
-            .collect();
+        let mut temps = lend(args, &unbound, written);
         let mut all: Vec<(u32, &mut DeviceBuffer)> =
             temps.iter_mut().map(|(i, b)| (*i, b)).collect();
         all.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
@@ -379,8 +364,7 @@ pub(crate) fn verify(
 }
 
 /// Every buffer argument's host copy moved into a buffer made for one
-/// launch (valid on the host, gathered after), the argument holding an
-/// empty placeholder meanwhile; [`return_all`] gives them back.
+/// launch (see [`lend`]); [`return_all`] gives them back.
 pub(crate) fn lend_all(args: &mut KernelArgs) -> Vec<(u32, DeviceBuffer)> {
     let indices: Vec<u32> = args
         .infos()
@@ -388,11 +372,27 @@ pub(crate) fn lend_all(args: &mut KernelArgs) -> Vec<(u32, DeviceBuffer)> {
         .filter(|i| args.buffer_at(i.index).is_some())
         .map(|i| i.index)
         .collect();
+    lend(args, &indices, |_| false)
+}
+
+/// The host copies of buffer arguments `indices`, each in a buffer made for
+/// one launch (valid on the host, gathered after): moved out of `args`,
+/// which holds an empty placeholder meanwhile, or copied where `copy(i)`.
+fn lend(
+    args: &mut KernelArgs,
+    indices: &[u32],
+    copy: impl Fn(u32) -> bool,
+) -> Vec<(u32, DeviceBuffer)> {
     indices
         .iter()
         .map(|&i| {
             let slot = args.buffer_at_mut(i).expect("a buffer argument");
-            let mut b = DeviceBuffer::new(std::mem::replace(slot, placeholder(slot.elem().size)));
+            let host = if copy(i) {
+                slot.clone()
+            } else {
+                std::mem::replace(slot, placeholder(slot.elem().size))
+            };
+            let mut b = DeviceBuffer::new(host);
             b.res.gather_after = true;
             (i, b)
         })

@@ -129,7 +129,7 @@ pub fn launch_in_rounds(
     let gathered = return_all(args, temps);
     result?;
     let gathered = gathered?;
-    let mut report = combine(&reports, n);
+    let mut report = combine(&reports, probe_hi, n);
     add_gathered(&mut report, &gathered);
     let wall = t0.elapsed().saturating_sub(t_verify);
     report.wall_ms = wall.as_secs_f64() * 1e3;
@@ -147,7 +147,7 @@ pub fn launch_in_rounds(
 /// One report of the rounds: per device the sums of work-groups, bytes,
 /// commands and times; the split dimension's slices cover each device's
 /// work-groups of both rounds.
-fn combine(reports: &[(RunReport, Vec<(usize, f64)>)], n_groups: u64) -> RunReport {
+fn combine(reports: &[(RunReport, Vec<(usize, f64)>)], probe_hi: u64, n_groups: u64) -> RunReport {
     let mut out = reports[0].0.clone();
     if reports.len() == 1 {
         return out;
@@ -185,7 +185,6 @@ fn combine(reports: &[(RunReport, Vec<(usize, f64)>)], n_groups: u64) -> RunRepo
             .collect::<Vec<_>>()
             .join(",")
     };
-    let probe_hi = reports[0].0.devices.iter().map(|d| d.slice.1).max().unwrap_or(0);
     out.notes.push(format!(
         "in two rounds: work-groups [0, {probe_hi}) of {n_groups} at shares {} measured the devices, the rest ran at {}",
         shares(&reports[0].1),
