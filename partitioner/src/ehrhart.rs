@@ -50,6 +50,7 @@ pub use barvinok::{
     available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS,
 };
 use evalue::QPoly;
+pub(crate) use sandbox::at_low_priority;
 use ranges_format::{Chamber, Rat};
 
 /// Most set dimensions (after lifting integer divisions) plus parameters

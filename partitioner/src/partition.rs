@@ -1142,10 +1142,14 @@ fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
 /// time); PolyLib counts, also in one child, the whole footprints barvinok
 /// could not count (it is unavailable or failed) within what is left of
 /// their time.
-fn counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
+fn counts_of(
+    inputs: &[CountInput],
+    deadline: Option<std::time::Instant>,
+    polylib: Fallback,
+) -> Vec<Result<Count, String>> {
     // Equal inputs (arrays accessed alike) are counted once.
     let (distinct, which) = distinct_by(inputs, |i| (i.text.clone(), i.form.clone()));
-    let counts = distinct_counts_of(cx, &distinct);
+    let counts = distinct_counts_of(&distinct, deadline, polylib);
     which.into_iter().map(|k| counts[k].clone()).collect()
 }
 
@@ -1169,8 +1173,166 @@ fn distinct_by<T: Clone, K: Eq + std::hash::Hash>(
     (distinct, which)
 }
 
+/// Per item of `items`, what `known` has for it, and the items it has
+/// nothing for (in order): those [`fill_known`] takes the results of.
+fn split_known<T: Clone, R>(
+    items: &[T],
+    known: impl Fn(&T) -> Option<R>,
+) -> (Vec<Option<R>>, Vec<T>) {
+    let mut missing = Vec::new();
+    let found = items
+        .iter()
+        .map(|x| {
+            let r = known(x);
+            if r.is_none() {
+                missing.push(x.clone());
+            }
+            r
+        })
+        .collect();
+    (found, missing)
+}
+
+/// The results of [`split_known`]'s items: the known ones, and the others'
+/// from `rest` in order.
+fn fill_known<R>(known: Vec<Option<R>>, rest: Vec<R>) -> Vec<R> {
+    let mut rest = rest.into_iter();
+    known
+        .into_iter()
+        .filter_map(|r| r.or_else(|| rest.next()))
+        .collect()
+}
+
+/// Counts made ahead of the ranges ([`partition_kernel_in`] with every
+/// count wanted): the inputs of the counts along split dimension `d`,
+/// made before its ranges, and what barvinok and PolyLib gave for them in
+/// children that ran while this process found the ranges (two processors:
+/// the ranges here, the counts and vertices beside them, at a lower
+/// priority). [`add_counts`] takes what matches its own inputs. Only
+/// successes are kept: a count or vertex search that failed or ran out of
+/// time ahead (sharing the processors with the ranges) is made again the
+/// usual way, so what is kept never depends on the timing.
+struct Ahead {
+    d: u32,
+    /// The inputs made, per array (the first of its shape) and count.
+    inputs: std::collections::HashMap<(usize, CountSlot), CountInput>,
+    /// barvinok's (or PolyLib's) counts, per input text and form.
+    counts: std::collections::HashMap<(String, CountForm), Count>,
+    /// PolyLib's vertices, per input text and context.
+    vertices: std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+}
+
+/// Most time the inputs made ahead may take: the ranges wait for them.
+const AHEAD_INPUTS_LIMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The inputs of every count [`add_counts`] may make along `d` with every
+/// count wanted (per array shape, its first array; the written count
+/// wherever the writes are must-writes), made within
+/// [`AHEAD_INPUTS_LIMIT`]; those that fail are left out.
+fn ahead_inputs(cx: &Ctx, d: u32) -> std::collections::HashMap<(usize, CountSlot), CountInput> {
+    let mut steps = Vec::new();
+    let now = std::time::Instant::now();
+    cx.isl.within(now + AHEAD_INPUTS_LIMIT, || {
+        let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
+            return;
+        };
+        let ctx_slice = cx.context_with_slice(d);
+        let ctx_total = cx.isl.set(&cx.acc.context).ok();
+        let mut shapes = std::collections::HashSet::new();
+        for (array_idx, a) in cx.acc.arrays.iter().enumerate() {
+            if !shapes.insert(ArrayShape::of(a)) {
+                continue;
+            }
+            cx.isl.reset();
+            array_counts(
+                cx,
+                a,
+                array_idx,
+                &slice,
+                &whole_dom,
+                ctx_slice.as_ref(),
+                ctx_total.as_ref(),
+                true,
+                Counts::All,
+                None,
+                &mut steps,
+            );
+        }
+    });
+    cx.isl.reset();
+    steps
+        .into_iter()
+        .filter_map(|step| match step {
+            CountStep::Count {
+                array_idx,
+                slot,
+                input: Ok(i),
+                ..
+            } => Some(((array_idx, slot), i)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Counts the inputs made ahead and finds the vertices of the slice
+/// footprints among them (as [`add_counts`] does: two children side by
+/// side), at a lower priority; the successes, for [`Ahead`].
+#[allow(clippy::type_complexity)]
+fn count_ahead(
+    inputs: Vec<(CountSlot, CountInput)>,
+    deadline: Option<std::time::Instant>,
+    vertex_limit: std::time::Duration,
+) -> (
+    std::collections::HashMap<(String, CountForm), Count>,
+    std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+) {
+    ehrhart::at_low_priority(|| {
+        let _ = ehrhart::barvinok_available();
+        let slices: Vec<(&str, Option<&str>, std::time::Duration)> = inputs
+            .iter()
+            .filter(|(slot, _)| *slot == CountSlot::Slice)
+            .map(|(_, i)| (i.text.as_str(), i.context.as_deref(), vertex_limit))
+            .collect();
+        let (distinct, _) = distinct_by(&slices, |&(t, c, _)| (t, c));
+        let all: Vec<CountInput> = inputs.iter().map(|(_, i)| i.clone()).collect();
+        let (counts, vertices) = std::thread::scope(|s| {
+            let search = (!distinct.is_empty() && !vertex_limit.is_zero()).then(|| {
+                s.spawn(|| ehrhart::at_low_priority(|| ehrhart::vertices_many(&distinct, deadline)))
+            });
+            let counts = counts_of(&all, deadline, Fallback::No);
+            let vertices = search.and_then(|h| h.join().ok()).unwrap_or_default();
+            (counts, vertices)
+        });
+        let counts = all
+            .into_iter()
+            .zip(counts)
+            .filter_map(|(i, c)| Some(((i.text, i.form), c.ok()?)))
+            .collect();
+        let vertices = distinct
+            .iter()
+            .zip(vertices)
+            .filter_map(|(&(t, c, _), (v, _))| {
+                Some(((t.to_string(), c.map(str::to_string)), v.ok()?))
+            })
+            .collect();
+        (counts, vertices)
+    })
+}
+
+/// Whether [`counts_of`] counts with PolyLib where barvinok gave no count
+/// (not ahead: which engine counted must not depend on the timing).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fallback {
+    PolyLib,
+    No,
+}
+
 /// [`counts_of`] of distinct inputs.
-fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, String>> {
+fn distinct_counts_of(
+    inputs: &[CountInput],
+    deadline: Option<std::time::Instant>,
+    polylib: Fallback,
+) -> Vec<Result<Count, String>> {
     use ehrhart::EhrhartError as E;
     let whole: Vec<usize> = (0..inputs.len())
         .filter(|&k| matches!(inputs[k].form, CountForm::Whole))
@@ -1183,7 +1345,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
     for (&k, (card, took)) in whole
         .iter()
-        .zip(ehrhart::card_many(&batch, cx.counts_deadline))
+        .zip(ehrhart::card_many(&batch, deadline))
     {
         cards[k] = Some((card.map(|c| c.count), took));
     }
@@ -1192,25 +1354,25 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         let card = match &input.form {
             CountForm::Whole => continue,
             CountForm::Decompose(union) => {
-                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], cx.counts_deadline)
+                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], deadline)
                     .pop()
                     .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count))
             }
             CountForm::Parts(parts) => {
-                let mut deadline = start + input.left;
-                if let Some(d) = cx.counts_deadline {
-                    deadline = deadline.min(d);
+                let mut until = start + input.left;
+                if let Some(d) = deadline {
+                    until = until.min(d);
                 }
                 let parts: Vec<(&str, std::time::Duration)> =
                     parts.iter().map(|p| (p.as_str(), input.left)).collect();
                 let mut terms = Vec::new();
                 let mut failed = None;
-                for (card, _) in ehrhart::card_many(&parts, Some(deadline)) {
+                for (card, _) in ehrhart::card_many(&parts, Some(until)) {
                     match card {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
                         Err(E::DeadlinePassed)
-                            if cx.counts_deadline.is_none_or(|d| deadline < d) =>
+                            if deadline.is_none_or(|d| until < d) =>
                         {
                             failed = Some(E::BarvinokTimedOut {
                                 millis: input.left.as_millis() as u64,
@@ -1236,7 +1398,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         // What is left of the count's time (which the kernel's deadline
         // may have cut short while barvinok counted).
         let mut left = inputs[k].left.saturating_sub(took);
-        if let Some(d) = cx.counts_deadline {
+        if let Some(d) = deadline {
             left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
         let by_barvinok = match card {
@@ -1252,7 +1414,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
             Err(E::BarvinokTimedOut { .. }) => Some(out_of_time()),
             Err(e) => Some(e.to_string()),
         };
-        if left.is_zero() {
+        if left.is_zero() || polylib == Fallback::No {
             out.push(Err(by_barvinok.unwrap_or_else(out_of_time)));
             continue;
         }
@@ -1266,7 +1428,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
         .collect();
     for ((k, _, by_barvinok), (e, _)) in fallback
         .into_iter()
-        .zip(ehrhart::enumerate_many(&polylib_batch, cx.counts_deadline))
+        .zip(ehrhart::enumerate_many(&polylib_batch, deadline))
     {
         out[k] = match e {
             Ok(e) => Ok(Count::parametric(
@@ -1293,7 +1455,7 @@ fn distinct_counts_of(cx: &Ctx, inputs: &[CountInput]) -> Vec<Result<Count, Stri
 }
 
 /// Which count of an array ([`ArrayRanges`]) a prepared count fills.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum CountSlot {
     /// `write.written_count`: what a slice writes.
     Written,
@@ -1328,7 +1490,8 @@ enum CountStep {
 /// slice's range); a count that cannot be had is a note with the reason.
 /// Every count's input is made first, then all are counted at once
 /// ([`counts_of`]: one child process for the lot, not one per count).
-fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
+/// Inputs and counts made ahead along `d` ([`Ahead`]) are taken where they match.
+fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Option<&Ahead>) {
     // a fresh operation budget: the ranges may have spent theirs
     cx.isl.reset();
     let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
@@ -1366,7 +1529,8 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
             }
             cx.isl.reset();
             let before = steps.len();
-            array_counts(
+            let written = out.write.as_ref().is_some_and(|w| !w.fills_hull);
+            if array_counts(
                 cx,
                 a,
                 array_idx,
@@ -1374,10 +1538,17 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
                 &whole_dom,
                 ctx_slice.as_ref(),
                 ctx_total.as_ref(),
-                out,
+                written,
                 which,
+                ahead,
                 &mut steps,
-            );
+            )
+            .is_some()
+            {
+                // Never accessed: no element, in any slice (an empty sum).
+                out.count_total = Some(Count::parametric(Vec::new()));
+                out.count_slice = Some(Count::parametric(Vec::new()));
+            }
             // isl work cut short by the deadline is not kept
             if !cx.isl.expired() {
                 same.insert(
@@ -1419,10 +1590,15 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
             .iter()
             .map(|&(_, i)| (i.text.as_str(), i.context.as_deref(), limit))
             .collect();
-        // Equal footprints (arrays accessed alike) are searched once.
-        let (distinct, which) = distinct_by(&batch, |&(t, c, _)| (t, c));
-        let vertices = (!batch.is_empty() && !limit.is_zero()).then(|| {
+        // What was found ahead is not searched for again.
+        let (known_vertices, missing) = split_known(&batch, |&(t, c, _)| {
+            let found = ahead?.vertices.get(&(t.to_string(), c.map(str::to_string)))?;
+            Some((Ok(found.clone()), std::time::Duration::ZERO))
+        });
+        let search = (!missing.is_empty() && !limit.is_zero()).then(|| {
             s.spawn(move || {
+                // Equal footprints (arrays accessed alike) are searched once.
+                let (distinct, which) = distinct_by(&missing, |&(t, c, _)| (t, c));
                 let found = ehrhart::vertices_many(&distinct, deadline);
                 which
                     .into_iter()
@@ -1430,8 +1606,22 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts) {
                     .collect::<VertexResults>()
             })
         });
-        let counts = counts_of(cx, &inputs);
-        (counts, vertices.map(|h| h.join()))
+        let (known_counts, missing) = split_known(&inputs, |i| {
+            let found = ahead?.counts.get(&(i.text.clone(), i.form.clone()))?;
+            Some(Ok(found.clone()))
+        });
+        let counts = fill_known(
+            known_counts,
+            counts_of(&missing, deadline, Fallback::PolyLib),
+        );
+        let vertices = match search {
+            Some(h) => Some(h.join().map(|rest| fill_known(known_vertices, rest))),
+            None if known_vertices.iter().all(Option::is_some) => {
+                Some(Ok(fill_known(known_vertices, Vec::new())))
+            }
+            None => None,
+        };
+        (counts, vertices)
     });
     let mut counts = counts.into_iter();
     let mut notes = Vec::new();
@@ -1736,6 +1926,12 @@ impl<'a> DomainGist<'a> {
 
 /// One array's counts to make (see [`add_counts`]), as steps.
 #[allow(clippy::too_many_arguments)]
+/// Whether an array is never accessed ([`array_counts`]): it then has no
+/// count to make, and none of its elements is counted.
+#[derive(PartialEq, Eq)]
+struct NeverAccessed;
+
+#[allow(clippy::too_many_arguments)]
 fn array_counts(
     cx: &Ctx,
     a: &ArrayAccesses,
@@ -1744,31 +1940,38 @@ fn array_counts(
     whole_dom: &Set,
     ctx_slice: Option<&Set>,
     ctx_total: Option<&Set>,
-    out: &mut ArrayRanges,
+    written: bool,
     which: Counts,
+    ahead: Option<&Ahead>,
     steps: &mut Vec<CountStep>,
-) {
-    let mut count =
-        |slot: CountSlot, what: &'static str, fp: Option<Set>, dom: &Set, ctx: Option<&Set>| {
-            let kinds: &[AccessKind] = match slot {
-                CountSlot::Written => &[AccessKind::MustWrite],
-                _ => &[
-                    AccessKind::Read,
-                    AccessKind::MustWrite,
-                    AccessKind::MayWrite,
-                ],
-            };
-            let input = fp
-                .ok_or_else(|| "isl failed while computing the footprint".to_string())
-                .and_then(|f| count_input(cx, &f, || cx.access_footprints(a, kinds, dom), ctx));
-            steps.push(CountStep::Count {
-                array_idx,
-                slot,
-                what,
-                input,
-            });
+) -> Option<NeverAccessed> {
+    let mut count = |slot: CountSlot,
+                     what: &'static str,
+                     fp: &dyn Fn() -> Option<Set>,
+                     dom: &Set,
+                     ctx: Option<&Set>| {
+        let kinds: &[AccessKind] = match slot {
+            CountSlot::Written => &[AccessKind::MustWrite],
+            _ => &[
+                AccessKind::Read,
+                AccessKind::MustWrite,
+                AccessKind::MayWrite,
+            ],
         };
-    if out.write.as_ref().is_some_and(|w| !w.fills_hull) {
+        let input = match ahead.and_then(|h| h.inputs.get(&(array_idx, slot))) {
+            Some(made) => Ok(made.clone()),
+            None => fp()
+                .ok_or_else(|| "isl failed while computing the footprint".to_string())
+                .and_then(|f| count_input(cx, &f, || cx.access_footprints(a, kinds, dom), ctx)),
+        };
+        steps.push(CountStep::Count {
+            array_idx,
+            slot,
+            what,
+            input,
+        });
+    };
+    if written {
         // Only when every write is a must-write (the may-write map may repeat them).
         if let (Some(must), Some(may)) = (
             cx.union_maps(&[&a.must_writes]),
@@ -1779,7 +1982,7 @@ fn array_counts(
                     count(
                         CountSlot::Written,
                         "a slice writes",
-                        cx.footprint(mw, slice),
+                        &|| cx.footprint(mw, slice),
                         slice,
                         ctx_slice,
                     );
@@ -1789,10 +1992,10 @@ fn array_counts(
     }
     if which == Counts::AtLaunch {
         steps.push(CountStep::AtLaunch { array_idx });
-        return;
+        return None;
     }
     if which != Counts::All {
-        return;
+        return None;
     }
     let all = match cx.union_maps(&[&a.reads, &a.must_writes, &a.may_writes]) {
         None => {
@@ -1800,30 +2003,26 @@ fn array_counts(
                 "array '{}': no counts: isl failed while reading the access relations",
                 a.name
             )));
-            return;
+            return None;
         }
-        Some(None) => {
-            // Never accessed: no element, in any slice (an empty sum).
-            out.count_total = Some(Count::parametric(Vec::new()));
-            out.count_slice = Some(Count::parametric(Vec::new()));
-            return;
-        }
+        Some(None) => return Some(NeverAccessed),
         Some(Some(all)) => all,
     };
     count(
         CountSlot::Total,
         "the whole NDRange touches",
-        cx.footprint(&all, whole_dom),
+        &|| cx.footprint(&all, whole_dom),
         whole_dom,
         ctx_total,
     );
     count(
         CountSlot::Slice,
         "a slice touches",
-        cx.footprint(&all, slice),
+        &|| cx.footprint(&all, slice),
         slice,
         ctx_slice,
     );
+    None
 }
 
 /// Whether two work-items in different slices along `d` may write the same element.
@@ -2195,26 +2394,52 @@ pub fn partition_kernel_in(
         })
         .collect();
     order.sort_by_key(|&(c, _)| c);
-    let mut best: Option<(i64, bool, KernelRanges)> = None;
-    for &(_, d) in &order {
-        let k = partition_along(&cx, program, func, &args, &params, d);
-        let ok = k.splittable;
-        let cost = slice_cost(&k, d, options.analysis.local_size);
-        let better = match &best {
-            None => true,
-            Some((c, bok, _)) => (ok && !bok) || (ok == *bok && cost < *c),
-        };
-        if better {
-            best = Some((cost, ok, k));
+    let (best, ahead) = std::thread::scope(|s| {
+        // With every count wanted, those of the first candidate (the one
+        // chosen unless it cannot be split) are made while its ranges are.
+        let pending = (options.counts == Counts::All)
+            .then(|| order[0].1)
+            .and_then(|d| {
+                let inputs = ahead_inputs(&cx, d);
+                if inputs.is_empty() {
+                    return None;
+                }
+                let list = inputs.iter().map(|(&(_, slot), i)| (slot, i.clone())).collect();
+                let (deadline, limit) = (cx.counts_deadline, vertex_limit(&cx));
+                let counting = s.spawn(move || count_ahead(list, deadline, limit));
+                Some((d, inputs, counting))
+            });
+        let mut best: Option<(i64, bool, KernelRanges)> = None;
+        for &(_, d) in &order {
+            let k = partition_along(&cx, program, func, &args, &params, d);
+            let ok = k.splittable;
+            let cost = slice_cost(&k, d, options.analysis.local_size);
+            let better = match &best {
+                None => true,
+                Some((c, bok, _)) => (ok && !bok) || (ok == *bok && cost < *c),
+            };
+            if better {
+                best = Some((cost, ok, k));
+            }
+            if ok {
+                break;
+            }
         }
-        if ok {
-            break;
-        }
-    }
+        let ahead = pending.and_then(|(d, inputs, counting)| {
+            let (counts, vertices) = counting.join().ok()?;
+            Some(Ahead {
+                d,
+                inputs,
+                counts,
+                vertices,
+            })
+        });
+        (best, ahead)
+    });
     let (_, _, mut k) = best.expect("at least one dimension");
     if options.counts != Counts::None {
         if let Some(d) = k.split_dim {
-            add_counts(&cx, d, &mut k, options.counts);
+            add_counts(&cx, d, &mut k, options.counts, ahead.as_ref().filter(|h| h.d == d));
         }
     }
     if dims.len() > 1 {

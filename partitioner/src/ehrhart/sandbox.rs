@@ -37,6 +37,24 @@ use std::time::{Duration, Instant};
 
 use super::EhrhartError;
 
+/// The niceness of a child forked under [`at_low_priority`].
+const LOW_PRIORITY_NICENESS: libc::c_int = 10;
+
+thread_local! {
+    /// Whether this thread's children run at a low priority ([`at_low_priority`]).
+    static LOW_PRIORITY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the children this thread forks in it at a lower priority
+/// (niceness [`LOW_PRIORITY_NICENESS`]): work made ahead while this
+/// process does other work, which it must not slow down.
+pub(crate) fn at_low_priority<T>(f: impl FnOnce() -> T) -> T {
+    let before = LOW_PRIORITY.with(|p| p.replace(true));
+    let r = f();
+    LOW_PRIORITY.with(|p| p.set(before));
+    r
+}
+
 /// Largest reply accepted from the child for one item (its words, 8 bytes each).
 const MAX_REPLY_WORDS: usize = 1 << 24;
 
@@ -163,6 +181,7 @@ impl Child {
             ));
         }
         let (read_fd, write_fd) = (fds[0], fds[1]);
+        let low = LOW_PRIORITY.with(|p| p.get());
         // SAFETY: see the module comment; the child never returns from this block.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
@@ -176,7 +195,7 @@ impl Child {
         }
         if pid == 0 {
             // SAFETY: in the child; only this thread exists.
-            unsafe { child(read_fd, write_fd, first..n, work) }
+            unsafe { child(read_fd, write_fd, first..n, low, work) }
         }
         // SAFETY: the write end belongs to the child now.
         unsafe { libc::close(write_fd) };
@@ -315,9 +334,14 @@ unsafe fn child(
     read_fd: libc::c_int,
     write_fd: libc::c_int,
     items: std::ops::Range<usize>,
+    low_priority: bool,
     work: &mut impl FnMut(usize) -> Reply,
 ) -> ! {
     libc::close(read_fd);
+    if low_priority {
+        // Best effort: at worst the child competes at the usual priority.
+        libc::setpriority(libc::PRIO_PROCESS, 0, LOW_PRIORITY_NICENESS);
+    }
     close_all_but(write_fd);
     let devnull = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if devnull >= 0 {
