@@ -117,6 +117,9 @@ fn main() {
         std::env::set_var("CLPART_CACHE", "0");
     }
     let cli = Cli::parse();
+    // The in-process analyses count as `clpart analyze` does: in warm
+    // children started while the process is small and has one thread.
+    partitioner::ehrhart::start_warm_children();
     let r = match &cli.worker {
         Some(w) => worker(w, cli.param.as_deref().unwrap_or("null")),
         None => bench(&cli),

@@ -71,7 +71,6 @@ fn default_libclang_path() {
 
 fn main() -> ExitCode {
     default_libclang_path();
-    install_signal_cleanup();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -80,6 +79,11 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if matches!(cli.command, Command::Analyze(_) | Command::Run(_)) {
+        // While the process is small and has one thread (see the function).
+        partitioner::ehrhart::start_warm_children();
+    }
+    install_signal_cleanup();
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Run(a) => run::run(a),

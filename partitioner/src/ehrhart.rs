@@ -281,6 +281,60 @@ impl fmt::Display for Enumeration {
     }
 }
 
+/// The warm children of this process ([`start_warm_children`]).
+static WARM: sandbox::WarmPool = sandbox::WarmPool {
+    serve,
+    warm_up,
+    free: std::sync::Mutex::new(Vec::new()),
+};
+
+/// Most warm children [`start_warm_children`] starts: the counts and the
+/// vertices of a kernel run side by side.
+pub const WARM_CHILDREN: usize = 2;
+
+/// Starts [`WARM_CHILDREN`] warm children for the counts (see the module
+/// `sandbox`): each forked now, loads barvinok and counts a small set
+/// once, then waits for work. A kernel's counts then cost no fork and no
+/// warm-up. For programs of their own only (the `clpart` command, the
+/// bench), called first thing in `main` while the process is small and has
+/// one thread; never from a library inside an application, whose own
+/// `wait` could wait for a child that outlives every count.
+pub fn start_warm_children() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| WARM.start(WARM_CHILDREN));
+}
+
+/// In a child: the work of one job ([`wire::Job`]).
+fn serve(words: &[i64]) -> sandbox::Reply {
+    match wire::decode_job(words) {
+        Some(wire::Job::Card(text)) => barvinok::serve(barvinok::Item::Whole(&text)),
+        Some(wire::Job::CardParts(texts)) => barvinok::serve(barvinok::Item::Parts(&texts)),
+        Some(wire::Job::PolyLib { input, count }) => {
+            let r = if count {
+                polylib::count_pieces(&input)
+            } else {
+                polylib::vertices_of_pieces(&input)
+            };
+            // PolyLib keeps global state: after a failure (a caught exception
+            // among them), the next set gets a fresh child.
+            sandbox::Reply {
+                go_on: r.is_ok(),
+                words: wire::encode(&r),
+            }
+        }
+        // An empty reply, which every reader takes for a malformed one.
+        None => sandbox::Reply {
+            words: Vec::new(),
+            go_on: false,
+        },
+    }
+}
+
+/// In a warm child, once: barvinok loaded and its first count made.
+fn warm_up() {
+    let _ = barvinok::serve(barvinok::Item::Whole("[n] -> { [i] : 0 <= i < n }"));
+}
+
 /// Starts loading barvinok's libraries on a thread of their own (once per
 /// process), so that the first count does not wait for them: a kernel's
 /// access analysis and ranges come before its counts. [`barvinok_available`]
@@ -394,20 +448,12 @@ fn polylib_inputs(
         .filter(|&k| inputs[k].0.as_ref().is_ok_and(|i| !i.pieces.is_empty()))
         .collect();
     let limits: Vec<Duration> = todo.iter().map(|&k| inputs[k].1).collect();
-    let mut replies = sandbox::run_batch(&limits, deadline, |j| {
-        let r = match &inputs[todo[j]].0 {
-            Ok(input) if count => polylib::count_pieces(input),
-            Ok(input) => polylib::vertices_of_pieces(input),
-            Err(e) => Err(e.clone()),
-        };
-        // PolyLib keeps global state: after a failure (a caught exception
-        // among them), the next set gets a fresh child.
-        sandbox::Reply {
-            go_on: r.is_ok(),
-            words: wire::encode(&r),
-        }
-    })
-    .into_iter();
+    let jobs: Vec<Vec<i64>> = todo
+        .iter()
+        .filter_map(|&k| inputs[k].0.as_ref().ok())
+        .map(|input| wire::polylib_job(input, count))
+        .collect();
+    let mut replies = sandbox::run_jobs(&WARM, &jobs, &limits, deadline).into_iter();
     inputs
         .into_iter()
         .enumerate()

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use ranges_format::{Chamber, Condition, Count, PwExpr};
 
-use super::{check_arity, sandbox, EhrhartError};
+use super::{check_arity, sandbox, wire, EhrhartError};
 
 /// A count from barvinok: one term whose chambers are barvinok's disjoint
 /// pieces (so the first chamber whose domain holds is the only one); outside
@@ -77,7 +77,7 @@ pub fn card_many(
 
 /// What one count of [`card_batch`] counts.
 #[derive(Clone, Copy)]
-enum Item<'a> {
+pub(super) enum Item<'a> {
     /// A set, whole.
     Whole(&'a str),
     /// The union of these sets, by parts.
@@ -106,8 +106,8 @@ fn card_batch(
     sets: &[(Item<'_>, Duration)],
     deadline: Option<Instant>,
 ) -> Vec<(Result<Card, EhrhartError>, Duration)> {
-    let lib = match barvinok_sys::library() {
-        Ok(lib) => lib,
+    match barvinok_sys::library() {
+        Ok(_) => {}
         Err(e) => {
             return sets
                 .iter()
@@ -123,32 +123,14 @@ fn card_batch(
         }
     };
     let limits: Vec<Duration> = sets.iter().map(|&(_, limit)| limit).collect();
-    let replies = sandbox::run_batch(&limits, deadline, |k| {
-        let terms = |c: barvinok_sys::Card| {
-            c.pieces
-                .into_iter()
-                .map(|p| (p.domain, p.value))
-                .collect::<Vec<_>>()
-        };
-        let r = lib.context().and_then(|cx| match sets[k].0 {
-            Item::Whole(text) => {
-                #[cfg(test)]
-                tests::hook(text);
-                let c = cx.card(text)?;
-                Ok((c.params.clone(), vec![terms(c)]))
-            }
-            Item::Parts(texts) => {
-                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let cards = cx.card_parts(&texts, MAX_PARTS)?;
-                let params = cards.first().map(|c| c.params.clone()).unwrap_or_default();
-                Ok((params, cards.into_iter().map(terms).collect()))
-            }
-        });
-        // After a failure the next count gets a fresh child.
-        let go_on = r.is_ok();
-        let words = encode(&r.map_err(|e| e.to_string()));
-        sandbox::Reply { words, go_on }
-    });
+    let jobs: Vec<Vec<i64>> = sets
+        .iter()
+        .map(|(item, _)| match item {
+            Item::Whole(text) => wire::card_job(text),
+            Item::Parts(texts) => wire::card_parts_job(texts),
+        })
+        .collect();
+    let replies = sandbox::run_jobs(&super::WARM, &jobs, &limits, deadline);
     replies
         .into_iter()
         .map(|(words, took)| {
@@ -164,6 +146,40 @@ fn card_batch(
             (card, took)
         })
         .collect()
+}
+
+/// In a child: barvinok's count of `item`, as the words of a reply.
+pub(super) fn serve(item: Item<'_>) -> sandbox::Reply {
+    let terms = |c: barvinok_sys::Card| {
+        c.pieces
+            .into_iter()
+            .map(|p| (p.domain, p.value))
+            .collect::<Vec<_>>()
+    };
+    let r = barvinok_sys::library()
+        .map_err(|e| e.to_string())
+        .and_then(|lib| {
+            lib.context()
+                .and_then(|cx| match item {
+                    Item::Whole(text) => {
+                        #[cfg(test)]
+                        tests::hook(text);
+                        let c = cx.card(text)?;
+                        Ok((c.params.clone(), vec![terms(c)]))
+                    }
+                    Item::Parts(texts) => {
+                        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                        let cards = cx.card_parts(&texts, MAX_PARTS)?;
+                        let params = cards.first().map(|c| c.params.clone()).unwrap_or_default();
+                        Ok((params, cards.into_iter().map(terms).collect()))
+                    }
+                })
+                .map_err(|e| e.to_string())
+        });
+    // After a failure the next count gets a fresh child.
+    let go_on = r.is_ok();
+    let words = encode(&r);
+    sandbox::Reply { words, go_on }
 }
 
 /// The count in a child's reply, checked (see the module comment).

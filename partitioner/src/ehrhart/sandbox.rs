@@ -30,6 +30,20 @@
 //! application (the OpenCL layer) a pid kept for a later reap could be
 //! reaped by the application and reused for a child of its own, whose exit
 //! status a late reap would then take.
+//!
+//! **Warm children** ([`WarmPool`], [`run_jobs`]). Forking a large process
+//! and warming the engines up in the child costs a few milliseconds per
+//! batch, more than a small kernel's counts. A program of its own (the
+//! `clpart` command, the bench) may start warm children once, early, while
+//! it is small ([`WarmPool::start`]): each waits for jobs (words, handled by
+//! the pool's `serve`) on a socket and answers each with a frame as above.
+//! A batch takes a warm child if one is free and falls back to a fresh
+//! child per batch otherwise; a warm child whose job failed, timed out or
+//! said not to go on is killed and reaped at once, and the batch's remaining
+//! jobs go to a fresh child. A warm child ends when its socket closes (this
+//! process exited). Libraries (the OpenCL layer, the C API) never start
+//! warm children: a child that outlives every batch could be waited for by
+//! the application's own `wait`.
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -53,6 +67,285 @@ pub(crate) fn at_low_priority<T>(f: impl FnOnce() -> T) -> T {
     let r = f();
     LOW_PRIORITY.with(|p| p.set(before));
     r
+}
+
+/// Children forked once that take jobs ([`run_jobs`]); see the module comment.
+pub(crate) struct WarmPool {
+    /// What a child does with a job's words.
+    pub serve: fn(&[i64]) -> Reply,
+    /// What a child does once, right after it is forked (loading and first
+    /// use of the engines).
+    pub warm_up: fn(),
+    /// The free children.
+    pub free: std::sync::Mutex<Vec<Warm>>,
+}
+
+/// A warm child: the child (its pid and the read end of its replies) and
+/// the write end of its jobs, with the priority it was last asked for.
+pub(crate) struct Warm {
+    child: Child,
+    jobs: libc::c_int,
+    low: bool,
+}
+
+impl Drop for Warm {
+    fn drop(&mut self) {
+        // SAFETY: the jobs' end is ours; the child is killed and reaped by
+        // `Child`'s drop.
+        unsafe { libc::close(self.jobs) };
+    }
+}
+
+impl WarmPool {
+    /// Forks `n` warm children (at most, some when forking fails). Call it
+    /// early in a program, while the process is small and has no other
+    /// thread: a child forked while another thread holds the dynamic
+    /// loader's lock could never load a library.
+    pub(crate) fn start(&'static self, n: usize) {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        for _ in 0..n {
+            match Warm::spawn(self) {
+                Some(w) => free.push(w),
+                None => break,
+            }
+        }
+    }
+
+    fn take(&self) -> Option<Warm> {
+        self.free.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn give_back(&self, w: Warm) {
+        self.free.lock().unwrap_or_else(|p| p.into_inner()).push(w);
+    }
+}
+
+impl Warm {
+    fn spawn(pool: &'static WarmPool) -> Option<Warm> {
+        let mut jobs = [0 as libc::c_int; 2];
+        // SAFETY: jobs has room for the two descriptors.
+        if unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                0,
+                jobs.as_mut_ptr(),
+            )
+        } != 0
+        {
+            return None;
+        }
+        let mut replies = [0 as libc::c_int; 2];
+        // SAFETY: replies has room for the two descriptors.
+        if unsafe { libc::pipe2(replies.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            // SAFETY: both are ours.
+            unsafe {
+                libc::close(jobs[0]);
+                libc::close(jobs[1]);
+            }
+            return None;
+        }
+        // SAFETY: see the module comment; the child never returns from this block.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: in the child.
+            unsafe { warm_child(jobs[1], replies[1], [jobs[0], replies[0]], pool) }
+        }
+        // SAFETY: the child's ends are the child's now (or nobody's).
+        unsafe {
+            libc::close(jobs[1]);
+            libc::close(replies[1]);
+        }
+        if pid < 0 {
+            // SAFETY: ours.
+            unsafe {
+                libc::close(jobs[0]);
+                libc::close(replies[0]);
+            }
+            return None;
+        }
+        Some(Warm {
+            child: Child {
+                pid,
+                fd: replies[0],
+                buf: Vec::new(),
+                status: None,
+            },
+            jobs: jobs[0],
+            low: false,
+        })
+    }
+
+    /// Sends one job (`Err` when the child is gone).
+    fn send(&mut self, words: &[i64], low: bool) -> Result<(), ()> {
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * words.len());
+        bytes.extend_from_slice(&(words.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&u64::from(low).to_le_bytes());
+        for w in words {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        let mut off = 0;
+        while off < bytes.len() {
+            // SAFETY: the buffer is valid for its length; MSG_NOSIGNAL: a
+            // child that is gone gives EPIPE, not a SIGPIPE.
+            let n = unsafe {
+                libc::send(
+                    self.jobs,
+                    bytes[off..].as_ptr().cast(),
+                    bytes.len() - off,
+                    libc::MSG_NOSIGNAL,
+                )
+            };
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(());
+            }
+            off += n as usize;
+        }
+        self.low = low;
+        Ok(())
+    }
+}
+
+/// Runs every job of `jobs` (its words, for `pool.serve`) in a warm child of
+/// `pool` while they succeed, and what is left in fresh children
+/// ([`run_batch`]): per job, the words it produced or why there are none,
+/// and the time the parent waited for it. Limits and `deadline` as for
+/// [`run_batch`]. Under [`at_low_priority`], the child works at a lower
+/// priority.
+pub(crate) fn run_jobs(
+    pool: &WarmPool,
+    jobs: &[Vec<i64>],
+    limits: &[Duration],
+    deadline: Option<Instant>,
+) -> Vec<(Result<Vec<i64>, EhrhartError>, Duration)> {
+    let n = jobs.len();
+    let mut out: Vec<(Result<Vec<i64>, EhrhartError>, Duration)> = Vec::with_capacity(n);
+    let low = LOW_PRIORITY.with(|p| p.get());
+    if let Some(mut warm) = (n > 0).then(|| pool.take()).flatten() {
+        let mut healthy = true;
+        while out.len() < n {
+            let now = Instant::now();
+            let mut limit = limits[out.len()];
+            if let Some(d) = deadline {
+                let left = d.saturating_duration_since(now);
+                if left.is_zero() {
+                    break;
+                }
+                limit = limit.min(left);
+            }
+            if warm.send(&jobs[out.len()], low).is_err() {
+                // Gone (killed from outside): a fresh child takes the job.
+                healthy = false;
+                break;
+            }
+            match warm.child.frame(limit) {
+                Ok(Reply { words, go_on }) => {
+                    out.push((Ok(words), now.elapsed()));
+                    if !go_on {
+                        healthy = false;
+                        break;
+                    }
+                }
+                Err(e) => {
+                    out.push((Err(e), now.elapsed()));
+                    healthy = false;
+                    break;
+                }
+            }
+        }
+        if healthy {
+            pool.give_back(warm);
+        }
+    }
+    let first = out.len();
+    if first < n {
+        out.extend(run_batch(&limits[first..], deadline, |k| {
+            (pool.serve)(&jobs[first + k])
+        }));
+    }
+    out
+}
+
+/// A warm child's life: warm up, then one frame per job until the socket
+/// closes (or a job says not to go on).
+///
+/// # Safety
+/// Only in the child just forked by [`Warm::spawn`].
+unsafe fn warm_child(
+    jobs: libc::c_int,
+    replies: libc::c_int,
+    parents: [libc::c_int; 2],
+    pool: &'static WarmPool,
+) -> ! {
+    for fd in parents {
+        libc::close(fd);
+    }
+    close_all_but(&[jobs, replies]);
+    quiet();
+    (pool.warm_up)();
+    let mut low = false;
+    let mut header = [0u8; HEADER_BYTES];
+    loop {
+        if !read_exact(jobs, &mut header) {
+            libc::_exit(0);
+        }
+        let word = |k: usize| u64::from_le_bytes(header[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+        let (n, wants_low) = (word(0), word(1) == 1);
+        let Some(n) = usize::try_from(n).ok().filter(|&n| n <= MAX_REPLY_WORDS) else {
+            libc::_exit(2);
+        };
+        let mut bytes = vec![0u8; 8 * n];
+        if !read_exact(jobs, &mut bytes) {
+            libc::_exit(0);
+        }
+        let words: Vec<i64> = bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        if wants_low != low {
+            // Best effort (raising it back needs a privilege): at worst the
+            // child works at the lower priority.
+            libc::setpriority(
+                libc::PRIO_PROCESS,
+                0,
+                if wants_low { LOW_PRIORITY_NICENESS } else { 0 },
+            );
+            low = wants_low;
+        }
+        let reply = match catch_unwind(AssertUnwindSafe(|| (pool.serve)(&words))) {
+            Ok(reply) => reply,
+            Err(_) => libc::_exit(CHILD_PANICKED),
+        };
+        write_frame(replies, &reply);
+        if !reply.go_on {
+            libc::_exit(0);
+        }
+    }
+}
+
+/// Reads exactly `buf.len()` bytes; `false` at the end of the stream (or an error).
+///
+/// # Safety
+/// `fd` is an open descriptor.
+unsafe fn read_exact(fd: libc::c_int, buf: &mut [u8]) -> bool {
+    let mut off = 0;
+    while off < buf.len() {
+        let n = libc::read(fd, buf[off..].as_mut_ptr().cast(), buf.len() - off);
+        if n < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return false;
+        }
+        if n == 0 {
+            return false;
+        }
+        off += n as usize;
+    }
+    true
 }
 
 /// Largest reply accepted from the child for one item (its words, 8 bytes each).
@@ -342,7 +635,26 @@ unsafe fn child(
         // Best effort: at worst the child competes at the usual priority.
         libc::setpriority(libc::PRIO_PROCESS, 0, LOW_PRIORITY_NICENESS);
     }
-    close_all_but(write_fd);
+    close_all_but(&[write_fd]);
+    quiet();
+    for k in items {
+        let reply = match catch_unwind(AssertUnwindSafe(|| work(k))) {
+            Ok(reply) => reply,
+            Err(_) => libc::_exit(CHILD_PANICKED),
+        };
+        write_frame(write_fd, &reply);
+        if !reply.go_on {
+            break;
+        }
+    }
+    libc::_exit(0)
+}
+
+/// In a child: stdout and stderr to `/dev/null` (or closed).
+///
+/// # Safety
+/// Only in a forked child.
+unsafe fn quiet() {
     let devnull = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if devnull >= 0 {
         libc::dup2(devnull, libc::STDOUT_FILENO);
@@ -353,33 +665,30 @@ unsafe fn child(
         libc::close(libc::STDOUT_FILENO);
         libc::close(libc::STDERR_FILENO);
     }
-    for k in items {
-        let reply = match catch_unwind(AssertUnwindSafe(|| work(k))) {
-            Ok(reply) => reply,
-            Err(_) => libc::_exit(CHILD_PANICKED),
-        };
-        let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * reply.words.len());
-        bytes.extend_from_slice(&(reply.words.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&u64::from(reply.go_on).to_le_bytes());
-        for w in &reply.words {
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-        let mut off = 0;
-        while off < bytes.len() {
-            let n = libc::write(write_fd, bytes[off..].as_ptr().cast(), bytes.len() - off);
-            if n < 0 {
-                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                libc::_exit(2);
-            }
-            off += n as usize;
-        }
-        if !reply.go_on {
-            break;
-        }
+}
+
+/// In a child: writes one reply frame, or exits when the parent is gone.
+///
+/// # Safety
+/// Only in a forked child; `fd` is its reply pipe.
+unsafe fn write_frame(fd: libc::c_int, reply: &Reply) {
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * reply.words.len());
+    bytes.extend_from_slice(&(reply.words.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&u64::from(reply.go_on).to_le_bytes());
+    for w in &reply.words {
+        bytes.extend_from_slice(&w.to_le_bytes());
     }
-    libc::_exit(0)
+    let mut off = 0;
+    while off < bytes.len() {
+        let n = libc::write(fd, bytes[off..].as_ptr().cast(), bytes.len() - off);
+        if n < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            libc::_exit(2);
+        }
+        off += n as usize;
+    }
 }
 
 /// Why a child ended before sending a whole frame.
@@ -442,17 +751,25 @@ fn kill_and_reap(pid: libc::pid_t) {
     reap(pid);
 }
 
-/// In a child: closes every descriptor from 3 up but `keep` (another
-/// batch's pipe, another thread's files); 0, 1 and 2 are replaced next.
+/// In a child: closes every descriptor from 3 up but those of `keep`
+/// (another batch's pipe, another thread's files); 0, 1 and 2 are replaced
+/// next.
 ///
 /// # Safety
 /// Only in a forked child, which owns no descriptor anything still uses.
-unsafe fn close_all_but(keep: libc::c_int) {
+unsafe fn close_all_but(keep: &[libc::c_int]) {
     let close_range = |lo: libc::c_uint, hi: libc::c_uint| -> bool {
         lo > hi || libc::syscall(libc::SYS_close_range, lo, hi, 0) == 0
     };
-    let keep_u = keep as libc::c_uint;
-    if close_range(3, keep_u.saturating_sub(1)) && close_range(keep_u + 1, libc::c_uint::MAX) {
+    let mut kept: Vec<libc::c_uint> = keep.iter().map(|&k| k as libc::c_uint).collect();
+    kept.sort_unstable();
+    let mut lo: libc::c_uint = 3;
+    let mut ranged = true;
+    for &k in &kept {
+        ranged &= k < lo || close_range(lo, k - 1);
+        lo = lo.max(k + 1);
+    }
+    if ranged && close_range(lo, libc::c_uint::MAX) {
         return;
     }
     // Without close_range (Linux before 5.9): every descriptor the limit allows.
@@ -461,7 +778,7 @@ unsafe fn close_all_but(keep: libc::c_int) {
         _ => 1024,
     };
     for fd in 3..max {
-        if fd != keep {
+        if !keep.contains(&fd) {
             libc::close(fd);
         }
     }
@@ -536,6 +853,92 @@ mod tests {
             .into_iter()
             .map(|(r, _)| r.map_err(|e| e.to_string()))
             .collect()
+    }
+
+    /// A warm child's jobs: `[0, words...]` echoes the words and the
+    /// child's pid, `[1]` aborts, `[2]` sleeps a minute, `[3]` answers and
+    /// says not to go on.
+    fn test_serve(words: &[i64]) -> Reply {
+        let pid = unsafe { libc::getpid() } as i64;
+        match words.first() {
+            Some(1) => unsafe { libc::abort() },
+            Some(2) => {
+                std::thread::sleep(Duration::from_secs(60));
+                Reply {
+                    words: Vec::new(),
+                    go_on: true,
+                }
+            }
+            Some(3) => Reply {
+                words: vec![pid],
+                go_on: false,
+            },
+            _ => Reply {
+                words: words[1..].iter().copied().chain([pid]).collect(),
+                go_on: true,
+            },
+        }
+    }
+
+    fn no_warm_up() {}
+
+    static TEST_POOL: WarmPool = WarmPool {
+        serve: test_serve,
+        warm_up: no_warm_up,
+        free: std::sync::Mutex::new(Vec::new()),
+    };
+
+    fn free_children() -> Vec<libc::pid_t> {
+        TEST_POOL.free.lock().unwrap().iter().map(|w| w.child.pid).collect()
+    }
+
+    /// Jobs go to the warm child while they succeed; one that fails, times
+    /// out or says not to go on costs the warm child (killed and reaped),
+    /// and the jobs after it go to a fresh child of their own, with the same
+    /// answers.
+    #[test]
+    fn warm_children_take_jobs_and_are_retired_after_a_failure() {
+        TEST_POOL.start(1);
+        let warm = free_children();
+        assert_eq!(warm.len(), 1);
+        let parent = std::process::id() as i64;
+        let jobs = |js: &[Vec<i64>], limit: Duration| -> Vec<Result<Vec<i64>, String>> {
+            run_jobs(&TEST_POOL, js, &vec![limit; js.len()], None)
+                .into_iter()
+                .map(|(r, _)| r.map_err(|e| e.to_string()))
+                .collect()
+        };
+        // Larger than a socket's buffer, both ways.
+        let big: Vec<i64> = std::iter::once(0).chain(0..100_000).collect();
+        let got = jobs(&[vec![0, 7], big.clone(), vec![0, 8]], LIMIT);
+        let child = got[0].as_ref().unwrap()[1];
+        assert_eq!(child as libc::pid_t, warm[0]);
+        assert_ne!(child, parent);
+        assert_eq!(got[1].as_ref().unwrap()[..100_000], big[1..]);
+        assert_eq!(got[2], Ok(vec![8, child]));
+        assert_eq!(free_children(), warm, "a healthy warm child goes back");
+
+        // An abort: the warm child is gone, the next job goes to a fresh child.
+        let got = jobs(&[vec![0, 1], vec![1], vec![0, 2]], LIMIT);
+        assert_eq!(got[0], Ok(vec![1, child]));
+        assert!(got[1].as_ref().unwrap_err().contains("SIGABRT"), "{got:?}");
+        let fresh = got[2].as_ref().unwrap()[1];
+        assert_ne!(fresh, child);
+        assert!(free_children().is_empty());
+        // SAFETY: probing a pid; the retired child is reaped, so not ours.
+        assert_eq!(unsafe { libc::waitpid(warm[0], std::ptr::null_mut(), libc::WNOHANG) }, -1);
+
+        // A time-out and a job that says not to go on retire their warm child too.
+        TEST_POOL.start(1);
+        let got = jobs(&[vec![2], vec![0, 3]], Duration::from_millis(300));
+        assert!(got[0].as_ref().unwrap_err().contains("300 ms"), "{got:?}");
+        assert_eq!(got[1].as_ref().unwrap()[0], 3);
+        assert!(free_children().is_empty());
+        TEST_POOL.start(1);
+        let got = jobs(&[vec![3], vec![0, 4]], LIMIT);
+        assert_ne!(got[0].as_ref().unwrap()[0], got[1].as_ref().unwrap()[1]);
+        assert!(free_children().is_empty());
+        assert!(run_jobs(&TEST_POOL, &[], &[], None).is_empty());
     }
 
     #[test]

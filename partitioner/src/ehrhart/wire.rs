@@ -1,7 +1,9 @@
 //! The sandboxed child's reply: a `Result<Vec<RawPiece>, EhrhartError>` as
-//! a flat list of `i64` words, and back. Decoding checks every length.
+//! a flat list of `i64` words, and back; and the child's job ([`Job`]), the
+//! same way. Decoding checks every length.
 
 use super::evalue::QPoly;
+use super::isl_input::{Input, Piece};
 use super::polylib::RawPiece;
 use super::EhrhartError;
 use ranges_format::Rat;
@@ -14,6 +16,98 @@ const ERR_POLYLIB: i64 = 1;
 const ERR_UNSUPPORTED: i64 = 2;
 const ERR_TOO_LARGE: i64 = 3;
 const ERR_OTHER: i64 = 4;
+
+const JOB_CARD: i64 = 0;
+const JOB_CARD_PARTS: i64 = 1;
+const JOB_POLYLIB: i64 = 2;
+
+/// What a sandboxed child does for one item (`ehrhart::serve`).
+pub(crate) enum Job {
+    /// barvinok's count of a set (isl text), whole.
+    Card(String),
+    /// barvinok's count of the union of sets (isl texts), by parts.
+    CardParts(Vec<String>),
+    /// PolyLib's enumeration of an input (`count`), or its vertices alone.
+    PolyLib { input: Input, count: bool },
+}
+
+/// The words of [`Job::Card`].
+pub(crate) fn card_job(text: &str) -> Vec<i64> {
+    let mut w = vec![JOB_CARD];
+    put_str(&mut w, text);
+    w
+}
+
+/// The words of [`Job::CardParts`].
+pub(crate) fn card_parts_job(texts: &[String]) -> Vec<i64> {
+    let mut w = vec![JOB_CARD_PARTS, texts.len() as i64];
+    for t in texts {
+        put_str(&mut w, t);
+    }
+    w
+}
+
+/// The words of [`Job::PolyLib`].
+pub(crate) fn polylib_job(input: &Input, count: bool) -> Vec<i64> {
+    let mut w = vec![JOB_POLYLIB, i64::from(count), input.params.len() as i64];
+    for p in &input.params {
+        put_str(&mut w, p);
+    }
+    w.push(input.pieces.len() as i64);
+    for p in &input.pieces {
+        w.push(p.n_vars as i64);
+        put_rows(&mut w, &p.rows);
+    }
+    match &input.context {
+        None => w.push(0),
+        Some(rows) => {
+            w.push(1);
+            put_rows(&mut w, rows);
+        }
+    }
+    w
+}
+
+/// The job in `words`; `None` when they are not one.
+pub(crate) fn decode_job(words: &[i64]) -> Option<Job> {
+    let mut r = Reader { words, pos: 0 };
+    let job = match r.word()? {
+        JOB_CARD => Job::Card(r.string()?),
+        JOB_CARD_PARTS => {
+            let n = r.len()?;
+            Job::CardParts((0..n).map(|_| r.string()).collect::<Option<_>>()?)
+        }
+        JOB_POLYLIB => {
+            let count = r.word()? == 1;
+            let n = r.len()?;
+            let params = (0..n).map(|_| r.string()).collect::<Option<_>>()?;
+            let n = r.len()?;
+            let pieces = (0..n)
+                .map(|_| {
+                    Some(Piece {
+                        n_vars: r.len()?,
+                        rows: r.rows()?,
+                    })
+                })
+                .collect::<Option<_>>()?;
+            let context = match r.word()? {
+                0 => None,
+                1 => Some(r.rows()?),
+                _ => return None,
+            };
+            Job::PolyLib {
+                input: Input {
+                    params,
+                    pieces,
+                    context,
+                },
+                count,
+            }
+        }
+        _ => return None,
+    };
+    (r.pos == words.len()).then_some(job)
+}
 
 const Q_CONST: i64 = 0;
 const Q_POLY: i64 = 1;
@@ -258,6 +352,35 @@ mod tests {
         ] {
             assert_eq!(decode(&encode(&Err(err.clone()))), Err(err));
         }
+    }
+
+    #[test]
+    fn jobs_round_trip() {
+        let texts = vec!["[n] -> { [i] : 0 <= i < n }".to_string(), "{ [i] : i = 0 }".into()];
+        assert!(matches!(decode_job(&card_job(&texts[0])), Some(Job::Card(t)) if t == texts[0]));
+        assert!(matches!(decode_job(&card_parts_job(&texts)), Some(Job::CardParts(t)) if t == texts));
+        let input = Input {
+            params: vec!["n".into(), "lo".into()],
+            pieces: vec![Piece {
+                n_vars: 1,
+                rows: vec![vec![1, 1, 0, 0, 0], vec![1, -1, 1, 0, -1]],
+            }],
+            context: Some(vec![vec![1, 1, 0, -1]]),
+        };
+        let Some(Job::PolyLib { input: back, count }) = decode_job(&polylib_job(&input, true))
+        else {
+            panic!("not a PolyLib job");
+        };
+        assert!(count);
+        assert_eq!(back.params, input.params);
+        assert_eq!(back.context, input.context);
+        assert_eq!(back.pieces.len(), 1);
+        assert_eq!((back.pieces[0].n_vars, &back.pieces[0].rows), (1, &input.pieces[0].rows));
+        let mut cut = card_parts_job(&texts);
+        cut.pop();
+        assert!(decode_job(&cut).is_none());
+        assert!(decode_job(&[7]).is_none());
+        assert!(decode_job(&[]).is_none());
     }
 
     #[test]
