@@ -285,6 +285,7 @@ impl fmt::Display for Enumeration {
 static WARM: sandbox::WarmPool = sandbox::WarmPool {
     serve,
     warm_up,
+    before_fork: load_barvinok,
     free: std::sync::Mutex::new(Vec::new()),
 };
 
@@ -328,6 +329,11 @@ fn serve(words: &[i64]) -> sandbox::Reply {
             go_on: false,
         },
     }
+}
+
+/// Loads barvinok's libraries here (waiting for [`preload_barvinok`]).
+fn load_barvinok() {
+    let _ = barvinok_available();
 }
 
 /// In a warm child, once: barvinok loaded and its first count made.

@@ -40,8 +40,9 @@
 //! A batch takes a warm child if one is free and falls back to a fresh
 //! child per batch otherwise; a warm child whose job failed, timed out or
 //! said not to go on is killed and reaped at once, and the batch's remaining
-//! jobs go to a fresh child. A warm child ends when its socket closes (this
-//! process exited). Libraries (the OpenCL layer, the C API) never start
+//! jobs go to a fresh child; a new warm child replaces it (forked then, once
+//! the engines are loaded here: [`WarmPool::before_fork`]). A warm child
+//! ends when its socket closes (this process exited). Libraries (the OpenCL layer, the C API) never start
 //! warm children: a child that outlives every batch could be waited for by
 //! the application's own `wait`.
 
@@ -76,6 +77,10 @@ pub(crate) struct WarmPool {
     /// What a child does once, right after it is forked (loading and first
     /// use of the engines).
     pub warm_up: fn(),
+    /// What this process does before it forks a child to replace a retired
+    /// one (loading the engines first, so that the child need not load
+    /// them while another thread may hold the dynamic loader's lock).
+    pub before_fork: fn(),
     /// The free children.
     pub free: std::sync::Mutex<Vec<Warm>>,
 }
@@ -216,7 +221,7 @@ impl Warm {
 /// [`run_batch`]. Under [`at_low_priority`], the child works at a lower
 /// priority.
 pub(crate) fn run_jobs(
-    pool: &WarmPool,
+    pool: &'static WarmPool,
     jobs: &[Vec<i64>],
     limits: &[Duration],
     deadline: Option<Instant>,
@@ -258,6 +263,13 @@ pub(crate) fn run_jobs(
         }
         if healthy {
             pool.give_back(warm);
+        } else {
+            drop(warm);
+            // A replacement, warm by the next batch.
+            (pool.before_fork)();
+            if let Some(w) = Warm::spawn(pool) {
+                pool.give_back(w);
+            }
         }
     }
     let first = out.len();
@@ -885,6 +897,7 @@ mod tests {
     static TEST_POOL: WarmPool = WarmPool {
         serve: test_serve,
         warm_up: no_warm_up,
+        before_fork: no_warm_up,
         free: std::sync::Mutex::new(Vec::new()),
     };
 
@@ -924,20 +937,23 @@ mod tests {
         assert!(got[1].as_ref().unwrap_err().contains("SIGABRT"), "{got:?}");
         let fresh = got[2].as_ref().unwrap()[1];
         assert_ne!(fresh, child);
-        assert!(free_children().is_empty());
+        let replaced = free_children();
+        assert_eq!(replaced.len(), 1, "a retired warm child is replaced");
+        assert!(![child, fresh].contains(&(replaced[0] as i64)));
         // SAFETY: probing a pid; the retired child is reaped, so not ours.
         assert_eq!(unsafe { libc::waitpid(warm[0], std::ptr::null_mut(), libc::WNOHANG) }, -1);
 
         // A time-out and a job that says not to go on retire their warm child too.
-        TEST_POOL.start(1);
         let got = jobs(&[vec![2], vec![0, 3]], Duration::from_millis(300));
         assert!(got[0].as_ref().unwrap_err().contains("300 ms"), "{got:?}");
         assert_eq!(got[1].as_ref().unwrap()[0], 3);
-        assert!(free_children().is_empty());
-        TEST_POOL.start(1);
+        let after = free_children();
+        assert_eq!(after.len(), 1);
+        assert_ne!(after, replaced);
         let got = jobs(&[vec![3], vec![0, 4]], LIMIT);
+        assert_eq!(got[0].as_ref().unwrap()[0], after[0] as i64);
         assert_ne!(got[0].as_ref().unwrap()[0], got[1].as_ref().unwrap()[1]);
-        assert!(free_children().is_empty());
+        assert_eq!(free_children().len(), 1);
         assert!(run_jobs(&TEST_POOL, &[], &[], None).is_empty());
     }
 
