@@ -1282,6 +1282,7 @@ fn count_ahead(
     inputs: Vec<(CountSlot, CountInput)>,
     deadline: Option<std::time::Instant>,
     vertex_limit: std::time::Duration,
+    max_ops: u64,
 ) -> (
     std::collections::HashMap<(String, CountForm), Count>,
     std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
@@ -1308,11 +1309,24 @@ fn count_ahead(
             .zip(counts)
             .filter_map(|(i, c)| Some(((i.text, i.form), c.ok()?)))
             .collect();
+        // Their domains simplified here too, as `add_vertices` would (the
+        // same isl operation limit), within the counts' deadline.
+        let spent = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
         let vertices = distinct
             .iter()
             .zip(vertices)
             .filter_map(|(&(t, c, _), (v, _))| {
-                Some(((t.to_string(), c.map(str::to_string)), v.ok()?))
+                let gist = DomainGist::new(max_ops, c);
+                let mut v = v.ok()?;
+                for piece in &mut v {
+                    for vertex in piece {
+                        if spent() {
+                            return None;
+                        }
+                        vertex.domain = gist.of(&vertex.domain);
+                    }
+                }
+                Some(((t.to_string(), c.map(str::to_string)), v))
             })
             .collect();
         (counts, vertices)
@@ -1593,7 +1607,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
         // What was found ahead is not searched for again.
         let (known_vertices, missing) = split_known(&batch, |&(t, c, _)| {
             let found = ahead?.vertices.get(&(t.to_string(), c.map(str::to_string)))?;
-            Some((Ok(found.clone()), std::time::Duration::ZERO))
+            Some((Ok(found.clone()), true))
         });
         let search = (!missing.is_empty() && !limit.is_zero()).then(|| {
             s.spawn(move || {
@@ -1602,7 +1616,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
                 let found = ehrhart::vertices_many(&distinct, deadline);
                 which
                     .into_iter()
-                    .map(|k| found[k].clone())
+                    .map(|k| (found[k].0.clone(), false))
                     .collect::<VertexResults>()
             })
         });
@@ -1774,11 +1788,12 @@ fn vertex_limit(cx: &Ctx) -> std::time::Duration {
     }
 }
 
-/// PolyLib's vertices of each footprint, or why there are none, and the time
-/// each took (`ehrhart::vertices_many`).
+/// PolyLib's vertices of each footprint (`ehrhart::vertices_many`), or why
+/// there are none, and whether their domains are simplified already
+/// ([`DomainGist`], made ahead: [`count_ahead`]).
 type VertexResults = Vec<(
     Result<Vec<Vec<ehrhart::ParamVertex>>, ehrhart::EhrhartError>,
-    std::time::Duration,
+    bool,
 )>;
 
 /// The parametric vertices of each bounded array's slice footprint (the
@@ -1821,13 +1836,14 @@ fn add_vertices(
             return;
         }
     };
-    for (&(array_idx, input), (e, _)) in todo.iter().zip(found) {
+    for (&(array_idx, input), (e, simplified)) in todo.iter().zip(found) {
         let a = &mut k.arrays[array_idx];
         let n_dims = cx.acc.arrays[array_idx].strides.len().max(1);
         match e {
             Ok(e) => {
                 let mut vs: Vec<ranges_format::Vertex> = Vec::new();
-                let gist = DomainGist::new(cx, input.context.as_deref());
+                let gist =
+                    (!simplified).then(|| DomainGist::new(cx.isl.max_ops(), input.context.as_deref()));
                 // The domains are simplified within the kernel's budget too:
                 // past it, the array gets no vertices (never some of them).
                 let spent = || {
@@ -1842,7 +1858,10 @@ fn add_vertices(
                     }
                     let v = ranges_format::Vertex {
                         coords: v.coords.iter().take(n_dims).cloned().collect(),
-                        domain: gist.of(&v.domain),
+                        domain: match &gist {
+                            Some(g) => g.of(&v.domain),
+                            None => v.domain.clone(),
+                        },
                     };
                     if !vs.contains(&v) {
                         vs.push(v);
@@ -1888,10 +1907,11 @@ struct DomainGist<'a> {
 }
 
 impl<'a> DomainGist<'a> {
-    fn new(cx: &Ctx, context: Option<&'a str>) -> DomainGist<'a> {
+    /// Within `max_ops` isl operations per simplification (the kernel's).
+    fn new(max_ops: u64, context: Option<&'a str>) -> DomainGist<'a> {
         // The operation limit alone (no wall clock): the same domains
         // whatever the machine's load.
-        let isl = Isl::with_deadline(cx.isl.max_ops(), None, 0);
+        let isl = Isl::with_deadline(max_ops, None, 0);
         let context = context.and_then(|c| {
             let params = c.split_once(" -> ")?.0;
             Some((params, isl.set(c).ok()?))
@@ -1924,13 +1944,13 @@ impl<'a> DomainGist<'a> {
     }
 }
 
-/// One array's counts to make (see [`add_counts`]), as steps.
-#[allow(clippy::too_many_arguments)]
 /// Whether an array is never accessed ([`array_counts`]): it then has no
 /// count to make, and none of its elements is counted.
 #[derive(PartialEq, Eq)]
 struct NeverAccessed;
 
+/// One array's counts to make (see [`add_counts`]), as steps; the written
+/// count only when `written` (the writes may not fill the slice's range).
 #[allow(clippy::too_many_arguments)]
 fn array_counts(
     cx: &Ctx,
@@ -2406,7 +2426,8 @@ pub fn partition_kernel_in(
                 }
                 let list = inputs.iter().map(|(&(_, slot), i)| (slot, i.clone())).collect();
                 let (deadline, limit) = (cx.counts_deadline, vertex_limit(&cx));
-                let counting = s.spawn(move || count_ahead(list, deadline, limit));
+                let max_ops = cx.isl.max_ops();
+                let counting = s.spawn(move || count_ahead(list, deadline, limit, max_ops));
                 Some((d, inputs, counting))
             });
         let mut best: Option<(i64, bool, KernelRanges)> = None;
