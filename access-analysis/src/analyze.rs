@@ -186,7 +186,10 @@ pub fn analyze_kernel_in(
     walker.buf_names = buf_names;
     walker.buf_args = buf_args;
     walker.buf_elem_sizes = buffers.iter().map(|b| (b.arg_index, b.elem_size)).collect();
-    for p in &k.params {
+    for (i, p) in k.params.iter().enumerate() {
+        if matches!(p.ty, Type::Struct { .. }) && !crate::eval::may_change(&k.body, &p.name) {
+            walker.struct_args.insert(p.name.clone(), i as u32);
+        }
         if let (Some((isl_name, _)), Some((lo, hi, _, _))) =
             (scalar_isl.get(&p.name), int_range(&p.ty))
         {
@@ -272,6 +275,20 @@ pub fn analyze_kernel_in(
             params.push(ParamInfo {
                 name: n.clone(),
                 source: ParamSource::ScalarArg { arg_index: i },
+            });
+        }
+    }
+    // Then the members of struct arguments that appear (issue 15).
+    for m in &walker.member_params {
+        if used.contains(&m.name) {
+            params.push(ParamInfo {
+                name: m.name.clone(),
+                source: ParamSource::StructMember {
+                    arg_index: m.arg_index,
+                    offset: m.offset,
+                    size: m.size,
+                    signed: m.signed,
+                },
             });
         }
     }

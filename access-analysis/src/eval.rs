@@ -28,7 +28,7 @@
 //! `inline` (helper functions).
 
 use crate::poly::{Cond, Why};
-use coarsen::ir::{Function, Program, Scalar, Span};
+use coarsen::ir::{Expr, ExprKind, Function, Program, Scalar, Span, Type};
 use std::collections::{BTreeMap, HashMap};
 
 mod builtins;
@@ -72,6 +72,12 @@ pub(crate) struct Walker<'a> {
     steps: usize,
     /// Value ranges of integer scalar parameters, by isl name (from their C type).
     pub param_bounds: HashMap<String, (i128, i128)>,
+    /// Structs passed by value that the kernel never assigns nor takes
+    /// the address of, by name: their argument index (issue 15). Their
+    /// integer members read in the kernel's own body are parameters.
+    pub struct_args: HashMap<String, u32>,
+    /// The parameters made of such members, in the order first read.
+    pub member_params: Vec<MemberParam>,
     /// Value ranges of loop-iterator dimensions (from the iterator's type and start).
     dim_bounds: HashMap<String, (i128, i128)>,
     /// Loop-iterator dimensions of counted loops with a constant step `s`
@@ -95,6 +101,47 @@ pub(crate) struct Walker<'a> {
     /// an unsigned type is a [`NoWrap`] assumption): their values are at
     /// least 0 from then on.
     pub assumed_nonneg: std::cell::RefCell<std::collections::BTreeSet<String>>,
+}
+
+/// An integer member of a struct argument read as a parameter
+/// ([`Walker::member_param`]).
+#[derive(Debug, Clone)]
+pub(crate) struct MemberParam {
+    /// The isl parameter's name.
+    pub name: String,
+    pub arg_index: u32,
+    /// Byte offset of the member in the struct.
+    pub offset: u32,
+    /// Size of the member in bytes.
+    pub size: u32,
+    pub signed: bool,
+}
+
+/// Whether the kernel `body` may change struct argument `name`: an
+/// assignment to it or to a part of it (`p = q`, `p.m += 1`, `p.m++`), its
+/// address or a part's taken (`&p`, `&p.m`), or a local of the same name
+/// anywhere (conservative: no scope is reasoned about).
+pub(crate) fn may_change(body: &[coarsen::ir::Stmt], name: &str) -> bool {
+    use coarsen::ir::UnOp;
+    fn root(e: &Expr) -> Option<&str> {
+        match &e.kind {
+            ExprKind::Var(n) => Some(n),
+            ExprKind::Member(a, ..) | ExprKind::Index(a, _) | ExprKind::Swizzle(a, _) | ExprKind::Cast(a) => root(a),
+            _ => None,
+        }
+    }
+    let mut changed = false;
+    coarsen::ir::visit_exprs(body, &mut |e: &Expr| {
+        changed |= match &e.kind {
+            ExprKind::Assign(_, l, _) => root(l) == Some(name),
+            ExprKind::Unary(
+                UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf,
+                a,
+            ) => root(a) == Some(name),
+            _ => false,
+        };
+    });
+    changed || stmt::declares(body, name)
 }
 
 /// An integer conversion that wraps around for some launch and is modelled
@@ -157,6 +204,8 @@ impl<'a> Walker<'a> {
             buf_names: Vec::new(),
             steps: 0,
             param_bounds: HashMap::new(),
+            struct_args: HashMap::new(),
+            member_params: Vec::new(),
             dim_bounds: HashMap::new(),
             strided: HashMap::new(),
             var_types: HashMap::new(),
@@ -165,6 +214,54 @@ impl<'a> Walker<'a> {
             no_wrap: Default::default(),
             assumed_nonneg: Default::default(),
         }
+    }
+
+    /// The isl parameter of `e`, a read of an integer member of a struct
+    /// argument in [`Walker::struct_args`] in the kernel's own body (not in
+    /// an inlined helper, not under a local of the same name): made (with
+    /// the bounds of its type) on its first read.
+    fn member_param(&mut self, e: &Expr) -> Option<String> {
+        let ExprKind::Member(base, member, Some(offset)) = &e.kind else {
+            return None;
+        };
+        let ExprKind::Var(p) = &base.kind else {
+            return None;
+        };
+        let &arg_index = self.struct_args.get(p)?;
+        let Type::Scalar(sc) = e.ty else { return None };
+        let (lo, hi, bits, signed) = domain::int_range(&e.ty)?;
+        let kernel_scope = self.frames.len() == 1
+            && self.scopes.iter().rposition(|s| s.contains_key(p)) == Some(0);
+        if !kernel_scope || sc == coarsen::ir::Scalar::Bool {
+            return None;
+        }
+        let size = bits / 8;
+        if let Some(m) = self
+            .member_params
+            .iter()
+            .find(|m| (m.arg_index, m.offset, m.size) == (arg_index, *offset, size))
+        {
+            return Some(m.name.clone());
+        }
+        let mut name: String = format!("{p}_{member}")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        while self.taken.iter().any(|t| t.eq_ignore_ascii_case(&name))
+            || is_isl_keyword(&name)
+        {
+            name.push('_');
+        }
+        self.taken.push(name.clone());
+        self.param_bounds.insert(name.clone(), (lo, hi));
+        self.member_params.push(MemberParam {
+            name: name.clone(),
+            arg_index,
+            offset: *offset,
+            size,
+            signed,
+        });
+        Some(name)
     }
 
     fn loc(&self, s: &Span) -> String {

@@ -89,7 +89,12 @@ impl<'a> Renderer<'a> {
             param_names: params.iter().map(|p| p.name.clone()).collect(),
             arg_params: params
                 .iter()
-                .filter(|p| matches!(p.source, crate::ParamSource::ScalarArg { .. }))
+                .filter(|p| {
+                    matches!(
+                        p.source,
+                        crate::ParamSource::ScalarArg { .. } | crate::ParamSource::StructMember { .. }
+                    )
+                })
                 .map(|p| p.name.clone())
                 .collect(),
         };

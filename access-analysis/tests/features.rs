@@ -576,3 +576,78 @@ fn induction_variables_are_affine_in_the_iteration_count() {
         );
     }
 }
+
+/// Issue 15: the integer members of a struct passed by value that the
+/// kernel never changes are parameters, read from the argument's bytes at
+/// launch (`ParamSource::StructMember`: offset, size, signedness); a
+/// struct the kernel changes, one whose address is taken, a copy of one and
+/// a float member are not followed.
+#[test]
+fn members_of_an_unchanged_struct_argument_are_parameters() {
+    use access_analysis::ParamSource;
+    let ka = inline(
+        "typedef struct { float scale; int width; ushort rows; } geo;
+        __kernel void k(__global float *a, __global const float *b, geo p) {
+            int x = get_global_id(0);
+            int y = get_global_id(1);
+            if (x < p.width && y < p.rows)
+                a[y * p.width + x] = p.scale * b[y * p.width + x];
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert_eq!(a.whole, None, "{:?}", ka.notes);
+    let members: Vec<(&str, ParamSource)> = ka
+        .params
+        .iter()
+        .filter(|p| matches!(p.source, ParamSource::StructMember { .. }))
+        .map(|p| (p.name.as_str(), p.source))
+        .collect();
+    assert_eq!(
+        members,
+        vec![
+            (
+                "p_width",
+                ParamSource::StructMember { arg_index: 2, offset: 4, size: 4, signed: true }
+            ),
+            (
+                "p_rows",
+                ParamSource::StructMember { arg_index: 2, offset: 8, size: 2, signed: false }
+            ),
+        ]
+    );
+    // must-writes: the guard is affine in the members
+    assert!(a
+        .accesses
+        .iter()
+        .all(|x| x.kind != access_analysis::AccessKind::MayWrite));
+
+    for (body, why) in [
+        ("p.width = 3;", "assigned"),
+        ("p.width++;", "stepped"),
+        ("__private geo *q = &p;", "its address taken"),
+        ("{ int p = 1; }", "a local of its name"),
+    ] {
+        let ka = inline(
+            &format!(
+                "typedef struct {{ float scale; int width; }} geo;
+                __kernel void k(__global float *a, geo p) {{
+                    {body}
+                    a[get_global_id(0) * p.width] = 1.0f;
+                }}"
+            ),
+            &opts(),
+        );
+        assert!(
+            ka.params.iter().all(|p| !matches!(p.source, ParamSource::StructMember { .. })),
+            "{why}: {:?}",
+            ka.params
+        );
+        let a = ka.array("a").unwrap();
+        assert!(
+            a.whole.as_deref().is_some_and(|w| w.contains("member of a struct value")),
+            "{why}: {:?}",
+            a.whole
+        );
+    }
+}

@@ -128,6 +128,13 @@ fn params(
                     Some(ArgValue::Scalar { int: Some(v), .. }) => *v,
                     _ => anyhow::bail!("parameter '{}' has no integer value", p.name),
                 },
+                ParamSource::StructMember { arg_index, .. } => match args.value(arg_index) {
+                    Some(ArgValue::Scalar { bytes, .. }) => p
+                        .source
+                        .member_value(bytes)
+                        .ok_or_else(|| anyhow::anyhow!("parameter '{}' has no value", p.name))?,
+                    _ => anyhow::bail!("parameter '{}' has no bytes", p.name),
+                },
                 ParamSource::GlobalSize(d) => nd.global_size(d) as i64,
                 ParamSource::LocalSize(d) => nd.local_size(d) as i64,
                 ParamSource::GlobalOffset(d) => nd.global_offset(d) as i64,

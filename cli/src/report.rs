@@ -242,6 +242,9 @@ pub fn param_meaning(k: &KernelRanges, source: ParamSource) -> String {
                 None => format!("kernel argument {arg_index}"),
             }
         }
+        ParamSource::StructMember { .. } => {
+            partitioner::report::member_meaning(k, source).unwrap_or_default()
+        }
         other => other.to_string(),
     }
 }

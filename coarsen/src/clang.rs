@@ -252,6 +252,17 @@ impl<'tu> Cursor<'tu> {
         unsafe { clang_getCursorUnaryOperatorKind(self.raw) }
     }
 
+    /// The byte offset of a field in its struct (`clang_Cursor_getOffsetOfField`
+    /// on a field declaration); `None` for a bit-field inside a byte or
+    /// where clang cannot tell.
+    pub fn field_offset(&self) -> Option<u32> {
+        let bits = unsafe { clang_Cursor_getOffsetOfField(self.raw) };
+        if bits < 0 || bits % 8 != 0 {
+            return None;
+        }
+        u32::try_from(bits / 8).ok()
+    }
+
     pub fn referenced(&self) -> Option<Cursor<'tu>> {
         let r = unsafe { clang_getCursorReferenced(self.raw) };
         if unsafe { clang_Cursor_isNull(r) } != 0 {

@@ -742,7 +742,7 @@ impl<'p> Emitter<'p> {
             }
             ExprKind::Call(name, args) => self.call(e, name, args)?,
             ExprKind::Unsupported(m) => return Err(self.err(&e.span, m)),
-            ExprKind::Member(a, m) => {
+            ExprKind::Member(a, m, _) => {
                 // the access is the element's (`p[i]` of `p[i].m`)
                 self.lvalue = mode;
                 let base = self.expr(a)?;

@@ -337,9 +337,9 @@ pub enum ExprKind {
     Swizzle(Box<Expr>, Vec<u8>),
     /// A vector literal `(float4)(a, b, c, d)`.
     VectorLit(Vec<Expr>),
-    /// A struct member `s.m` / `p->m` (not analyzed: always comes with an
-    /// unsupported-construct diagnostic; kept for the run-time guard).
-    Member(Box<Expr>, String),
+    /// A struct member `s.m` / `p->m`, and the member's byte offset in its
+    /// struct where clang gives it (`None` for a bit-field).
+    Member(Box<Expr>, String, Option<u32>),
     /// Something outside the subset; a diagnostic was recorded.
     Unsupported(String),
 }
@@ -590,7 +590,7 @@ pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::Cast(a)
         | ExprKind::Swizzle(a, _)
         | ExprKind::WorkItem(_, a)
-        | ExprKind::Member(a, _) => visit_expr(a, f),
+        | ExprKind::Member(a, ..) => visit_expr(a, f),
         ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) => {
             visit_expr(a, f);
             visit_expr(b, f);

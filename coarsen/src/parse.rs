@@ -950,7 +950,12 @@ impl Cx {
                         );
                     }
                     let base = self.expr(&ch[0]);
-                    return mk(ExprKind::Member(Box::new(base), c.spelling()), ty, span);
+                    let offset = c.referenced().and_then(|f| f.field_offset());
+                    return mk(
+                        ExprKind::Member(Box::new(base), c.spelling(), offset),
+                        ty,
+                        span,
+                    );
                 }
                 let e = self.expr(&ch[0]);
                 if e.ty == ty || matches!(ty, Type::Other(_) | Type::Struct { .. }) {

@@ -744,6 +744,29 @@ impl Plan {
                         });
                     }
                 },
+                ParamSource::StructMember { arg_index, .. } => {
+                    let value = match args.value(arg_index) {
+                        Some(ArgValue::Scalar { bytes, .. }) => p.source.member_value(bytes),
+                        _ => None,
+                    };
+                    match value {
+                        Some(v) => v,
+                        None => {
+                            let name = args
+                                .infos()
+                                .get(arg_index as usize)
+                                .map_or_else(|| format!("#{arg_index}"), |a| a.name.clone());
+                            return Err(LaunchError::Eval {
+                                kernel: self.kernel.name.clone(),
+                                what: format!("parameter '{}'", p.name),
+                                message: format!(
+                                    "argument '{name}' has no bytes for its member ({}) or its value does not fit a long",
+                                    p.source
+                                ),
+                            });
+                        }
+                    }
+                }
                 ParamSource::GlobalSize(d) => nd.global_size(d) as i64,
                 ParamSource::LocalSize(d) => nd.local_size(d) as i64,
                 ParamSource::GlobalOffset(d) => nd.global_offset(d) as i64,

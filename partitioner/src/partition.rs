@@ -87,6 +87,8 @@ impl LaunchPoint {
                         let name = &args.iter().find(|a| a.index == arg_index)?.name;
                         *self.scalars.get(name)?
                     }
+                    // the launch's integer scalars only
+                    ParamSource::StructMember { .. } => return None,
                     ParamSource::GlobalSize(k) => size(&self.global, k)?,
                     ParamSource::LocalSize(k) => size(&self.local, k)?,
                     ParamSource::GlobalOffset(_) => 0,
@@ -1228,11 +1230,12 @@ const AHEAD_INPUTS_LIMIT: std::time::Duration = std::time::Duration::from_millis
 /// The inputs of every count [`add_counts`] may make along `d` with every
 /// count wanted (per array shape, its first array; the written count
 /// wherever the writes are must-writes), made within
-/// [`AHEAD_INPUTS_LIMIT`]; those that fail are left out.
+/// [`AHEAD_INPUTS_LIMIT`]; those that fail are left out, and all are when
+/// the limit passed.
 fn ahead_inputs(cx: &Ctx, d: u32) -> std::collections::HashMap<(usize, CountSlot), CountInput> {
     let mut steps = Vec::new();
     let now = std::time::Instant::now();
-    cx.isl.within(now + AHEAD_INPUTS_LIMIT, || {
+    let ((), passed) = cx.isl.within(now + AHEAD_INPUTS_LIMIT, || {
         let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
             return;
         };
@@ -1260,6 +1263,11 @@ fn ahead_inputs(cx: &Ctx, d: u32) -> std::collections::HashMap<(usize, CountSlot
         }
     });
     cx.isl.reset();
+    if passed {
+        // An input cut short may have taken another form than the usual
+        // way would give it (a simplification skipped): none is kept.
+        return Default::default();
+    }
     steps
         .into_iter()
         .filter_map(|step| match step {
@@ -2193,7 +2201,7 @@ pub fn sample_values(params: &[Param], d: u32, ls: Option<[i64; 3]>) -> Vec<i64>
             ParamSource::LocalSize(dd) => l(dd),
             ParamSource::NumGroups(dd) => gs(dd) / l(dd),
             ParamSource::GlobalOffset(_) => 0,
-            ParamSource::ScalarArg { .. } => 1024,
+            ParamSource::ScalarArg { .. } | ParamSource::StructMember { .. } => 1024,
             ParamSource::SliceLo | ParamSource::SliceLoItem => 0,
             ParamSource::SliceHi => 32,
             ParamSource::SliceHiItem => gs(d) / 2,

@@ -15,6 +15,29 @@ const MAX_CHAMBERS: usize = 6;
 /// Most distinct piece values a bound is shown with as `min(..)`/`max(..)`.
 const MAX_PIECES: usize = 4;
 
+/// What a [`ParamSource::StructMember`] parameter stands for, in words
+/// (the report's legend and `clpart analyze`'s).
+pub fn member_meaning(k: &KernelRanges, source: ParamSource) -> Option<String> {
+    let ParamSource::StructMember {
+        arg_index,
+        offset,
+        size,
+        signed,
+    } = source
+    else {
+        return None;
+    };
+    Some(format!(
+        "the {}{}-bit member at byte {offset} of kernel argument {arg_index}{}",
+        if signed { "" } else { "unsigned " },
+        8 * size,
+        match k.args.iter().find(|a| a.index == arg_index) {
+            Some(a) => format!(" '{}' ({})", a.name, a.elem_type),
+            None => String::new(),
+        }
+    ))
+}
+
 /// What a parameter stands for, in the legend.
 fn meaning(k: &KernelRanges, p: &ranges_format::Param) -> String {
     let split = k.split_dim.unwrap_or(0);
@@ -23,6 +46,7 @@ fn meaning(k: &KernelRanges, p: &ranges_format::Param) -> String {
             Some(a) => format!("kernel argument {arg_index} '{}' ({})", a.name, a.elem_type),
             None => format!("kernel argument {arg_index}"),
         },
+        ParamSource::StructMember { .. } => member_meaning(k, p.source).unwrap_or_default(),
         ParamSource::GlobalSize(d) => format!("global size of dimension {d}, get_global_size({d})"),
         ParamSource::LocalSize(d) => format!("work-group size of dimension {d}, get_local_size({d})"),
         ParamSource::GlobalOffset(d) => format!("global offset of dimension {d}, get_global_offset({d})"),

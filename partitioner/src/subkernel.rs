@@ -1695,7 +1695,7 @@ impl<'a> Guarder<'a> {
             }
             // A partial write `a[i].x = v` (vector lane or struct member)
             // writes the element.
-            ExprKind::Swizzle(x, _) | ExprKind::Member(x, _) => self.expr(x, access, depth + 1),
+            ExprKind::Swizzle(x, _) | ExprKind::Member(x, ..) => self.expr(x, access, depth + 1),
             ExprKind::Var(n) if n == self.name => {
                 self.fail(e, "the pointer itself is used (copied, passed or compared)")
             }

@@ -84,6 +84,19 @@ pub enum ParamSource {
         /// Argument position.
         arg_index: u32,
     },
+    /// An integer member of a struct passed by value as kernel argument
+    /// `arg_index` (issue 15): the `size` bytes at byte `offset` of the
+    /// argument's bytes, little-endian, signed or not.
+    StructMember {
+        /// Argument position.
+        arg_index: u32,
+        /// Byte offset of the member in the struct.
+        offset: u32,
+        /// Size of the member in bytes (1, 2, 4 or 8).
+        size: u32,
+        /// Whether the member's type is signed.
+        signed: bool,
+    },
     /// `get_global_size(d)`.
     GlobalSize(u32),
     /// `get_local_size(d)`.
@@ -161,10 +174,49 @@ impl std::fmt::Display for Mode {
     }
 }
 
+impl ParamSource {
+    /// The value of a [`ParamSource::StructMember`] in the bytes of its
+    /// argument; `None` for another source, bytes too short, or an unsigned
+    /// 8-byte value past `i64::MAX`.
+    pub fn member_value(&self, bytes: &[u8]) -> Option<i64> {
+        let ParamSource::StructMember {
+            offset,
+            size,
+            signed,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let start = offset as usize;
+        let raw = bytes.get(start..start.checked_add(size as usize)?)?;
+        let mut le = [0u8; 8];
+        le[..raw.len()].copy_from_slice(raw);
+        let v = u64::from_le_bytes(le);
+        let bits = 8 * size;
+        if signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+            // sign-extended
+            Some((v | !0u64 << bits) as i64)
+        } else {
+            i64::try_from(v).ok()
+        }
+    }
+}
+
 impl std::fmt::Display for ParamSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ParamSource::ScalarArg { arg_index } => write!(f, "arg {arg_index}"),
+            ParamSource::StructMember {
+                arg_index,
+                offset,
+                size,
+                signed,
+            } => write!(
+                f,
+                "arg {arg_index}, {} {size}-byte member at byte {offset}",
+                if *signed { "signed" } else { "unsigned" }
+            ),
             ParamSource::GlobalSize(d) => write!(f, "get_global_size({d})"),
             ParamSource::LocalSize(d) => write!(f, "get_local_size({d})"),
             ParamSource::GlobalOffset(d) => write!(f, "get_global_offset({d})"),

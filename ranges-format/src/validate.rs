@@ -249,6 +249,31 @@ impl KernelRanges {
                         ));
                     }
                 }
+                ParamSource::StructMember {
+                    arg_index,
+                    offset,
+                    size,
+                    ..
+                } => {
+                    let Some(a) = arg(arg_index) else {
+                        return Err(format!(
+                            "parameter '{}' refers to argument {arg_index}, which does not exist",
+                            p.name
+                        ));
+                    };
+                    if a.kind != ArgKind::Scalar {
+                        return Err(format!(
+                            "parameter '{}' refers to argument '{}', which is not passed by value",
+                            p.name, a.name
+                        ));
+                    }
+                    if ![1, 2, 4, 8].contains(&size) || u64::from(offset) + u64::from(size) > u64::from(a.elem_size) {
+                        return Err(format!(
+                            "parameter '{}' is {size} bytes at byte {offset} of argument '{}', which has {} bytes",
+                            p.name, a.name, a.elem_size
+                        ));
+                    }
+                }
                 ParamSource::GlobalSize(d)
                 | ParamSource::LocalSize(d)
                 | ParamSource::GlobalOffset(d)

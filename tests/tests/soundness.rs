@@ -48,6 +48,19 @@ fn param_values(
                     .and_then(|(_, v)| v.parse().ok())
                     .expect("integer scalar")
             }
+            ParamSource::StructMember { arg_index, .. } => {
+                let name = &k.args[arg_index as usize].name;
+                let hex = scalars
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, v)| v.strip_prefix("bytes:"))
+                    .expect("a struct argument's bytes");
+                let bytes: Vec<u8> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+                    .collect();
+                p.source.member_value(&bytes).expect("the member's value")
+            }
             ParamSource::SliceLo => lo as i64,
             ParamSource::SliceHi => hi as i64,
             ParamSource::SliceLoItem => (lo * local[d]) as i64,

@@ -394,12 +394,17 @@ impl<'a> Walker<'a> {
                     self.record(&targets, AccessKind::Read, 1, e);
                     self.loaded(e)
                 }
-                // a member of a struct passed by value (or of a private
-                // copy of one): a value the analysis does not follow
-                None if is_int(&e.ty) => Val::Int(IntVal::Unknown(Why::other(format!(
-                    "'{}' is a member of a struct value, which the analysis does not follow",
-                    self.text(&e.span)
-                )))),
+                // a member of a struct passed by value that the kernel
+                // never changes: a parameter; of another struct value (a
+                // private copy, one the kernel changes, in a helper): a
+                // value the analysis does not follow
+                None if is_int(&e.ty) => match self.member_param(e) {
+                    Some(name) => Val::Int(IntVal::poly(Poly::param(&name))),
+                    None => Val::Int(IntVal::Unknown(Why::other(format!(
+                        "'{}' is a member of a struct value, which the analysis does not follow",
+                        self.text(&e.span)
+                    )))),
+                },
                 None => Val::Other,
             },
         }
@@ -445,12 +450,12 @@ impl<'a> Walker<'a> {
             },
             ExprKind::Swizzle(a, _) => self.mem_ref_raw(a).map(|(t, _)| (t, true)),
             // `p->m`: part of the element `p` points at
-            ExprKind::Member(a, _) if matches!(a.ty, Type::Pointer { .. }) => match self.eval(a) {
+            ExprKind::Member(a, ..) if matches!(a.ty, Type::Pointer { .. }) => match self.eval(a) {
                 Val::Ptr(ts) => Some((ts, true)),
                 _ => None,
             },
             // `p[i].m`, `p[i].m.n`: part of the element
-            ExprKind::Member(a, _) => self.mem_ref_raw(a).map(|(t, _)| (t, true)),
+            ExprKind::Member(a, ..) => self.mem_ref_raw(a).map(|(t, _)| (t, true)),
             ExprKind::Cast(a) => self.mem_ref_raw(a),
             _ => None,
         }

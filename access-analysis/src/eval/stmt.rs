@@ -576,7 +576,7 @@ fn assigned_var(e: &Expr) -> Option<&str> {
 }
 
 /// Whether `body` declares a variable `name`, at any depth.
-fn declares(body: &[Stmt], name: &str) -> bool {
+pub(crate) fn declares(body: &[Stmt], name: &str) -> bool {
     body.iter().any(|s| match s {
         Stmt::Decl(d) => d.name == name,
         Stmt::If { then, els, .. } => {

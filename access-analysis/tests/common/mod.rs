@@ -86,7 +86,7 @@ impl Launch {
             ParamSource::LocalSize(d) => self.ls[d as usize],
             ParamSource::GlobalOffset(d) => self.go[d as usize],
             ParamSource::NumGroups(d) => self.gs[d as usize] / self.ls[d as usize],
-            ParamSource::ScalarArg { .. } => *self
+            ParamSource::ScalarArg { .. } | ParamSource::StructMember { .. } => *self
                 .scalars
                 .get(name)
                 .unwrap_or_else(|| panic!("no value for {name}")),
