@@ -253,9 +253,14 @@ impl<'tu> Cursor<'tu> {
     }
 
     /// The byte offset of a field in its struct (`clang_Cursor_getOffsetOfField`
-    /// on a field declaration); `None` for a bit-field inside a byte or
-    /// where clang cannot tell.
+    /// on a field declaration); `None` for a bit-field or where clang
+    /// cannot tell.
     pub fn field_offset(&self) -> Option<u32> {
+        // A bit-field's bits are not its type's bytes, wherever it starts
+        // (OpenCL C has none; C headers parsed with a kernel might).
+        if unsafe { clang_Cursor_isBitField(self.raw) } != 0 {
+            return None;
+        }
         let bits = unsafe { clang_Cursor_getOffsetOfField(self.raw) };
         if bits < 0 || bits % 8 != 0 {
             return None;
