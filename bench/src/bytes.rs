@@ -20,11 +20,11 @@
 
 use anyhow::{Context, Result};
 use clpart_tests::cdriver::traced_footprint_bytes;
-use launcher::{ArgValue, KernelArgs, LaunchOptions, NdRange, Runtime};
+use launcher::{ArgValue, KernelArgs, NdRange, Runtime};
 use ranges_format::{ArrayStatus, KernelRanges, Mode, ParamSource};
 use serde::{Deserialize, Serialize};
 
-use crate::common::{ready, LaunchSpec};
+use crate::common::{launch_halves, LaunchSpec};
 
 /// One kernel's bytes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -69,16 +69,7 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
     let rt = Runtime::new()?;
     let mut out = Vec::new();
     for spec in specs {
-        let mut r = ready(&rt, spec)?;
-        let pristine = r.args.clone();
-        let rep = launcher::launch(
-            &mut r.plan,
-            &r.nd,
-            &mut r.args,
-            &[(0, 0.5), (1, 0.5)],
-            &LaunchOptions::default(),
-        )
-        .with_context(|| format!("launch {}", spec.kernel))?;
+        let (r, pristine, rep) = launch_halves(&rt, spec)?;
         let k =
             r.rf.kernel(&spec.kernel)
                 .context("kernel in its range file")?;

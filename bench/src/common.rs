@@ -132,6 +132,26 @@ pub fn ready(rt: &Runtime, spec: &LaunchSpec) -> Result<Ready> {
     Ok(Ready { rf, plan, args, nd })
 }
 
+/// Readies `spec` and launches it once, half of its work-groups on each of
+/// devices 0 and 1 (the bytes and coverage workers): the kernel, its
+/// arguments as they were before the launch, and the launch's report.
+pub fn launch_halves(
+    rt: &Runtime,
+    spec: &LaunchSpec,
+) -> Result<(Ready, KernelArgs, launcher::RunReport)> {
+    let mut r = ready(rt, spec)?;
+    let pristine = r.args.clone();
+    let rep = launcher::launch(
+        &mut r.plan,
+        &r.nd,
+        &mut r.args,
+        &[(0, 0.5), (1, 0.5)],
+        &launcher::LaunchOptions::default(),
+    )
+    .with_context(|| format!("launch {}", spec.kernel))?;
+    Ok((r, pristine, rep))
+}
+
 /// Runs this binary as a worker: `--worker NAME --param JSON` with `env`
 /// set (PoCL reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per
 /// process), and parses the JSON it prints.

@@ -22,6 +22,7 @@ mod analysis;
 mod balance;
 mod bytes;
 mod coexec;
+mod coverage;
 mod common;
 mod guard;
 mod layer;
@@ -107,6 +108,8 @@ enum Item {
     Mpi,
     /// 9: automatic shares (`--split auto`) against a sweep of fixed shares.
     Balance,
+    /// 10: the corpus split at its launches' values (every `@run`).
+    Coverage,
 }
 
 fn main() {
@@ -139,7 +142,12 @@ fn worker(name: &str, param: &str) -> Result<()> {
         "guard" => serde_json::to_value(guard::worker(&serde_json::from_str(param)?)?)?,
         "coexec" => serde_json::to_value(coexec::worker(&serde_json::from_str(param)?)?)?,
         "balance" => serde_json::to_value(balance::worker(&serde_json::from_str(param)?)?)?,
-        _ => bail!("unknown worker '{name}' (workers: launch, bytes, guard, coexec, balance)"),
+        "coverage" => serde_json::to_value(coverage::worker(&serde_json::from_str::<
+            Vec<coverage::Case>,
+        >(param)?)?)?,
+        _ => bail!(
+            "unknown worker '{name}' (workers: launch, bytes, guard, coexec, balance, coverage)"
+        ),
     };
     println!("{}", serde_json::to_string(&out)?);
     Ok(())
@@ -781,6 +789,86 @@ fn bench(cli: &Cli) -> Result<()> {
             detail(&["kernel", "global / local", "order", "alone", "auto launches (share:ms)", "auto", "sweep (share:ms)", "best fixed", "auto / best", "efficiency", "same output"], &cells)
         ));
         results.insert("balance".into(), json!({ "cpu_capacity_before": cap_before, "cpu_capacity_after": cap_after, "runs": all }));
+    }
+
+    if wants(Item::Coverage) {
+        let cases: Vec<coverage::Case> = corpus
+            .iter()
+            .flat_map(|k| {
+                (0..k.runs.len()).map(move |run| coverage::Case {
+                    spec: LaunchSpec::corpus(k, run),
+                    run,
+                    expect_splittable: k.expect.splittable,
+                })
+            })
+            .collect();
+        eprintln!(
+            "== 10. the corpus split at its launches' values ({} kernels, {} launches, 50/50)",
+            corpus.len(),
+            cases.len()
+        );
+        // In a few workers: the cases (sources included) go on a command line.
+        let mut o: Vec<coverage::Outcome> = Vec::new();
+        for chunk in cases.chunks(40) {
+            let part: Vec<coverage::Outcome> = spawn_worker(
+                "coverage",
+                &chunk,
+                &[("POCL_DEVICES", "pthread pthread")],
+                &root,
+            )?;
+            o.extend(part);
+        }
+        let kernels = coverage::per_kernel(&o);
+        let all_split = |k: &(String, bool, usize, usize)| k.2 == k.3;
+        let expected: Vec<_> = kernels.iter().filter(|k| k.1).collect();
+        let refused: Vec<_> = kernels.iter().filter(|k| !k.1).collect();
+        let expected_split = expected.iter().filter(|k| all_split(k)).count();
+        rows.push(Row::target(
+            10,
+            format!(
+                "corpus kernels not marked `@expect not-splittable` split at every @run's launch ({} launches)",
+                o.iter().filter(|x| x.expect_splittable).count()
+            ),
+            format!("{expected_split} of {}", expected.len()),
+            "all",
+            expected_split == expected.len(),
+        ));
+        rows.push(Row::info(
+            10,
+            "corpus kernels split at every @run's launch, of all (the rest: the corpus's refusals)",
+            format!(
+                "{} of {} ({:.0} %)",
+                kernels.iter().filter(|k| all_split(k)).count(),
+                kernels.len(),
+                100.0 * kernels.iter().filter(|k| all_split(k)).count() as f64
+                    / kernels.len().max(1) as f64
+            ),
+        ));
+        rows.push(Row::info(
+            10,
+            "launches split, of all corpus launches",
+            format!("{} of {}", o.iter().filter(|x| x.split).count(), o.len()),
+        ));
+        let cells: Vec<Vec<String>> = o
+            .iter()
+            .filter(|x| !x.split)
+            .map(|x| {
+                vec![
+                    x.kernel.clone(),
+                    format!("{}", x.run + 1),
+                    x.ndrange.clone(),
+                    if x.expect_splittable { "splittable" } else { "not-splittable" }.into(),
+                    x.reason.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        details.push_str(&format!(
+            "\nCorpus launches that ran unsplit (50/50 on two devices; {} kernels marked `@expect not-splittable`: {})\n\n{}",
+            refused.len(),
+            refused.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", "),
+            detail(&["kernel", "@run", "global / local", "@expect", "why it ran unsplit"], &cells)
+        ));
+        results.insert("coverage".into(), serde_json::to_value(&o)?);
     }
 
     if wants(Item::Memory) {

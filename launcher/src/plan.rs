@@ -728,25 +728,15 @@ impl Plan {
         let mut hi_pos = Vec::new();
         for (i, p) in self.kernel.params.iter().enumerate() {
             let v: i64 = match p.source {
-                ParamSource::ScalarArg { arg_index } => match args.value(arg_index) {
-                    Some(ArgValue::Scalar { int: Some(v), .. }) => *v,
-                    _ => {
-                        let name = args
-                            .infos()
-                            .get(arg_index as usize)
-                            .map_or_else(|| format!("#{arg_index}"), |a| a.name.clone());
-                        return Err(LaunchError::Eval {
-                            kernel: self.kernel.name.clone(),
-                            what: format!("parameter '{}'", p.name),
-                            message: format!(
-                                "argument '{name}' has no integer value that fits a long"
-                            ),
-                        });
-                    }
-                },
-                ParamSource::StructMember { arg_index, .. } => {
-                    let value = match args.value(arg_index) {
-                        Some(ArgValue::Scalar { bytes, .. }) => p.source.member_value(bytes),
+                ParamSource::ScalarArg { arg_index } | ParamSource::StructMember { arg_index, .. } => {
+                    let value = match (p.source, args.value(arg_index)) {
+                        (
+                            ParamSource::ScalarArg { .. },
+                            Some(ArgValue::Scalar { int: Some(v), .. }),
+                        ) => Some(*v),
+                        (ParamSource::StructMember { .. }, Some(ArgValue::Scalar { bytes, .. })) => {
+                            p.source.member_value(bytes)
+                        }
                         _ => None,
                     };
                     match value {
@@ -756,13 +746,19 @@ impl Plan {
                                 .infos()
                                 .get(arg_index as usize)
                                 .map_or_else(|| format!("#{arg_index}"), |a| a.name.clone());
+                            let lacks = match p.source {
+                                ParamSource::ScalarArg { .. } => {
+                                    "no integer value that fits a long".to_string()
+                                }
+                                _ => format!(
+                                    "no bytes for its member ({}) or a value that does not fit a long",
+                                    p.source
+                                ),
+                            };
                             return Err(LaunchError::Eval {
                                 kernel: self.kernel.name.clone(),
                                 what: format!("parameter '{}'", p.name),
-                                message: format!(
-                                    "argument '{name}' has no bytes for its member ({}) or its value does not fit a long",
-                                    p.source
-                                ),
+                                message: format!("argument '{name}' has {lacks}"),
                             });
                         }
                     }

@@ -1207,18 +1207,19 @@ fn fill_known<R>(known: Vec<Option<R>>, rest: Vec<R>) -> Vec<R> {
 
 /// Counts made ahead of the ranges ([`partition_kernel_in`] with every
 /// count wanted): the inputs of the counts along split dimension `d`,
-/// made before its ranges, and what barvinok and PolyLib gave for them in
-/// children that ran while this process found the ranges (two processors:
-/// the ranges here, the counts and vertices beside them, at a lower
-/// priority). [`add_counts`] takes what matches its own inputs. Only
-/// successes are kept: a count or vertex search that failed or ran out of
-/// time ahead (sharing the processors with the ranges) is made again the
-/// usual way, so what is kept never depends on the timing.
+/// made before its ranges, and barvinok's counts and PolyLib's vertices of
+/// them, made in children while this process found the ranges (two
+/// processors: the ranges here, the counts and vertices beside them, at a
+/// lower priority). [`add_counts`] takes what matches its own inputs. Only
+/// successes are kept (and no count by PolyLib where barvinok failed): a
+/// count or vertex search that failed or ran out of time ahead (sharing the
+/// processors with the ranges) is made again the usual way, so what is
+/// kept never depends on the timing.
 struct Ahead {
     d: u32,
     /// The inputs made, per array (the first of its shape) and count.
     inputs: std::collections::HashMap<(usize, CountSlot), CountInput>,
-    /// barvinok's (or PolyLib's) counts, per input text and form.
+    /// barvinok's counts, per input text and form.
     counts: std::collections::HashMap<(String, CountForm), Count>,
     /// PolyLib's vertices, per input text and context.
     vertices: std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
@@ -1236,30 +1237,16 @@ fn ahead_inputs(cx: &Ctx, d: u32) -> std::collections::HashMap<(usize, CountSlot
     let mut steps = Vec::new();
     let now = std::time::Instant::now();
     let ((), passed) = cx.isl.within(now + AHEAD_INPUTS_LIMIT, || {
-        let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
+        let Some(doms) = CountDomains::along(cx, d) else {
             return;
         };
-        let ctx_slice = cx.context_with_slice(d);
-        let ctx_total = cx.isl.set(&cx.acc.context).ok();
         let mut shapes = std::collections::HashSet::new();
         for (array_idx, a) in cx.acc.arrays.iter().enumerate() {
             if !shapes.insert(ArrayShape::of(a)) {
                 continue;
             }
             cx.isl.reset();
-            array_counts(
-                cx,
-                a,
-                array_idx,
-                &slice,
-                &whole_dom,
-                ctx_slice.as_ref(),
-                ctx_total.as_ref(),
-                true,
-                Counts::All,
-                None,
-                &mut steps,
-            );
+            array_counts(cx, a, array_idx, &doms, true, Counts::All, None, &mut steps);
         }
     });
     cx.isl.reset();
@@ -1516,13 +1503,11 @@ enum CountStep {
 fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Option<&Ahead>) {
     // a fresh operation budget: the ranges may have spent theirs
     cx.isl.reset();
-    let (Some(slice), Some(whole_dom)) = (cx.slice(d), cx.whole_domain()) else {
+    let Some(doms) = CountDomains::along(cx, d) else {
         k.diagnostics
             .push("no counts: isl could not build the slice domain".into());
         return;
     };
-    let ctx_slice = cx.context_with_slice(d);
-    let ctx_total = cx.isl.set(&cx.acc.context).ok();
     let mut steps = Vec::new();
     // Per array shape (arrays accessed alike get the same ranges, see
     // `Ctx::same_shape`), the steps its first array gave (with its name)
@@ -1552,20 +1537,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
             cx.isl.reset();
             let before = steps.len();
             let written = out.write.as_ref().is_some_and(|w| !w.fills_hull);
-            if array_counts(
-                cx,
-                a,
-                array_idx,
-                &slice,
-                &whole_dom,
-                ctx_slice.as_ref(),
-                ctx_total.as_ref(),
-                written,
-                which,
-                ahead,
-                &mut steps,
-            )
-            .is_some()
+            if array_counts(cx, a, array_idx, &doms, written, which, ahead, &mut steps).is_some()
             {
                 // Never accessed: no element, in any slice (an empty sum).
                 out.count_total = Some(Count::parametric(Vec::new()));
@@ -1952,6 +1924,29 @@ impl<'a> DomainGist<'a> {
     }
 }
 
+/// The domains and contexts of the counts along a split dimension.
+struct CountDomains {
+    /// A slice's domain.
+    slice: Set,
+    /// The whole NDRange's domain.
+    whole: Set,
+    /// The context with the slice's bounds, and the kernel's.
+    ctx_slice: Option<Set>,
+    ctx_total: Option<Set>,
+}
+
+impl CountDomains {
+    /// Along `d`; `None` when isl cannot build the domains.
+    fn along(cx: &Ctx, d: u32) -> Option<CountDomains> {
+        Some(CountDomains {
+            slice: cx.slice(d)?,
+            whole: cx.whole_domain()?,
+            ctx_slice: cx.context_with_slice(d),
+            ctx_total: cx.isl.set(&cx.acc.context).ok(),
+        })
+    }
+}
+
 /// Whether an array is never accessed ([`array_counts`]): it then has no
 /// count to make, and none of its elements is counted.
 #[derive(PartialEq, Eq)]
@@ -1964,10 +1959,7 @@ fn array_counts(
     cx: &Ctx,
     a: &ArrayAccesses,
     array_idx: usize,
-    slice: &Set,
-    whole_dom: &Set,
-    ctx_slice: Option<&Set>,
-    ctx_total: Option<&Set>,
+    doms: &CountDomains,
     written: bool,
     which: Counts,
     ahead: Option<&Ahead>,
@@ -2010,9 +2002,9 @@ fn array_counts(
                     count(
                         CountSlot::Written,
                         "a slice writes",
-                        &|| cx.footprint(mw, slice),
-                        slice,
-                        ctx_slice,
+                        &|| cx.footprint(mw, &doms.slice),
+                        &doms.slice,
+                        doms.ctx_slice.as_ref(),
                     );
                 }
             }
@@ -2039,16 +2031,16 @@ fn array_counts(
     count(
         CountSlot::Total,
         "the whole NDRange touches",
-        &|| cx.footprint(&all, whole_dom),
-        whole_dom,
-        ctx_total,
+        &|| cx.footprint(&all, &doms.whole),
+        &doms.whole,
+        doms.ctx_total.as_ref(),
     );
     count(
         CountSlot::Slice,
         "a slice touches",
-        &|| cx.footprint(&all, slice),
-        slice,
-        ctx_slice,
+        &|| cx.footprint(&all, &doms.slice),
+        &doms.slice,
+        doms.ctx_slice.as_ref(),
     );
     None
 }

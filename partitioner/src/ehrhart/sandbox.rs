@@ -233,14 +233,9 @@ pub(crate) fn run_jobs(
         let mut healthy = true;
         while out.len() < n {
             let now = Instant::now();
-            let mut limit = limits[out.len()];
-            if let Some(d) = deadline {
-                let left = d.saturating_duration_since(now);
-                if left.is_zero() {
-                    break;
-                }
-                limit = limit.min(left);
-            }
+            let Some(limit) = item_limit(limits[out.len()], deadline, now) else {
+                break;
+            };
             if warm.send(&jobs[out.len()], low).is_err() {
                 // Gone (killed from outside): a fresh child takes the job.
                 healthy = false;
@@ -425,14 +420,9 @@ pub(crate) fn run_batch(
         };
         while out.len() < n {
             let now = Instant::now();
-            let mut limit = limits[out.len()];
-            if let Some(d) = deadline {
-                let left = d.saturating_duration_since(now);
-                if left.is_zero() {
-                    break 'children;
-                }
-                limit = limit.min(left);
-            }
+            let Some(limit) = item_limit(limits[out.len()], deadline, now) else {
+                break 'children;
+            };
             let frame = child.frame(limit);
             let took = now.elapsed();
             match frame {
@@ -451,6 +441,18 @@ pub(crate) fn run_batch(
     }
     out.resize(n, (Err(EhrhartError::DeadlinePassed), Duration::ZERO));
     out
+}
+
+/// An item's time limit from `now`: its own, at most what is left until
+/// `deadline`; `None` once the deadline has passed.
+fn item_limit(limit: Duration, deadline: Option<Instant>, now: Instant) -> Option<Duration> {
+    match deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(now);
+            (!left.is_zero()).then(|| limit.min(left))
+        }
+        None => Some(limit),
+    }
 }
 
 fn sandbox_error(what: &str, e: io::Error) -> EhrhartError {
