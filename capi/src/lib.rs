@@ -725,10 +725,12 @@ pub unsafe extern "C" fn clpart_plan_set_unchecked(
 }
 
 /// on != 0: automatic shares. Each launch's devices get work-groups in
-/// proportion to their measured speed on the kernel (even at the first
-/// launch, refined from the devices' kernel times launch after launch); the
-/// shares passed to a launch then only select the devices. on == 0 goes back
-/// to the given shares.
+/// proportion to their measured speed on the kernel, refined from the
+/// devices' busy times launch after launch; the shares passed to a launch
+/// then only select the devices. A first launch over host arrays runs in
+/// two rounds where the NDRange has enough work-groups (the first ones at
+/// even shares measure the devices, the rest run at the measured shares);
+/// over resident buffers it is even. on == 0 goes back to the given shares.
 ///
 /// # Safety
 /// `plan` is used by this thread only.

@@ -921,6 +921,46 @@ fn an_unsplittable_kernel_runs_whole_and_says_why() {
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
 
+/// Issue 16: a first automatic launch over host arrays, on devices of
+/// unknown speed, runs in two rounds (a probe of the first work-groups at
+/// even shares, the rest at the measured ones) as `clpart run --split auto`
+/// does; later launches are single launches at the balancer's shares. Every
+/// result is the unsplit one (verified).
+#[test]
+fn a_first_automatic_launch_runs_in_two_rounds() {
+    setup();
+    let plan = plan_from(VADD, None);
+    expect(unsafe { clpart_plan_set_auto_split(plan, 1) }, CLPART_SUCCESS, "");
+    expect(unsafe { clpart_plan_set_verify(plan, 1) }, CLPART_SUCCESS, "");
+    let n = 8192usize;
+    let a: Vec<i32> = (0..n as i32).collect();
+    let b: Vec<i32> = (0..n as i32).map(|i| 3 * i - 7).collect();
+    for launch_no in 0..2 {
+        let (mut a2, mut b2, mut c) = (a.clone(), b.clone(), vec![0i32; n]);
+        assert_eq!(set_buffer(plan, 0, &mut a2), CLPART_SUCCESS);
+        assert_eq!(set_buffer(plan, 1, &mut b2), CLPART_SUCCESS);
+        assert_eq!(set_buffer(plan, 2, &mut c), CLPART_SUCCESS);
+        expect(launch(plan, &[n], &[64], &[0.5, 0.5]), CLPART_SUCCESS, "");
+        let want: Vec<i32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert_eq!(c, want, "launch {launch_no}");
+        let r = report(plan);
+        assert_eq!((r.split, r.verified), (1, 1), "launch {launch_no}: {r:?}");
+        let mut text = null();
+        expect(
+            unsafe { clpart_plan_report_text(plan, &mut text) },
+            CLPART_SUCCESS,
+            "",
+        );
+        let text = name_of(text);
+        assert_eq!(
+            text.contains("in two rounds"),
+            launch_no == 0,
+            "launch {launch_no}: {text}"
+        );
+    }
+    expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
+}
+
 /// Issue 16: automatic shares. The launch's shares only pick the devices
 /// (here 99% / 1% asked, ignored); both devices get work, every launch is
 /// correct and verified, and turning it off goes back to the given shares.
