@@ -506,6 +506,35 @@ fn programs_split_86_14_give_their_own_results() {
     check_splits("0:0.86,1:0.14");
 }
 
+/// Issue 16: under `clpart exec` with automatic shares, a kernel's first
+/// launch on devices of unknown speed runs in two rounds over the resident
+/// buffers (a probe of its first work-groups at even shares, the rest at
+/// the measured ones: `launch_log[].rounds` 2), and the launches after it
+/// are single launches at the balancer's shares; every program's own
+/// check passes.
+#[test]
+fn a_first_automatic_launch_runs_in_two_rounds_under_the_layer() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (app, args, kernel) in [("vadd", &["8192"][..], "vadd"), ("jacobi2d", &["256", "4"][..], "jacobi2d")] {
+        let path = tmp.path().join(format!("{app}.json"));
+        let out = exec(app, &["--split", "auto", "--report-launches"], Some(&path), args);
+        assert_own_check_passes(&out, &format!("{app} at auto"));
+        let r = report(&path);
+        let rounds: Vec<u64> = r["launch_log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "launch" && e["kernel"] == kernel)
+            .map(|e| {
+                assert_eq!(e["split"], true, "{app}: {e}");
+                e["rounds"].as_u64().unwrap()
+            })
+            .collect();
+        assert_eq!(rounds.first(), Some(&2), "{app}: {rounds:?}");
+        assert!(rounds[1..].iter().all(|&n| n == 1), "{app}: {rounds:?}");
+    }
+}
+
 /// Issue 16: automatic shares (the default of `clpart exec`): every launch
 /// still splits and every program's own check passes.
 #[test]

@@ -366,10 +366,15 @@ pub(crate) fn verify(
 /// Every buffer argument's host copy moved into a buffer made for one
 /// launch (see [`lend`]); [`return_all`] gives them back.
 pub(crate) fn lend_all(args: &mut KernelArgs) -> Vec<(u32, DeviceBuffer)> {
+    lend_all_but(args, &[])
+}
+
+/// [`lend_all`] but for the buffer arguments `skip` (resident ones).
+pub(crate) fn lend_all_but(args: &mut KernelArgs, skip: &[u32]) -> Vec<(u32, DeviceBuffer)> {
     let indices: Vec<u32> = args
         .infos()
         .iter()
-        .filter(|i| args.buffer_at(i.index).is_some())
+        .filter(|i| args.buffer_at(i.index).is_some() && !skip.contains(&i.index))
         .map(|i| i.index)
         .collect();
     lend(args, &indices, |_| false)

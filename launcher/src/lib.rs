@@ -51,7 +51,7 @@ pub use plan::Plan;
 pub use pool::PoolCounts;
 pub use ranks::{RankSlices, SliceSets};
 pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
-pub use rounds::{launch_in_rounds, probe_window};
+pub use rounds::{launch_in_rounds, launch_resident_in_rounds, probe_window};
 pub use runs::{Rect, Runs, COMMAND_COST_BYTES};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};
 pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};

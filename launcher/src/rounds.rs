@@ -34,7 +34,7 @@ use crate::balance::Balancer;
 use crate::error::Result;
 use crate::exec;
 use crate::launch::{
-    add_gathered, launch_over, lend_all, return_all, verify, LaunchOptions, RunReport,
+    add_gathered, launch_over, lend_all_but, return_all, verify, LaunchOptions, RunReport,
 };
 use crate::ndrange::NdRange;
 use crate::plan::Plan;
@@ -84,8 +84,46 @@ pub fn launch_in_rounds(
     key: &str,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
-    let Some((_, probe_hi)) = probe_window(plan, nd, balancer.devices().len()) else {
-        let r = crate::launch(plan, nd, args, &balancer.shares(key), options)?;
+    rounds_over(plan, nd, args, &mut [], balancer, key, options)
+}
+
+/// [`launch_in_rounds`] over the resident buffers `bufs` (the OpenCL
+/// layer's, as [`crate::launch_resident`] takes them); the other buffer
+/// arguments' host copies are lent to the rounds. `verify` compares host
+/// copies, which resident buffers do not have: with it, or where
+/// [`probe_window`] says no, this is one [`crate::launch_resident`] at the
+/// balancer's shares.
+pub fn launch_resident_in_rounds(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    bufs: &mut [(u32, &mut DeviceBuffer)],
+    balancer: &mut Balancer,
+    key: &str,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    rounds_over(plan, nd, args, bufs, balancer, key, options)
+}
+
+/// The rounds of [`launch_in_rounds`] and [`launch_resident_in_rounds`].
+fn rounds_over(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    bufs: &mut [(u32, &mut DeviceBuffer)],
+    balancer: &mut Balancer,
+    key: &str,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let window = probe_window(plan, nd, balancer.devices().len())
+        .filter(|_| bufs.is_empty() || !options.verify);
+    let Some((_, probe_hi)) = window else {
+        let shares = balancer.shares(key);
+        let r = if bufs.is_empty() {
+            crate::launch(plan, nd, args, &shares, options)?
+        } else {
+            launch_over(plan, nd, args, bufs, &shares, options)?
+        };
         balancer.observe(key, &r);
         return Ok(r);
     };
@@ -99,8 +137,10 @@ pub fn launch_in_rounds(
     };
     let dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
     let n = nd.n_groups(dim);
-    let mut temps = lend_all(args);
+    let resident: Vec<u32> = bufs.iter().map(|(i, _)| *i).collect();
+    let mut temps = lend_all_but(args, &resident);
     let mut refs: Vec<(u32, &mut DeviceBuffer)> = temps.iter_mut().map(|(i, b)| (*i, b)).collect();
+    refs.extend(bufs.iter_mut().map(|(i, b)| (*i, &mut **b)));
     let mut reports: Vec<(RunReport, Vec<(usize, f64)>)> = Vec::new();
     let mut result = Ok(());
     for window in [(0, probe_hi), (probe_hi, n)] {

@@ -38,8 +38,10 @@
 //!     `programs`), `split` (false: whole on one of clpart's devices),
 //!     `global`, `local`, `offset` (the NDRange clpart ran: trailing
 //!     dimensions of size 1 a kernel does not use dropped), `split_dim`,
-//!     `devices[]` (`index`, `slice`: its work-groups `[lo, hi)` along
-//!     `split_dim`), `bytes_to_devices` and `bytes_from_devices` (this
+//!     `rounds` (2 for a first automatic launch in two rounds, whose
+//!     devices' slices are then the hulls of their work-groups in both;
+//!     else 1), `devices[]` (`index`, `slice`: its work-groups `[lo, hi)`
+//!     along `split_dim`), `bytes_to_devices` and `bytes_from_devices` (this
 //!     launch's part of `bytes_total`), `args[]` by argument index, each
 //!     with `kind`: `"buffer"` (`buffer`: the buffer's id, numbered from 0
 //!     in the order the application made its buffers, sub-buffers and
@@ -150,6 +152,9 @@ struct LoggedLaunch {
     local: Vec<u64>,
     offset: Vec<u64>,
     split_dim: Option<u32>,
+    /// 2 for a launch in two rounds (its devices' slices are then the
+    /// hulls of their work-groups in both), else 1.
+    rounds: u32,
     devices: Vec<LoggedSlice>,
     bytes_to_devices: u64,
     bytes_from_devices: u64,
@@ -229,6 +234,7 @@ pub(crate) fn log_launch(
     slots: &[Slot],
     infos: &[ArgInfo],
     r: &RunReport,
+    rounds: u32,
 ) {
     if !logging() {
         return;
@@ -271,6 +277,7 @@ pub(crate) fn log_launch(
             local: r.ndrange.local.clone(),
             offset: r.ndrange.offset.clone(),
             split_dim: r.split_dim,
+            rounds,
             devices: r
                 .devices
                 .iter()

@@ -428,6 +428,19 @@ fn split_with(
     // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher
     // takes trailing dimensions of one work-item, so `get_work_dim()` is
     // what the application asked for)
+    // A first automatic launch of this configuration, on devices of
+    // unknown speed: in two rounds where that pays, as `clpart run --split
+    // auto` (the rounds feed the balancer themselves).
+    let unmeasured = config().shares.is_none()
+        && engine
+            .balancer
+            .as_ref()
+            .is_some_and(|b| b.rates(&balance_key).iter().all(|r| r.1.is_none()));
+    let rounds = if unmeasured && launcher::probe_window(plan, &nd, shares.len()).is_some() {
+        2
+    } else {
+        1
+    };
     let result = {
         let mut taken: Vec<(u32, usize, resident::Resident)> = bound
             .iter()
@@ -436,18 +449,25 @@ fn split_with(
         let result = {
             let mut refs: Vec<(u32, &mut launcher::DeviceBuffer)> =
                 taken.iter_mut().map(|(i, _, r)| (*i, &mut r.buf)).collect();
-            launcher::launch_resident(
-                plan,
-                &nd,
-                &mut kargs,
-                &mut refs,
-                &shares,
-                // the layer's report has no exact footprint: no counts
-                &LaunchOptions {
-                    exact_bytes: false,
-                    ..Default::default()
-                },
-            )
+            // the layer's report has no exact footprint: no counts
+            let options = LaunchOptions {
+                exact_bytes: false,
+                ..Default::default()
+            };
+            match engine.balancer.as_mut().filter(|_| unmeasured) {
+                Some(b) => launcher::launch_resident_in_rounds(
+                    plan,
+                    &nd,
+                    &mut kargs,
+                    &mut refs,
+                    b,
+                    &balance_key,
+                    &options,
+                ),
+                None => {
+                    launcher::launch_resident(plan, &nd, &mut kargs, &mut refs, &shares, &options)
+                }
+            }
         };
         for (_, mem, r) in taken {
             held.insert(mem, r);
@@ -476,7 +496,7 @@ fn split_with(
             return Err(format!("the split launch failed: {e}"));
         }
     };
-    if let Some(b) = &mut engine.balancer {
+    if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
         b.observe(&balance_key, &report);
     }
     // What the kernel may write is now newer in clpart's copy.
@@ -552,7 +572,7 @@ fn split_with(
             return Ok(Outcome::Done(r));
         }
     }
-    report::log_launch(&rec.name, source, &options, &slots, &infos, &report);
+    report::log_launch(&rec.name, source, &options, &slots, &infos, &report, rounds);
     report::launched(&rec.name, &report, app_sync);
     Ok(Outcome::Done(CL_SUCCESS))
 }
