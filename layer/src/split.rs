@@ -436,7 +436,7 @@ fn split_with(
             .balancer
             .as_ref()
             .is_some_and(|b| b.rates(&balance_key).iter().all(|r| r.1.is_none()));
-    let rounds = if unmeasured && launcher::probe_window(plan, &nd, shares.len()).is_some() {
+    let rounds = if unmeasured && launcher::probe_window(plan, nd, shares.len()).is_some() {
         2
     } else {
         1
@@ -457,7 +457,7 @@ fn split_with(
             match engine.balancer.as_mut().filter(|_| unmeasured) {
                 Some(b) => launcher::launch_resident_in_rounds(
                     plan,
-                    &nd,
+                    nd,
                     &mut kargs,
                     &mut refs,
                     b,
@@ -465,7 +465,7 @@ fn split_with(
                     &options,
                 ),
                 None => {
-                    launcher::launch_resident(plan, &nd, &mut kargs, &mut refs, &shares, &options)
+                    launcher::launch_resident(plan, nd, &mut kargs, &mut refs, &shares, &options)
                 }
             }
         };
