@@ -219,7 +219,9 @@ impl<'a> Walker<'a> {
     /// The isl parameter of `e`, a read of an integer member of a struct
     /// argument in [`Walker::struct_args`] in the kernel's own body (not in
     /// an inlined helper, not under a local of the same name): made (with
-    /// the bounds of its type) on its first read.
+    /// the bounds of its type) on its first read. Members of a union that
+    /// share bytes are one parameter only when they also share their size
+    /// and signedness.
     fn member_param(&mut self, e: &Expr) -> Option<String> {
         let ExprKind::Member(base, member, Some(offset)) = &e.kind else {
             return None;
@@ -239,7 +241,7 @@ impl<'a> Walker<'a> {
         if let Some(m) = self
             .member_params
             .iter()
-            .find(|m| (m.arg_index, m.offset, m.size) == (arg_index, *offset, size))
+            .find(|m| (m.arg_index, m.offset, m.size, m.signed) == (arg_index, *offset, size, signed))
         {
             return Some(m.name.clone());
         }

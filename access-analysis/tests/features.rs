@@ -622,6 +622,33 @@ fn members_of_an_unchanged_struct_argument_are_parameters() {
         .iter()
         .all(|x| x.kind != access_analysis::AccessKind::MayWrite));
 
+    // The members of a union that share bytes: one parameter per size and
+    // signedness, each read from the same bytes.
+    let ka = inline(
+        "typedef union { int s; uint u; short h; } word;
+        __kernel void k(__global float *a, word w) {
+            int i = get_global_id(0);
+            if (i < w.s && i < w.u && i < w.h)
+                a[i] = 1.0f;
+        }",
+        &opts(),
+    );
+    let mut members: Vec<ParamSource> = ka
+        .params
+        .iter()
+        .filter(|p| matches!(p.source, ParamSource::StructMember { .. }))
+        .map(|p| p.source)
+        .collect();
+    members.sort_by_key(|s| format!("{s}"));
+    assert_eq!(
+        members,
+        vec![
+            ParamSource::StructMember { arg_index: 1, offset: 0, size: 2, signed: true },
+            ParamSource::StructMember { arg_index: 1, offset: 0, size: 4, signed: true },
+            ParamSource::StructMember { arg_index: 1, offset: 0, size: 4, signed: false },
+        ]
+    );
+
     for (body, why) in [
         ("p.width = 3;", "assigned"),
         ("p.width++;", "stepped"),
