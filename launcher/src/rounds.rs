@@ -84,7 +84,7 @@ pub fn launch_in_rounds(
     key: &str,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
-    rounds_over(plan, nd, args, &mut [], balancer, key, options)
+    launch_resident_in_rounds(plan, nd, args, &mut [], balancer, key, options)
 }
 
 /// [`launch_in_rounds`] over the resident buffers `bufs` (the OpenCL
@@ -94,19 +94,6 @@ pub fn launch_in_rounds(
 /// [`probe_window`] says no, this is one [`crate::launch_resident`] at the
 /// balancer's shares.
 pub fn launch_resident_in_rounds(
-    plan: &mut Plan,
-    nd: &NdRange,
-    args: &mut KernelArgs,
-    bufs: &mut [(u32, &mut DeviceBuffer)],
-    balancer: &mut Balancer,
-    key: &str,
-    options: &LaunchOptions,
-) -> Result<RunReport> {
-    rounds_over(plan, nd, args, bufs, balancer, key, options)
-}
-
-/// The rounds of [`launch_in_rounds`] and [`launch_resident_in_rounds`].
-fn rounds_over(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
