@@ -42,9 +42,9 @@
 //! said not to go on is killed and reaped at once, and the batch's remaining
 //! jobs go to a fresh child; a new warm child replaces it (forked then, once
 //! the engines are loaded here: [`WarmPool::before_fork`]). A warm child
-//! ends when its socket closes (this process exited). Libraries (the OpenCL layer, the C API) never start
-//! warm children: a child that outlives every batch could be waited for by
-//! the application's own `wait`.
+//! ends when its socket closes (this process exited). Libraries (the OpenCL
+//! layer, the C API) never start warm children: a child that outlives every
+//! batch could be waited for by the application's own `wait`.
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -86,11 +86,10 @@ pub(crate) struct WarmPool {
 }
 
 /// A warm child: the child (its pid and the read end of its replies) and
-/// the write end of its jobs, with the priority it was last asked for.
+/// the write end of its jobs.
 pub(crate) struct Warm {
     child: Child,
     jobs: libc::c_int,
-    low: bool,
 }
 
 impl Drop for Warm {
@@ -177,12 +176,12 @@ impl Warm {
                 status: None,
             },
             jobs: jobs[0],
-            low: false,
         })
     }
 
-    /// Sends one job (`Err` when the child is gone).
-    fn send(&mut self, words: &[i64], low: bool) -> Result<(), ()> {
+    /// Sends one job, to be worked on at a low priority or not (`Err` when
+    /// the child is gone).
+    fn send(&self, words: &[i64], low: bool) -> Result<(), ()> {
         let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * words.len());
         bytes.extend_from_slice(&(words.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&u64::from(low).to_le_bytes());
@@ -209,7 +208,6 @@ impl Warm {
             }
             off += n as usize;
         }
-        self.low = low;
         Ok(())
     }
 }
