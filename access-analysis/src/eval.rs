@@ -126,7 +126,10 @@ pub(crate) fn may_change(body: &[coarsen::ir::Stmt], name: &str) -> bool {
     fn root(e: &Expr) -> Option<&str> {
         match &e.kind {
             ExprKind::Var(n) => Some(n),
-            ExprKind::Member(a, ..) | ExprKind::Index(a, _) | ExprKind::Swizzle(a, _) | ExprKind::Cast(a) => root(a),
+            ExprKind::Member(a, ..)
+            | ExprKind::Index(a, _)
+            | ExprKind::Swizzle(a, _)
+            | ExprKind::Cast(a) => root(a),
             _ => None,
         }
     }
@@ -238,20 +241,16 @@ impl<'a> Walker<'a> {
             return None;
         }
         let size = bits / 8;
-        if let Some(m) = self
-            .member_params
-            .iter()
-            .find(|m| (m.arg_index, m.offset, m.size, m.signed) == (arg_index, *offset, size, signed))
-        {
+        if let Some(m) = self.member_params.iter().find(|m| {
+            (m.arg_index, m.offset, m.size, m.signed) == (arg_index, *offset, size, signed)
+        }) {
             return Some(m.name.clone());
         }
         let mut name: String = format!("{p}_{member}")
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        while self.taken.iter().any(|t| t.eq_ignore_ascii_case(&name))
-            || is_isl_keyword(&name)
-        {
+        while self.taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) || is_isl_keyword(&name) {
             name.push('_');
         }
         self.taken.push(name.clone());

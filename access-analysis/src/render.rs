@@ -92,7 +92,8 @@ impl<'a> Renderer<'a> {
                 .filter(|p| {
                     matches!(
                         p.source,
-                        crate::ParamSource::ScalarArg { .. } | crate::ParamSource::StructMember { .. }
+                        crate::ParamSource::ScalarArg { .. }
+                            | crate::ParamSource::StructMember { .. }
                     )
                 })
                 .map(|p| p.name.clone())

@@ -608,11 +608,21 @@ fn members_of_an_unchanged_struct_argument_are_parameters() {
         vec![
             (
                 "p_width",
-                ParamSource::StructMember { arg_index: 2, offset: 4, size: 4, signed: true }
+                ParamSource::StructMember {
+                    arg_index: 2,
+                    offset: 4,
+                    size: 4,
+                    signed: true
+                }
             ),
             (
                 "p_rows",
-                ParamSource::StructMember { arg_index: 2, offset: 8, size: 2, signed: false }
+                ParamSource::StructMember {
+                    arg_index: 2,
+                    offset: 8,
+                    size: 2,
+                    signed: false
+                }
             ),
         ]
     );
@@ -643,9 +653,24 @@ fn members_of_an_unchanged_struct_argument_are_parameters() {
     assert_eq!(
         members,
         vec![
-            ParamSource::StructMember { arg_index: 1, offset: 0, size: 2, signed: true },
-            ParamSource::StructMember { arg_index: 1, offset: 0, size: 4, signed: true },
-            ParamSource::StructMember { arg_index: 1, offset: 0, size: 4, signed: false },
+            ParamSource::StructMember {
+                arg_index: 1,
+                offset: 0,
+                size: 2,
+                signed: true
+            },
+            ParamSource::StructMember {
+                arg_index: 1,
+                offset: 0,
+                size: 4,
+                signed: true
+            },
+            ParamSource::StructMember {
+                arg_index: 1,
+                offset: 0,
+                size: 4,
+                signed: false
+            },
         ]
     );
 
@@ -666,13 +691,17 @@ fn members_of_an_unchanged_struct_argument_are_parameters() {
             &opts(),
         );
         assert!(
-            ka.params.iter().all(|p| !matches!(p.source, ParamSource::StructMember { .. })),
+            ka.params
+                .iter()
+                .all(|p| !matches!(p.source, ParamSource::StructMember { .. })),
             "{why}: {:?}",
             ka.params
         );
         let a = ka.array("a").unwrap();
         assert!(
-            a.whole.as_deref().is_some_and(|w| w.contains("member of a struct value")),
+            a.whole
+                .as_deref()
+                .is_some_and(|w| w.contains("member of a struct value")),
             "{why}: {:?}",
             a.whole
         );

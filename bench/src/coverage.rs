@@ -65,7 +65,12 @@ pub fn per_kernel(outcomes: &[Outcome]) -> Vec<(String, bool, usize, usize)> {
                 *split += usize::from(o.split);
                 *n += 1;
             }
-            None => out.push((o.kernel.clone(), o.expect_splittable, usize::from(o.split), 1)),
+            None => out.push((
+                o.kernel.clone(),
+                o.expect_splittable,
+                usize::from(o.split),
+                1,
+            )),
         }
     }
     out

@@ -22,8 +22,8 @@ mod analysis;
 mod balance;
 mod bytes;
 mod coexec;
-mod coverage;
 mod common;
+mod coverage;
 mod guard;
 mod layer;
 mod memory;
@@ -857,7 +857,12 @@ fn bench(cli: &Cli) -> Result<()> {
                     x.kernel.clone(),
                     format!("{}", x.run + 1),
                     x.ndrange.clone(),
-                    if x.expect_splittable { "splittable" } else { "not-splittable" }.into(),
+                    if x.expect_splittable {
+                        "splittable"
+                    } else {
+                        "not-splittable"
+                    }
+                    .into(),
                     x.reason.clone().unwrap_or_default(),
                 ]
             })

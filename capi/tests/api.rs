@@ -930,8 +930,16 @@ fn an_unsplittable_kernel_runs_whole_and_says_why() {
 fn a_first_automatic_launch_runs_in_two_rounds() {
     setup();
     let plan = plan_from(VADD, None);
-    expect(unsafe { clpart_plan_set_auto_split(plan, 1) }, CLPART_SUCCESS, "");
-    expect(unsafe { clpart_plan_set_verify(plan, 1) }, CLPART_SUCCESS, "");
+    expect(
+        unsafe { clpart_plan_set_auto_split(plan, 1) },
+        CLPART_SUCCESS,
+        "",
+    );
+    expect(
+        unsafe { clpart_plan_set_verify(plan, 1) },
+        CLPART_SUCCESS,
+        "",
+    );
     let n = 8192usize;
     let a: Vec<i32> = (0..n as i32).collect();
     let b: Vec<i32> = (0..n as i32).map(|i| 3 * i - 7).collect();

@@ -515,9 +515,17 @@ fn programs_split_86_14_give_their_own_results() {
 #[test]
 fn a_first_automatic_launch_runs_in_two_rounds_under_the_layer() {
     let tmp = tempfile::tempdir().unwrap();
-    for (app, args, kernel) in [("vadd", &["8192"][..], "vadd"), ("jacobi2d", &["256", "4"][..], "jacobi2d")] {
+    for (app, args, kernel) in [
+        ("vadd", &["8192"][..], "vadd"),
+        ("jacobi2d", &["256", "4"][..], "jacobi2d"),
+    ] {
         let path = tmp.path().join(format!("{app}.json"));
-        let out = exec(app, &["--split", "auto", "--report-launches"], Some(&path), args);
+        let out = exec(
+            app,
+            &["--split", "auto", "--report-launches"],
+            Some(&path),
+            args,
+        );
         assert_own_check_passes(&out, &format!("{app} at auto"));
         let r = report(&path);
         let rounds: Vec<u64> = r["launch_log"]

@@ -413,7 +413,10 @@ pub(crate) fn return_all(
 ) -> Result<Vec<(usize, u64, u64)>> {
     let gathered = gather_all_and_free(temps.iter_mut().map(|(_, b)| b));
     for (i, mut b) in temps {
-        std::mem::swap(args.buffer_at_mut(i).expect("a buffer argument"), &mut b.host);
+        std::mem::swap(
+            args.buffer_at_mut(i).expect("a buffer argument"),
+            &mut b.host,
+        );
     }
     gathered
 }

@@ -728,15 +728,17 @@ impl Plan {
         let mut hi_pos = Vec::new();
         for (i, p) in self.kernel.params.iter().enumerate() {
             let v: i64 = match p.source {
-                ParamSource::ScalarArg { arg_index } | ParamSource::StructMember { arg_index, .. } => {
+                ParamSource::ScalarArg { arg_index }
+                | ParamSource::StructMember { arg_index, .. } => {
                     let value = match (p.source, args.value(arg_index)) {
                         (
                             ParamSource::ScalarArg { .. },
                             Some(ArgValue::Scalar { int: Some(v), .. }),
                         ) => Some(*v),
-                        (ParamSource::StructMember { .. }, Some(ArgValue::Scalar { bytes, .. })) => {
-                            p.source.member_value(bytes)
-                        }
+                        (
+                            ParamSource::StructMember { .. },
+                            Some(ArgValue::Scalar { bytes, .. }),
+                        ) => p.source.member_value(bytes),
                         _ => None,
                     };
                     match value {

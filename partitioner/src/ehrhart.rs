@@ -50,8 +50,8 @@ pub use barvinok::{
     available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS,
 };
 use evalue::QPoly;
-pub(crate) use sandbox::at_low_priority;
 use ranges_format::{Chamber, Rat};
+pub(crate) use sandbox::at_low_priority;
 
 /// Most set dimensions (after lifting integer divisions) plus parameters
 /// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.

@@ -1352,10 +1352,7 @@ fn distinct_counts_of(
         .collect();
     // Per input, barvinok's count or error and the time it took.
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
-    for (&k, (card, took)) in whole
-        .iter()
-        .zip(ehrhart::card_many(&batch, deadline))
-    {
+    for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, deadline)) {
         cards[k] = Some((card.map(|c| c.count), took));
     }
     for (k, input) in inputs.iter().enumerate() {
@@ -1380,9 +1377,7 @@ fn distinct_counts_of(
                     match card {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
-                        Err(E::DeadlinePassed)
-                            if deadline.is_none_or(|d| until < d) =>
-                        {
+                        Err(E::DeadlinePassed) if deadline.is_none_or(|d| until < d) => {
                             failed = Some(E::BarvinokTimedOut {
                                 millis: input.left.as_millis() as u64,
                             });
@@ -1537,8 +1532,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
             cx.isl.reset();
             let before = steps.len();
             let written = out.write.as_ref().is_some_and(|w| !w.fills_hull);
-            if array_counts(cx, a, array_idx, &doms, written, which, ahead, &mut steps).is_some()
-            {
+            if array_counts(cx, a, array_idx, &doms, written, which, ahead, &mut steps).is_some() {
                 // Never accessed: no element, in any slice (an empty sum).
                 out.count_total = Some(Count::parametric(Vec::new()));
                 out.count_slice = Some(Count::parametric(Vec::new()));
@@ -1586,7 +1580,9 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
             .collect();
         // What was found ahead is not searched for again.
         let (known_vertices, missing) = split_known(&batch, |&(t, c, _)| {
-            let found = ahead?.vertices.get(&(t.to_string(), c.map(str::to_string)))?;
+            let found = ahead?
+                .vertices
+                .get(&(t.to_string(), c.map(str::to_string)))?;
             Some((Ok(found.clone()), true))
         });
         let search = (!missing.is_empty() && !limit.is_zero()).then(|| {
@@ -1822,8 +1818,8 @@ fn add_vertices(
         match e {
             Ok(e) => {
                 let mut vs: Vec<ranges_format::Vertex> = Vec::new();
-                let gist =
-                    (!simplified).then(|| DomainGist::new(cx.isl.max_ops(), input.context.as_deref()));
+                let gist = (!simplified)
+                    .then(|| DomainGist::new(cx.isl.max_ops(), input.context.as_deref()));
                 // The domains are simplified within the kernel's budget too:
                 // past it, the array gets no vertices (never some of them).
                 let spent = || {
@@ -2424,7 +2420,10 @@ pub fn partition_kernel_in(
                 if inputs.is_empty() {
                     return None;
                 }
-                let list = inputs.iter().map(|(&(_, slot), i)| (slot, i.clone())).collect();
+                let list = inputs
+                    .iter()
+                    .map(|(&(_, slot), i)| (slot, i.clone()))
+                    .collect();
                 let (deadline, limit) = (cx.counts_deadline, vertex_limit(&cx));
                 let max_ops = cx.isl.max_ops();
                 let counting = s.spawn(move || count_ahead(list, deadline, limit, max_ops));
@@ -2460,7 +2459,13 @@ pub fn partition_kernel_in(
     let (_, _, mut k) = best.expect("at least one dimension");
     if options.counts != Counts::None {
         if let Some(d) = k.split_dim {
-            add_counts(&cx, d, &mut k, options.counts, ahead.as_ref().filter(|h| h.d == d));
+            add_counts(
+                &cx,
+                d,
+                &mut k,
+                options.counts,
+                ahead.as_ref().filter(|h| h.d == d),
+            );
         }
     }
     if dims.len() > 1 {

@@ -267,7 +267,9 @@ impl KernelRanges {
                             p.name, a.name
                         ));
                     }
-                    if ![1, 2, 4, 8].contains(&size) || u64::from(offset) + u64::from(size) > u64::from(a.elem_size) {
+                    if ![1, 2, 4, 8].contains(&size)
+                        || u64::from(offset) + u64::from(size) > u64::from(a.elem_size)
+                    {
                         return Err(format!(
                             "parameter '{}' is {size} bytes at byte {offset} of argument '{}', which has {} bytes",
                             p.name, a.name, a.elem_size

@@ -297,7 +297,8 @@ unsafe fn warm_child(
         if !read_exact(jobs, &mut header) {
             libc::_exit(0);
         }
-        let word = |k: usize| u64::from_le_bytes(header[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+        let word =
+            |k: usize| u64::from_le_bytes(header[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
         let (n, wants_low) = (word(0), word(1) == 1);
         let Some(n) = usize::try_from(n).ok().filter(|&n| n <= MAX_REPLY_WORDS) else {
             libc::_exit(2);
@@ -902,7 +903,13 @@ mod tests {
     };
 
     fn free_children() -> Vec<libc::pid_t> {
-        TEST_POOL.free.lock().unwrap().iter().map(|w| w.child.pid).collect()
+        TEST_POOL
+            .free
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|w| w.child.pid)
+            .collect()
     }
 
     /// Jobs go to the warm child while they succeed; one that fails, times
@@ -941,7 +948,10 @@ mod tests {
         assert_eq!(replaced.len(), 1, "a retired warm child is replaced");
         assert!(![child, fresh].contains(&(replaced[0] as i64)));
         // SAFETY: probing a pid; the retired child is reaped, so not ours.
-        assert_eq!(unsafe { libc::waitpid(warm[0], std::ptr::null_mut(), libc::WNOHANG) }, -1);
+        assert_eq!(
+            unsafe { libc::waitpid(warm[0], std::ptr::null_mut(), libc::WNOHANG) },
+            -1
+        );
 
         // A time-out and a job that says not to go on retire their warm child too.
         let got = jobs(&[vec![2], vec![0, 3]], Duration::from_millis(300));

@@ -356,9 +356,14 @@ mod tests {
 
     #[test]
     fn jobs_round_trip() {
-        let texts = vec!["[n] -> { [i] : 0 <= i < n }".to_string(), "{ [i] : i = 0 }".into()];
+        let texts = vec![
+            "[n] -> { [i] : 0 <= i < n }".to_string(),
+            "{ [i] : i = 0 }".into(),
+        ];
         assert!(matches!(decode_job(&card_job(&texts[0])), Some(Job::Card(t)) if t == texts[0]));
-        assert!(matches!(decode_job(&card_parts_job(&texts)), Some(Job::CardParts(t)) if t == texts));
+        assert!(
+            matches!(decode_job(&card_parts_job(&texts)), Some(Job::CardParts(t)) if t == texts)
+        );
         let input = Input {
             params: vec!["n".into(), "lo".into()],
             pieces: vec![Piece {
@@ -375,7 +380,10 @@ mod tests {
         assert_eq!(back.params, input.params);
         assert_eq!(back.context, input.context);
         assert_eq!(back.pieces.len(), 1);
-        assert_eq!((back.pieces[0].n_vars, &back.pieces[0].rows), (1, &input.pieces[0].rows));
+        assert_eq!(
+            (back.pieces[0].n_vars, &back.pieces[0].rows),
+            (1, &input.pieces[0].rows)
+        );
         let mut cut = card_parts_job(&texts);
         cut.pop();
         assert!(decode_job(&cut).is_none());
