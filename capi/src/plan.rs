@@ -431,18 +431,12 @@ impl PlanState {
         // A first automatic launch over host arrays, on devices of unknown
         // speed: in two rounds where that pays, as `clpart run --split
         // auto` (launcher::launch_in_rounds, which feeds the balancer).
-        let unmeasured = self
-            .balancer
-            .as_ref()
-            .is_some_and(|b| b.rates(&key).iter().all(|r| r.1.is_none()));
-        let mut observed = false;
+        let in_rounds =
+            resident.is_empty() && self.balancer.as_ref().is_some_and(|b| b.unmeasured(&key));
         let report = if resident.is_empty() {
-            match &mut self.balancer {
-                Some(b) if unmeasured => {
-                    observed = true;
-                    launcher::launch_in_rounds(plan, nd, &mut kargs, b, &key, &options)?
-                }
-                _ => launcher::launch(plan, nd, &mut kargs, &shares, &options)?,
+            match self.balancer.as_mut().filter(|_| in_rounds) {
+                Some(b) => launcher::launch_in_rounds(plan, nd, &mut kargs, b, &key, &options)?,
+                None => launcher::launch(plan, nd, &mut kargs, &shares, &options)?,
             }
         } else {
             let shared: Vec<Shared> = resident.iter().map(|(_, b)| b.clone()).collect();
@@ -455,7 +449,8 @@ impl PlanState {
             launcher::launch_resident(plan, nd, &mut kargs, &mut bufs, &shares, &options)
                 .map_err(buffer::launcher_err)?
         };
-        if let Some(b) = self.balancer.as_mut().filter(|_| !observed) {
+        // (the rounds fed the balancer themselves)
+        if let Some(b) = self.balancer.as_mut().filter(|_| !in_rounds) {
             b.observe(&key, &report);
         }
 

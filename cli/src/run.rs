@@ -202,8 +202,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             }
         }
         progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
-        let unmeasured = || balancer.rates(&key).iter().all(|r| r.1.is_none());
-        let (r, shares) = if auto && unmeasured() {
+        let (r, shares) = if auto && balancer.unmeasured(&key) {
             // a first launch on devices of unknown speed: in two rounds
             // where that pays (launcher::launch_in_rounds)
             let r = launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;

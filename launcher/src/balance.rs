@@ -303,6 +303,13 @@ impl Balancer {
         });
     }
 
+    /// Whether no device has a measured rate for `key` yet: a first launch
+    /// of the configuration, which [`crate::launch_in_rounds`] runs in two
+    /// rounds where that pays.
+    pub fn unmeasured(&self, key: &str) -> bool {
+        self.rates(key).iter().all(|r| r.1.is_none())
+    }
+
     /// The measured rates of `key` (work-groups per ms of busy time; `None`
     /// where not measured yet), for reports.
     pub fn rates(&self, key: &str) -> Vec<(usize, Option<f64>)> {

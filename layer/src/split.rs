@@ -425,22 +425,22 @@ fn split_with(
     // 3. The split launch, over the resident copies.
     let mut kargs =
         KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
-    // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher
-    // takes trailing dimensions of one work-item, so `get_work_dim()` is
-    // what the application asked for)
     // A first automatic launch of this configuration, on devices of
     // unknown speed: in two rounds where that pays, as `clpart run --split
-    // auto` (the rounds feed the balancer themselves).
+    // auto` (the rounds feed the balancer themselves; `rounds` is what
+    // `launch_resident_in_rounds` decides, for the launch log).
     let unmeasured = config().shares.is_none()
         && engine
             .balancer
             .as_ref()
-            .is_some_and(|b| b.rates(&balance_key).iter().all(|r| r.1.is_none()));
-    let rounds = if unmeasured && launcher::probe_window(plan, nd, shares.len()).is_some() {
-        2
-    } else {
-        1
+            .is_some_and(|b| b.unmeasured(&balance_key));
+    let rounds = match engine.balancer.as_ref().filter(|_| unmeasured) {
+        Some(b) if launcher::probe_window(plan, nd, b.devices().len()).is_some() => 2,
+        _ => 1,
     };
+    // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher
+    // takes trailing dimensions of one work-item, so `get_work_dim()` is
+    // what the application asked for)
     let result = {
         let mut taken: Vec<(u32, usize, resident::Resident)> = bound
             .iter()

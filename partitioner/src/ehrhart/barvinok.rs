@@ -106,22 +106,19 @@ fn card_batch(
     sets: &[(Item<'_>, Duration)],
     deadline: Option<Instant>,
 ) -> Vec<(Result<Card, EhrhartError>, Duration)> {
-    match barvinok_sys::library() {
-        Ok(_) => {}
-        Err(e) => {
-            return sets
-                .iter()
-                .map(|_| {
-                    (
-                        Err(EhrhartError::Unavailable {
-                            reason: e.to_string(),
-                        }),
-                        Duration::ZERO,
-                    )
-                })
-                .collect()
-        }
-    };
+    if let Err(e) = barvinok_sys::library() {
+        return sets
+            .iter()
+            .map(|_| {
+                (
+                    Err(EhrhartError::Unavailable {
+                        reason: e.to_string(),
+                    }),
+                    Duration::ZERO,
+                )
+            })
+            .collect();
+    }
     let limits: Vec<Duration> = sets.iter().map(|&(_, limit)| limit).collect();
     let jobs: Vec<Vec<i64>> = sets
         .iter()
