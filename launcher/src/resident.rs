@@ -24,7 +24,7 @@ use crate::exec::{self, Finisher, HostRegion};
 use crate::launch::{LaunchOptions, RunReport};
 use crate::ndrange::NdRange;
 use crate::plan::{Plan, GUARD_SINK};
-use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
+use crate::runs::{Rect, Runs, COST_MODEL};
 use crate::runtime::DeviceCtx;
 
 /// One device's allocation for a buffer: elements `[base, base + extent)`
@@ -157,7 +157,7 @@ impl Residency {
                 .coh
                 .valid(Holder::Device(*dev))
                 .intersect(&Runs::interval(a.base, a.base + a.extent as i64 - 1));
-            let rects = runs.transfers(&fill, es, COMMAND_COST_BYTES);
+            let rects = runs.transfers(&fill, es, COST_MODEL);
             copied.push((*dev, Rect::union_of(&rects)));
             let n_commands = rects.len() as u64;
             for rect in rects {

@@ -11,7 +11,8 @@
 //! grouping equal runs at equal spacing into 2-D rects and equal 2-D rects at
 //! equal spacing into 3-D ones; [`Runs::transfers`] also moves small gaps,
 //! or pads the rows of a staircase to one rect, when that saves more than it
-//! moves (the cost model of [`COMMAND_COST_BYTES`]).
+//! moves (the cost model of [`CostModel`]: [`COMMAND_COST_BYTES`] a command,
+//! at most [`MAX_EXTRA_PERCENT`] more bytes than the set).
 
 use std::fmt;
 
@@ -19,6 +20,33 @@ use std::fmt;
 /// fewer bytes than this along with its neighbours is cheaper than a command
 /// of its own. Measured in the bench.
 pub const COMMAND_COST_BYTES: u64 = 16 * 1024;
+
+/// The most bytes [`Runs::transfers`] moves beyond a set to save commands,
+/// in percent of the set's bytes: transfers stay within 5 % of what a
+/// device needs, however small the set and however costly a command.
+pub const MAX_EXTRA_PERCENT: u64 = 5;
+
+/// The cost model of [`Runs::transfers`]: a command costs `command_bytes`
+/// bytes moved, and a plan moves at most `max_extra_percent` % more
+/// elements than the set it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CostModel {
+    pub command_bytes: u64,
+    pub max_extra_percent: u64,
+}
+
+/// clpart's cost model: [`COMMAND_COST_BYTES`] and [`MAX_EXTRA_PERCENT`].
+pub const COST_MODEL: CostModel = CostModel {
+    command_bytes: COMMAND_COST_BYTES,
+    max_extra_percent: MAX_EXTRA_PERCENT,
+};
+
+impl CostModel {
+    /// The most elements a plan for `elems` elements may move beyond them.
+    fn extra_budget(&self, elems: u64) -> u128 {
+        elems as u128 * self.max_extra_percent as u128 / 100
+    }
+}
 
 /// A set of element indices: sorted, disjoint, non-adjacent inclusive
 /// intervals (`lo <= hi`, and each interval starts at least two past the end
@@ -354,46 +382,48 @@ impl Runs {
     }
 
     /// The transfer commands that move `self`, at the cost model's best
-    /// (fewest `bytes moved + commands * command_cost_bytes`, among two
-    /// plans; the first on a tie):
+    /// (fewest `bytes moved + commands * cost.command_bytes`, among two
+    /// plans; the first on a tie), each moving at most
+    /// `cost.max_extra_percent` % more elements than `self`:
     /// - bridged: like [`Runs::rects`], but where two consecutive rects are
     ///   single runs and the gap between them lies inside `fill` (elements
     ///   that may harmlessly be moved too) and moves fewer bytes than one
-    ///   command (`gap_elems * elem_size < command_cost_bytes`), they become
-    ///   one run. Gaps next to a rect of several rows are kept: bridging
-    ///   there would break the rect up and save no command.
+    ///   command (`gap_elems * elem_size < cost.command_bytes`), they become
+    ///   one run, smallest gaps first while the budget lasts. Gaps next to a
+    ///   rect of several rows are kept: bridging there would break the rect
+    ///   up and save no command.
     /// - padded: consecutive runs of different lengths whose starts or ends
     ///   are at equal spacing (a staircase: the rows of a triangle of a
     ///   row-major matrix) become one 2-D rect whose rows are padded from
     ///   `fill` to a common width, where that costs less than their
-    ///   commands (`padded_rows`); then grouped and bridged as above.
+    ///   commands and fits the budget (`padded_rows`); then grouped and
+    ///   bridged as above with what is left of the budget.
     ///
     /// The union of the rects holds `self` and lies inside `self ∪ fill`;
     /// the rects are pairwise disjoint.
-    pub fn transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
+    pub fn transfers(&self, fill: &Runs, elem_size: u64, cost: CostModel) -> Vec<Rect> {
         // One run (or none) is one command (or none) of exactly its
         // elements: no plan moves fewer bytes in fewer commands.
         if let [] | [_] = self.0.as_slice() {
             return self.rects();
         }
-        self.planned_transfers(fill, elem_size, command_cost_bytes)
+        self.planned_transfers(fill, elem_size, cost)
     }
 
     /// [`Runs::transfers`] by the cost model's two plans, whatever the
     /// number of runs.
-    fn planned_transfers(&self, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
-        let bridged = bridge(self.rects(), fill, elem_size, command_cost_bytes);
-        let padded = bridge(
-            group_planes(padded_rows(&self.0, fill, elem_size, command_cost_bytes)),
-            fill,
-            elem_size,
-            command_cost_bytes,
-        );
-        let cost = |rects: &[Rect]| -> u128 {
-            rects.iter().map(|r| r.n_elems() as u128).sum::<u128>() * elem_size as u128
-                + rects.len() as u128 * command_cost_bytes as u128
+    fn planned_transfers(&self, fill: &Runs, elem_size: u64, cost: CostModel) -> Vec<Rect> {
+        let n = self.n_elems();
+        let budget = cost.extra_budget(n);
+        let cmd = cost.command_bytes;
+        let bridged = bridge(self.rects(), fill, elem_size, cmd, budget);
+        let padded = group_planes(padded_rows(&self.0, fill, elem_size, cmd, budget));
+        let padding = elems_of(&padded) - n as u128;
+        let padded = bridge(padded, fill, elem_size, cmd, budget - padding);
+        let cost_of = |rects: &[Rect]| -> u128 {
+            elems_of(rects) * elem_size as u128 + rects.len() as u128 * cmd as u128
         };
-        if cost(&padded) < cost(&bridged) {
+        if cost_of(&padded) < cost_of(&bridged) {
             padded
         } else {
             bridged
@@ -407,29 +437,61 @@ impl Runs {
     }
 }
 
+/// The elements of `rects` (pairwise disjoint), summed.
+fn elems_of(rects: &[Rect]) -> u128 {
+    rects.iter().map(|r| r.n_elems() as u128).sum()
+}
+
 /// [`Runs::transfers`]'s bridging: consecutive single runs whose gap lies
-/// inside `fill` and costs less than a command become one run.
-fn bridge(rects: Vec<Rect>, fill: &Runs, elem_size: u64, command_cost_bytes: u64) -> Vec<Rect> {
+/// inside `fill` and costs less than a command become one run, smallest
+/// gaps first (the most commands saved for the fewest bytes) while their
+/// elements add up to at most `budget`.
+fn bridge(
+    rects: Vec<Rect>,
+    fill: &Runs,
+    elem_size: u64,
+    command_cost_bytes: u64,
+    budget: u128,
+) -> Vec<Rect> {
+    // The gaps that may be bridged: (elements, index of the rect after it).
     let f = &fill.0;
     let mut fj = 0;
+    let mut gaps: Vec<(u128, usize)> = Vec::new();
+    for (k, pair) in rects.windows(2).enumerate() {
+        let (last, r) = (&pair[0], &pair[1]);
+        if !(last.is_run() && r.is_run()) {
+            continue;
+        }
+        let (gap_lo, gap_hi) = (last.end(), r.start - 1);
+        let gap = width(gap_lo, gap_hi) as u128;
+        if gap * elem_size as u128 >= command_cost_bytes as u128 || gap > budget {
+            continue;
+        }
+        // Gaps come in increasing order: `fj` only moves on.
+        while fj < f.len() && f[fj].1 < gap_lo {
+            fj += 1;
+        }
+        if fj < f.len() && f[fj].0 <= gap_lo && f[fj].1 >= gap_hi {
+            gaps.push((gap, k + 1));
+        }
+    }
+    gaps.sort_unstable();
+    let mut bridged = vec![false; rects.len()];
+    let mut left = budget;
+    for (gap, k) in gaps {
+        if gap > left {
+            break;
+        }
+        left -= gap;
+        bridged[k] = true;
+    }
     let mut out: Vec<Rect> = Vec::with_capacity(rects.len());
-    for r in rects {
-        if let Some(last) = out.last_mut() {
-            if last.is_run() && r.is_run() {
-                let (gap_lo, gap_hi) = (last.end(), r.start - 1);
-                let gap_bytes = (width(gap_lo, gap_hi) as u128) * elem_size as u128;
-                if gap_bytes < command_cost_bytes as u128 {
-                    // Gaps come in increasing order: `fj` only moves on.
-                    while fj < f.len() && f[fj].1 < gap_lo {
-                        fj += 1;
-                    }
-                    if fj < f.len() && f[fj].0 <= gap_lo && f[fj].1 >= gap_hi {
-                        let run = width(last.start, r.start + r.run as i64 - 1);
-                        *last = Rect::run(last.start, run);
-                        continue;
-                    }
-                }
-            }
+    for (k, r) in rects.into_iter().enumerate() {
+        if bridged[k] {
+            let last = out.last_mut().expect("a bridged gap follows a rect");
+            let run = width(last.start, r.start + r.run as i64 - 1);
+            *last = Rect::run(last.start, run);
+            continue;
         }
         out.push(r);
     }
@@ -478,7 +540,8 @@ const PAD_LOOKAHEAD: usize = 64;
 /// (greedy, left to right): from each run, for the pitch of the next run's
 /// start and that of its end, the longest stretch that fits ([`PadRows`]),
 /// cut where it saves most (`runs' bytes + m commands - rect's bytes - one
-/// command`), looking at most [`PAD_LOOKAHEAD`] rows past the best; a run
+/// command`) among the cuts whose padding fits what is left of `budget`
+/// (elements), looking at most [`PAD_LOOKAHEAD`] rows past the best; a run
 /// no stretch saves anything for stays a run. Runs of
 /// equal length at equal spacing are the case with no padding ([`group_rows`]).
 fn padded_rows(
@@ -486,7 +549,9 @@ fn padded_rows(
     fill: &Runs,
     elem_size: u64,
     command_cost_bytes: u64,
+    budget: u128,
 ) -> Vec<Rect> {
+    let mut budget_left = budget;
     // How far `fill` lets each run grow on either side, never up to its
     // neighbours.
     let reach: Vec<(i128, i128)> = runs
@@ -553,8 +618,9 @@ fn padded_rows(
                     let w = g.e - g.s + 1;
                     let saving =
                         g.elems as i128 * es + m as i128 * cmd - (w * m as i128 * es + cmd);
+                    let padding = (w * m as i128) as u128 - g.elems;
                     since_best += 1;
-                    if saving > 0 && best.is_none_or(|b| saving > b.0) {
+                    if saving > 0 && padding <= budget_left && best.is_none_or(|b| saving > b.0) {
                         best = Some((saving, m, g.s, w, pitch));
                         since_best = 0;
                     }
@@ -563,6 +629,11 @@ fn padded_rows(
         }
         match best {
             Some((_, rows, s, w, pitch)) => {
+                let taken: u128 = runs[i..i + rows]
+                    .iter()
+                    .map(|&(lo, hi)| width(lo, hi) as u128)
+                    .sum();
+                budget_left -= (w * rows as i128) as u128 - taken;
                 out.push(Rect {
                     start: s as i64,
                     run: w as u64,

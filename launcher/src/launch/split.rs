@@ -32,7 +32,7 @@ use crate::exec::{self, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
 use crate::plan::{DeviceKernels, ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::resident::{DevAlloc, Residency};
-use crate::runs::{Rect, Runs, COMMAND_COST_BYTES};
+use crate::runs::{Rect, Runs, COST_MODEL};
 use crate::runtime::DeviceCtx;
 
 /// What [`run_split`] ended with (once per launch: the report is not
@@ -481,7 +481,7 @@ fn phase0(
                         .coh
                         .valid(Holder::Host)
                         .intersect(&range_runs(w.arrays[ai].cover));
-                    let rs = to.transfers(&fill, es, COMMAND_COST_BYTES);
+                    let rs = to.transfers(&fill, es, COST_MODEL);
                     *to = Rect::union_of(&rs);
                     rects.push(rs);
                 }

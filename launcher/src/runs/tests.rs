@@ -11,6 +11,15 @@ fn runs(v: &[(i64, i64)]) -> Runs {
     Runs::from_intervals(v.to_vec())
 }
 
+/// A cost model of `command_bytes` a command whose extra-bytes budget
+/// (100 times the set) never binds on these small sets.
+fn unbudgeted(command_bytes: u64) -> CostModel {
+    CostModel {
+        command_bytes,
+        max_extra_percent: 10_000,
+    }
+}
+
 /// Whether the intervals are sorted, disjoint, non-adjacent and non-empty.
 fn normalized(r: &Runs) -> bool {
     r.intervals().iter().all(|&(lo, hi)| lo <= hi)
@@ -293,10 +302,13 @@ fn transfers_bridge_small_gaps_inside_fill() {
     let r = runs(&[(0, 9), (12, 20), (30, 31)]);
     // Gaps 10..=11 and 21..=29 both inside fill and cheap: one run.
     let fill = runs(&[(10, 11), (21, 29)]);
-    assert_eq!(bridge(r.rects(), &fill, 4, 1024), vec![Rect::run(0, 32)]);
+    assert_eq!(
+        bridge(r.rects(), &fill, 4, 1024, u128::MAX),
+        vec![Rect::run(0, 32)]
+    );
     // Gap 21..=29 (9 elements, 36 bytes) costs more than a 32-byte command.
     assert_eq!(
-        bridge(r.rects(), &fill, 4, 32),
+        bridge(r.rects(), &fill, 4, 32, u128::MAX),
         vec![Rect::run(0, 21), Rect::run(30, 2)]
     );
     // (`transfers` moves 30 elements instead of 32: rows 0..=9, 11..=20
@@ -309,7 +321,7 @@ fn transfers_bridge_small_gaps_inside_fill() {
         planes: 1,
         plane_pitch: 33,
     };
-    assert_eq!(r.transfers(&fill, 4, 1024), vec![padded]);
+    assert_eq!(r.transfers(&fill, 4, unbudgeted(1024)), vec![padded]);
     // Rows 0..=9 and 12..=21 (pitch 12), then the run 30..=31.
     let pitch_12 = vec![
         Rect {
@@ -323,17 +335,17 @@ fn transfers_bridge_small_gaps_inside_fill() {
         Rect::run(30, 2),
     ];
     // At 32 bytes a command, those cost the same 152 and come first.
-    assert_eq!(r.transfers(&fill, 4, 32), pitch_12);
+    assert_eq!(r.transfers(&fill, 4, unbudgeted(32)), pitch_12);
     // Gap 21..=29 not wholly inside fill: bridging stops at 20, and the
     // rows 0..=9 and 12..=21 at pitch 12 move one element fewer.
     let fill = runs(&[(10, 11), (21, 28)]);
     assert_eq!(
-        bridge(r.rects(), &fill, 4, 1024),
+        bridge(r.rects(), &fill, 4, 1024, u128::MAX),
         vec![Rect::run(0, 21), Rect::run(30, 2)]
     );
-    assert_eq!(r.transfers(&fill, 4, 1024), pitch_12);
+    assert_eq!(r.transfers(&fill, 4, unbudgeted(1024)), pitch_12);
     // Nothing to fill: the rects.
-    assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
+    assert_eq!(r.transfers(&Runs::new(), 4, unbudgeted(1024)), r.rects());
 }
 
 #[test]
@@ -343,7 +355,7 @@ fn transfers_pad_a_staircase_into_one_rect() {
     let fill = Runs::interval(0, 63).subtract(&r);
     // Bridging makes one run of 28 elements; the padded 4 x 4 rect moves 16.
     assert_eq!(
-        r.transfers(&fill, 4, 1024),
+        r.transfers(&fill, 4, unbudgeted(1024)),
         vec![Rect {
             start: 8,
             run: 4,
@@ -353,12 +365,15 @@ fn transfers_pad_a_staircase_into_one_rect() {
             plane_pitch: 32
         }]
     );
-    assert_eq!(bridge(r.rects(), &fill, 4, 1024), vec![Rect::run(8, 28)]);
+    assert_eq!(
+        bridge(r.rects(), &fill, 4, 1024, u128::MAX),
+        vec![Rect::run(8, 28)]
+    );
     // Right-aligned, starts at uneven spacing: the pitch of the ends.
     let r = runs(&[(4, 7), (13, 15), (23, 23), (30, 31)]);
     let fill = Runs::interval(0, 63).subtract(&r);
     assert_eq!(
-        r.transfers(&fill, 4, 1024),
+        r.transfers(&fill, 4, unbudgeted(1024)),
         vec![Rect {
             start: 4,
             run: 4,
@@ -369,9 +384,9 @@ fn transfers_pad_a_staircase_into_one_rect() {
         }]
     );
     // Padding outside fill is never moved: the plain rects.
-    assert_eq!(r.transfers(&Runs::new(), 4, 1024), r.rects());
+    assert_eq!(r.transfers(&Runs::new(), 4, unbudgeted(1024)), r.rects());
     // A command cheaper than the padding: each row its own run.
-    assert_eq!(r.transfers(&fill, 4, 4), r.rects());
+    assert_eq!(r.transfers(&fill, 4, unbudgeted(4)), r.rects());
 }
 
 #[test]
@@ -380,12 +395,48 @@ fn transfers_keep_rects_of_several_rows() {
     // and save no command.
     let r = runs(&[(0, 1), (8, 9), (16, 17), (19, 25)]);
     let fill = Runs::interval(0, 100).subtract(&r);
-    let t = r.transfers(&fill, 1, 1 << 20);
+    let t = r.transfers(&fill, 1, unbudgeted(1 << 20));
     assert_eq!(t, r.rects());
     assert_eq!(t.len(), 2);
     // The gaps inside a rect are never bridged.
     let col = Runs::from_box(0, &[(0, 99), (0, 0)], &[2, 1], 100).unwrap();
-    assert_eq!(col.transfers(&Runs::interval(0, 1000), 1, 1 << 20).len(), 1);
+    assert_eq!(
+        col.transfers(&Runs::interval(0, 1000), 1, unbudgeted(1 << 20))
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
+    // A pivot and the slice of its row (issue12_row_scale): 1 + 128
+    // elements and a gap of 124 that costs less than a command. Bridging
+    // would move 1.96x the set: two commands instead.
+    let r = runs(&[(771, 771), (896, 1023)]);
+    let fill = Runs::interval(0, 4095).subtract(&r);
+    assert_eq!(r.transfers(&fill, 4, COST_MODEL), r.rects());
+    assert_eq!(
+        r.transfers(&fill, 4, unbudgeted(COMMAND_COST_BYTES)),
+        vec![Rect::run(771, 253)]
+    );
+    // A wrapping read (issue10_ushort_read): 250 + 6 elements, which rows
+    // of 250 at one pitch would pad to 500.
+    let r = runs(&[(0, 249), (65530, 65535)]);
+    let fill = Runs::interval(0, 65535).subtract(&r);
+    assert_eq!(r.transfers(&fill, 4, COST_MODEL), r.rects());
+    assert_eq!(
+        r.transfers(&fill, 4, unbudgeted(COMMAND_COST_BYTES)).len(),
+        1
+    );
+    // Gaps within the budget are still bridged, smallest first: 199
+    // elements allow 9 more; the gaps of 4 and 5 fit, that of 7 does not.
+    let r = runs(&[(0, 49), (54, 99), (107, 160), (166, 214)]);
+    let fill = Runs::interval(0, 300).subtract(&r);
+    assert_eq!(r.n_elems(), 199);
+    assert_eq!(
+        r.transfers(&fill, 4, COST_MODEL),
+        vec![Rect::run(0, 100), Rect::run(107, 108)]
+    );
 }
 
 // ---- properties against a BTreeSet model ----
@@ -517,7 +568,7 @@ proptest! {
         cost in prop::sample::select(vec![1u64, 4, 32, 1024]),
     ) {
         let r = Runs::interval(lo, lo + n - 1);
-        prop_assert_eq!(r.transfers(&fill, 4, cost), r.planned_transfers(&fill, 4, cost));
+        prop_assert_eq!(r.transfers(&fill, 4, unbudgeted(cost)), r.planned_transfers(&fill, 4, unbudgeted(cost)));
     }
 
     #[test]
@@ -545,9 +596,16 @@ proptest! {
     }
 
     #[test]
-    fn transfers_within_self_and_fill(r in arb_any(), fill in arb_any(), elem_size in 1u64..9, cost in 0u64..64) {
+    fn transfers_within_self_and_fill(
+        r in arb_any(),
+        fill in arb_any(),
+        elem_size in 1u64..9,
+        cost in 0u64..64,
+        percent in prop::sample::select(vec![0u64, 5, 20, 50, 10_000]),
+    ) {
         let fill = fill.subtract(&r);
-        let t = r.transfers(&fill, elem_size, cost);
+        let model = CostModel { command_bytes: cost, max_extra_percent: percent };
+        let t = r.transfers(&fill, elem_size, model);
         let moved = rects_union(&t);
         prop_assert!(moved.contains(&r));
         prop_assert!(r.union(&fill).contains(&moved));
@@ -561,10 +619,13 @@ proptest! {
         // the plan costs no more than bridging alone.
         let extra = moved.n_elems() - r.n_elems();
         prop_assert!(extra == 0 || extra * elem_size < (rects.len() - t.len()) as u64 * cost);
+        // Issue 12: never more extra elements than the budget.
+        prop_assert!(extra as u128 <= r.n_elems() as u128 * percent as u128 / 100, "{:?}", t);
         let cost_of = |rects: &[Rect]| {
             rects.iter().map(Rect::n_elems).sum::<u64>() * elem_size + rects.len() as u64 * cost
         };
-        prop_assert!(cost_of(&t) <= cost_of(&bridge(rects, &fill, elem_size, cost)));
+        let budget = model.extra_budget(r.n_elems());
+        prop_assert!(cost_of(&t) <= cost_of(&bridge(rects, &fill, elem_size, cost, budget)));
     }
 
     #[test]
@@ -579,7 +640,7 @@ proptest! {
             .collect();
         let r = runs(&rows);
         let fill = Runs::interval(0, lead + n * pitch).subtract(&r);
-        let t = r.transfers(&fill, 1, cost);
+        let t = r.transfers(&fill, 1, unbudgeted(cost));
         let moved = rects_union(&t);
         prop_assert!(moved.contains(&r));
         prop_assert!(r.union(&fill).contains(&moved));
