@@ -37,6 +37,8 @@ pub struct KernelBytes {
     /// Why it did not, when it did not.
     pub reason: Option<String>,
     pub bytes_total: u64,
+    /// Transfer commands of every device (writes, reads, rect or not).
+    pub commands: u64,
     pub bytes_exact: Option<u64>,
     pub bytes_whole_buffers: u64,
     pub bytes_hull: u64,
@@ -92,6 +94,7 @@ pub fn worker(specs: &[LaunchSpec]) -> Result<Vec<KernelBytes>> {
             split: rep.split,
             reason: rep.reason.clone(),
             bytes_total: rep.bytes_total,
+            commands: rep.devices.iter().map(|d| d.commands).sum(),
             bytes_exact: rep.bytes_exact,
             bytes_whole_buffers: rep.bytes_whole_buffers,
             bytes_hull,

@@ -73,7 +73,9 @@ pub struct RunReport {
     /// each.
     pub bytes_whole_buffers: u64,
     /// Bytes of the distinct elements each slice touches (Ehrhart counts),
-    /// once for reads and once for writes; `None` when a count is missing
+    /// once for reads and once for writes (a read-write array whose writes
+    /// are all must-writes: its footprint, then its written elements);
+    /// `None` when a count is missing
     /// or the launch did not ask for it ([`LaunchOptions::exact_bytes`](crate::LaunchOptions::exact_bytes)).
     pub bytes_exact: Option<u64>,
     /// Wall time of the launch (validation, transfers, kernels, gluing;
