@@ -182,7 +182,7 @@ pub fn analyze_kernel_in(
         .first()
         .map(|d| format!("{} ({}:{}:{})", d.message, d.file, d.span.line, d.span.col));
 
-    let mut walker = Walker::new(program, &ndr, &spec, taken);
+    let mut walker = Walker::new(program, &ndr, &spec, taken, k);
     walker.buf_names = buf_names;
     walker.buf_args = buf_args;
     walker.buf_elem_sizes = buffers.iter().map(|b| (b.arg_index, b.elem_size)).collect();

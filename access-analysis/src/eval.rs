@@ -54,6 +54,10 @@ pub(crate) struct Walker<'a> {
     pub spec: &'a BTreeMap<String, i128>,
     /// Names not to be used for new dimensions (parameters, reserved words).
     pub taken: Vec<String>,
+    /// Variables whose address is taken anywhere in the program (`&j`),
+    /// by name, with the first place: a store through the pointer may
+    /// change them at any time, so a read of one is an unknown value.
+    escaped: HashMap<String, coarsen::ir::Span>,
     scopes: Vec<HashMap<String, Val>>,
     frames: Vec<usize>,
     path: Vec<Cond>,
@@ -115,6 +119,39 @@ pub(crate) struct MemberParam {
     /// Size of the member in bytes.
     pub size: u32,
     pub signed: bool,
+}
+
+/// The variables whose address some function of `program` takes (`&j`,
+/// `&s.m`, `&v[k]`: the variable at the root), each with its first place
+/// in `kernel`, else in the first other function that takes it (by name:
+/// conservative across scopes and functions).
+fn escaped_names(
+    program: &Program,
+    kernel: &coarsen::ir::Function,
+) -> HashMap<String, coarsen::ir::Span> {
+    use coarsen::ir::UnOp;
+    fn root(e: &Expr) -> Option<&str> {
+        match &e.kind {
+            ExprKind::Var(n) => Some(n),
+            ExprKind::Member(a, ..)
+            | ExprKind::Index(a, _)
+            | ExprKind::Swizzle(a, _)
+            | ExprKind::Cast(a) => root(a),
+            _ => None,
+        }
+    }
+    let mut out: HashMap<String, coarsen::ir::Span> = HashMap::new();
+    let others = program.functions.iter().filter(|f| !std::ptr::eq(*f, kernel));
+    for f in std::iter::once(kernel).chain(others) {
+        coarsen::ir::visit_exprs(&f.body, &mut |e: &Expr| {
+            if let ExprKind::Unary(UnOp::AddrOf, a) = &e.kind {
+                if let Some(n) = root(a) {
+                    out.entry(n.to_string()).or_insert_with(|| e.span.clone());
+                }
+            }
+        });
+    }
+    out
 }
 
 /// Whether the kernel `body` may change struct argument `name`: an
@@ -188,12 +225,14 @@ impl<'a> Walker<'a> {
         ndr: &'a Ndr,
         spec: &'a BTreeMap<String, i128>,
         taken: Vec<String>,
+        kernel: &coarsen::ir::Function,
     ) -> Walker<'a> {
         Walker {
             program,
             ndr,
             spec,
             taken,
+            escaped: escaped_names(program, kernel),
             scopes: Vec::new(),
             frames: Vec::new(),
             path: Vec::new(),

@@ -577,6 +577,48 @@ fn induction_variables_are_affine_in_the_iteration_count() {
     }
 }
 
+/// Issue 15: `do { ...; j++; } while (j < n);` (the front end's `while (1)
+/// { ...; j++; if (!(j < n)) break; }`) is a counted loop whose first
+/// iteration runs whatever the condition says: exact must-writes where the
+/// condition is monotone in the iterator. A variable stepped twice is not
+/// its iterator, and such a loop stays a while loop.
+#[test]
+fn do_while_loops_are_counted_loops_whose_first_iteration_always_runs() {
+    let ka = inline(
+        "__kernel void k(__global float *a, __global const float *b, __global float *c, int n) {
+            int i = get_global_id(0);
+            int j = 0;
+            do {
+                a[i + j] = b[i + 2 * j];
+                j++;
+            } while (j < n);
+            int m = 0;
+            do {
+                c[i + m] = 1.0f;
+                m += 2;
+                m--;
+            } while (m < n);
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap();
+    assert_eq!(a.whole, None, "{:?}", ka.notes);
+    same(
+        &ka,
+        &a.must_writes,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> a[o] : go0 <= x0 < go0 + gs0 and (o = x0 or x0 <= o < x0 + n) }",
+    );
+    let b = ka.array("b").unwrap();
+    assert_eq!(b.whole, None);
+    same(
+        &ka,
+        &b.reads,
+        "[gs0, go0, n] -> { W[x0, 0, 0] -> b[o] : go0 <= x0 < go0 + gs0 and exists (t : o = x0 + 2t and (t = 0 or 0 <= t < n)) }",
+    );
+    let reason = ka.array("c").unwrap().whole.clone().expect("c whole");
+    assert!(reason.contains("is modified in the loop"), "{reason}");
+}
+
 /// Issue 15: the integer members of a struct passed by value that the
 /// kernel never changes are parameters, read from the argument's bytes at
 /// launch (`ParamSource::StructMember`: offset, size, signedness); a

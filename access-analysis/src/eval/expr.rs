@@ -310,9 +310,19 @@ impl<'a> Walker<'a> {
         match &e.kind {
             ExprKind::IntLit(v) if is_int(&e.ty) => Val::Int(IntVal::konst(*v)),
             ExprKind::IntLit(_) | ExprKind::FloatLit(..) => Val::Other,
-            ExprKind::Var(n) => match self.lookup(n) {
-                Some(v) => v.clone(),
-                None => Val::Int(IntVal::unknown(format!("'{n}' is not a local variable"))),
+            ExprKind::Var(n) => match (self.lookup(n), self.escaped.get(n)) {
+                // Its address is taken: a store through a pointer may have
+                // changed it (a counted loop's iterator too).
+                (Some(Val::Int(_)), Some(at)) => Val::Int(IntVal::unknown(format!(
+                    "the address of '{n}' is taken at {}",
+                    self.loc(at)
+                ))),
+                (Some(Val::Ptr(_)), Some(at)) => {
+                    let why = format!("the address of '{n}' is taken at {}", self.loc(at));
+                    self.any_buffer(why)
+                }
+                (Some(v), _) => v.clone(),
+                (None, _) => Val::Int(IntVal::unknown(format!("'{n}' is not a local variable"))),
             },
             ExprKind::Cast(a) => {
                 // `(int)ceil((float)n / 16)`: the integer it is

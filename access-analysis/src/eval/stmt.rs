@@ -86,7 +86,7 @@ impl<'a> Walker<'a> {
                 step,
                 body,
                 span,
-            } => self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span),
+            } => self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span, false),
             Stmt::While { cond, body, span } => self.while_stmt(cond, body, span),
             Stmt::Barrier(_) => Cond::False,
             Stmt::Return(e, _) => {
@@ -189,6 +189,12 @@ impl<'a> Walker<'a> {
     }
 
     fn while_stmt(&mut self, cond: &Expr, body: &[Stmt], span: &Span) -> Exit {
+        // `do { B; j++; } while (c);` (the front end's `while (1) { B; j++;
+        // if (!c) break; }`): a counted loop whose first iteration runs
+        // whatever `c` says (issue 15).
+        if let Some((b, step, c)) = do_while_parts(cond, body) {
+            return self.for_stmt(None, Some(c), Some(step), b, span, true);
+        }
         let names = assigned_names(body, &[cond]);
         let why = format!("is modified in the loop at {}", self.loc(span));
         self.havoc(&names, &why);
@@ -212,6 +218,10 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// A `for` loop; with `first_unconditional`, a `do ... while` whose
+    /// `cond` is tested after `body` and `step`: its first iteration runs
+    /// whatever `cond` says, and iteration `t > 0` runs where `cond` holds
+    /// at the top of it (exact where `cond` is monotone in the iterator).
     fn for_stmt(
         &mut self,
         init: Option<&Stmt>,
@@ -219,6 +229,7 @@ impl<'a> Walker<'a> {
         step: Option<&Expr>,
         body: &[Stmt],
         span: &Span,
+        first_unconditional: bool,
     ) -> Exit {
         self.scopes.push(HashMap::new());
         if let Some(i) = init {
@@ -231,9 +242,11 @@ impl<'a> Walker<'a> {
         extra.extend(step);
         let assigned = assigned_names(body, &extra);
         let step_info = step.and_then(parse_step);
-        // The iterator: assigned only by the step, an integer variable in scope.
+        // The iterator: assigned only by the step (not in the body, not in
+        // the condition: `j++ < n` steps it twice an iteration), an integer
+        // variable in scope.
         let iter = step_info.as_ref().and_then(|(name, _, _)| {
-            let in_body = assigned_names(body, &[]).contains(name);
+            let in_body = assigned_names(body, &cond.into_iter().collect::<Vec<_>>()).contains(name);
             let is_int_var = matches!(self.lookup(name), Some(Val::Int(_)));
             (is_int_var && !in_body).then(|| name.clone())
         });
@@ -242,6 +255,8 @@ impl<'a> Walker<'a> {
         let saved_exact = self.exact;
         let path_base = self.path.len();
         let mut pushed_iter = false;
+        // The first iteration (the iterator at its start), where known.
+        let mut first_iter: Option<Cond> = None;
         match (&iter, &step_info) {
             (Some(name), Some((_, sign, amount))) => {
                 let init_val = match self.lookup(name) {
@@ -326,6 +341,9 @@ impl<'a> Walker<'a> {
                 match &init_val {
                     IntVal::Known(pieces) if dir != 0 => {
                         let mut start = Cond::False;
+                        first_iter = pieces.iter().try_fold(Cond::False, |acc, (pc, v)| {
+                            Some(Cond::or(acc, Cond::and(pc.clone(), Cond::eq(&it, v)?)))
+                        });
                         for (pc, v) in pieces {
                             let bound = if dir > 0 {
                                 Cond::ge(&it, v)
@@ -438,6 +456,15 @@ impl<'a> Walker<'a> {
                             w.msg
                         ));
                     }
+                    let cv = match (first_unconditional, &first_iter) {
+                        (false, _) => cv,
+                        (true, Some(first)) => Cond::or(first.clone(), cv),
+                        // No known first iteration: every iteration may run.
+                        (true, None) => {
+                            loop_exact = false;
+                            Cond::True
+                        }
+                    };
                     self.path.push(cv);
                 } else {
                     loop_exact = false;
@@ -449,7 +476,11 @@ impl<'a> Walker<'a> {
                 loop_exact = false;
                 if let Some(c) = cond {
                     let cv = self.eval_cond(c);
-                    self.path.push(cv);
+                    // (a `do ... while`'s first iteration runs whatever
+                    // its condition says)
+                    if !first_unconditional {
+                        self.path.push(cv);
+                    }
                 }
                 notes.push(format!(
                     "loop at {loc} is not a counted loop; accesses in it are approximated"
@@ -488,6 +519,32 @@ impl<'a> Walker<'a> {
             Cond::False
         }
     }
+}
+
+/// A `do { B; step; } while (c);` as the front end writes it, `while (1) {
+/// B; step; if (!c) break; }`, where `step` steps one variable (`j++`, `j
+/// += e`, ...) and `c` assigns nothing: `(B, step, c)`. The same loop
+/// written by hand as `while (1)` is the same loop.
+fn do_while_parts<'a>(cond: &Expr, body: &'a [Stmt]) -> Option<(&'a [Stmt], &'a Expr, &'a Expr)> {
+    if !matches!(cond.kind, ExprKind::IntLit(v) if v != 0) {
+        return None;
+    }
+    let [b @ .., Stmt::Expr(step), Stmt::If {
+        cond: test,
+        then,
+        els: None,
+        ..
+    }] = body
+    else {
+        return None;
+    };
+    let ExprKind::Unary(UnOp::Not, c) = &test.kind else {
+        return None;
+    };
+    if !matches!(then.as_slice(), [Stmt::Break(_)]) || parse_step(step).is_none() {
+        return None;
+    }
+    assigned_names(&[], &[c]).is_empty().then_some((b, step, c))
 }
 
 /// Names assigned (`=`, `op=`, `++`, `--`) anywhere in `body`.
