@@ -122,7 +122,8 @@ pub(crate) struct MemberParam {
 }
 
 /// The variables whose address some function of `program` takes (`&j`,
-/// `&s.m`, `&v[k]`: the variable at the root), each with its first place
+/// `&s.m`, `&v.x`: the variable at the root; not `&p[k]`, an element's
+/// address, which leaves the pointer or array `p` as it is), each with its first place
 /// in `kernel`, else in the first other function that takes it (by name:
 /// conservative across scopes and functions).
 fn escaped_names(
@@ -133,15 +134,15 @@ fn escaped_names(
     fn root(e: &Expr) -> Option<&str> {
         match &e.kind {
             ExprKind::Var(n) => Some(n),
-            ExprKind::Member(a, ..)
-            | ExprKind::Index(a, _)
-            | ExprKind::Swizzle(a, _)
-            | ExprKind::Cast(a) => root(a),
+            ExprKind::Member(a, ..) | ExprKind::Swizzle(a, _) | ExprKind::Cast(a) => root(a),
             _ => None,
         }
     }
     let mut out: HashMap<String, coarsen::ir::Span> = HashMap::new();
-    let others = program.functions.iter().filter(|f| !std::ptr::eq(*f, kernel));
+    let others = program
+        .functions
+        .iter()
+        .filter(|f| !std::ptr::eq(*f, kernel));
     for f in std::iter::once(kernel).chain(others) {
         coarsen::ir::visit_exprs(&f.body, &mut |e: &Expr| {
             if let ExprKind::Unary(UnOp::AddrOf, a) = &e.kind {

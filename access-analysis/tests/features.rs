@@ -577,6 +577,46 @@ fn induction_variables_are_affine_in_the_iteration_count() {
     }
 }
 
+/// The guarantee: a variable whose address is taken is an unknown value
+/// wherever it is read (a store through the pointer may change it after
+/// any assignment the analysis sees), and a loop whose condition steps its
+/// counter too (`j++ < n`) is not a counted loop. Both were followed
+/// before, and claimed must-writes of elements never written. An
+/// element's address (`&a[k]`) leaves the pointer `a` as it is.
+#[test]
+fn variables_whose_address_is_taken_and_counters_stepped_by_the_condition_are_not_followed() {
+    let ka = inline(
+        "__kernel void k(__global int *a, __global int *b, __global int *c, __global int *d) {
+            int i = get_global_id(0);
+            int w = 0;
+            int *p = &w;
+            w = 1;
+            *p = 5;
+            a[i * 16 + w] = 7;
+            for (int j = 0; j++ < 4; j++)
+                b[i * 16 + j] = 7;
+            int e = 3;
+            c[i * 4 + e] = 1;
+            __global int *q = &d[i];
+            *q = 2;
+        }",
+        &opts(),
+    );
+    let a = ka.array("a").unwrap().whole.clone().expect("a whole");
+    assert!(a.contains("the address of 'w' is taken at"), "{a}");
+    let b = ka.array("b").unwrap().whole.clone().expect("b whole");
+    assert!(b.contains("'j' is modified in the loop"), "{b}");
+    for name in ["c", "d"] {
+        let arr = ka.array(name).unwrap();
+        assert_eq!(arr.whole, None, "{name}: {:?}", ka.notes);
+    }
+    same(
+        &ka,
+        &ka.array("d").unwrap().must_writes,
+        "[gs0, go0] -> { W[x0, 0, 0] -> d[x0] : go0 <= x0 < go0 + gs0 }",
+    );
+}
+
 /// Issue 15: `do { ...; j++; } while (j < n);` (the front end's `while (1)
 /// { ...; j++; if (!(j < n)) break; }`) is a counted loop whose first
 /// iteration runs whatever the condition says: exact must-writes where the

@@ -86,7 +86,14 @@ impl<'a> Walker<'a> {
                 step,
                 body,
                 span,
-            } => self.for_stmt(init.as_deref(), cond.as_ref(), step.as_ref(), body, span, false),
+            } => self.for_stmt(
+                init.as_deref(),
+                cond.as_ref(),
+                step.as_ref(),
+                body,
+                span,
+                false,
+            ),
             Stmt::While { cond, body, span } => self.while_stmt(cond, body, span),
             Stmt::Barrier(_) => Cond::False,
             Stmt::Return(e, _) => {
@@ -246,7 +253,8 @@ impl<'a> Walker<'a> {
         // the condition: `j++ < n` steps it twice an iteration), an integer
         // variable in scope.
         let iter = step_info.as_ref().and_then(|(name, _, _)| {
-            let in_body = assigned_names(body, &cond.into_iter().collect::<Vec<_>>()).contains(name);
+            let in_body =
+                assigned_names(body, &cond.into_iter().collect::<Vec<_>>()).contains(name);
             let is_int_var = matches!(self.lookup(name), Some(Val::Int(_)));
             (is_int_var && !in_body).then(|| name.clone())
         });
