@@ -253,8 +253,7 @@ impl<'a> Walker<'a> {
         // the condition: `j++ < n` steps it twice an iteration), an integer
         // variable in scope.
         let iter = step_info.as_ref().and_then(|(name, _, _)| {
-            let in_body =
-                assigned_names(body, &cond.into_iter().collect::<Vec<_>>()).contains(name);
+            let in_body = assigned_names(body, cond.as_slice()).contains(name);
             let is_int_var = matches!(self.lookup(name), Some(Val::Int(_)));
             (is_int_var && !in_body).then(|| name.clone())
         });
