@@ -121,6 +121,21 @@ pub(crate) struct MemberParam {
     pub signed: bool,
 }
 
+/// The variable an lvalue is part of: `s` of `s`, `s.m`, `v.x`, `(T)s`,
+/// and of `s.a[k]` and `p[k]` too where `through_index` (an element is part
+/// of a struct value's array member; a pointer's element is not part of the
+/// pointer).
+fn root_var(e: &Expr, through_index: bool) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Var(n) => Some(n),
+        ExprKind::Member(a, ..) | ExprKind::Swizzle(a, _) | ExprKind::Cast(a) => {
+            root_var(a, through_index)
+        }
+        ExprKind::Index(a, _) if through_index => root_var(a, through_index),
+        _ => None,
+    }
+}
+
 /// The variables whose address some function of `program` takes (`&j`,
 /// `&s.m`, `&v.x`: the variable at the root; not `&p[k]`, an element's
 /// address, which leaves the pointer or array `p` as it is), each with its first place
@@ -131,13 +146,6 @@ fn escaped_names(
     kernel: &coarsen::ir::Function,
 ) -> HashMap<String, coarsen::ir::Span> {
     use coarsen::ir::UnOp;
-    fn root(e: &Expr) -> Option<&str> {
-        match &e.kind {
-            ExprKind::Var(n) => Some(n),
-            ExprKind::Member(a, ..) | ExprKind::Swizzle(a, _) | ExprKind::Cast(a) => root(a),
-            _ => None,
-        }
-    }
     let mut out: HashMap<String, coarsen::ir::Span> = HashMap::new();
     let others = program
         .functions
@@ -146,7 +154,7 @@ fn escaped_names(
     for f in std::iter::once(kernel).chain(others) {
         coarsen::ir::visit_exprs(&f.body, &mut |e: &Expr| {
             if let ExprKind::Unary(UnOp::AddrOf, a) = &e.kind {
-                if let Some(n) = root(a) {
+                if let Some(n) = root_var(a, false) {
                     out.entry(n.to_string()).or_insert_with(|| e.span.clone());
                 }
             }
@@ -161,24 +169,14 @@ fn escaped_names(
 /// anywhere (conservative: no scope is reasoned about).
 pub(crate) fn may_change(body: &[coarsen::ir::Stmt], name: &str) -> bool {
     use coarsen::ir::UnOp;
-    fn root(e: &Expr) -> Option<&str> {
-        match &e.kind {
-            ExprKind::Var(n) => Some(n),
-            ExprKind::Member(a, ..)
-            | ExprKind::Index(a, _)
-            | ExprKind::Swizzle(a, _)
-            | ExprKind::Cast(a) => root(a),
-            _ => None,
-        }
-    }
     let mut changed = false;
     coarsen::ir::visit_exprs(body, &mut |e: &Expr| {
         changed |= match &e.kind {
-            ExprKind::Assign(_, l, _) => root(l) == Some(name),
+            ExprKind::Assign(_, l, _) => root_var(l, true) == Some(name),
             ExprKind::Unary(
                 UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf,
                 a,
-            ) => root(a) == Some(name),
+            ) => root_var(a, true) == Some(name),
             _ => false,
         };
     });

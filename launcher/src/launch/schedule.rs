@@ -880,22 +880,25 @@ fn whole_and_exact(
             Some(a) => {
                 let dirs = a.reads as u64 + a.writes as u64;
                 whole += bytes * dirs;
-                // A read-write array whose writes are all must-writes moves
-                // its footprint in and its written elements back: counted
-                // as the footprint (at least the reads) plus the written
-                // count, not the footprint twice.
-                let written = match (a.reads && a.writes, &a.written_count) {
-                    (true, Some(w)) => w.eval(params).ok(),
-                    _ => None,
-                };
                 exact = match (&a.count_slice, exact) {
                     (Some(c), Some(acc)) => match c.eval(params) {
-                        Ok(n) => Some(
-                            acc + match written {
-                                Some(w) => (n.max(0) + w.max(0)) as u64 * a.elem_size,
-                                None => n.max(0) as u64 * a.elem_size * dirs,
-                            },
-                        ),
+                        Ok(n) => {
+                            // A read-write array whose writes are all
+                            // must-writes moves its footprint in and its
+                            // written elements back: counted as the
+                            // footprint (at least the reads) plus the
+                            // written count, not the footprint twice.
+                            let written = match (a.reads && a.writes, &a.written_count) {
+                                (true, Some(w)) => w.eval(params).ok(),
+                                _ => None,
+                            };
+                            Some(
+                                acc + match written {
+                                    Some(w) => (n.max(0) + w.max(0)) as u64 * a.elem_size,
+                                    None => n.max(0) as u64 * a.elem_size * dirs,
+                                },
+                            )
+                        }
                         Err(e) => {
                             notes.push(format!(
                                 "count of array '{}' cannot be evaluated: {e}",

@@ -182,33 +182,12 @@ impl Warm {
     /// Sends one job, to be worked on at a low priority or not (`Err` when
     /// the child is gone).
     fn send(&self, words: &[i64], low: bool) -> Result<(), ()> {
-        let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * words.len());
-        bytes.extend_from_slice(&(words.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&u64::from(low).to_le_bytes());
-        for w in words {
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-        let mut off = 0;
-        while off < bytes.len() {
+        let sent = write_all(&frame_bytes(words, low), |b| {
             // SAFETY: the buffer is valid for its length; MSG_NOSIGNAL: a
             // child that is gone gives EPIPE, not a SIGPIPE.
-            let n = unsafe {
-                libc::send(
-                    self.jobs,
-                    bytes[off..].as_ptr().cast(),
-                    bytes.len() - off,
-                    libc::MSG_NOSIGNAL,
-                )
-            };
-            if n < 0 {
-                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(());
-            }
-            off += n as usize;
-        }
-        Ok(())
+            unsafe { libc::send(self.jobs, b.as_ptr().cast(), b.len(), libc::MSG_NOSIGNAL) }
+        });
+        sent.then_some(()).ok_or(())
     }
 }
 
@@ -696,23 +675,39 @@ unsafe fn quiet() {
 /// # Safety
 /// Only in a forked child; `fd` is its reply pipe.
 unsafe fn write_frame(fd: libc::c_int, reply: &Reply) {
-    let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * reply.words.len());
-    bytes.extend_from_slice(&(reply.words.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&u64::from(reply.go_on).to_le_bytes());
-    for w in &reply.words {
+    let bytes = frame_bytes(&reply.words, reply.go_on);
+    if !write_all(&bytes, |b| libc::write(fd, b.as_ptr().cast(), b.len())) {
+        libc::_exit(2);
+    }
+}
+
+/// A frame, both ways: the word count, a flag (a reply's `go_on`, a job's
+/// low priority) and the words, little-endian.
+fn frame_bytes(words: &[i64], flag: bool) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + 8 * words.len());
+    bytes.extend_from_slice(&(words.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&u64::from(flag).to_le_bytes());
+    for w in words {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
+    bytes
+}
+
+/// Writes all of `bytes` by `write` (one system call on what is left,
+/// returning its result), again where interrupted; `false` on an error.
+fn write_all(bytes: &[u8], mut write: impl FnMut(&[u8]) -> isize) -> bool {
     let mut off = 0;
     while off < bytes.len() {
-        let n = libc::write(fd, bytes[off..].as_ptr().cast(), bytes.len() - off);
+        let n = write(&bytes[off..]);
         if n < 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            libc::_exit(2);
+            return false;
         }
         off += n as usize;
     }
+    true
 }
 
 /// Why a child ended before sending a whole frame.
