@@ -2,14 +2,13 @@
 // cast to `__global float4 *` (the SDK idiom for vectorized kernels on
 // scalar buffers): work-item i touches floats 4*i .. 4*i + 3. The casts
 // were refused ("pointer cast from 'float *' to 'float4 *' is not
-// supported"). The analysis now splits it with its exact footprint
-// (`clpart analyze`); a run still keeps it whole, because the run-time
-// guard cannot check accesses through a pointer copied out of an argument
-// ("the pointer itself is used"); `--unchecked` splits it (the test
-// `pointer_cast_kernels_split_bit_exact_without_the_guard`).
+// supported"). The analysis splits it with its exact footprint, and the
+// run-time guard checks each float4 of the views `x4` and `y4` as the
+// four floats it covers (a view of wider elements: the device buffers
+// start at a multiple of four floats).
 // @run --global 256 --local 64 --arg x=rand:1024:1 --arg y=zeros:1024 --arg a=0.5 --arg n4=256
 // @run --global 96 --local 32 --arg x=rand:360:2 --arg y=zeros:360 --arg a=2 --arg n4=90
-// @expect not-splittable
+// @expect splittable
 // @float
 __kernel void issue15_ptr_cast_float4(__global const float *x, __global float *y, float a, int n4)
 {

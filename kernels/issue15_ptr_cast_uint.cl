@@ -2,12 +2,11 @@
 // `__global uint *`: work-item i reads the first uint of pair i and writes
 // its second, part of the pair (a may-write of the pair, which is read
 // too, so the part not written keeps its value). The cast was refused.
-// The analysis now splits it; a run keeps it whole while the run-time
-// guard cannot check accesses through a copied pointer (see
-// issue15_ptr_cast_float4).
+// The analysis splits it, and the run-time guard checks each uint against
+// the window of the pair holding it (a view of narrower elements).
 // @run --global 512 --local 64 --arg pairs=seq:512 --arg n=512
 // @run --global 120 --local 8 --arg pairs=seq:130 --arg n=100
-// @expect not-splittable
+// @expect splittable
 __kernel void issue15_ptr_cast_uint(__global uint2 *pairs, int n)
 {
     int i = get_global_id(0);

@@ -48,6 +48,10 @@ pub(crate) struct ArrayPlan {
     /// a literal width, whose box the subkernel's per-group test cannot
     /// prove; see [`BoxWindow::spans_inner_dims`]).
     pub(crate) literal_strides: bool,
+    /// The device buffer's first element is a multiple of this: the kernel
+    /// views the array through elements this many times wider (issue 15,
+    /// [`ranges_format::Subkernel::aligned`]); 1 otherwise.
+    pub(crate) align: u64,
 }
 
 impl ArrayPlan {
@@ -476,6 +480,11 @@ impl Plan {
                         !s.trim().is_empty() && s.trim().chars().all(|c| c.is_ascii_digit())
                     })
                 }),
+                align: kernel
+                    .subkernel
+                    .as_ref()
+                    .and_then(|s| s.aligned.iter().find(|(g, _)| *g == a.arg_index))
+                    .map_or(1, |&(_, m)| u64::from(m.max(1))),
             });
         }
 
@@ -1090,6 +1099,7 @@ mod tests {
             written_count: None,
             verdict: None,
             literal_strides: false,
+            align: 1,
             boxes: Some(BoundBoxes {
                 strides: strides.iter().map(|s| e(s)).collect(),
                 read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),

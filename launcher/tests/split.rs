@@ -569,6 +569,7 @@ fn local_buffers_and_group_ids() {
             ],
             guarded: vec![],
             unguarded: vec![],
+            aligned: vec![],
         }),
         diagnostics: vec![],
     };
@@ -688,7 +689,9 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
     let untimed = |mut r: launcher::RunReport| {
         r.wall_ms = 0.0;
         r.host_us = 0.0;
-        r.devices.iter_mut().for_each(|d| (d.kernel_ms, d.busy_ms) = (0.0, 0.0));
+        r.devices
+            .iter_mut()
+            .for_each(|d| (d.kernel_ms, d.busy_ms) = (0.0, 0.0));
         r
     };
     for round in 0..3u64 {
@@ -751,7 +754,9 @@ fn issue11_a_fresh_buffers_bookkeeping_is_replayed_exactly() {
     let untimed = |mut r: launcher::RunReport| {
         r.wall_ms = 0.0;
         r.host_us = 0.0;
-        r.devices.iter_mut().for_each(|d| (d.kernel_ms, d.busy_ms) = (0.0, 0.0));
+        r.devices
+            .iter_mut()
+            .for_each(|d| (d.kernel_ms, d.busy_ms) = (0.0, 0.0));
         r
     };
     let opts = LaunchOptions {

@@ -29,10 +29,20 @@
 //! the analysis promised (two bits per slot, accumulated branch-free in the
 //! work-item's private `__clpart_bad` and flushed with two `atomic_or`s on
 //! the two ints of the buffer at every exit of the kernel). Building with `-DCLPART_UNCHECKED` turns the checks
-//! into plain indices. A buffer used any other way (passed to a helper,
-//! copied to a local pointer, compared) is listed in
-//! [`Subkernel::unguarded`] with the reason; the launcher does not split such
-//! a kernel while the guard is on.
+//! into plain indices. A buffer used any other way (passed to a helper that
+//! cannot be cloned, copied to a local pointer that changes, compared) is
+//! listed in [`Subkernel::unguarded`] with the reason; the launcher does not
+//! split such a kernel while the guard is on.
+//!
+//! **Views (issue 15).** A local pointer initialized with the parameter
+//! under casts and never changed (`__global float4 *x4 = (__global float4
+//! *)x;`), or an inline cast `((__global uint *)p)[i]`, is a view: its
+//! subscripts are checked in the parameter's elements. An element `m` times
+//! wider covers `m` consecutive ones (checked like `vloadN`, then turned back
+//! into the view's index by `__clpart_valign`, which also refuses a device
+//! buffer whose first element is not a multiple of `m`; the launcher
+//! allocates at such multiples, [`Subkernel::aligned`]); an element `m` times
+//! narrower is checked against the element holding it (`__clpart_vsub`).
 //!
 //! **Boxes (issue 12).** For a delinearized array with boxes
 //! ([`rewrite_with_boxes`], `ranges_format::Boxes`), the device buffer holds
@@ -157,6 +167,9 @@ pub fn rewrite_with_boxes(
     // The guard first: every buffer parameter whose uses can all be checked.
     let mut guarded: Vec<u32> = Vec::new();
     let mut unguarded: Vec<(u32, String)> = Vec::new();
+    let mut aligned: Vec<(u32, u32)> = Vec::new();
+    // some guarded access goes through a view: the header's view functions
+    let mut viewed = false;
     // (box-checked dimensions, read parts) in use (the header's check functions)
     let mut box_dims: std::collections::BTreeSet<(usize, usize)> = Default::default();
     let mut guard_edits: Vec<Edit> = Vec::new();
@@ -211,6 +224,10 @@ pub fn rewrite_with_boxes(
             buffers: &buffer_names,
             clones: Vec::new(),
             pointee: pointee_name(&p.ty),
+            elem_size: pointee_size(&p.ty),
+            views: Vec::new(),
+            align: 1,
+            viewed: false,
             slot,
             src,
             edits: Vec::new(),
@@ -226,6 +243,10 @@ pub fn rewrite_with_boxes(
                 guarded.push(idx);
                 guard_edits.append(&mut g.edits);
                 clones.append(&mut g.clones);
+                if g.align > 1 {
+                    aligned.push((idx, g.align));
+                }
+                viewed |= g.viewed;
                 let n = &p.name;
                 extra_args.push(ExtraArg {
                     name: format!("__clpart_base_{n}"),
@@ -499,6 +520,9 @@ pub fn rewrite_with_boxes(
     let mut header = String::from("/* clpart subkernel: arrays rebased to their range, work-item builtins of the unsplit NDRange */\n");
     if !guarded.is_empty() {
         header.push_str(GUARD_HEADER);
+        if viewed {
+            header.push_str(VIEW_FNS);
+        }
         if !box_dims.is_empty() {
             header.push_str(BOX_BIN);
         }
@@ -549,6 +573,7 @@ pub fn rewrite_with_boxes(
         extra_args,
         guarded,
         unguarded,
+        aligned,
     })
 }
 
@@ -749,6 +774,32 @@ long __clpart_gmul(long a, long b, int *ok) {
 #endif
 "#;
 
+/// The checks of views (issue 15, [`View`]): `__clpart_valign` turns a
+/// checked index of the first of `m` elements into the wider view's,
+/// `__clpart_vsub` checks a narrower view's element against the element
+/// holding it.
+const VIEW_FNS: &str = r#"#ifdef CLPART_UNCHECKED
+#define __clpart_valign(i, m, len, bad, s) ((i) / (m))
+#define __clpart_vsub(e, m, lo, hi, len, bad, s, b) ((e) - (m) * (b))
+#else
+/* A view of elements m times wider (issue 15): the checked index i (the
+   first of m elements, or len when refused) in the view's elements; a
+   buffer whose first element is not at a multiple of m cannot be viewed
+   (bit 2). */
+long __clpart_valign(long i, long m, long len, ulong *bad, int s) {
+    int ok = (i % m) == 0;
+    *bad |= (ok ? 0UL : 2UL) << (2 * s);
+    return ok ? i / m : (len + m - 1) / m;
+}
+/* A view of elements m times narrower: view element e is part of element
+   floor(e / m), checked; the result in the view's elements. */
+long __clpart_vsub(long e, long m, long lo, long hi, long len, ulong *bad, int s, long b) {
+    long r = ((e % m) + m) % m;
+    return __clpart_chk((e - r) / m - b, 1, lo, hi, len, bad, s) * m + r;
+}
+#endif
+"#;
+
 /// The box check of one dimension (issue 12): 1 when the component of
 /// absolute element index `a` in a dimension of stride `st` and extent `ex`,
 /// `(a / st) % ex`, lies in `[lo, hi]` (with the `n - 1` elements after it,
@@ -768,6 +819,69 @@ enum Access {
     Read,
     Write,
     ReadWrite,
+}
+
+/// A pointer that views a guarded buffer through elements of another type
+/// (issue 15): a local `T *v = (T *)a;` that is never assigned again, or
+/// an inline cast `((T *)a)[i]`. Its subscripts are checked in the
+/// parameter's elements: a view element `m` times larger covers `m`
+/// consecutive ones, one `m` times smaller is part of one.
+#[derive(Clone, Debug)]
+struct View {
+    /// The local pointer's name (the parameter's, for an inline cast).
+    name: String,
+    /// Its element type's spelling.
+    pointee: String,
+    scale: Scale,
+}
+
+/// How a view's elements relate to the parameter's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scale {
+    /// The same size: element `i` is element `i`.
+    Same,
+    /// View element `i` is parameter elements `m*i .. m*i + m - 1`.
+    Wider(u32),
+    /// View element `i` is part of parameter element `floor(i / m)`.
+    Narrower(u32),
+}
+
+/// The widest view: a refused access goes to the sink at the first
+/// multiple of `m` at or after the buffer's end, and its `m` elements must
+/// fit in the sink's [`GUARD_SINK_ELEMENTS`].
+const WIDEST_VIEW: u32 = 8;
+
+/// Elements in the sink past each guarded buffer (the launcher's
+/// `GUARD_SINK`, which must not be smaller).
+const GUARD_SINK_ELEMENTS: u32 = 16;
+
+// a refused access of the widest view ends at most `2m - 2` elements past
+// the buffer's end
+const _: () = assert!(2 * WIDEST_VIEW - 2 < GUARD_SINK_ELEMENTS);
+
+fn lcm(a: u32, b: u32) -> u32 {
+    let gcd = |mut x: u32, mut y: u32| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    a / gcd(a, b) * b
+}
+
+/// The scale of a view of `view`-byte elements over `param`-byte ones.
+fn scale_of(param: u32, view: u32) -> Option<Scale> {
+    if param == 0 || view == 0 {
+        None
+    } else if param == view {
+        Some(Scale::Same)
+    } else if view % param == 0 && view / param <= WIDEST_VIEW {
+        Some(Scale::Wider(view / param))
+    } else if param % view == 0 {
+        Some(Scale::Narrower(param / view))
+    } else {
+        None
+    }
 }
 
 /// The box check of one guarded array (issue 12).
@@ -1065,6 +1179,17 @@ struct Guarder<'a> {
     /// The parameter's element type spelling (implicit pointer conversions
     /// to the same element type are looked through).
     pointee: Option<String>,
+    /// The parameter's element size in bytes.
+    elem_size: Option<u32>,
+    /// Local pointers that view the parameter's buffer through a cast
+    /// (`__global float4 *x4 = (__global float4 *)x;`), found by
+    /// [`Guarder::find_views`] when the walk starts.
+    views: Vec<View>,
+    /// The multiple of elements the device buffer must start at: the
+    /// least common multiple of the wider views' scales (1 without one).
+    align: u32,
+    /// An access through a view was rewritten (here or in a helper's clone).
+    viewed: bool,
     slot: usize,
     src: &'a str,
     edits: Vec<Edit>,
@@ -1115,6 +1240,7 @@ impl<'a> Guarder<'a> {
         hidden: &[(String, Span)],
         file: &str,
     ) -> Option<String> {
+        self.views = self.find_views(body);
         self.stmts(body, 0);
         if let Some(f) = self.failure.take() {
             return Some(f);
@@ -1122,28 +1248,214 @@ impl<'a> Guarder<'a> {
         let mut other = None;
         visit_exprs(body, &mut |e| {
             if let ExprKind::Var(n) = &e.kind {
-                if n == self.name
-                    && !self.handled.contains(&(e.span.start, e.span.end))
-                    && other.is_none()
-                {
+                if other.is_some() || self.handled.contains(&(e.span.start, e.span.end)) {
+                    return;
+                }
+                if n == self.name {
                     other = Some(format!(
                         "'{n}' is used other than by subscript at {file}:{}:{}",
                         e.span.line, e.span.col
+                    ));
+                } else if self.views.iter().any(|v| &v.name == n) {
+                    other = Some(format!(
+                        "'{n}', a view of '{}', is used other than by subscript at {file}:{}:{}",
+                        self.name, e.span.line, e.span.col
                     ));
                 }
             }
         });
         other.or_else(|| {
-            hidden
-                .iter()
-                .find(|(t, _)| mentions(t, self.name))
-                .map(|(_, sp)| {
+            let names =
+                std::iter::once(self.name).chain(self.views.iter().map(|v| v.name.as_str()));
+            let names: Vec<&str> = names.collect();
+            hidden.iter().find_map(|(t, sp)| {
+                names.iter().find(|n| mentions(t, n)).map(|n| {
                     format!(
-                        "'{}' appears in a construct clpart does not model at {file}:{}:{}",
-                        self.name, sp.line, sp.col
+                        "'{n}' appears in a construct clpart does not model at {file}:{}:{}",
+                        sp.line, sp.col
                     )
                 })
+            })
         })
+    }
+
+    /// The parameter itself under any casts (`(T *)(U *)a`).
+    fn param_through_casts<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        match &e.kind {
+            ExprKind::Var(n) if n == self.name => Some(e),
+            ExprKind::Cast(inner) => self.param_through_casts(inner),
+            _ => None,
+        }
+    }
+
+    /// The local pointers of `body` that view the parameter: declared once
+    /// (no other declaration or parameter of that name), initialized with
+    /// the parameter under casts, never assigned, stepped or addressed
+    /// afterwards, with elements of a size that scales to the parameter's.
+    fn find_views(&self, body: &[Stmt]) -> Vec<View> {
+        let Some(param_size) = self.elem_size else {
+            return Vec::new();
+        };
+        let mut all = Vec::new();
+        decls(body, &mut all);
+        let mut views = Vec::new();
+        for d in &all {
+            let (Some(init), Type::Pointer { pointee, .. }) = (&d.init, &d.ty) else {
+                continue;
+            };
+            if self.param_through_casts(init).is_none()
+                || d.name == self.name
+                || self.buffers.contains(&d.name)
+                || all.iter().filter(|o| o.name == d.name).count() != 1
+                || changed_or_addressed(body, &d.name)
+            {
+                continue;
+            }
+            if let Some(scale) = pointee.size().and_then(|q| scale_of(param_size, q)) {
+                views.push(View {
+                    name: d.name.clone(),
+                    pointee: pointee.name(),
+                    scale,
+                });
+            }
+        }
+        views
+    }
+
+    /// `b`, the pointer of a subscript, is a view of the parameter: the
+    /// variable naming the pointer, and the view.
+    fn view_use<'e>(&self, b: &'e Expr) -> Option<(&'e Expr, View)> {
+        match &b.kind {
+            ExprKind::Var(n) => self
+                .views
+                .iter()
+                .find(|v| &v.name == n)
+                .map(|v| (b, v.clone())),
+            ExprKind::Cast(inner) => {
+                let Type::Pointer { pointee, .. } = &b.ty else {
+                    return None;
+                };
+                if let Some((v, view)) = self.view_use(inner) {
+                    // an implicit conversion of the view to its own type
+                    return (view.pointee == pointee.name()).then_some((v, view));
+                }
+                let v = self.param_through_casts(inner)?;
+                if Some(pointee.name()) == self.pointee {
+                    return None; // the parameter's own type: `param_use`
+                }
+                let scale = pointee
+                    .size()
+                    .zip(self.elem_size)
+                    .and_then(|(q, p)| scale_of(p, q))?;
+                Some((
+                    v,
+                    View {
+                        name: self.name.to_string(),
+                        pointee: pointee.name(),
+                        scale,
+                    },
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// `v[i]` through a view (`e`): the index is checked in the
+    /// parameter's elements and turned back into the view's.
+    fn view_access(
+        &mut self,
+        e: &Expr,
+        (v, view): (&Expr, View),
+        i: &Expr,
+        access: Access,
+        depth: u32,
+    ) {
+        if self.text(&v.span).map(str::trim) != Some(view.name.as_str())
+            || self.text(&i.span).is_none()
+            || i.span.start < v.span.end
+        {
+            return self.fail(e, "a subscript inside a macro expansion");
+        }
+        let nm = self.tag;
+        let (base, len) = (format!("__clpart_base_{nm}"), format!("__clpart_len_{nm}"));
+        let bad = if self.program.is_some() {
+            format!("&__clpart_bad, {}", self.slot)
+        } else {
+            format!("__clpart_badp, {}", self.slot)
+        };
+        // no fast copy: the per-work-group test proves windows, not the
+        // alignment a wider view needs
+        let group = self.group.take();
+        let checked = match view.scale {
+            Scale::Same => {
+                let c = self.check_call(access, None, group::Index::Expr(i));
+                Some((c.head, c.tail))
+            }
+            Scale::Wider(m) => {
+                self.align = lcm(self.align, m);
+                let n = m.to_string();
+                let one = |g: &Self, a| g.check_call(a, Some(&n), group::Index::Expr(i));
+                let (h, t) = match access {
+                    Access::ReadWrite => {
+                        // the write window's check inside the read window's
+                        let (w, r) = (one(self, Access::Write), one(self, Access::Read));
+                        (
+                            format!("{}{}", r.head, w.head),
+                            format!("{} + {base}{}", w.tail, r.tail),
+                        )
+                    }
+                    a => {
+                        let c = one(self, a);
+                        (c.head, c.tail)
+                    }
+                };
+                Some((
+                    format!("__clpart_valign({h}(long){m} * (long)("),
+                    format!("){t}, {m}, {len}, {bad})"),
+                ))
+            }
+            Scale::Narrower(_) if self.boxes.is_some() => None,
+            Scale::Narrower(m) => {
+                let win = match access {
+                    Access::Read => format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"),
+                    Access::Write => format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"),
+                    Access::ReadWrite => format!(
+                        "max(__clpart_rlo_{nm}, __clpart_wlo_{nm}), min(__clpart_rhi_{nm}, __clpart_whi_{nm})"
+                    ),
+                };
+                Some((
+                    "__clpart_vsub((long)(".to_string(),
+                    format!("), {m}, {win}, {len}, {bad}, {base})"),
+                ))
+            }
+        };
+        self.group = group;
+        let Some((head, tail)) = checked else {
+            return self.fail(
+                e,
+                &format!(
+                    "'{}' views it as smaller elements ('{}') while its ranges are boxes",
+                    view.name, view.pointee
+                ),
+            );
+        };
+        self.viewed = true;
+        self.handled.push((v.span.start, v.span.end));
+        self.edits.push(Edit {
+            at: i.span.start as usize,
+            del: 0,
+            text: head,
+            order: depth,
+            fast: None,
+        });
+        self.edits.push(Edit {
+            at: i.span.end as usize,
+            del: 0,
+            text: tail,
+            order: 1000 - depth,
+            fast: None,
+        });
+        self.expr(i, Access::Read, depth + 1);
     }
 
     fn fail(&mut self, e: &Expr, what: &str) {
@@ -1414,11 +1726,15 @@ impl<'a> Guarder<'a> {
 
     fn stmt(&mut self, s: &'a Stmt, depth: u32) {
         match s {
-            Stmt::Decl(d) => {
-                if let Some(e) = &d.init {
-                    self.expr(e, Access::Read, depth)
+            Stmt::Decl(d) => match &d.init {
+                // a view's declaration: the buffer's pointer, not an access
+                Some(e) if self.views.iter().any(|v| v.name == d.name) => {
+                    let p = self.param_through_casts(e).expect("a view's initializer");
+                    self.handled.push((p.span.start, p.span.end));
                 }
-            }
+                Some(e) => self.expr(e, Access::Read, depth),
+                None => {}
+            },
             Stmt::Expr(e) => self.expr(e, Access::Read, depth),
             Stmt::If {
                 cond, then, els, ..
@@ -1472,6 +1788,10 @@ impl<'a> Guarder<'a> {
             return;
         }
         match &e.kind {
+            ExprKind::Index(b, i) if self.view_use(b).is_some() => {
+                let view = self.view_use(b).expect("matched");
+                self.view_access(e, view, i, access, depth);
+            }
             ExprKind::Index(b, i) => {
                 if let Some(v) = self.param_use(b) {
                     if self.text(&v.span).map(str::trim) != Some(self.name)
@@ -1686,7 +2006,7 @@ impl<'a> Guarder<'a> {
             ExprKind::Unary(UnOp::AddrOf, x) => {
                 // `&a[i]` makes a pointer into the buffer: not checkable per access.
                 let names_param = self.param_use(x).is_some()
-                    || matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some())
+                    || matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some() || self.view_use(b).is_some())
                     || matches!(&x.kind, ExprKind::Unary(UnOp::Deref, p) if self.offset_chain(p).is_some());
                 if names_param {
                     return self.fail(e, "its address is taken ('&')");
@@ -1782,6 +2102,10 @@ impl<'a> Guarder<'a> {
             buffers: self.buffers,
             clones: Vec::new(),
             pointee: pointee_name(&hp.ty),
+            elem_size: pointee_size(&hp.ty),
+            views: Vec::new(),
+            align: 1,
+            viewed: false,
             slot: self.slot,
             src: self.src,
             edits: Vec::new(),
@@ -1800,6 +2124,8 @@ impl<'a> Guarder<'a> {
         if let Some(why) = nested.guard_body(&helper.body, &hidden, &program.file) {
             return self.fail(e, &format!("passed to helper '{f}', where {why}"));
         }
+        self.align = lcm(self.align, nested.align);
+        self.viewed |= nested.viewed;
         let clone_name = format!("{f}__clpart_{}", self.tag);
         if !self.clones.iter().any(|(n, _)| n == &clone_name) {
             let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
@@ -1934,6 +2260,59 @@ fn pointee_name(t: &Type) -> Option<String> {
     match t {
         Type::Pointer { pointee, .. } => Some(pointee.name()),
         _ => None,
+    }
+}
+
+fn pointee_size(t: &Type) -> Option<u32> {
+    match t {
+        Type::Pointer { pointee, .. } => pointee.size(),
+        _ => None,
+    }
+}
+
+/// Variable `name` is assigned, stepped or has its address taken in `body`.
+fn changed_or_addressed(body: &[Stmt], name: &str) -> bool {
+    let is = |x: &Expr| matches!(&x.kind, ExprKind::Var(n) if n == name);
+    let mut found = false;
+    visit_exprs(body, &mut |e| {
+        found |= match &e.kind {
+            ExprKind::Assign(_, l, _) => is(l),
+            ExprKind::Unary(
+                UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf,
+                x,
+            ) => is(x),
+            _ => false,
+        }
+    });
+    found
+}
+
+/// Every variable declaration in `body`, nested ones included.
+fn decls<'b>(body: &'b [Stmt], out: &mut Vec<&'b VarDecl>) {
+    for s in body {
+        match s {
+            Stmt::Decl(d) => out.push(d),
+            Stmt::If { then, els, .. } => {
+                decls(then, out);
+                if let Some(e) = els {
+                    decls(e, out);
+                }
+            }
+            Stmt::For { init, body, .. } => {
+                if let Some(i) = init {
+                    decls(std::slice::from_ref(&**i), out);
+                }
+                decls(body, out);
+            }
+            Stmt::While { body, .. } => decls(body, out),
+            Stmt::Block(b) => decls(b, out),
+            Stmt::Expr(_)
+            | Stmt::Barrier(_)
+            | Stmt::Return(..)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::Unsupported(..) => {}
+        }
     }
 }
 

@@ -95,9 +95,9 @@ fn every_corpus_kernel_rewrites_to_valid_opencl() {
 
 /// Issue 10: every buffer of every corpus kernel is checked by the run-time
 /// guard, except the pointers copied into variables of the `issue10_ptr_*`
-/// kernels and the pointers cast to another element type of the
-/// `issue15_ptr_cast_*` ones (which the guard cannot follow: those kernels
-/// run unsplit).
+/// kernels (which the guard cannot follow: those kernels run unsplit). The
+/// pointers cast to another element type of the `issue15_ptr_cast_*` and
+/// `issue15_view_*` kernels are views the guard checks (issue 15).
 #[test]
 fn issue10_guard_covers_every_corpus_buffer() {
     let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
@@ -114,7 +114,7 @@ fn issue10_guard_covers_every_corpus_buffer() {
             continue;
         };
         reparse(&s.source);
-        let copied = name.starts_with("issue10_ptr_") || name.starts_with("issue15_ptr_cast_");
+        let copied = name.starts_with("issue10_ptr_");
         for (i, why) in &s.unguarded {
             if !copied {
                 unguarded.push(format!("{name}: {i}: {why}"));
@@ -188,10 +188,11 @@ fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
     );
 }
 
-/// Issue 10: a pointer the guard cannot follow is reported with its reason.
+/// Issue 10: a pointer the guard cannot follow is reported with its reason
+/// (a copy of the pointer itself, `q = a`, is a view: issue 15).
 #[test]
 fn issue10_guard_reports_pointers_it_cannot_check() {
-    let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
+    let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     let s = rewrite(&p, "k", &[]).unwrap();
     reparse(&s.source);
@@ -593,4 +594,79 @@ fn builtins_in_macros_get_arguments_for_the_ndrange_dimensions_only() {
     };
     coarsen::parse_program("sub.cl", &s.source, &options)
         .unwrap_or_else(|e| panic!("subkernel does not parse: {e}\n{}", s.source));
+}
+
+fn parse(src: &str) -> coarsen::ir::Program {
+    coarsen::parse_program("view.cl", src, &Default::default()).unwrap()
+}
+
+/// Issue 15: pointers cast to another element type of a guarded buffer.
+/// A view of wider elements is checked as the elements it covers and asks
+/// the launcher for a device buffer starting at a multiple of them; a view
+/// of narrower elements is checked against the element holding it; a view
+/// the guard cannot follow (assigned again, passed on, wider than the
+/// sink) leaves the buffer unguarded with the reason.
+#[test]
+fn issue15_views_through_casts_are_guarded() {
+    let p = parse(
+        "__kernel void k(__global const float *x, __global int *a, __global float *y) {
+    int i = get_global_id(0);
+    __global const float4 *x4 = (__global const float4 *)x;
+    __global uchar *b = (__global uchar *)a;
+    b[4 * i + 1] = (uchar)i;
+    ((__global float2 *)y)[i] = x4[i].xy + ((__global const float2 *)x)[2 * i + 1];
+}",
+    );
+    let s = rewrite(&p, "k", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
+    assert_eq!(s.guarded, vec![0, 1, 2]);
+    // x: float4 (4) and float2 (2) views: a multiple of 4; y: float2 views
+    assert_eq!(s.aligned, vec![(0, 4), (2, 2)]);
+    for want in [
+        "x4[__clpart_valign(__clpart_rn((long)((long)4 * (long)(i)) - __clpart_base_x, 4, __clpart_rlo_x, __clpart_rhi_x, __clpart_len_x, &__clpart_bad, 0), 4, __clpart_len_x, &__clpart_bad, 0)]",
+        "b[__clpart_vsub((long)(4 * i + 1), 4, __clpart_wlo_a, __clpart_whi_a, __clpart_len_a, &__clpart_bad, 1, __clpart_base_a)]",
+        "((__global float2 *)y)[__clpart_valign(__clpart_wn((long)((long)2 * (long)(i)) - __clpart_base_y, 2,",
+    ] {
+        assert!(s.source.contains(want), "{want}\n{}", s.source);
+    }
+    for (src, why) in [
+        (
+            "__kernel void k(__global const float *x, __global float *y) {
+    __global const float4 *x4 = (__global const float4 *)x;
+    x4 += 1;
+    y[get_global_id(0)] = x4[get_global_id(0)].x;
+}",
+            "the pointer itself is used",
+        ),
+        (
+            "float f(__global const float4 *p, int i) { return p[i].x; }
+__kernel void k(__global const float *x, __global float *y) {
+    __global const float4 *x4 = (__global const float4 *)x;
+    y[get_global_id(0)] = f(x4, get_global_id(0));
+}",
+            "'x4', a view of 'x', is used other than by subscript",
+        ),
+        (
+            "__kernel void k(__global const float *x, __global float *y) {
+    __global const float4 *x4 = (__global const float4 *)x;
+    __global const float4 *p = &x4[1];
+    y[get_global_id(0)] = p[get_global_id(0)].x;
+}",
+            "its address is taken",
+        ),
+        (
+            "__kernel void k(__global const float *x, __global float *y) {
+    __global const float16 *x16 = (__global const float16 *)x;
+    y[get_global_id(0)] = x16[get_global_id(0)].s0;
+}",
+            "the pointer itself is used",
+        ),
+    ] {
+        let s = rewrite(&parse(src), "k", &[0, 1]).unwrap();
+        assert_eq!(s.unguarded.len(), 1, "{src}: {:?}", s.unguarded);
+        let (i, reason) = &s.unguarded[0];
+        assert!(*i == 0 && reason.contains(why), "{src}: {reason}");
+        assert!(s.aligned.is_empty());
+    }
 }

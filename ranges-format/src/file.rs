@@ -438,10 +438,19 @@ pub struct Subkernel {
     #[serde(default)]
     pub guarded: Vec<u32>,
     /// Buffer arguments the guard cannot check (a use of the pointer other
-    /// than a subscript, `*p`, `*(p + k)` or `vloadN`/`vstoreN`), each with
+    /// than a subscript, `*p`, `*(p + k)`, `vloadN`/`vstoreN`, a helper
+    /// call it clones or a subscript of a view through a cast), each with
     /// the reason and location. With the guard on, such a kernel runs unsplit.
     #[serde(default)]
     pub unguarded: Vec<(u32, String)>,
+    /// Guarded buffer arguments that the kernel views through elements `m`
+    /// times wider (`(__global float4 *)x` over a `float` buffer), as
+    /// `(argument, m)`: the device buffer of such an argument must start at
+    /// a host element that is a multiple of `m`, or the guard refuses every
+    /// access through the view. Absent from the file when empty, so older
+    /// files load and keep their checksums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aligned: Vec<(u32, u32)>,
 }
 
 /// An argument the subkernel takes in addition to the original ones.

@@ -464,6 +464,18 @@ impl KernelRanges {
                     buffer_arg(&format!("subkernel unguarded[{i}]"), *u)?;
                 }
             }
+            for (i, &(g, m)) in sub.aligned.iter().enumerate() {
+                if !sub.guarded.contains(&g) {
+                    return Err(format!(
+                        "subkernel aligned[{i}]: argument {g} is not guarded"
+                    ));
+                }
+                if m < 2 {
+                    return Err(format!(
+                        "subkernel aligned[{i}]: a multiple of {m} is no alignment"
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -217,6 +217,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                     extra_args,
                     guarded: vec![],
                     unguarded: vec![],
+                    aligned: vec![],
                 },
             ),
         ),
@@ -832,6 +833,7 @@ fn boxed_file() -> RangeFile {
             ],
             guarded: vec![0],
             unguarded: vec![],
+            aligned: vec![],
         }),
         diagnostics: vec![],
     });

@@ -705,3 +705,77 @@ fn issue11_the_guard_fires_on_every_launch_of_a_cached_configuration() {
         }
     }
 }
+
+/// Issue 15: kernels viewing their buffers through pointers cast to wider
+/// (`float4` over `float`) or narrower (`uchar` over `int`) elements, and
+/// the array the test makes one element short.
+const VIEW_KERNELS: &[(&str, &str, &[&str], &str, &str)] = &[
+    (
+        "view4",
+        "__kernel void view4(__global const float *x, __global float *y) {
+    int i = get_global_id(0);
+    __global const float4 *x4 = (__global const float4 *)x;
+    y[i] = x4[i].y + x4[i].z;
+}",
+        &["x=rand:1024:1", "y=zeros:256"],
+        "x",
+        "y",
+    ),
+    (
+        "view_rw",
+        "__kernel void view_rw(__global float *y, __global const float *x) {
+    int i = get_global_id(0);
+    ((__global float4 *)y)[i] += ((__global const float4 *)x)[i];
+}",
+        &["y=rand:1024:1", "x=rand:1024:2"],
+        "y",
+        "y",
+    ),
+    (
+        "view_bytes",
+        "__kernel void view_bytes(__global int *a) {
+    int i = get_global_id(0);
+    __global uchar *b = (__global uchar *)a;
+    b[4 * i + 2] += 3;
+}",
+        &["a=seq:256"],
+        "a",
+        "a",
+    ),
+];
+
+#[test]
+fn issue15_the_guard_checks_accesses_through_views_and_catches_a_short_window() {
+    let rt = runtime();
+    let nd = NdRange::new(&[256], &[32]).unwrap();
+    for (name, src, specs, short, out) in VIEW_KERNELS {
+        let mut p = plan(&rt, name, src, &[256], &[32], &[]);
+        assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
+        let pristine = args(&p, specs);
+        let mut want = pristine.clone();
+        p.run_whole(0, &nd, &mut want).unwrap();
+        for (shares, underapproximate) in [
+            (&[(0, 0.5), (1, 0.5)][..], false),
+            (&[(0, 0.75), (1, 0.25)][..], false),
+            (&[(0, 0.5), (1, 0.5)][..], true),
+        ] {
+            let opts = LaunchOptions {
+                verify: true,
+                test_underapproximate: underapproximate.then(|| short.to_string()),
+                ..Default::default()
+            };
+            let mut got = pristine.clone();
+            let r = launcher::launch(&mut p, &nd, &mut got, shares, &opts).unwrap();
+            // a correct split never fires; a window one element short does,
+            // and the launch re-runs unsplit
+            assert_eq!(r.guard_fired, underapproximate, "{name} {shares:?}: {r}");
+            assert_eq!(r.split, !underapproximate, "{name} {shares:?}: {r}");
+            assert_eq!(r.verified, Some(true), "{name} {shares:?}: {r}");
+            assert_eq!(
+                got.buffer(out).unwrap().as_bytes(),
+                want.buffer(out).unwrap().as_bytes(),
+                "{name} {shares:?}"
+            );
+        }
+    }
+}

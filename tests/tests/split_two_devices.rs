@@ -32,36 +32,40 @@ fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
 
 /// Issue 15: the kernels reaching their buffers through pointers cast to
 /// another element type (`(__global float4 *)x`, `(__global uint *)` on a
-/// `uint2` buffer) run whole by default (the run-time guard cannot check
-/// accesses through a copied pointer); with the guard off their ranges
-/// alone split them, bit for bit as one device.
+/// `uint2` buffer, `(__global uchar *)` on an `int` one, inline casts,
+/// read-modify-writes through views) split with the run-time guard on,
+/// which checks every access through a view without firing, and with it
+/// off, bit for bit as one device either way.
 #[test]
-fn pointer_cast_kernels_split_bit_exact_without_the_guard() {
+fn pointer_cast_kernels_split_bit_exact_with_and_without_the_guard() {
     pocl_env(Some("pthread basic"));
     let rt = launcher::Runtime::new().unwrap();
-    let options = launcher::LaunchOptions {
-        verify: true,
-        unchecked: true,
-        ..Default::default()
-    };
     let kernels: Vec<_> = corpus()
         .into_iter()
-        .filter(|k| k.name.starts_with("issue15_ptr_cast"))
+        .filter(|k| k.name.starts_with("issue15_ptr_cast") || k.name.starts_with("issue15_view"))
         .collect();
-    assert_eq!(kernels.len(), 2);
-    for k in &kernels {
-        for run in 0..k.runs.len() {
-            let shares: [&[(usize, f64)]; 2] = [&[(0, 0.5), (1, 0.5)], &[(0, 0.86), (1, 0.14)]];
-            let reports = split_runs(&rt, k, run, &shares, &options).unwrap();
-            for (r, s) in reports.iter().zip(shares) {
-                assert!(r.split, "{} run {run} {s:?}: {:?}", k.name, r.reason);
-                assert_eq!(
-                    r.verified,
-                    Some(true),
-                    "{} run {run} {s:?}: {:?}",
-                    k.name,
-                    r.mismatch
-                );
+    assert_eq!(kernels.len(), 5);
+    for unchecked in [false, true] {
+        let options = launcher::LaunchOptions {
+            verify: true,
+            unchecked,
+            ..Default::default()
+        };
+        for k in &kernels {
+            for run in 0..k.runs.len() {
+                let shares: [&[(usize, f64)]; 2] = [&[(0, 0.5), (1, 0.5)], &[(0, 0.86), (1, 0.14)]];
+                let reports = split_runs(&rt, k, run, &shares, &options).unwrap();
+                for (r, s) in reports.iter().zip(shares) {
+                    assert!(r.split, "{} run {run} {s:?}: {:?}", k.name, r.reason);
+                    assert!(!r.guard_fired, "{} run {run} {s:?}: {r}", k.name);
+                    assert_eq!(
+                        r.verified,
+                        Some(true),
+                        "{} run {run} {s:?}: {:?}",
+                        k.name,
+                        r.mismatch
+                    );
+                }
             }
         }
     }

@@ -234,7 +234,12 @@ pub(super) fn run_split(
     let done = (|| -> Result<()> {
         record(plan, res, works, glue, &replay);
         take_early_reads(plan, args, res, &staged, &staging, &replay)?;
-        for (((r, ev), w), span) in dev_reports.iter_mut().zip(&kernel_events).zip(works).zip(&spans) {
+        for (((r, ev), w), span) in dev_reports
+            .iter_mut()
+            .zip(&kernel_events)
+            .zip(works)
+            .zip(&spans)
+        {
             if let Some(ev) = ev {
                 let ctx = &plan.kernels[&w.device].ctx;
                 r.kernel_ms = exec::kernel_ms(ctx, ev)?;
@@ -450,7 +455,7 @@ fn phase0(
                     r,
                     &ctx_of[wi],
                     host.as_bytes_mut(),
-                    es,
+                    (es, a.align as i64),
                     cover,
                     grow,
                 )?),
@@ -460,7 +465,7 @@ fn phase0(
                     r,
                     &ctx_of[wi],
                     host.as_bytes_mut(),
-                    es,
+                    (es, 1),
                     (0, 0),
                     false,
                 )?),
@@ -1172,20 +1177,26 @@ fn groups_other_dims(nd: &NdRange, split_dim: u32) -> u64 {
 }
 
 /// Makes `res`'s allocation on the device of `ctx` hold elements
-/// `[lo, hi]` (and the guard's sink): kept when it does, otherwise replaced
-/// by one over `[lo, hi]` and, when `grow`, the elements the device already
-/// holds. Valid elements the new allocation keeps are copied on the device;
+/// `[lo, hi]` (and the guard's sink) from a first element that is a
+/// multiple of `align`: kept when it does, otherwise replaced by one over
+/// `[lo, hi]` (its start rounded down to that multiple) and, when `grow`,
+/// the elements the device already holds. Valid elements the new allocation keeps are copied on the device;
 /// those it drops that no other holder has are gathered to the host first.
 fn ensure_alloc(
     res: &mut Residency,
     ctx: &std::sync::Arc<DeviceCtx>,
     host: &mut [u8],
-    es: u64,
+    (es, align): (u64, i64),
     (lo, hi): (i64, i64),
     grow: bool,
 ) -> Result<Vec<(usize, u64, u64)>> {
     let dev = ctx.info.index;
-    if res.allocs.get(&dev).is_some_and(|a| a.covers(lo, hi)) {
+    let aligned = |l: i64| l - l.rem_euclid(align.max(1));
+    if res
+        .allocs
+        .get(&dev)
+        .is_some_and(|a| a.covers(lo, hi) && a.base == aligned(a.base))
+    {
         return Ok(Vec::new());
     }
     let valid = res.coh.valid(Holder::Device(dev));
@@ -1193,6 +1204,8 @@ fn ensure_alloc(
         (true, Some((vl, vu))) => (lo.min(vl), hi.max(vu)),
         _ => (lo, hi),
     };
+    // a kernel viewing the array through wider elements needs them whole
+    let lo = aligned(lo);
     let keep = Runs::interval(lo, hi);
     let dropped = valid.subtract(&keep);
     let mut gathered = Vec::new();

@@ -159,6 +159,7 @@ pub fn vadd_ranges() -> KernelRanges {
                 .collect(),
             guarded: vec![],
             unguarded: vec![],
+            aligned: vec![],
         }),
         diagnostics: vec![],
     }
@@ -307,6 +308,7 @@ pub fn matmul_ranges() -> KernelRanges {
             ],
             guarded: vec![],
             unguarded: vec![],
+            aligned: vec![],
         }),
         diagnostics: vec![],
     }
