@@ -84,6 +84,46 @@ fn unsupported_constructs_are_diagnosed_with_location() {
     assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("goto"));
 }
 
+/// Issue 15: a kernel with an image argument is analyzed and refused with
+/// the argument's location; `clpart run` cannot give an image a value.
+#[test]
+fn image_kernels_are_analyzed_and_run_unsplit_with_the_reason() {
+    let o = clpart(&["analyze", "kernels/images/read_image.cl", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(k["splittable"], false);
+    let reason = k["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("argument 'src' is an image or a sampler (kernels/images/read_image.cl:8:"),
+        "{reason}"
+    );
+    // the rest is analyzed: `out` is bounded
+    let out = k["arrays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "out")
+        .unwrap();
+    assert_eq!(out["status"], "bounded", "{out}");
+    let o = clpart(&[
+        "run",
+        "kernels/images/read_image.cl",
+        "--global",
+        "8,8",
+        "--arg",
+        "src=bytes:0000000000000000",
+        "--arg",
+        "out=zeros:64",
+        "--arg",
+        "width=8",
+    ]);
+    assert_input_error(
+        &o,
+        "argument 'src' (image2d_t): images and samplers are made by the kernel's own host program",
+    );
+}
+
 #[test]
 fn analyze_json_has_the_documented_fields() {
     let o = clpart(&["analyze", "kernels/gather.cl", "--json"]);

@@ -155,6 +155,20 @@ pub enum Type {
 }
 
 impl Type {
+    /// An image (`image2d_t`, `image1d_buffer_t`, ...) or a sampler
+    /// (`sampler_t`), whatever its qualifiers: opaque objects the kernel
+    /// reaches only through builtins (`read_imagef`, ...), which touch no
+    /// buffer.
+    pub fn is_image_or_sampler(&self) -> bool {
+        match self {
+            Type::Other(s) => s
+                .split_whitespace()
+                .last()
+                .is_some_and(|t| t == "sampler_t" || (t.starts_with("image") && t.ends_with("_t"))),
+            _ => false,
+        }
+    }
+
     /// Size in bytes (vectors of 3 lanes take 4 lanes of space, as in OpenCL).
     pub fn size(&self) -> Option<u32> {
         match self {

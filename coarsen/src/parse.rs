@@ -370,7 +370,9 @@ impl Cx {
                 CXCursor_ParmDecl => {
                     let ty = convert_type(ch.ty());
                     let pspan = span_of(&ch);
-                    if let Type::Other(s) = &ty {
+                    // images and samplers are parameters of their own kind:
+                    // such a kernel is analyzed and runs unsplit (issue 15)
+                    if let (Type::Other(s), false) = (&ty, ty.is_image_or_sampler()) {
                         self.unsupported(
                             &pspan,
                             format!("parameter '{}' has unsupported type '{}'", ch.spelling(), s),
@@ -676,7 +678,9 @@ impl Cx {
         } else {
             None
         };
-        if let Type::Other(s) | Type::Struct { name: s, .. } = &ty {
+        if let (Type::Other(s) | Type::Struct { name: s, .. }, false) =
+            (&ty, ty.is_image_or_sampler())
+        {
             self.unsupported(
                 &span,
                 format!("variable '{}' has unsupported type '{}'", d.spelling(), s),
@@ -1033,12 +1037,6 @@ impl Cx {
                 ty,
                 span,
             };
-        }
-        if name.starts_with("read_image")
-            || name.starts_with("write_image")
-            || name.starts_with("get_image")
-        {
-            return self.bad(span, ty, format!("image builtin '{name}' is not supported"));
         }
         if name.is_empty() {
             return self.bad(span, ty, "indirect call is not supported".into());

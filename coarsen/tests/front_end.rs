@@ -43,19 +43,33 @@ fn struct_element_sizes_follow_opencl_layout() {
 }
 
 /// Issue 15: a struct passed by value is a parameter of the kernel (its
-/// members' values are not followed by the analysis); a type outside the
-/// subset still is not.
+/// members' values are not followed by the analysis), and so are images
+/// and samplers, read through their builtins; a type outside the subset
+/// still is not.
 #[test]
-fn struct_by_value_is_a_parameter_and_images_are_not() {
+fn struct_by_value_images_and_samplers_are_parameters() {
     let src = "typedef struct { float x, y; } v2;\n__kernel void k(v2 q, __global float *o) { o[0] = q.x; }\n";
     let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
     assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
-    let src = "__kernel void k(__read_only image2d_t im, __global float *o) { o[0] = 1.0f; }\n";
+    let src = "__kernel void k(__read_only image2d_t im, sampler_t s, __global float *o) {
+    const sampler_t t = CLK_NORMALIZED_COORDS_FALSE | CLK_FILTER_NEAREST;
+    int2 c = (int2)(get_global_id(0), 0);
+    o[c.x] = read_imagef(im, s, c).x + read_imagef(im, t, c).y + get_image_width(im);
+}\n";
+    let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+    let k = p.kernel(Some("k")).unwrap();
+    assert!(k.params[0].ty.is_image_or_sampler() && k.params[1].ty.is_image_or_sampler());
+    assert!(!k.params[2].ty.is_image_or_sampler());
+    let src = "__kernel void k(__global float *o, __local float *t) {
+    event_t e = async_work_group_copy(t, o, 4, 0);
+    o[0] = t[0];
+}\n";
     let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
     assert!(
         p.unsupported_in("k")
             .iter()
-            .any(|d| d.message.contains("parameter 'im' has unsupported type")),
+            .any(|d| d.message.contains("variable 'e' has unsupported type")),
         "{:?}",
         p.diagnostics
     );

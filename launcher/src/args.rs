@@ -20,6 +20,18 @@ pub struct KernelArgs {
     values: Vec<ArgValue>,
 }
 
+/// Why an image or a sampler argument gets no value here: a handle made of
+/// bytes would reach the driver as a pointer.
+const NO_IMAGES: &str =
+    "images and samplers are made by the kernel's own host program; run it with `clpart exec`";
+
+/// An image or a sampler argument (the range file names its type plainly:
+/// `image2d_t`, `sampler_t`).
+fn is_image_or_sampler(info: &ArgInfo) -> bool {
+    let t = info.elem_type.as_str();
+    t == "sampler_t" || (t.starts_with("image") && t.ends_with("_t"))
+}
+
 fn describe(info: &ArgInfo) -> String {
     match info.kind {
         ArgKind::Scalar => info.elem_type.clone(),
@@ -110,6 +122,9 @@ impl KernelArgs {
                 ty: describe(info),
                 message: message.to_string(),
             };
+            if is_image_or_sampler(info) {
+                return Err(mistyped(NO_IMAGES));
+            }
             match (info.kind, value) {
                 (ArgKind::Scalar, ArgValue::Scalar { bytes, .. }) => {
                     if info.elem_size != 0 && bytes.len() != info.elem_size as usize {
@@ -226,6 +241,9 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
         ty: describe(info),
         message,
     };
+    if is_image_or_sampler(info) {
+        return Err(mistyped(NO_IMAGES.into()));
+    }
     match (info.kind, spec) {
         (ArgKind::Scalar, ArgSpec::Literal(text)) => scalar_literal(&elem, text).map_err(mistyped),
         (ArgKind::Scalar, ArgSpec::Bytes(bytes)) => {
@@ -417,7 +435,13 @@ mod tests {
         let ok = KernelArgs::from_specs(
             "k",
             &infos(),
-            &["a=seq:1", "v=seq:1", "n=bytes:feffffff", "tmp=local:1", "idx=zeros:1"],
+            &[
+                "a=seq:1",
+                "v=seq:1",
+                "n=bytes:feffffff",
+                "tmp=local:1",
+                "idx=zeros:1",
+            ],
         )
         .unwrap();
         assert_eq!(
@@ -427,11 +451,32 @@ mod tests {
                 int: Some(-2)
             })
         );
-        let e = err(&["a=seq:1", "v=seq:1", "n=bytes:0102", "tmp=local:1", "idx=zeros:1"]);
-        assert_eq!(e, "argument 'n' (int): bytes: gives 2 bytes, the argument has 4");
-        let e = err(&["a=bytes:00000000", "v=seq:1", "n=1", "tmp=local:1", "idx=zeros:1"]);
+        let e = err(&[
+            "a=seq:1",
+            "v=seq:1",
+            "n=bytes:0102",
+            "tmp=local:1",
+            "idx=zeros:1",
+        ]);
+        assert_eq!(
+            e,
+            "argument 'n' (int): bytes: gives 2 bytes, the argument has 4"
+        );
+        let e = err(&[
+            "a=bytes:00000000",
+            "v=seq:1",
+            "n=1",
+            "tmp=local:1",
+            "idx=zeros:1",
+        ]);
         assert!(e.contains("bytes:HEX is for by-value arguments"), "{e}");
-        let e = err(&["a=seq:1", "v=seq:1", "n=bytes:0g", "tmp=local:1", "idx=zeros:1"]);
+        let e = err(&[
+            "a=seq:1",
+            "v=seq:1",
+            "n=bytes:0g",
+            "tmp=local:1",
+            "idx=zeros:1",
+        ]);
         assert!(e.contains("is not hex"), "{e}");
         let e = err(&["a=1", "v=seq:1", "n=1", "tmp=local:1", "idx=zeros:1"]);
         assert!(

@@ -3,7 +3,13 @@
 use coarsen::ir::{AddrSpace, Function, Type};
 use ranges_format::{ArgInfo, ArgKind};
 
-/// Every argument of `kernel` in order: kind, element type and size.
+/// The size of an image's or a sampler's handle as `clSetKernelArg` takes
+/// it (`cl_mem`, `cl_sampler`).
+const HANDLE_BYTES: u32 = 8;
+
+/// Every argument of `kernel` in order: kind, element type and size (an
+/// image or a sampler: a scalar of its type's plain name, the size of its
+/// handle).
 pub fn arg_infos(kernel: &Function) -> Vec<ArgInfo> {
     kernel
         .params
@@ -19,6 +25,18 @@ pub fn arg_infos(kernel: &Function) -> Vec<ArgInfo> {
                     },
                     pointee.as_ref().clone(),
                 ),
+                // an image or a sampler: its handle (`cl_mem`, `cl_sampler`)
+                other if other.is_image_or_sampler() => {
+                    let name = other.name();
+                    let plain = name.split_whitespace().last().unwrap_or_default();
+                    return ArgInfo {
+                        index: i as u32,
+                        name: p.name.clone(),
+                        kind: ArgKind::Scalar,
+                        elem_type: plain.to_string(),
+                        elem_size: HANDLE_BYTES,
+                    };
+                }
                 other => (ArgKind::Scalar, other.clone()),
             };
             ArgInfo {

@@ -2501,6 +2501,12 @@ fn partition_along(
     for a in &acc.global_atomics {
         reasons.push(format!("global atomic {a}"));
     }
+    for p in func.params.iter().filter(|p| p.ty.is_image_or_sampler()) {
+        reasons.push(format!(
+            "argument '{}' is an image or a sampler ({}:{}:{}): a kernel with one runs unsplit",
+            p.name, program.file, p.span.line, p.span.col
+        ));
+    }
     let slice = cx.slice(d);
     let whole_dom = cx.whole_domain();
     let ctx_slice = cx.context_with_slice(d);
