@@ -692,11 +692,12 @@ impl<'p> Emitter<'p> {
                         )
                     }
                     // integer to pointer (an implicit conversion is an
-                    // error), or a pointer to elements of another type
-                    // (see `parse::element_cast`): C needs the cast
+                    // error), or a pointer (or an array, decayed) to
+                    // elements of another type (see `parse::element_cast`):
+                    // C needs the cast
                     (Type::Pointer { pointee: to, .. }, t)
                         if t.is_integer()
-                            || matches!(t, Type::Pointer { pointee: from, .. } if from != to) =>
+                            || matches!(t, Type::Pointer { pointee: from, .. } | Type::Array { elem: from, .. } if from != to) =>
                     {
                         format!("(({}){})", c_type(&e.ty), inner)
                     }

@@ -862,6 +862,12 @@ impl Cx {
             CXCursor_ArraySubscriptExpr if ch.len() == 2 => {
                 let b = self.expr(&ch[0]);
                 let i = self.expr(&ch[1]);
+                // `i[a]` is `a[i]` in C: the pointer first, whatever the order
+                let (b, i) = match (&b.ty, &i.ty) {
+                    (Type::Pointer { .. } | Type::Array { .. }, _) => (b, i),
+                    (_, Type::Pointer { .. } | Type::Array { .. }) => (i, b),
+                    _ => (b, i),
+                };
                 mk(ExprKind::Index(Box::new(b), Box::new(i)), ty, span)
             }
             CXCursor_ConditionalOperator if ch.len() == 3 => {

@@ -190,3 +190,29 @@ fn switch_without_fall_through_parses_and_the_rest_is_refused() {
     let p = coarsen::parse_program("k.cl", nested, &Default::default()).unwrap();
     assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
 }
+
+/// The guarantee: `i[b]` is `b[i]`: the subscript's pointer comes first in
+/// the IR whatever the order it is written in.
+#[test]
+fn subscripts_written_index_first_put_the_pointer_first() {
+    use coarsen::ir::{ExprKind, Stmt};
+    let src = "__kernel void k(__global float *b, int n) {
+    int i = get_global_id(0);
+    i[b] = (n - i)[b];
+}\n";
+    let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
+    let k = p.kernel(Some("k")).unwrap();
+    let Stmt::Expr(e) = &k.body[1] else {
+        panic!("{:?}", k.body[1]);
+    };
+    let ExprKind::Assign(_, l, r) = &e.kind else {
+        panic!("{e:?}");
+    };
+    for x in [l, r] {
+        let ExprKind::Index(b, i) = &x.kind else {
+            panic!("{x:?}");
+        };
+        assert!(matches!(&b.kind, ExprKind::Var(n) if n == "b"), "{b:?}");
+        assert!(!matches!(&i.kind, ExprKind::Var(n) if n == "b"), "{i:?}");
+    }
+}

@@ -85,6 +85,14 @@ pub enum SubkernelError {
     NoKernel(String),
     #[error("kernel '{0}': the braces of its body are not in the source (a macro), so the run-time guard cannot be placed")]
     NoBody(String),
+    /// The rewrite finds a parameter's uses by name.
+    #[error("{file}:{line}:{col}: variable '{name}' shadows the kernel's parameter of that name, which the subkernel's rewrite cannot tell apart from it")]
+    Shadowed {
+        file: String,
+        line: u32,
+        col: u32,
+        name: String,
+    },
 }
 
 const REWRITTEN: [WorkItemFn; 4] = [
@@ -133,6 +141,14 @@ pub fn rewrite_with_boxes(
         .function(kernel)
         .filter(|f| f.is_kernel)
         .ok_or_else(|| SubkernelError::NoKernel(kernel.into()))?;
+    if let Some(d) = shadowing(k) {
+        return Err(SubkernelError::Shadowed {
+            file: program.file.clone(),
+            line: d.span.line,
+            col: d.span.col,
+            name: d.name.clone(),
+        });
+    }
     // Helpers must not use the builtins we rewrite: they have no access to the extra arguments.
     let reached = called_functions(&program.functions, kernel);
     for f in program
@@ -1372,7 +1388,7 @@ impl<'a> Guarder<'a> {
     ) {
         if self.text(&v.span).map(str::trim) != Some(view.name.as_str())
             || self.text(&i.span).is_none()
-            || i.span.start < v.span.end
+            || !apart(&v.span, &i.span)
         {
             return self.fail(e, "a subscript inside a macro expansion");
         }
@@ -1796,7 +1812,7 @@ impl<'a> Guarder<'a> {
                 if let Some(v) = self.param_use(b) {
                     if self.text(&v.span).map(str::trim) != Some(self.name)
                         || self.text(&i.span).is_none()
-                        || i.span.start < b.span.end
+                        || !apart(&b.span, &i.span)
                     {
                         return self.fail(e, "a subscript inside a macro expansion");
                     }
@@ -2058,6 +2074,15 @@ impl<'a> Guarder<'a> {
         let Some(helper) = program.function(f).filter(|h| !h.is_kernel) else {
             return self.fail(e, &format!("passed to '{f}'"));
         };
+        if let Some(d) = shadowing(helper) {
+            return self.fail(
+                e,
+                &format!(
+                    "passed to helper '{f}', where variable '{}' at {}:{} shadows its parameter",
+                    d.name, d.span.line, d.span.col
+                ),
+            );
+        }
         let positions: Vec<usize> = (0..args.len())
             .filter(|&i| self.param_use(&args[i]).is_some())
             .collect();
@@ -2287,6 +2312,15 @@ fn changed_or_addressed(body: &[Stmt], name: &str) -> bool {
     found
 }
 
+/// A declaration in `f`'s body of a variable named like one of its
+/// parameters (in an inner scope: C forbids it in the outermost one).
+fn shadowing(f: &Function) -> Option<&VarDecl> {
+    let mut all = Vec::new();
+    decls(&f.body, &mut all);
+    all.into_iter()
+        .find(|d| f.params.iter().any(|p| p.name == d.name))
+}
+
 /// Every variable declaration in `body`, nested ones included.
 fn decls<'b>(body: &'b [Stmt], out: &mut Vec<&'b VarDecl>) {
     for s in body {
@@ -2427,6 +2461,7 @@ fn param_c_type(t: &Type) -> String {
     }
 }
 
+/// The last whole-word mention of `name` in `span`'s text.
 fn find_name_in_span(src: &str, span: &Span, name: &str) -> Option<usize> {
     let text = src.get(span.start as usize..span.end as usize)?;
     let bytes = text.as_bytes();
@@ -2447,9 +2482,47 @@ fn find_name_in_span(src: &str, span: &Span, name: &str) -> Option<usize> {
     best
 }
 
+/// A subscript's pointer and index have texts of their own, in either order
+/// (`a[i]`, or `i[a]`, which C reads the same).
+fn apart(pointer: &Span, index: &Span) -> bool {
+    pointer.end <= index.start || index.end <= pointer.start
+}
+
+/// Where a statement's text starts.
+fn stmt_start(s: &Stmt) -> Option<u32> {
+    match s {
+        Stmt::Decl(d) => Some(d.span.start),
+        Stmt::Expr(e) => Some(e.span.start),
+        Stmt::If { span, .. } | Stmt::For { span, .. } | Stmt::While { span, .. } => {
+            Some(span.start)
+        }
+        Stmt::Block(b) => b.first().and_then(stmt_start),
+        Stmt::Barrier(span)
+        | Stmt::Return(_, span)
+        | Stmt::Break(span)
+        | Stmt::Continue(span)
+        | Stmt::Unsupported(_, span) => Some(span.start),
+    }
+}
+
+/// Just past the `(` of `k`'s parameter list: after the last mention of
+/// its name before its first parameter (or its first statement, or its
+/// end), so that the name mentioned again in the body does not count.
 fn open_paren_after_name(src: &str, k: &Function) -> Option<usize> {
     let text = src.get(k.span.start as usize..k.span.end as usize)?;
-    let at = find_name_in_span(src, &k.span, &k.name)? - k.span.start as usize;
+    let inside = |&at: &u32| at > k.span.start && at < k.span.end;
+    let limit = k
+        .params
+        .first()
+        .map(|p| p.span.start)
+        .filter(inside)
+        .or_else(|| k.body.first().and_then(stmt_start).filter(inside))
+        .unwrap_or(k.span.end);
+    let head = Span {
+        end: limit,
+        ..k.span.clone()
+    };
+    let at = find_name_in_span(src, &head, &k.name)? - k.span.start as usize;
     text[at..]
         .find('(')
         .map(|i| k.span.start as usize + at + i + 1)
@@ -2484,7 +2557,7 @@ fn rebase_uses(body: &[Stmt], name: &str, base: &str, src: &str, edits: &mut Vec
             ExprKind::Index(b, i) if is_var(b) => {
                 if !text_is(src, &b.span, name)
                     || i.span.end <= i.span.start
-                    || i.span.start < b.span.end
+                    || !apart(&b.span, &i.span)
                 {
                     ok = false;
                     return;

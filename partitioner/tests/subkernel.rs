@@ -670,3 +670,43 @@ __kernel void k(__global const float *x, __global float *y) {
         assert!(s.aligned.is_empty());
     }
 }
+
+/// The guarantee: the rewrite finds a parameter's uses by name, so a
+/// variable shadowing a kernel parameter makes the kernel unsplittable (its
+/// subscripts were rebased as the buffer's: a private array indexed with
+/// the buffer's base), and one shadowing a helper's buffer parameter leaves
+/// that buffer unguarded.
+#[test]
+fn variables_shadowing_parameters_are_not_rewritten_as_them() {
+    let p = program("issue15_shadowed_param");
+    let e = rewrite(&p, "issue15_shadowed_param", &[0, 1]).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "issue15_shadowed_param.cl:16:9: variable 'x' shadows the kernel's parameter"
+        ),
+        "{e}"
+    );
+    let p = parse(
+        "float f(__global const float *p, int j) {
+    float s = 0.0f;
+    for (int q = 0; q < 2; q++) {
+        __global const float *p = 0;
+        s += q;
+    }
+    return s + p[j];
+}
+__kernel void k(__global const float *p, __global float *o) {
+    int i = get_global_id(0);
+    o[i] = f(p, i);
+}",
+    );
+    let s = rewrite(&p, "k", &[0, 1]).unwrap();
+    assert_eq!(s.guarded, vec![1]);
+    assert!(
+        s.unguarded[0]
+            .1
+            .contains("variable 'p' at 4:9 shadows its parameter"),
+        "{:?}",
+        s.unguarded
+    );
+}
