@@ -429,6 +429,10 @@ pub struct Function {
     pub params: Vec<Param>,
     pub body: Vec<Stmt>,
     pub span: Span,
+    /// Where the body's compound statement starts (its `{`, unless a
+    /// macro expansion gives it), as libclang says: not found by reading
+    /// the text, where a `{` in a comment or an `#ifdef` would mislead.
+    pub body_at: Option<u32>,
 }
 
 /// What kind of diagnostic.

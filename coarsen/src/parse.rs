@@ -365,6 +365,7 @@ impl Cx {
             .any(|t| t == "__kernel" || t == "kernel");
         let mut params = Vec::new();
         let mut body = Vec::new();
+        let mut body_at = None;
         for ch in c.children() {
             match ch.kind() {
                 CXCursor_ParmDecl => {
@@ -384,7 +385,10 @@ impl Cx {
                         span: pspan,
                     });
                 }
-                CXCursor_CompoundStmt => body = self.block(&ch),
+                CXCursor_CompoundStmt => {
+                    body_at = Some(span_of(&ch).start);
+                    body = self.block(&ch);
+                }
                 _ => {}
             }
         }
@@ -395,6 +399,7 @@ impl Cx {
             params,
             body,
             span,
+            body_at,
         }
     }
 

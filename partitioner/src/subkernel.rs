@@ -85,6 +85,9 @@ pub enum SubkernelError {
     NoKernel(String),
     #[error("kernel '{0}': the braces of its body are not in the source (a macro), so the run-time guard cannot be placed")]
     NoBody(String),
+    /// The guard's flush goes around every `return` as written.
+    #[error("{file}:{line}:{col}: a return inside a macro expansion: the run-time guard cannot flush its flags there")]
+    MacroReturn { file: String, line: u32, col: u32 },
     /// The rewrite finds a parameter's uses by name.
     #[error("{file}:{line}:{col}: variable '{name}' shadows the kernel's parameter of that name, which the subkernel's rewrite cannot tell apart from it")]
     Shadowed {
@@ -462,8 +465,21 @@ pub fn rewrite_with_boxes(
                 let mut returns = Vec::new();
                 collect_returns(&k.body, &mut returns);
                 for sp in returns {
-                    let Some(semi) = src.get(sp.end as usize..).and_then(|t| t.find(';')) else {
-                        continue;
+                    // `return ...;` as written, not from a macro's expansion
+                    // (whose span would send the braces elsewhere)
+                    let semi = src.get(sp.end as usize..).and_then(|t| t.find(';'));
+                    let written = src
+                        .get(sp.start as usize..sp.end as usize)
+                        .is_some_and(|t| t.starts_with("return"))
+                        && semi.is_some_and(|n| {
+                            src[sp.end as usize..sp.end as usize + n].trim().is_empty()
+                        });
+                    let Some(semi) = semi.filter(|_| written) else {
+                        return Err(SubkernelError::MacroReturn {
+                            file: program.file.clone(),
+                            line: sp.line,
+                            col: sp.col,
+                        });
                     };
                     edits.push(Edit {
                         at: sp.start as usize,
@@ -624,7 +640,8 @@ fn versioned(
     edits: &mut Vec<Edit>,
     group: &group::GroupCheck<'_>,
 ) -> Option<String> {
-    if group.proven == 0 {
+    // a copy of an unmodeled construct may not be valid twice (a label)
+    if group.proven == 0 || !unsupported_texts(&k.body, src).is_empty() {
         return None;
     }
     let open = body_open_brace(src, k)?;
@@ -2529,21 +2546,9 @@ fn open_paren_after_name(src: &str, k: &Function) -> Option<usize> {
 }
 
 fn body_open_brace(src: &str, k: &Function) -> Option<usize> {
-    let text = src.get(k.span.start as usize..k.span.end as usize)?;
-    // The first '{' after the closing ')' of the parameter list.
-    let at = open_paren_after_name(src, k)? - k.span.start as usize;
-    let mut depth = 1;
-    let bytes = text.as_bytes();
-    let mut i = at;
-    while i < bytes.len() && depth > 0 {
-        match bytes[i] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    text[i..].find('{').map(|j| k.span.start as usize + i + j)
+    // libclang's start of the body, where the text there is its `{`
+    let at = k.body_at? as usize;
+    (at > k.span.start as usize && src.as_bytes().get(at) == Some(&b'{')).then_some(at)
 }
 
 /// Rebases every use of pointer `name` precisely; returns false when some use

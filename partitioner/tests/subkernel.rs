@@ -710,3 +710,38 @@ __kernel void k(__global const float *p, __global float *o) {
         s.unguarded
     );
 }
+
+/// The guarantee: a `return` inside a macro makes the kernel unsplittable
+/// (the guard's braces would go around another statement), and a kernel
+/// with labels gets no fast copy of its body (a label twice does not
+/// build); a `{` in a comment before the body is not the body's.
+#[test]
+fn returns_in_macros_labels_and_braces_in_comments() {
+    let p = program("issue15_return_in_macro");
+    let e = rewrite(&p, "issue15_return_in_macro", &[0, 1]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("issue15_return_in_macro.cl:19:9: a return inside a macro expansion"),
+        "{e}"
+    );
+    let p = parse(
+        "__kernel void k(__global const float *a, __global float *b, int n) {
+    int i = get_global_id(0);
+    if (i >= n) goto done;
+    b[i] = a[i] + 1.0f;
+done:
+    return;
+}",
+    );
+    let s = rewrite(&p, "k", &[0, 1]).unwrap();
+    reparse(&s.source);
+    assert_eq!(s.source.matches("done:").count(), 1, "{}", s.source);
+    let p = program("issue15_brace_in_comment");
+    let s = rewrite(&p, "issue15_brace_in_comment", &[0, 1]).unwrap();
+    reparse(&s.source);
+    assert!(
+        s.source.contains("int n, long __clpart_base_a") && s.source.contains(") /* { */\n{"),
+        "{}",
+        s.source
+    );
+}
