@@ -2103,9 +2103,12 @@ impl<'a> Guarder<'a> {
         let positions: Vec<usize> = (0..args.len())
             .filter(|&i| self.param_use(&args[i]).is_some())
             .collect();
+        // another buffer passed as a pointer (a value read from one, `b[i]`,
+        // is an access its own guard checks)
         let others = args.iter().enumerate().any(|(i, a)| {
             let mut any = false;
-            if !positions.contains(&i) {
+            if !positions.contains(&i) && matches!(a.ty, Type::Pointer { .. } | Type::Array { .. })
+            {
                 visit_expr(a, &mut |x| {
                     any |= matches!(&x.kind, ExprKind::Var(m) if self.buffers.contains(m))
                 });

@@ -745,3 +745,36 @@ done:
         s.source
     );
 }
+
+/// A helper taking one buffer and a value read from another (`st(b, i,
+/// a[i])`) is cloned for the buffer, and the read is checked by the other
+/// buffer's guard: both are guarded (it was refused as "passed together
+/// with other buffers").
+#[test]
+fn helpers_taking_a_value_read_from_another_buffer_are_cloned() {
+    let p = parse(
+        "void st(__global float *b, int i, float v) { b[i] = v; }
+__kernel void k(__global const float *a, __global float *b, int n) {
+    int i = get_global_id(0);
+    if (i < n) st(b, i, a[i]);
+}",
+    );
+    let s = rewrite(&p, "k", &[0, 1]).unwrap();
+    reparse(&s.source);
+    assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
+    assert!(
+        s.source
+            .contains("st__clpart_b(b, i, a[__clpart_r((long)(i) - __clpart_base_a"),
+        "{}",
+        s.source
+    );
+    // two buffers passed as pointers still are not
+    let p = parse(
+        "void cp(__global float *b, __global const float *a, int i) { b[i] = a[i]; }
+__kernel void k(__global const float *a, __global float *b) {
+    cp(b, a, get_global_id(0));
+}",
+    );
+    let s = rewrite(&p, "k", &[0, 1]).unwrap();
+    assert_eq!(s.unguarded.len(), 2, "{:?}", s.unguarded);
+}
