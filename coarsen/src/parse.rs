@@ -294,7 +294,9 @@ fn ends_case(stmts: &mut Vec<Stmt>) -> bool {
             stmts.pop();
             true
         }
-        Some(Stmt::Return(..)) => true,
+        // `continue` leaves the switch for the enclosing loop's next
+        // iteration, as it does from the `if` chain it becomes
+        Some(Stmt::Return(..) | Stmt::Continue(_)) => true,
         Some(Stmt::Block(inner)) => ends_case(inner),
         _ => false,
     }
@@ -549,8 +551,8 @@ impl Cx {
     /// the condition's value in a temporary, then an `if`/`else if` chain
     /// over the cases, the `default` case (if any) last. This is the
     /// statement's meaning when no case falls through into the next, which
-    /// is what is accepted: every case but the last ends in `break` or
-    /// `return`, no other `break` leaves the switch, and no declaration
+    /// is what is accepted: every case but the last ends in `break`,
+    /// `continue` or `return`, no other `break` leaves the switch, and no declaration
     /// stands directly in a case (its scope would be the whole switch).
     /// Otherwise the reason, for the diagnostic.
     fn switch_stmt(&mut self, c: &Cursor, span: &Span) -> Result<Stmt, &'static str> {

@@ -216,3 +216,28 @@ fn subscripts_written_index_first_put_the_pointer_first() {
         assert!(!matches!(&i.kind, ExprKind::Var(n) if n == "b"), "{i:?}");
     }
 }
+
+/// Issue 15: a `switch` case that ends in `continue` leaves for the
+/// enclosing loop's next iteration, which the lowered `if` chain keeps: it
+/// is not a case falling through into the next.
+#[test]
+fn switch_cases_may_end_in_continue() {
+    let src = "__kernel void k(__global int *b) {
+    int i = get_global_id(0);
+    for (int j = 0; j < 4; j++) {
+        switch (j) { case 1: continue; default: break; }
+        b[i * 4 + j] = j + 1;
+    }
+}\n";
+    let p = coarsen::parse_program("s.cl", src, &Default::default()).unwrap();
+    assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
+    let src = src.replace("continue;", "b[i] = 0;");
+    let p = coarsen::parse_program("s.cl", &src, &Default::default()).unwrap();
+    assert!(
+        p.unsupported_in("k")
+            .iter()
+            .any(|d| d.message.contains("falls through into the next")),
+        "{:?}",
+        p.diagnostics
+    );
+}
