@@ -2343,31 +2343,7 @@ fn shadowing(f: &Function) -> Option<&VarDecl> {
 
 /// Every variable declaration in `body`, nested ones included.
 fn decls<'b>(body: &'b [Stmt], out: &mut Vec<&'b VarDecl>) {
-    for s in body {
-        match s {
-            Stmt::Decl(d) => out.push(d),
-            Stmt::If { then, els, .. } => {
-                decls(then, out);
-                if let Some(e) = els {
-                    decls(e, out);
-                }
-            }
-            Stmt::For { init, body, .. } => {
-                if let Some(i) = init {
-                    decls(std::slice::from_ref(&**i), out);
-                }
-                decls(body, out);
-            }
-            Stmt::While { body, .. } => decls(body, out),
-            Stmt::Block(b) => decls(b, out),
-            Stmt::Expr(_)
-            | Stmt::Barrier(_)
-            | Stmt::Return(..)
-            | Stmt::Break(_)
-            | Stmt::Continue(_)
-            | Stmt::Unsupported(..) => {}
-        }
-    }
+    visit_decls(body, 0, &mut |d, _| out.push(d));
 }
 
 /// The source texts of the constructs the IR does not model (unsupported
