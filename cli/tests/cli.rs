@@ -84,6 +84,37 @@ fn unsupported_constructs_are_diagnosed_with_location() {
     assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("goto"));
 }
 
+/// Issue 15: at a launch where the analysis' split dimension has one
+/// work-group (a trailing 1), the launch splits along the dimension with
+/// the most, each device taking work-groups.
+#[test]
+fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
+    let o = clpart(&[
+        "run",
+        "kernels/issue15_trailing_one_linear.cl",
+        "--global",
+        "4096,1",
+        "--local",
+        "64,1",
+        "--arg",
+        "a=rand:4096:1",
+        "--arg",
+        "k=2",
+        "--split",
+        "0:0.5,1:0.5",
+        "--verify",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["split"], true, "{v}");
+    assert_eq!(v["split_dim"], 0, "{v}");
+    assert_eq!(v["verified"], true, "{v}");
+    for d in v["devices"].as_array().unwrap() {
+        assert!(d["bytes_to_device"].as_u64().unwrap() > 0, "{v}");
+    }
+}
+
 /// Issue 15: a kernel with an image argument is analyzed and refused with
 /// the argument's location; `clpart run` cannot give an image a value.
 #[test]

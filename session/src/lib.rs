@@ -634,7 +634,35 @@ impl Session {
             ls[i] = *l as i64;
         }
         po.analysis.local_size = Some(ls);
-        let rf = self.analyze(Some(kernel), &po)?;
+        let mut rf = self.analyze(Some(kernel), &po)?;
+        let Some(k) = rf.kernels.first() else {
+            return Ok(rf);
+        };
+        // The dimension the analysis chose has one work-group at this launch
+        // (a 1-D kernel launched as 2-D with a trailing 1 that reads
+        // `get_global_id(1)`): the one with the most work-groups, if it
+        // splits, serves this launch instead.
+        let groups = |d: usize| -> u64 {
+            let g = config.global.get(d).copied().unwrap_or(1);
+            match config.local.get(d) {
+                Some(&l) if l > 0 => g / l,
+                _ => g,
+            }
+        };
+        if let (None, Some(d)) = (config.split_dim, k.split_dim) {
+            let best = (0..(k.work_dim as usize).min(config.global.len()))
+                .max_by_key(|&e| (groups(e), std::cmp::Reverse(e)));
+            if let Some(e) = best.filter(|&e| groups(d as usize) < 2 && groups(e) >= 2) {
+                let other = PartitionOptions {
+                    split_dim: Some(e as u32),
+                    ..po.clone()
+                };
+                let alt = self.analyze(Some(kernel), &other)?;
+                if alt.kernels.first().is_some_and(|a| a.splittable) {
+                    rf = alt;
+                }
+            }
+        }
         let Some(k) = rf.kernels.first() else {
             return Ok(rf);
         };

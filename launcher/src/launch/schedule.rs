@@ -351,7 +351,7 @@ fn schedule_run(
     if reason.is_none() && !options.unchecked {
         if let Err(why) = &plan.guard {
             reason = Some(format!(
-                "{why}; it runs unsplit (--unchecked splits it without the guard)"
+                "{why}; it runs unsplit (`clpart run --unchecked` splits it without the guard)"
             ));
         }
     }
