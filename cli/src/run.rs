@@ -103,7 +103,14 @@ pub(crate) fn session(args: &RunArgs) -> Result<Session> {
     }
     let source = read_source(&args.file)?;
     let file = args.file.display().to_string();
-    let build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
+    let mut build: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
+    // `#include "x.h"` beside the kernel: libclang finds it from the file's
+    // path, the device's compiler from the current directory
+    if source.contains("#include") {
+        if let Some(dir) = args.file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            build.push(format!("-I{}", dir.display()));
+        }
+    }
     Ok(Session::from_source(&file, &source, &build)?)
 }
 
@@ -205,7 +212,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
         let (r, shares) = if auto && balancer.unmeasured(&key) {
             // a first launch on devices of unknown speed: in two rounds
             // where that pays (launcher::launch_in_rounds)
-            let r = launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;
+            let r =
+                launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;
             let shares = balancer.split_shares(&key);
             (r, shares)
         } else {

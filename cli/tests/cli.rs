@@ -84,6 +84,36 @@ fn unsupported_constructs_are_diagnosed_with_location() {
     assert!(v["kernels"][0]["reason"].as_str().unwrap().contains("goto"));
 }
 
+/// A kernel including a header that sits beside it builds on the devices
+/// from any directory (the analysis found the header from the file's path;
+/// the device's compiler looked in the current directory).
+#[test]
+fn headers_beside_the_kernel_are_found_by_the_device_build() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scale.h"), "#define SCALE 3.0f\n").unwrap();
+    let k = dir.path().join("k.cl");
+    std::fs::write(
+        &k,
+        "#include \"scale.h\"\n__kernel void k(__global float *a) {\n    int i = get_global_id(0);\n    a[i] = a[i] * SCALE;\n}\n",
+    )
+    .unwrap();
+    let k = k.to_string_lossy().to_string();
+    let o = clpart(&[
+        "run",
+        &k,
+        "--global",
+        "64",
+        "--local",
+        "8",
+        "--arg",
+        "a=seq:64",
+        "--split",
+        "0:0.5,1:0.5",
+        "--verify",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// Issue 15: at a launch where the analysis' split dimension has one
 /// work-group (a trailing 1), the launch splits along the dimension with
 /// the most, each device taking work-groups.
