@@ -76,7 +76,10 @@ pub fn analyze_kernel_in(
         }
     }
     let funcs = reachable(program, k);
-    let (work_dim, lg_used, odd_dims) = scan_work_items(&funcs);
+    let (mut work_dim, lg_used, odd_dims) = scan_work_items(&funcs);
+    if let Some(w) = options.work_dim {
+        work_dim = work_dim.min(w.max(1));
+    }
     let ndr = Ndr::new(work_dim, options.local_size, lg_used);
 
     // Reserved names: NDRange parameters and domain dimensions.

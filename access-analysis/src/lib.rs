@@ -133,6 +133,11 @@ pub struct AnalysisOptions {
     /// single steps are slow (huge coefficients). The default is
     /// [`DEFAULT_TIME_BUDGET_MS`].
     pub time_budget_ms: u64,
+    /// The launch's `work_dim`, when the analysis is for a launch: a kernel
+    /// that uses more dimensions is analyzed with as many as the launch has,
+    /// the others being OpenCL's values past `get_work_dim()` (one
+    /// work-item, at id and offset 0), so that the launch fits its ranges.
+    pub work_dim: Option<u32>,
 }
 
 /// The default [`AnalysisOptions::time_budget_ms`]: 1.5 s in optimized
@@ -158,6 +163,7 @@ impl Default for AnalysisOptions {
             local_size: None,
             delinearize: true,
             time_budget_ms: DEFAULT_TIME_BUDGET_MS,
+            work_dim: None,
         }
     }
 }

@@ -143,6 +143,27 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
     for d in v["devices"].as_array().unwrap() {
         assert!(d["bytes_to_device"].as_u64().unwrap() > 0, "{v}");
     }
+    // launched 1-D, `get_global_id(1)` is 0: analyzed for one dimension
+    let o = clpart(&[
+        "run",
+        "kernels/issue15_trailing_one_linear.cl",
+        "--global",
+        "256",
+        "--local",
+        "32",
+        "--arg",
+        "a=rand:256:5",
+        "--arg",
+        "k=4",
+        "--split",
+        "0:0.5,1:0.5",
+        "--verify",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["split"], true, "{v}");
+    assert_eq!(v["verified"], true, "{v}");
 }
 
 /// Issue 15: a kernel with an image argument is analyzed and refused with

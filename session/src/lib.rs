@@ -634,6 +634,11 @@ impl Session {
             ls[i] = *l as i64;
         }
         po.analysis.local_size = Some(ls);
+        // dimensions past the launch's are one work-item (`get_global_id(1)`
+        // in a kernel launched 1-D is 0)
+        po.analysis.work_dim = u32::try_from(config.global.len())
+            .ok()
+            .filter(|&w| (1..=3).contains(&w));
         let mut rf = self.analyze(Some(kernel), &po)?;
         let Some(k) = rf.kernels.first() else {
             return Ok(rf);
