@@ -119,24 +119,28 @@ fn headers_beside_the_kernel_are_found_by_the_device_build() {
 /// the most, each device taking work-groups.
 #[test]
 fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
-    let o = clpart(&[
-        "run",
-        "kernels/issue15_trailing_one_linear.cl",
-        "--global",
-        "4096,1",
-        "--local",
-        "64,1",
-        "--arg",
-        "a=rand:4096:1",
-        "--arg",
-        "k=2",
-        "--split",
-        "0:0.5,1:0.5",
-        "--verify",
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // a verified 50/50 run of the kernel, its JSON report
+    let run = |global: &str, local: &str, a: &str, k: &str| -> serde_json::Value {
+        let o = clpart(&[
+            "run",
+            "kernels/issue15_trailing_one_linear.cl",
+            "--global",
+            global,
+            "--local",
+            local,
+            "--arg",
+            a,
+            "--arg",
+            k,
+            "--split",
+            "0:0.5,1:0.5",
+            "--verify",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = run("4096,1", "64,1", "a=rand:4096:1", "k=2");
     assert_eq!(v["split"], true, "{v}");
     assert_eq!(v["split_dim"], 0, "{v}");
     assert_eq!(v["verified"], true, "{v}");
@@ -144,24 +148,7 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
         assert!(d["bytes_to_device"].as_u64().unwrap() > 0, "{v}");
     }
     // launched 1-D, `get_global_id(1)` is 0: analyzed for one dimension
-    let o = clpart(&[
-        "run",
-        "kernels/issue15_trailing_one_linear.cl",
-        "--global",
-        "256",
-        "--local",
-        "32",
-        "--arg",
-        "a=rand:256:5",
-        "--arg",
-        "k=4",
-        "--split",
-        "0:0.5,1:0.5",
-        "--verify",
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = run("256", "32", "a=rand:256:5", "k=4");
     assert_eq!(v["split"], true, "{v}");
     assert_eq!(v["verified"], true, "{v}");
 }

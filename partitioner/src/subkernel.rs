@@ -1411,11 +1411,7 @@ impl<'a> Guarder<'a> {
         }
         let nm = self.tag;
         let (base, len) = (format!("__clpart_base_{nm}"), format!("__clpart_len_{nm}"));
-        let bad = if self.program.is_some() {
-            format!("&__clpart_bad, {}", self.slot)
-        } else {
-            format!("__clpart_badp, {}", self.slot)
-        };
+        let bad = self.flag_args();
         // no fast copy: the per-work-group test proves windows, not the
         // alignment a wider view needs
         let group = self.group.take();
@@ -1573,6 +1569,18 @@ impl<'a> Guarder<'a> {
         self.src.get(sp.start as usize..sp.end as usize)
     }
 
+    /// The check functions' last two arguments: the accumulator of refused
+    /// accesses (in the kernel the private one, in a helper clone its
+    /// pointer) and the parameter's slot.
+    fn flag_args(&self) -> String {
+        let s = self.slot;
+        if self.program.is_some() {
+            format!("&__clpart_bad, {s}")
+        } else {
+            format!("__clpart_badp, {s}")
+        }
+    }
+
     /// The check around an access's index (`head`, `tail`), and the plain
     /// rebased index for the fast copy of the body when the per-work-group
     /// test proves the access.
@@ -1636,13 +1644,7 @@ impl<'a> Guarder<'a> {
                 .access(index, &w, &self.conds)
                 .then(|| ("((long)(".to_string(), format!(") - __clpart_base_{nm})")))
         });
-        let s = self.slot;
-        // in the kernel the private accumulator, in a helper clone its pointer
-        let f = if self.program.is_some() {
-            format!("&__clpart_bad, {s}")
-        } else {
-            format!("__clpart_badp, {s}")
-        };
+        let f = self.flag_args();
         let (r, w) = (
             format!("__clpart_rlo_{nm}, __clpart_rhi_{nm}"),
             format!("__clpart_wlo_{nm}, __clpart_whi_{nm}"),
@@ -1821,12 +1823,10 @@ impl<'a> Guarder<'a> {
             return;
         }
         match &e.kind {
-            ExprKind::Index(b, i) if self.view_use(b).is_some() => {
-                let view = self.view_use(b).expect("matched");
-                self.view_access(e, view, i, access, depth);
-            }
             ExprKind::Index(b, i) => {
-                if let Some(v) = self.param_use(b) {
+                if let Some(view) = self.view_use(b) {
+                    self.view_access(e, view, i, access, depth);
+                } else if let Some(v) = self.param_use(b) {
                     if self.text(&v.span).map(str::trim) != Some(self.name)
                         || self.text(&i.span).is_none()
                         || !apart(&b.span, &i.span)
