@@ -301,7 +301,7 @@ pub fn analyze_kernel_in(
         r.isl.arm(deadline, options.time_budget_ms);
     }
     let context = r.context_text();
-    let domain_raw = format!("{}{{ W[x0, x1, x2] : {} }}", r.header, r.x_domain);
+    let domain_raw = r.x_domain_text();
     let (context_s, domain_s) = {
         let pretty = |t: &str, gist: bool| -> IslResult<String> {
             r.isl.reset();

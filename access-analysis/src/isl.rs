@@ -11,6 +11,9 @@
 //! an `Err`.
 
 use isl_rs::{Context, Error, LibISLError, Map, Options, PwAff, Set};
+
+mod build;
+pub(crate) use build::Piece;
 use std::ffi::{c_char, c_void, CStr};
 
 extern "C" {
@@ -285,6 +288,14 @@ impl Isl {
                 table.insert(text.to_string(), c);
             }
         }
+    }
+
+    /// Keeps `set`, built from the values `text` says, under that text, so
+    /// that reading the text gives the set without parsing.
+    pub(crate) fn keep_set(&self, text: &str, set: &Set) {
+        // SAFETY: reads the context pointer of a live isl_set.
+        let ours = unsafe { isl_set_get_ctx(set.ptr) } == self.ctx.ptr;
+        self.keep(ours, text, |p| &mut p.sets, || set.copy());
     }
 
     /// Prints a set (without the operation limit); a set of this context is

@@ -4,12 +4,12 @@
 //! and domain they share.
 
 use crate::eval::{nd_name, Ndr, Rec};
-use crate::isl::{Isl, IslFail, IslOk, IslResult};
+use crate::isl::{Isl, IslFail, IslOk, IslResult, Piece};
 use crate::poly::{Atom, Cond, Poly, WhyKind};
 use crate::{
     Access, AccessKind, AnalysisOptions, ArrayAccesses, Assumption, Linearization, Mode, ParamInfo,
 };
-use isl_rs::{DimType, Map};
+use isl_rs::{DimType, Map, Set};
 use std::collections::BTreeMap;
 
 mod delinearize;
@@ -51,9 +51,10 @@ pub(crate) struct Renderer<'a> {
     /// `[p1, p2] -> `
     pub(crate) header: String,
     /// Domain constraints over x, l, g dims.
-    dom: String,
-    /// Domain constraints over x dims only.
-    pub(crate) x_domain: String,
+    dom: Cond,
+    /// Domain constraints over x dims only, and as text.
+    x_cond: Cond,
+    x_domain: String,
     lg_dims: Vec<String>,
     param_names: Vec<String>,
     /// The parameters that are scalar kernel arguments.
@@ -83,7 +84,8 @@ impl<'a> Renderer<'a> {
             options,
             file: file.to_string(),
             header,
-            dom: String::new(),
+            dom: Cond::True,
+            x_cond: Cond::True,
             x_domain: String::new(),
             lg_dims: Vec::new(),
             param_names: params.iter().map(|p| p.name.clone()).collect(),
@@ -151,7 +153,8 @@ impl<'a> Renderer<'a> {
             }
         }
         r.x_domain = xc.to_isl(true).0;
-        r.dom = Cond::and(xc, lgc).to_isl(true).0;
+        r.x_cond = xc.clone();
+        r.dom = Cond::and(xc, lgc);
         r
     }
 
@@ -169,7 +172,34 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The launch context: the conditions every NDRange meets (sizes and
+    /// offsets), as isl text. The set is built, and the parse cache keeps it
+    /// under that text, which the stages read many times.
     pub(crate) fn context_text(&self) -> String {
+        let cond = self.context_cond();
+        let text = format!("{}{{ : {} }}", self.header, cond.to_isl(true).0);
+        if let Ok(set) = self.isl.params_set(&self.param_names, &cond) {
+            self.isl.keep_set(&text, &set);
+        }
+        text
+    }
+
+    /// The NDRange's domain over the global ids, as isl text (kept built
+    /// as [`Renderer::context_text`]).
+    pub(crate) fn x_domain_text(&self) -> String {
+        let text = format!("{}{{ W[x0, x1, x2] : {} }}", self.header, self.x_domain);
+        let piece = Piece {
+            dims: vec!["x0".into(), "x1".into(), "x2".into()],
+            cond: self.x_cond.clone(),
+            outs: Vec::new(),
+        };
+        if let Ok(set) = self.isl.piece_sets(&self.param_names, &[piece], false) {
+            self.isl.keep_set(&text, &set);
+        }
+        text
+    }
+
+    fn context_cond(&self) -> Cond {
         let mut c = Cond::True;
         for d in 0..self.ndr.work_dim {
             let (gs, ls, go, ng) = (
@@ -194,8 +224,7 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        let c = c.map_polys(&|p| Some(p.clone()));
-        format!("{}{{ : {} }}", self.header, c.to_isl(true).0)
+        c
     }
 
     fn loc(&self, r: &Rec) -> String {
@@ -327,37 +356,39 @@ impl<'a> Renderer<'a> {
                 .ok_or_else(fail)
                 .map(Some);
         }
-        let v = value.to_isl().ok_or_else(fail)?;
         let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
         dims.extend(self.lg_dims.iter().cloned());
-        let dom = if self.dom.trim().is_empty() {
-            "true".to_string()
-        } else {
-            self.dom.clone()
-        };
-        let outside = if nw.above {
-            format!("{v} < {} or {v} > {}", nw.lo, nw.hi)
-        } else {
-            format!("{v} < {}", nw.lo)
-        };
-        let text = format!(
-            "{}{{ W[{}] : ({dom}) and ({outside}) }}",
-            self.header,
-            dims.join(", ")
+        // value < lo, or value > hi
+        let below = Cond::Ge(
+            value
+                .scale(-1)
+                .and_then(|p| p.add_const(nw.lo - 1))
+                .ok_or_else(fail)?,
         );
+        let outside = if nw.above {
+            let above = Cond::Ge(value.add_const(-nw.hi - 1).ok_or_else(fail)?);
+            Cond::Or(vec![below, above])
+        } else {
+            below
+        };
+        let piece = Piece {
+            dims,
+            cond: Cond::And(vec![self.dom.clone(), outside]),
+            outs: Vec::new(),
+        };
         self.isl.reset();
-        self.avoiding(&text, context)
+        let points = self.isl.piece_sets(&self.param_names, &[piece], false)?;
+        self.avoiding(points, context)
     }
 
-    /// The launch-time condition that no point of `violations` (a set or
-    /// map text whose points break an assumption) exists: the parameter
-    /// values of `context` outside its projection, simplified against the
-    /// context (isl text); `None` when no parameter value has one.
-    fn avoiding(&self, violations: &str, context: &str) -> IslResult<Option<String>> {
+    /// The launch-time condition that no point of `violations` (a set whose
+    /// points break an assumption) exists: the parameter values of
+    /// `context` outside its projection, simplified against the context
+    /// (isl text); `None` when no parameter value has one.
+    fn avoiding(&self, violations: Set, context: &str) -> IslResult<Option<String>> {
         let isl = &self.isl;
         let ctx = isl.set(context)?;
-        let viol = isl
-            .set(violations)?
+        let viol = violations
             .params()
             .ok_in(isl)?
             .intersect(ctx.copy().ok_in(isl)?)
@@ -807,10 +838,13 @@ impl<'a> Renderer<'a> {
         let mut may: Option<Map> = None;
         for p in &prepared {
             let r = p.rec;
-            let text = self.full_map_text(r, &p.pieces, &b.tuple, None);
+            let pieces = self.pieces(r, &p.pieces, None);
             // The context is not intersected here: it only restricts the
             // parameters, and the exported unions are simplified against it.
-            let m = isl.map(&text)?.coalesce().ok_in(isl)?;
+            let m = isl
+                .relation(&self.param_names, &b.tuple, &pieces)?
+                .coalesce()
+                .ok_in(isl)?;
             a.accesses.push(Access {
                 kind: p.kind,
                 map: isl.map_str(&m)?,
@@ -891,30 +925,15 @@ impl<'a> Renderer<'a> {
         Ok((finish(reads)?, finish(must)?, finish(may)?))
     }
 
-    /// The full relation of one access as isl text. With `violation`, the set
-    /// of domain points where the given constraint text fails instead.
-    fn full_map_text(
+    /// The disjuncts of an access relation `W[dims] -> name[outs] : cond`
+    /// (with `violation`, of the set of domain points `W[dims] : cond`
+    /// violating it).
+    fn pieces(
         &self,
         r: &Rec,
         pieces: &[(Cond, Vec<Poly>)],
-        name: &str,
         violation: Option<&Violation>,
-    ) -> String {
-        let parts = self.pieces_text(r, pieces, name, violation, false);
-        format!("{}{{ {} }}", self.header, parts.join("; "))
-    }
-
-    /// The disjuncts of an access relation (or, with `violation`, of the set
-    /// of domain points violating it; as parameter-set disjuncts `exists
-    /// (dims : ...)` when `params_only`).
-    fn pieces_text(
-        &self,
-        r: &Rec,
-        pieces: &[(Cond, Vec<Poly>)],
-        name: &str,
-        violation: Option<&Violation>,
-        params_only: bool,
-    ) -> Vec<String> {
+    ) -> Vec<Piece> {
         let mut dims: Vec<String> = vec!["x0".into(), "x1".into(), "x2".into()];
         dims.extend(self.lg_dims.iter().cloned());
         dims.extend(r.iters.iter().cloned());
@@ -934,46 +953,36 @@ impl<'a> Renderer<'a> {
             .cloned()
             .fold(Cond::True, Cond::and)
             .map_polys(&|q| self.subst(q));
-        let (path_t, _) = path.to_isl(true);
         let mut parts = Vec::new();
         for (c, tuple) in pieces {
-            let (ct, _) = c.to_isl(true);
             let mut outs: Vec<Poly> = tuple.clone();
-            let mut lane_c = String::new();
+            let mut cond = Cond::And(vec![self.dom.clone(), path.clone(), c.clone()]);
             if let Some(l) = &lane {
+                let l = Poly::dim(l);
                 if let Some(last) = outs.last_mut() {
-                    *last = last.add(&Poly::dim(l)).unwrap_or_default();
+                    *last = last.add(&l).unwrap_or_default();
                 }
-                lane_c = format!(" and 0 <= {l} < {}", r.lanes);
+                // 0 <= lane < lanes
+                cond = Cond::and(cond, Cond::Ge(l.clone()));
+                cond = Cond::and(
+                    cond,
+                    Cond::Ge(
+                        l.scale(-1)
+                            .unwrap_or_default()
+                            .add_const(r.lanes as i128 - 1)
+                            .unwrap_or_default(),
+                    ),
+                );
             }
-            let conds = format!("({}) and ({}) and ({}){}", self.dom, path_t, ct, lane_c);
-            match violation {
-                None => {
-                    let outs_t: Vec<String> = outs
-                        .iter()
-                        .map(|p| p.to_isl().unwrap_or_else(|| "0".into()))
-                        .collect();
-                    parts.push(format!(
-                        "W[{}] -> {}[{}] : {}",
-                        dims.join(", "),
-                        name,
-                        outs_t.join(", "),
-                        conds
-                    ));
-                }
-                Some(f) if params_only => parts.push(format!(
-                    "exists ({} : {} and ({}))",
-                    dims.join(", "),
-                    conds,
-                    f(&outs)
-                )),
-                Some(f) => parts.push(format!(
-                    "W[{}] : {} and ({})",
-                    dims.join(", "),
-                    conds,
-                    f(&outs)
-                )),
+            if let Some(f) = violation {
+                cond = Cond::and(cond, f(&outs));
+                outs.clear();
             }
+            parts.push(Piece {
+                dims: dims.clone(),
+                cond,
+                outs,
+            });
         }
         parts
     }
@@ -1000,19 +1009,16 @@ impl<'a> Renderer<'a> {
             for (kind, least) in [("gs", 16), ("ls", 2)] {
                 let n = nd_name(kind, d);
                 if self.param_names.contains(&n) && !self.spec.contains_key(&n) {
-                    sizes.push(format!("{n} >= {least}"));
+                    sizes.push(Cond::Ge(
+                        Poly::param(&n).add_const(-least).unwrap_or_default(),
+                    ));
                 }
             }
         }
-        let sizes = if sizes.is_empty() {
-            "true".to_string()
-        } else {
-            sizes.join(" and ")
-        };
-        let executes = |_: &[Poly]| "true".to_string();
+        let executes = |_: &[Poly]| Cond::True;
         let mut runs = Vec::new();
         for (r, pieces) in tuples {
-            runs.extend(self.pieces_text(r, pieces, "A", Some(&executes), true));
+            runs.extend(self.pieces(r, pieces, Some(&executes)));
         }
         if runs.is_empty() {
             return true;
@@ -1020,10 +1026,10 @@ impl<'a> Renderer<'a> {
         let can = || -> IslResult<bool> {
             let mut s = isl.set(context)?;
             s = s
-                .intersect(isl.set(&format!("{}{{ : {sizes} }}", self.header))?)
+                .intersect(isl.params_set(&self.param_names, &Cond::And(sizes))?)
                 .ok_in(isl)?;
             s = s
-                .intersect(isl.set(&format!("{}{{ : {} }}", self.header, runs.join(" or ")))?)
+                .intersect(isl.piece_sets(&self.param_names, &runs, true)?)
                 .ok_in(isl)?;
             for x in assumptions {
                 s = s.intersect(isl.set(&x.condition)?).ok_in(isl)?;
@@ -1055,17 +1061,16 @@ impl<'a> Renderer<'a> {
     ) -> IslResult<bool> {
         let isl = &self.isl;
         for (k, ext) in extents.iter().enumerate() {
-            let viol = violation_text(k + 1, ext);
+            let viol = violation(k + 1, ext);
             let mut parts = Vec::new();
             for p in prepared {
-                parts.extend(self.pieces_text(p.rec, &p.pieces, "A", Some(&viol), true));
+                parts.extend(self.pieces(p.rec, &p.pieces, Some(&viol)));
             }
             if parts.is_empty() {
                 continue;
             }
-            let text = format!("{}{{ : {} }}", self.header, parts.join(" or "));
             if !isl
-                .set(&text)?
+                .piece_sets(&self.param_names, &parts, true)?
                 .intersect(isl.set(context)?)
                 .ok_in(isl)?
                 .is_empty()
@@ -1087,9 +1092,13 @@ impl<'a> Renderer<'a> {
     ) -> IslResult<()> {
         for (k, ext) in extents.iter().enumerate() {
             let dim = k + 1;
-            let viol = violation_text(dim, ext);
-            let text = self.full_map_text(p.rec, &p.pieces, "A", Some(&viol));
-            let Some(cond_s) = self.avoiding(&text, context)? else {
+            let viol = violation(dim, ext);
+            let points = self.isl.piece_sets(
+                &self.param_names,
+                &self.pieces(p.rec, &p.pieces, Some(&viol)),
+                false,
+            )?;
+            let Some(cond_s) = self.avoiding(points, context)? else {
                 continue;
             };
             // Describe with the outputs of the first piece.
@@ -1126,14 +1135,22 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// The constraint violated when output `dim` leaves `[0, ext)`.
-fn violation_text(dim: usize, ext: &str) -> impl Fn(&[Poly]) -> String + '_ {
+/// The condition that output `dim` leaves `[0, ext)` (`ext` a parameter's
+/// name or a number, as delinearization gives it).
+fn violation(dim: usize, ext: &str) -> impl Fn(&[Poly]) -> Cond + '_ {
     move |outs: &[Poly]| {
-        let t = outs
-            .get(dim)
-            .and_then(|p| p.to_isl())
-            .unwrap_or_else(|| "0".into());
-        format!("{t} < 0 or {t} >= {ext}")
+        let t = outs.get(dim).cloned().unwrap_or_default();
+        let ext = match ext.parse::<i128>() {
+            Ok(k) => Poly::konst(k),
+            Err(_) => Poly::param(ext),
+        };
+        // t < 0, or t >= ext
+        let below = t.scale(-1).and_then(|p| p.add_const(-1));
+        let above = t.sub(&ext);
+        match (below, above) {
+            (Some(b), Some(a)) => Cond::Or(vec![Cond::Ge(b), Cond::Ge(a)]),
+            _ => Cond::Unknown(crate::poly::Why::other("arithmetic overflow")),
+        }
     }
 }
 
@@ -1153,5 +1170,5 @@ fn mode_of(recs: &[&Rec]) -> Mode {
     }
 }
 
-/// Renders the constraint violated by an output tuple.
-type Violation<'f> = dyn Fn(&[Poly]) -> String + 'f;
+/// The condition under which an output tuple violates an assumption.
+type Violation<'f> = dyn Fn(&[Poly]) -> Cond + 'f;

@@ -1,0 +1,500 @@
+//! isl objects built from clpart's own values ([`Poly`], [`Cond`]) through
+//! isl's API, without printing them and reading the text back: isl's reader
+//! takes 60-300 µs for one access relation, building it takes a tenth of
+//! that, and the access analysis makes a few dozen per kernel.
+//!
+//! What the builder cannot express exactly as the text would (a name that
+//! is neither a dimension nor a parameter, which isl's reader would make a
+//! parameter; a coefficient beyond 64 bits; a non-affine output) makes it
+//! answer [`Built::Text`], and the caller reads the text instead: both ways
+//! give the same set (`tests` below compare them).
+
+use super::{Isl, IslFail, IslResult};
+use crate::poly::{Atom, Cond, Poly};
+use isl_rs::{
+    Aff, AffList, BasicSet, DimType, LibISLError, LocalSpace, Map, MultiAff, Set, Space, Val,
+};
+
+/// Why an object was not built.
+pub(crate) enum Stop {
+    /// It needs the text (see the module's documentation).
+    Text,
+    /// isl failed.
+    Isl(IslFail),
+}
+
+/// What the builder gives: the object, or [`Stop`].
+pub(crate) type Built<T> = Result<T, Stop>;
+
+/// One disjunct of a relation or set: `W[dims] -> name[outs] : cond` (or
+/// `W[dims] : cond` for a set).
+pub(crate) struct Piece {
+    pub(crate) dims: Vec<String>,
+    pub(crate) cond: Cond,
+    pub(crate) outs: Vec<Poly>,
+}
+
+/// The names of a space: parameters, then the set's dimensions.
+struct Names<'a> {
+    params: &'a [String],
+    dims: &'a [String],
+}
+
+impl Names<'_> {
+    /// Where isl's reader finds `name`: a dimension of the tuple first (the
+    /// innermost declaration), then a parameter.
+    fn find(&self, name: &str) -> Built<(DimType, i32)> {
+        if let Some(i) = self.dims.iter().rposition(|d| d == name) {
+            return Ok((DimType::In, i as i32));
+        }
+        match self.params.iter().position(|p| p == name) {
+            Some(i) => Ok((DimType::Param, i as i32)),
+            None => Err(Stop::Text),
+        }
+    }
+}
+
+impl Isl {
+    fn stop(&self, e: LibISLError) -> Stop {
+        Stop::Isl(self.fail(e))
+    }
+
+    fn val(&self, v: i128) -> Built<Val> {
+        let v = i64::try_from(v).map_err(|_| Stop::Text)?;
+        Val::int_from_si(self.ctx(), v).map_err(|e| self.stop(e))
+    }
+
+    /// The space `[params] -> W[dims]`, or `[params] -> { : }` without dims
+    /// and tuple.
+    fn set_space(&self, params: &[String], tuple: Option<&str>, dims: &[String]) -> Built<Space> {
+        let e = |e| self.stop(e);
+        let mut sp = match tuple {
+            None if dims.is_empty() => Space::params_alloc(self.ctx(), params.len() as u32),
+            _ => Space::set_alloc(self.ctx(), params.len() as u32, dims.len() as u32),
+        }
+        .map_err(e)?;
+        for (i, p) in params.iter().enumerate() {
+            sp = sp.set_dim_name(DimType::Param, i as u32, p).map_err(e)?;
+        }
+        for (i, d) in dims.iter().enumerate() {
+            sp = sp.set_dim_name(DimType::Set, i as u32, d).map_err(e)?;
+        }
+        if let Some(t) = tuple {
+            sp = sp.set_tuple_name(DimType::Set, t).map_err(e)?;
+        }
+        Ok(sp)
+    }
+
+    /// `p` as an affine expression on `ls` (a set's local space).
+    fn aff(&self, ls: &LocalSpace, names: &Names, p: &Poly) -> Built<Aff> {
+        let e = |e| self.stop(e);
+        let mut a = Aff::zero_on_domain(ls.copy().map_err(e)?).map_err(e)?;
+        for (mono, c) in &p.terms {
+            match mono.as_slice() {
+                [] => a = a.set_constant_val(self.val(*c)?).map_err(e)?,
+                [Atom::Dim(n)] | [Atom::Param(n)] => {
+                    let (t, pos) = names.find(n)?;
+                    a = a.add_coefficient_val(t, pos, self.val(*c)?).map_err(e)?;
+                }
+                [Atom::Div(q, d)] => {
+                    let d = u32::try_from(*d).map_err(|_| Stop::Text)?;
+                    let f = self
+                        .aff(ls, names, q)?
+                        .scale_down_ui(d)
+                        .map_err(e)?
+                        .floor()
+                        .map_err(e)?
+                        .scale_val(self.val(*c)?)
+                        .map_err(e)?;
+                    a = a.add(f).map_err(e)?;
+                }
+                _ => return Err(Stop::Text),
+            }
+        }
+        Ok(a)
+    }
+
+    /// `c` as a set of `sp` (`ls` its local space). Parts isl cannot express
+    /// are the universe when `over`, empty otherwise, as [`Cond::to_isl`].
+    fn cond(&self, sp: &Space, ls: &LocalSpace, names: &Names, c: &Cond, over: bool) -> Built<Set> {
+        let e = |e| self.stop(e);
+        let all = |yes: bool| -> Built<Set> {
+            let sp = sp.copy().map_err(e)?;
+            if yes {
+                Set::universe(sp)
+            } else {
+                Set::empty(sp)
+            }
+            .map_err(e)
+        };
+        match c {
+            Cond::True => all(true),
+            Cond::False => all(false),
+            Cond::Ge(p) | Cond::Eq(p) if p.is_affine() => {
+                Set::from_basic_set(self.atom(ls, names, c, p)?).map_err(e)
+            }
+            Cond::Ge(_) | Cond::Eq(_) | Cond::Unknown(_) => all(over),
+            Cond::And(v) => {
+                // the affine constraints as one basic set, the rest intersected
+                let mut basic: Option<BasicSet> = None;
+                let mut rest: Option<Set> = None;
+                for x in v {
+                    match x {
+                        Cond::Ge(p) | Cond::Eq(p) if p.is_affine() => {
+                            let b = self.atom(ls, names, x, p)?;
+                            basic = Some(match basic {
+                                None => b,
+                                Some(acc) => acc.intersect(b).map_err(e)?,
+                            });
+                        }
+                        _ => {
+                            let s = self.cond(sp, ls, names, x, over)?;
+                            rest = Some(match rest {
+                                None => s,
+                                Some(acc) => acc.intersect(s).map_err(e)?,
+                            });
+                        }
+                    }
+                }
+                let basic = basic
+                    .map(|b| Set::from_basic_set(b).map_err(e))
+                    .transpose()?;
+                match (basic, rest) {
+                    (None, None) => all(true),
+                    (Some(s), None) | (None, Some(s)) => Ok(s),
+                    (Some(b), Some(r)) => b.intersect(r).map_err(e),
+                }
+            }
+            Cond::Or(v) => {
+                let mut out: Option<Set> = None;
+                for x in v {
+                    let s = self.cond(sp, ls, names, x, over)?;
+                    out = Some(match out {
+                        None => s,
+                        Some(acc) => acc.union(s).map_err(e)?,
+                    });
+                }
+                match out {
+                    None => all(false),
+                    Some(s) => Ok(s),
+                }
+            }
+            Cond::Not(x) => self.cond(sp, ls, names, x, !over)?.complement().map_err(e),
+        }
+    }
+
+    /// `p >= 0` or `p = 0` (as `c` is) as a basic set.
+    fn atom(&self, ls: &LocalSpace, names: &Names, c: &Cond, p: &Poly) -> Built<BasicSet> {
+        let e = |e| self.stop(e);
+        let a = self.aff(ls, names, p)?;
+        let zero = Aff::zero_on_domain(ls.copy().map_err(e)?).map_err(e)?;
+        match c {
+            Cond::Eq(_) => a.eq_basic_set(zero),
+            _ => a.ge_basic_set(zero),
+        }
+        .map_err(e)
+    }
+
+    /// The set `[params] -> { W[dims] : cond }` of one piece.
+    fn piece_set(&self, params: &[String], piece: &Piece) -> Built<Set> {
+        let e = |e| self.stop(e);
+        let names = Names {
+            params,
+            dims: &piece.dims,
+        };
+        let sp = self.set_space(params, Some("W"), &piece.dims)?;
+        let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
+        self.cond(&sp, &ls, &names, &piece.cond, true)
+    }
+
+    /// `[params] -> { W[dims] -> name[outs] : cond; ... }`, the pieces' union.
+    fn relation_built(&self, params: &[String], name: &str, pieces: &[Piece]) -> Built<Map> {
+        let e = |e| self.stop(e);
+        let mut out: Option<Map> = None;
+        for piece in pieces {
+            let names = Names {
+                params,
+                dims: &piece.dims,
+            };
+            let dom = self.piece_set(params, piece)?;
+            let sp = self.set_space(params, Some("W"), &piece.dims)?;
+            let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
+            let mut list = AffList::alloc(self.ctx(), piece.outs.len() as i32).map_err(e)?;
+            for o in &piece.outs {
+                list = list.add(self.aff(&ls, &names, o)?).map_err(e)?;
+            }
+            let msp = sp
+                .from_domain()
+                .map_err(e)?
+                .add_dims(DimType::Out, piece.outs.len() as u32)
+                .map_err(e)?
+                .set_tuple_name(DimType::Out, name)
+                .map_err(e)?;
+            let m = Map::from_multi_aff(MultiAff::from_aff_list(msp, list).map_err(e)?)
+                .map_err(e)?
+                .intersect_domain(dom)
+                .map_err(e)?;
+            out = Some(match out {
+                None => m,
+                Some(acc) => acc.union(m).map_err(e)?,
+            });
+        }
+        out.ok_or(Stop::Text)
+    }
+
+    /// The union of the pieces' sets, `W[dims] : cond` each, or with
+    /// `params_only` their parameter sets (`exists (dims : cond)`).
+    fn sets_built(&self, params: &[String], pieces: &[Piece], params_only: bool) -> Built<Set> {
+        let e = |e| self.stop(e);
+        let mut out: Option<Set> = None;
+        for piece in pieces {
+            let mut s = self.piece_set(params, piece)?;
+            if params_only {
+                s = s.params().map_err(e)?;
+            }
+            out = Some(match out {
+                None => s,
+                Some(acc) => acc.union(s).map_err(e)?,
+            });
+        }
+        out.ok_or(Stop::Text)
+    }
+
+    /// The parameter set `[params] -> { : cond }`.
+    fn params_built(&self, params: &[String], cond: &Cond) -> Built<Set> {
+        let e = |e| self.stop(e);
+        let sp = self.set_space(params, None, &[])?;
+        let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
+        self.cond(&sp, &ls, &Names { params, dims: &[] }, cond, true)
+    }
+
+    /// The relation `[params] -> { W[dims] -> name[outs] : cond; ... }` of
+    /// `pieces` (at least one), built, or read from its text where it cannot be.
+    pub(crate) fn relation(
+        &self,
+        params: &[String],
+        name: &str,
+        pieces: &[Piece],
+    ) -> IslResult<Map> {
+        match self.relation_built(params, name, pieces) {
+            Ok(m) => Ok(m),
+            Err(Stop::Isl(f)) => Err(f),
+            Err(Stop::Text) => self.map(&relation_text(params, name, pieces)),
+        }
+    }
+
+    /// The union of `pieces`' sets `[params] -> { W[dims] : cond }`, or with
+    /// `params_only` of their parameter sets; built, or read from its text.
+    pub(crate) fn piece_sets(
+        &self,
+        params: &[String],
+        pieces: &[Piece],
+        params_only: bool,
+    ) -> IslResult<Set> {
+        match self.sets_built(params, pieces, params_only) {
+            Ok(s) => Ok(s),
+            Err(Stop::Isl(f)) => Err(f),
+            Err(Stop::Text) => self.set(&sets_text(params, pieces, params_only)),
+        }
+    }
+
+    /// The parameter set `[params] -> { : cond }`, built, or read from its text.
+    pub(crate) fn params_set(&self, params: &[String], cond: &Cond) -> IslResult<Set> {
+        match self.params_built(params, cond) {
+            Ok(s) => Ok(s),
+            Err(Stop::Isl(f)) => Err(f),
+            Err(Stop::Text) => self.set(&params_text(params, cond)),
+        }
+    }
+}
+
+fn header(params: &[String]) -> String {
+    format!("[{}] -> ", params.join(", "))
+}
+
+/// The text of [`Isl::relation`].
+pub(crate) fn relation_text(params: &[String], name: &str, pieces: &[Piece]) -> String {
+    let parts: Vec<String> = pieces
+        .iter()
+        .map(|p| {
+            let outs: Vec<String> = p
+                .outs
+                .iter()
+                .map(|o| o.to_isl().unwrap_or_else(|| "0".into()))
+                .collect();
+            format!(
+                "W[{}] -> {name}[{}] : {}",
+                p.dims.join(", "),
+                outs.join(", "),
+                p.cond.to_isl(true).0
+            )
+        })
+        .collect();
+    format!("{}{{ {} }}", header(params), parts.join("; "))
+}
+
+/// The text of [`Isl::piece_sets`].
+pub(crate) fn sets_text(params: &[String], pieces: &[Piece], params_only: bool) -> String {
+    let parts: Vec<String> = pieces
+        .iter()
+        .map(|p| {
+            let (c, _) = p.cond.to_isl(true);
+            if params_only {
+                format!("exists ({} : {c})", p.dims.join(", "))
+            } else {
+                format!("W[{}] : {c}", p.dims.join(", "))
+            }
+        })
+        .collect();
+    if params_only {
+        format!("{}{{ : {} }}", header(params), parts.join(" or "))
+    } else {
+        format!("{}{{ {} }}", header(params), parts.join("; "))
+    }
+}
+
+/// The text of [`Isl::params_set`].
+pub(crate) fn params_text(params: &[String], cond: &Cond) -> String {
+    format!("{}{{ : {} }}", header(params), cond.to_isl(true).0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::Why;
+
+    fn ok<T>(b: Built<T>) -> T {
+        match b {
+            Ok(t) => t,
+            Err(Stop::Text) => panic!("not built"),
+            Err(Stop::Isl(f)) => panic!("isl failed: {f:?}"),
+        }
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn d(n: &str) -> Poly {
+        Poly::dim(n)
+    }
+
+    fn p(n: &str) -> Poly {
+        Poly::param(n)
+    }
+
+    fn lin(terms: &[(&Poly, i128)], k: i128) -> Poly {
+        let mut out = Poly::konst(k);
+        for (t, c) in terms {
+            out = out.add(&t.scale(*c).unwrap()).unwrap();
+        }
+        out
+    }
+
+    /// Conditions of every shape the analysis makes: conjunctions,
+    /// disjunctions, negations, unknown parts, floor divisions, equalities.
+    fn conds() -> Vec<Cond> {
+        let (x0, i) = (d("x0"), d("i"));
+        let (n, go0) = (p("n"), p("go0"));
+        let div = Poly::atom(Atom::Div(Box::new(lin(&[(&x0, 1), (&n, 1)], 3)), 4));
+        vec![
+            Cond::True,
+            Cond::False,
+            Cond::And(vec![
+                Cond::Ge(lin(&[(&x0, 1), (&go0, -1)], 0)),
+                Cond::Ge(lin(&[(&n, 1), (&x0, -1)], -1)),
+                Cond::Eq(d("x1")),
+            ]),
+            Cond::Or(vec![
+                Cond::Ge(lin(&[(&i, -1)], -1)),
+                Cond::Ge(lin(&[(&i, 1), (&n, -1)], 0)),
+            ]),
+            Cond::and(
+                Cond::Ge(lin(&[(&x0, 1)], 0)),
+                Cond::not(Cond::Eq(lin(&[(&div, 2), (&i, -1)], 0))),
+            ),
+            Cond::and(
+                Cond::Ge(lin(&[(&x0, 1)], 0)),
+                Cond::Unknown(Why::other("x")),
+            ),
+            Cond::not(Cond::and(
+                Cond::Ge(lin(&[(&x0, 1), (&n, -1)], 0)),
+                Cond::Unknown(Why::other("y")),
+            )),
+            // the same variable as a dimension and a parameter atom
+            Cond::Ge(lin(&[(&x0, 1), (&p("x0"), 2), (&n, 1)], 0)),
+            Cond::Ge(x0.mul(&n, &[]).unwrap()),
+        ]
+    }
+
+    #[test]
+    fn built_sets_and_relations_are_the_text_read_back() {
+        let isl = Isl::new(0);
+        let params = names(&["n", "go0"]);
+        let dims = names(&["x0", "x1", "x2", "i"]);
+        for c in conds() {
+            let piece = |c: Cond| Piece {
+                dims: dims.clone(),
+                cond: c,
+                outs: vec![
+                    lin(&[(&d("i"), 2), (&d("x0"), 1)], 1),
+                    Poly::atom(Atom::Div(Box::new(lin(&[(&d("x0"), 1)], 0)), 2)),
+                ],
+            };
+            let pieces = [piece(c.clone()), piece(Cond::Ge(lin(&[(&d("i"), 1)], -3)))];
+            let built = ok(isl.relation_built(&params, "A", &pieces));
+            let read = isl.map(&relation_text(&params, "A", &pieces)).unwrap();
+            assert!(built.is_equal(&read).unwrap(), "relation of {c:?}");
+            for params_only in [false, true] {
+                let built = ok(isl.sets_built(&params, &pieces, params_only));
+                let read = isl.set(&sets_text(&params, &pieces, params_only)).unwrap();
+                assert!(built.is_equal(&read).unwrap(), "set of {c:?}");
+            }
+            if !c.to_isl(true).0.contains('x') && !c.to_isl(true).0.contains('i') {
+                let built = ok(isl.params_built(&params, &c));
+                let read = isl.set(&params_text(&params, &c)).unwrap();
+                assert!(built.is_equal(&read).unwrap(), "parameter set of {c:?}");
+            }
+        }
+        let c = Cond::Ge(lin(&[(&p("n"), 1), (&p("go0"), -2)], 5));
+        let built = ok(isl.params_built(&params, &c));
+        assert!(built
+            .is_equal(&isl.set(&params_text(&params, &c)).unwrap())
+            .unwrap());
+    }
+
+    #[test]
+    fn what_only_the_text_can_say_is_read_from_the_text() {
+        let isl = Isl::new(0);
+        let params = names(&["n"]);
+        let piece = |c: Cond, outs: Vec<Poly>| Piece {
+            dims: names(&["x0", "x1", "x2"]),
+            cond: c,
+            outs,
+        };
+        // a name that is neither a dimension nor a parameter: the reader
+        // refuses it too
+        let stray = [piece(Cond::Ge(p("m")), vec![d("x0")])];
+        assert!(matches!(
+            isl.relation_built(&params, "A", &stray),
+            Err(Stop::Text)
+        ));
+        assert!(isl.relation(&params, "A", &stray).is_err());
+        // a coefficient beyond 64 bits
+        let huge = [piece(
+            Cond::Ge(lin(&[(&d("x0"), 1)], 1i128 << 70)),
+            vec![d("x0")],
+        )];
+        assert!(matches!(
+            isl.relation_built(&params, "A", &huge),
+            Err(Stop::Text)
+        ));
+        assert!(isl.relation(&params, "A", &huge).is_ok());
+        // a non-affine output
+        let sq = [piece(Cond::True, vec![d("x0").mul(&d("x0"), &[]).unwrap()])];
+        assert!(matches!(
+            isl.relation_built(&params, "A", &sq),
+            Err(Stop::Text)
+        ));
+    }
+}
