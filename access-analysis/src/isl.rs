@@ -298,6 +298,36 @@ impl Isl {
         self.keep(ours, text, |p| &mut p.sets, || set.copy());
     }
 
+    /// [`Isl::keep_set`] for a map.
+    pub(crate) fn keep_map(&self, text: &str, map: &Map) {
+        // SAFETY: reads the context pointer of a live isl_map.
+        let ours = unsafe { isl_map_get_ctx(map.ptr) } == self.ctx.ptr;
+        self.keep(ours, text, |p| &mut p.maps, || map.copy());
+    }
+
+    /// Whether the parse cache has `text` as a map.
+    pub(crate) fn is_kept_map(&self, text: &str) -> bool {
+        self.parsed.borrow().maps.contains_key(text)
+    }
+
+    /// The relations between two integers `{ [a] -> [b] : a R b }` of one
+    /// order ([`Order`]), built (the partitioner's intervals and runs).
+    pub fn order(&self, order: Order) -> IslResult<Map> {
+        let sp = isl_rs::Space::set_alloc(&self.ctx, 0, 1).map_err(|e| self.fail(e))?;
+        match order {
+            Order::AtLeast => Map::lex_le(sp),
+            Order::AtMost => Map::lex_ge(sp),
+            Order::Above => Map::lex_lt(sp),
+            Order::Predecessor => {
+                let ls = isl_rs::LocalSpace::from_space(sp).map_err(|e| self.fail(e))?;
+                isl_rs::Aff::var_on_domain(ls, isl_rs::DimType::Set, 0)
+                    .and_then(|a| a.add_constant_si(-1))
+                    .and_then(Map::from_aff)
+            }
+        }
+        .map_err(|e| self.fail(e))
+    }
+
     /// Prints a set (without the operation limit); a set of this context is
     /// kept with its text (as in [`Isl::map_str`]).
     pub fn set_str(&self, s: &Set) -> IslResult<String> {
@@ -336,6 +366,20 @@ impl Isl {
             unsafe { owned_str(isl_set_to_str(s.ptr)) }.ok_or_else(|| self.print_fail("set"))?;
         self.set(&text)
     }
+}
+
+/// An order between two integers, as a relation `{ [a] -> [b] }`
+/// ([`Isl::order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `b >= a`
+    AtLeast,
+    /// `b <= a`
+    AtMost,
+    /// `b > a`
+    Above,
+    /// `b = a - 1`
+    Predecessor,
 }
 
 /// Copies and frees a C string returned by isl.
@@ -395,6 +439,23 @@ mod tests {
             isl.set(WORK).and_then(|s| s.lexmin().ok_in(&isl)).is_ok()
         });
         assert!(r && !passed);
+    }
+
+    #[test]
+    fn the_orders_are_the_relations_they_name() {
+        let isl = Isl::new(0);
+        for (order, text) in [
+            (Order::AtLeast, "{ [a] -> [x] : x >= a }"),
+            (Order::AtMost, "{ [b] -> [x] : x <= b }"),
+            (Order::Above, "{ [e] -> [o] : o > e }"),
+            (Order::Predecessor, "{ [o] -> [o - 1] }"),
+        ] {
+            let built = isl.order(order).unwrap();
+            assert!(
+                built.is_equal(&isl.map(text).unwrap()).unwrap(),
+                "{order:?}"
+            );
+        }
     }
 
     #[test]

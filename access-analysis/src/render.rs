@@ -236,12 +236,9 @@ impl<'a> Renderer<'a> {
         format!("{name}[{}]", dims.join(", "))
     }
 
+    /// The empty relation's text (the relation itself is kept under it).
     fn empty_map(&self, name: &str, n: usize) -> String {
-        format!(
-            "{}{{ W[x0, x1, x2] -> {} : false }}",
-            self.header,
-            Self::out_tuple(name, n)
-        )
+        self.isl.empty_relation_text(&self.param_names, name, n)
     }
 
     fn universe_map(&self, name: &str, n: usize, context: &str) -> String {

@@ -17,7 +17,7 @@
 //! made for the chosen split dimension only.
 
 use crate::ehrhart;
-use access_analysis::isl::Isl;
+use access_analysis::isl::{Isl, Order};
 use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
 use isl_rs::{DimType, Map, Set};
@@ -782,8 +782,8 @@ const RUNS_MAX_OPS: u64 = 50_000;
 /// `None` when the footprint is one run for every parameter value, has
 /// more than `MAX_READ_PARTS` runs for some, or isl fails.
 fn runs_1d(cx: &Ctx, fp: &Set, context: Option<&Set>) -> Option<Vec<Vec<Range>>> {
-    let before = cx.isl.map("{ [o] -> [o - 1] }").ok()?;
-    let above = cx.isl.map("{ [e] -> [o] : o > e }").ok()?;
+    let before = cx.isl.order(Order::Predecessor).ok()?;
+    let above = cx.isl.order(Order::Above).ok()?;
     // bounded: a footprint with quasi-affine pieces (`i % 3` cases) can
     // cost more than the rest of the array's analysis, for no runs
     let runs = cx.isl.optional(
@@ -2073,8 +2073,8 @@ fn writes_may_overlap(cx: &Ctx, w: &Map, d: u32) -> Option<bool> {
 /// (parametric; unnamed tuple): its hull, without a polyhedral hull.
 fn interval_of(cx: &Ctx, p: Set) -> Option<Set> {
     let p = p.reset_tuple_id().ok()?;
-    let up = cx.isl.map("{ [a] -> [x] : x >= a }").ok()?;
-    let down = cx.isl.map("{ [b] -> [x] : x <= b }").ok()?;
+    let up = cx.isl.order(Order::AtLeast).ok()?;
+    let down = cx.isl.order(Order::AtMost).ok()?;
     let above = p.copy().ok()?.apply(up).ok()?;
     let below = p.apply(down).ok()?;
     above.intersect(below).ok()?.coalesce().ok()

@@ -268,6 +268,44 @@ impl Isl {
         self.cond(&sp, &ls, &Names { params, dims: &[] }, cond, true)
     }
 
+    /// The empty relation `[params] -> { W[x0, x1, x2] -> name[o0, ...] :
+    /// false }`, kept in the parse cache under that text, which it returns.
+    pub(crate) fn empty_relation_text(
+        &self,
+        params: &[String],
+        name: &str,
+        n_out: usize,
+    ) -> String {
+        let outs: Vec<String> = (0..n_out).map(|i| format!("o{i}")).collect();
+        let text = format!(
+            "{}{{ W[x0, x1, x2] -> {name}[{}] : false }}",
+            header(params),
+            outs.join(", ")
+        );
+        if !self.is_kept_map(&text) {
+            let dims = ["x0", "x1", "x2"].map(String::from);
+            let built = || -> Built<Map> {
+                let e = |e| self.stop(e);
+                let mut sp = self
+                    .set_space(params, Some("W"), &dims)?
+                    .from_domain()
+                    .map_err(e)?
+                    .add_dims(DimType::Out, n_out as u32)
+                    .map_err(e)?
+                    .set_tuple_name(DimType::Out, name)
+                    .map_err(e)?;
+                for (i, o) in outs.iter().enumerate() {
+                    sp = sp.set_dim_name(DimType::Out, i as u32, o).map_err(e)?;
+                }
+                Map::empty(sp).map_err(e)
+            };
+            if let Ok(m) = built() {
+                self.keep_map(&text, &m);
+            }
+        }
+        text
+    }
+
     /// The relation `[params] -> { W[dims] -> name[outs] : cond; ... }` of
     /// `pieces` (at least one), built, or read from its text where it cannot be.
     pub(crate) fn relation(
