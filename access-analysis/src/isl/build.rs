@@ -300,6 +300,8 @@ impl Isl {
                 Map::empty(sp).map_err(e)
             };
             if let Ok(m) = built() {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&m, &text);
                 self.keep_map(&text, &m);
             }
         }
@@ -315,7 +317,11 @@ impl Isl {
         pieces: &[Piece],
     ) -> IslResult<Map> {
         match self.relation_built(params, name, pieces) {
-            Ok(m) => Ok(m),
+            Ok(m) => {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&m, &relation_text(params, name, pieces));
+                Ok(m)
+            }
             Err(Stop::Isl(f)) => Err(f),
             Err(Stop::Text) => self.map(&relation_text(params, name, pieces)),
         }
@@ -330,7 +336,11 @@ impl Isl {
         params_only: bool,
     ) -> IslResult<Set> {
         match self.sets_built(params, pieces, params_only) {
-            Ok(s) => Ok(s),
+            Ok(s) => {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&s, &sets_text(params, pieces, params_only));
+                Ok(s)
+            }
             Err(Stop::Isl(f)) => Err(f),
             Err(Stop::Text) => self.set(&sets_text(params, pieces, params_only)),
         }
@@ -339,9 +349,73 @@ impl Isl {
     /// The parameter set `[params] -> { : cond }`, built, or read from its text.
     pub(crate) fn params_set(&self, params: &[String], cond: &Cond) -> IslResult<Set> {
         match self.params_built(params, cond) {
-            Ok(s) => Ok(s),
+            Ok(s) => {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&s, &params_text(params, cond));
+                Ok(s)
+            }
             Err(Stop::Isl(f)) => Err(f),
             Err(Stop::Text) => self.set(&params_text(params, cond)),
+        }
+    }
+}
+
+/// An isl object the builder makes: how it is printed, read and compared.
+#[cfg(debug_assertions)]
+trait Readable: Sized {
+    fn print(&self) -> Option<String>;
+    fn read(ctx: &isl_rs::Context, text: &str) -> Result<Self, LibISLError>;
+    fn same(&self, other: &Self) -> Result<bool, LibISLError>;
+}
+
+#[cfg(debug_assertions)]
+impl Readable for Map {
+    fn print(&self) -> Option<String> {
+        // SAFETY: as in `Isl::map_str`.
+        unsafe { super::owned_str(super::isl_map_to_str(self.ptr)) }
+    }
+    fn read(ctx: &isl_rs::Context, text: &str) -> Result<Map, LibISLError> {
+        Map::read_from_str(ctx, text)
+    }
+    fn same(&self, other: &Map) -> Result<bool, LibISLError> {
+        self.is_equal(other)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Readable for Set {
+    fn print(&self) -> Option<String> {
+        // SAFETY: as in `Isl::set_str`.
+        unsafe { super::owned_str(super::isl_set_to_str(self.ptr)) }
+    }
+    fn read(ctx: &isl_rs::Context, text: &str) -> Result<Set, LibISLError> {
+        Set::read_from_str(ctx, text)
+    }
+    fn same(&self, other: &Set) -> Result<bool, LibISLError> {
+        self.is_equal(other)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Isl {
+    /// In debug builds (every test), a built object is compared with its
+    /// text read back by isl: they must be the same set or relation. The
+    /// comparison runs in a context of its own, so that the analysis'
+    /// context (its operation count, its parse cache) is as in a release
+    /// build. Where isl fails, nothing is checked.
+    fn same_as_text<T: Readable>(&self, built: &T, text: &str) {
+        let Some(printed) = self.unlimited(|| built.print()) else {
+            return;
+        };
+        let ctx = isl_rs::Context::alloc();
+        let _ = isl_rs::Options::set_on_error(&ctx, super::ON_ERROR_CONTINUE);
+        let same =
+            T::read(&ctx, &printed).and_then(|b| T::read(&ctx, text).and_then(|t| b.same(&t)));
+        if let Ok(same) = same {
+            assert!(
+                same,
+                "a built isl object is not what its text says: {text} (built: {printed})"
+            );
         }
     }
 }
