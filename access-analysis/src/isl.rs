@@ -14,6 +14,7 @@ use isl_rs::{Context, Error, LibISLError, Map, Options, PwAff, Set};
 
 mod build;
 pub(crate) use build::Piece;
+pub use build::{Affine, Constraint};
 use std::ffi::{c_char, c_void, CStr};
 
 extern "C" {

@@ -1023,7 +1023,10 @@ impl<'a> Renderer<'a> {
         let can = || -> IslResult<bool> {
             let mut s = isl.set(context)?;
             s = s
-                .intersect(isl.params_set(&self.param_names, &Cond::And(sizes))?)
+                .intersect(isl.params_set(
+                    &self.param_names,
+                    &sizes.iter().cloned().fold(Cond::True, Cond::and),
+                )?)
                 .ok_in(isl)?;
             s = s
                 .intersect(isl.piece_sets(&self.param_names, &runs, true)?)

@@ -17,7 +17,7 @@
 //! made for the chosen split dimension only.
 
 use crate::ehrhart;
-use access_analysis::isl::{Isl, Order};
+use access_analysis::isl::{Affine, Constraint, Isl, Order};
 use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
 use isl_rs::{DimType, Map, Set};
@@ -401,6 +401,35 @@ impl<'a> Ctx<'a> {
             .unwrap_or(name)
     }
 
+    /// [`Ctx::gs`] as an affine expression.
+    fn gs_affine(&self, d: u32) -> Affine {
+        let gs = self.gs(d);
+        match gs.parse::<i64>() {
+            Ok(k) => Affine::konst(k),
+            Err(_) => Affine::var(&gs),
+        }
+    }
+
+    /// The slice's bounds along `d`: `0 <= sx_lo < sx_hi <= gs`, multiples
+    /// of a known local size ([`Ctx::aligned`]).
+    fn slice_bounds(&self, d: u32) -> Vec<Constraint> {
+        let (lo, hi) = (Affine::var(SX_LO), Affine::var(SX_HI));
+        let mut cs = vec![
+            Constraint::AtLeastZero(lo.clone()),
+            // sx_hi - sx_lo - 1 >= 0
+            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(self.gs_affine(d).plus(-1, &hi)),
+        ];
+        if let Some(ls) = self.local_size {
+            let l = ls[d as usize];
+            if l > 1 {
+                cs.push(Constraint::MultipleOf(lo, l as u32));
+                cs.push(Constraint::MultipleOf(hi, l as u32));
+            }
+        }
+        cs
+    }
+
     fn params_header(&self) -> String {
         format!("[{}]", self.param_names.join(", "))
     }
@@ -435,7 +464,20 @@ impl<'a> Ctx<'a> {
             self.params_header(),
             self.aligned(d)
         );
-        let s = isl.set(&text).ok()?;
+        // x_d - go - sx_lo >= 0 and go + sx_hi - x_d - 1 >= 0
+        let mut x = Affine::var(&format!("x{d}"));
+        if !go.is_empty() {
+            x = x.plus(-1, &Affine::var(&format!("go{d}")));
+        }
+        let mut cs = vec![
+            Constraint::AtLeastZero(x.clone().plus(-1, &Affine::var(SX_LO))),
+            Constraint::AtLeastZero(Affine::var(SX_HI).plus(-1, &x).plus(1, &Affine::konst(-1))),
+        ];
+        cs.extend(self.slice_bounds(d));
+        let dims = ["x0", "x1", "x2"].map(String::from);
+        let s = isl
+            .constrained_set(&self.param_names, &dims, &cs, &text)
+            .ok()?;
         let dom = isl.set(&self.acc.domain).ok()?;
         let ctx = isl.set(&self.acc.context).ok()?;
         s.intersect(dom).ok()?.intersect_params(ctx).ok()
@@ -449,14 +491,15 @@ impl<'a> Ctx<'a> {
 
     fn context_with_slice(&self, d: u32) -> Option<Set> {
         let base = self.isl.set(&self.acc.context).ok()?;
+        let text = format!(
+            "{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}",
+            self.params_header(),
+            self.gs(d),
+            self.aligned(d)
+        );
         let s = self
             .isl
-            .set(&format!(
-                "{} -> {{ : 0 <= {SX_LO} < {SX_HI} <= {}{} }}",
-                self.params_header(),
-                self.gs(d),
-                self.aligned(d)
-            ))
+            .constrained_set(&self.param_names, &[], &self.slice_bounds(d), &text)
             .ok()?;
         base.intersect(s).ok()
     }

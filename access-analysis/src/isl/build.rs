@@ -34,6 +34,73 @@ pub(crate) struct Piece {
     pub(crate) outs: Vec<Poly>,
 }
 
+/// An affine expression over named variables (a set's dimensions or its
+/// parameters), for the other crates: `sum coefficient * name + constant`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Affine {
+    pub terms: Vec<(String, i64)>,
+    pub constant: i64,
+}
+
+impl Affine {
+    /// `name`
+    pub fn var(name: &str) -> Affine {
+        Affine {
+            terms: vec![(name.to_string(), 1)],
+            constant: 0,
+        }
+    }
+
+    /// `k`
+    pub fn konst(k: i64) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            constant: k,
+        }
+    }
+
+    /// `self + k * other`
+    pub fn plus(mut self, k: i64, other: &Affine) -> Affine {
+        self.terms
+            .extend(other.terms.iter().map(|(n, c)| (n.clone(), c * k)));
+        self.constant += k * other.constant;
+        self
+    }
+
+    fn poly(&self) -> Option<Poly> {
+        let mut p = Poly::konst(self.constant as i128);
+        for (n, c) in &self.terms {
+            p = p.add(&Poly::dim(n).scale(*c as i128)?)?;
+        }
+        Some(p)
+    }
+}
+
+/// A constraint on an [`Affine`] ([`Isl::constrained_set`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// `e >= 0`
+    AtLeastZero(Affine),
+    /// `e = 0`
+    Zero(Affine),
+    /// `e` is a multiple of the number (`exists k : e = m k`)
+    MultipleOf(Affine, u32),
+}
+
+impl Constraint {
+    fn cond(&self) -> Option<Cond> {
+        Some(match self {
+            Constraint::AtLeastZero(e) => Cond::Ge(e.poly()?),
+            Constraint::Zero(e) => Cond::Eq(e.poly()?),
+            Constraint::MultipleOf(e, m) => {
+                let e = e.poly()?;
+                let q = e.floor_div(*m as i128)?;
+                Cond::Eq(e.sub(&q.scale(*m as i128)?)?)
+            }
+        })
+    }
+}
+
 /// The names of a space: parameters, then the set's dimensions.
 struct Names<'a> {
     params: &'a [String],
@@ -346,6 +413,50 @@ impl Isl {
         }
     }
 
+    /// The set `[params] -> { W[dims] : constraints }` (a parameter set
+    /// `[params] -> { : constraints }` without dims), built, and kept in the
+    /// parse cache under `text`, which says the same set (in debug builds
+    /// the two are compared): reading `text` later copies the set.
+    pub fn constrained_set(
+        &self,
+        params: &[String],
+        dims: &[String],
+        constraints: &[Constraint],
+        text: &str,
+    ) -> IslResult<Set> {
+        if let Some(s) = self.parsed.borrow().sets.get(text) {
+            return s.copy().map_err(|e| self.fail(e));
+        }
+        let cond = constraints
+            .iter()
+            .map(Constraint::cond)
+            .collect::<Option<Vec<Cond>>>()
+            .map(|v| v.into_iter().fold(Cond::True, Cond::and));
+        let built = match cond {
+            None => Err(Stop::Text),
+            Some(cond) if dims.is_empty() => self.params_built(params, &cond),
+            Some(cond) => self.sets_built(
+                params,
+                &[Piece {
+                    dims: dims.to_vec(),
+                    cond,
+                    outs: Vec::new(),
+                }],
+                false,
+            ),
+        };
+        match built {
+            Ok(s) => {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&s, text);
+                self.keep_set(text, &s);
+                Ok(s)
+            }
+            Err(Stop::Isl(f)) => Err(f),
+            Err(Stop::Text) => self.set(text),
+        }
+    }
+
     /// The parameter set `[params] -> { : cond }`, built, or read from its text.
     pub(crate) fn params_set(&self, params: &[String], cond: &Cond) -> IslResult<Set> {
         match self.params_built(params, cond) {
@@ -572,6 +683,36 @@ mod tests {
         let built = ok(isl.params_built(&params, &c));
         assert!(built
             .is_equal(&isl.set(&params_text(&params, &c)).unwrap())
+            .unwrap());
+    }
+
+    #[test]
+    fn a_constrained_set_is_its_text() {
+        let isl = Isl::new(0);
+        let params = names(&["gs0", "go0", "sx_lo", "sx_hi"]);
+        let dims = names(&["x0", "x1", "x2"]);
+        let (lo, hi) = (Affine::var("sx_lo"), Affine::var("sx_hi"));
+        let x = Affine::var("x0").plus(-1, &Affine::var("go0"));
+        let cs = [
+            Constraint::AtLeastZero(x.clone().plus(-1, &lo)),
+            Constraint::AtLeastZero(hi.clone().plus(-1, &x).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(lo.clone()),
+            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(Affine::var("gs0").plus(-1, &hi)),
+            Constraint::MultipleOf(lo.clone(), 8),
+            Constraint::MultipleOf(hi.clone(), 8),
+        ];
+        let text = "[gs0, go0, sx_lo, sx_hi] -> { W[x0, x1, x2] : go0 + sx_lo <= x0 < go0 + sx_hi \
+                    and 0 <= sx_lo < sx_hi <= gs0 and exists (k_lo, k_hi : sx_lo = 8k_lo and sx_hi = 8k_hi) }";
+        let built = isl.constrained_set(&params, &dims, &cs, text).unwrap();
+        let read = Set::read_from_str(isl.ctx(), text).unwrap();
+        assert!(built.is_equal(&read).unwrap());
+        // kept: the text now reads as the built set
+        assert!(isl.parsed.borrow().sets.contains_key(text));
+        let ptext = "[gs0, go0, sx_lo, sx_hi] -> { : 0 <= sx_lo < sx_hi <= gs0 }";
+        let built = isl.constrained_set(&params, &[], &cs[2..5], ptext).unwrap();
+        assert!(built
+            .is_equal(&Set::read_from_str(isl.ctx(), ptext).unwrap())
             .unwrap());
     }
 
