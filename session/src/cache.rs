@@ -25,7 +25,8 @@
 //! results are stored: not one whose analysis ran out of its time budget,
 //! nor one made after an Ehrhart count's process died ([`deterministic`]).
 //! A cache that cannot be read or written is skipped without a word: it
-//! never fails a launch.
+//! never fails a launch. Sources that include other files are never
+//! cached ([`cacheable`]): the key covers the source's own text only.
 //!
 //! Beside the range files, `<args key>.args.ron`: a kernel's argument list
 //! (a [`SignatureFile`]), keyed ([`args_key`]) on what [`key`] covers but
@@ -66,6 +67,18 @@ pub fn dir() -> Option<PathBuf> {
     let home = PathBuf::from(var("HOME")?);
     home.is_absolute()
         .then(|| home.join(".cache").join("clpart").join("analysis"))
+}
+
+/// Whether results of `source` may be cached: not when it includes another
+/// file (a line `#include ...`), whose text the key does not cover: a
+/// header changed since would otherwise get the old ranges or argument
+/// list (a wrong result, or accesses past a device buffer).
+pub fn cacheable(source: &str) -> bool {
+    !source.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|d| d.trim_start().starts_with("include"))
+    })
 }
 
 /// The key of one launch's analysis (lower-case hex SHA-256).

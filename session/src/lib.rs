@@ -182,7 +182,8 @@ impl Source {
     /// parsed for it.
     fn arg_infos(&self, kernel: &str) -> Result<Vec<ArgInfo>> {
         let parsed = self.program.get().is_some();
-        let entry = (!parsed).then(cache::dir).flatten().map(|dir| {
+        let cacheable = !parsed && cache::cacheable(&self.source);
+        let entry = cacheable.then(cache::dir).flatten().map(|dir| {
             let key = cache::args_key(&self.file, &self.source, &self.build_options, kernel);
             cache::args_entry_path(&dir, &key)
         });
@@ -573,11 +574,14 @@ impl Session {
                 if let Some(program) = src.program.get() {
                     program.kernel(Some(kernel))?;
                 }
-                let entry = cache::dir().map(|dir| {
-                    let key =
-                        cache::key(&src.file, &src.source, &src.build_options, kernel, config);
-                    cache::entry_path(&dir, &key)
-                });
+                let entry = cache::cacheable(&src.source)
+                    .then(cache::dir)
+                    .flatten()
+                    .map(|dir| {
+                        let key =
+                            cache::key(&src.file, &src.source, &src.build_options, kernel, config);
+                        cache::entry_path(&dir, &key)
+                    });
                 let cached = entry.as_deref().and_then(|path| {
                     cache::load(path, &src.file, &src.source, &src.build_options, kernel)
                 });

@@ -171,3 +171,41 @@ fn a_corrupt_or_foreign_argument_entry_is_ignored_and_replaced() {
         assert_eq!(std::fs::read(entry("vadd")).unwrap(), good, "rewritten");
     }
 }
+
+/// The guarantee: the key covers the source's own text, not the files it
+/// includes. A header changed between two launches (`#define OFF 0`, then
+/// `400`) got the first launch's ranges from the cache: a wrong result and
+/// reads past a device buffer. A source that includes is never cached.
+#[test]
+fn a_source_that_includes_a_header_is_analyzed_again_after_the_header_changes() {
+    let _ = cache_dir();
+    let folder = tempfile::tempdir().unwrap();
+    let header = folder.path().join("off.h");
+    let file = folder.path().join("shift.cl");
+    let source = "#include \"off.h\"\n__kernel void shift(__global float *y, __global const float *x, int n) {\n  int i = get_global_id(0);\n  if (i < n) y[i] = x[i + OFF];\n}\n";
+    let include = vec![format!("-I{}", folder.path().display())];
+    let mut config = LaunchConfig::new(&[512], &[64]);
+    config.scalars.insert("n".into(), 512);
+    let read_range = |off: u32| {
+        std::fs::write(&header, format!("#define OFF {off}\n")).unwrap();
+        let mut s = Session::from_source_lazy(file.to_str().unwrap(), source, &include);
+        let infos = s.arg_infos("shift").unwrap();
+        assert_eq!(infos.len(), 3);
+        let (ranges, cached) = s.take_ranges("shift", &config).unwrap();
+        assert!(!cached, "a source that includes is never served from the cache");
+        let x = ranges.kernels[0]
+            .arrays
+            .iter()
+            .find(|a| a.name == "x")
+            .unwrap()
+            .clone();
+        format!("{:?}", x.total)
+    };
+    let first = read_range(0);
+    let second = read_range(400);
+    assert_ne!(first, second, "the header's change is in the ranges");
+    assert!(second.contains("400"), "{second}");
+    assert!(!cache::cacheable(source));
+    assert!(cache::cacheable("// #include in a comment\n__kernel void k() {}\n"));
+    assert!(!cache::cacheable("  #  include <x.h>\n"));
+}
