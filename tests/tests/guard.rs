@@ -343,6 +343,8 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
         10 * 12,
         "sized by OpenCL C's layout"
     );
+    // with the guard, the array goes whole and the guard catches the first
+    // access past its 10 elements; without it, the launch is refused
     let err = launcher::launch(
         &mut p,
         &nd,
@@ -351,6 +353,18 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
         &LaunchOptions::default(),
     )
     .unwrap_err();
+    assert!(
+        matches!(err, LaunchError::GuardOutOfBounds { .. })
+            && err
+                .to_string()
+                .contains("array 'p' outside its 10 elements"),
+        "{err}"
+    );
+    let unchecked = LaunchOptions {
+        unchecked: true,
+        ..Default::default()
+    };
+    let err = launcher::launch(&mut p, &nd, &mut a, &[(0, 0.5), (1, 0.5)], &unchecked).unwrap_err();
     assert!(matches!(err, LaunchError::BufferTooSmall { .. }), "{err}");
     let mut a = args(&p, &["p=zeros:64", "d=1.5"]);
     let opts = LaunchOptions {

@@ -302,7 +302,15 @@ fn schedule_run(
 ) -> Result<(Vec<i64>, Run, Vec<String>)> {
     let mut notes = Vec::new();
     let (base, lo_pos, hi_pos) = plan.base_params(nd, args, split_dim)?;
-    check_totals(plan, &base, args)?;
+    // A total range past its buffer: with the guard off, the buffer is too
+    // small (nothing else would catch an access past it); with the guard
+    // on, the range may be the analysis' over-approximation (a guard it
+    // could not model), so the array goes whole like one whose assumption
+    // fails, and the guard catches an access that does leave the buffer.
+    let mut beyond = totals_beyond(plan, &base, args)?;
+    if options.unchecked && !beyond.is_empty() {
+        return Err(beyond.swap_remove(0));
+    }
     let slice_params = |lo: u64, hi: u64| {
         let mut p = base.clone();
         lo_pos.iter().for_each(|&(i, m)| p[i] = lo as i64 * m);
@@ -315,6 +323,31 @@ fn schedule_run(
     let mut all_whole = false;
     let mut whole_arrays: Vec<u32> = Vec::new();
     let mut failed = None;
+    for e in beyond {
+        let LaunchError::BufferTooSmall {
+            array,
+            lower,
+            upper,
+            len,
+        } = e
+        else {
+            continue;
+        };
+        let Some(a) = plan.arrays.iter().find(|a| a.name == array) else {
+            continue;
+        };
+        let what = format!(
+            "the analyzed range of array '{array}', {lower}..={upper}, passes its {len} elements"
+        );
+        if a.writes {
+            notes.push(format!("{what}; every array is transferred whole"));
+            all_whole = true;
+            failed.get_or_insert(what);
+        } else {
+            notes.push(format!("{what}; it is transferred whole"));
+            whole_arrays.push(a.arg_index);
+        }
+    }
     for (desc, text, cond, array) in &plan.assumptions {
         let mut holds = true;
         let points = std::iter::once(base.clone())
@@ -342,7 +375,9 @@ fn schedule_run(
                         "assumption does not hold: {desc} ({text}); every array is transferred whole"
                     ));
                     all_whole = true;
-                    failed.get_or_insert_with(|| desc.clone());
+                    failed.get_or_insert_with(|| {
+                        format!("a launch-time assumption does not hold: {desc}")
+                    });
                 }
             }
         }
@@ -356,10 +391,7 @@ fn schedule_run(
         }
     }
     if reason.is_none() && all_whole && plan.arrays.iter().any(|a| a.writes) {
-        reason = Some(format!(
-            "a launch-time assumption does not hold: {}",
-            failed.unwrap_or_default()
-        ));
+        reason = failed;
     }
 
     let run = match reason {
@@ -649,8 +681,10 @@ pub(crate) enum Glue {
     DiffMerge,
 }
 
-/// Every bounded array's total range must lie inside its host buffer.
-fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
+/// The bounded arrays whose total range does not lie inside the host
+/// buffer, each as the error a launch without the guard gives.
+fn totals_beyond(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<Vec<LaunchError>> {
+    let mut out = Vec::new();
     for a in &plan.arrays {
         let (Some(total), None) = (&a.total, &a.whole_reason) else {
             continue;
@@ -658,7 +692,7 @@ fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
         if let Some((l, u)) = eval_range(plan, total, "the total range", &a.name, base)? {
             if l < 0 || u as i128 >= len as i128 {
-                return Err(LaunchError::BufferTooSmall {
+                out.push(LaunchError::BufferTooSmall {
                     array: a.name.clone(),
                     lower: l,
                     upper: u,
@@ -667,7 +701,7 @@ fn check_totals(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The arrays a launch sends whole because a launch-time assumption failed:
@@ -694,7 +728,7 @@ fn device_work(
     for a in &plan.arrays {
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len()) as i64;
         let whole_range = (0, len - 1);
-        let whole = whole_at_launch.all
+        let mut whole = whole_at_launch.all
             || whole_at_launch.arrays.contains(&a.arg_index)
             || a.whole_reason.is_some();
         // A bounded array without a slice range: no slice touches it (the
@@ -728,8 +762,9 @@ fn device_work(
                 .into_iter()
                 .flatten()
                 .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)));
-            if let Some((l, u)) = cover {
-                if l < 0 || u >= len {
+            match cover {
+                // past the buffer without the guard: too small
+                Some((l, u)) if (l < 0 || u >= len) && options.unchecked => {
                     return Err(LaunchError::BufferTooSmall {
                         array: a.name.clone(),
                         lower: l,
@@ -737,8 +772,20 @@ fn device_work(
                         len: len as u64,
                     });
                 }
+                // with it, the slice's ranges may be the analysis'
+                // over-approximation: the array is whole on this device
+                // (merged element by element where written) and the guard
+                // catches an access that does leave the buffer
+                Some((l, u)) if l < 0 || u >= len => {
+                    whole = true;
+                    (
+                        (len > 0).then_some(whole_range),
+                        a.reads.then_some(whole_range),
+                        a.writes.then_some(whole_range),
+                    )
+                }
+                _ => (cover, read_r, write_r),
             }
-            (cover, read_r, write_r)
         };
         // The writes fill the write range when proved for all parameters, or
         // when the slice's written-element count equals the range's length.
