@@ -531,12 +531,10 @@ fn split(
                 if let Some((l, u)) = da.write_r {
                     da.staging = Some(staging_len.len());
                     staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
-                    // The merge compares every element of the write range
-                    // with the host's original: all of them must hold it
-                    // on the device, not only the write set (a box's runs
-                    // leave gaps that another slice writes, which would
-                    // come back as whatever the device buffer held).
-                    da.prefill = da.write_set.union(&range_runs(Some((l, u))));
+                    // The merge compares the write set's elements with the
+                    // host's original (`split::merge`), each of which the
+                    // device holds first.
+                    da.prefill = da.write_set.clone();
                 }
             }
         }

@@ -1088,9 +1088,12 @@ fn merge(
             .buffer_at_mut(a.arg_index)
             .expect("checked: array arguments are buffers")
             .as_bytes_mut();
-        let parts: Vec<((i64, i64), usize)> = works
+        let parts: Vec<((i64, i64), usize, &Runs)> = works
             .iter()
-            .filter_map(|w| Some((w.arrays[ai].write_r?, w.arrays[ai].staging?)))
+            .filter_map(|w| {
+                let da = &w.arrays[ai];
+                Some((da.write_r?, da.staging?, &da.write_set))
+            })
             .collect();
         let Some(gl) = parts.iter().map(|p| p.0 .0).min() else {
             continue;
@@ -1098,19 +1101,27 @@ fn merge(
         let gu = parts.iter().map(|p| p.0 .1).max().unwrap_or(gl);
         let original = out[gl as usize * es..(gu as usize + 1) * es].to_vec();
         let mut merged = Runs::new();
-        for ((l, u), si) in parts {
-            let orig = &original[(l - gl) as usize * es..(u - gl + 1) as usize * es];
-            let dst = &mut out[l as usize * es..(u as usize + 1) * es];
-            for ((d, s), o) in dst
-                .chunks_exact_mut(es)
-                .zip(staging[si].chunks_exact(es))
-                .zip(orig.chunks_exact(es))
-            {
-                if s != o {
-                    d.copy_from_slice(s);
+        for ((l, u), si, write_set) in parts {
+            // Only the write set's elements: the device holds the host's
+            // values there (its prefill) unless it wrote them. Between a
+            // box's runs it holds nothing sent (another slice's writes,
+            // which the guard keeps this one from making).
+            let set = write_set.intersect(&Runs::interval(l, u));
+            for &(rl, ru) in set.intervals() {
+                let orig = &original[(rl - gl) as usize * es..(ru - gl + 1) as usize * es];
+                let dst = &mut out[rl as usize * es..(ru as usize + 1) * es];
+                let src = &staging[si][(rl - l) as usize * es..(ru - l + 1) as usize * es];
+                for ((d, s), o) in dst
+                    .chunks_exact_mut(es)
+                    .zip(src.chunks_exact(es))
+                    .zip(orig.chunks_exact(es))
+                {
+                    if s != o {
+                        d.copy_from_slice(s);
+                    }
                 }
             }
-            merged = merged.union(&Runs::interval(l, u));
+            merged = merged.union(&set);
         }
         if !replay[ai] {
             r.coh.written(Holder::Host, &merged);
