@@ -302,13 +302,14 @@ fn schedule_run(
 ) -> Result<(Vec<i64>, Run, Vec<String>)> {
     let mut notes = Vec::new();
     let (base, lo_pos, hi_pos) = plan.base_params(nd, args, split_dim)?;
-    // A total range past its buffer: with the guard off, the buffer is too
-    // small (nothing else would catch an access past it); with the guard
-    // on, the range may be the analysis' over-approximation (a guard it
-    // could not model), so the array goes whole like one whose assumption
-    // fails, and the guard catches an access that does leave the buffer.
+    // A total range past its buffer: without the guard (off, or unable to
+    // check the kernel), the buffer is too small (nothing else would catch
+    // an access past it); with it, the range may be the analysis'
+    // over-approximation (a guard it could not model), so the array goes
+    // whole like one whose assumption fails, and the guard catches an
+    // access that does leave the buffer.
     let mut beyond = totals_beyond(plan, &base, args)?;
-    if options.unchecked && !beyond.is_empty() {
+    if !guarded(plan, options) && !beyond.is_empty() {
         return Err(beyond.swap_remove(0));
     }
     let slice_params = |lo: u64, hi: u64| {
@@ -679,6 +680,12 @@ pub(crate) enum Glue {
     DiffMerge,
 }
 
+/// Whether the launch's runs check their accesses (the guard is on and can
+/// check this kernel).
+fn guarded(plan: &Plan, options: &LaunchOptions) -> bool {
+    !options.unchecked && plan.guard.is_ok()
+}
+
 /// The bounded arrays whose total range does not lie inside the host
 /// buffer, each as the error a launch without the guard gives.
 fn totals_beyond(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<Vec<LaunchError>> {
@@ -762,7 +769,7 @@ fn device_work(
                 .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)));
             match cover {
                 // past the buffer without the guard: too small
-                Some((l, u)) if (l < 0 || u >= len) && options.unchecked => {
+                Some((l, u)) if (l < 0 || u >= len) && !guarded(plan, options) => {
                     return Err(LaunchError::BufferTooSmall {
                         array: a.name.clone(),
                         lower: l,
