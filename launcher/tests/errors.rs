@@ -92,6 +92,34 @@ fn missing_and_unknown_arguments() {
     );
 }
 
+/// With the guard on but unable to check the kernel (this subkernel has no
+/// guard flags), nothing would catch an access past a buffer: an analyzed
+/// range past one is refused as without the guard, never sent whole.
+#[test]
+fn buffer_too_small_fails_where_the_guard_cannot_check_the_kernel() {
+    let rt = two_devices();
+    let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    assert!(plan.guard_status().is_err(), "this plan has no guard");
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let mut args = plan
+        .args_from_specs(&["a=rand:1000", "b=rand:900", "c=seq:1000", "n=1000"])
+        .unwrap();
+    let before = args.clone();
+    let e = launch(
+        &mut plan,
+        &nd,
+        &mut args,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "argument 'b' is too small for this ndrange: the kernel accesses elements 0..=999 but the buffer holds 900"
+    );
+    assert_eq!(args.buffer("c"), before.buffer("c"));
+}
+
 #[test]
 fn buffer_too_small_fails_before_any_device_runs() {
     let rt = two_devices();
