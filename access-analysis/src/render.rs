@@ -52,9 +52,8 @@ pub(crate) struct Renderer<'a> {
     pub(crate) header: String,
     /// Domain constraints over x, l, g dims.
     dom: Cond,
-    /// Domain constraints over x dims only, and as text.
+    /// Domain constraints over x dims only.
     x_cond: Cond,
-    x_domain: String,
     lg_dims: Vec<String>,
     param_names: Vec<String>,
     /// The parameters that are scalar kernel arguments.
@@ -86,7 +85,6 @@ impl<'a> Renderer<'a> {
             header,
             dom: Cond::True,
             x_cond: Cond::True,
-            x_domain: String::new(),
             lg_dims: Vec::new(),
             param_names: params.iter().map(|p| p.name.clone()).collect(),
             arg_params: params
@@ -152,7 +150,6 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        r.x_domain = xc.to_isl(true).0;
         r.x_cond = xc.clone();
         r.dom = Cond::and(xc, lgc);
         r
@@ -187,7 +184,11 @@ impl<'a> Renderer<'a> {
     /// The NDRange's domain over the global ids, as isl text (kept built
     /// as [`Renderer::context_text`]).
     pub(crate) fn x_domain_text(&self) -> String {
-        let text = format!("{}{{ W[x0, x1, x2] : {} }}", self.header, self.x_domain);
+        let text = format!(
+            "{}{{ W[x0, x1, x2] : {} }}",
+            self.header,
+            self.x_cond.to_isl(true).0
+        );
         let piece = Piece {
             dims: vec!["x0".into(), "x1".into(), "x2".into()],
             cond: self.x_cond.clone(),
@@ -246,7 +247,7 @@ impl<'a> Renderer<'a> {
             "{}{{ W[x0, x1, x2] -> {} : {} }}",
             self.header,
             Self::out_tuple(name, n),
-            self.x_domain
+            self.x_cond.to_isl(true).0
         );
         let pretty = || -> IslResult<String> {
             self.isl.reset();

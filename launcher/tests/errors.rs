@@ -92,11 +92,10 @@ fn missing_and_unknown_arguments() {
     );
 }
 
-/// With the guard on but unable to check the kernel (this subkernel has no
-/// guard flags), nothing would catch an access past a buffer: an analyzed
-/// range past one is refused as without the guard, never sent whole.
-#[test]
-fn buffer_too_small_fails_where_the_guard_cannot_check_the_kernel() {
+/// Launches `vadd` (a plan without a guard) over a `b` of 900 elements
+/// with `options`: the launch must be refused as too small before any
+/// device runs, `c` untouched.
+fn assert_too_small_before_any_run(options: &LaunchOptions) {
     let rt = two_devices();
     let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
     assert!(plan.guard_status().is_err(), "this plan has no guard");
@@ -105,14 +104,7 @@ fn buffer_too_small_fails_where_the_guard_cannot_check_the_kernel() {
         .args_from_specs(&["a=rand:1000", "b=rand:900", "c=seq:1000", "n=1000"])
         .unwrap();
     let before = args.clone();
-    let e = launch(
-        &mut plan,
-        &nd,
-        &mut args,
-        &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions::default(),
-    )
-    .unwrap_err();
+    let e = launch(&mut plan, &nd, &mut args, &[(0, 0.5), (1, 0.5)], options).unwrap_err();
     assert_eq!(
         e.to_string(),
         "argument 'b' is too small for this ndrange: the kernel accesses elements 0..=999 but the buffer holds 900"
@@ -120,31 +112,20 @@ fn buffer_too_small_fails_where_the_guard_cannot_check_the_kernel() {
     assert_eq!(args.buffer("c"), before.buffer("c"));
 }
 
+/// With the guard on but unable to check the kernel (this subkernel has no
+/// guard flags), nothing would catch an access past a buffer: an analyzed
+/// range past one is refused as without the guard, never sent whole.
+#[test]
+fn buffer_too_small_fails_where_the_guard_cannot_check_the_kernel() {
+    assert_too_small_before_any_run(&LaunchOptions::default());
+}
+
 #[test]
 fn buffer_too_small_fails_before_any_device_runs() {
-    let rt = two_devices();
-    let mut plan = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
-    let nd = NdRange::new(&[1000], &[8]).unwrap();
-    let mut args = plan
-        .args_from_specs(&["a=rand:1000", "b=rand:900", "c=seq:1000", "n=1000"])
-        .unwrap();
-    let before = args.clone();
-    let e = launch(
-        &mut plan,
-        &nd,
-        &mut args,
-        &[(0, 0.5), (1, 0.5)],
-        &LaunchOptions {
-            unchecked: true,
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "argument 'b' is too small for this ndrange: the kernel accesses elements 0..=999 but the buffer holds 900"
-    );
-    assert_eq!(args.buffer("c"), before.buffer("c"));
+    assert_too_small_before_any_run(&LaunchOptions {
+        unchecked: true,
+        ..Default::default()
+    });
 }
 
 #[test]

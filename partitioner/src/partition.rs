@@ -417,7 +417,7 @@ impl<'a> Ctx<'a> {
         let mut cs = vec![
             Constraint::AtLeastZero(lo.clone()),
             // sx_hi - sx_lo - 1 >= 0
-            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).offset(-1)),
             Constraint::AtLeastZero(self.gs_affine(d).plus(-1, &hi)),
         ];
         if let Some(ls) = self.local_size {
@@ -471,7 +471,7 @@ impl<'a> Ctx<'a> {
         }
         let mut cs = vec![
             Constraint::AtLeastZero(x.clone().plus(-1, &Affine::var(SX_LO))),
-            Constraint::AtLeastZero(Affine::var(SX_HI).plus(-1, &x).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(Affine::var(SX_HI).plus(-1, &x).offset(-1)),
         ];
         cs.extend(self.slice_bounds(d));
         let dims = ["x0", "x1", "x2"].map(String::from);

@@ -6,7 +6,7 @@
 //! What the builder cannot express exactly as the text would (a name that
 //! is neither a dimension nor a parameter, which isl's reader would make a
 //! parameter; a coefficient beyond 64 bits; a non-affine output) makes it
-//! answer [`Built::Text`], and the caller reads the text instead: both ways
+//! answer [`Stop::Text`], and the caller reads the text instead: both ways
 //! give the same set (`tests` below compare them).
 
 use super::{Isl, IslFail, IslResult};
@@ -57,6 +57,12 @@ impl Affine {
             terms: Vec::new(),
             constant: k,
         }
+    }
+
+    /// `self + k`
+    pub fn offset(mut self, k: i64) -> Affine {
+        self.constant += k;
+        self
     }
 
     /// `self + k * other`
@@ -262,16 +268,26 @@ impl Isl {
         .map_err(e)
     }
 
-    /// The set `[params] -> { W[dims] : cond }` of one piece.
-    fn piece_set(&self, params: &[String], piece: &Piece) -> Built<Set> {
+    /// The space `[params] -> W[dims]` of a piece and its local space.
+    fn piece_space(&self, params: &[String], piece: &Piece) -> Built<(Space, LocalSpace)> {
         let e = |e| self.stop(e);
+        let sp = self.set_space(params, Some("W"), &piece.dims)?;
+        let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
+        Ok((sp, ls))
+    }
+
+    /// The set `[params] -> { W[dims] : cond }` of one piece, in its space.
+    fn piece_set(
+        &self,
+        params: &[String],
+        piece: &Piece,
+        (sp, ls): &(Space, LocalSpace),
+    ) -> Built<Set> {
         let names = Names {
             params,
             dims: &piece.dims,
         };
-        let sp = self.set_space(params, Some("W"), &piece.dims)?;
-        let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
-        self.cond(&sp, &ls, &names, &piece.cond, true)
+        self.cond(sp, ls, &names, &piece.cond, true)
     }
 
     /// `[params] -> { W[dims] -> name[outs] : cond; ... }`, the pieces' union.
@@ -283,9 +299,9 @@ impl Isl {
                 params,
                 dims: &piece.dims,
             };
-            let dom = self.piece_set(params, piece)?;
-            let sp = self.set_space(params, Some("W"), &piece.dims)?;
-            let ls = LocalSpace::from_space(sp.copy().map_err(e)?).map_err(e)?;
+            let space = self.piece_space(params, piece)?;
+            let dom = self.piece_set(params, piece, &space)?;
+            let (sp, ls) = space;
             let mut list = AffList::alloc(self.ctx(), piece.outs.len() as i32).map_err(e)?;
             for o in &piece.outs {
                 list = list.add(self.aff(&ls, &names, o)?).map_err(e)?;
@@ -315,7 +331,7 @@ impl Isl {
         let e = |e| self.stop(e);
         let mut out: Option<Set> = None;
         for piece in pieces {
-            let mut s = self.piece_set(params, piece)?;
+            let mut s = self.piece_set(params, piece, &self.piece_space(params, piece)?)?;
             if params_only {
                 s = s.params().map_err(e)?;
             }
@@ -375,6 +391,24 @@ impl Isl {
         text
     }
 
+    /// What was `built`, or where it needs the text, the object `text()`
+    /// says, read (in debug builds a built object is compared with it).
+    fn built_or_read<T: Readable>(
+        &self,
+        built: Built<T>,
+        text: impl FnOnce() -> String,
+    ) -> IslResult<T> {
+        match built {
+            Ok(x) => {
+                #[cfg(debug_assertions)]
+                self.same_as_text(&x, &text());
+                Ok(x)
+            }
+            Err(Stop::Isl(f)) => Err(f),
+            Err(Stop::Text) => T::parse(self, &text()),
+        }
+    }
+
     /// The relation `[params] -> { W[dims] -> name[outs] : cond; ... }` of
     /// `pieces` (at least one), built, or read from its text where it cannot be.
     pub(crate) fn relation(
@@ -383,15 +417,9 @@ impl Isl {
         name: &str,
         pieces: &[Piece],
     ) -> IslResult<Map> {
-        match self.relation_built(params, name, pieces) {
-            Ok(m) => {
-                #[cfg(debug_assertions)]
-                self.same_as_text(&m, &relation_text(params, name, pieces));
-                Ok(m)
-            }
-            Err(Stop::Isl(f)) => Err(f),
-            Err(Stop::Text) => self.map(&relation_text(params, name, pieces)),
-        }
+        self.built_or_read(self.relation_built(params, name, pieces), || {
+            relation_text(params, name, pieces)
+        })
     }
 
     /// The union of `pieces`' sets `[params] -> { W[dims] : cond }`, or with
@@ -402,15 +430,9 @@ impl Isl {
         pieces: &[Piece],
         params_only: bool,
     ) -> IslResult<Set> {
-        match self.sets_built(params, pieces, params_only) {
-            Ok(s) => {
-                #[cfg(debug_assertions)]
-                self.same_as_text(&s, &sets_text(params, pieces, params_only));
-                Ok(s)
-            }
-            Err(Stop::Isl(f)) => Err(f),
-            Err(Stop::Text) => self.set(&sets_text(params, pieces, params_only)),
-        }
+        self.built_or_read(self.sets_built(params, pieces, params_only), || {
+            sets_text(params, pieces, params_only)
+        })
     }
 
     /// The set `[params] -> { W[dims] : constraints }` (a parameter set
@@ -445,63 +467,64 @@ impl Isl {
                 false,
             ),
         };
-        match built {
-            Ok(s) => {
-                #[cfg(debug_assertions)]
-                self.same_as_text(&s, text);
-                self.keep_set(text, &s);
-                Ok(s)
-            }
-            Err(Stop::Isl(f)) => Err(f),
-            Err(Stop::Text) => self.set(text),
-        }
+        let built = built.inspect(|s| self.keep_set(text, s));
+        self.built_or_read(built, || text.to_string())
     }
 
     /// The parameter set `[params] -> { : cond }`, built, or read from its text.
     pub(crate) fn params_set(&self, params: &[String], cond: &Cond) -> IslResult<Set> {
-        match self.params_built(params, cond) {
-            Ok(s) => {
-                #[cfg(debug_assertions)]
-                self.same_as_text(&s, &params_text(params, cond));
-                Ok(s)
-            }
-            Err(Stop::Isl(f)) => Err(f),
-            Err(Stop::Text) => self.set(&params_text(params, cond)),
-        }
+        self.built_or_read(self.params_built(params, cond), || {
+            params_text(params, cond)
+        })
     }
 }
 
-/// An isl object the builder makes: how it is printed, read and compared.
-#[cfg(debug_assertions)]
+/// An isl object the builder makes: how its text is read through the parse
+/// cache, and (in debug builds) how it is printed, read in another context
+/// and compared.
 trait Readable: Sized {
+    fn parse(isl: &Isl, text: &str) -> IslResult<Self>;
+    #[cfg(debug_assertions)]
     fn print(&self) -> Option<String>;
+    #[cfg(debug_assertions)]
     fn read(ctx: &isl_rs::Context, text: &str) -> Result<Self, LibISLError>;
+    #[cfg(debug_assertions)]
     fn same(&self, other: &Self) -> Result<bool, LibISLError>;
 }
 
-#[cfg(debug_assertions)]
 impl Readable for Map {
+    fn parse(isl: &Isl, text: &str) -> IslResult<Map> {
+        isl.map(text)
+    }
+    #[cfg(debug_assertions)]
     fn print(&self) -> Option<String> {
         // SAFETY: as in `Isl::map_str`.
         unsafe { super::owned_str(super::isl_map_to_str(self.ptr)) }
     }
+    #[cfg(debug_assertions)]
     fn read(ctx: &isl_rs::Context, text: &str) -> Result<Map, LibISLError> {
         Map::read_from_str(ctx, text)
     }
+    #[cfg(debug_assertions)]
     fn same(&self, other: &Map) -> Result<bool, LibISLError> {
         self.is_equal(other)
     }
 }
 
-#[cfg(debug_assertions)]
 impl Readable for Set {
+    fn parse(isl: &Isl, text: &str) -> IslResult<Set> {
+        isl.set(text)
+    }
+    #[cfg(debug_assertions)]
     fn print(&self) -> Option<String> {
         // SAFETY: as in `Isl::set_str`.
         unsafe { super::owned_str(super::isl_set_to_str(self.ptr)) }
     }
+    #[cfg(debug_assertions)]
     fn read(ctx: &isl_rs::Context, text: &str) -> Result<Set, LibISLError> {
         Set::read_from_str(ctx, text)
     }
+    #[cfg(debug_assertions)]
     fn same(&self, other: &Set) -> Result<bool, LibISLError> {
         self.is_equal(other)
     }
@@ -695,9 +718,9 @@ mod tests {
         let x = Affine::var("x0").plus(-1, &Affine::var("go0"));
         let cs = [
             Constraint::AtLeastZero(x.clone().plus(-1, &lo)),
-            Constraint::AtLeastZero(hi.clone().plus(-1, &x).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(hi.clone().plus(-1, &x).offset(-1)),
             Constraint::AtLeastZero(lo.clone()),
-            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).plus(1, &Affine::konst(-1))),
+            Constraint::AtLeastZero(hi.clone().plus(-1, &lo).offset(-1)),
             Constraint::AtLeastZero(Affine::var("gs0").plus(-1, &hi)),
             Constraint::MultipleOf(lo.clone(), 8),
             Constraint::MultipleOf(hi.clone(), 8),

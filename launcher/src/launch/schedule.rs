@@ -17,7 +17,7 @@ use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::error::{LaunchError, Result};
 use crate::ndrange::{split_groups, NdRange};
-use crate::plan::{guard_windows, BoxWindow, Plan};
+use crate::plan::{guard_windows, ArrayPlan, BoxWindow, Plan};
 use crate::ranks::{RankSlices, SliceSets};
 use crate::runs::Runs;
 use crate::runtime::Runtime;
@@ -308,9 +308,9 @@ fn schedule_run(
     // over-approximation (a guard it could not model), so the array goes
     // whole like one whose assumption fails, and the guard catches an
     // access that does leave the buffer.
-    let mut beyond = totals_beyond(plan, &base, args)?;
-    if !guarded(plan, options) && !beyond.is_empty() {
-        return Err(beyond.swap_remove(0));
+    let beyond = totals_beyond(plan, &base, args)?;
+    if let (false, Some(first)) = (guarded(plan, options), beyond.first()) {
+        return Err(first.too_small());
     }
     let slice_params = |lo: u64, hi: u64| {
         let mut p = base.clone();
@@ -324,21 +324,11 @@ fn schedule_run(
     let mut all_whole = false;
     let mut whole_arrays: Vec<u32> = Vec::new();
     let mut failed = None;
-    for e in beyond {
-        let LaunchError::BufferTooSmall {
-            array,
-            lower,
-            upper,
-            len,
-        } = e
-        else {
-            continue;
-        };
-        let Some(a) = plan.arrays.iter().find(|a| a.name == array) else {
-            continue;
-        };
+    for b in beyond {
+        let a = b.array;
         let what = format!(
-            "the analyzed range of array '{array}', {lower}..={upper}, passes its {len} elements"
+            "the analyzed range of array '{}', {}..={}, passes its {} elements",
+            a.name, b.lower, b.upper, b.len
         );
         if a.writes {
             notes.push(format!("{what}; every array is transferred whole"));
@@ -686,9 +676,28 @@ fn guarded(plan: &Plan, options: &LaunchOptions) -> bool {
     !options.unchecked && plan.guard.is_ok()
 }
 
-/// The bounded arrays whose total range does not lie inside the host
-/// buffer, each as the error a launch without the guard gives.
-fn totals_beyond(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<Vec<LaunchError>> {
+/// A bounded array whose analyzed range does not lie inside its host buffer.
+struct Beyond<'p> {
+    array: &'p ArrayPlan,
+    lower: i64,
+    upper: i64,
+    len: u64,
+}
+
+impl Beyond<'_> {
+    /// The error of a launch that no guard checks.
+    fn too_small(&self) -> LaunchError {
+        LaunchError::BufferTooSmall {
+            array: self.array.name.clone(),
+            lower: self.lower,
+            upper: self.upper,
+            len: self.len,
+        }
+    }
+}
+
+/// The bounded arrays whose total range does not lie inside the host buffer.
+fn totals_beyond<'p>(plan: &'p Plan, base: &[i64], args: &KernelArgs) -> Result<Vec<Beyond<'p>>> {
     let mut out = Vec::new();
     for a in &plan.arrays {
         let (Some(total), None) = (&a.total, &a.whole_reason) else {
@@ -697,8 +706,8 @@ fn totals_beyond(plan: &Plan, base: &[i64], args: &KernelArgs) -> Result<Vec<Lau
         let len = args.buffer_at(a.arg_index).map_or(0, |b| b.len());
         if let Some((l, u)) = eval_range(plan, total, "the total range", &a.name, base)? {
             if l < 0 || u as i128 >= len as i128 {
-                out.push(LaunchError::BufferTooSmall {
-                    array: a.name.clone(),
+                out.push(Beyond {
+                    array: a,
                     lower: l,
                     upper: u,
                     len,
@@ -770,12 +779,13 @@ fn device_work(
             match cover {
                 // past the buffer without the guard: too small
                 Some((l, u)) if (l < 0 || u >= len) && !guarded(plan, options) => {
-                    return Err(LaunchError::BufferTooSmall {
-                        array: a.name.clone(),
+                    let beyond = Beyond {
+                        array: a,
                         lower: l,
                         upper: u,
                         len: len as u64,
-                    });
+                    };
+                    return Err(beyond.too_small());
                 }
                 // with it, the slice's ranges may be the analysis'
                 // over-approximation: the array is whole on this device
