@@ -588,6 +588,7 @@ impl Plan {
     /// kernel for these devices, ahead of the first launch. Launches do this
     /// themselves for devices not prepared yet; built programs are cached.
     pub fn prepare(&mut self, devices: &[usize]) -> Result<()> {
+        self.build_concurrently(devices);
         for &d in devices {
             if self.unsplit_reason.is_none() {
                 // what a launch with the guard on runs: the guarded subkernel,
@@ -598,6 +599,38 @@ impl Plan {
             self.whole_kernel(d)?;
         }
         Ok(())
+    }
+
+    /// Builds the programs [`Plan::prepare`] needs on each device at once,
+    /// one thread per device (the driver's compiler is the cost); errors are
+    /// left for `prepare`, which finds the programs built or builds again
+    /// and reports.
+    fn build_concurrently(&self, devices: &[usize]) {
+        if devices.len() < 2 {
+            return;
+        }
+        let mut sources: Vec<(&str, &str, Vec<String>)> = Vec::new();
+        if self.unsplit_reason.is_none() {
+            if let Some(sub) = &self.kernel.subkernel {
+                let mut options = self.build_options.clone();
+                if self.guard.is_err() {
+                    options.push("-DCLPART_UNCHECKED".into());
+                }
+                sources.push((&sub.name, &sub.source, options));
+            }
+        }
+        sources.push((&self.kernel.name, &self.source, self.build_options.clone()));
+        std::thread::scope(|scope| {
+            for &d in devices {
+                let sources = &sources;
+                let runtime = self.runtime.clone();
+                scope.spawn(move || {
+                    for (name, source, options) in sources {
+                        let _ = runtime.program(d, name, source, options);
+                    }
+                });
+            }
+        });
     }
 
     fn slot(&mut self, device: usize) -> Result<&mut DeviceKernels> {

@@ -197,6 +197,8 @@ type ProgramKey = (usize, String, String);
 struct Inner {
     slots: Vec<Slot>,
     programs: Mutex<HashMap<ProgramKey, Arc<Program>>>,
+    /// Programs built (cache misses of `programs`), for reports.
+    n_builds: std::sync::atomic::AtomicU64,
 }
 
 /// The OpenCL devices of this process with lazily created contexts and
@@ -229,6 +231,7 @@ impl Runtime {
             inner: Arc::new(Inner {
                 slots,
                 programs: Mutex::new(HashMap::new()),
+                n_builds: std::sync::atomic::AtomicU64::new(0),
             }),
         })
     }
@@ -320,6 +323,14 @@ impl Runtime {
         Ok(ctx)
     }
 
+    /// How many programs this runtime has built (each device's build of a
+    /// source and options counts once; a cached program does not).
+    pub fn n_builds(&self) -> u64 {
+        self.inner
+            .n_builds
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Builds `source` for a device (or returns the cached program).
     /// `-cl-std=CL1.2` is added unless the options name a standard.
     /// `kernel` only names the program in error messages.
@@ -372,6 +383,9 @@ impl Runtime {
                 String::new(),
             ));
         }
+        self.inner
+            .n_builds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut program = Program::create_from_source(&ctx.context, source)
             .map_err(cl_err("clCreateProgramWithSource", Some(label.clone())))?;
         if let Err(e) = program.build(&[ctx.id], &options) {
