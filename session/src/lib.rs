@@ -103,6 +103,16 @@ pub struct LaunchConfig {
     /// report shows `bytes_exact` (`clpart run`, the bench, the tests) ask
     /// for [`Counts::All`].
     pub counts: Counts,
+    /// `None`: analyze for this launch (parametric first, then specialized
+    /// on every NDRange size and integer scalar where that may prove the
+    /// writes disjoint). `Some(values)`: one analysis, parametric in every
+    /// NDRange size and scalar argument except the names given (`gs0`,
+    /// `ng0`, a scalar argument's name), which hold these values; its
+    /// ranges serve any launch of the kernel with this work-group size (an
+    /// empty `local`: any work-group size too) and these values. The
+    /// global size's values and the scalars are then not part of the key
+    /// ([`LaunchConfig::depends_on`]).
+    pub only: Option<BTreeMap<String, i64>>,
 }
 
 impl Default for LaunchConfig {
@@ -113,6 +123,7 @@ impl Default for LaunchConfig {
             scalars: BTreeMap::new(),
             split_dim: None,
             counts: Counts::Written,
+            only: None,
         }
     }
 }
@@ -130,6 +141,36 @@ impl LaunchConfig {
             global: global.to_vec(),
             local: local.to_vec(),
             ..Default::default()
+        }
+    }
+
+    /// A configuration whose ranges hold for every launch of `work_dim`
+    /// dimensions with this work-group size (`None`: any) and the values
+    /// `only` of the names it specializes on (see [`LaunchConfig::only`]).
+    pub fn any_launch(
+        work_dim: usize,
+        local: Option<&[u64]>,
+        only: BTreeMap<String, i64>,
+    ) -> LaunchConfig {
+        LaunchConfig {
+            global: vec![0; work_dim],
+            local: local.map(<[u64]>::to_vec).unwrap_or_default(),
+            only: Some(only),
+            ..Default::default()
+        }
+    }
+
+    /// What the analysis of this configuration depends on (the cache key):
+    /// for [`LaunchConfig::only`], the number of dimensions but not the
+    /// global size's values, and no scalar values but those specialized on.
+    pub fn depends_on(&self) -> LaunchConfig {
+        match &self.only {
+            None => self.clone(),
+            Some(_) => LaunchConfig {
+                global: vec![0; self.global.len()],
+                scalars: BTreeMap::new(),
+                ..self.clone()
+            },
         }
     }
 
@@ -546,7 +587,7 @@ impl Session {
     /// The cache key: a range file's ranges do not depend on the launch.
     fn key(&self, config: &LaunchConfig) -> LaunchConfig {
         match self.origin {
-            Origin::Source(_) => config.clone(),
+            Origin::Source(_) => config.depends_on(),
             Origin::RangeFile(_) => LaunchConfig::default(),
         }
     }
@@ -579,7 +620,7 @@ impl Session {
                     .flatten()
                     .map(|dir| {
                         let key =
-                            cache::key(&src.file, &src.source, &src.build_options, kernel, config);
+                            cache::key(&src.file, &src.source, &src.build_options, kernel, &key);
                         cache::entry_path(&dir, &key)
                     });
                 let cached = entry.as_deref().and_then(|path| {
@@ -621,6 +662,9 @@ impl Session {
     }
 
     fn analyze_for_launch(&self, kernel: &str, config: &LaunchConfig) -> Result<RangeFile> {
+        if let Some(only) = &config.only {
+            return self.analyze_for_any_launch(kernel, config, only);
+        }
         let mut po = PartitionOptions {
             split_dim: config.split_dim,
             counts: config.counts,
@@ -680,15 +724,8 @@ impl Session {
         // scalar, `i / stride`, becomes quasi-affine with the value known),
         // or a launch-time assumption fails at this launch's values (the
         // delinearization it came from is not needed with them known).
-        let written_whole = |a: &ranges_format::ArrayRanges| {
-            matches!(a.status, ranges_format::ArrayStatus::Whole { .. })
-                && matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW)
-        };
         let fails = assumption_fails(k, po.count_at.as_ref());
-        let may_help = fails
-            || k.arrays.iter().any(|a| {
-                written_whole(a) || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices)
-            });
+        let may_help = fails || writes_unproved(k);
         if (k.splittable && !fails) || !may_help {
             return Ok(rf);
         }
@@ -727,6 +764,40 @@ impl Session {
         Ok(rf)
     }
 
+    /// One analysis for every launch of [`LaunchConfig::only`]'s kind:
+    /// parametric in the NDRange (and in the work-group size when `local`
+    /// is empty) and in the scalar arguments but those of `only`.
+    fn analyze_for_any_launch(
+        &self,
+        kernel: &str,
+        config: &LaunchConfig,
+        only: &BTreeMap<String, i64>,
+    ) -> Result<RangeFile> {
+        let mut po = PartitionOptions {
+            split_dim: config.split_dim,
+            counts: config.counts,
+            ..Default::default()
+        };
+        if !config.local.is_empty() {
+            let mut ls = [1i64; 3];
+            for (i, l) in config.local.iter().take(3).enumerate() {
+                ls[i] = *l as i64;
+            }
+            po.analysis.local_size = Some(ls);
+        }
+        po.analysis.work_dim = u32::try_from(config.global.len())
+            .ok()
+            .filter(|&w| (1..=3).contains(&w));
+        po.analysis.specialize = only.clone();
+        let mut rf = self.analyze(Some(kernel), &po)?;
+        if !only.is_empty() {
+            if let Some(k) = rf.kernels.first_mut() {
+                k.diagnostics.push(SPECIALIZED_NOTE.into());
+            }
+        }
+        Ok(rf)
+    }
+
     /// A range file that runs the kernel whole, for a kernel the analysis
     /// could not handle.
     fn unsplit_file(&self, kernel: &str, config: &LaunchConfig, why: &str) -> Result<RangeFile> {
@@ -751,6 +822,18 @@ impl Session {
         });
         Ok(file)
     }
+}
+
+/// Whether `k` has a written array that is sent whole or whose writes were
+/// not proved disjoint across slices: what specializing on a launch's
+/// values (a division by a scalar becomes quasi-affine, a delinearization
+/// needs no assumption) may prove.
+pub fn writes_unproved(k: &KernelRanges) -> bool {
+    k.arrays.iter().any(|a| {
+        let written = matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW);
+        (written && matches!(a.status, ranges_format::ArrayStatus::Whole { .. }))
+            || a.write.as_ref().is_some_and(|w| !w.disjoint_across_slices)
+    })
 }
 
 /// Whether a launch-time assumption of `k` is false at the launch `point`
