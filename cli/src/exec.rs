@@ -6,7 +6,7 @@
 //! the executable's folder (cargo puts test binaries in `target/<profile>/deps`
 //! and the library in `target/<profile>`). The configuration goes to the
 //! layer in `CLPART_LAYER_SPLIT`, `CLPART_LAYER_REPORT`,
-//! `CLPART_LAYER_LAUNCH_LOG` and `CLPART_LAYER_VERBOSE` (see the layer
+//! `CLPART_LAYER_LAUNCH_LOG`, `CLPART_LAYER_VERBOSE` and `CLPART_LAYER_WAIT` (see the layer
 //! crate).
 
 use anyhow::{bail, Context, Result};
@@ -42,6 +42,12 @@ pub struct ExecArgs {
     /// Print each kernel's verdict and a summary at exit on stderr.
     #[arg(long)]
     pub verbose: bool,
+    /// A launch whose kernel is not analyzed yet waits for the analysis and
+    /// splits, instead of running unsplit on the application's device while
+    /// the analysis runs in the background (the default). For runs whose split
+    /// launches must not depend on timing.
+    #[arg(long)]
+    pub wait_for_analysis: bool,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -146,6 +152,10 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         if args.report_launches { "1" } else { "0" },
     );
     cmd.env("CLPART_LAYER_VERBOSE", if args.verbose { "1" } else { "0" });
+    cmd.env(
+        "CLPART_LAYER_WAIT",
+        if args.wait_for_analysis { "1" } else { "0" },
+    );
     let status = cmd
         .status()
         .with_context(|| format!("cannot run '{}'", Path::new(program).display()))?;

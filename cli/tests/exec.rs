@@ -89,7 +89,7 @@ fn exec_on(
 ) -> Output {
     let mut c = Command::new("timeout");
     c.arg("120").arg(env!("CARGO_BIN_EXE_clpart"));
-    c.arg("exec").args(options);
+    c.arg("exec").arg("--wait-for-analysis").args(options);
     if let Some(r) = report {
         c.arg("--report").arg(r);
     }
@@ -232,6 +232,9 @@ fn check_splits(split: &str) {
             assert_eq!(k["launches"], launches, "{}: {k}", app.name);
             assert_eq!(k["split_launches"], launches, "{}: {k}", app.name);
             assert!(k.get("reason").is_none(), "{}: {k}", app.name);
+            // one analysis serves every launch (scalars such as a time step
+            // change between them)
+            assert_eq!(k["analyses"], 1, "{}: {k}", app.name);
         }
         let moved: u64 = r["kernels"]
             .as_array()
@@ -545,6 +548,36 @@ fn programs_split_automatically_give_their_own_results() {
     check_splits("auto");
 }
 
+/// Without `--wait-for-analysis`, the launches before a kernel's analysis
+/// is ready run on the application's device, the later ones split, and the
+/// results are the same; the process does not wait at exit for more than
+/// the analysis in progress.
+#[test]
+fn launches_run_unsplit_until_their_analysis_is_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_clpart"));
+    c.args(["exec", "--split", "0:0.5,1:0.5", "--report"])
+        .arg(&path)
+        .arg("--")
+        .arg(built().join("jacobi2d"))
+        .args(["64", "400"])
+        .current_dir(repo().join("tests/apps/jacobi2d"))
+        .env("POCL_DEVICES", "pthread basic")
+        .env("CLPART_LAYER", layer())
+        .env_remove("OPENCL_LAYERS");
+    let out = c.output().unwrap();
+    assert_own_check_passes(&out, "jacobi2d in the background");
+    let r = report(&path);
+    for k in r["kernels"].as_array().unwrap() {
+        let analyses = k["analyses"].as_u64().unwrap();
+        assert!((1..=3).contains(&analyses), "{k}");
+        assert!(k["split_launches"].as_u64() <= k["launches"].as_u64(), "{k}");
+    }
+    assert!(r["n_analyses"].as_u64().unwrap() >= 1, "{r}");
+}
+
 #[test]
 fn an_unsplittable_kernel_passes_through_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();
@@ -567,14 +600,13 @@ fn an_unsplittable_kernel_passes_through_with_the_reason() {
     assert_eq!(k["split_launches"], 0);
     assert!(k["reason"].as_str().unwrap().contains("atomic"), "{k}");
     assert_eq!(r["bytes_total"], 0);
-    // Analyzed once: the verdict holds for every value of `shift`.
-    assert_eq!(
-        stderr
-            .matches("runs unsplit on the application's device")
-            .count(),
-        1,
-        "{stderr}"
-    );
+    // Analyzed for the first launch only (parametric, with its work-group
+    // size, specialized): the verdicts hold for every value of `shift`.
+    let n_analyses = stderr
+        .matches("runs unsplit on the application's device")
+        .count();
+    assert!((1..=3).contains(&n_analyses), "{stderr}");
+    assert_eq!(k["analyses"], n_analyses, "{k}");
     assert!(
         stderr.contains("kernel 'histogram': 6 launches, 0 split"),
         "{stderr}"
@@ -778,7 +810,7 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
         let mut c = Command::new("timeout");
         c.arg("120")
             .arg(env!("CARGO_BIN_EXE_clpart"))
-            .args(["exec", "--split", "0:0.5,1:0.5", "--verbose", "--"])
+            .args(["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5", "--verbose", "--"])
             .arg(built().join("vadd"))
             .current_dir(repo().join("tests/apps/vadd"))
             .env("POCL_DEVICES", "pthread basic")
@@ -833,7 +865,7 @@ fn exec_cached(
     let mut c = Command::new("timeout");
     c.arg("120")
         .arg(env!("CARGO_BIN_EXE_clpart"))
-        .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
+        .args(["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5", "--report"])
         .arg(&path)
         .arg("--")
         .arg(built().join(app))
@@ -960,7 +992,7 @@ fn issue_14_the_device_count_is_cached_and_a_stale_one_never_breaks_a_program() 
         let mut c = Command::new("timeout");
         c.arg("120")
             .arg(env!("CARGO_BIN_EXE_clpart"))
-            .args(["exec", "--split", split]);
+            .args(["exec", "--wait-for-analysis", "--split", split]);
         if let Some(r) = report {
             c.arg("--report").arg(r);
         }

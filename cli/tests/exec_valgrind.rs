@@ -75,6 +75,7 @@ fn programs_under_the_layer_are_clean_under_valgrind() {
             .env("OPENCL_LAYERS", &layer)
             .env("CLPART_LAYER_SPLIT", "0:0.5,1:0.5")
             .env("CLPART_LAYER_VERBOSE", "1")
+            .env("CLPART_LAYER_WAIT", "1")
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()

@@ -9,6 +9,9 @@
 //! - `CLPART_LAYER_LAUNCH_LOG=1`: the report also holds the launch log
 //!   (every launch clpart ran and every sync of an application's buffer,
 //!   in order; see [`crate::report`]);
+//! - `CLPART_LAYER_WAIT=1`: a launch whose analysis is not ready waits
+//!   for it (made on the application's thread) instead of running unsplit
+//!   on the application's device meanwhile (see [`crate::analyses`]);
 //! - `CLPART_LAYER_VERBOSE=1`: one line per analyzed launch configuration
 //!   and a summary at exit, on stderr.
 
@@ -25,6 +28,8 @@ pub(crate) struct Config {
     /// Keep the launch log for the report (`CLPART_LAYER_LAUNCH_LOG=1`).
     pub(crate) launch_log: bool,
     pub(crate) verbose: bool,
+    /// Launches wait for their analysis (`CLPART_LAYER_WAIT=1`).
+    pub(crate) wait_for_analysis: bool,
 }
 
 pub(crate) fn config() -> &'static Config {
@@ -42,5 +47,6 @@ pub(crate) fn config() -> &'static Config {
             .map(PathBuf::from),
         launch_log: std::env::var("CLPART_LAYER_LAUNCH_LOG").is_ok_and(|v| v == "1"),
         verbose: std::env::var("CLPART_LAYER_VERBOSE").is_ok_and(|v| v == "1"),
+        wait_for_analysis: std::env::var("CLPART_LAYER_WAIT").is_ok_and(|v| v == "1"),
     })
 }

@@ -33,6 +33,7 @@
 
 #![allow(non_snake_case)]
 
+mod analyses;
 mod config;
 mod events;
 mod intercept;
@@ -139,5 +140,6 @@ pub unsafe extern "C" fn clInitLayer(
 static AT_EXIT: extern "C" fn() = at_exit;
 
 extern "C" fn at_exit() {
+    analyses::stop();
     let _ = std::panic::catch_unwind(report::finish);
 }

@@ -14,7 +14,10 @@
 //!   application's device and the host: buffers the application wrote
 //!   since clpart last held them, read whole; buffers kept off the
 //!   resident path, read whole before and changed bytes written back after);
-//! - totals `bytes_total` (to and from clpart's devices in launches),
+//!   `analyses` (the analyses made for the kernel: one serves every
+//!   launch of a work-group size; see [`crate::analyses`]);
+//! - totals `n_analyses` (over every kernel), `n_builds` (the programs
+//!   clpart built on its devices), `bytes_total` (to and from clpart's devices in launches),
 //!   `bytes_gathered` (from clpart's devices to the host outside launches:
 //!   to bring the application's copy of a buffer up to date, or to see a
 //!   buffer with other elements),
@@ -91,6 +94,8 @@ struct KernelStats {
     bytes_from_devices: u64,
     bytes_whole_buffers: u64,
     bytes_app_sync: u64,
+    /// Analyses made for this kernel (the analysis cache's reads count).
+    analyses: u64,
 }
 
 /// What crossed between the application's buffers and clpart, whichever
@@ -109,6 +114,11 @@ struct SyncStats {
 #[derive(Serialize)]
 struct Report<'a> {
     kernels: Vec<&'a KernelStats>,
+    /// Analyses made, over every kernel.
+    n_analyses: u64,
+    /// Programs clpart built on its devices (subkernels and the kernels it
+    /// runs whole, per device).
+    n_builds: u64,
     bytes_total: u64,
     bytes_whole_buffers: u64,
     bytes_app_sync: u64,
@@ -400,6 +410,11 @@ pub(crate) fn whole(kernel: &str, why: &str) {
     });
 }
 
+/// An analysis of the kernel was asked for.
+pub(crate) fn analyzed(kernel: &str) {
+    with_kernel(kernel, |k| k.analyses += 1);
+}
+
 /// A launch that failed after the application's buffers were touched.
 pub(crate) fn failed(kernel: &str, why: &str) {
     whole(kernel, why);
@@ -482,6 +497,8 @@ pub(crate) fn finish() {
             .map(|k| k.bytes_to_devices + k.bytes_from_devices)
             .sum(),
         bytes_whole_buffers: kernels.iter().map(|k| k.bytes_whole_buffers).sum(),
+        n_analyses: kernels.iter().map(|k| k.analyses).sum(),
+        n_builds: crate::analyses::n_builds(),
         bytes_app_sync: sync.bytes_app_sync_in + sync.bytes_app_sync_out,
         sync,
         devices: match &cfg.shares {
@@ -514,8 +531,8 @@ pub(crate) fn finish() {
                 .map(|r| format!(" (not split: {r})"))
                 .unwrap_or_default();
             eprintln!(
-                "clpart: kernel '{}': {} launches, {} split{why}; {} B to devices, {} B from devices",
-                k.name, k.launches, k.split_launches, k.bytes_to_devices, k.bytes_from_devices
+                "clpart: kernel '{}': {} launches, {} split{why}; {} B to devices, {} B from devices; {} analyses",
+                k.name, k.launches, k.split_launches, k.bytes_to_devices, k.bytes_from_devices, k.analyses
             );
         }
         eprintln!(

@@ -42,13 +42,14 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
-use launcher::{ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange, Runtime};
+use launcher::{ArgValue, ElemType, HostBuffer, KernelArgs, LaunchOptions, NdRange};
 use opencl_sys::{
     cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_MEM_HOST_NO_ACCESS,
     CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY, CL_SUCCESS,
 };
 use ranges_format::{ArgInfo, ArgKind};
 
+use crate::analyses::{Analyses, Choice, Job, KernelKey};
 use crate::config::config;
 use crate::report;
 use crate::resident;
@@ -75,54 +76,13 @@ pub(crate) enum Outcome {
     PassThrough,
 }
 
-/// What an analysis depends on.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
-    source: usize,
-    options: Vec<String>,
-    kernel: String,
-    global: Vec<u64>,
-    local: Vec<u64>,
-    /// The integer scalar arguments by index; `None` for a verdict that
-    /// holds for any of their values (the analysis was not specialized).
-    scalars: Option<Vec<(u32, Option<i64>)>>,
-}
-
-enum Verdict {
-    Split(Box<launcher::Plan>),
-    Whole(String),
-}
-
-/// A kernel's argument list depends on its source, name and build options.
-type KernelKey = (usize, String, Vec<String>);
-
-/// The note the session adds to a kernel analyzed for one launch's sizes
-/// and scalar values.
-const SPECIALIZED: &str = session::SPECIALIZED_NOTE;
-
-/// Unsplit verdicts for distinct scalar values before a kernel is taken
-/// as unsplit for all of them.
-const MAX_SPECIALIZED: u32 = 4;
-
-/// Most verdicts kept (each split one holds programs built per device);
-/// beyond, the cache starts again.
-const MAX_VERDICTS: usize = 256;
-
-/// The process's clpart side: the runtime (created for the first kernel
-/// that splits),
-/// the argument lists of the kernels seen, the verdicts.
+/// The process's clpart side: the analyses of the kernels seen and the
+/// automatic shares.
 #[derive(Default)]
 struct Engine {
-    runtime: Option<Result<Runtime, String>>,
-    /// Per source, kernel and build options: the argument list and the
-    /// session that analyzes its launches (over the source, parsed only on
-    /// a miss of the analysis cache, at most once).
-    kernels: HashMap<KernelKey, Result<Known, String>>,
-    verdicts: HashMap<Key, Verdict>,
-    /// Unsplit verdicts specialized on scalar values, per kernel and sizes.
-    n_whole: HashMap<Key, u32>,
-    /// Keeps every analyzed source alive, so the address in [`Key`] is
-    /// never reused by another source.
+    analyses: Analyses,
+    /// Keeps every analyzed source alive, so the address in a
+    /// [`KernelKey`] is never reused by another source.
     sources: Vec<Arc<str>>,
     /// Automatic shares over every device (`CLPART_LAYER_SPLIT=auto`).
     balancer: Option<launcher::Balancer>,
@@ -213,24 +173,6 @@ fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
     ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
 }
 
-/// A kernel's argument list and the session over its source.
-struct Known {
-    infos: Arc<Vec<ArgInfo>>,
-    session: session::Session,
-}
-
-/// The kernel's argument list, from the analysis cache when it holds it
-/// (libclang is then not loaded), else by parsing the source, which the
-/// session keeps for the analysis of a launch the cache lacks.
-fn known(source: &str, options: &[String], kernel: &str) -> Result<Known, String> {
-    let session = session::Session::from_source_lazy(&format!("{kernel}.cl"), source, options);
-    let infos = session.arg_infos(kernel).map_err(|e| e.to_string())?;
-    Ok(Known {
-        infos: Arc::new(infos),
-        session,
-    })
-}
-
 fn split_with(
     engine: &mut Engine,
     launch: &Launch,
@@ -247,101 +189,41 @@ fn split_with(
     if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
         engine.sources.push(source.clone());
     }
-    let kernel_key = (src_key, rec.name.clone(), options.clone());
-    let infos = engine
-        .kernels
-        .entry(kernel_key.clone())
-        .or_insert_with(|| known(source, &options, &rec.name))
-        .as_ref()
-        .map(|k| k.infos.clone())
-        .map_err(|e| format!("the kernel cannot be parsed: {e}"))?;
+    let kernel_key: KernelKey = (src_key, rec.name.clone(), options.clone());
+    engine.analyses.collect();
+    let kernel = engine.analyses.kernels.entry(kernel_key.clone()).or_default();
 
-    let mut key = Key {
-        source: src_key,
-        options: options.clone(),
+    // The arguments, as the kernel declares them (once an analysis gave
+    // its argument list; the first launch's analysis does not need them).
+    let ints = match &kernel.infos {
+        Some(Ok(infos)) => integer_scalars(&slots(rec, infos)?, infos),
+        Some(Err(e)) => return Err(e.clone()),
+        None => Vec::new(),
+    };
+    let job = |config| Job {
+        kernel_key: kernel_key.clone(),
         kernel: rec.name.clone(),
-        global: nd.global.clone(),
-        local: nd.local.clone(),
-        scalars: None,
+        source: source.clone(),
+        options: options.clone(),
+        config,
     };
-    // A kernel that stays unsplit for any values of its scalars passes
-    // through here, at the cost of a lookup (issue 14: the pass-through
-    // overhead).
-    if let Some(Verdict::Whole(why)) = engine.verdicts.get(&key) {
-        remember_unsplit(launch, &rec.name, why);
-        return Err(why.clone());
-    }
-
-    // The arguments, as the kernel declares them.
+    let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints) {
+        Choice::Split(key) => key,
+        Choice::Whole(why, for_good) => {
+            if for_good {
+                remember_unsplit(launch, &rec.name, &why);
+            }
+            return Err(why);
+        }
+    };
+    // known now: the analysis that gave the plan gave the argument list
+    let Some(Ok(infos)) = kernel.infos.clone() else {
+        return Err("the kernel's argument list is not known".into());
+    };
     let slots = slots(rec, &infos)?;
-    let mut by_value = Vec::new();
-    let mut scalars = std::collections::BTreeMap::new();
-    for (slot, info) in slots.iter().zip(infos.iter()) {
-        if let Slot::Scalar { int, .. } = slot {
-            if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
-                by_value.push((info.index, *int));
-                if let Some(v) = int {
-                    scalars.insert(info.name.clone(), *v);
-                }
-            }
-        }
-    }
-    // A verdict made without specializing on the scalars' values holds for
-    // any of them; one that was specialized holds for these values only.
-    let generic = key.clone();
-    key.scalars = Some(by_value);
-    if engine.verdicts.contains_key(&generic) {
-        key = generic;
-    } else if !engine.verdicts.contains_key(&key) {
-        let values = session::LaunchConfig {
-            scalars,
-            ..session::LaunchConfig::new(&nd.global, &nd.local)
-        };
-        let Some(Ok(known)) = engine.kernels.get_mut(&kernel_key) else {
-            return Err("the kernel's session is gone".into());
-        };
-        let (mut verdict, mut any_values) =
-            analyze(&mut engine.runtime, &mut known.session, &rec.name, &values);
-        // A kernel that stays unsplit for MAX_SPECIALIZED distinct values is
-        // not analyzed again (a time loop would pay an analysis per step).
-        if let Verdict::Whole(why) = &verdict {
-            let n = engine.n_whole.entry(generic.clone()).or_insert(0);
-            *n += 1;
-            if !any_values && *n >= MAX_SPECIALIZED {
-                verdict = Verdict::Whole(format!(
-                    "{why} (and for {MAX_SPECIALIZED} values of the scalar arguments: not analyzed again)"
-                ));
-                any_values = true;
-            }
-        }
-        if engine.verdicts.len() >= MAX_VERDICTS {
-            engine.verdicts.clear();
-        }
-        if config().verbose {
-            match &verdict {
-                Verdict::Split(p) => eprintln!(
-                    "clpart: kernel '{}' {}: splits along dimension {}",
-                    rec.name,
-                    nd,
-                    p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
-                ),
-                Verdict::Whole(why) => eprintln!(
-                    "clpart: kernel '{}' {}: runs unsplit on the application's device: {why}",
-                    rec.name, nd
-                ),
-            }
-        }
-        if any_values {
-            key = generic;
-        }
-        engine.verdicts.insert(key.clone(), verdict);
-    }
-    let plan = match engine.verdicts.get_mut(&key) {
-        Some(Verdict::Split(plan)) => plan,
-        Some(Verdict::Whole(why)) => return Err(why.clone()),
-        None => return Err("no verdict".into()),
+    let Some(plan) = kernel.plan(&key) else {
+        return Err("no plan".into());
     };
-    // clpart's runtime exists once a kernel splits (made in `analyze`).
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
     let balance_key = launcher::launch_key(&rec.name, nd);
@@ -612,63 +494,17 @@ unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Resu
     Ok(())
 }
 
-/// The verdict for one launch configuration, and whether it holds for any
-/// values of the integer scalar arguments: the session analyzes
-/// parametrically and specializes on the values only when that could not
-/// prove the writes of different slices disjoint (a kernel it then splits
-/// says so in its diagnostics).
-fn analyze(
-    runtime: &mut Option<Result<Runtime, String>>,
-    session: &mut session::Session,
-    kernel: &str,
-    values: &session::LaunchConfig,
-) -> (Verdict, bool) {
-    // Taken out: the verdicts are the layer's cache, the session keeps only
-    // the source (and its program, once parsed).
-    let (file, cached) = match session.take_ranges(kernel, values) {
-        Ok(f) => f,
-        Err(e) => return (Verdict::Whole(format!("the analysis failed: {e}")), true),
-    };
-    if cached && config().verbose {
-        eprintln!("clpart: ranges of kernel '{kernel}' read from the analysis cache");
+/// The integer scalar arguments: index, name and value.
+fn integer_scalars(slots: &[Slot], infos: &[ArgInfo]) -> Vec<(u32, String, Option<i64>)> {
+    let mut ints = Vec::new();
+    for (slot, info) in slots.iter().zip(infos) {
+        if let Slot::Scalar { int, .. } = slot {
+            if ElemType::parse(&info.elem_type, info.elem_size).is_integer_scalar() {
+                ints.push((info.index, info.name.clone(), *int));
+            }
+        }
     }
-    let generic = file.kernels.first().is_none_or(|k| {
-        !k.diagnostics.iter().any(|d| d.contains(SPECIALIZED))
-            && (k.splittable
-                || k.arrays
-                    .iter()
-                    .all(|a| a.write.as_ref().is_none_or(|w| w.disjoint_across_slices)))
-    });
-    (verdict(runtime, &file, kernel), generic)
-}
-
-fn verdict(
-    runtime: &mut Option<Result<Runtime, String>>,
-    file: &ranges_format::RangeFile,
-    kernel: &str,
-) -> Verdict {
-    let Some(k) = file.kernels.first() else {
-        return Verdict::Whole("the analysis found no kernel".into());
-    };
-    if !k.splittable {
-        return Verdict::Whole(
-            k.reason
-                .clone()
-                .unwrap_or_else(|| "the kernel is not splittable".into()),
-        );
-    }
-    // clpart's own devices are opened for the first kernel that splits, so
-    // a program none of whose kernels split never pays for them.
-    let runtime = match runtime
-        .get_or_insert_with(|| Runtime::new().map_err(|e| format!("clpart's runtime: {e}")))
-    {
-        Ok(r) => r.clone(),
-        Err(e) => return Verdict::Whole(e.clone()),
-    };
-    match launcher::Plan::new(&runtime, file, kernel) {
-        Ok(p) => Verdict::Split(Box::new(p)),
-        Err(e) => Verdict::Whole(format!("clpart cannot prepare the kernel: {e}")),
-    }
+    ints
 }
 
 /// Records on the kernel that its launches of this size stay unsplit

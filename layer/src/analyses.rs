@@ -1,0 +1,523 @@
+//! Which analysis serves a launch, and the analyses made off the
+//! application's thread.
+//!
+//! A kernel (source, name, build options) is analyzed once for all its
+//! launches, not once per launch: the analysis is parametric in the
+//! NDRange's sizes and the scalar arguments, and a launch evaluates its
+//! ranges at its own values (the launcher's plan binds them per launch and
+//! checks the launch-time assumptions). What an analysis depends on is
+//! its [`session::LaunchConfig::depends_on`]: the number of dimensions, the
+//! work-group size (none for a launch with a NULL local size: parametric in
+//! it too) and the values it was specialized on. The candidates for a
+//! launch, in order:
+//!
+//! 1. with a NULL local size, parametric in the work-group size;
+//! 2. with the launch's work-group size;
+//! 3. when 2 could not prove the writes disjoint
+//!    ([`session::writes_unproved`]), specialized on the values that have
+//!    stayed the same over the kernel's launches so far (the global size
+//!    while it has not changed, integer scalars such as `n` or a width),
+//!    parametric in those that changed (`k`, `t`, a plane index, a
+//!    shrinking NDRange).
+//!
+//! The first candidate that splits serves the launch. Each analysis runs
+//! on a worker thread, with the subkernel's programs built for every
+//! device (concurrently); until it is ready, the kernel's launches go to
+//! the application's device unchanged, so the application never waits for
+//! an analysis (`CLPART_LAYER_WAIT=1`: the launch waits instead, for
+//! tests that count split launches). A kernel gets at most
+//! [`MAX_ANALYSES`] analyses; past them its launches stay unsplit with the
+//! reason.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use launcher::{NdRange, Plan, Runtime};
+use ranges_format::ArgInfo;
+use session::LaunchConfig;
+
+use crate::config::config;
+use crate::report;
+use crate::state::Inside;
+
+/// Most analyses per kernel: the three candidates (a launch stream whose
+/// values defeat reuse falls back to unsplit after these).
+pub(crate) const MAX_ANALYSES: u32 = 3;
+
+/// How long the process's exit waits for an analysis or a build in
+/// progress before it goes on without it.
+const EXIT_WAIT: Duration = Duration::from_secs(5);
+
+/// A kernel's argument list depends on its source, name and build options.
+pub(crate) type KernelKey = (usize, String, Vec<String>);
+
+/// What an analysis found.
+pub(crate) enum Verdict {
+    Split(Box<Plan>),
+    Whole {
+        why: String,
+        /// Specializing on the launch's values may prove what this did not.
+        may_help: bool,
+    },
+}
+
+enum Entry {
+    Pending,
+    Ready(Verdict),
+}
+
+/// The values a kernel's launches have had: which stayed the same.
+#[derive(Default)]
+struct Stream {
+    global: Option<Vec<u64>>,
+    global_varies: bool,
+    /// Integer scalars by argument index: the first value and whether a
+    /// later launch had another.
+    scalars: BTreeMap<u32, (Option<i64>, bool)>,
+}
+
+impl Stream {
+    fn see(&mut self, global: &[u64], ints: &[(u32, String, Option<i64>)]) {
+        match &self.global {
+            None => self.global = Some(global.to_vec()),
+            Some(g) if g.as_slice() != global => self.global_varies = true,
+            Some(_) => {}
+        }
+        for (idx, _, v) in ints {
+            let e = self.scalars.entry(*idx).or_insert((*v, false));
+            if e.0 != *v {
+                e.1 = true;
+            }
+        }
+    }
+
+    /// The values of this launch that have not changed over the kernel's
+    /// launches, by the names the analysis specializes on.
+    fn constants(&self, nd: &NdRange, ints: &[(u32, String, Option<i64>)]) -> BTreeMap<String, i64> {
+        let mut out = BTreeMap::new();
+        if !self.global_varies {
+            for (d, &g) in nd.global.iter().enumerate().take(3) {
+                out.insert(format!("gs{d}"), g as i64);
+                if let Some(&l) = nd.local.get(d).filter(|&&l| l > 0 && g % l == 0) {
+                    out.insert(format!("ng{d}"), (g / l) as i64);
+                }
+            }
+        }
+        for (idx, name, v) in ints {
+            let (Some(v), Some((_, false))) = (v, self.scalars.get(idx)) else {
+                continue;
+            };
+            out.insert(name.clone(), *v);
+        }
+        out
+    }
+}
+
+/// One kernel's analyses and what its launches have shown.
+#[derive(Default)]
+pub(crate) struct KernelAnalyses {
+    /// The argument list, once an analysis (or the cache) gave it.
+    pub(crate) infos: Option<Result<Arc<Vec<ArgInfo>>, String>>,
+    stream: Stream,
+    entries: HashMap<LaunchConfig, Entry>,
+    n_analyses: u32,
+}
+
+/// What serves a launch.
+pub(crate) enum Choice {
+    /// The analysis that splits it ([`KernelAnalyses::plan`]).
+    Split(LaunchConfig),
+    /// Unsplit: why, and whether no later launch of the kernel can split
+    /// (every analysis it may have was made).
+    Whole(String, bool),
+}
+
+/// One analysis to make.
+pub(crate) struct Job {
+    pub(crate) kernel_key: KernelKey,
+    pub(crate) kernel: String,
+    pub(crate) source: Arc<str>,
+    pub(crate) options: Vec<String>,
+    pub(crate) config: LaunchConfig,
+}
+
+struct Done {
+    kernel_key: KernelKey,
+    config: LaunchConfig,
+    infos: Result<Arc<Vec<ArgInfo>>, String>,
+    verdict: Verdict,
+}
+
+impl KernelAnalyses {
+    /// The analysis that serves this launch: one that splits, or why not.
+    /// Analyses the launch needs and nobody asked for yet are handed to
+    /// `start` (which makes them at once in the waiting mode).
+    /// `ints` are the integer scalar arguments (index, name, value); empty
+    /// before the argument list is known.
+    pub(crate) fn choose(
+        &mut self,
+        job: impl Fn(LaunchConfig) -> Job,
+        nd: &NdRange,
+        local_given: bool,
+        ints: &[(u32, String, Option<i64>)],
+    ) -> Choice {
+        self.stream.see(&nd.global, ints);
+        let dims = nd.global.len();
+        let mut keys = Vec::with_capacity(3);
+        if !local_given {
+            keys.push(LaunchConfig::any_launch(dims, None, BTreeMap::new()));
+        }
+        keys.push(LaunchConfig::any_launch(dims, Some(&nd.local), BTreeMap::new()));
+        let only = self.stream.constants(nd, ints);
+        if !only.is_empty() && self.infos.is_some() {
+            keys.push(LaunchConfig::any_launch(dims, Some(&nd.local), only));
+        }
+        let mut why = String::from("no analysis");
+        let mut chosen = None;
+        let mut i = 0;
+        while i < keys.len() {
+            let key = &keys[i];
+            match self.entries.get(key) {
+                Some(Entry::Ready(Verdict::Split(_))) => {
+                    chosen = Some(i);
+                    break;
+                }
+                Some(Entry::Ready(Verdict::Whole { why: w, may_help })) => {
+                    why = w.clone();
+                    // the next candidate: the launch's own work-group
+                    // size after a parametric one, then specialized values
+                    let next_may_help = i + 1 < keys.len() && (keys[i].local.is_empty() || *may_help);
+                    if !next_may_help {
+                        return Choice::Whole(why, self.n_analyses >= MAX_ANALYSES);
+                    }
+                    i += 1;
+                }
+                Some(Entry::Pending) => {
+                    return Choice::Whole("its analysis is running in the background".into(), false)
+                }
+                None if self.n_analyses >= MAX_ANALYSES => {
+                    return Choice::Whole(
+                        format!("{why} (not analyzed again: {MAX_ANALYSES} analyses of this kernel made)"),
+                        true,
+                    )
+                }
+                None => {
+                    self.n_analyses += 1;
+                    let job = job(key.clone());
+                    report::analyzed(&job.kernel);
+                    if config().wait_for_analysis {
+                        let done = run(&mut local_sessions(), job);
+                        self.take(done);
+                    } else {
+                        self.entries.insert(key.clone(), Entry::Pending);
+                        if let Err(job) = worker().submit(job) {
+                            // no worker thread: made here
+                            let done = run(&mut local_sessions(), job);
+                            self.take(done);
+                        }
+                    }
+                    // looked at again: ready when made here
+                }
+            }
+        }
+        match chosen {
+            Some(i) => Choice::Split(keys.swap_remove(i)),
+            None => Choice::Whole(why, false),
+        }
+    }
+
+    /// The plan of an analysis that splits.
+    pub(crate) fn plan(&mut self, key: &LaunchConfig) -> Option<&mut Plan> {
+        match self.entries.get_mut(key) {
+            Some(Entry::Ready(Verdict::Split(plan))) => Some(plan),
+            _ => None,
+        }
+    }
+
+    fn take(&mut self, done: Done) {
+        if self.infos.as_ref().is_none_or(|i| i.is_err()) {
+            self.infos = Some(done.infos);
+        }
+        self.entries.insert(done.config, Entry::Ready(done.verdict));
+    }
+}
+
+/// The layer's analyses, per kernel.
+#[derive(Default)]
+pub(crate) struct Analyses {
+    pub(crate) kernels: HashMap<KernelKey, KernelAnalyses>,
+}
+
+impl Analyses {
+    /// Takes in what the worker finished since the last call.
+    pub(crate) fn collect(&mut self) {
+        let Some(w) = WORKER.get() else { return };
+        let done: Vec<Done> = std::mem::take(&mut *w.done.lock().unwrap_or_else(|p| p.into_inner()));
+        for d in done {
+            if let Some(k) = self.kernels.get_mut(&d.kernel_key) {
+                k.take(d);
+            }
+        }
+    }
+}
+
+/// clpart's runtime, shared by the worker (which builds) and the launches
+/// (which run): opened for the first kernel that splits.
+pub(crate) fn runtime() -> Result<Runtime, String> {
+    RUNTIME
+        .get_or_init(|| {
+            let _inside = Inside::enter();
+            Runtime::new().map_err(|e| format!("clpart's runtime: {e}"))
+        })
+        .clone()
+}
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+
+/// Programs built so far by clpart's runtime (0 before it is opened).
+pub(crate) fn n_builds() -> u64 {
+    RUNTIME
+        .get()
+        .and_then(|r| r.as_ref().ok())
+        .map_or(0, Runtime::n_builds)
+}
+
+/// Sessions (a parsed source each) of analyses made on the application's
+/// thread.
+fn local_sessions() -> std::sync::MutexGuard<'static, HashMap<KernelKey, session::Session>> {
+    static LOCAL: OnceLock<Mutex<HashMap<KernelKey, session::Session>>> = OnceLock::new();
+    LOCAL
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Makes one analysis, and builds its plan's programs on the devices.
+fn run(sessions: &mut HashMap<KernelKey, session::Session>, job: Job) -> Done {
+    let _inside = Inside::enter();
+    let started = Instant::now();
+    let session = sessions.entry(job.kernel_key.clone()).or_insert_with(|| {
+        session::Session::from_source_lazy(&format!("{}.cl", job.kernel), &job.source, &job.options)
+    });
+    let infos = session
+        .arg_infos(&job.kernel)
+        .map(Arc::new)
+        .map_err(|e| format!("the kernel cannot be parsed: {e}"));
+    let verdict = match (&infos, session.take_ranges(&job.kernel, &job.config)) {
+        (Err(e), _) => Verdict::Whole { why: e.clone(), may_help: false },
+        (_, Err(e)) => Verdict::Whole {
+            why: format!("the analysis failed: {e}"),
+            may_help: false,
+        },
+        (_, Ok((file, cached))) => {
+            if cached && config().verbose {
+                eprintln!("clpart: ranges of kernel '{}' read from the analysis cache", job.kernel);
+            }
+            plan(&file, &job.kernel)
+        }
+    };
+    if config().verbose {
+        let what = match &verdict {
+            Verdict::Split(p) => format!(
+                "splits along dimension {}",
+                p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
+            ),
+            Verdict::Whole { why, .. } => format!("runs unsplit on the application's device: {why}"),
+        };
+        eprintln!(
+            "clpart: kernel '{}' ({} dimensions, work-group size {}{}): {what} ({:.0} ms)",
+            job.kernel,
+            job.config.global.len(),
+            if job.config.local.is_empty() { "any".to_string() } else { format!("{:?}", job.config.local) },
+            match &job.config.only {
+                Some(o) if !o.is_empty() => format!(", specialized on {o:?}"),
+                _ => String::new(),
+            },
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Done {
+        kernel_key: job.kernel_key,
+        config: job.config,
+        infos,
+        verdict,
+    }
+}
+
+/// The verdict of a range file: a plan with its programs built on the
+/// devices the launches use, or why the kernel stays unsplit.
+fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
+    let Some(k) = file.kernels.first() else {
+        return Verdict::Whole {
+            why: "the analysis found no kernel".into(),
+            may_help: false,
+        };
+    };
+    if !k.splittable {
+        return Verdict::Whole {
+            why: k
+                .reason
+                .clone()
+                .unwrap_or_else(|| "the kernel is not splittable".into()),
+            may_help: session::writes_unproved(k),
+        };
+    }
+    if EXITING.load(Ordering::SeqCst) {
+        return Verdict::Whole {
+            why: "the process is exiting".into(),
+            may_help: false,
+        };
+    }
+    // clpart's own devices are opened for the first kernel that splits, so
+    // a program none of whose kernels split never pays for them.
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(why) => return Verdict::Whole { why, may_help: false },
+    };
+    let mut plan = match Plan::new(&runtime, file, kernel) {
+        Ok(p) => p,
+        Err(e) => {
+            return Verdict::Whole {
+                why: format!("clpart cannot prepare the kernel: {e}"),
+                may_help: false,
+            }
+        }
+    };
+    let devices: Vec<usize> = match &config().shares {
+        Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
+        _ => (0..runtime.devices().len()).collect(),
+    };
+    if let Err(e) = plan.prepare(&devices) {
+        return Verdict::Whole {
+            why: format!("clpart cannot build the kernel: {e}"),
+            may_help: false,
+        };
+    }
+    Verdict::Split(Box::new(plan))
+}
+
+/// The worker thread: analyses in the order asked, one at a time.
+struct Worker {
+    jobs: Mutex<Option<Sender<Job>>>,
+    done: Mutex<Vec<Done>>,
+    /// Held while a job runs; taken for good at exit.
+    busy: Mutex<()>,
+}
+
+static WORKER: OnceLock<Worker> = OnceLock::new();
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+extern "C" {
+    fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+}
+
+extern "C" fn stop_at_exit() {
+    let _ = std::panic::catch_unwind(stop);
+}
+
+fn worker() -> &'static Worker {
+    WORKER.get_or_init(|| {
+        // Handlers run in the reverse order of their registration: this one
+        // before the static destructors of libclang and the driver, loaded
+        // before the first launch (the layer's own `.fini_array` entry runs
+        // after them).
+        // SAFETY: registers a function that never unwinds.
+        unsafe { atexit(stop_at_exit) };
+        let (tx, rx) = channel::<Job>();
+        let spawned = std::thread::Builder::new()
+            .name("clpart-analysis".into())
+            .spawn(move || {
+                // clpart's own OpenCL calls on this thread are not the
+                // application's
+                let _inside = Inside::enter();
+                let mut sessions = HashMap::new();
+                while let Ok(job) = rx.recv() {
+                    let Some(w) = WORKER.get() else { break };
+                    let _busy = w.busy.lock().unwrap_or_else(|p| p.into_inner());
+                    if EXITING.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run(&mut sessions, job)
+                    }));
+                    if let Ok(done) = done {
+                        w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);
+                    }
+                }
+            });
+        Worker {
+            jobs: Mutex::new(spawned.ok().map(|_| tx)),
+            done: Mutex::default(),
+            busy: Mutex::default(),
+        }
+    })
+}
+
+impl Worker {
+    /// Hands a job to the thread; gives it back when there is none.
+    fn submit(&self, job: Job) -> Result<(), Job> {
+        let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        match jobs.as_ref() {
+            Some(tx) => tx.send(job).map_err(|e| e.0),
+            None => Err(job),
+        }
+    }
+}
+
+/// At exit: lets an analysis or build in progress end (up to
+/// [`EXIT_WAIT`]) and starts no other, so no clpart thread is inside the
+/// driver or libclang while the process tears them down.
+pub(crate) fn stop() {
+    if EXITING.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let Some(w) = WORKER.get() else { return };
+    let until = Instant::now() + EXIT_WAIT;
+    loop {
+        match w.busy.try_lock() {
+            Ok(g) => {
+                std::mem::forget(g);
+                return;
+            }
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                std::mem::forget(p.into_inner());
+                return;
+            }
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nd(global: &[u64], local: &[u64]) -> NdRange {
+        NdRange::new(global, local).unwrap()
+    }
+
+    /// Values that change between launches are not specialized on; those
+    /// that stay are.
+    #[test]
+    fn only_values_that_stay_are_specialized_on() {
+        let mut s = Stream::default();
+        let ints = |k: i64| vec![(1u32, "k".to_string(), Some(k)), (2, "n".to_string(), Some(64))];
+        s.see(&[64], &ints(0));
+        let c = s.constants(&nd(&[64], &[16]), &ints(0));
+        assert_eq!(c.get("k"), Some(&0));
+        assert_eq!(c.get("n"), Some(&64));
+        assert_eq!(c.get("gs0"), Some(&64));
+        assert_eq!(c.get("ng0"), Some(&4));
+        s.see(&[32], &ints(1));
+        let c = s.constants(&nd(&[32], &[16]), &ints(1));
+        assert_eq!(c.get("k"), None);
+        assert_eq!(c.get("gs0"), None);
+        assert_eq!(c.get("n"), Some(&64));
+    }
+}
