@@ -32,7 +32,10 @@
 //! [`WALLS_KEPT`] launches, and every [`REPROBE_EVERY`] launches the other
 //! plan runs once, so that a change of speed is seen. Where every share is
 //! at least [`PROBE_SHARE`] the devices are alike enough that a split
-//! always pays, and nothing is probed.
+//! pays unless the launch is so small that the split's wall exceeds its
+//! devices' kernel times summed (the kernel's whole work): then the
+//! fastest device alone is probed in the same way; otherwise nothing is
+//! probed.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -85,6 +88,9 @@ struct KeyState {
     /// launches alone.
     split_walls: VecDeque<f64>,
     alone_walls: VecDeque<f64>,
+    /// Per settled split launch, its devices' kernel times summed: about
+    /// what one device alone would spend in the kernel.
+    split_kernels: VecDeque<f64>,
     /// What the next launch runs, and launches since the plan not taken
     /// last ran.
     next: Option<Choice>,
@@ -203,6 +209,8 @@ impl Balancer {
                     let k = self.state(key);
                     if k.splits > SETTLE_SPLITS {
                         keep(&mut k.split_walls, report.wall_ms);
+                        let kernels: f64 = report.devices.iter().map(|d| d.kernel_ms).sum();
+                        keep(&mut k.split_kernels, kernels);
                     }
                 }
             }
@@ -273,7 +281,14 @@ impl Balancer {
         // the probe's
         let total: f64 = rates.iter().sum();
         let lopsided = rates.iter().any(|r| r / total < PROBE_SHARE);
-        k.next = Some(if n < 2 || k.splits <= SETTLE_SPLITS || !lopsided {
+        // a split whose wall exceeds the kernel's whole work: launches
+        // this small pay more in splitting (halos, commands on every
+        // device) than they gain, and one device alone may be faster
+        let overhead_bound = matches!(
+            (median(&k.split_walls), median(&k.split_kernels)),
+            (Some(wall), Some(work)) if wall > work
+        );
+        k.next = Some(if n < 2 || k.splits <= SETTLE_SPLITS || !(lopsided || overhead_bound) {
             Choice::Split
         } else {
             match (median(&k.split_walls), median(&k.alone_walls)) {
@@ -629,6 +644,33 @@ mod tests {
         }
         let mean = walls[4..].iter().sum::<f64>() / (walls.len() - 4) as f64;
         assert!(mean <= ideal * 1.05, "ideal {ideal}: mean {mean}, walls {walls:?}");
+    }
+
+    /// Two devices alike, a launch so small that the split's fixed costs
+    /// (here 0.05 ms per device taking part) exceed the kernel's work: the
+    /// fastest device alone is probed and kept; a large launch on the same
+    /// devices stays split and never probes.
+    #[test]
+    fn small_launches_run_on_one_device() {
+        let mut b = Balancer::new(&[0, 1]);
+        let (speed, fixed) = ([200.0, 200.0], [0.0, 0.0]);
+        let tiny = "k global 256 local 64";
+        let mut alone = 0;
+        for _ in 0..24 {
+            if matches!(b.choice(tiny), Choice::Alone(_)) {
+                alone += 1;
+            }
+            let r = simulate_costs(&b, tiny, 4, &speed, &fixed, 0.05);
+            b.observe(tiny, &r);
+        }
+        assert!(matches!(b.choice(tiny), Choice::Alone(_)));
+        assert!(alone >= 16, "{alone} of 24 launches alone");
+        let large = "k global 262144 local 64";
+        for _ in 0..24 {
+            assert_eq!(b.choice(large), Choice::Split);
+            let r = simulate_costs(&b, large, 4096, &speed, &fixed, 0.05);
+            b.observe(large, &r);
+        }
     }
 
     #[test]
