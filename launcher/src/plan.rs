@@ -588,7 +588,19 @@ impl Plan {
     /// kernel for these devices, ahead of the first launch. Launches do this
     /// themselves for devices not prepared yet; built programs are cached.
     pub fn prepare(&mut self, devices: &[usize]) -> Result<()> {
-        self.build_concurrently(devices);
+        self.prepare_some(devices, true)
+    }
+
+    /// [`Plan::prepare`] without the original kernel where the subkernel
+    /// serves (a split launch runs only the subkernel; a launch that runs
+    /// the kernel whole builds it then): half the builds of a kernel's
+    /// first launch.
+    pub fn prepare_split(&mut self, devices: &[usize]) -> Result<()> {
+        self.prepare_some(devices, self.unsplit_reason.is_some())
+    }
+
+    fn prepare_some(&mut self, devices: &[usize], whole: bool) -> Result<()> {
+        self.build_concurrently(devices, whole);
         for &d in devices {
             if self.unsplit_reason.is_none() {
                 // what a launch with the guard on runs: the guarded subkernel,
@@ -596,7 +608,9 @@ impl Plan {
                 let unchecked = self.guard.is_err();
                 self.sub_kernel(d, unchecked)?;
             }
-            self.whole_kernel(d)?;
+            if whole {
+                self.whole_kernel(d)?;
+            }
         }
         Ok(())
     }
@@ -605,7 +619,7 @@ impl Plan {
     /// one thread per device (the driver's compiler is the cost); errors are
     /// left for `prepare`, which finds the programs built or builds again
     /// and reports.
-    fn build_concurrently(&self, devices: &[usize]) {
+    fn build_concurrently(&self, devices: &[usize], whole: bool) {
         if devices.len() < 2 {
             return;
         }
@@ -619,7 +633,9 @@ impl Plan {
                 sources.push((&sub.name, &sub.source, options));
             }
         }
-        sources.push((&self.kernel.name, &self.source, self.build_options.clone()));
+        if whole {
+            sources.push((&self.kernel.name, &self.source, self.build_options.clone()));
+        }
         std::thread::scope(|scope| {
             for &d in devices {
                 let sources = &sources;

@@ -208,15 +208,17 @@ impl KernelAnalyses {
                     self.n_analyses += 1;
                     let job = job(key.clone());
                     report::analyzed(&job.kernel);
-                    if config().wait_for_analysis {
-                        let done = run(&mut local_sessions(), job);
-                        self.take(done);
+                    let here = if config().wait_for_analysis {
+                        Some(job)
                     } else {
                         self.entries.insert(key.clone(), Entry::Pending);
-                        if let Err(job) = worker().submit(job) {
-                            // no worker thread: made here
-                            let done = run(&mut local_sessions(), job);
-                            self.take(done);
+                        // without a worker thread: made here
+                        worker().submit(job).err()
+                    };
+                    if let Some(job) = here {
+                        match run(&mut local_sessions(), job, None) {
+                            Some(done) => self.take(done),
+                            None => return Choice::Whole("the process is exiting".into(), true),
                         }
                     }
                     // looked at again: ready when made here
@@ -296,17 +298,39 @@ fn local_sessions() -> std::sync::MutexGuard<'static, HashMap<KernelKey, session
 }
 
 /// Makes one analysis, and builds its plan's programs on the devices.
-fn run(sessions: &mut HashMap<KernelKey, session::Session>, job: Job) -> Done {
+/// `busy`, on the worker thread, is held while libclang runs (the parse,
+/// the driver's builds), so that the process's exit waits for those only;
+/// `None` when the process exits first.
+fn run(
+    sessions: &mut HashMap<KernelKey, session::Session>,
+    job: Job,
+    busy: Option<&Mutex<()>>,
+) -> Option<Done> {
     let _inside = Inside::enter();
     let started = Instant::now();
+    let hold = || {
+        let guard = busy.map(|b| b.lock().unwrap_or_else(|p| p.into_inner()));
+        (!EXITING.load(Ordering::SeqCst)).then_some(guard)
+    };
     let session = sessions.entry(job.kernel_key.clone()).or_insert_with(|| {
         session::Session::from_source_lazy(&format!("{}.cl", job.kernel), &job.source, &job.options)
     });
-    let infos = session
-        .arg_infos(&job.kernel)
-        .map(Arc::new)
-        .map_err(|e| format!("the kernel cannot be parsed: {e}"));
-    let verdict = match (&infos, session.take_ranges(&job.kernel, &job.config)) {
+    let (infos, loaded) = {
+        let _parsing = hold()?;
+        // the argument list first: read from the cache, or parsed for and
+        // then kept in the cache
+        let infos = session
+            .arg_infos(&job.kernel)
+            .map(Arc::new)
+            .map_err(|e| format!("the kernel cannot be parsed: {e}"));
+        let loaded = session.load_or_parse(&job.kernel, &job.config);
+        (infos, loaded)
+    };
+    let ranges = match loaded {
+        Ok(()) => session.take_ranges(&job.kernel, &job.config),
+        Err(e) => Err(e),
+    };
+    let verdict = match (&infos, ranges) {
         (Err(e), _) => Verdict::Whole { why: e.clone(), may_help: false },
         (_, Err(e)) => Verdict::Whole {
             why: format!("the analysis failed: {e}"),
@@ -316,6 +340,7 @@ fn run(sessions: &mut HashMap<KernelKey, session::Session>, job: Job) -> Done {
             if cached && config().verbose {
                 eprintln!("clpart: ranges of kernel '{}' read from the analysis cache", job.kernel);
             }
+            let _building = hold()?;
             plan(&file, &job.kernel)
         }
     };
@@ -339,12 +364,12 @@ fn run(sessions: &mut HashMap<KernelKey, session::Session>, job: Job) -> Done {
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    Done {
+    Some(Done {
         kernel_key: job.kernel_key,
         config: job.config,
         infos,
         verdict,
-    }
+    })
 }
 
 /// The verdict of a range file: a plan with its programs built on the
@@ -363,12 +388,6 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
                 .clone()
                 .unwrap_or_else(|| "the kernel is not splittable".into()),
             may_help: session::writes_unproved(k),
-        };
-    }
-    if EXITING.load(Ordering::SeqCst) {
-        return Verdict::Whole {
-            why: "the process is exiting".into(),
-            may_help: false,
         };
     }
     // clpart's own devices are opened for the first kernel that splits, so
@@ -390,7 +409,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
         Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
         _ => (0..runtime.devices().len()).collect(),
     };
-    if let Err(e) = plan.prepare(&devices) {
+    if let Err(e) = plan.prepare_split(&devices) {
         return Verdict::Whole {
             why: format!("clpart cannot build the kernel: {e}"),
             may_help: false,
@@ -403,7 +422,8 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
 struct Worker {
     jobs: Mutex<Option<Sender<Job>>>,
     done: Mutex<Vec<Done>>,
-    /// Held while a job runs; taken for good at exit.
+    /// Held while the job in progress runs libclang (a parse, the driver's
+    /// builds); taken for good at exit.
     busy: Mutex<()>,
 }
 
@@ -436,14 +456,13 @@ fn worker() -> &'static Worker {
                 let mut sessions = HashMap::new();
                 while let Ok(job) = rx.recv() {
                     let Some(w) = WORKER.get() else { break };
-                    let _busy = w.busy.lock().unwrap_or_else(|p| p.into_inner());
                     if EXITING.load(Ordering::SeqCst) {
                         break;
                     }
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run(&mut sessions, job)
+                        run(&mut sessions, job, Some(&w.busy))
                     }));
-                    if let Ok(done) = done {
+                    if let Ok(Some(done)) = done {
                         w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);
                     }
                 }

@@ -226,7 +226,7 @@ fn split_with(
     };
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
-    let balance_key = launcher::launch_key(&rec.name, nd);
+    let balance_key = balance_key(&rec.name, nd);
     let shares = match &config().shares {
         Some(Ok(s)) => s.clone(),
         Some(Err(e)) => return Err(e.clone()),
@@ -492,6 +492,26 @@ unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Resu
         }
     }
     Ok(())
+}
+
+/// The balancer's key of a launch: the kernel, its work-group size and its
+/// number of work-groups to the nearest power of two, so that an NDRange
+/// that shrinks step by step (LU, Gram-Schmidt) keeps its measurements
+/// (rates are per work-group) while launches of very different sizes,
+/// which may differ in whether a split pays, keep their own.
+fn balance_key(kernel: &str, nd: &NdRange) -> String {
+    let groups: u64 = nd
+        .global
+        .iter()
+        .zip(&nd.local)
+        .map(|(&g, &l)| g.div_ceil(l.max(1)))
+        .product();
+    let local: Vec<String> = nd.local.iter().map(u64::to_string).collect();
+    format!(
+        "{kernel} local {} groups ~2^{}",
+        local.join("x"),
+        (groups.max(1) as f64).log2().round() as u32
+    )
 }
 
 /// The integer scalar arguments: index, name and value.

@@ -593,6 +593,68 @@ impl Session {
     }
 
     /// The index of the cached launch, analyzing it when new.
+    /// Makes ready what [`Session::take_ranges`] needs for this launch
+    /// without analyzing: its ranges read from the persistent cache into
+    /// the session, or else the source parsed. For callers that must know
+    /// when libclang runs (the layer's worker thread, which must not be
+    /// inside libclang when the process exits).
+    pub fn load_or_parse(&mut self, kernel: &str, config: &LaunchConfig) -> Result<()> {
+        let key = self.key(config);
+        if self
+            .launches
+            .iter()
+            .any(|l| l.kernel == kernel && l.config == key)
+        {
+            return Ok(());
+        }
+        let Origin::Source(src) = &self.origin else {
+            return Ok(());
+        };
+        if src.program.get().is_some() {
+            return Ok(());
+        }
+        match self.cached(kernel, &key) {
+            Some(file) => {
+                self.keep(kernel, key, file, true);
+                Ok(())
+            }
+            None => self.source_program("the analysis").map(|_| ()),
+        }
+    }
+
+    /// A launch's ranges from the persistent cache, when it holds them.
+    fn cached(&self, kernel: &str, key: &LaunchConfig) -> Option<RangeFile> {
+        let Origin::Source(src) = &self.origin else {
+            return None;
+        };
+        let path = self.cache_entry(kernel, key)?;
+        cache::load(&path, &src.file, &src.source, &src.build_options, kernel)
+    }
+
+    /// Where a launch's ranges are kept in the persistent cache.
+    fn cache_entry(&self, kernel: &str, key: &LaunchConfig) -> Option<std::path::PathBuf> {
+        let Origin::Source(src) = &self.origin else {
+            return None;
+        };
+        let dir = cache::cacheable(&src.source).then(cache::dir).flatten()?;
+        let key = cache::key(&src.file, &src.source, &src.build_options, kernel, key);
+        Some(cache::entry_path(&dir, &key))
+    }
+
+    /// Keeps a launch's ranges (the oldest goes past [`MAX_CACHED`]).
+    fn keep(&mut self, kernel: &str, key: LaunchConfig, file: RangeFile, from_cache: bool) {
+        if self.launches.len() >= MAX_CACHED {
+            self.launches.remove(0);
+        }
+        self.launches.push(Launch {
+            kernel: kernel.to_string(),
+            config: key,
+            file,
+            plan: None,
+            from_cache,
+        });
+    }
+
     fn launch_idx(&mut self, kernel: &str, config: &LaunchConfig) -> Result<(usize, bool)> {
         let key = self.key(config);
         if let Some(i) = self
@@ -615,17 +677,8 @@ impl Session {
                 if let Some(program) = src.program.get() {
                     program.kernel(Some(kernel))?;
                 }
-                let entry = cache::cacheable(&src.source)
-                    .then(cache::dir)
-                    .flatten()
-                    .map(|dir| {
-                        let key =
-                            cache::key(&src.file, &src.source, &src.build_options, kernel, &key);
-                        cache::entry_path(&dir, &key)
-                    });
-                let cached = entry.as_deref().and_then(|path| {
-                    cache::load(path, &src.file, &src.source, &src.build_options, kernel)
-                });
+                let entry = self.cache_entry(kernel, &key);
+                let cached = self.cached(kernel, &key);
                 match cached {
                     Some(f) => {
                         from_cache = true;
@@ -648,16 +701,7 @@ impl Session {
                 }
             }
         };
-        if self.launches.len() >= MAX_CACHED {
-            self.launches.remove(0);
-        }
-        self.launches.push(Launch {
-            kernel: kernel.to_string(),
-            config: key,
-            file,
-            plan: None,
-            from_cache,
-        });
+        self.keep(kernel, key, file, from_cache);
         Ok((self.launches.len() - 1, true))
     }
 
