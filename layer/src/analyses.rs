@@ -25,7 +25,9 @@
 //! device (concurrently); until it is ready, the kernel's launches go to
 //! the application's device unchanged, so the application never waits for
 //! an analysis (`CLPART_LAYER_WAIT=1`: the launch waits instead, for
-//! tests that count split launches). A kernel gets at most
+//! tests that count split launches). An analysis the persistent cache
+//! holds is read at once instead (no parse, no analysis: a warm run splits
+//! a kernel from its first launch). A kernel gets at most
 //! [`MAX_ANALYSES`] analyses; past them its launches stay unsplit with the
 //! reason.
 
@@ -49,7 +51,7 @@ pub(crate) const MAX_ANALYSES: u32 = 3;
 
 /// How long the process's exit waits for an analysis or a build in
 /// progress before it goes on without it.
-const EXIT_WAIT: Duration = Duration::from_secs(5);
+const EXIT_WAIT: Duration = Duration::from_secs(3);
 
 /// A kernel's argument list depends on its source, name and build options.
 pub(crate) type KernelKey = (usize, String, Vec<String>);
@@ -144,6 +146,13 @@ pub(crate) struct Job {
     pub(crate) config: LaunchConfig,
 }
 
+impl Job {
+    /// A session over the kernel's source (parsed when first needed).
+    fn session(&self) -> session::Session {
+        session::Session::from_source_lazy(&format!("{}.cl", self.kernel), &self.source, &self.options)
+    }
+}
+
 struct Done {
     kernel_key: KernelKey,
     config: LaunchConfig,
@@ -208,7 +217,17 @@ impl KernelAnalyses {
                     self.n_analyses += 1;
                     let job = job(key.clone());
                     report::analyzed(&job.kernel);
-                    let here = if config().wait_for_analysis {
+                    // what the persistent cache holds is read and built at
+                    // once (no parse, no analysis; the driver's own cache
+                    // serves the builds of a warm run), so that a kernel
+                    // launched once splits in a warm run
+                    let cached = || {
+                        local_sessions()
+                            .entry(job.kernel_key.clone())
+                            .or_insert_with(|| job.session())
+                            .in_cache(&job.kernel, &job.config)
+                    };
+                    let here = if config().wait_for_analysis || cached() {
                         Some(job)
                     } else {
                         self.entries.insert(key.clone(), Entry::Pending);
@@ -298,8 +317,10 @@ fn local_sessions() -> std::sync::MutexGuard<'static, HashMap<KernelKey, session
 }
 
 /// Makes one analysis, and builds its plan's programs on the devices.
-/// `busy`, on the worker thread, is held while libclang runs (the parse,
-/// the driver's builds), so that the process's exit waits for those only;
+/// `busy`, on the worker thread, is held while the job parses and
+/// analyzes, then while it builds: the process's exit waits for the
+/// analysis in progress to reach the persistent cache (the next run reads
+/// it) and for no libclang call to be cut short, then builds nothing more.
 /// `None` when the process exits first.
 fn run(
     sessions: &mut HashMap<KernelKey, session::Session>,
@@ -312,23 +333,21 @@ fn run(
         let guard = busy.map(|b| b.lock().unwrap_or_else(|p| p.into_inner()));
         (!EXITING.load(Ordering::SeqCst)).then_some(guard)
     };
-    let session = sessions.entry(job.kernel_key.clone()).or_insert_with(|| {
-        session::Session::from_source_lazy(&format!("{}.cl", job.kernel), &job.source, &job.options)
-    });
-    let (infos, loaded) = {
-        let _parsing = hold()?;
+    let session = sessions
+        .entry(job.kernel_key.clone())
+        .or_insert_with(|| job.session());
+    let (infos, ranges) = {
+        let _analyzing = hold()?;
         // the argument list first: read from the cache, or parsed for and
         // then kept in the cache
         let infos = session
             .arg_infos(&job.kernel)
             .map(Arc::new)
             .map_err(|e| format!("the kernel cannot be parsed: {e}"));
-        let loaded = session.load_or_parse(&job.kernel, &job.config);
-        (infos, loaded)
-    };
-    let ranges = match loaded {
-        Ok(()) => session.take_ranges(&job.kernel, &job.config),
-        Err(e) => Err(e),
+        let ranges = session
+            .load_or_parse(&job.kernel, &job.config)
+            .and_then(|()| session.take_ranges(&job.kernel, &job.config));
+        (infos, ranges)
     };
     let verdict = match (&infos, ranges) {
         (Err(e), _) => Verdict::Whole { why: e.clone(), may_help: false },
@@ -422,8 +441,8 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
 struct Worker {
     jobs: Mutex<Option<Sender<Job>>>,
     done: Mutex<Vec<Done>>,
-    /// Held while the job in progress runs libclang (a parse, the driver's
-    /// builds); taken for good at exit.
+    /// Held while the job in progress analyzes or builds; taken for good
+    /// at exit.
     busy: Mutex<()>,
 }
 

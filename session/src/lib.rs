@@ -622,6 +622,22 @@ impl Session {
         }
     }
 
+    /// Whether the persistent cache holds this launch's ranges and the
+    /// kernel's argument list: [`Session::take_ranges`] then reads them
+    /// without parsing or analyzing (a look at two files' existence).
+    pub fn in_cache(&self, kernel: &str, config: &LaunchConfig) -> bool {
+        let Origin::Source(src) = &self.origin else {
+            return false;
+        };
+        let Some(dir) = cache::cacheable(&src.source).then(cache::dir).flatten() else {
+            return false;
+        };
+        let args = cache::args_key(&src.file, &src.source, &src.build_options, kernel);
+        self.cache_entry(kernel, &self.key(config))
+            .is_some_and(|p| p.is_file())
+            && cache::args_entry_path(&dir, &args).is_file()
+    }
+
     /// A launch's ranges from the persistent cache, when it holds them.
     fn cached(&self, kernel: &str, key: &LaunchConfig) -> Option<RangeFile> {
         let Origin::Source(src) = &self.origin else {
