@@ -5,10 +5,24 @@
 //! [`IslFail`], and is the only place that turns isl text into isl objects or
 //! isl objects into text (and into [`ranges_format::PwExpr`] values).
 //!
-//! The access analysis builds isl objects by printing isl's textual syntax
-//! and parsing it here. The context is configured to neither print nor abort
-//! on errors (`ISL_ON_ERROR_CONTINUE`); every failing operation comes back as
-//! an `Err`.
+//! The access analysis builds its isl objects through isl's API (module
+//! `build`), each given with the text that says the same object; what only
+//! the text can say is read from the text. The context is configured to
+//! neither print nor abort on errors (`ISL_ON_ERROR_CONTINUE`); every failing
+//! operation comes back as an `Err`.
+//!
+//! A parse cache reads each text once per context and copies the object on
+//! later reads; an object built or printed here is kept under its text too,
+//! so reading that text back copies it instead of parsing it. The
+//! partitioner goes on in the context the access analysis worked in
+//! (`analyze_kernel_in`), so the relations it takes as text are found there.
+//! [`Isl::within`] runs one step under a deadline of its own beside the
+//! kernel's (a second watchdog); [`Isl::order`] gives the integer orders the
+//! partitioner's intervals and runs apply.
+//!
+//! isl itself is built from source by isl-rs; `.cargo/config.toml` points
+//! isl's configure at `scripts/isl-config.site`, which selects imath with its
+//! small-integer optimization (the same exact arithmetic, faster analysis).
 
 use isl_rs::{Context, Error, LibISLError, Map, Options, PwAff, Set};
 

@@ -1,4 +1,4 @@
-//! `mpirun -n N clpart run|steps ...` (feature `mpi`, issue 18): rank 0
+//! `mpirun -n N clpart run|steps ...` (feature `mpi`): rank 0
 //! runs the command over an `mpi_ranks::Coordinator`; every other rank
 //! serves it (`mpi_ranks::serve`) and reads nothing of the command line
 //! but what rank 0 sends.

@@ -5,6 +5,11 @@
 //! The fields and their types are documented on the structs and checked for
 //! every corpus kernel by `cli/tests/report_json.rs`. A change that removes
 //! or retypes a field bumps [`SCHEMA_VERSION`].
+//!
+//! The analysis's reasons are end-user strings with their location written
+//! last, in parentheses; [`location_of`] takes a diagnostic's file, line and
+//! column from there. It is the one place a text form is read back; typed
+//! locations in `KernelRanges` would remove it.
 
 use coarsen::ir::{DiagKind, Program};
 use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, Range, RangeFile};

@@ -1,6 +1,16 @@
 //! A thin owning wrapper over libclang (clang-sys): index, translation unit,
-#![allow(non_upper_case_globals)]
 //! cursors, types and tokens. All `unsafe` FFI of the crate lives here.
+//!
+//! libclang is loaded at run time (clang-sys's `runtime` feature) on the
+//! first parse, so a process that never parses kernel source (a launch from
+//! a range file or the analysis cache, an application under the layer that
+//! only passes calls through) never loads libLLVM. It is found and opened
+//! once per process (`LIBCLANG`) and handed to each thread that parses,
+//! since clang-sys keeps the library per thread. The `clpart` command sets
+//! `LIBCLANG_PATH` to the folder clpart was built with
+//! ([`crate::default_libclang_dir`]) when it is unset, which spares
+//! clang-sys its search of the system's folders.
+#![allow(non_upper_case_globals)]
 
 use clang_sys::*;
 use std::ffi::{CStr, CString};

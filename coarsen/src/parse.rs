@@ -1,4 +1,27 @@
 //! From libclang's AST to the kernel IR ([`crate::ir`]).
+//!
+//! Clang errors fail the parse; constructs outside the subset become
+//! diagnostics of kind `Unsupported` on the function, with their location,
+//! and the parse still succeeds. Every node keeps its byte span, which the
+//! subkernel rewrite later edits by; a function's body is found where
+//! libclang says its compound statement starts (`Function::body_at`), not
+//! at the first `{` of the text.
+//!
+//! Some constructs are lowered as they are read, so that later stages see
+//! fewer forms: `do B while (c);` becomes `while (1) { B if (!c) break; }`,
+//! and a `switch` with no case falling through becomes a block that holds
+//! the condition in a temporary (`clpart_switch_N`) and an `if`/`else if`
+//! chain over the cases (otherwise it is unsupported). A subscript puts its
+//! pointer first whatever the order (`i[a]` is `a[i]`).
+//!
+//! A struct passed by value is a parameter like a scalar (`Type::Struct`,
+//! with its size in OpenCL C's layout); a member expression
+//! (`ExprKind::Member`) carries the member's byte offset from libclang, none
+//! for a bit-field, so that the analysis can read an integer member as a
+//! parameter and the launcher its value from the argument's bytes. Casts
+//! between global pointers are accepted when the pointee sizes divide each
+//! other (`element_cast`). When clang finds `mul24`/`mad24` ambiguous, the
+//! file is parsed again with both as macros (see [`parse_program`]).
 #![allow(non_upper_case_globals)]
 
 use crate::clang::{ClangType, Cursor, EvalValue, TranslationUnit};

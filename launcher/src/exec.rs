@@ -1,6 +1,18 @@
 //! Thin, checked wrappers over the OpenCL calls a launch makes. Every
 //! transfer is non-blocking; [`Finisher`] makes sure no command is still in
 //! flight when host memory or device buffers go away, also on error paths.
+//!
+//! Host memory reaches OpenCL only through [`HostRegion`], bounds-checked on
+//! both sides. Each device's part of a launch is enqueued, flushed and
+//! finished from a thread of its own ([`Worker`]), because some drivers run
+//! a queue's commands in the thread that enqueues or flushes them (PoCL's
+//! `basic`), which would run the devices one after the other; a driver seen
+//! to run its commands apart ([`runs_apart`], learned by [`probe_apart`]) is
+//! enqueued from the launch's own thread instead. [`ArgMemo`] remembers the
+//! argument values last set on a kernel object, so that a repeated launch
+//! calls `clSetKernelArg` only for those that changed (a remembered buffer
+//! is retained, so its handle cannot come to name another buffer). Device
+//! buffers come from the device's pool and go back to it.
 
 use std::cell::Cell;
 use std::ffi::c_void;

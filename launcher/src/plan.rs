@@ -1,5 +1,24 @@
 //! [`Plan`]: a kernel's ranges with every expression parsed and bound once,
 //! plus the built programs and kernel objects per device.
+//!
+//! A plan is made from a range file entry, which is untrusted: it is
+//! validated and bound once (`KernelRanges::validate_and_bind`), and the
+//! launcher evaluates what was bound, never the text again. Its launch-time
+//! assumptions are checked at every schedule, at the unsplit NDRange and at
+//! each participant's slice (`launch/schedule.rs`): one that names its array
+//! and fails sends that array whole when the kernel only reads it and runs
+//! the kernel unsplit when it writes it; one that names no array sends every
+//! array whole. A launch may have more dimensions than the kernel was
+//! analyzed for when the extra trailing ones hold one work-item at offset 0
+//! (`NdRange::fits_work_dim`).
+//!
+//! Programs are built per device through the [`Runtime`]'s cache:
+//! [`Plan::prepare`] builds the subkernel and the original kernel on each
+//! device, [`Plan::prepare_split`] only what a split launch runs (the
+//! subkernel; the original too where the kernel never splits), the devices'
+//! builds side by side. For MPI ranks, [`Plan::set_group_window`] restricts
+//! launches to a window of the split dimension's work-groups and
+//! [`Plan::rank_slices`] says what each window needs; no MPI here.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,4 @@
-//! What an MPI rank holds of a launch split across ranks (issue 18): the
+//! What an MPI rank holds of a launch split across ranks: the
 //! types of [`crate::Plan::rank_slices`], computed by the same schedule as
 //! a launch across devices (a rank is one more kind of holder). No MPI
 //! here: the `mpi-ranks` crate moves the elements.

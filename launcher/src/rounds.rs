@@ -1,4 +1,4 @@
-//! One launch in rounds (issue 16, "dynamic chunks for a single launch"):
+//! One launch in rounds (dynamic chunks for a single launch):
 //! for a kernel run once on devices of unknown speed, an even split leaves
 //! the faster devices idle while the slowest finishes. [`launch_in_rounds`]
 //! first runs a small window of the split dimension's work-groups

@@ -29,7 +29,15 @@
 //! holds is read at once instead (no parse, no analysis: a warm run splits
 //! a kernel from its first launch). A kernel gets at most
 //! [`MAX_ANALYSES`] analyses; past them its launches stay unsplit with the
-//! reason.
+//! reason. The report counts them per kernel (`analyses`) and in all
+//! (`n_analyses`), beside the programs built (`n_builds`).
+//!
+//! **At exit.** The worker thread may be inside libclang or a driver's
+//! compiler when the application exits. An `atexit` handler, registered
+//! when the worker starts (so it runs before the destructors of libclang
+//! and the driver, loaded before the first launch), calls [`stop`]: the job
+//! in progress may finish, up to `EXIT_WAIT`, so that its analysis reaches
+//! the persistent cache for the next run, and no other job starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,5 @@
 //! The application's events as far as the layer's own commands must not
-//! wait for them (issue 14).
+//! wait for them.
 //!
 //! An application may enqueue a command that waits for a user event and
 //! set the event only later, after further calls of its own. A command of

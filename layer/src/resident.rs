@@ -33,6 +33,10 @@
 //! `CL_MEM_ALLOC_HOST_PTR`), whose host pointer must hold the results
 //! whenever the application may look, are never resident ([`eligible`]):
 //! a split launch reads them whole and writes back what changed, as before.
+//! Nor is SVM: a kernel with an SVM argument or `clSetKernelExecInfo` runs
+//! on the application's device, and the `clEnqueueSVM*` commands pass
+//! through untouched, since SVM memory can back only a
+//! `CL_MEM_USE_HOST_PTR` buffer, which is never resident either.
 //!
 //! A sync that fails (clpart's copy lost elements when a device failed, or
 //! the driver refused the write) makes the application's call return the

@@ -1,10 +1,15 @@
 //! One application launch turned into a clpart launch.
 //!
 //! The kernel's arguments are read from the layer's records ([`state`]);
-//! the kernel is analyzed once per launch configuration (source, kernel,
-//! build options, global and local size, integer scalar arguments; see
-//! [`Key`]) and the verdict cached: a `launcher::Plan` when it splits, the
-//! reason when not. A split launch then
+//! which analysis serves the launch, and whether it is ready, is
+//! [`crate::analyses`]'s choice (a `launcher::Plan` when it splits, the
+//! reason when not; the launch passes through while the analysis is being
+//! made). With automatic shares (`CLPART_LAYER_SPLIT=auto`) one
+//! `launcher::Balancer` serves the process, keyed by the kernel, its
+//! work-group size and its number of work-groups to the nearest power of
+//! two (`balance_key`): an NDRange that shrinks step by step keeps its
+//! measurements, while launches of very different sizes keep their own.
+//! A split launch then
 //!
 //! 1. waits for the launch's wait list and finishes the application's
 //!    queue, so every earlier command of the application is done;

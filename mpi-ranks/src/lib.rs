@@ -1,5 +1,5 @@
 //! mpi-ranks: a launch split across MPI ranks, each rank a holder of
-//! resident buffers (issue 18).
+//! resident buffers.
 //!
 //! `mpirun -n N clpart run ...` starts N processes. Rank 0 (the
 //! [`Coordinator`]) holds the host arrays and the analysis; the other ranks

@@ -15,6 +15,40 @@
 //! assumption `0 <= x < w`. Counts of distinct elements are Ehrhart
 //! quasi-polynomials from barvinok, or PolyLib without it ([`crate::ehrhart`]),
 //! made for the chosen split dimension only.
+//!
+//! **Work shared.** Arrays accessed alike (the same mode, strides, element
+//! type and relations but for the array's name: `ArrayShape`) are analyzed
+//! once per split dimension, and equal count inputs are counted once
+//! (`distinct_by`). Each dimension's bounds get `EXACT_BOUND_OPS` isl
+//! operations; past them the bounds of the footprint without its
+//! existentials (a superset) are used, with a note on the array.
+//!
+//! **Boxes and read parts.** Over literal strides the 1-D range is the exact
+//! least and greatest linear index (`literal_linear`). Arrays of two or more
+//! dimensions also keep the slice's read and write boxes (`ranges_and_box`),
+//! with `write_exact` when isl proves that the must-writes, and no may-write,
+//! fill the write box (`writes_fill_box`), and the read parts (`box_parts`):
+//! one box per group of read accesses, groups merging where their intervals
+//! overlap or touch in every dimension, so that a pivot row read beside the
+//! slice's own rows is a part of its own; the parts' union must cover the
+//! read footprint (checked with isl). A 1-D array that is only read gets its
+//! maximal runs as parts when it has two to four (`runs_1d`). Writes have no
+//! parts: the write box is the hull of every write.
+//!
+//! **The split dimension** is the splittable one with the smallest footprint
+//! at sample values (`estimated_cost`, concrete bounds), so that only the
+//! chosen dimension's parametric bounds and counts are made.
+//!
+//! **Counts** ([`Counts`]): which are made depends on the caller. Those of
+//! the first candidate dimension may be made ahead (`Ahead`, `count_ahead`)
+//! by children at low priority while this process finds the ranges; only
+//! barvinok's successes are kept from them, so which engine counted never
+//! depends on timing. A launch's own values ([`PartitionOptions::count_at`])
+//! give counts in the slice's bounds alone (`point_input`,
+//! `counts_at_points`) where no parametric count was made; such a count
+//! carries the values it holds at, and evaluated anywhere else it is an
+//! error (`ExprError::OutsidePoint`), never 0. They serve only the report:
+//! the written counts that gluing needs stay parametric.
 
 use crate::ehrhart;
 use access_analysis::isl::{Affine, Constraint, Isl, Order};

@@ -19,6 +19,23 @@
 //! dimension). The CLI (`analyze`, `run`), the C API, the OpenCL layer, the
 //! bench and the tests all go through it.
 //!
+//! A launch's analysis is one of two kinds. By default
+//! ([`LaunchConfig::only`] unset) it is made for the launch: with its local
+//! size and number of dimensions known, and again specialized on its sizes
+//! and integer scalars where the parametric result could not prove the
+//! writes disjoint or bound a written array ([`writes_unproved`]), or where
+//! a launch-time assumption is false at its values; the specialized result
+//! is taken when it splits. With [`LaunchConfig::only`] set
+//! ([`LaunchConfig::any_launch`]) it is one analysis for every launch of the
+//! kernel, parametric in the NDRange (and the work-group size, when none is
+//! given) and in every scalar but the values named, and keyed by
+//! [`LaunchConfig::depends_on`]: the OpenCL layer's kind, which analyzes a
+//! kernel once for all its launches. For callers that must know when
+//! libclang runs (the layer's worker thread),
+//! [`Session::load_or_parse`] makes ready what a launch needs without
+//! analyzing, and [`Session::in_cache`] says whether the cache already holds
+//! it.
+//!
 //! The session's one I/O is the persistent analysis cache ([`cache`]): a
 //! launch's ranges analyzed from source, and the argument list a lazy
 //! session parsed for, are kept on disk and read back by the next process
