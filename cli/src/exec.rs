@@ -152,6 +152,10 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         if args.report_launches { "1" } else { "0" },
     );
     cmd.env("CLPART_LAYER_VERBOSE", if args.verbose { "1" } else { "0" });
+    // the layer's analyses run in `clpart analyze-request` processes
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env("CLPART_EXE", exe);
+    }
     cmd.env(
         "CLPART_LAYER_WAIT",
         if args.wait_for_analysis { "1" } else { "0" },

@@ -4,6 +4,7 @@
 //! (a range file that fails validation or its checksums is an input error).
 
 mod analyze;
+mod analyze_request;
 mod device_count;
 mod exec;
 mod progress;
@@ -40,6 +41,9 @@ enum Command {
     Devices(run::DevicesArgs),
     /// Run an unmodified OpenCL program with its kernels split (through clpart's OpenCL layer).
     Exec(exec::ExecArgs),
+    /// Answer an analysis the OpenCL layer asks for (internal).
+    #[command(hide = true)]
+    AnalyzeRequest(analyze_request::AnalyzeRequestArgs),
 }
 
 /// Removes the temporaries of output files being written when SIGINT or
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
         Command::Steps(a) => steps::steps(a),
         Command::Devices(a) => run::devices(a),
         Command::Exec(a) => exec::exec(a),
+        Command::AnalyzeRequest(a) => analyze_request::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

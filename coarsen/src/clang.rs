@@ -83,7 +83,7 @@ static LIBCLANG: std::sync::OnceLock<Result<std::sync::Arc<SharedLibrary>, Strin
 
 /// Loads libclang into the calling thread (clang-sys keeps the library per
 /// thread) unless it is there already.
-fn load_libclang() -> Result<(), ParseFailure> {
+pub(crate) fn load_libclang() -> Result<(), ParseFailure> {
     if clang_sys::is_loaded() {
         return Ok(());
     }

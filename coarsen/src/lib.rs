@@ -92,3 +92,15 @@ pub fn default_libclang_dir() -> Option<&'static str> {
         .unwrap_or("/usr/lib/llvm-19/lib");
     std::path::Path::new(dir).exists().then_some(dir)
 }
+
+/// Loads libclang into the calling thread now, as the first parse would
+/// (once per process; each thread then only binds it). For a caller that
+/// must know when the library's static constructors run: the OpenCL
+/// layer's worker thread orders its exit handler after them. `Err` says why
+/// libclang cannot be loaded (the parse then fails with the same reason).
+pub fn load_libclang() -> Result<(), String> {
+    clang::load_libclang().map_err(|e| match e {
+        clang::ParseFailure::NoLibclang(why) => why,
+        clang::ParseFailure::Failed => "libclang failed".into(),
+    })
+}

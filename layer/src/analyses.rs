@@ -61,6 +61,11 @@ pub(crate) const MAX_ANALYSES: u32 = 3;
 /// progress before it goes on without it.
 const EXIT_WAIT: Duration = Duration::from_secs(3);
 
+/// Longest a launch waits for its kernel's analysis in progress when
+/// passing it through would move buffers back to the application's
+/// device (see [`KernelAnalyses::choose`]).
+const PENDING_WAIT: Duration = Duration::from_secs(10);
+
 /// A kernel's argument list depends on its source, name and build options.
 pub(crate) type KernelKey = (usize, String, Vec<String>);
 
@@ -173,13 +178,17 @@ impl KernelAnalyses {
     /// Analyses the launch needs and nobody asked for yet are handed to
     /// `start` (which makes them at once in the waiting mode).
     /// `ints` are the integer scalar arguments (index, name, value); empty
-    /// before the argument list is known.
+    /// before the argument list is known. `wait_pending`: the launch waits
+    /// for an analysis in progress (at most [`PENDING_WAIT`]) rather than
+    /// pass through, as when clpart holds some of its buffers newer than
+    /// the application does.
     pub(crate) fn choose(
         &mut self,
         job: impl Fn(LaunchConfig) -> Job,
         nd: &NdRange,
         local_given: bool,
         ints: &[(u32, String, Option<i64>)],
+        wait_pending: bool,
     ) -> Choice {
         self.stream.see(&nd.global, ints);
         let dims = nd.global.len();
@@ -211,6 +220,21 @@ impl KernelAnalyses {
                         return Choice::Whole(why, self.n_analyses >= MAX_ANALYSES);
                     }
                     i += 1;
+                }
+                Some(Entry::Pending) if wait_pending => {
+                    // passing through would move the buffers clpart holds
+                    // newer back to the application's device, and the
+                    // next split launch would move them again
+                    let kernel_key = job(key.clone()).kernel_key;
+                    match worker().wait_for(&kernel_key, key) {
+                        Some(done) => self.take(done),
+                        None => {
+                            return Choice::Whole(
+                                "its analysis is running in the background".into(),
+                                false,
+                            )
+                        }
+                    }
                 }
                 Some(Entry::Pending) => {
                     return Choice::Whole("its analysis is running in the background".into(), false)
@@ -344,23 +368,47 @@ fn run(
     let session = sessions
         .entry(job.kernel_key.clone())
         .or_insert_with(|| job.session());
-    let (infos, ranges) = {
-        let _analyzing = hold()?;
-        // the argument list first: read from the cache, or parsed for and
-        // then kept in the cache
-        let infos = session
-            .arg_infos(&job.kernel)
-            .map(Arc::new)
-            .map_err(|e| format!("the kernel cannot be parsed: {e}"));
-        let ranges = session
-            .load_or_parse(&job.kernel, &job.config)
-            .and_then(|()| session.take_ranges(&job.kernel, &job.config));
-        (infos, ranges)
+    let child = std::env::var_os("CLPART_EXE")
+        .filter(|e| !e.is_empty() && busy.is_some())
+        .filter(|_| !session.in_cache(&job.kernel, &job.config));
+    let (infos, ranges) = match child {
+        // parsed and analyzed in a process of its own: no libclang here
+        Some(exe) => match analyze_in_child(&exe, &job) {
+            Ok(file) => match file.kernels.first() {
+                Some(k) => (Ok(Arc::new(k.args.clone())), Ok((file, false))),
+                None => (Err("the analysis found no kernel".to_string()), Ok((file, false))),
+            },
+            Err(why) => (Err(why), Err(None)),
+        },
+        None => {
+            let _analyzing = hold()?;
+            if busy.is_some() && !session.in_cache(&job.kernel, &job.config) {
+                // without `clpart exec` (the layer named in OPENCL_LAYERS
+                // by hand) the parse runs here: libclang is loaded first
+                // and the exit handler registered after its constructors,
+                // so the exit waits for this job before their destructors
+                // (not before those of objects libclang makes during the
+                // parse: `clpart exec` avoids the parse here altogether)
+                session::load_libraries();
+                register_exit_handler();
+            }
+            // the argument list first: read from the cache, or parsed for
+            // and then kept in the cache
+            let infos = session
+                .arg_infos(&job.kernel)
+                .map(Arc::new)
+                .map_err(|e| format!("the kernel cannot be parsed: {e}"));
+            let ranges = session
+                .load_or_parse(&job.kernel, &job.config)
+                .and_then(|()| session.take_ranges(&job.kernel, &job.config))
+                .map_err(Some);
+            (infos, ranges)
+        }
     };
     let verdict = match (&infos, ranges) {
         (Err(e), _) => Verdict::Whole { why: e.clone(), may_help: false },
         (_, Err(e)) => Verdict::Whole {
-            why: format!("the analysis failed: {e}"),
+            why: format!("the analysis failed: {}", e.map_or(String::new(), |e| e.to_string())),
             may_help: false,
         },
         (_, Ok((file, cached))) => {
@@ -397,6 +445,51 @@ fn run(
         infos,
         verdict,
     })
+}
+
+/// One analysis made by `clpart analyze-request` (`CLPART_EXE`, which
+/// `clpart exec` sets) in a process of its own: libclang then never runs in
+/// the application's process, whose exit would destroy its static objects
+/// under a parse in progress; an analysis unfinished at the application's
+/// exit still reaches the persistent cache for the next run.
+fn analyze_in_child(
+    exe: &std::ffi::OsStr,
+    job: &Job,
+) -> Result<ranges_format::RangeFile, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let request = ranges_format::AnalysisRequest {
+        file: format!("{}.cl", job.kernel),
+        source: job.source.to_string(),
+        build_options: job.options.clone(),
+        kernel: job.kernel.clone(),
+        work_dim: job.config.global.len() as u32,
+        local: job.config.local.clone(),
+        only: job.config.only.clone().unwrap_or_default(),
+    };
+    let text = request.to_text()?;
+    let cannot = |e: std::io::Error| {
+        format!("cannot run '{}': {e}", std::path::Path::new(exe).display())
+    };
+    let mut child = Command::new(exe)
+        .arg("analyze-request")
+        .env_remove("OPENCL_LAYERS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(cannot)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(text.as_bytes()).map_err(cannot)?;
+    }
+    let out = child.wait_with_output().map_err(cannot)?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err.lines().last().unwrap_or("").trim_start_matches("clpart: error: ");
+        return Err(format!("the analysis failed: {line}"));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
 }
 
 /// The verdict of a range file: a plan with its programs built on the
@@ -449,6 +542,8 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
 struct Worker {
     jobs: Mutex<Option<Sender<Job>>>,
     done: Mutex<Vec<Done>>,
+    /// Signalled when a job is done.
+    finished: std::sync::Condvar,
     /// Held while the job in progress analyzes or builds; taken for good
     /// at exit.
     busy: Mutex<()>,
@@ -465,14 +560,20 @@ extern "C" fn stop_at_exit() {
     let _ = std::panic::catch_unwind(stop);
 }
 
+/// Registers [`stop`] to run at exit. Handlers run in the reverse order of
+/// their registration (glibc runs those registered while it exits too):
+/// this one before the static destructors of every library loaded so far
+/// (the driver, loaded before the first launch; libclang, loaded by the
+/// worker), while the layer's own `.fini_array` entry runs after them.
+/// [`stop`] runs once however often it is registered.
+fn register_exit_handler() {
+    // SAFETY: registers a function that never unwinds.
+    unsafe { atexit(stop_at_exit) };
+}
+
 fn worker() -> &'static Worker {
     WORKER.get_or_init(|| {
-        // Handlers run in the reverse order of their registration: this one
-        // before the static destructors of libclang and the driver, loaded
-        // before the first launch (the layer's own `.fini_array` entry runs
-        // after them).
-        // SAFETY: registers a function that never unwinds.
-        unsafe { atexit(stop_at_exit) };
+        register_exit_handler();
         let (tx, rx) = channel::<Job>();
         let spawned = std::thread::Builder::new()
             .name("clpart-analysis".into())
@@ -492,17 +593,40 @@ fn worker() -> &'static Worker {
                     if let Ok(Some(done)) = done {
                         w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);
                     }
+                    w.finished.notify_all();
                 }
             });
         Worker {
             jobs: Mutex::new(spawned.ok().map(|_| tx)),
             done: Mutex::default(),
+            finished: std::sync::Condvar::new(),
             busy: Mutex::default(),
         }
     })
 }
 
 impl Worker {
+    /// Waits (at most [`PENDING_WAIT`]) for the job of `key` and takes it
+    /// out of the finished ones; `None` when it did not finish in time.
+    fn wait_for(&self, kernel: &KernelKey, key: &LaunchConfig) -> Option<Done> {
+        let until = Instant::now() + PENDING_WAIT;
+        let mut done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(i) = done
+                .iter()
+                .position(|d| &d.kernel_key == kernel && &d.config == key)
+            {
+                return Some(done.swap_remove(i));
+            }
+            let left = until.checked_duration_since(Instant::now())?;
+            done = self
+                .finished
+                .wait_timeout(done, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
     /// Hands a job to the thread; gives it back when there is none.
     fn submit(&self, job: Job) -> Result<(), Job> {
         let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());

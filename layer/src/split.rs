@@ -212,7 +212,17 @@ fn split_with(
         options: options.clone(),
         config,
     };
-    let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints) {
+    // buffers clpart holds newer than the application: a launch passed
+    // through would move them back (and the next split one again), so it
+    // waits for its analysis instead
+    let stale = rec.args.iter().flatten().any(|a| match &a.value {
+        Some(v) if v.len() == std::mem::size_of::<usize>() => {
+            let handle = usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"));
+            state::with(|s| s.buffers.get(&handle).is_some_and(|b| b.app == AppCopy::Stale))
+        }
+        _ => false,
+    });
+    let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, stale) {
         Choice::Split(key) => key,
         Choice::Whole(why, for_good) => {
             if for_good {

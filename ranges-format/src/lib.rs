@@ -89,6 +89,7 @@ mod file;
 pub mod output;
 mod parse;
 mod rational;
+mod request;
 pub mod run_file;
 mod signature;
 mod validate;
@@ -101,6 +102,7 @@ pub use file::{
     OLDEST_FORMAT_VERSION,
 };
 pub use rational::Rat;
+pub use request::AnalysisRequest;
 pub use run_file::{BufferDecl, RunFile, RunFileError, Step, StepArg};
 pub use signature::{SignatureFile, SIGNATURE_VERSION};
 pub use validate::{opencl_type, BoundArray, BoundBoxes, BoundKernel, TypeInfo, MAX_READ_PARTS};

@@ -901,6 +901,29 @@ impl Session {
     }
 }
 
+/// Answers an analysis another process asked for (`clpart
+/// analyze-request`, for the OpenCL layer): the ranges of
+/// [`LaunchConfig::any_launch`] with the request's work-group size and
+/// values, through the persistent cache like any launch's.
+pub fn answer(request: &ranges_format::AnalysisRequest) -> Result<RangeFile> {
+    let mut session =
+        Session::from_source_lazy(&request.file, &request.source, &request.build_options);
+    let local = (!request.local.is_empty()).then_some(&request.local[..]);
+    let config = LaunchConfig::any_launch(request.work_dim as usize, local, request.only.clone());
+    // kept in the cache with the ranges: [`Session::in_cache`] wants both
+    session.arg_infos(&request.kernel)?;
+    Ok(session.take_ranges(&request.kernel, &config)?.0)
+}
+
+/// Loads the libraries an analysis from source uses (libclang into the
+/// calling thread, barvinok for counts) now rather than at their first use,
+/// for a caller that must know when their static constructors have run
+/// (the OpenCL layer orders its exit handler after them).
+pub fn load_libraries() {
+    let _ = coarsen::load_libclang();
+    let _ = partitioner::ehrhart::barvinok_available();
+}
+
 /// Whether `k` has a written array that is sent whole or whose writes were
 /// not proved disjoint across slices: what specializing on a launch's
 /// values (a division by a scalar becomes quasi-affine, a delinearization
