@@ -16,7 +16,10 @@
 //!
 //! The reports give launches and split launches per kernel, and, when the
 //! layer writes them, `n_analyses` and `n_builds`. Every run is killed
-//! (its whole process group) after a time limit and shows as `timeout`.
+//! (its whole process group) after a time limit and shows as `timeout`,
+//! or once the group's resident memory passes a limit (`memory`): on a
+//! shared machine a run that grows without bound would otherwise bring
+//! the kernel's OOM killer onto other processes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -120,12 +123,15 @@ pub struct Options {
     pub args: Vec<String>,
     pub quick: bool,
     pub time_limit: Duration,
+    /// Resident bytes of a run's process group at which it is killed.
+    pub memory_limit: u64,
 }
 
 /// How one run ended and what the program printed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Run {
-    /// `ok`, `timeout`, `exit N`, or `signal N`.
+    /// `ok`, `timeout`, `memory` (killed past the memory limit), `exit N`,
+    /// or `signal N`.
     pub status: String,
     /// From the line `...: N mismatches`.
     pub mismatches: Option<u64>,
@@ -266,7 +272,7 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
         let plain = |what: &str, pocl_cache: Option<&Path>| -> Result<Run> {
             let mut c = Command::new(&exe);
             c.args(&args);
-            let r = run_limited(c, &dir, pocl_cache, tmp.path(), o.time_limit)?;
+            let r = run_limited(c, &dir, pocl_cache, tmp.path(), o)?;
             eprintln!("    plain {what}: {}", run_text(&r));
             Ok(r)
         };
@@ -288,7 +294,7 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
             c.env("CLPART_LAYER", &layer)
                 .env("CLPART_CACHE", "1")
                 .env("CLPART_CACHE_DIR", &clpart_cache);
-            let r = run_limited(c, &dir, Some(&pocl_clpart), tmp.path(), o.time_limit)?;
+            let r = run_limited(c, &dir, Some(&pocl_clpart), tmp.path(), o)?;
             let counts = read_report(&report);
             eprintln!(
                 "    clpart {what}: {}{}",
@@ -346,13 +352,14 @@ fn compile(dir: &Path, exe: &Path) -> Result<()> {
 
 /// Runs `c` in `dir` on "pthread basic" with one PoCL thread and PoCL's
 /// kernel cache in `pocl_cache` (the caller's when `None`), its output in
-/// files under `tmp`; kills its process group after `limit`.
+/// files under `tmp`; kills its process group past the time or memory
+/// limit of `o`.
 fn run_limited(
     mut c: Command,
     dir: &Path,
     pocl_cache: Option<&Path>,
     tmp: &Path,
-    limit: Duration,
+    o: &Options,
 ) -> Result<Run> {
     use std::os::unix::process::CommandExt;
     let out_path = tmp.join("stdout.txt");
@@ -370,26 +377,36 @@ fn run_limited(
     }
     let t = Instant::now();
     let mut child = c.spawn().context("cannot start the program")?;
-    let status: Option<ExitStatus> = loop {
+    let pgid = child.id() as i32;
+    let mut n_polls = 0u64;
+    let status: Result<ExitStatus, &str> = loop {
         if let Some(s) = child.try_wait()? {
-            break Some(s);
+            break Ok(s);
         }
-        if t.elapsed() >= limit {
+        let over = if t.elapsed() >= o.time_limit {
+            Some("timeout")
+        } else if n_polls % 25 == 0 && group_rss_bytes(pgid) > o.memory_limit {
+            Some("memory")
+        } else {
+            None
+        };
+        if let Some(why) = over {
             // The whole group: `clpart exec` and the program it started.
             unsafe {
-                libc::kill(-(child.id() as i32), libc::SIGKILL);
+                libc::kill(-pgid, libc::SIGKILL);
             }
             let _ = child.wait();
-            break None;
+            break Err(why);
         }
+        n_polls += 1;
         std::thread::sleep(Duration::from_millis(20));
     };
     let wall_ms = t.elapsed().as_secs_f64() * 1e3;
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let status = match status {
-        None => "timeout".to_string(),
-        Some(s) if s.success() => "ok".to_string(),
-        Some(s) => match s.code() {
+        Err(why) => why.to_string(),
+        Ok(s) if s.success() => "ok".to_string(),
+        Ok(s) => match s.code() {
             Some(code) => format!("exit {code}"),
             None => {
                 use std::os::unix::process::ExitStatusExt;
@@ -397,7 +414,7 @@ fn run_limited(
             }
         },
     };
-    if status != "ok" && status != "timeout" {
+    if !["ok", "timeout", "memory"].contains(&status.as_str()) {
         let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
         let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
         eprintln!(
@@ -422,6 +439,35 @@ fn run_limited(
         }),
         wall_ms,
     })
+}
+
+/// The resident bytes of the processes in group `pgid` (from
+/// `/proc/PID/stat`: the group is its 5th field, the resident pages its
+/// 24th).
+fn group_rss_bytes(pgid: i32) -> u64 {
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut pages = 0;
+    for e in dir.flatten() {
+        let name = e.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // After the command's closing parenthesis: field 3 onwards.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
+            pages += f.get(21).and_then(|r| r.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    pages * page
 }
 
 /// `N` of a line `...: N mismatches`.
@@ -459,7 +505,7 @@ fn run_text(r: &Run) -> String {
 /// The detail table, one row per program.
 pub fn table(results: &[AppResult]) -> String {
     let check = |r: &Run| match (r.status.as_str(), r.mismatches) {
-        ("timeout", _) => "timeout".to_string(),
+        ("timeout" | "memory", s) if s.is_none() => r.status.clone(),
         ("ok", Some(m)) => m.to_string(),
         (_, Some(m)) => format!("{m} ({})", r.status),
         (s, None) => s.to_string(),
@@ -473,16 +519,17 @@ pub fn table(results: &[AppResult]) -> String {
             }
         })
     };
+    let killed = |r: &Run| r.status == "timeout" || r.status == "memory";
     let wall = |r: &Run| {
-        if r.status == "timeout" {
-            "timeout".to_string()
+        if killed(r) {
+            r.status.clone()
         } else {
             format!("{:.0}", r.wall_ms)
         }
     };
     let dev = |r: &Run| {
-        if r.status == "timeout" {
-            "timeout".to_string()
+        if killed(r) {
+            r.status.clone()
         } else {
             ms(r.device_ms)
         }

@@ -96,6 +96,10 @@ struct Cli {
     /// show it as `timeout`.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     apps_time_limit: u64,
+    /// `apps`: kill a run once its processes hold this much resident
+    /// memory, and show it as `memory`.
+    #[arg(long, default_value_t = 8, value_name = "GIB")]
+    apps_memory_limit: u64,
     /// Internal: run as a worker subprocess.
     #[arg(long, hide = true)]
     worker: Option<String>,
@@ -1199,10 +1203,11 @@ fn bench(cli: &Cli) -> Result<()> {
             args: cli.apps_args.clone(),
             quick: cli.quick,
             time_limit: std::time::Duration::from_secs(cli.apps_time_limit),
+            memory_limit: cli.apps_memory_limit << 30,
         };
         eprintln!(
-            "== 11. real applications under `clpart exec` ({} s limit per run)",
-            cli.apps_time_limit
+            "== 11. real applications under `clpart exec` ({} s and {} GiB limit per run)",
+            cli.apps_time_limit, cli.apps_memory_limit
         );
         let a = apps::run(&clpart, &root, &options)?;
         let (g, n_counted, n_bound) = apps::geomean_compute_bound(&a);
@@ -1225,7 +1230,9 @@ fn bench(cli: &Cli) -> Result<()> {
             }
         }
         details.push_str(&format!(
-            "\nReal applications: plain and under `clpart exec` on POCL_DEVICES=\"pthread basic\", POCL_MAX_PTHREAD_COUNT=1; cold = fresh PoCL and clpart caches, warm = kept; speed-up = plain / clpart\n\n{}",
+            "\nReal applications: plain and under `clpart exec` (auto split) on POCL_DEVICES=\"pthread basic\", POCL_MAX_PTHREAD_COUNT=1; plain cold = a fresh PoCL cache, plain warm = the caller's PoCL cache (filled by earlier runs); clpart cold = fresh PoCL and clpart caches, clpart warm = both kept; speed-up = plain / clpart; limits per run {} s, {} GiB resident\n\n{}",
+            cli.apps_time_limit,
+            cli.apps_memory_limit,
             apps::table(&a)
         ));
         results.insert("apps".into(), serde_json::to_value(&a)?);
