@@ -385,7 +385,7 @@ fn run_limited(
         }
         let over = if t.elapsed() >= o.time_limit {
             Some("timeout")
-        } else if n_polls % 25 == 0 && group_rss_bytes(pgid) > o.memory_limit {
+        } else if n_polls.is_multiple_of(25) && group_rss_bytes(pgid) > o.memory_limit {
             Some("memory")
         } else {
             None

@@ -13,7 +13,7 @@
 //! 8. `clpart steps` across MPI ranks (`mpi.rs`; only when named:
 //!    `--only mpi`, with `clpart` built with the feature `mpi`),
 //! 11. real applications under `clpart exec` (`apps.rs`; only when named:
-//!    `--only apps`).
+//!     `--only apps`).
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
