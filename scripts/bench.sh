@@ -6,7 +6,9 @@
 # release build, about 10 minutes). Extra arguments
 # go to clpart-bench (e.g. --quick, --only bytes,launch, --out FILE).
 # Item 8 (`--only mpi`: clpart steps across MPI ranks, about 2 minutes)
-# runs only when named; it builds clpart with the feature `mpi`.
+# runs only when named; it builds clpart with the feature `mpi`. So does
+# item 11 (`--only apps`: the host programs of tests/apps plain and under
+# `clpart exec`; build the layer first: cargo build --release -p layer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

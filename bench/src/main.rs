@@ -11,7 +11,9 @@
 //! 5. peak host memory of `clpart run`,
 //! 7. the OpenCL layer's pass-through overhead (`layer.rs`),
 //! 8. `clpart steps` across MPI ranks (`mpi.rs`; only when named:
-//!    `--only mpi`, with `clpart` built with the feature `mpi`).
+//!    `--only mpi`, with `clpart` built with the feature `mpi`),
+//! 11. real applications under `clpart exec` (`apps.rs`; only when named:
+//!     `--only apps`).
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
@@ -19,6 +21,7 @@
 //! reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per process.
 
 mod analysis;
+mod apps;
 mod balance;
 mod bytes;
 mod coexec;
@@ -56,6 +59,9 @@ use table::{detail, markdown, Row};
 ///   target/release/clpart-bench --quick
 ///   cargo build --release -p clpart -p clpart-bench --features clpart/mpi
 ///   target/release/clpart-bench --only mpi --out /tmp/mpi.json
+///   cargo build --release -p clpart -p clpart-bench -p layer
+///   target/release/clpart-bench --only apps --apps-time-limit 120
+///   target/release/clpart-bench --only apps --apps gemm,lu_shrinking --apps-args 'gemm=256 256 256'
 #[derive(Parser)]
 #[command(name = "clpart-bench", verbatim_doc_comment)]
 struct Cli {
@@ -72,13 +78,28 @@ struct Cli {
     /// minute whose figures are not the benchmark's.
     #[arg(long)]
     quick: bool,
-    /// Run only these items (comma separated). `mpi` runs only when named.
+    /// Run only these items (comma separated). `mpi` and `apps` run only when named.
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Item>,
     /// Time only these corpus kernels in item 1 (comma separated names; all
     /// when absent): for profiling one kernel's analysis.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     kernels: Vec<String>,
+    /// `apps`: run only these programs of `tests/apps/` (comma separated).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    apps: Vec<String>,
+    /// `apps`: a program's arguments instead of its benchmark sizes, as
+    /// NAME=ARGS with ARGS space separated (repeatable).
+    #[arg(long, value_name = "NAME=ARGS")]
+    apps_args: Vec<String>,
+    /// `apps`: kill a run (its process group) after this many seconds and
+    /// show it as `timeout`.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    apps_time_limit: u64,
+    /// `apps`: kill a run once its processes hold this much resident
+    /// memory, and show it as `memory`.
+    #[arg(long, default_value_t = 8, value_name = "GIB")]
+    apps_memory_limit: u64,
     /// Internal: run as a worker subprocess.
     #[arg(long, hide = true)]
     worker: Option<String>,
@@ -110,6 +131,9 @@ enum Item {
     Balance,
     /// 10: the corpus split at its launches' values (every `@run`).
     Coverage,
+    /// 11: real host programs of `tests/apps/` plain and under `clpart
+    /// exec` (needs the release layer; runs only when named).
+    Apps,
 }
 
 fn main() {
@@ -214,7 +238,9 @@ fn bench(cli: &Cli) -> Result<()> {
         );
     }
     let scale = if cli.quick { &QUICK } else { &FULL };
-    let wants = |i: Item| (cli.only.is_empty() && i != Item::Mpi) || cli.only.contains(&i);
+    let wants = |i: Item| {
+        (cli.only.is_empty() && i != Item::Mpi && i != Item::Apps) || cli.only.contains(&i)
+    };
     let corpus = clpart_tests::corpus();
     let mut rows = Vec::new();
     let mut details = String::new();
@@ -1169,6 +1195,47 @@ fn bench(cli: &Cli) -> Result<()> {
             "mpi".into(),
             json!({ "cases": cases, "netns_not_run": no_netns }),
         );
+    }
+
+    if wants(Item::Apps) {
+        let options = apps::Options {
+            only: cli.apps.clone(),
+            args: cli.apps_args.clone(),
+            quick: cli.quick,
+            time_limit: std::time::Duration::from_secs(cli.apps_time_limit),
+            memory_limit: cli.apps_memory_limit << 30,
+        };
+        eprintln!(
+            "== 11. real applications under `clpart exec` ({} s and {} GiB limit per run)",
+            cli.apps_time_limit, cli.apps_memory_limit
+        );
+        let a = apps::run(&clpart, &root, &options)?;
+        let (g, n_counted, n_bound) = apps::geomean_compute_bound(&a);
+        rows.push(Row::info(
+            11,
+            format!("apps: device-section speed-up under `clpart exec` (auto, warm caches) over plain, geomean over {n_counted} of {n_bound} compute-bound programs"),
+            if n_counted == 0 { "-".into() } else { format!("{g:.2}x") },
+        ));
+        for r in &a {
+            let bad = |run: &apps::Run| run.status != "ok" || run.mismatches != Some(0);
+            if bad(&r.plain_warm) || bad(&r.clpart_warm) || bad(&r.clpart_even) {
+                rows.push(Row::info(
+                    11,
+                    format!("apps: {} own check plain / auto / 50-50", r.name),
+                    format!(
+                        "{} / {} / {}",
+                        r.plain_warm.status, r.clpart_warm.status, r.clpart_even.status
+                    ),
+                ));
+            }
+        }
+        details.push_str(&format!(
+            "\nReal applications: plain and under `clpart exec` (auto split) on POCL_DEVICES=\"pthread basic\", POCL_MAX_PTHREAD_COUNT=1; plain cold = a fresh PoCL cache, plain warm = the caller's PoCL cache (filled by earlier runs); clpart cold = fresh PoCL and clpart caches, clpart warm = both kept; speed-up = plain / clpart; limits per run {} s, {} GiB resident\n\n{}",
+            cli.apps_time_limit,
+            cli.apps_memory_limit,
+            apps::table(&a)
+        ));
+        results.insert("apps".into(), serde_json::to_value(&a)?);
     }
 
     let elapsed = t_start.elapsed().as_secs_f64();

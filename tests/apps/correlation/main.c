@@ -1,7 +1,9 @@
 /* Correlation matrix of n samples of m variables: ./correlation M N. */
+#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <CL/cl.h>
 
 #define CHECK(err, what) do { if ((err) != CL_SUCCESS) { \
@@ -42,6 +44,14 @@ static cl_program build(cl_context context, cl_device_id device, const char *pat
 static int differs(float got, float want)
 {
     return fabsf(got - want) > 1e-3f * fmaxf(1.0f, fabsf(want));
+}
+
+/* Wall-clock milliseconds, for the device section's time. */
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 static cl_context context;
@@ -119,10 +129,13 @@ int main(int argc, char **argv)
 
     size_t local1[2] = {16, 1}, global1[2] = {round_up(m, 16), 1};
     size_t local2[2] = {16, 8}, global2[2] = {round_up(m, 16), round_up(n, 8)};
+    double t0 = now_ms();
     CHECK(clEnqueueNDRangeKernel(queue, k[0], 2, NULL, global1, local1, 0, NULL, NULL), "launch mean");
     CHECK(clEnqueueNDRangeKernel(queue, k[1], 2, NULL, global1, local1, 0, NULL, NULL), "launch std");
     CHECK(clEnqueueNDRangeKernel(queue, k[2], 2, NULL, global2, local2, 0, NULL, NULL), "launch reduce");
     CHECK(clEnqueueNDRangeKernel(queue, k[3], 2, NULL, global1, local1, 0, NULL, NULL), "launch corr");
+    CHECK(clFinish(queue), "clFinish");
+    printf("device section: %.1f ms\n", now_ms() - t0);
     CHECK(clEnqueueReadBuffer(queue, d_sym, CL_TRUE, 0, sizeof(float) * m * m, symmat, 0, NULL, NULL), "read");
 
     for (int j = 0; j < m; j++) {
