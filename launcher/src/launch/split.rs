@@ -1191,7 +1191,8 @@ fn groups_other_dims(nd: &NdRange, split_dim: u32) -> u64 {
 /// `[lo, hi]` (and the guard's sink) from a first element that is a
 /// multiple of `align`: kept when it does, otherwise replaced by one over
 /// `[lo, hi]` (its start rounded down to that multiple) and, when `grow`,
-/// the elements the device already holds. Valid elements the new allocation keeps are copied on the device;
+/// the elements the device already holds, with as much again of slack
+/// towards the growth. Valid elements the new allocation keeps are copied on the device;
 /// those it drops that no other holder has are gathered to the host first.
 fn ensure_alloc(
     res: &mut Residency,
@@ -1213,6 +1214,21 @@ fn ensure_alloc(
     let valid = res.coh.valid(Holder::Device(dev));
     let (lo, hi) = match (grow, valid.hull()) {
         (true, Some((vl, vu))) => (lo.min(vl), hi.max(vu)),
+        _ => (lo, hi),
+    };
+    // Growing past an allocation: by its own size again towards the
+    // growth (within the array), so that a window moving one step per
+    // launch (a plane of a 3-D grid, a column of LU) is reallocated and
+    // copied O(log n) times, not at every launch (O(n^2) bytes copied).
+    let n = (host.len() as u64 / es.max(1)) as i64;
+    let (lo, hi) = match (grow, res.allocs.get(&dev)) {
+        (true, Some(old)) => {
+            let (old_lo, old_hi) = (old.base, old.base + old.extent as i64 - 1);
+            let slack = old.extent as i64;
+            let lo = if lo < old_lo { (lo - slack).max(0).min(lo) } else { lo };
+            let hi = if hi > old_hi { (hi + slack).min(n - 1).max(hi) } else { hi };
+            (lo, hi)
+        }
         _ => (lo, hi),
     };
     // a kernel viewing the array through wider elements needs them whole
