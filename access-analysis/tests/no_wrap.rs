@@ -177,3 +177,23 @@ fn an_int_index_from_ids_and_a_width_stays_within_int_at_the_largest_ids() {
         .offset([0, 2, 0]);
     assert!(!evaluates(&ka, &a.condition, &off), "{}", a.condition);
 }
+
+#[test]
+fn an_assumption_that_another_implies_is_not_checked_again() {
+    // `g0 * 16` within int implies `g0 * 8` within int: only the first is
+    // checked at launch
+    let ka = inline(
+        "__kernel void k(__global const float *in, __global float *out) { \
+         int pair = get_group_id(0) * 8; int base = get_group_id(0) * 16; \
+         int lid = get_local_id(0); out[base + lid] = in[pair + lid]; }",
+        &with_local(16),
+    );
+    let kernel: Vec<&str> = ka
+        .assumptions
+        .iter()
+        .filter(|a| a.array.is_none())
+        .map(|a| a.description.as_str())
+        .collect();
+    assert_eq!(kernel.len(), 1, "{kernel:?}");
+    assert!(kernel[0].contains("get_group_id(0) * 16"), "{kernel:?}");
+}
