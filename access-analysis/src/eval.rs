@@ -187,9 +187,11 @@ pub(crate) fn may_change(body: &[coarsen::ir::Stmt], name: &str) -> bool {
 /// without the wrap-around under a launch-time assumption that no
 /// work-item's value leaves `[lo, hi]`: a value of the NDRange alone (`int
 /// x0 = get_group_id(0) * 16`: 2^31 work-groups make it wrap), an integer
-/// scalar argument converted to an unsigned type (assumed not negative), or
-/// a monotone sum of products of such values (`get_global_id(1) * width +
-/// get_global_id(0)` into an `int`). The renderer turns it into a condition
+/// scalar argument converted to an unsigned type (assumed not negative), an
+/// affine value of the ids, the NDRange's values and integer scalar
+/// arguments (`int j = get_global_id(0) + (k + 1)`: `k` near `INT_MAX`
+/// makes it wrap), or a monotone sum of products of such values
+/// (`get_global_id(1) * width + get_global_id(0)` into an `int`). The renderer turns it into a condition
 /// on the parameters (`Renderer::no_wrap_assumptions`), checked at every
 /// launch; where it fails, every array is whole. Modelled with the
 /// wrap-around (`mod 2^32` terms), such subscripts made isl's bounds take

@@ -283,6 +283,16 @@ impl Poly {
         a.add(&Poly::atom(Atom::Div(Box::new(b), d)))
     }
 
+    /// The polynomial without its terms whose coefficient is a multiple of
+    /// `m`: the same value modulo `m` (every term is an integer). A value
+    /// converted to an integer type of `2^n` values keeps nothing of a wider
+    /// type's wrap-around (`(int)(x + (size_t)k)`: the `2^64` multiples).
+    pub fn without_multiples_of(&self, m: i128) -> Poly {
+        let mut r = self.clone();
+        r.terms.retain(|_, c| *c % m != 0);
+        r
+    }
+
     /// Whether the value is non-negative by construction: every term is a
     /// non-negative multiple of atoms known to be non-negative (`nonneg`
     /// decides for dimensions and parameters) and the constant is non-negative.
@@ -548,6 +558,23 @@ impl Cond {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn multiples_of_the_modulus_are_dropped() {
+        // x0 + k + 1 - 2^64 * floor((k + 1) / 2^64), modulo 2^32
+        let k1 = Poly::param("k").add_const(1).unwrap();
+        let wrap = k1.floor_div(1 << 64).unwrap().scale(-(1 << 64)).unwrap();
+        let v = Poly::dim("x0").add(&k1).unwrap().add(&wrap).unwrap();
+        let want = Poly::dim("x0").add(&k1).unwrap();
+        assert_eq!(v.without_multiples_of(1 << 32), want);
+        // a coefficient that is no multiple stays
+        let odd = Poly::param("k").scale(3 << 31).unwrap();
+        assert_eq!(odd.without_multiples_of(1 << 32), odd);
+        assert_eq!(
+            Poly::konst(1 << 32).without_multiples_of(1 << 32),
+            Poly::default()
+        );
+    }
 
     #[test]
     fn floor_div_normalizes() {

@@ -324,7 +324,40 @@ impl<'a> Renderer<'a> {
                 }),
             }
         }
-        out
+        self.without_implied(out, context)
+    }
+
+    /// `out` without each assumption that the others kept imply within
+    /// `context`: checking it at launch could change nothing (`(size_t)(k +
+    /// 1)` not negative implies `get_global_id(0) + (k + 1)`, computed in
+    /// `size_t`, not negative, the global offset being at least 0). Taken in
+    /// order, each against those still kept, so that of two equal ones the
+    /// later goes; all kept where isl cannot tell.
+    fn without_implied(&self, out: Vec<Assumption>, context: &str) -> Vec<Assumption> {
+        if out.len() < 2 {
+            return out;
+        }
+        let isl = &self.isl;
+        let implied = |i: usize, kept: &[bool]| -> IslResult<bool> {
+            let mut others = isl.set(context)?;
+            for (j, a) in out.iter().enumerate() {
+                if j != i && kept[j] {
+                    others = others.intersect(isl.set(&a.condition)?).ok_in(isl)?;
+                }
+            }
+            others.is_subset(&isl.set(&out[i].condition)?).ok_in(isl)
+        };
+        let mut kept = vec![true; out.len()];
+        for i in 0..out.len() {
+            self.isl.reset();
+            if implied(i, &kept).unwrap_or(false) {
+                kept[i] = false;
+            }
+        }
+        out.into_iter()
+            .zip(kept)
+            .filter_map(|(a, k)| k.then_some(a))
+            .collect()
     }
 
     /// [`Renderer::no_wrap_assumptions`] of one conversion: `None` when

@@ -1,7 +1,9 @@
 //! Integer conversions of NDRange values that could wrap around only on
-//! huge launches (`int base = get_group_id(0) * 16`) are modelled without the
-//! wrap-around under a launch-time assumption of the kernel; one that wraps
-//! on ordinary launches (`i + 4294967295u`) keeps its wrap-around.
+//! huge launches (`int base = get_group_id(0) * 16`), and of affine values
+//! that add integer scalar arguments to them (`int j = get_global_id(0) + (k
+//! + 1)`), are modelled without the wrap-around under a launch-time
+//! assumption of the kernel; one that wraps on ordinary launches (`i +
+//! 4294967295u`) keeps its wrap-around.
 
 mod common;
 
@@ -176,4 +178,141 @@ fn an_int_index_from_ids_and_a_width_stays_within_int_at_the_largest_ids() {
         .arg("width", 1 << 16)
         .offset([0, 2, 0]);
     assert!(!evaluates(&ka, &a.condition, &off), "{}", a.condition);
+}
+
+/// LU's scale step as public suites write it: `get_global_id(0) + (k + 1)`
+/// is computed in `size_t` (`k + 1` converted to it), then converted to
+/// `int`.
+const SCALAR_OFFSET: &str = "__kernel void k(__global float *a, int k, int n) { \
+     int j = get_global_id(0) + (k + 1); \
+     if (j < n) a[k * n + j] = a[k * n + j] / a[k * n + k]; }";
+
+/// The kernel assumption of `ka` whose description contains `what`.
+fn kernel_assumption<'a>(
+    ka: &'a access_analysis::KernelAccesses,
+    what: &str,
+) -> &'a access_analysis::Assumption {
+    ka.assumptions
+        .iter()
+        .find(|a| a.array.is_none() && a.description.contains(what))
+        .unwrap_or_else(|| panic!("no '{what}' in {:?}", ka.assumptions))
+}
+
+#[test]
+fn an_int_offset_by_a_scalar_is_exact_under_a_launch_time_assumption() {
+    let ka = inline(SCALAR_OFFSET, &AnalysisOptions::default());
+    let a = ka.array("a").unwrap();
+    assert!(a.whole.is_none(), "{:?}", a.whole);
+    for w in [&a.must_writes, &a.reads] {
+        assert!(
+            !w.contains("mod") && !w.contains("floor") && !w.contains("4294967296"),
+            "an access keeps a wrap-around: {w}"
+        );
+    }
+    // column k + 1 + x0 of row k, parametric in k
+    assert!(
+        a.must_writes.contains("a[k, 1 + k + x0]"),
+        "{}",
+        a.must_writes
+    );
+    let ctx = Context::alloc();
+    let at = |gs: i64, go: i64, k: i64| {
+        Launch::new([gs, 1, 1], [8, 1, 1])
+            .offset([go, 0, 0])
+            .arg("k", k)
+            .arg("n", 64)
+    };
+    // the sum converted to int: x0 + k + 1 <= 2^31 - 1 at the largest id
+    let int = kernel_assumption(&ka, "'get_global_id(0) + (k + 1)' stays within 'int'");
+    for (l, ok) in [
+        (at(64, 0, 3), true),
+        (at(64, 0, 0), true),
+        (at(64, 0, i32::MAX as i64 - 64), true),
+        (at(64, 0, i32::MAX as i64 - 63), false),
+        (at(64, 8, i32::MAX as i64 - 64), false),
+    ] {
+        assert_eq!(
+            holds(&ctx, &ka, &int.condition, &l),
+            ok,
+            "{l:?}: {}",
+            int.condition
+        );
+    }
+    // `k + 1` converted to size_t
+    let k1 = kernel_assumption(&ka, "'(k + 1)' converted to 'ulong' is not negative");
+    assert!(holds(&ctx, &ka, &k1.condition, &at(64, 0, -1)));
+    assert!(
+        !holds(&ctx, &ka, &k1.condition, &at(64, 0, -2)),
+        "{}",
+        k1.condition
+    );
+    // the size_t sum not negative follows from `k + 1` not negative: these
+    // two are all the kernel assumes
+    let kernel = ka.assumptions.iter().filter(|a| a.array.is_none());
+    assert_eq!(kernel.count(), 2, "{:?}", ka.assumptions);
+}
+
+#[test]
+fn specialized_on_a_k_that_wraps_the_wrap_around_is_modelled() {
+    // near INT_MAX the sum wraps on the launch's own work-items: specialized
+    // on it, the conversion keeps its wrap-around and assumes nothing
+    let k = i32::MAX as i64 - 10;
+    let options = AnalysisOptions {
+        specialize: [("k".to_string(), k), ("gs0".to_string(), 64)].into(),
+        ..Default::default()
+    };
+    let ka = inline(SCALAR_OFFSET, &options);
+    assert!(
+        ka.assumptions
+            .iter()
+            .all(|a| !a.description.contains("stays within 'int'")),
+        "{:?}",
+        ka.assumptions
+    );
+    let a = ka.array("a").unwrap();
+    assert!(a.whole.is_none(), "{:?}", a.whole);
+    assert!(
+        a.must_writes.contains("mod 4294967296"),
+        "the write of a wrapped column is modelled without its wrap-around: {}",
+        a.must_writes
+    );
+}
+
+#[test]
+fn a_scalar_offset_that_wraps_on_ordinary_launches_keeps_its_wrap_around() {
+    // `x0 + m + 4294967295u` passes UINT_MAX on every ordinary launch (it
+    // is `x0 + m - 1` wrapped around): the conversion keeps its wrap-around
+    // instead of an assumption that such launches fail
+    let ka = inline(
+        "__kernel void k(__global int *a, uint m) { uint j = get_global_id(0) + m + 4294967295u; \
+         if (j < 64) a[j] = 1; }",
+        &AnalysisOptions::default(),
+    );
+    assert!(
+        ka.assumptions
+            .iter()
+            .all(|a| !a.description.contains("stays within")),
+        "{:?}",
+        ka.assumptions
+    );
+}
+
+#[test]
+fn an_assumption_that_another_implies_is_not_checked_again() {
+    // `g0 * 16` within int implies `g0 * 8` within int: only the first is
+    // checked at launch
+    let ka = inline(
+        "__kernel void k(__global const float *in, __global float *out) { \
+         int pair = get_group_id(0) * 8; int base = get_group_id(0) * 16; \
+         int lid = get_local_id(0); out[base + lid] = in[pair + lid]; }",
+        &with_local(16),
+    );
+    let kernel: Vec<&str> = ka
+        .assumptions
+        .iter()
+        .filter(|a| a.array.is_none())
+        .map(|a| a.description.as_str())
+        .collect();
+    assert_eq!(kernel.len(), 1, "{kernel:?}");
+    assert!(kernel[0].contains("get_group_id(0) * 16"), "{kernel:?}");
 }

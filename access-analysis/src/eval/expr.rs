@@ -919,6 +919,19 @@ impl<'a> Walker<'a> {
             }
         }
         let IntVal::Known(pieces) = v else { return v };
+        // Terms that are multiples of 2^bits vanish in the conversion: a
+        // wider unsigned intermediate's wrap-around (`get_global_id(0) + (k +
+        // 1)` is computed in `size_t`, then converted to `int`) leaves the
+        // value itself.
+        let m = 1i128 << bits;
+        let pieces: Vec<(Cond, Poly)> = if bits > 1 {
+            pieces
+                .into_iter()
+                .map(|(c, p)| (c, p.without_multiples_of(m)))
+                .collect()
+        } else {
+            pieces
+        };
         if pieces
             .iter()
             .all(|(_, p)| self.poly_range(p).is_some_and(|(a, b)| a >= lo && b <= hi))
@@ -936,7 +949,6 @@ impl<'a> Walker<'a> {
         if bits == 1 {
             return IntVal::Unknown(why());
         }
-        let m = 1i128 << bits;
         let half = if signed { m / 2 } else { 0 };
         let mut out = Vec::new();
         for (c, p) in pieces {
@@ -952,11 +964,10 @@ impl<'a> Walker<'a> {
             // sum of products of non-negative NDRange values and scalar
             // arguments (`get_global_id(1) * width + get_global_id(0)`,
             // `width` not negative), largest at the NDRange's largest ids.
-            let ordinary = self.of_ndrange_alone(&p)
-                && self
-                    .ordinary_range(&p)
-                    .is_some_and(|(a, b)| a >= lo && b <= hi);
-            if ordinary || self.monotone_nonneg(&p, lo) {
+            let ordinary = self
+                .ordinary_range(&p)
+                .is_some_and(|(a, b)| a >= lo && b <= hi);
+            if ordinary && self.of_ndrange_alone(&p) || self.monotone_nonneg(&p, lo) {
                 self.assume_no_wrap(super::NoWrap {
                     value: p.clone(),
                     lo,
@@ -993,6 +1004,34 @@ impl<'a> Walker<'a> {
                     continue;
                 }
             }
+            // An affine value of the ids, the NDRange's values and integer
+            // scalar arguments (`get_global_id(0) + (k + 1)` into an `int`,
+            // `k + 1` converted to `size_t`) that stays in range on ordinary
+            // launches whose scalars lie in [0, 2^24]: kept as it is under
+            // the assumption, over the scalars too, that no work-item's value
+            // leaves the range (one that does, `k` near `INT_MAX`, fails it
+            // at launch).
+            if ordinary && self.of_launch_values(&p) {
+                let above = self.poly_range(&p).is_none_or(|(_, b)| b > hi);
+                let what = if above || lo < 0 {
+                    format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span))
+                } else {
+                    format!(
+                        "'{text}' converted to '{}' is not negative ({})",
+                        ty.name(),
+                        self.loc(span)
+                    )
+                };
+                self.assume_no_wrap(super::NoWrap {
+                    value: p.clone(),
+                    lo,
+                    hi,
+                    above,
+                    what,
+                });
+                out.push((c, p));
+                continue;
+            }
             // r = ((p + half) mod m) - half
             let shifted = match p.add_const(half) {
                 Some(q) => q,
@@ -1021,9 +1060,9 @@ impl<'a> Walker<'a> {
         affine_in_ids_and(p, |n| self.is_nd_param(n))
     }
 
-    /// Interval bounds of `p` over ordinary NDRanges: local and group ids
-    /// below 2^24, global ids below 2^25, sizes and offsets up to 2^24
-    /// (specialized values exact); see `wrap`.
+    /// Interval bounds of `p` over ordinary launches: local and group ids
+    /// below 2^24, global ids below 2^25, sizes, offsets and scalar
+    /// arguments in [0, 2^24] (specialized values exact); see `wrap`.
     fn ordinary_range(&self, p: &Poly) -> Option<(i128, i128)> {
         const CAP: i128 = 1 << 24;
         let mut acc = (0i128, 0i128);
