@@ -593,6 +593,37 @@ __kernel void via(__global const float *A, __global float *out, int n) {
 }
 
 #[test]
+fn boxes_over_literal_strides_are_proven_per_work_group() {
+    // `a[i + y*1000]`: the extent is the strides' ratio, a literal; the
+    // subscript splits by it without division, and the test requires the
+    // launch's extent to be that literal
+    let src = "__kernel void mm(__global float *c, __global const float *a, __global const float *b) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float e = 0.0f;
+    for (int i = 0; i < 1000; i++)
+        e += a[i + y * 1000] * b[x + i * 1000];
+    c[x + y * 1000] = e;
+}";
+    let s = boxed_rewrite("mm", src, &[(0, &["1000", "1"]), (1, &["1000", "1"]), (2, &["1000", "1"])]);
+    let fast = fast_copy(&s.source);
+    assert!(
+        fast.contains("a[((long)(i + y * 1000) - __clpart_base_a)]")
+            && fast.contains("b[((long)(x + i * 1000) - __clpart_base_b)]")
+            && fast.contains("c[((long)(x + y * 1000) - __clpart_base_c)]"),
+        "{fast}"
+    );
+    assert!(
+        s.source.contains("(__clpart_bs1_a == 1L) & (1000L == __clpart_be1_a)"),
+        "{}",
+        s.source
+    );
+    // strides that do not nest (1000 is no multiple of 3) prove nothing
+    let s = boxed_rewrite("mm", src, &[(0, &["1000", "3"])]);
+    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_c == 0);"), "{}", s.source);
+}
+
+#[test]
 fn issue12_stencil_subscripts_through_a_local_split() {
     // idx = y * width + x: idx - 1, idx + width, idx - width all split,
     // with x narrowed by the conditions

@@ -254,7 +254,9 @@ impl<'a> GroupCheck<'a> {
     /// strides), an access is proven only when its subscript splits, from
     /// the innermost dimension out, as
     /// `C_m + E_m * (C_{m-1} + E_{m-1} * (... + E_1 * Q))` with each `E_k`
-    /// the scalar argument that is dimension `k`'s extent and
+    /// the scalar argument that is dimension `k`'s extent (over literal
+    /// strides, the integer literal that is the strides' ratio, the launch's
+    /// extent argument required to equal it) and
     /// `0 <= C_k < E_k`: then `C_k` is the component the
     /// checked copy computes as `(i / stride_k) % extent_k`, and each must lie
     /// in the box. Every other access of a boxed array leaves the fast copy
@@ -316,10 +318,9 @@ impl<'a> GroupCheck<'a> {
         {
             return None;
         }
-        if !names
-            .iter()
-            .all(|n| matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_))))
-        {
+        if !names.iter().all(|n| {
+            literal_extent(n).is_some() || matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))
+        }) {
             return None;
         }
         let mut sum: Vec<Term> = Vec::new();
@@ -351,7 +352,10 @@ impl<'a> GroupCheck<'a> {
             })
             .collect();
         for k in (0..m).rev() {
-            let ev = self.var(&names[k])?;
+            let ev = match literal_extent(&names[k]) {
+                Some(e) => Iv::point(lit_text(e)),
+                None => self.var(&names[k])?,
+            };
             if !ev.is_point() {
                 return None;
             }
@@ -420,6 +424,9 @@ impl<'a> GroupCheck<'a> {
     /// is a sum mentioning `name` is distributed first. `None` past a size
     /// limit.
     fn divide(&self, terms: Vec<Term>, name: &str) -> Option<(Vec<Term>, Vec<Term>)> {
+        if let Some(e) = literal_extent(name) {
+            return Some(divide_literal(terms, e));
+        }
         let mut work = terms;
         let (mut quotient, mut rest) = (Vec::new(), Vec::new());
         let mut steps = 0;
@@ -1112,6 +1119,44 @@ fn known_comparisons(c: &Expr, holds: bool, out: &mut Vec<(String, BinOp, Expr)>
         }
         _ => {}
     }
+}
+
+/// An extent that is an integer literal (literal strides, `a[y*1000 + x]`:
+/// `"1000"`), at least 1.
+fn literal_extent(name: &str) -> Option<i64> {
+    name.parse().ok().filter(|&e: &i64| e >= 1)
+}
+
+/// Splits a sum of products into the quotients of its terms with an
+/// integer literal factor that is a multiple of `e` (that factor divided by
+/// `e`) and the other terms.
+fn divide_literal(terms: Vec<Term>, e: i64) -> (Vec<Term>, Vec<Term>) {
+    let (mut quotient, mut rest) = (Vec::new(), Vec::new());
+    for mut t in terms {
+        let at = t.factors.iter().position(|f| {
+            matches!(strip_casts(f).kind, ExprKind::IntLit(v) if v % i128::from(e) == 0)
+        });
+        match at {
+            Some(at) => {
+                let f = strip_casts(&t.factors[at]).clone();
+                let ExprKind::IntLit(v) = f.kind else {
+                    unreachable!("a literal factor")
+                };
+                let q = v / i128::from(e);
+                if q == 1 {
+                    t.factors.remove(at);
+                } else {
+                    t.factors[at] = Expr {
+                        kind: ExprKind::IntLit(q),
+                        ..f
+                    };
+                }
+                quotient.push(t);
+            }
+            None => rest.push(t),
+        }
+    }
+    (quotient, rest)
 }
 
 /// `e` is `p` itself (through conversions).
