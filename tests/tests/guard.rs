@@ -344,6 +344,37 @@ fn issue10_the_per_group_test_never_trusts_a_short_window() {
     }
 }
 
+/// A loop whose counter is declared before it is bounded once per group at
+/// its extreme iterations. When its bound makes the last iteration read
+/// past the host buffer (the last row's last element missing), the array
+/// goes whole under the guard, the group holding that row fails its test,
+/// and the checked copy catches the access: an error, nothing written back.
+#[test]
+fn a_loop_whose_last_iteration_leaves_the_buffer_is_caught() {
+    let rt = runtime();
+    let (name, src, global, local, ..) = FAST_PATH_KERNELS[3];
+    let mut p = plan(&rt, name, src, global, local, &[("n", 90), ("cols", 10)]);
+    let nd = NdRange::new(global, local).unwrap();
+    let mut a = args(&p, &["m=rand:899:1", "s=zeros:90", "n=90", "cols=10"]);
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
+    assert!(
+        err.to_string().contains("array 'm' outside its 899 elements"),
+        "{err}"
+    );
+    assert!(
+        a.buffer("s").unwrap().as_bytes().iter().all(|&b| b == 0),
+        "nothing is written back"
+    );
+}
+
 /// A buffer of 12-byte structs, accessed through a member: sized by OpenCL
 /// C's layout; a host buffer with too few elements is refused before
 /// anything runs (the member access is analyzed as part of the element),
