@@ -931,9 +931,20 @@ struct BoxSpec {
 }
 
 /// The extent of each dimension `k >= 1` as one name, from stride texts
-/// that are products of names (`["nx*ny", "nx", "1"]`: `["ny", "nx"]`);
-/// `None` when they do not nest that way.
+/// that are products of names (`["nx*ny", "nx", "1"]`: `["ny", "nx"]`), or
+/// as an integer literal from literal strides (`["1000", "1"]`:
+/// `["1000"]`); `None` when they do not nest that way.
 fn extent_names(strides: &[String]) -> Option<Vec<String>> {
+    // literal strides (`["1000", "1"]`): the extents are their ratios
+    let literal: Option<Vec<i64>> = strides.iter().map(|s| s.trim().parse().ok()).collect();
+    if let Some(v) = literal {
+        return (1..v.len())
+            .map(|k| {
+                (v[k] >= 1 && v[k - 1] >= v[k] && v[k - 1] % v[k] == 0)
+                    .then(|| (v[k - 1] / v[k]).to_string())
+            })
+            .collect();
+    }
     let factors = |s: &str| -> Option<Vec<String>> {
         if s.trim() == "1" {
             return Some(Vec::new());

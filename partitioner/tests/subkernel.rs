@@ -264,6 +264,61 @@ fn issue10_the_fast_copy_keeps_checks_it_cannot_prove() {
 }
 
 #[test]
+fn counters_declared_before_their_loop_are_bounded_per_work_group() {
+    // PolyBench/GPU's loops: `int k; for (k = 0; k < nk; k++)`. The
+    // counter is assigned by the loop alone and read only inside it, so the
+    // group's test bounds it like a counter the loop declares.
+    let src = "__kernel void gemm(__global float *a, __global float *b, __global float *c,
+                   float alpha, float beta, int ni, int nj, int nk) {
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if ((i < ni) && (j < nj)) {
+        c[i * nj + j] *= beta;
+        int k;
+        for (k = 0; k < nk; k++)
+            c[i * nj + j] += alpha * a[i * nk + k] * b[k * nj + j];
+    }
+}";
+    let p = coarsen::parse_program("gemm.cl", src, &Default::default()).unwrap();
+    let s = rewrite(&p, "gemm", &[0, 1, 2]).unwrap();
+    reparse(&s.source);
+    let fast = fast_copy(&s.source);
+    assert!(
+        fast.contains("a[((long)(i * nk + k) - __clpart_base_a)]")
+            && fast.contains("b[((long)(k * nj + j) - __clpart_base_b)]"),
+        "{fast}"
+    );
+    // Read after its loop (where it holds the bound), assigned in the body,
+    // `__local`, or counting two loops, the counter is not bounded: those
+    // accesses keep their checks.
+    for (what, body) in [
+        (
+            "read after the loop",
+            "int k; for (k = 0; k < n; k++) a[k] = 1; a[k - 1] = 2;",
+        ),
+        (
+            "assigned in the body",
+            "int k; for (k = 0; k < n; k++) { a[k] = 1; k = k + 1; }",
+        ),
+        (
+            "shared by the work-items",
+            "__local int k; for (k = 0; k < n; k++) a[k] = 1;",
+        ),
+        (
+            "two loops",
+            "int k; for (k = 0; k < n; k++) a[k] = 1; for (k = 0; k < 2 * n; k++) a[k] = 2;",
+        ),
+    ] {
+        let src = format!("__kernel void k(__global int *a, int n) {{ {body} }}");
+        let p = coarsen::parse_program("k.cl", &src, &Default::default()).unwrap();
+        let s = rewrite(&p, "k", &[0]).unwrap();
+        reparse(&s.source);
+        assert!(s.source.contains("a[__clpart_w("), "{what}: {}", s.source);
+        assert!(!s.source.contains("a[((long)(k)"), "{what}: {}", s.source);
+    }
+}
+
+#[test]
 fn issue10_local_tiles_stay_at_kernel_scope() {
     let p = program("matmul_tiled");
     let s = rewrite(&p, "matmul_tiled", &[0, 1, 2]).unwrap();
@@ -535,6 +590,37 @@ __kernel void via(__global const float *A, __global float *out, int n) {
     assert!(s.source.contains("ulong *__clpart_badp, long __clpart_bs1_A, long __clpart_be1_A, long __clpart_brl1_A, long __clpart_brh1_A, long __clpart_bwl1_A, long __clpart_bwh1_A)"), "{}", s.source);
     assert!(s.source.contains("&__clpart_bad, __clpart_bs1_A, __clpart_be1_A, __clpart_brl1_A, __clpart_brh1_A, __clpart_bwl1_A, __clpart_bwh1_A)"), "{}", s.source);
     assert!(s.source.contains("p[__clpart_bchk1((long)(k) - __clpart_base_A, 1, __clpart_rlo_A, __clpart_rhi_A, __clpart_len_A, __clpart_badp, 0, __clpart_base_A, __clpart_bs1_A"), "{}", s.source);
+}
+
+#[test]
+fn boxes_over_literal_strides_are_proven_per_work_group() {
+    // `a[i + y*1000]`: the extent is the strides' ratio, a literal; the
+    // subscript splits by it without division, and the test requires the
+    // launch's extent to be that literal
+    let src = "__kernel void mm(__global float *c, __global const float *a, __global const float *b) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float e = 0.0f;
+    for (int i = 0; i < 1000; i++)
+        e += a[i + y * 1000] * b[x + i * 1000];
+    c[x + y * 1000] = e;
+}";
+    let s = boxed_rewrite("mm", src, &[(0, &["1000", "1"]), (1, &["1000", "1"]), (2, &["1000", "1"])]);
+    let fast = fast_copy(&s.source);
+    assert!(
+        fast.contains("a[((long)(i + y * 1000) - __clpart_base_a)]")
+            && fast.contains("b[((long)(x + i * 1000) - __clpart_base_b)]")
+            && fast.contains("c[((long)(x + y * 1000) - __clpart_base_c)]"),
+        "{fast}"
+    );
+    assert!(
+        s.source.contains("(__clpart_bs1_a == 1L) & (1000L == __clpart_be1_a)"),
+        "{}",
+        s.source
+    );
+    // strides that do not nest (1000 is no multiple of 3) prove nothing
+    let s = boxed_rewrite("mm", src, &[(0, &["1000", "3"])]);
+    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_c == 0);"), "{}", s.source);
 }
 
 #[test]

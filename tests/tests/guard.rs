@@ -190,7 +190,10 @@ fn issue10_unchecked_runs_without_the_guard() {
 /// Kernels whose every subscript the per-work-group test bounds, so that
 /// groups run the body's fast copy (plain indices): conditions narrowing
 /// the ids (a 2-D stencil), an early `return` under a padded NDRange with a
-/// loop counting down, and `__local` tiles loaded in a loop.
+/// loop counting down, `__local` tiles loaded in a loop, and a loop whose
+/// counter is declared before it (PolyBench/GPU's form), bounded at its
+/// extreme iterations: with its window one element short, only the last
+/// iteration of the last row leaves it.
 /// (name, source, global, local, arguments, array whose window is cut, output)
 type FastCase = (
     &'static str,
@@ -202,7 +205,7 @@ type FastCase = (
     &'static str,
 );
 
-const FAST_PATH_KERNELS: [FastCase; 3] = [
+const FAST_PATH_KERNELS: [FastCase; 4] = [
     (
         "stencil",
         "__kernel void stencil(__global const float *in, __global float *out, int width, int height) {
@@ -263,6 +266,24 @@ __kernel void tiled(__global const float *a, __global const float *b, __global f
         "a",
         "c",
     ),
+    (
+        "rowsum_outer",
+        "__kernel void rowsum_outer(__global const float *m, __global float *s, int n, int cols) {
+    int r = get_global_id(0);
+    int j;
+    float acc = 0.0f;
+    if (r < n) {
+        for (j = 0; j < cols; j++)
+            acc += m[r * cols + j];
+        s[r] = acc;
+    }
+}",
+        &[96],
+        &[16],
+        &["m=rand:900:1", "s=zeros:90", "n=90", "cols=10"],
+        "m",
+        "s",
+    ),
 ];
 
 #[test]
@@ -276,6 +297,16 @@ fn issue10_the_per_group_test_never_trusts_a_short_window() {
             .collect();
         let mut p = plan(&rt, name, src, global, local, &scalars);
         assert!(p.guard_status().is_ok(), "{name}: {:?}", p.guard_status());
+        if name == "rowsum_outer" {
+            // the loop's read is proven per group, not checked per access
+            let sub = p.kernel().subkernel.as_ref().unwrap();
+            assert!(
+                sub.source
+                    .contains("m[((long)(r * cols + j) - __clpart_base_m)]"),
+                "{}",
+                sub.source
+            );
+        }
         let nd = NdRange::new(global, local).unwrap();
         let pristine = args(&p, specs);
         let mut want = pristine.clone();
@@ -311,6 +342,37 @@ fn issue10_the_per_group_test_never_trusts_a_short_window() {
             "{name}"
         );
     }
+}
+
+/// A loop whose counter is declared before it is bounded once per group at
+/// its extreme iterations. When its bound makes the last iteration read
+/// past the host buffer (the last row's last element missing), the array
+/// goes whole under the guard, the group holding that row fails its test,
+/// and the checked copy catches the access: an error, nothing written back.
+#[test]
+fn a_loop_whose_last_iteration_leaves_the_buffer_is_caught() {
+    let rt = runtime();
+    let (name, src, global, local, ..) = FAST_PATH_KERNELS[3];
+    let mut p = plan(&rt, name, src, global, local, &[("n", 90), ("cols", 10)]);
+    let nd = NdRange::new(global, local).unwrap();
+    let mut a = args(&p, &["m=rand:899:1", "s=zeros:90", "n=90", "cols=10"]);
+    let err = launcher::launch(
+        &mut p,
+        &nd,
+        &mut a,
+        &[(0, 0.5), (1, 0.5)],
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
+    assert!(
+        err.to_string().contains("array 'm' outside its 899 elements"),
+        "{err}"
+    );
+    assert!(
+        a.buffer("s").unwrap().as_bytes().iter().all(|&b| b == 0),
+        "nothing is written back"
+    );
 }
 
 /// A buffer of 12-byte structs, accessed through a member: sized by OpenCL

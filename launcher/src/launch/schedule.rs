@@ -821,9 +821,10 @@ fn device_work(
         };
         // A box over literal strides spanning every dimension k >= 1 whole
         // (`a[2*i]` and `a[2*i + 1]`: rows of 2) holds the elements of its
-        // 1-D window: without it the subkernel keeps its fast copy, whose
-        // per-group test cannot prove literal-extent boxes. Kept where it is
-        // what proves the writes exact.
+        // 1-D window: without it the subkernel checks no box (its
+        // per-group test proves literal-extent boxes, but only subscripts
+        // that split by the extent). Kept where it is what proves the
+        // writes exact.
         if a.literal_strides
             && boxes.as_ref().is_some_and(|b| {
                 b.strides.len() > 1

@@ -12,7 +12,10 @@
 //! - a local integer assigned only by its declaration has its initializer's
 //!   interval; the counter of a `for (T k = e0; k < e1; k += s)` loop (any of
 //!   `<`, `<=`, `>`, `>=`, `++`, `--`, `+=`, `-=`), declared by the loop and
-//!   assigned only by its step, lies between the bounds' extremes;
+//!   assigned only by its step, lies between the bounds' extremes; so does
+//!   one declared before its loop (`int k; for (k = e0; ...)`, as
+//!   PolyBench/GPU writes its loops) when that loop's initialization and
+//!   step are its only assignments and nothing outside the loop reads it;
 //! - `+ - *`, division, remainder and shifts by positive amounts, `&` with a
 //!   non-negative side, `min`/`max`/`clamp`/`mul24`/`mad24`, conversions and
 //!   `?:` combine intervals; comparisons give `[0, 1]`.
@@ -251,7 +254,9 @@ impl<'a> GroupCheck<'a> {
     /// strides), an access is proven only when its subscript splits, from
     /// the innermost dimension out, as
     /// `C_m + E_m * (C_{m-1} + E_{m-1} * (... + E_1 * Q))` with each `E_k`
-    /// the scalar argument that is dimension `k`'s extent and
+    /// the scalar argument that is dimension `k`'s extent (over literal
+    /// strides, the integer literal that is the strides' ratio, the launch's
+    /// extent argument required to equal it) and
     /// `0 <= C_k < E_k`: then `C_k` is the component the
     /// checked copy computes as `(i / stride_k) % extent_k`, and each must lie
     /// in the box. Every other access of a boxed array leaves the fast copy
@@ -313,10 +318,9 @@ impl<'a> GroupCheck<'a> {
         {
             return None;
         }
-        if !names
-            .iter()
-            .all(|n| matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_))))
-        {
+        if !names.iter().all(|n| {
+            literal_extent(n).is_some() || matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))
+        }) {
             return None;
         }
         let mut sum: Vec<Term> = Vec::new();
@@ -348,7 +352,10 @@ impl<'a> GroupCheck<'a> {
             })
             .collect();
         for k in (0..m).rev() {
-            let ev = self.var(&names[k])?;
+            let ev = match literal_extent(&names[k]) {
+                Some(e) => Iv::point(lit_text(e)),
+                None => self.var(&names[k])?,
+            };
             if !ev.is_point() {
                 return None;
             }
@@ -417,6 +424,9 @@ impl<'a> GroupCheck<'a> {
     /// is a sum mentioning `name` is distributed first. `None` past a size
     /// limit.
     fn divide(&self, terms: Vec<Term>, name: &str) -> Option<(Vec<Term>, Vec<Term>)> {
+        if let Some(e) = literal_extent(name) {
+            return Some(divide_literal(terms, e));
+        }
         let mut work = terms;
         let (mut quotient, mut rest) = (Vec::new(), Vec::new());
         let mut steps = 0;
@@ -1111,6 +1121,44 @@ fn known_comparisons(c: &Expr, holds: bool, out: &mut Vec<(String, BinOp, Expr)>
     }
 }
 
+/// An extent that is an integer literal (literal strides, `a[y*1000 + x]`:
+/// `"1000"`), at least 1.
+fn literal_extent(name: &str) -> Option<i64> {
+    name.parse().ok().filter(|&e: &i64| e >= 1)
+}
+
+/// Splits a sum of products into the quotients of its terms with an
+/// integer literal factor that is a multiple of `e` (that factor divided by
+/// `e`) and the other terms.
+fn divide_literal(terms: Vec<Term>, e: i64) -> (Vec<Term>, Vec<Term>) {
+    let (mut quotient, mut rest) = (Vec::new(), Vec::new());
+    for mut t in terms {
+        let at = t.factors.iter().position(|f| {
+            matches!(strip_casts(f).kind, ExprKind::IntLit(v) if v % i128::from(e) == 0)
+        });
+        match at {
+            Some(at) => {
+                let f = strip_casts(&t.factors[at]).clone();
+                let ExprKind::IntLit(v) = f.kind else {
+                    unreachable!("a literal factor")
+                };
+                let q = v / i128::from(e);
+                if q == 1 {
+                    t.factors.remove(at);
+                } else {
+                    t.factors[at] = Expr {
+                        kind: ExprKind::IntLit(q),
+                        ..f
+                    };
+                }
+                quotient.push(t);
+            }
+            None => rest.push(t),
+        }
+    }
+    (quotient, rest)
+}
+
 /// `e` is `p` itself (through conversions).
 fn param_through_casts<'e>(e: &'e Expr, p: &str) -> Option<&'e Expr> {
     match &e.kind {
@@ -1164,7 +1212,8 @@ fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
     let mut addr: Vec<String> = Vec::new();
     let mut loops: HashMap<&str, LoopShape<'_>> = HashMap::new();
     let mut defs: HashMap<&str, (&VarDecl, bool)> = HashMap::new();
-    walk(&k.body, &mut decls, &mut defs, &mut loops);
+    let mut outer: HashMap<&str, Vec<(&Stmt, LoopShape<'_>)>> = HashMap::new();
+    walk(&k.body, &mut decls, &mut defs, &mut loops, &mut outer);
     visit_exprs(&k.body, &mut |e| match &e.kind {
         ExprKind::Assign(_, l, _)
         | ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, l) => {
@@ -1212,15 +1261,75 @@ fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
                 out.insert(*n, Fact::Def(init, &d.ty));
             }
         }
+        // a counter declared before its one loop (`int k; for (k = 0;
+        // ...)`): assigned by the loop's initialization and step alone and
+        // read only inside the loop, it takes the values of a counter the
+        // loop declares (a private one: a `__local` counter is shared by
+        // the work-items, which may step it under each other)
+        if let Some([(lp, l)]) = outer.get(n).map(Vec::as_slice) {
+            if writes == 2
+                && d.space == AddrSpace::Private
+                && !mentioned_outside(&k.body, n, lp)
+            {
+                out.insert(*n, Fact::Loop(*l, &d.ty));
+            }
+        }
     }
     out
 }
 
+/// `name` occurs in `body` outside the statement `lp`.
+fn mentioned_outside(body: &[Stmt], name: &str, lp: &Stmt) -> bool {
+    let mut found = false;
+    for s in body {
+        if std::ptr::eq(s, lp) {
+            continue;
+        }
+        match s {
+            Stmt::If {
+                cond, then, els, ..
+            } => {
+                found |= mentions(cond, name)
+                    || mentioned_outside(then, name, lp)
+                    || els.as_ref().is_some_and(|e| mentioned_outside(e, name, lp));
+            }
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
+                found |= init
+                    .as_ref()
+                    .is_some_and(|i| mentioned_outside(std::slice::from_ref(&**i), name, lp))
+                    || cond.as_ref().is_some_and(|c| mentions(c, name))
+                    || step.as_ref().is_some_and(|c| mentions(c, name))
+                    || mentioned_outside(body, name, lp);
+            }
+            Stmt::While { cond, body, .. } => {
+                found |= mentions(cond, name) || mentioned_outside(body, name, lp);
+            }
+            Stmt::Block(b) => found |= mentioned_outside(b, name, lp),
+            other => visit_exprs(std::slice::from_ref(other), &mut |e| {
+                found |= matches!(&e.kind, ExprKind::Var(v) if v == name)
+            }),
+        }
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// The loops of a body, by counter: `loops` for counters the loop
+/// declares, `outer` for counters declared before it (`for (k = 0; ...)`).
 fn walk<'a>(
     body: &'a [Stmt],
     decls: &mut HashMap<&'a str, usize>,
     defs: &mut HashMap<&'a str, (&'a VarDecl, bool)>,
     loops: &mut HashMap<&'a str, LoopShape<'a>>,
+    outer: &mut HashMap<&'a str, Vec<(&'a Stmt, LoopShape<'a>)>>,
 ) {
     for s in body {
         match s {
@@ -1229,9 +1338,9 @@ fn walk<'a>(
                 defs.insert(d.name.as_str(), (d, false));
             }
             Stmt::If { then, els, .. } => {
-                walk(then, decls, defs, loops);
+                walk(then, decls, defs, loops, outer);
                 if let Some(e) = els {
-                    walk(e, decls, defs, loops);
+                    walk(e, decls, defs, loops, outer);
                 }
             }
             Stmt::For {
@@ -1245,30 +1354,46 @@ fn walk<'a>(
                     if let Stmt::Decl(d) = &**init {
                         *decls.entry(d.name.as_str()).or_default() += 1;
                         defs.insert(d.name.as_str(), (d, true));
-                        if let Some(l) = loop_shape(d, cond.as_ref(), step.as_ref()) {
+                        let shape = d.init.as_ref().and_then(|i| {
+                            loop_shape(&d.name, i, cond.as_ref(), step.as_ref())
+                        });
+                        if let Some(l) = shape {
                             loops.insert(d.name.as_str(), l);
                         }
                     } else {
-                        walk(std::slice::from_ref(&**init), decls, defs, loops);
+                        if let Stmt::Expr(Expr {
+                            kind: ExprKind::Assign(None, k, i),
+                            ..
+                        }) = &**init
+                        {
+                            if let ExprKind::Var(n) = &k.kind {
+                                if let Some(l) = loop_shape(n, i, cond.as_ref(), step.as_ref()) {
+                                    outer.entry(n.as_str()).or_default().push((s, l));
+                                }
+                            }
+                        }
+                        walk(std::slice::from_ref(&**init), decls, defs, loops, outer);
                     }
                 }
-                walk(body, decls, defs, loops);
+                walk(body, decls, defs, loops, outer);
             }
-            Stmt::While { body, .. } | Stmt::Block(body) => walk(body, decls, defs, loops),
+            Stmt::While { body, .. } | Stmt::Block(body) => walk(body, decls, defs, loops, outer),
             _ => {}
         }
     }
 }
 
-/// `for (T k = e0; k OP e1; k STEP)` in one of the shapes the prologue
-/// bounds.
+/// `for (T k = e0; k OP e1; k STEP)` (or `for (k = e0; ...)`) in one of
+/// the shapes the prologue bounds.
 fn loop_shape<'a>(
-    d: &'a VarDecl,
+    k: &str,
+    init: &'a Expr,
     cond: Option<&'a Expr>,
     step: Option<&'a Expr>,
 ) -> Option<LoopShape<'a>> {
-    let k = d.name.as_str();
-    let init = d.init.as_ref()?;
+    if mentions(init, k) {
+        return None;
+    }
     let (op, l, r) = match &cond?.kind {
         ExprKind::Binary(op, l, r) => (*op, &**l, &**r),
         _ => return None,
