@@ -2,9 +2,9 @@
 //! for, its request (`ranges_format::AnalysisRequest`) on standard input
 //! and the range file on standard output, answered here
 //! (`session::answer`) so that libclang never runs in the application's
-//! process. The analysis reaches the persistent cache before the answer is
-//! written: an application that exits first still leaves it for its next
-//! run.
+//! process. The analysis reaches the persistent cache, and the subkernel
+//! the driver's cache, before the answer is written: an application that
+//! exits first still leaves both for its next run.
 
 use std::io::{Read, Write};
 
@@ -13,6 +13,25 @@ use clap::Args;
 
 #[derive(Args)]
 pub struct AnalyzeRequestArgs {}
+
+/// Builds the subkernel on every device, as the layer will, before the
+/// answer: the driver's own cache of compiled programs (PoCL's) then holds
+/// them, and the layer's builds, made with the same source and options,
+/// are read from it; an application that exits first leaves them for its
+/// next run. Any failure is the layer's to report when it builds.
+fn build_for_the_driver_cache(file: &ranges_format::RangeFile, kernel: &str) {
+    if !file.kernels.first().is_some_and(|k| k.splittable) {
+        return;
+    }
+    let Ok(runtime) = launcher::Runtime::new() else {
+        return;
+    };
+    let Ok(mut plan) = launcher::Plan::new(&runtime, file, kernel) else {
+        return;
+    };
+    let devices: Vec<usize> = (0..runtime.devices().len()).collect();
+    let _ = plan.prepare_split(&devices);
+}
 
 pub fn run(_: AnalyzeRequestArgs) -> Result<u8> {
     let mut text = String::new();
@@ -23,6 +42,7 @@ pub fn run(_: AnalyzeRequestArgs) -> Result<u8> {
         ranges_format::AnalysisRequest::from_text(&text, "the request").map_err(|e| anyhow!(e))?;
     // the argument list reaches the cache too (a later run reads both)
     let file = session::answer(&request)?;
+    build_for_the_driver_cache(&file, &request.kernel);
     let text = file.to_ron_string()?;
     std::io::stdout()
         .write_all(text.as_bytes())
