@@ -11,7 +11,9 @@
 //!   local size left to the driver, fills it only over several runs),
 //! - under `clpart exec` with the default split (auto), cold (fresh PoCL
 //!   and clpart analysis caches: `POCL_CACHE_DIR`, `CLPART_CACHE_DIR`) and
-//!   warm (both kept),
+//!   warm (both kept, after one more run that fills them: a cold run may
+//!   exit before what it started is done, and PoCL compiles a kernel's
+//!   work-group function at its first launch per local size),
 //! - under `clpart exec --split 0:0.5,1:0.5` (warm), for correctness.
 //!
 //! The reports give launches and split launches per kernel, and, when the
@@ -307,6 +309,11 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
             Ok((r, counts))
         };
         let (clpart_cold, report_cold) = under("cold", None)?;
+        // an application's first run may exit before the analysis and the
+        // builds it started are done (they reach the caches anyway), and
+        // the driver compiles a kernel's work-group function at its first
+        // launch per local size: one run between fills both
+        under("warm-up", None)?;
         let (clpart_warm, report_warm) = under("warm", None)?;
         let (clpart_even, report_even) = under("50-50", Some("0:0.5,1:0.5"))?;
         results.push(AppResult {
