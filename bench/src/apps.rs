@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+use crate::layer::find_layer;
 use crate::stats::geomean;
 
 /// One program: its folder under `tests/apps/`, its arguments at the
@@ -194,18 +195,6 @@ pub fn geomean_compute_bound(results: &[AppResult]) -> (f64, usize, usize) {
         .filter_map(|r| r.device_speedup_warm())
         .collect();
     (geomean(&v), v.len(), bound.len())
-}
-
-/// `libclpart_layer.so`: `$CLPART_LAYER`, else beside `clpart`.
-fn find_layer(clpart: &Path) -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("CLPART_LAYER").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    let p = clpart.with_file_name("libclpart_layer.so");
-    if !p.is_file() {
-        bail!("'{}' does not exist; build it with 'cargo build --release -p layer' or set CLPART_LAYER", p.display());
-    }
-    Ok(p)
 }
 
 /// The programs to run with their arguments, checked against the options.

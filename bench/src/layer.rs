@@ -36,7 +36,7 @@ impl Output {
 }
 
 /// `libclpart_layer.so`: `$CLPART_LAYER`, else beside `clpart`.
-fn find_layer(clpart: &Path) -> Result<PathBuf> {
+pub(crate) fn find_layer(clpart: &Path) -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("CLPART_LAYER").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p));
     }
