@@ -23,7 +23,7 @@
 //! shared machine a run that grows without bound would otherwise bring
 //! the kernel's OOM killer onto other processes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
