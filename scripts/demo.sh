@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/env.sh
-cargo build --release -q -p clpart
+# the layer too: `clpart exec` looks for it beside `clpart`
+cargo build --release -q -p clpart -p layer
 clpart=target/release/clpart
 echo "== clpart analyze kernels/matmul.cl"
 $clpart analyze kernels/matmul.cl
