@@ -60,7 +60,7 @@ use opencl_sys::{
 
 use crate::events;
 use crate::report;
-use crate::state::{self, AppCopy, BufferRec, Inside};
+use crate::state::{self, AppCopy, BufferRec, Inside, RawArg};
 use crate::target;
 
 /// clpart's copy of one application buffer.
@@ -320,9 +320,7 @@ pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Ve
             .args
             .iter()
             .flatten()
-            .filter_map(|a| a.value.as_deref())
-            .filter(|v| v.len() == std::mem::size_of::<usize>())
-            .map(|v| usize::from_ne_bytes(v.try_into().expect("pointer-sized")))
+            .filter_map(RawArg::handle)
             .filter(|h| s.buffers.contains_key(h))
             .collect();
         let writable = handles

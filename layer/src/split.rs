@@ -58,7 +58,7 @@ use crate::analyses::{Analyses, Choice, Job, KernelKey};
 use crate::config::config;
 use crate::report;
 use crate::resident;
-use crate::state::{self, AppCopy, Inside, KernelRec};
+use crate::state::{self, AppCopy, Inside, KernelRec, RawArg};
 use crate::target;
 
 /// The arguments of one `clEnqueueNDRangeKernel`.
@@ -215,12 +215,8 @@ fn split_with(
     // buffers clpart holds newer than the application: a launch passed
     // through would move them back (and the next split one again), so it
     // waits for its analysis instead
-    let stale = rec.args.iter().flatten().any(|a| match &a.value {
-        Some(v) if v.len() == std::mem::size_of::<usize>() => {
-            let handle = usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"));
-            state::with(|s| s.buffers.get(&handle).is_some_and(|b| b.app == AppCopy::Stale))
-        }
-        _ => false,
+    let stale = rec.args.iter().flatten().filter_map(RawArg::handle).any(|h| {
+        state::with(|s| s.buffers.get(&h).is_some_and(|b| b.app == AppCopy::Stale))
     });
     let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, stale) {
         Choice::Split(key) => key,
@@ -578,11 +574,8 @@ fn refuse_early(rec: &KernelRec) -> Result<(), String> {
                 "argument {i} is an SVM pointer (clSetKernelArgSVMPointer)"
             ));
         }
-        let handle = match &arg.value {
-            Some(v) if v.len() == std::mem::size_of::<usize>() => {
-                usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"))
-            }
-            _ => continue,
+        let Some(handle) = arg.handle() else {
+            continue;
         };
         let what = state::with(|s| {
             let b = s.buffers.get(&handle)?;
@@ -638,12 +631,7 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
             }
             ArgKind::LocalBuffer => Slot::Local { bytes: raw.size as u64 },
             ArgKind::GlobalBuffer | ArgKind::ConstantBuffer => {
-                let handle = match &raw.value {
-                    Some(v) if v.len() == std::mem::size_of::<usize>() => {
-                        usize::from_ne_bytes(v[..].try_into().expect("pointer-sized"))
-                    }
-                    _ => 0,
-                };
+                let handle = raw.handle().unwrap_or(0);
                 if handle == 0 {
                     return Err(format!("buffer argument '{}' is NULL", info.name));
                 }

@@ -65,6 +65,16 @@ pub(crate) struct RawArg {
     pub(crate) svm: bool,
 }
 
+impl RawArg {
+    /// The object handle a pointer-sized value holds (a buffer, an image,
+    /// a sampler: the records say which); `None` for a NULL pointer or a
+    /// value of another size.
+    pub(crate) fn handle(&self) -> Option<usize> {
+        let v = self.value.as_deref()?;
+        Some(usize::from_ne_bytes(v.try_into().ok()?))
+    }
+}
+
 /// A kernel made with `clCreateKernel` or `clCreateKernelsInProgram`.
 #[derive(Clone)]
 pub(crate) struct KernelRec {
