@@ -175,8 +175,9 @@ struct Done {
 
 impl KernelAnalyses {
     /// The analysis that serves this launch: one that splits, or why not.
-    /// Analyses the launch needs and nobody asked for yet are handed to
-    /// `start` (which makes them at once in the waiting mode).
+    /// An analysis the launch needs and nobody asked for yet is made from
+    /// `job` (by the worker, or at once when the cache holds it or in the
+    /// waiting mode).
     /// `ints` are the integer scalar arguments (index, name, value); empty
     /// before the argument list is known. `wait_pending`: the launch waits
     /// for an analysis in progress (at most [`PENDING_WAIT`]) rather than
@@ -202,15 +203,11 @@ impl KernelAnalyses {
             keys.push(LaunchConfig::any_launch(dims, Some(&nd.local), only));
         }
         let mut why = String::from("no analysis");
-        let mut chosen = None;
         let mut i = 0;
         while i < keys.len() {
             let key = &keys[i];
             match self.entries.get(key) {
-                Some(Entry::Ready(Verdict::Split(_))) => {
-                    chosen = Some(i);
-                    break;
-                }
+                Some(Entry::Ready(Verdict::Split(_))) => return Choice::Split(keys.swap_remove(i)),
                 Some(Entry::Ready(Verdict::Whole { why: w, may_help })) => {
                     why = w.clone();
                     // the next candidate: the launch's own work-group
@@ -221,12 +218,14 @@ impl KernelAnalyses {
                     }
                     i += 1;
                 }
-                Some(Entry::Pending) if wait_pending => {
+                Some(Entry::Pending) => {
                     // passing through would move the buffers clpart holds
                     // newer back to the application's device, and the
                     // next split launch would move them again
-                    let kernel_key = job(key.clone()).kernel_key;
-                    match worker().wait_for(&kernel_key, key) {
+                    let done = wait_pending
+                        .then(|| worker().wait_for(&job(key.clone()).kernel_key, key))
+                        .flatten();
+                    match done {
                         Some(done) => self.take(done),
                         None => {
                             return Choice::Whole(
@@ -235,9 +234,6 @@ impl KernelAnalyses {
                             )
                         }
                     }
-                }
-                Some(Entry::Pending) => {
-                    return Choice::Whole("its analysis is running in the background".into(), false)
                 }
                 None if self.n_analyses >= MAX_ANALYSES => {
                     return Choice::Whole(
@@ -264,7 +260,7 @@ impl KernelAnalyses {
                     } else {
                         self.entries.insert(key.clone(), Entry::Pending);
                         // without a worker thread: made here
-                        worker().submit(job).err()
+                        worker().submit(job)
                     };
                     if let Some(job) = here {
                         match run(&mut local_sessions(), job, None) {
@@ -276,10 +272,8 @@ impl KernelAnalyses {
                 }
             }
         }
-        match chosen {
-            Some(i) => Choice::Split(keys.swap_remove(i)),
-            None => Choice::Whole(why, false),
-        }
+        // (not reached: a candidate is followed only where a next one is)
+        Choice::Whole(why, false)
     }
 
     /// The plan of an analysis that splits.
@@ -368,9 +362,9 @@ fn run(
     let session = sessions
         .entry(job.kernel_key.clone())
         .or_insert_with(|| job.session());
-    let child = std::env::var_os("CLPART_EXE")
-        .filter(|e| !e.is_empty() && busy.is_some())
-        .filter(|_| !session.in_cache(&job.kernel, &job.config));
+    // on the worker, a kernel the cache lacks is parsed and analyzed
+    let parse = busy.is_some() && !session.in_cache(&job.kernel, &job.config);
+    let child = std::env::var_os("CLPART_EXE").filter(|e| parse && !e.is_empty());
     let (infos, ranges) = match child {
         // parsed and analyzed in a process of its own: no libclang here
         Some(exe) => match analyze_in_child(&exe, &job) {
@@ -378,11 +372,11 @@ fn run(
                 Some(k) => (Ok(Arc::new(k.args.clone())), Ok((file, false))),
                 None => (Err("the analysis found no kernel".to_string()), Ok((file, false))),
             },
-            Err(why) => (Err(why), Err(None)),
+            Err(why) => (Err(why.clone()), Err(why)),
         },
         None => {
             let _analyzing = hold()?;
-            if busy.is_some() && !session.in_cache(&job.kernel, &job.config) {
+            if parse {
                 // without `clpart exec` (the layer named in OPENCL_LAYERS
                 // by hand) the parse runs here: libclang is loaded first
                 // and the exit handler registered after its constructors,
@@ -401,22 +395,21 @@ fn run(
             let ranges = session
                 .load_or_parse(&job.kernel, &job.config)
                 .and_then(|()| session.take_ranges(&job.kernel, &job.config))
-                .map_err(Some);
+                .map_err(|e| format!("the analysis failed: {e}"));
             (infos, ranges)
         }
     };
-    let verdict = match (&infos, ranges) {
-        (Err(e), _) => Verdict::Whole { why: e.clone(), may_help: false },
-        (_, Err(e)) => Verdict::Whole {
-            why: format!("the analysis failed: {}", e.map_or(String::new(), |e| e.to_string())),
+    let verdict = match (&infos, &ranges) {
+        (Err(why), _) | (_, Err(why)) => Verdict::Whole {
+            why: why.clone(),
             may_help: false,
         },
         (_, Ok((file, cached))) => {
-            if cached && config().verbose {
+            if *cached && config().verbose {
                 eprintln!("clpart: ranges of kernel '{}' read from the analysis cache", job.kernel);
             }
             let _building = hold()?;
-            plan(&file, &job.kernel)
+            plan(file, &job.kernel)
         }
     };
     if config().verbose {
@@ -628,11 +621,11 @@ impl Worker {
     }
 
     /// Hands a job to the thread; gives it back when there is none.
-    fn submit(&self, job: Job) -> Result<(), Job> {
+    fn submit(&self, job: Job) -> Option<Job> {
         let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
         match jobs.as_ref() {
-            Some(tx) => tx.send(job).map_err(|e| e.0),
-            None => Err(job),
+            Some(tx) => tx.send(job).err().map(|e| e.0),
+            None => Some(job),
         }
     }
 }
