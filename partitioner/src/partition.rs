@@ -2685,6 +2685,7 @@ fn partition_along(
         &rebased,
         &boxed,
         cx.acc.work_dim,
+        &cx.specialize,
     ) {
         Ok(s) => Some(s),
         Err(e) => {

@@ -126,19 +126,23 @@ pub fn rewrite(
     kernel: &str,
     rebased: &[u32],
 ) -> Result<Subkernel, SubkernelError> {
-    rewrite_with_boxes(program, kernel, rebased, &[], 3)
+    rewrite_with_boxes(program, kernel, rebased, &[], 3, &Default::default())
 }
 
 /// [`rewrite`], with the guard of each array of `boxed` (when it guards it)
 /// also checking every access against the array's box: extra arguments
 /// [`ExtraArgMeaning::BoxStride`] to [`ExtraArgMeaning::BoxWriteHi`] per
 /// delinearized dimension after the first (see the module doc).
+/// `specialized` holds the scalar arguments the analysis fixed (by name):
+/// the per-work-group test reads their literal values where the strides
+/// are literals (and requires the launch's values to be those).
 pub fn rewrite_with_boxes(
     program: &Program,
     kernel: &str,
     rebased: &[u32],
     boxed: &[BoxedArray<'_>],
     work_dim: u32,
+    specialized: &std::collections::BTreeMap<String, i64>,
 ) -> Result<Subkernel, SubkernelError> {
     let k = program
         .function(kernel)
@@ -207,7 +211,7 @@ pub fn rewrite_with_boxes(
     let mut clones: Vec<(String, String)> = Vec::new();
     // Builtins used through macros are rewritten by `#define`s (below).
     let macro_use = REWRITTEN.iter().any(|w| uses_in_macro(&k.body, *w, src));
-    let group = RefCell::new(group::GroupCheck::new(k, macro_use));
+    let group = RefCell::new(group::GroupCheck::new(k, macro_use, specialized));
     for (idx, p) in k.params.iter().enumerate() {
         if !matches!(
             p.space(),

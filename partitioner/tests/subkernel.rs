@@ -352,6 +352,17 @@ fn issue10_narrowing_conversions_are_tested_not_assumed() {
 // Issue 12: the guard checks boxes
 
 fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_format::Subkernel {
+    boxed_rewrite_specialized(name, src, boxes, &[])
+}
+
+/// [`boxed_rewrite`] for an analysis specialized on these scalar values.
+fn boxed_rewrite_specialized(
+    name: &str,
+    src: &str,
+    boxes: &[(u32, &[&str])],
+    specialized: &[(&str, i64)],
+) -> ranges_format::Subkernel {
+    let specialized = specialized.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
     let strides: Vec<(u32, Vec<String>)> = boxes
         .iter()
@@ -369,7 +380,7 @@ fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_form
     let ptrs: Vec<u32> = (0..k.params.len() as u32)
         .filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. }))
         .collect();
-    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed, 3).unwrap();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed, 3, &specialized).unwrap();
     reparse(&s.source);
     s
 }
@@ -624,6 +635,43 @@ fn boxes_over_literal_strides_are_proven_per_work_group() {
 }
 
 #[test]
+fn specialized_extents_split_subscripts_written_with_their_arguments() {
+    // a plane of a 3-D convolution specialized on nj = nk = 256: the
+    // strides are literals, the subscript names the arguments; each
+    // argument read as its value is required to be it at the launch
+    let src = "__kernel void conv(__global const float *a, __global float *b, int nj, int nk, int i) {
+    int k = get_global_id(0);
+    int j = get_global_id(1);
+    if (j > 0 && j < nj - 1 && k > 0 && k < nk - 1) {
+        float s = 0.0f;
+        for (int dj = -1; dj <= 1; dj++)
+            for (int dk = -1; dk <= 1; dk++)
+                s += a[(i - 1) * nj * nk + (j + dj) * nk + (k + dk)];
+        b[i * nj * nk + j * nk + k] = s;
+    }
+}";
+    let strides: &[&str] = &["65536", "256", "1"];
+    let s = boxed_rewrite_specialized(
+        "conv",
+        src,
+        &[(0, strides), (1, strides)],
+        &[("nj", 256), ("nk", 256)],
+    );
+    let prologue = &s.source[s.source.find("int __clpart_fast = 1;").unwrap()
+        ..s.source.find("if (__clpart_fast)").unwrap()];
+    for array in ["a", "b"] {
+        assert!(
+            !prologue.contains(&format!("&= ((__clpart_bs1_{array} == 0) & (__clpart_bs2_{array} == 0));")),
+            "{prologue}"
+        );
+    }
+    assert!(prologue.contains("((long)nk == 256L)") && prologue.contains("((long)nj == 256L)"), "{prologue}");
+    // unspecialized, the arguments are not read as values
+    let s = boxed_rewrite("conv", src, &[(0, strides)]);
+    assert!(!s.source.contains("((long)nk == 256L)"), "{}", s.source);
+}
+
+#[test]
 fn issue12_stencil_subscripts_through_a_local_split() {
     // idx = y * width + x: idx - 1, idx + width, idx - width all split,
     // with x narrowed by the conditions
@@ -660,7 +708,7 @@ fn builtins_in_macros_get_arguments_for_the_ndrange_dimensions_only() {
 ";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     assert_eq!(p.added_options, coarsen::INT24_OPTIONS);
-    let s = partitioner::subkernel::rewrite_with_boxes(&p, "k", &[0], &[], 2).unwrap();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, "k", &[0], &[], 2, &Default::default()).unwrap();
     let dims: Vec<u32> = s
         .extra_args
         .iter()

@@ -163,13 +163,21 @@ pub(super) struct GroupCheck<'a> {
     ctx: String,
     /// Accesses proven by the prologue.
     pub proven: usize,
+    /// The integer scalar arguments the analysis was specialized on, with
+    /// their values (see [`Self::divide`]).
+    specialized: std::collections::BTreeMap<String, i64>,
 }
 
 const FAST: &str = "__clpart_fast";
 
 impl<'a> GroupCheck<'a> {
-    pub fn new(k: &'a Function, macro_use: bool) -> GroupCheck<'a> {
+    pub fn new(
+        k: &'a Function,
+        macro_use: bool,
+        specialized: &std::collections::BTreeMap<String, i64>,
+    ) -> GroupCheck<'a> {
         GroupCheck {
+            specialized: specialized.clone(),
             facts: facts(k),
             macro_use,
             code: String::new(),
@@ -360,7 +368,12 @@ impl<'a> GroupCheck<'a> {
                 return None;
             }
             parts.push(format!("({} == {})", ev.lo, b.extents[k]));
-            let (quotient, rest) = self.divide(sum, &names[k])?;
+            let (quotient, rest, fixed) = self.divide(sum, &names[k])?;
+            // a specialized argument read as its value: the launch's
+            // value must be it
+            for (n, v) in fixed {
+                parts.push(format!("((long){n} == {v}L)"));
+            }
             let c = self.sum_iv(&rest)?;
             // the vector's elements after the first lie in the innermost dimension
             let last = if k == m - 1 && w.n > 1 {
@@ -422,10 +435,17 @@ impl<'a> GroupCheck<'a> {
     /// Splits a sum of products into the quotients of its multiples of
     /// `name` (one factor `name` removed) and the other terms; a factor that
     /// is a sum mentioning `name` is distributed first. `None` past a size
-    /// limit.
-    fn divide(&self, terms: Vec<Term>, name: &str) -> Option<(Vec<Term>, Vec<Term>)> {
+    /// limit. Over a literal extent (literal strides, or strides the
+    /// analysis specialized), a factor that is a specialized argument counts
+    /// as its value; the third list names those used, with their values.
+    #[allow(clippy::type_complexity)]
+    fn divide(
+        &self,
+        terms: Vec<Term>,
+        name: &str,
+    ) -> Option<(Vec<Term>, Vec<Term>, Vec<(String, i64)>)> {
         if let Some(e) = literal_extent(name) {
-            return Some(divide_literal(terms, e));
+            return Some(self.divide_literal(terms, e));
         }
         let mut work = terms;
         let (mut quotient, mut rest) = (Vec::new(), Vec::new());
@@ -458,7 +478,57 @@ impl<'a> GroupCheck<'a> {
                 rest.push(t);
             }
         }
-        Some((quotient, rest))
+        Some((quotient, rest, Vec::new()))
+    }
+
+    /// The literal value of a factor: an integer literal, or an integer
+    /// scalar argument never assigned that the analysis specialized (with
+    /// its name).
+    fn literal_factor(&self, f: &Expr) -> Option<(i128, Option<String>)> {
+        match &strip_casts(f).kind {
+            ExprKind::IntLit(v) => Some((*v, None)),
+            ExprKind::Var(n) if matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_))) => {
+                let v = *self.specialized.get(n)?;
+                Some((i128::from(v), Some(n.clone())))
+            }
+            _ => None,
+        }
+    }
+
+    /// Splits a sum of products into the quotients of its terms with a
+    /// literal factor ([`Self::literal_factor`]) that is a multiple of `e`
+    /// (that factor divided by `e`) and the other terms; with the
+    /// specialized arguments so read.
+    fn divide_literal(&self, terms: Vec<Term>, e: i64) -> (Vec<Term>, Vec<Term>, Vec<(String, i64)>) {
+        let (mut quotient, mut rest, mut fixed) = (Vec::new(), Vec::new(), Vec::new());
+        for mut t in terms {
+            let at = t.factors.iter().enumerate().find_map(|(i, f)| {
+                let (v, n) = self.literal_factor(f)?;
+                (v % i128::from(e) == 0).then_some((i, v, n))
+            });
+            match at {
+                Some((at, v, n)) => {
+                    let q = v / i128::from(e);
+                    if let Some(n) = n {
+                        if !fixed.iter().any(|(m, _)| *m == n) {
+                            fixed.push((n, v as i64));
+                        }
+                    }
+                    if q == 1 {
+                        t.factors.remove(at);
+                    } else {
+                        let f = strip_casts(&t.factors[at]).clone();
+                        t.factors[at] = Expr {
+                            kind: ExprKind::IntLit(q),
+                            ..f
+                        };
+                    }
+                    quotient.push(t);
+                }
+                None => rest.push(t),
+            }
+        }
+        (quotient, rest, fixed)
     }
 
     /// `e` is a sum (or a local standing for one) that [`Self::terms`] splits.
@@ -918,8 +988,12 @@ impl<'a> GroupCheck<'a> {
     fn work_item(&mut self, w: WorkItemFn, d: u32) -> Iv {
         match w {
             WorkItemFn::GlobalId => {
+                // the group's first work-item, from values uniform over
+                // the work-group (a driver that runs the work-items as a
+                // loop hoists the test out of it and keeps the loop
+                // vectorizable; `get_global_id - get_local_id` hides that)
                 let lo = self.tmp(format!(
-                    "(long)get_global_id({d}) - (long)get_local_id({d})"
+                    "(long)get_group_id({d}) * (long)get_local_size({d}) + (long)get_global_offset({d})"
                 ));
                 let hi = self.tmp(format!("{lo} + (long)get_local_size({d}) - 1L"));
                 Iv { lo, hi }
@@ -1125,38 +1199,6 @@ fn known_comparisons(c: &Expr, holds: bool, out: &mut Vec<(String, BinOp, Expr)>
 /// `"1000"`), at least 1.
 fn literal_extent(name: &str) -> Option<i64> {
     name.parse().ok().filter(|&e: &i64| e >= 1)
-}
-
-/// Splits a sum of products into the quotients of its terms with an
-/// integer literal factor that is a multiple of `e` (that factor divided by
-/// `e`) and the other terms.
-fn divide_literal(terms: Vec<Term>, e: i64) -> (Vec<Term>, Vec<Term>) {
-    let (mut quotient, mut rest) = (Vec::new(), Vec::new());
-    for mut t in terms {
-        let at = t.factors.iter().position(|f| {
-            matches!(strip_casts(f).kind, ExprKind::IntLit(v) if v % i128::from(e) == 0)
-        });
-        match at {
-            Some(at) => {
-                let f = strip_casts(&t.factors[at]).clone();
-                let ExprKind::IntLit(v) = f.kind else {
-                    unreachable!("a literal factor")
-                };
-                let q = v / i128::from(e);
-                if q == 1 {
-                    t.factors.remove(at);
-                } else {
-                    t.factors[at] = Expr {
-                        kind: ExprKind::IntLit(q),
-                        ..f
-                    };
-                }
-                quotient.push(t);
-            }
-            None => rest.push(t),
-        }
-    }
-    (quotient, rest)
 }
 
 /// `e` is `p` itself (through conversions).
