@@ -73,6 +73,84 @@ fn push_merge(v: &mut Vec<(i64, i64)>, lo: i64, hi: i64) {
     v.push((lo, hi));
 }
 
+/// Whether `small` has so few intervals beside `large` that an operation
+/// is best driven by `small`, searching `large` and copying its untouched
+/// stretches whole (a launch's few written runs against a resident
+/// buffer's thousands: the cost then grows with the small set, and the
+/// copies, not with a loop over every run).
+fn sparse(small: &[(i64, i64)], large: &[(i64, i64)]) -> bool {
+    small.len().saturating_mul(8) < large.len()
+}
+
+/// [`Runs::subtract`] of a few intervals `b` from many `a` ([`sparse`]).
+fn subtract_sparse(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut i = 0;
+    // the first interval of `a` not yet written out, perhaps trimmed
+    let mut carry: Option<(i64, i64)> = None;
+    for &(lo, hi) in b {
+        if carry.is_some_and(|(_, ch)| ch < lo) {
+            out.extend(carry.take());
+        }
+        if carry.is_none() {
+            let k = i + a[i..].partition_point(|&(_, h)| h < lo);
+            out.extend_from_slice(&a[i..k]);
+            i = k;
+            let Some(&next) = a.get(i) else { break };
+            carry = Some(next);
+            i += 1;
+        }
+        // the carried interval ends at or after `lo`
+        while let Some((cl, ch)) = carry {
+            if cl > hi {
+                break;
+            }
+            if cl < lo {
+                out.push((cl, lo - 1));
+            }
+            if ch > hi {
+                carry = Some((hi + 1, ch));
+                break;
+            }
+            carry = a.get(i).copied();
+            i += 1;
+        }
+        if carry.is_none() {
+            break;
+        }
+    }
+    out.extend(carry);
+    out.extend_from_slice(&a[i.min(a.len())..]);
+    out
+}
+
+/// [`Runs::union`] of many intervals `a` with a few `b` ([`sparse`]).
+fn union_sparse(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut i = 0;
+    for &(lo, hi) in b {
+        // intervals of `a` ending before `lo - 1` cannot merge with it
+        let k = i + a[i..].partition_point(|&(_, h)| h.saturating_add(1) < lo);
+        if k > i {
+            push_merge(&mut out, a[i].0, a[i].1);
+            out.extend_from_slice(&a[i + 1..k]);
+        }
+        i = k;
+        let (mut cl, mut ch) = (lo, hi);
+        while i < a.len() && a[i].0 <= ch.saturating_add(1) {
+            cl = cl.min(a[i].0);
+            ch = ch.max(a[i].1);
+            i += 1;
+        }
+        push_merge(&mut out, cl, ch);
+    }
+    if i < a.len() {
+        push_merge(&mut out, a[i].0, a[i].1);
+        out.extend_from_slice(&a[i + 1..]);
+    }
+    out
+}
+
 impl Runs {
     /// The empty set.
     pub fn new() -> Runs {
@@ -264,6 +342,12 @@ impl Runs {
 
     /// Elements in `self` or in `other`.
     pub fn union(&self, other: &Runs) -> Runs {
+        if sparse(&other.0, &self.0) {
+            return Runs(union_sparse(&self.0, &other.0));
+        }
+        if sparse(&self.0, &other.0) {
+            return Runs(union_sparse(&other.0, &self.0));
+        }
         let (a, b) = (&self.0, &other.0);
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
@@ -286,6 +370,9 @@ impl Runs {
         let b = &other.0;
         let mut out = Vec::with_capacity(self.0.len());
         let mut j = 0;
+        if sparse(b, &self.0) {
+            return Runs(subtract_sparse(&self.0, b));
+        }
         for &(lo, hi) in &self.0 {
             // Intervals of `other` wholly before this one are before every
             // later one too.
@@ -315,10 +402,20 @@ impl Runs {
 
     /// Elements in both `self` and `other`.
     pub fn intersect(&self, other: &Runs) -> Runs {
-        let (a, b) = (&self.0, &other.0);
+        // the smaller set drives; the larger is searched (a slice's few
+        // runs against a resident buffer's many)
+        let (a, b) = if self.0.len() <= other.0.len() {
+            (&self.0, &other.0)
+        } else {
+            (&other.0, &self.0)
+        };
         let mut out = Vec::new();
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
+            if b[j].1 < a[i].0 {
+                j += b[j..].partition_point(|&(_, h)| h < a[i].0);
+                continue;
+            }
             let lo = a[i].0.max(b[j].0);
             let hi = a[i].1.min(b[j].1);
             if lo <= hi {
@@ -337,7 +434,11 @@ impl Runs {
     pub fn contains(&self, other: &Runs) -> bool {
         let a = &self.0;
         let mut i = 0;
+        let skip = sparse(&other.0, a);
         for &(lo, hi) in &other.0 {
+            if skip {
+                i += a[i..].partition_point(|&(_, h)| h < lo);
+            }
             while i < a.len() && a[i].1 < lo {
                 i += 1;
             }
@@ -351,9 +452,17 @@ impl Runs {
 
     /// Whether `self` and `other` have an element in common.
     pub fn overlaps(&self, other: &Runs) -> bool {
-        let (a, b) = (&self.0, &other.0);
+        let (a, b) = if self.0.len() <= other.0.len() {
+            (&self.0, &other.0)
+        } else {
+            (&other.0, &self.0)
+        };
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
+            if b[j].1 < a[i].0 {
+                j += b[j..].partition_point(|&(_, h)| h < a[i].0);
+                continue;
+            }
             if a[i].0.max(b[j].0) <= a[i].1.min(b[j].1) {
                 return true;
             }

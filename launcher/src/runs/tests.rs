@@ -522,6 +522,25 @@ proptest! {
         prop_assert_eq!(a.contains_elem(i), sa.contains(&i));
     }
 
+    /// The paths driven by a few runs against many (`sparse`), both ways.
+    #[test]
+    fn set_ops_of_few_runs_against_many_match_model(
+        many in prop::collection::btree_set(-4i64..200, 40..150).prop_map(|s| from_set(&s)),
+        few in prop::collection::vec((-6i64..206, 0i64..30), 0..4)
+            .prop_map(|v| Runs::from_intervals(v.into_iter().map(|(lo, n)| (lo, lo + n)).collect())),
+    ) {
+        let (sm, sf) = (set(&many), set(&few));
+        for (a, b, sa, sb) in [(&many, &few, &sm, &sf), (&few, &many, &sf, &sm)] {
+            let (u, d) = (a.union(b), a.subtract(b));
+            prop_assert!(normalized(&u) && normalized(&d), "{:?} {:?}", u, d);
+            prop_assert_eq!(set(&u), sa.union(sb).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(set(&d), sa.difference(sb).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(set(&a.intersect(b)), sa.intersection(sb).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(a.contains(b), sb.is_subset(sa));
+            prop_assert_eq!(a.overlaps(b), !sa.is_disjoint(sb));
+        }
+    }
+
     #[test]
     fn from_box_matches_model((offset, dims, strides) in arb_row_major_box(), max_runs in 0usize..12) {
         let model = model_box(offset, &dims, &strides);
