@@ -188,7 +188,11 @@ impl Balancer {
             known.iter().sum::<f64>() / known.len() as f64
         };
         (0..n)
-            .map(|i| rates.and_then(|r| r.get(i).copied().flatten()).map_or(mean, |(x, _)| x))
+            .map(|i| {
+                rates
+                    .and_then(|r| r.get(i).copied().flatten())
+                    .map_or(mean, |(x, _)| x)
+            })
             .collect()
     }
 
@@ -288,34 +292,47 @@ impl Balancer {
             (median(&k.split_walls), median(&k.split_kernels)),
             (Some(wall), Some(work)) if wall > work
         );
-        k.next = Some(if n < 2 || k.splits <= SETTLE_SPLITS || !(lopsided || overhead_bound) {
-            Choice::Split
-        } else {
-            match (median(&k.split_walls), median(&k.alone_walls)) {
-                (_, None) => alone,
-                (None, Some(_)) => Choice::Split,
-                (Some(split), Some(solo)) => {
-                    let best = if solo < split { alone } else { Choice::Split };
-                    let other_ran = matches!(
-                        (best, ran),
-                        (Choice::Split, Choice::Alone(_)) | (Choice::Alone(_), Choice::Split)
-                    );
-                    if other_ran {
-                        k.since_other = 0;
-                    } else {
-                        k.since_other = k.since_other.saturating_add(1);
-                    }
-                    if k.since_other >= REPROBE_EVERY {
-                        match best {
-                            Choice::Split => alone,
-                            Choice::Alone(_) => Choice::Split,
+        k.next = Some(
+            if n < 2 || k.splits <= SETTLE_SPLITS || !(lopsided || overhead_bound) {
+                Choice::Split
+            } else {
+                match (median(&k.split_walls), median(&k.alone_walls)) {
+                    (_, None) => alone,
+                    (None, Some(_)) => Choice::Split,
+                    (Some(split), Some(solo)) => {
+                        let best = if solo < split { alone } else { Choice::Split };
+                        let other_ran = matches!(
+                            (best, ran),
+                            (Choice::Split, Choice::Alone(_)) | (Choice::Alone(_), Choice::Split)
+                        );
+                        if other_ran {
+                            k.since_other = 0;
+                        } else {
+                            k.since_other = k.since_other.saturating_add(1);
                         }
-                    } else {
-                        best
+                        if k.since_other >= REPROBE_EVERY {
+                            match best {
+                                Choice::Split => alone,
+                                Choice::Alone(_) => Choice::Split,
+                            }
+                        } else {
+                            best
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
+    }
+
+    /// The lesser median wall (ms) of the plans measured for `key` (split,
+    /// and the fastest device alone when probed); `None` until the split
+    /// has settled.
+    pub fn best_wall(&self, key: &str) -> Option<f64> {
+        let k = self.keys.get(key)?;
+        [median(&k.split_walls), median(&k.alone_walls)]
+            .into_iter()
+            .flatten()
+            .min_by(f64::total_cmp)
     }
 
     /// Whether no device has a measured rate for `key` yet: a first launch
@@ -332,7 +349,12 @@ impl Balancer {
         self.devices
             .iter()
             .enumerate()
-            .map(|(i, &d)| (d, r.and_then(|r| r.get(i).copied().flatten()).map(|(x, _)| x)))
+            .map(|(i, &d)| {
+                (
+                    d,
+                    r.and_then(|r| r.get(i).copied().flatten()).map(|(x, _)| x),
+                )
+            })
             .collect()
     }
 }
@@ -346,8 +368,7 @@ fn rate(d: &DeviceReport) -> Option<f64> {
     } else {
         d.kernel_ms
     };
-    (d.work_groups > 0 && ms.is_finite() && ms >= MIN_KERNEL_MS)
-        .then(|| d.work_groups as f64 / ms)
+    (d.work_groups > 0 && ms.is_finite() && ms >= MIN_KERNEL_MS).then(|| d.work_groups as f64 / ms)
 }
 
 #[cfg(test)]
@@ -409,8 +430,8 @@ mod tests {
                 }
             })
             .collect();
-        let wall = devices.iter().map(|d| d.busy_ms).fold(0.0, f64::max)
-            + host * devices.len() as f64;
+        let wall =
+            devices.iter().map(|d| d.busy_ms).fold(0.0, f64::max) + host * devices.len() as f64;
         let mut r = report(devices);
         r.wall_ms = wall;
         r
@@ -544,7 +565,11 @@ mod tests {
             (t0 - t1).abs() / t0.max(t1) < 0.03,
             "finish times {t0} / {t1}"
         );
-        assert_eq!(b.choice(key), Choice::Split, "every share is above {PROBE_SHARE}");
+        assert_eq!(
+            b.choice(key),
+            Choice::Split,
+            "every share is above {PROBE_SHARE}"
+        );
     }
 
     /// Issue 16: where the slower device's part cannot pay for what taking
@@ -564,7 +589,10 @@ mod tests {
         let mut walls = Vec::new();
         let mut choices = Vec::new();
         for _ in 0..64 {
-            let noisy = [speed[0] * noise(&mut rng, 0.2), speed[1] * noise(&mut rng, 0.2)];
+            let noisy = [
+                speed[0] * noise(&mut rng, 0.2),
+                speed[1] * noise(&mut rng, 0.2),
+            ];
             let r = simulate_costs(&b, key, 4096, &noisy, &fixed, host);
             choices.push(b.choice(key));
             walls.push(r.wall_ms);
@@ -638,12 +666,18 @@ mod tests {
         let mut walls = Vec::new();
         for _ in 0..40 {
             walls.push(wall_at(b.split_shares(key)[0].1));
-            let noisy = [speed[0] * noise(&mut rng, 0.2), speed[1] * noise(&mut rng, 0.2)];
+            let noisy = [
+                speed[0] * noise(&mut rng, 0.2),
+                speed[1] * noise(&mut rng, 0.2),
+            ];
             let r = simulate_costs(&b, key, 4096, &noisy, &fixed, 0.0);
             b.observe(key, &r);
         }
         let mean = walls[4..].iter().sum::<f64>() / (walls.len() - 4) as f64;
-        assert!(mean <= ideal * 1.05, "ideal {ideal}: mean {mean}, walls {walls:?}");
+        assert!(
+            mean <= ideal * 1.05,
+            "ideal {ideal}: mean {mean}, walls {walls:?}"
+        );
     }
 
     /// Two devices alike, a launch so small that the split's fixed costs

@@ -111,7 +111,11 @@ impl Stream {
 
     /// The values of this launch that have not changed over the kernel's
     /// launches, by the names the analysis specializes on.
-    fn constants(&self, nd: &NdRange, ints: &[(u32, String, Option<i64>)]) -> BTreeMap<String, i64> {
+    fn constants(
+        &self,
+        nd: &NdRange,
+        ints: &[(u32, String, Option<i64>)],
+    ) -> BTreeMap<String, i64> {
         let mut out = BTreeMap::new();
         if !self.global_varies {
             for (d, &g) in nd.global.iter().enumerate().take(3) {
@@ -162,7 +166,11 @@ pub(crate) struct Job {
 impl Job {
     /// A session over the kernel's source (parsed when first needed).
     fn session(&self) -> session::Session {
-        session::Session::from_source_lazy(&format!("{}.cl", self.kernel), &self.source, &self.options)
+        session::Session::from_source_lazy(
+            &format!("{}.cl", self.kernel),
+            &self.source,
+            &self.options,
+        )
     }
 }
 
@@ -197,7 +205,11 @@ impl KernelAnalyses {
         if !local_given {
             keys.push(LaunchConfig::any_launch(dims, None, BTreeMap::new()));
         }
-        keys.push(LaunchConfig::any_launch(dims, Some(&nd.local), BTreeMap::new()));
+        keys.push(LaunchConfig::any_launch(
+            dims,
+            Some(&nd.local),
+            BTreeMap::new(),
+        ));
         let only = self.stream.constants(nd, ints);
         if !only.is_empty() && self.infos.is_some() {
             keys.push(LaunchConfig::any_launch(dims, Some(&nd.local), only));
@@ -212,7 +224,8 @@ impl KernelAnalyses {
                     why = w.clone();
                     // the next candidate: the launch's own work-group
                     // size after a parametric one, then specialized values
-                    let next_may_help = i + 1 < keys.len() && (keys[i].local.is_empty() || *may_help);
+                    let next_may_help =
+                        i + 1 < keys.len() && (keys[i].local.is_empty() || *may_help);
                     if !next_may_help {
                         return Choice::Whole(why, self.n_analyses >= MAX_ANALYSES);
                     }
@@ -235,12 +248,12 @@ impl KernelAnalyses {
                         }
                     }
                 }
-                None if self.n_analyses >= MAX_ANALYSES => {
-                    return Choice::Whole(
-                        format!("{why} (not analyzed again: {MAX_ANALYSES} analyses of this kernel made)"),
-                        true,
-                    )
-                }
+                None if self.n_analyses >= MAX_ANALYSES => return Choice::Whole(
+                    format!(
+                        "{why} (not analyzed again: {MAX_ANALYSES} analyses of this kernel made)"
+                    ),
+                    true,
+                ),
                 None => {
                     self.n_analyses += 1;
                     let job = job(key.clone());
@@ -302,7 +315,8 @@ impl Analyses {
     /// Takes in what the worker finished since the last call.
     pub(crate) fn collect(&mut self) {
         let Some(w) = WORKER.get() else { return };
-        let done: Vec<Done> = std::mem::take(&mut *w.done.lock().unwrap_or_else(|p| p.into_inner()));
+        let done: Vec<Done> =
+            std::mem::take(&mut *w.done.lock().unwrap_or_else(|p| p.into_inner()));
         for d in done {
             if let Some(k) = self.kernels.get_mut(&d.kernel_key) {
                 k.take(d);
@@ -370,7 +384,10 @@ fn run(
         Some(exe) => match analyze_in_child(&exe, &job) {
             Ok(file) => match file.kernels.first() {
                 Some(k) => (Ok(Arc::new(k.args.clone())), Ok((file, false))),
-                None => (Err("the analysis found no kernel".to_string()), Ok((file, false))),
+                None => (
+                    Err("the analysis found no kernel".to_string()),
+                    Ok((file, false)),
+                ),
             },
             Err(why) => (Err(why.clone()), Err(why)),
         },
@@ -406,7 +423,10 @@ fn run(
         },
         (_, Ok((file, cached))) => {
             if *cached && config().verbose {
-                eprintln!("clpart: ranges of kernel '{}' read from the analysis cache", job.kernel);
+                eprintln!(
+                    "clpart: ranges of kernel '{}' read from the analysis cache",
+                    job.kernel
+                );
             }
             let _building = hold()?;
             plan(file, &job.kernel)
@@ -418,13 +438,19 @@ fn run(
                 "splits along dimension {}",
                 p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
             ),
-            Verdict::Whole { why, .. } => format!("runs unsplit on the application's device: {why}"),
+            Verdict::Whole { why, .. } => {
+                format!("runs unsplit on the application's device: {why}")
+            }
         };
         eprintln!(
             "clpart: kernel '{}' ({} dimensions, work-group size {}{}): {what} ({:.0} ms)",
             job.kernel,
             job.config.global.len(),
-            if job.config.local.is_empty() { "any".to_string() } else { format!("{:?}", job.config.local) },
+            if job.config.local.is_empty() {
+                "any".to_string()
+            } else {
+                format!("{:?}", job.config.local)
+            },
             match &job.config.only {
                 Some(o) if !o.is_empty() => format!(", specialized on {o:?}"),
                 _ => String::new(),
@@ -445,10 +471,7 @@ fn run(
 /// the application's process, whose exit would destroy its static objects
 /// under a parse in progress; an analysis unfinished at the application's
 /// exit still reaches the persistent cache for the next run.
-fn analyze_in_child(
-    exe: &std::ffi::OsStr,
-    job: &Job,
-) -> Result<ranges_format::RangeFile, String> {
+fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::RangeFile, String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let request = ranges_format::AnalysisRequest {
@@ -461,9 +484,8 @@ fn analyze_in_child(
         only: job.config.only.clone().unwrap_or_default(),
     };
     let text = request.to_text()?;
-    let cannot = |e: std::io::Error| {
-        format!("cannot run '{}': {e}", std::path::Path::new(exe).display())
-    };
+    let cannot =
+        |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
     let mut child = Command::new(exe)
         .arg("analyze-request")
         .env_remove("OPENCL_LAYERS")
@@ -478,7 +500,11 @@ fn analyze_in_child(
     let out = child.wait_with_output().map_err(cannot)?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().last().unwrap_or("").trim_start_matches("clpart: error: ");
+        let line = err
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim_start_matches("clpart: error: ");
         return Err(format!("the analysis failed: {line}"));
     }
     let text = String::from_utf8_lossy(&out.stdout);
@@ -507,7 +533,12 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
     // a program none of whose kernels split never pays for them.
     let runtime = match runtime() {
         Ok(r) => r,
-        Err(why) => return Verdict::Whole { why, may_help: false },
+        Err(why) => {
+            return Verdict::Whole {
+                why,
+                may_help: false,
+            }
+        }
     };
     let mut plan = match Plan::new(&runtime, file, kernel) {
         Ok(p) => p,
@@ -670,7 +701,12 @@ mod tests {
     #[test]
     fn only_values_that_stay_are_specialized_on() {
         let mut s = Stream::default();
-        let ints = |k: i64| vec![(1u32, "k".to_string(), Some(k)), (2, "n".to_string(), Some(64))];
+        let ints = |k: i64| {
+            vec![
+                (1u32, "k".to_string(), Some(k)),
+                (2, "n".to_string(), Some(64)),
+            ]
+        };
         s.see(&[64], &ints(0));
         let c = s.constants(&nd(&[64], &[16]), &ints(0));
         assert_eq!(c.get("k"), Some(&0));

@@ -555,11 +555,35 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
     })) {
         Ok(crate::split::Outcome::Done(code)) => code,
         Ok(crate::split::Outcome::PassThrough) => launch_below(queue, kernel, pass),
+        Ok(crate::split::Outcome::Probe(key)) => probe_home(queue, kernel, &key, pass),
         Err(_) => {
             crate::report::panicked(kernel as usize);
             launch_below(queue, kernel, pass)
         }
     }
+}
+
+/// [`launch_below`] timed from the application's queue empty to the
+/// launch's end, for the choice between clpart's devices and home
+/// ([`crate::home`]).
+fn probe_home(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    key: &str,
+    call: impl FnOnce() -> cl_int,
+) -> cl_int {
+    let finish = below!(clFinish);
+    // SAFETY: the application's queue.
+    unsafe { finish(queue) };
+    let t = std::time::Instant::now();
+    let r = launch_below(queue, kernel, call);
+    if r == CL_SUCCESS {
+        // SAFETY: as above.
+        unsafe { finish(queue) };
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        guarded((), || crate::split::observe_home(key, ms));
+    }
+    r
 }
 
 /// A launch of `kernel` that goes to the driver (`call`): its buffers are

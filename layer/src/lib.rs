@@ -36,6 +36,7 @@
 mod analyses;
 mod config;
 mod events;
+mod home;
 mod intercept;
 mod report;
 mod resident;

@@ -56,6 +56,7 @@ use ranges_format::{ArgInfo, ArgKind};
 
 use crate::analyses::{Analyses, Choice, Job, KernelKey};
 use crate::config::config;
+use crate::home;
 use crate::report;
 use crate::resident;
 use crate::state::{self, AppCopy, Inside, KernelRec, RawArg};
@@ -79,6 +80,10 @@ pub(crate) enum Outcome {
     Done(cl_int),
     /// Send the launch to the driver unchanged.
     PassThrough,
+    /// Send the launch to the driver unchanged, timed from an empty queue
+    /// to its end, for the home choice of this configuration
+    /// ([`observe_home`]).
+    Probe(String),
 }
 
 /// The process's clpart side: the analyses of the kernels seen and the
@@ -91,6 +96,19 @@ struct Engine {
     sources: Vec<Arc<str>>,
     /// Automatic shares over every device (`CLPART_LAYER_SPLIT=auto`).
     balancer: Option<launcher::Balancer>,
+    /// Per balancer key, whether its launches run at home.
+    home: HashMap<String, home::Home>,
+}
+
+/// The wall (ms) of a home probe of the launch configuration `key`.
+pub(crate) fn observe_home(key: &str, wall_ms: f64) {
+    let mut engine = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
+    let engine = engine.get_or_insert_with(Engine::default);
+    engine
+        .home
+        .entry(key.to_string())
+        .or_default()
+        .observe(wall_ms);
 }
 
 static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
@@ -111,10 +129,24 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
     // A kernel already known to stay unsplit at this size passes through
     // without its record being copied (the pass-through overhead).
     let known = state::with(|s| {
-        let u = s.kernels.get(&(launch.kernel as usize))?.unsplit.as_ref()?;
+        let k = s.kernels.get_mut(&(launch.kernel as usize))?;
+        let u = k.unsplit.as_mut()?;
         // SAFETY: the caller's contract.
-        unsafe { u.matches(launch.work_dim, launch.global, launch.local) }
-            .then(|| (u.name.clone(), u.reason.clone()))
+        if !unsafe { u.matches(launch.work_dim, launch.global, launch.local) } {
+            return None;
+        }
+        match &mut u.left {
+            // a stretch at home ended: the layer decides again
+            Some(0) => {
+                k.unsplit = None;
+                None
+            }
+            Some(n) => {
+                *n -= 1;
+                Some((u.name.clone(), u.reason.clone()))
+            }
+            None => Some((u.name.clone(), u.reason.clone())),
+        }
     });
     if let Some((name, why)) = known {
         report::whole(&name, &why);
@@ -184,6 +216,7 @@ fn split_with(
     rec: &KernelRec,
     nd: &NdRange,
 ) -> Result<Outcome, String> {
+    let started = std::time::Instant::now();
     let Some((source, options)) = &rec.program else {
         return Err("the program was not made with clCreateProgramWithSource".into());
     };
@@ -196,7 +229,11 @@ fn split_with(
     }
     let kernel_key: KernelKey = (src_key, rec.name.clone(), options.clone());
     engine.analyses.collect();
-    let kernel = engine.analyses.kernels.entry(kernel_key.clone()).or_default();
+    let kernel = engine
+        .analyses
+        .kernels
+        .entry(kernel_key.clone())
+        .or_default();
 
     // The arguments, as the kernel declares them (once an analysis gave
     // its argument list; the first launch's analysis does not need them).
@@ -215,14 +252,17 @@ fn split_with(
     // buffers clpart holds newer than the application: a launch passed
     // through would move them back (and the next split one again), so it
     // waits for its analysis instead
-    let stale = rec.args.iter().flatten().filter_map(RawArg::handle).any(|h| {
-        state::with(|s| s.buffers.get(&h).is_some_and(|b| b.app == AppCopy::Stale))
-    });
+    let stale = rec
+        .args
+        .iter()
+        .flatten()
+        .filter_map(RawArg::handle)
+        .any(|h| state::with(|s| s.buffers.get(&h).is_some_and(|b| b.app == AppCopy::Stale)));
     let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, stale) {
         Choice::Split(key) => key,
         Choice::Whole(why, for_good) => {
             if for_good {
-                remember_unsplit(launch, &rec.name, &why);
+                remember_unsplit(launch, &rec.name, &why, None);
             }
             return Err(why);
         }
@@ -238,6 +278,27 @@ fn split_with(
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
     let balance_key = balance_key(&rec.name, nd);
+    if config().shares.is_none() && config().auto {
+        let best = engine
+            .balancer
+            .as_ref()
+            .and_then(|b| b.best_wall(&balance_key));
+        let at_home = engine.home.entry(balance_key.clone()).or_default();
+        match at_home.next(best) {
+            home::Choice::Clpart => {}
+            // timed between two clFinish: not while a command may wait
+            // for a user event the application sets later
+            home::Choice::Probe if launch.wait.0 == 0 && !crate::events::user_event_pending() => {
+                report::whole(&rec.name, home::AT_HOME);
+                return Ok(Outcome::Probe(balance_key));
+            }
+            home::Choice::Probe => return Err(home::AT_HOME.into()),
+            home::Choice::Stay(n) => {
+                remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n));
+                return Err(home::AT_HOME.into());
+            }
+        }
+    }
     let shares = match &config().shares {
         Some(Ok(s)) => s.clone(),
         Some(Err(e)) => return Err(e.clone()),
@@ -390,7 +451,11 @@ fn split_with(
         }
     };
     if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
-        b.observe(&balance_key, &report);
+        // the whole launch as the application waits for it (its queue
+        // finished, its buffers brought in), to compare with home
+        let mut seen = report.clone();
+        seen.wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        b.observe(&balance_key, &seen);
     }
     // What the kernel may write is now newer in clpart's copy.
     for &(i, mem) in &bound {
@@ -539,8 +604,9 @@ fn integer_scalars(slots: &[Slot], infos: &[ArgInfo]) -> Vec<(u32, String, Optio
 }
 
 /// Records on the kernel that its launches of this size stay unsplit
-/// (`why`) whatever its scalar arguments.
-fn remember_unsplit(launch: &Launch, name: &str, why: &str) {
+/// (`why`) whatever its scalar arguments: for good, or for the next
+/// `left` launches.
+fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
     let dims = launch.work_dim as usize;
     let read = |p: *const usize| -> Vec<usize> {
         // SAFETY: `dims` entries (checked valid by `ndrange` before).
@@ -551,6 +617,7 @@ fn remember_unsplit(launch: &Launch, name: &str, why: &str) {
         local: (!launch.local.is_null()).then(|| read(launch.local)),
         name: name.into(),
         reason: why.into(),
+        left,
     };
     state::with(|s| {
         if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {

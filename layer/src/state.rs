@@ -86,8 +86,9 @@ pub(crate) struct KernelRec {
     /// `clSetKernelExecInfo` was called (SVM the kernel may reach without
     /// an argument): its launches pass through.
     pub(crate) exec_info: bool,
-    /// The kernel stays unsplit for any scalar values at this NDRange:
-    /// its launches of that size pass through at once.
+    /// The kernel stays unsplit for any scalar values at this NDRange (for
+    /// good, or for a number of launches): its launches of that size pass
+    /// through at once.
     pub(crate) unsplit: Option<Unsplit>,
     refs: u32,
 }
@@ -103,6 +104,8 @@ pub(crate) struct Unsplit {
     pub(crate) local: Option<Vec<usize>>,
     pub(crate) name: Arc<str>,
     pub(crate) reason: Arc<str>,
+    /// Launches left before the layer decides again (`None`: for good).
+    pub(crate) left: Option<u32>,
 }
 
 impl Unsplit {
@@ -558,6 +561,7 @@ mod tests {
             local: Some(vec![64, 1]),
             name: "k".into(),
             reason: "atomics".into(),
+            left: None,
         };
         let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
         // SAFETY: arrays of `work_dim` entries.
