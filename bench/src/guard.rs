@@ -55,21 +55,23 @@ pub fn worker(p: &Param) -> Result<Vec<KernelGuard>> {
                 unchecked,
                 ..Default::default()
             };
-            let rep = match launcher::launch(&mut r.plan, &r.nd, &mut args, &[(0, 0.5), (1, 0.5)], &opts) {
-                Ok(rep) => rep,
-                // a launch that cannot run one way (an analyzed range past
-                // a buffer is refused without the guard) is no comparison:
-                // listed unsplit, left out of the sums
-                Err(e) if unchecked => {
-                    eprintln!(
-                        "guard: {} left out: the launch without the guard is refused: {e}",
-                        spec.kernel
-                    );
-                    split = false;
-                    break;
-                }
-                Err(e) => return Err(e).with_context(|| format!("launch {}", spec.kernel)),
-            };
+            let rep =
+                match launcher::launch(&mut r.plan, &r.nd, &mut args, &[(0, 0.5), (1, 0.5)], &opts)
+                {
+                    Ok(rep) => rep,
+                    // a launch that cannot run one way (an analyzed range past
+                    // a buffer is refused without the guard) is no comparison:
+                    // listed unsplit, left out of the sums
+                    Err(e) if unchecked => {
+                        eprintln!(
+                            "guard: {} left out: the launch without the guard is refused: {e}",
+                            spec.kernel
+                        );
+                        split = false;
+                        break;
+                    }
+                    Err(e) => return Err(e).with_context(|| format!("launch {}", spec.kernel)),
+                };
             if !unchecked {
                 split &= rep.split;
                 fired |= rep.guard_fired;
@@ -84,8 +86,16 @@ pub fn worker(p: &Param) -> Result<Vec<KernelGuard>> {
             ndrange: spec.ndrange_text(),
             split,
             // (0 for a kernel left out: JSON has no NaN)
-            guarded_ms: if times[0].is_empty() { 0.0 } else { median(&times[0]) },
-            unchecked_ms: if times[1].is_empty() { 0.0 } else { median(&times[1]) },
+            guarded_ms: if times[0].is_empty() {
+                0.0
+            } else {
+                median(&times[0])
+            },
+            unchecked_ms: if times[1].is_empty() {
+                0.0
+            } else {
+                median(&times[1])
+            },
             fired,
         });
     }
@@ -113,12 +123,9 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
     let m = 512 / s;
     let w = 2048 / s;
     let mm = m * m;
-    let square = |name: &str, args: &[String]| {
-        spec(name, vec![m, m], vec![32, 8], args.to_vec())
-    };
-    let sizes = |names: &[&str]| -> Vec<String> {
-        names.iter().map(|n| format!("{n}={m}")).collect()
-    };
+    let square = |name: &str, args: &[String]| spec(name, vec![m, m], vec![32, 8], args.to_vec());
+    let sizes =
+        |names: &[&str]| -> Vec<String> { names.iter().map(|n| format!("{n}={m}")).collect() };
     let bufs = |names: &[&str]| -> Vec<String> {
         names
             .iter()
@@ -137,15 +144,27 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
     let polybench = vec![
         square(
             "gemm_outer_counter",
-            &cat(bufs(&["a", "b", "c"]), sizes(&["ni", "nj", "nk"]), &["alpha=1.5", "beta=0.5"]),
+            &cat(
+                bufs(&["a", "b", "c"]),
+                sizes(&["ni", "nj", "nk"]),
+                &["alpha=1.5", "beta=0.5"],
+            ),
         ),
         square(
             "mm2_product",
-            &cat(bufs(&["tmp", "A", "B"]), sizes(&["ni", "nj", "nk"]), &["alpha=1.5"]),
+            &cat(
+                bufs(&["tmp", "A", "B"]),
+                sizes(&["ni", "nj", "nk"]),
+                &["alpha=1.5"],
+            ),
         ),
         square(
             "mm2_accumulate",
-            &cat(bufs(&["tmp", "C", "D"]), sizes(&["ni", "nj", "nl"]), &["beta=0.5"]),
+            &cat(
+                bufs(&["tmp", "C", "D"]),
+                sizes(&["ni", "nj", "nl"]),
+                &["beta=0.5"],
+            ),
         ),
         square(
             "mm3_product",
@@ -153,11 +172,19 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
         ),
         square(
             "syrk",
-            &cat(bufs(&["a", "c"]), sizes(&["m", "n"]), &["alpha=1.5", "beta=0.5"]),
+            &cat(
+                bufs(&["a", "c"]),
+                sizes(&["m", "n"]),
+                &["alpha=1.5", "beta=0.5"],
+            ),
         ),
         square(
             "syr2k",
-            &cat(bufs(&["a", "b", "c"]), sizes(&["m", "n"]), &["alpha=1.5", "beta=0.5"]),
+            &cat(
+                bufs(&["a", "b", "c"]),
+                sizes(&["m", "n"]),
+                &["alpha=1.5", "beta=0.5"],
+            ),
         ),
         spec(
             "correlation",

@@ -92,9 +92,15 @@ fn split_evenly_matches_plain(app: &str, args: &[&str]) {
     plain.extend(&args);
     let want = check_lines(&run(app, &plain), &format!("{app} plain"));
     let clpart = env!("CARGO_BIN_EXE_clpart");
-    let mut under = ["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5", "--"]
-        .map(std::ffi::OsStr::new)
-        .to_vec();
+    let mut under = [
+        "exec",
+        "--wait-for-analysis",
+        "--split",
+        "0:0.5,1:0.5",
+        "--",
+    ]
+    .map(std::ffi::OsStr::new)
+    .to_vec();
     under.insert(0, std::ffi::OsStr::new(clpart));
     under.push(exe.as_os_str());
     under.extend(&args);

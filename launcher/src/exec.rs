@@ -710,8 +710,8 @@ pub(crate) fn span_ms(ctx: &DeviceCtx, first: &Event, last: &Event) -> Result<f6
     cl_timed(|| last.wait()).map_err(dev_err("clWaitForEvents", ctx))?;
     let start = cl_timed(|| first.profiling_command_start())
         .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
-    let end =
-        cl_timed(|| last.profiling_command_end()).map_err(dev_err("clGetEventProfilingInfo", ctx))?;
+    let end = cl_timed(|| last.profiling_command_end())
+        .map_err(dev_err("clGetEventProfilingInfo", ctx))?;
     Ok(end.saturating_sub(start) as f64 / 1e6)
 }
 

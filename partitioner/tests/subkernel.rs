@@ -362,7 +362,10 @@ fn boxed_rewrite_specialized(
     boxes: &[(u32, &[&str])],
     specialized: &[(&str, i64)],
 ) -> ranges_format::Subkernel {
-    let specialized = specialized.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let specialized = specialized
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
     let p = coarsen::parse_program(&format!("{name}.cl"), src, &Default::default()).unwrap();
     let strides: Vec<(u32, Vec<String>)> = boxes
         .iter()
@@ -380,7 +383,8 @@ fn boxed_rewrite_specialized(
     let ptrs: Vec<u32> = (0..k.params.len() as u32)
         .filter(|&i| matches!(k.params[i as usize].ty, coarsen::ir::Type::Pointer { .. }))
         .collect();
-    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed, 3, &specialized).unwrap();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, name, &ptrs, &boxed, 3, &specialized)
+        .unwrap();
     reparse(&s.source);
     s
 }
@@ -608,7 +612,8 @@ fn boxes_over_literal_strides_are_proven_per_work_group() {
     // `a[i + y*1000]`: the extent is the strides' ratio, a literal; the
     // subscript splits by it without division, and the test requires the
     // launch's extent to be that literal
-    let src = "__kernel void mm(__global float *c, __global const float *a, __global const float *b) {
+    let src =
+        "__kernel void mm(__global float *c, __global const float *a, __global const float *b) {
     int x = get_global_id(0);
     int y = get_global_id(1);
     float e = 0.0f;
@@ -616,7 +621,15 @@ fn boxes_over_literal_strides_are_proven_per_work_group() {
         e += a[i + y * 1000] * b[x + i * 1000];
     c[x + y * 1000] = e;
 }";
-    let s = boxed_rewrite("mm", src, &[(0, &["1000", "1"]), (1, &["1000", "1"]), (2, &["1000", "1"])]);
+    let s = boxed_rewrite(
+        "mm",
+        src,
+        &[
+            (0, &["1000", "1"]),
+            (1, &["1000", "1"]),
+            (2, &["1000", "1"]),
+        ],
+    );
     let fast = fast_copy(&s.source);
     assert!(
         fast.contains("a[((long)(i + y * 1000) - __clpart_base_a)]")
@@ -625,13 +638,18 @@ fn boxes_over_literal_strides_are_proven_per_work_group() {
         "{fast}"
     );
     assert!(
-        s.source.contains("(__clpart_bs1_a == 1L) & (1000L == __clpart_be1_a)"),
+        s.source
+            .contains("(__clpart_bs1_a == 1L) & (1000L == __clpart_be1_a)"),
         "{}",
         s.source
     );
     // strides that do not nest (1000 is no multiple of 3) prove nothing
     let s = boxed_rewrite("mm", src, &[(0, &["1000", "3"])]);
-    assert!(s.source.contains("__clpart_fast &= (__clpart_bs1_c == 0);"), "{}", s.source);
+    assert!(
+        s.source.contains("__clpart_fast &= (__clpart_bs1_c == 0);"),
+        "{}",
+        s.source
+    );
 }
 
 #[test]
@@ -639,7 +657,8 @@ fn specialized_extents_split_subscripts_written_with_their_arguments() {
     // a plane of a 3-D convolution specialized on nj = nk = 256: the
     // strides are literals, the subscript names the arguments; each
     // argument read as its value is required to be it at the launch
-    let src = "__kernel void conv(__global const float *a, __global float *b, int nj, int nk, int i) {
+    let src =
+        "__kernel void conv(__global const float *a, __global float *b, int nj, int nk, int i) {
     int k = get_global_id(0);
     int j = get_global_id(1);
     if (j > 0 && j < nj - 1 && k > 0 && k < nk - 1) {
@@ -661,11 +680,16 @@ fn specialized_extents_split_subscripts_written_with_their_arguments() {
         ..s.source.find("if (__clpart_fast)").unwrap()];
     for array in ["a", "b"] {
         assert!(
-            !prologue.contains(&format!("&= ((__clpart_bs1_{array} == 0) & (__clpart_bs2_{array} == 0));")),
+            !prologue.contains(&format!(
+                "&= ((__clpart_bs1_{array} == 0) & (__clpart_bs2_{array} == 0));"
+            )),
             "{prologue}"
         );
     }
-    assert!(prologue.contains("((long)nk == 256L)") && prologue.contains("((long)nj == 256L)"), "{prologue}");
+    assert!(
+        prologue.contains("((long)nk == 256L)") && prologue.contains("((long)nj == 256L)"),
+        "{prologue}"
+    );
     // unspecialized, the arguments are not read as values
     let s = boxed_rewrite("conv", src, &[(0, strides)]);
     assert!(!s.source.contains("((long)nk == 256L)"), "{}", s.source);
@@ -708,7 +732,8 @@ fn builtins_in_macros_get_arguments_for_the_ndrange_dimensions_only() {
 ";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     assert_eq!(p.added_options, coarsen::INT24_OPTIONS);
-    let s = partitioner::subkernel::rewrite_with_boxes(&p, "k", &[0], &[], 2, &Default::default()).unwrap();
+    let s = partitioner::subkernel::rewrite_with_boxes(&p, "k", &[0], &[], 2, &Default::default())
+        .unwrap();
     let dims: Vec<u32> = s
         .extra_args
         .iter()

@@ -4,8 +4,8 @@
 //! application's exit, while a parse may still be using them). The answer
 //! is a [`crate::RangeFile`] of the one kernel (on its standard output).
 
-use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// An analysis of one kernel for every launch of one kind: parametric in
 /// the NDRange sizes and the scalar arguments but those in `only`.

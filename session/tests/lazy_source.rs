@@ -192,7 +192,10 @@ fn a_source_that_includes_a_header_is_analyzed_again_after_the_header_changes() 
         let infos = s.arg_infos("shift").unwrap();
         assert_eq!(infos.len(), 3);
         let (ranges, cached) = s.take_ranges("shift", &config).unwrap();
-        assert!(!cached, "a source that includes is never served from the cache");
+        assert!(
+            !cached,
+            "a source that includes is never served from the cache"
+        );
         let x = ranges.kernels[0]
             .arrays
             .iter()
@@ -206,6 +209,8 @@ fn a_source_that_includes_a_header_is_analyzed_again_after_the_header_changes() 
     assert_ne!(first, second, "the header's change is in the ranges");
     assert!(second.contains("400"), "{second}");
     assert!(!cache::cacheable(source));
-    assert!(cache::cacheable("// #include in a comment\n__kernel void k() {}\n"));
+    assert!(cache::cacheable(
+        "// #include in a comment\n__kernel void k() {}\n"
+    ));
     assert!(!cache::cacheable("  #  include <x.h>\n"));
 }

@@ -366,7 +366,8 @@ fn a_loop_whose_last_iteration_leaves_the_buffer_is_caught() {
     .unwrap_err();
     assert!(matches!(err, LaunchError::GuardOutOfBounds { .. }), "{err}");
     assert!(
-        err.to_string().contains("array 'm' outside its 899 elements"),
+        err.to_string()
+            .contains("array 'm' outside its 899 elements"),
         "{err}"
     );
     assert!(

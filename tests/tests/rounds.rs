@@ -62,7 +62,11 @@ fn cases() -> Vec<Case> {
                 .iter()
                 .enumerate()
                 .map(|(i, a)| format!("{a}=rand:40:{i}"))
-                .chain(["gx", "gy", "gz"].iter().map(|a| format!("{a}=rand:4096:9")))
+                .chain(
+                    ["gx", "gy", "gz"]
+                        .iter()
+                        .map(|a| format!("{a}=rand:4096:9")),
+                )
                 .chain([
                     "val=zeros:4096".to_string(),
                     "pre1=0.5".into(),
@@ -120,7 +124,10 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
             }
             let groups: u64 = r.devices.iter().map(|d| d.work_groups).sum();
             if groups != nd.n_groups_total() {
-                failures.push(format!("{groups} work-groups of {}: {what}", nd.n_groups_total()));
+                failures.push(format!(
+                    "{groups} work-groups of {}: {what}",
+                    nd.n_groups_total()
+                ));
             }
             // every device measured, from the rounds alone
             if rounds && b.rates(&key).iter().any(|r| r.1.is_none()) {

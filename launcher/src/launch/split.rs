@@ -1225,8 +1225,16 @@ fn ensure_alloc(
         (true, Some(old)) => {
             let (old_lo, old_hi) = (old.base, old.base + old.extent as i64 - 1);
             let slack = old.extent as i64;
-            let lo = if lo < old_lo { (lo - slack).max(0).min(lo) } else { lo };
-            let hi = if hi > old_hi { (hi + slack).min(n - 1).max(hi) } else { hi };
+            let lo = if lo < old_lo {
+                (lo - slack).max(0).min(lo)
+            } else {
+                lo
+            };
+            let hi = if hi > old_hi {
+                (hi + slack).min(n - 1).max(hi)
+            } else {
+                hi
+            };
             (lo, hi)
         }
         _ => (lo, hi),

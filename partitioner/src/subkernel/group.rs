@@ -327,7 +327,8 @@ impl<'a> GroupCheck<'a> {
             return None;
         }
         if !names.iter().all(|n| {
-            literal_extent(n).is_some() || matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))
+            literal_extent(n).is_some()
+                || matches!(self.facts.get(n.as_str()), Some(Fact::Uniform(_)))
         }) {
             return None;
         }
@@ -499,7 +500,11 @@ impl<'a> GroupCheck<'a> {
     /// literal factor ([`Self::literal_factor`]) that is a multiple of `e`
     /// (that factor divided by `e`) and the other terms; with the
     /// specialized arguments so read.
-    fn divide_literal(&self, terms: Vec<Term>, e: i64) -> (Vec<Term>, Vec<Term>, Vec<(String, i64)>) {
+    fn divide_literal(
+        &self,
+        terms: Vec<Term>,
+        e: i64,
+    ) -> (Vec<Term>, Vec<Term>, Vec<(String, i64)>) {
         let (mut quotient, mut rest, mut fixed) = (Vec::new(), Vec::new(), Vec::new());
         for mut t in terms {
             let at = t.factors.iter().enumerate().find_map(|(i, f)| {
@@ -1309,10 +1314,7 @@ fn facts(k: &Function) -> HashMap<&str, Fact<'_>> {
         // loop declares (a private one: a `__local` counter is shared by
         // the work-items, which may step it under each other)
         if let Some([(lp, l)]) = outer.get(n).map(Vec::as_slice) {
-            if writes == 2
-                && d.space == AddrSpace::Private
-                && !mentioned_outside(&k.body, n, lp)
-            {
+            if writes == 2 && d.space == AddrSpace::Private && !mentioned_outside(&k.body, n, lp) {
                 out.insert(*n, Fact::Loop(*l, &d.ty));
             }
         }
@@ -1396,9 +1398,10 @@ fn walk<'a>(
                     if let Stmt::Decl(d) = &**init {
                         *decls.entry(d.name.as_str()).or_default() += 1;
                         defs.insert(d.name.as_str(), (d, true));
-                        let shape = d.init.as_ref().and_then(|i| {
-                            loop_shape(&d.name, i, cond.as_ref(), step.as_ref())
-                        });
+                        let shape = d
+                            .init
+                            .as_ref()
+                            .and_then(|i| loop_shape(&d.name, i, cond.as_ref(), step.as_ref()));
                         if let Some(l) = shape {
                             loops.insert(d.name.as_str(), l);
                         }
