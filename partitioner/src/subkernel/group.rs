@@ -993,12 +993,8 @@ impl<'a> GroupCheck<'a> {
     fn work_item(&mut self, w: WorkItemFn, d: u32) -> Iv {
         match w {
             WorkItemFn::GlobalId => {
-                // the group's first work-item, from values uniform over
-                // the work-group (a driver that runs the work-items as a
-                // loop hoists the test out of it and keeps the loop
-                // vectorizable; `get_global_id - get_local_id` hides that)
                 let lo = self.tmp(format!(
-                    "(long)get_group_id({d}) * (long)get_local_size({d}) + (long)get_global_offset({d})"
+                    "(long)get_global_id({d}) - (long)get_local_id({d})"
                 ));
                 let hi = self.tmp(format!("{lo} + (long)get_local_size({d}) - 1L"));
                 Iv { lo, hi }
