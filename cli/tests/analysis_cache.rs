@@ -78,9 +78,15 @@ fn result(v: &serde_json::Value) -> String {
     )
 }
 
+/// The analysis entries in `dir` (not the built programs' folder).
 fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| !p.ends_with("programs"))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v

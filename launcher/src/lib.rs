@@ -21,6 +21,7 @@
 
 mod args;
 mod balance;
+mod binaries;
 mod buffer;
 mod coherence;
 mod elem;

@@ -386,6 +386,36 @@ impl Runtime {
         self.inner
             .n_builds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let keep = {
+            let d = Device::new(ctx.id);
+            let (version, driver) = (
+                d.version().unwrap_or_default(),
+                d.driver_version().unwrap_or_default(),
+            );
+            let ids = [
+                ctx.info.name.as_str(),
+                &ctx.info.platform,
+                &version,
+                &driver,
+            ];
+            crate::binaries::path(&ids, source, &options)
+        };
+        if let Some(bin) = keep.as_ref().and_then(crate::binaries::load) {
+            // SAFETY: the device is the context's.
+            if let Ok(mut p) =
+                unsafe { Program::create_from_binary(&ctx.context, &[ctx.id], &[&bin]) }
+            {
+                if p.build(&[ctx.id], &options).is_ok() {
+                    let p = Arc::new(p);
+                    self.inner
+                        .programs
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(key, p.clone());
+                    return Ok(p);
+                }
+            }
+        }
         let mut program = Program::create_from_source(&ctx.context, source)
             .map_err(cl_err("clCreateProgramWithSource", Some(label.clone())))?;
         if let Err(e) = program.build(&[ctx.id], &options) {
@@ -397,6 +427,15 @@ impl Runtime {
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("{} (empty build log)", String::from(e)));
             return Err(build_err(first_line, log));
+        }
+        if let Some(path) = &keep {
+            if let Some(bin) = program
+                .get_binaries()
+                .ok()
+                .and_then(|b| b.into_iter().next())
+            {
+                crate::binaries::store(path, &bin);
+            }
         }
         let program = Arc::new(program);
         self.inner
