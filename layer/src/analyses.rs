@@ -248,12 +248,14 @@ impl KernelAnalyses {
                         }
                     }
                 }
-                None if self.n_analyses >= MAX_ANALYSES => return Choice::Whole(
-                    format!(
+                None if self.n_analyses >= MAX_ANALYSES => {
+                    return Choice::Whole(
+                        format!(
                         "{why} (not analyzed again: {MAX_ANALYSES} analyses of this kernel made)"
                     ),
-                    true,
-                ),
+                        true,
+                    )
+                }
                 None => {
                     self.n_analyses += 1;
                     let job = job(key.clone());

@@ -6,20 +6,23 @@
 //! on clpart's devices than on the application's: a launch there is
 //! synchronous (the application's queue finished, its buffers brought in,
 //! each device's commands waited for), while the driver queues a launch
-//! at home and returns at once. The balancer ([`launcher::Balancer`])
-//! measures the clpart side, split or on its fastest device alone, as the
-//! whole wall of the layer's launch. The home side is measured by a probe:
-//! one launch passed to the driver between two `clFinish`es, its wall
-//! including the syncs that made the application's copies current (so a
-//! kernel among split ones, whose buffers clpart holds newer, pays there
-//! for moving them back, and stays with clpart).
+//! at home and returns at once. The clpart side (split, or on the
+//! balancer's fastest device alone) is measured as the whole wall of the
+//! layer's launch (bringing in what the application
+//! changed included). The home side is measured by a probe: one launch
+//! passed to the driver between two `clFinish`es, after the syncs that
+//! make the application's copies current. Those are left out: once every
+//! kernel touching a buffer runs at home they are not made again, while a
+//! kernel that stays with clpart pays for bringing its buffers back in its
+//! own walls, so a program whose launches are all small ends up at home
+//! whole, and one whose large kernel splits well keeps it split.
 //!
 //! [`Home::next`] then takes the lesser median wall. At home, the kernel's
 //! launches of that size pass through at once for a stretch
 //! ([`crate::state::Unsplit::left`]), after which one launch runs on
 //! clpart's devices to measure them again; on clpart's devices, home is
-//! probed again after a stretch of launches. A stretch doubles each time
-//! the choice stays (from [`FIRST_STRETCH`] to [`MAX_STRETCH`]), so a
+//! probed again after a stretch of launches. A stretch grows fourfold each
+//! time the choice stays (from [`FIRST_STRETCH`] to [`MAX_STRETCH`]), so a
 //! steady program pays for the other side's measurement ever more rarely,
 //! and starts again short when the choice changes.
 
@@ -29,7 +32,7 @@ use std::collections::VecDeque;
 pub(crate) const FIRST_STRETCH: u32 = 16;
 
 /// The longest stretch.
-pub(crate) const MAX_STRETCH: u32 = 1024;
+pub(crate) const MAX_STRETCH: u32 = 4096;
 
 /// Home walls kept; compared by their median.
 const WALLS_KEPT: usize = 3;
@@ -53,6 +56,9 @@ pub(crate) enum Choice {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Home {
     walls: VecDeque<f64>,
+    /// Walls of the last launches on clpart's devices, as the application
+    /// waited for them.
+    clpart: VecDeque<f64>,
     /// Launches on clpart's devices since home was last probed.
     since: u32,
     stretch: u32,
@@ -69,10 +75,10 @@ fn median(v: &VecDeque<f64>) -> Option<f64> {
 }
 
 impl Home {
-    /// The next launch's choice, given the clpart side's best median wall
-    /// (`None` while the balancer has not settled: clpart's devices run).
-    pub(crate) fn next(&mut self, clpart: Option<f64>) -> Choice {
-        let Some(clpart) = clpart else {
+    /// The next launch's choice; clpart's devices run while the balancer
+    /// has not `settled` (split launches measured).
+    pub(crate) fn next(&mut self, settled: bool) -> Choice {
+        let Some(clpart) = median(&self.clpart).filter(|_| settled) else {
             return Choice::Clpart;
         };
         if self.stretch == 0 {
@@ -87,7 +93,10 @@ impl Home {
             self.since = 0;
         }
         self.at_home = Some(home_better);
-        let grow = |s: u32| s.saturating_mul(2).min(MAX_STRETCH);
+        // measuring the other side costs moving buffers there (a whole
+        // array brought back to clpart's devices after a stretch at home):
+        // four times fewer each time the choice stays
+        let grow = |s: u32| s.saturating_mul(4).min(MAX_STRETCH);
         if home_better {
             if self.after_stay {
                 self.after_stay = false;
@@ -110,11 +119,20 @@ impl Home {
 
     /// A probe's wall (ms).
     pub(crate) fn observe(&mut self, wall_ms: f64) {
-        if wall_ms.is_finite() && wall_ms >= 0.0 {
-            self.walls.push_back(wall_ms);
-            while self.walls.len() > WALLS_KEPT {
-                self.walls.pop_front();
-            }
+        keep(&mut self.walls, wall_ms);
+    }
+
+    /// The wall (ms) of a launch on clpart's devices.
+    pub(crate) fn observe_clpart(&mut self, wall_ms: f64) {
+        keep(&mut self.clpart, wall_ms);
+    }
+}
+
+fn keep(v: &mut VecDeque<f64>, wall_ms: f64) {
+    if wall_ms.is_finite() && wall_ms >= 0.0 {
+        v.push_back(wall_ms);
+        while v.len() > WALLS_KEPT {
+            v.pop_front();
         }
     }
 }
@@ -126,46 +144,50 @@ mod tests {
     #[test]
     fn clpart_runs_until_measured_then_home_is_probed() {
         let mut h = Home::default();
-        assert_eq!(h.next(None), Choice::Clpart);
-        assert_eq!(h.next(Some(1.0)), Choice::Probe);
+        assert_eq!(h.next(false), Choice::Clpart);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(false), Choice::Clpart);
+        assert_eq!(h.next(true), Choice::Probe);
     }
 
     #[test]
     fn a_faster_home_keeps_launches_in_growing_stretches() {
         let mut h = Home::default();
-        assert_eq!(h.next(Some(1.0)), Choice::Probe);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true), Choice::Probe);
         h.observe(0.1);
         let mut stays = Vec::new();
         for _ in 0..5 {
-            match h.next(Some(1.0)) {
+            match h.next(true) {
                 Choice::Stay(n) => stays.push(n),
                 c => panic!("{c:?}"),
             }
             // the stretch ends with one launch on clpart's devices
-            assert_eq!(h.next(Some(1.0)), Choice::Clpart);
+            assert_eq!(h.next(true), Choice::Clpart);
         }
-        assert_eq!(stays, [16, 32, 64, 128, 256]);
+        assert_eq!(stays, [16, 64, 256, 1024, 4096]);
     }
 
     #[test]
     fn a_slower_home_is_probed_ever_more_rarely_and_a_change_restarts() {
         let mut h = Home::default();
-        assert_eq!(h.next(Some(1.0)), Choice::Probe);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true), Choice::Probe);
         h.observe(5.0);
         let mut gaps = Vec::new();
         let mut n = 0;
         while gaps.len() < 3 {
             n += 1;
-            if h.next(Some(1.0)) == Choice::Probe {
+            if h.next(true) == Choice::Probe {
                 gaps.push(n);
                 n = 0;
             }
         }
-        assert_eq!(gaps, [16, 32, 64]);
+        assert_eq!(gaps, [16, 64, 256]);
         // home became faster (three probes to move the median)
         for _ in 0..3 {
             h.observe(0.1);
         }
-        assert_eq!(h.next(Some(1.0)), Choice::Stay(FIRST_STRETCH));
+        assert_eq!(h.next(true), Choice::Stay(FIRST_STRETCH));
     }
 }

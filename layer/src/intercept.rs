@@ -563,9 +563,9 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
     }
 }
 
-/// [`launch_below`] timed from the application's queue empty to the
-/// launch's end, for the choice between clpart's devices and home
-/// ([`crate::home`]).
+/// [`launch_below`] timed from the application's queue empty (its
+/// buffers synced) to the launch's end, for the choice between clpart's
+/// devices and home ([`crate::home`]).
 fn probe_home(
     queue: cl_command_queue,
     kernel: cl_kernel,
@@ -573,11 +573,22 @@ fn probe_home(
     call: impl FnOnce() -> cl_int,
 ) -> cl_int {
     let finish = below!(clFinish);
+    // the syncs that make the application's copies current are not timed:
+    // once every kernel that touches them runs at home they are not made
+    // again (kernels that stay with clpart pay for bringing their buffers
+    // back in their own walls)
+    let writes = match guarded(Ok(Vec::new()), || {
+        resident::before_launch(queue, kernel as usize)
+    }) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
     // SAFETY: the application's queue.
     unsafe { finish(queue) };
     let t = std::time::Instant::now();
-    let r = launch_below(queue, kernel, call);
+    let r = call();
     if r == CL_SUCCESS {
+        record(|| resident::written(&writes));
         // SAFETY: as above.
         unsafe { finish(queue) };
         let ms = t.elapsed().as_secs_f64() * 1e3;

@@ -279,12 +279,12 @@ fn split_with(
     let n_devices = runtime.devices().len();
     let balance_key = balance_key(&rec.name, nd);
     if config().shares.is_none() && config().auto {
-        let best = engine
+        let settled = engine
             .balancer
             .as_ref()
-            .and_then(|b| b.best_wall(&balance_key));
+            .is_some_and(|b| b.best_wall(&balance_key).is_some());
         let at_home = engine.home.entry(balance_key.clone()).or_default();
-        match at_home.next(best) {
+        match at_home.next(settled) {
             home::Choice::Clpart => {}
             // timed between two clFinish: not while a command may wait
             // for a user event the application sets later
@@ -451,11 +451,12 @@ fn split_with(
         }
     };
     if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
-        // the whole launch as the application waits for it (its queue
-        // finished, its buffers brought in), to compare with home
-        let mut seen = report.clone();
-        seen.wall_ms = started.elapsed().as_secs_f64() * 1e3;
-        b.observe(&balance_key, &seen);
+        b.observe(&balance_key, &report);
+    }
+    // the whole launch as the application waits for it (its queue
+    // finished, its buffers brought in), to compare with home
+    if let Some(h) = engine.home.get_mut(&balance_key) {
+        h.observe_clpart(started.elapsed().as_secs_f64() * 1e3);
     }
     // What the kernel may write is now newer in clpart's copy.
     for &(i, mem) in &bound {
