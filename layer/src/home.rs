@@ -66,6 +66,8 @@ pub(crate) struct Home {
     at_home: Option<bool>,
     /// A stretch at home just ended: clpart's devices are measured next.
     after_stay: bool,
+    /// Started from a neighbouring configuration's measurements.
+    inherited: bool,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -75,10 +77,24 @@ fn median(v: &VecDeque<f64>) -> Option<f64> {
 }
 
 impl Home {
+    /// A new configuration of the same kernel (its NDRange grew or shrank
+    /// past a power of two of work-groups) starting from this one's
+    /// measurements and choice, instead of measuring clpart's devices again
+    /// before it may go home.
+    pub(crate) fn inherited(&self) -> Home {
+        Home {
+            inherited: true,
+            since: 0,
+            after_stay: false,
+            ..self.clone()
+        }
+    }
+
     /// The next launch's choice; clpart's devices run while the balancer
-    /// has not `settled` (split launches measured).
+    /// has not `settled` (split launches measured), unless the measurements
+    /// were inherited.
     pub(crate) fn next(&mut self, settled: bool) -> Choice {
-        let Some(clpart) = median(&self.clpart).filter(|_| settled) else {
+        let Some(clpart) = median(&self.clpart).filter(|_| settled || self.inherited) else {
             return Choice::Clpart;
         };
         if self.stretch == 0 {
@@ -166,6 +182,19 @@ mod tests {
             assert_eq!(h.next(true), Choice::Clpart);
         }
         assert_eq!(stays, [16, 64, 256, 1024, 4096]);
+    }
+
+    #[test]
+    fn a_new_size_of_a_kernel_at_home_starts_at_home() {
+        let mut h = Home::default();
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true), Choice::Probe);
+        h.observe(0.1);
+        assert_eq!(h.next(true), Choice::Stay(16));
+        // before the balancer has settled on the new size
+        let mut smaller = h.inherited();
+        assert_eq!(smaller.next(false), Choice::Stay(64));
+        assert_eq!(Home::default().inherited().next(false), Choice::Clpart);
     }
 
     #[test]

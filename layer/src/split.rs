@@ -98,6 +98,10 @@ struct Engine {
     balancer: Option<launcher::Balancer>,
     /// Per balancer key, whether its launches run at home.
     home: HashMap<String, home::Home>,
+    /// Per kernel name, its last balancer key and power of two of
+    /// work-groups: a new key of a smaller launch (an NDRange that shrank
+    /// past a power of two) starts from its measurements.
+    last_key: HashMap<String, (String, u32)>,
 }
 
 /// The wall (ms) of a home probe of the launch configuration `key`.
@@ -277,13 +281,36 @@ fn split_with(
     };
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
-    let balance_key = balance_key(&rec.name, nd);
+    let (balance_key, size) = balance_key(&rec.name, nd, !launch.local.is_null());
     if config().shares.is_none() && config().auto {
         let settled = engine
             .balancer
             .as_ref()
             .is_some_and(|b| b.best_wall(&balance_key).is_some());
-        let at_home = engine.home.entry(balance_key.clone()).or_default();
+        if !engine.home.contains_key(&balance_key) {
+            // only from a larger size: a launch with fewer work-groups
+            // gains less from splitting, never more
+            let from = engine
+                .last_key
+                .get(&rec.name)
+                .filter(|(_, s)| *s > size)
+                .and_then(|(k, _)| engine.home.get(k))
+                .map(home::Home::inherited)
+                .unwrap_or_default();
+            engine.home.insert(balance_key.clone(), from);
+        }
+        if engine.last_key.get(&rec.name).map(|(k, _)| k) != Some(&balance_key) {
+            engine
+                .last_key
+                .insert(rec.name.clone(), (balance_key.clone(), size));
+        }
+        // a stretch at home goes on through launches of other sizes (an
+        // NDRange that changes at every launch)
+        if let Some(n) = carried_stretch(launch).filter(|&n| n > 0) {
+            remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n - 1));
+            return Err(home::AT_HOME.into());
+        }
+        let at_home = engine.home.get_mut(&balance_key).expect("inserted above");
         match at_home.next(settled) {
             home::Choice::Clpart => {}
             // timed between two clFinish: not while a command may wait
@@ -576,7 +603,15 @@ unsafe fn check_no_pending_user_event(n: cl_uint, wait: *const cl_event) -> Resu
 /// that shrinks step by step (LU, Gram-Schmidt) keeps its measurements
 /// (rates are per work-group) while launches of very different sizes,
 /// which may differ in whether a split pays, keep their own.
-fn balance_key(kernel: &str, nd: &NdRange) -> String {
+/// Without a local size from the application (`given_local` false) the
+/// work-group size clpart picks follows the global size's divisors, so the
+/// key is the number of work-items instead. Also returns that power of two.
+fn balance_key(kernel: &str, nd: &NdRange, given_local: bool) -> (String, u32) {
+    let log2 = |n: u64| (n.max(1) as f64).log2().round() as u32;
+    if !given_local {
+        let size = log2(nd.global.iter().product());
+        return (format!("{kernel} local any items ~2^{size}"), size);
+    }
     let groups: u64 = nd
         .global
         .iter()
@@ -584,10 +619,10 @@ fn balance_key(kernel: &str, nd: &NdRange) -> String {
         .map(|(&g, &l)| g.div_ceil(l.max(1)))
         .product();
     let local: Vec<String> = nd.local.iter().map(u64::to_string).collect();
-    format!(
-        "{kernel} local {} groups ~2^{}",
-        local.join("x"),
-        (groups.max(1) as f64).log2().round() as u32
+    let size = log2(groups);
+    (
+        format!("{kernel} local {} groups ~2^{size}", local.join("x")),
+        size,
     )
 }
 
@@ -602,6 +637,17 @@ fn integer_scalars(slots: &[Slot], infos: &[ArgInfo]) -> Vec<(u32, String, Optio
         }
     }
     ints
+}
+
+/// The launches left in the kernel's stretch at home, recorded at another
+/// size (the record is taken: the launch records its own).
+fn carried_stretch(launch: &Launch) -> Option<u32> {
+    state::with(|s| {
+        let k = s.kernels.get_mut(&(launch.kernel as usize))?;
+        let n = k.unsplit.as_ref()?.left?;
+        k.unsplit = None;
+        Some(n)
+    })
 }
 
 /// Records on the kernel that its launches of this size stay unsplit
