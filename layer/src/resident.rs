@@ -306,8 +306,9 @@ pub(crate) fn unmapped(mem: usize, ptr: usize) {
 
 /// A launch of `kernel` the layer passes to the driver: every buffer among
 /// its arguments is made current first; returns those the kernel may
-/// write (not made `CL_MEM_READ_ONLY`), for [`written`] once the driver
-/// accepted the launch.
+/// write (not made `CL_MEM_READ_ONLY`, and passed through some argument
+/// the kernel's analysis did not prove read-only), for [`written`] once
+/// the driver accepted the launch.
 pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Vec<usize>, cl_int> {
     if Inside::active() {
         return Ok(Vec::new());
@@ -316,18 +317,24 @@ pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Ve
         let Some(k) = s.kernels.get(&kernel) else {
             return (Vec::new(), Vec::new());
         };
-        let handles: Vec<usize> = k
-            .args
-            .iter()
-            .flatten()
-            .filter_map(RawArg::handle)
-            .filter(|h| s.buffers.contains_key(h))
-            .collect();
-        let writable = handles
-            .iter()
-            .copied()
-            .filter(|h| s.buffers[h].flags & CL_MEM_READ_ONLY == 0)
-            .collect();
+        let read_only = |i: usize| {
+            k.read_only
+                .as_ref()
+                .is_some_and(|r| r.contains(&(i as u32)))
+        };
+        let mut handles: Vec<usize> = Vec::new();
+        let mut writable: Vec<usize> = Vec::new();
+        for (i, arg) in k.args.iter().enumerate() {
+            let Some(h) = arg.as_ref().and_then(RawArg::handle) else {
+                continue;
+            };
+            let Some(b) = s.buffers.get(&h) else { continue };
+            handles.push(h);
+            // a buffer the kernel may write through some argument
+            if b.flags & CL_MEM_READ_ONLY == 0 && !read_only(i) && !writable.contains(&h) {
+                writable.push(h);
+            }
+        }
         (handles, writable)
     });
     sync_out(queue, &all)?;
@@ -504,6 +511,36 @@ fn runs_of(old: &[u8], new: &[u8], es: usize, gap: usize, max_runs: usize) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    /// A launch passed to the driver leaves the buffers its analysis
+    /// proved read-only as they were (a buffer also passed through a
+    /// written argument is written).
+    #[test]
+    fn a_launch_at_home_writes_only_what_the_kernel_may_write() {
+        let arg = |h: usize| {
+            Some(RawArg {
+                size: 8,
+                value: Some(h.to_ne_bytes().to_vec()),
+                svm: false,
+            })
+        };
+        state::with(|s| {
+            for h in [0x9100, 0x9101, 0x9102] {
+                s.add_buffer(h, 64, 0);
+            }
+            s.add_kernel(0x9001, 0x9000, "k".into());
+            let k = s.kernels.get_mut(&0x9001).unwrap();
+            k.args = vec![arg(0x9100), arg(0x9101), arg(0x9102), arg(0x9102)];
+        });
+        let writes = before_launch(std::ptr::null_mut(), 0x9001).unwrap();
+        assert_eq!(writes, [0x9100, 0x9101, 0x9102]);
+        state::with(|s| {
+            s.kernels.get_mut(&0x9001).unwrap().read_only = Some(Arc::from([0u32, 2]));
+        });
+        let writes = before_launch(std::ptr::null_mut(), 0x9001).unwrap();
+        assert_eq!(writes, [0x9101, 0x9102]);
+    }
 
     #[test]
     fn differing_elements_come_as_joined_runs() {

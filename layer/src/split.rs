@@ -279,6 +279,20 @@ fn split_with(
     let Some(plan) = kernel.plan(&key) else {
         return Err("no plan".into());
     };
+    if rec.read_only.is_none() {
+        let read_only: Arc<[u32]> = plan
+            .kernel()
+            .arrays
+            .iter()
+            .filter(|a| a.mode == ranges_format::Mode::R)
+            .map(|a| a.arg_index)
+            .collect();
+        state::with(|s| {
+            if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
+                k.read_only = Some(read_only);
+            }
+        });
+    }
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
     let (balance_key, size) = balance_key(&rec.name, nd, !launch.local.is_null());

@@ -90,6 +90,10 @@ pub(crate) struct KernelRec {
     /// good, or for a number of launches): its launches of that size pass
     /// through at once.
     pub(crate) unsplit: Option<Unsplit>,
+    /// The argument indices the kernel's analysis proved it only reads
+    /// (known once an analysis gave a plan): a launch at home leaves
+    /// those buffers as they were.
+    pub(crate) read_only: Option<Arc<[u32]>>,
     refs: u32,
 }
 
@@ -251,6 +255,7 @@ impl State {
                 args: Vec::new(),
                 exec_info: false,
                 unsplit: None,
+                read_only: None,
                 refs: 1,
             },
         );
