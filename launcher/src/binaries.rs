@@ -26,23 +26,41 @@ use sha2::{Digest, Sha256};
 /// make clpart allocate).
 const MAX_BINARY_BYTES: u64 = 256 << 20;
 
-/// The folder, or `None` when caching is off or no folder is known.
-fn dir() -> Option<PathBuf> {
+/// Where clpart's persistent caches live.
+pub enum CacheRoot {
+    /// `$CLPART_CACHE_DIR`: the analysis cache's own folder.
+    Given(PathBuf),
+    /// `$XDG_CACHE_HOME/clpart`, else `$HOME/.cache/clpart`: one
+    /// subfolder per cache.
+    Default(PathBuf),
+}
+
+/// The caches' root, or `None` when `CLPART_CACHE=0` or no folder is
+/// known (empty variables count as unset; a relative `XDG_CACHE_HOME` or
+/// `HOME` is ignored).
+pub fn cache_root() -> Option<CacheRoot> {
     let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
     if var("CLPART_CACHE").is_some_and(|v| v == "0") {
         return None;
     }
     if let Some(d) = var("CLPART_CACHE_DIR") {
-        return Some(PathBuf::from(d).join("programs"));
+        return Some(CacheRoot::Given(PathBuf::from(d)));
     }
     if let Some(d) = var("XDG_CACHE_HOME").map(PathBuf::from) {
         if d.is_absolute() {
-            return Some(d.join("clpart").join("programs"));
+            return Some(CacheRoot::Default(d.join("clpart")));
         }
     }
     let home = PathBuf::from(var("HOME")?);
     home.is_absolute()
-        .then(|| home.join(".cache").join("clpart").join("programs"))
+        .then(|| CacheRoot::Default(home.join(".cache").join("clpart")))
+}
+
+/// The programs' folder, or `None` when caching is off.
+fn dir() -> Option<PathBuf> {
+    match cache_root()? {
+        CacheRoot::Given(d) | CacheRoot::Default(d) => Some(d.join("programs")),
+    }
 }
 
 /// Whether a program of `source` may be kept: not when it includes a file.

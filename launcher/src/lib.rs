@@ -41,6 +41,7 @@ mod spec;
 
 pub use args::KernelArgs;
 pub use balance::{launch_key, Balancer, Choice, MIN_KERNEL_MS};
+pub use binaries::{cache_root, CacheRoot};
 pub use buffer::{ArgValue, HostBuffer};
 pub use coherence::{Coherence, Holder, Lost, NeedPlan};
 pub use elem::{ElemType, ScalarKind};

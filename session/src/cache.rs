@@ -52,21 +52,10 @@ const BUILD_ID: &str = env!("CLPART_ANALYSIS_BUILD_ID");
 
 /// The cache folder, or `None` when `CLPART_CACHE=0` or no folder is known.
 pub fn dir() -> Option<PathBuf> {
-    let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
-    if var("CLPART_CACHE").is_some_and(|v| v == "0") {
-        return None;
-    }
-    if let Some(d) = var("CLPART_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = var("XDG_CACHE_HOME").map(PathBuf::from) {
-        if d.is_absolute() {
-            return Some(d.join("clpart").join("analysis"));
-        }
-    }
-    let home = PathBuf::from(var("HOME")?);
-    home.is_absolute()
-        .then(|| home.join(".cache").join("clpart").join("analysis"))
+    Some(match launcher::cache_root()? {
+        launcher::CacheRoot::Given(d) => d,
+        launcher::CacheRoot::Default(d) => d.join("analysis"),
+    })
 }
 
 /// Whether results of `source` may be cached: not when it includes another
