@@ -400,19 +400,22 @@ impl Runtime {
             ];
             crate::binaries::path(&ids, source, &options)
         };
+        let remember = |p: Program| {
+            let p = Arc::new(p);
+            self.inner
+                .programs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, p.clone());
+            Ok(p)
+        };
         if let Some(bin) = keep.as_ref().and_then(crate::binaries::load) {
             // SAFETY: the device is the context's.
             if let Ok(mut p) =
                 unsafe { Program::create_from_binary(&ctx.context, &[ctx.id], &[&bin]) }
             {
                 if p.build(&[ctx.id], &options).is_ok() {
-                    let p = Arc::new(p);
-                    self.inner
-                        .programs
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(key, p.clone());
-                    return Ok(p);
+                    return remember(p);
                 }
             }
         }
@@ -437,12 +440,6 @@ impl Runtime {
                 crate::binaries::store(path, &bin);
             }
         }
-        let program = Arc::new(program);
-        self.inner
-            .programs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, program.clone());
-        Ok(program)
+        remember(program)
     }
 }
