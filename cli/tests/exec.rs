@@ -235,17 +235,21 @@ fn check_splits(split: &str) {
                 // faster on the application's device run there
                 let n = k["split_launches"].as_u64().unwrap();
                 assert!(n >= launches.min(5), "{}: {k}", app.name);
-                if n < launches {
-                    let why = k["reason"].as_str().unwrap_or_default();
+                // every other launch ran at home, and says so
+                let mut home = 0;
+                for (why, count) in k["reasons"].as_object().into_iter().flatten() {
                     assert!(
                         why.starts_with("runs on the application's device: measured faster"),
                         "{}: {k}",
                         app.name
                     );
+                    home += count.as_u64().unwrap();
                 }
+                assert_eq!(n + home, launches, "{}: {k}", app.name);
             } else {
                 assert_eq!(k["split_launches"], launches, "{}: {k}", app.name);
                 assert!(k.get("reason").is_none(), "{}: {k}", app.name);
+                assert!(k.get("reasons").is_none(), "{}: {k}", app.name);
             }
             // one analysis serves every launch (scalars such as a time step
             // change between them)

@@ -2,10 +2,11 @@
 //! (`CLPART_LAYER_REPORT`) and summed up on stderr (`CLPART_LAYER_VERBOSE`).
 //!
 //! Fields (kept stable for `clpart exec --report`):
-//! - `kernels[]`: `name`, `launches`, `split_launches`, `reason` (why the
-//!   last launch that was not split was not, else absent; the entry named
-//!   `(native kernel)` counts `clEnqueueNativeKernel` commands, which the
-//!   layer never splits),
+//! - `kernels[]` (the entry named `(native kernel)` counts
+//!   `clEnqueueNativeKernel` commands, which the layer never splits):
+//!   `name`, `launches`, `split_launches`, `reason` (why the last launch
+//!   that was not split was not, else absent), `reasons` (every distinct
+//!   reason with its count of launches, absent when none),
 //!   `bytes_to_devices` and `bytes_from_devices` (what clpart moved to and
 //!   from its devices in split launches), `bytes_whole_buffers` (what
 //!   sending every buffer the kernel reads to each device and reading back
@@ -90,6 +91,9 @@ struct KernelStats {
     split_launches: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// Every distinct reason of the launches not split, with their count.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    reasons: std::collections::BTreeMap<String, u64>,
     bytes_to_devices: u64,
     bytes_from_devices: u64,
     bytes_whole_buffers: u64,
@@ -400,13 +404,26 @@ fn with_kernel(name: &str, f: impl FnOnce(&mut KernelStats)) {
     f(k);
 }
 
+impl KernelStats {
+    /// A launch not split, and why: the last reason, and the count of each.
+    fn not_split(&mut self, why: &str) {
+        if self.reason.as_deref() != Some(why) {
+            self.reason = Some(why.to_string());
+        }
+        match self.reasons.get_mut(why) {
+            Some(n) => *n += 1,
+            None => {
+                self.reasons.insert(why.to_string(), 1);
+            }
+        }
+    }
+}
+
 /// A launch that went to the driver unchanged, and why.
 pub(crate) fn whole(kernel: &str, why: &str) {
     with_kernel(kernel, |k| {
         k.launches += 1;
-        if k.reason.as_deref() != Some(why) {
-            k.reason = Some(why.to_string());
-        }
+        k.not_split(why);
     });
 }
 
@@ -424,7 +441,7 @@ pub(crate) fn failed(kernel: &str, why: &str) {
 pub(crate) fn panicked(kernel_handle: usize) {
     with_kernel(&format!("kernel@{kernel_handle:#x}"), |k| {
         k.launches += 1;
-        k.reason = Some("internal error in the layer; the launch went to the driver".into());
+        k.not_split("internal error in the layer; the launch went to the driver");
     });
 }
 
@@ -436,10 +453,10 @@ pub(crate) fn launched(kernel: &str, r: &RunReport, app_sync: u64) {
         if r.split {
             k.split_launches += 1;
         } else {
-            k.reason = Some(
+            k.not_split(
                 r.reason
-                    .clone()
-                    .unwrap_or_else(|| "ran whole on one clpart device".into()),
+                    .as_deref()
+                    .unwrap_or("ran whole on one clpart device"),
             );
         }
         k.bytes_to_devices += r.devices.iter().map(|d| d.bytes_to_device).sum::<u64>();
