@@ -141,12 +141,12 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let first = session.kernel_name(args.kernel.as_deref())?;
     match args.emit {
         Some(Emit::Coarsened) => {
-            print!("{}", coarsen::emit_c(program, &first)?);
+            out!("{}", coarsen::emit_c(program, &first)?);
             return Ok(0);
         }
         Some(Emit::Access) => {
             let po = partition_options(&args)?;
-            print!("{}", session.accesses(&first, &po.analysis)?);
+            out!("{}", session.accesses(&first, &po.analysis)?);
             return Ok(0);
         }
         _ => {}
@@ -166,12 +166,12 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         1
     };
     if args.emit == Some(Emit::Ranges) {
-        print!("{}", rf.to_ron_string()?);
+        out!("{}", rf.to_ron_string()?);
         return Ok(code);
     }
     if args.json {
         let report = clpart_cli::report::report(&file, &rf, Some(program));
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(code);
     }
     let at = match &args.at {
@@ -207,10 +207,10 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
             .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     for k in &rf.kernels {
-        print!("{}", partitioner::report::human(k));
+        out!("{}", partitioner::report::human(k));
         if let Some(m) = &at {
             match partitioner::report::table_at(k, m, args.slices.max(1)) {
-                Ok(t) => print!("{t}"),
+                Ok(t) => out!("{t}"),
                 Err(e) => bail!("kernel '{}': {e}", k.name),
             }
         }

@@ -2,6 +2,34 @@
 //!
 //! Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error
 //! (a range file that fails validation or its checksums is an input error).
+//! A reader of standard output that goes away (`clpart analyze k.cl | head`)
+//! ends the command quietly with 0, as cargo and ripgrep do ([`write_out`]).
+
+/// `print!` to standard output through [`write_out`].
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_out(format_args!($($t)*)) };
+}
+
+/// `println!` to standard output through [`write_out`].
+macro_rules! outln {
+    () => { $crate::write_out(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+/// Writes the command's output. A closed pipe ends the process with 0 and
+/// nothing on standard error (what was to be read was not wanted); any
+/// other write error ends it with 2 and says so.
+fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("clpart: error: cannot write to standard output: {e}");
+        std::process::exit(2);
+    }
+}
 
 mod analyze;
 mod analyze_request;

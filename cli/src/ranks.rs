@@ -256,7 +256,7 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         mismatch: mismatch.clone(),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_text(&report);
     }
@@ -269,35 +269,41 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
 
 fn print_text(r: &Report) {
     match &r.reason {
-        None => println!(
+        None => outln!(
             "kernel '{}', {}, across {} ranks",
-            r.kernel, r.ndrange, r.n_ranks
+            r.kernel,
+            r.ndrange,
+            r.n_ranks
         ),
-        Some(why) => println!(
+        Some(why) => outln!(
             "kernel '{}', {}, whole on rank 0 of {}: {why}",
-            r.kernel, r.ndrange, r.n_ranks
+            r.kernel,
+            r.ndrange,
+            r.n_ranks
         ),
     }
     for k in &r.ranks {
-        println!(
+        outln!(
             "  rank {}: {} work-groups [{}, {}) on {} devices, {} B sent to it, {} B back, wall {:.3} ms (whole buffers: {} B)",
             k.rank, k.work_groups, k.window.0, k.window.1, k.n_devices, k.bytes_to_rank, k.bytes_from_rank, k.wall_ms, k.bytes_whole_buffers
         );
     }
-    println!(
+    outln!(
         "  bytes over mpi {}, whole buffers {}, headers {} B",
-        r.bytes_mpi, r.bytes_whole_buffers, r.header_bytes
+        r.bytes_mpi,
+        r.bytes_whole_buffers,
+        r.header_bytes
     );
-    print!("  wall {:.3} ms", r.wall_ms);
+    out!("  wall {:.3} ms", r.wall_ms);
     match r.verified {
-        Some(true) => println!(", verified"),
-        Some(false) => println!(", verification failed"),
-        None => println!(),
+        Some(true) => outln!(", verified"),
+        Some(false) => outln!(", verification failed"),
+        None => outln!(),
     }
     if r.wall_ms_all.len() > 1 {
         let mut w = r.wall_ms_all.clone();
         w.sort_by(|a, b| a.total_cmp(b));
-        println!(
+        outln!(
             "  {} launches: median wall {:.3} ms, min {:.3} ms",
             w.len(),
             w[w.len() / 2],

@@ -306,10 +306,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 .map(|(d, s)| serde_json::json!({"device": d, "share": s}))
                 .collect::<Vec<_>>());
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        println!("{report}");
-        println!(
+        outln!("{report}");
+        outln!(
             "  analysis and build {analysis_ms:.1} ms{}",
             if cached {
                 " (ranges from the analysis cache)"
@@ -336,7 +336,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "  shares (auto) of the last launch {}{alone}; measured rates {}",
                 s.join(","),
                 rates.join(", ")
@@ -345,7 +345,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         if args.repeat > 1 {
             let mut w = walls.clone();
             w.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            println!(
+            outln!(
                 "  {} launches: median wall {:.3} ms, min {:.3} ms",
                 w.len(),
                 w[w.len() / 2],
@@ -384,12 +384,12 @@ pub struct DevicesArgs {
 pub fn devices(args: DevicesArgs) -> Result<u8> {
     let devs = launcher::devices()?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&devs)?);
+        outln!("{}", serde_json::to_string_pretty(&devs)?);
     } else if devs.is_empty() {
-        println!("no OpenCL devices");
+        outln!("no OpenCL devices");
     } else {
         for d in &devs {
-            println!("{d}");
+            outln!("{d}");
         }
     }
     Ok(0)

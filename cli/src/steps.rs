@@ -664,7 +664,7 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         mismatch,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_text(&report, &runtime, verify_device);
     }
@@ -852,7 +852,7 @@ fn write_outs(set: &mut BufferSet, ids: &[BufferId], outs: &[(usize, PathBuf)]) 
 
 fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
     let devices: Vec<String> = runtime.devices().iter().map(|d| d.label()).collect();
-    println!(
+    outln!(
         "{}: {} launches ({} steps x {}), devices {}",
         r.file,
         r.launches.len(),
@@ -876,7 +876,7 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
         } else {
             format!("whole ({})", l.reason.as_deref().unwrap_or("one device"))
         };
-        println!(
+        outln!(
             "  {}.{} {} [{}]/[{}] {}: moved {} B (to devices {}, from {}), whole buffers {} B, wall {:.3} ms{}",
             l.repetition + 1,
             l.step + 1,
@@ -898,7 +898,7 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
                 .enumerate()
                 .map(|(r, (to, from))| format!("rank {r} {to} B in, {from} B out"))
                 .collect();
-            println!(
+            outln!(
                 "    mpi: {} B ({}), whole buffers {} B",
                 m.bytes_mpi,
                 per.join("; "),
@@ -908,17 +908,17 @@ fn print_text(r: &Report, runtime: &Runtime, verify_device: usize) {
     }
     let t = &r.total;
     if let Some(b) = t.bytes_mpi {
-        println!("over mpi: {b} B of elements in all (launches and final reads)");
+        outln!("over mpi: {b} B of elements in all (launches and final reads)");
     }
-    println!(
+    outln!(
         "total: {} launches, moved {} B (to devices {}, from devices {}, read back {}), whole buffers {} B, wall {:.3} ms, analysis {:.3} ms",
         t.launches, t.bytes_total, t.bytes_to_devices, t.bytes_from_devices, t.bytes_read_back, t.bytes_whole_buffers, t.wall_ms, t.analysis_ms
     );
     match r.verified {
         Some(true) => {
-            println!("verified: every buffer equals the unsplit run on device {verify_device}")
+            outln!("verified: every buffer equals the unsplit run on device {verify_device}")
         }
-        Some(false) => println!("verification failed"),
+        Some(false) => outln!("verification failed"),
         None => {}
     }
 }
