@@ -144,7 +144,7 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         None => cmd.env_remove("CLPART_LAYER_SPLIT"),
     };
     match &args.report {
-        Some(r) => cmd.env("CLPART_LAYER_REPORT", absolute(r)?),
+        Some(r) => cmd.env("CLPART_LAYER_REPORT", writable(r)?),
         None => cmd.env_remove("CLPART_LAYER_REPORT"),
     };
     cmd.env(
@@ -173,6 +173,26 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         Path::new(program).display()
     );
     Ok((128 + sig).clamp(0, 255) as u8)
+}
+
+/// The report path, absolute, once a file can be made in its folder: a
+/// report that cannot be written is refused before the program runs, not
+/// found out at its end.
+fn writable(r: &Path) -> Result<PathBuf> {
+    let path = absolute(r)?;
+    if path.is_dir() {
+        bail!("the report '{}' is a folder", r.display());
+    }
+    let folder = path.parent().unwrap_or(Path::new("/"));
+    if let Err(e) = tempfile::NamedTempFile::new_in(folder) {
+        bail!(
+            "cannot write the report '{}': its folder '{}' cannot be written ({})",
+            r.display(),
+            folder.display(),
+            e.kind()
+        );
+    }
+    Ok(path)
 }
 
 /// The report path made absolute, so the program's working folder does not

@@ -1073,3 +1073,30 @@ fn issue_14_the_device_count_is_cached_and_a_stale_one_never_breaks_a_program() 
         "{k}"
     );
 }
+
+/// A report that cannot be written is refused before the program runs
+/// (exit 2, one line naming it), not found out at its end.
+#[test]
+fn an_unwritable_report_is_refused_before_the_program_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("ran");
+    let folder = tmp.path().to_string_lossy().into_owned();
+    let missing = tmp.path().join("missing").join("r.json");
+    for report in [missing.to_string_lossy().into_owned(), folder] {
+        let out = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--report", &report, "--", "touch"])
+            .arg(&marker)
+            .env("CLPART_LAYER", layer())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{report}: {stderr}");
+        assert!(
+            stderr.starts_with("clpart: error: ")
+                && stderr.contains(&report)
+                && stderr.trim_end().lines().count() == 1,
+            "{report}: {stderr}"
+        );
+        assert!(!marker.exists(), "{report}: the program ran");
+    }
+}
