@@ -666,3 +666,36 @@ fn mul24_on_size_t_is_analyzed_as_plain_arithmetic() {
     let o = clpart(&["analyze", bad.to_str().unwrap()]);
     assert_input_error(&o, "bad.cl:2:5");
 }
+
+/// A reader of standard output that goes away before the output is
+/// written (`clpart analyze k.cl | head -1`) ends the command quietly:
+/// exit 0, nothing on standard error (it used to panic with exit 101).
+#[test]
+fn a_closed_pipe_ends_analyze_and_run_quietly() {
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(args)
+            .current_dir(root())
+            .env("POCL_DEVICES", "pthread basic")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("clpart runs");
+        // the analysis and the launch take far longer than this
+        drop(child.stdout.take());
+        child.wait_with_output().expect("clpart ends")
+    };
+    let mut run = vec!["run", "kernels/vadd.cl", "--json"];
+    run.extend_from_slice(VADD_RUN);
+    let runs: [&[&str]; 3] = [
+        &["analyze", "kernels/matmul.cl"],
+        &["analyze", "kernels/matmul.cl", "--json"],
+        &run,
+    ];
+    for args in runs {
+        let out = closed(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
