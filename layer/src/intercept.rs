@@ -565,7 +565,10 @@ unsafe extern "C" fn enqueue_nd_range_kernel(
 
 /// [`launch_below`] timed from the application's queue empty (its
 /// buffers synced) to the launch's end, for the choice between clpart's
-/// devices and home ([`crate::home`]).
+/// devices and home ([`crate::home`]). The syncs are not timed: once every
+/// kernel that touches those buffers runs at home they are not made again
+/// (kernels that stay with clpart pay for bringing them back in their own
+/// walls).
 fn probe_home(
     queue: cl_command_queue,
     kernel: cl_kernel,
@@ -573,28 +576,19 @@ fn probe_home(
     call: impl FnOnce() -> cl_int,
 ) -> cl_int {
     let finish = below!(clFinish);
-    // the syncs that make the application's copies current are not timed:
-    // once every kernel that touches them runs at home they are not made
-    // again (kernels that stay with clpart pay for bringing their buffers
-    // back in their own walls)
-    let writes = match guarded(Ok(Vec::new()), || {
-        resident::before_launch(queue, kernel as usize)
-    }) {
-        Ok(w) => w,
-        Err(code) => return code,
-    };
-    // SAFETY: the application's queue.
-    unsafe { finish(queue) };
-    let t = std::time::Instant::now();
-    let r = call();
-    if r == CL_SUCCESS {
-        record(|| resident::written(&writes));
-        // SAFETY: as above.
+    launch_below(queue, kernel, || {
+        // SAFETY: the application's queue.
         unsafe { finish(queue) };
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        guarded((), || crate::split::observe_home(key, ms));
-    }
-    r
+        let t = std::time::Instant::now();
+        let r = call();
+        if r == CL_SUCCESS {
+            // SAFETY: as above.
+            unsafe { finish(queue) };
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            guarded((), || crate::split::observe_home(key, ms));
+        }
+        r
+    })
 }
 
 /// A launch of `kernel` that goes to the driver (`call`): its buffers are
