@@ -56,6 +56,8 @@ impl Drop for TranslationUnit {
 /// A clang diagnostic in plain data.
 pub struct ClangDiag {
     pub is_error: bool,
+    /// A fatal error (a file not found): the parse stopped there.
+    pub is_fatal: bool,
     pub is_warning: bool,
     pub file: String,
     pub line: u32,
@@ -149,6 +151,7 @@ impl TranslationUnit {
                 let message = cxstring(clang_getDiagnosticSpelling(d));
                 out.push(ClangDiag {
                     is_error: sev >= CXDiagnostic_Error,
+                    is_fatal: sev >= CXDiagnostic_Fatal,
                     is_warning: sev == CXDiagnostic_Warning,
                     file,
                     line,
@@ -161,11 +164,85 @@ impl TranslationUnit {
         out
     }
 
+    /// Every file the preprocessor entered for an `#include`, in the order
+    /// it entered them, with its contents as libclang read them and where
+    /// the directive that included it lies.
+    pub fn inclusions(&self) -> Vec<Inclusion> {
+        extern "C" fn visit(
+            file: CXFile,
+            stack: *mut CXSourceLocation,
+            depth: c_uint,
+            data: CXClientData,
+        ) {
+            // SAFETY: `data` is the `Visit` passed below, alive for the call.
+            let visit = unsafe { &mut *(data as *mut Visit) };
+            if depth == 0 || stack.is_null() {
+                return; // the main file
+            }
+            // SAFETY: libclang passes `depth` locations; the first is the
+            // directive that included `file`.
+            let at = unsafe { *stack };
+            let (from, line) = expansion_location(at);
+            let mut size: usize = 0;
+            // SAFETY: a file of this translation unit.
+            let p = unsafe { clang_getFileContents(visit.tu, file, &mut size) };
+            let contents = (!p.is_null()).then(|| {
+                // SAFETY: libclang's buffer of `size` bytes, alive with the unit.
+                unsafe { std::slice::from_raw_parts(p as *const u8, size) }.to_vec()
+            });
+            visit.out.push(Inclusion {
+                // SAFETY: a file of this translation unit.
+                file: cxstring(unsafe { clang_getFileName(file) }),
+                contents,
+                from,
+                line,
+            });
+        }
+        struct Visit {
+            tu: CXTranslationUnit,
+            out: Vec<Inclusion>,
+        }
+        let mut v = Visit {
+            tu: self.tu,
+            out: Vec::new(),
+        };
+        // SAFETY: the visitor only reads through `v` during the call.
+        unsafe { clang_getInclusions(self.tu, visit, &mut v as *mut Visit as CXClientData) };
+        v.out
+    }
+
     pub fn root(&self) -> Cursor<'_> {
         Cursor {
             raw: unsafe { clang_getTranslationUnitCursor(self.tu) },
             tu: self,
         }
+    }
+}
+
+/// One file entered for an `#include` ([`TranslationUnit::inclusions`]).
+pub struct Inclusion {
+    /// The file's name as the preprocessor resolved it.
+    pub file: String,
+    /// Its bytes as libclang read them (`None` where libclang has none).
+    pub contents: Option<Vec<u8>>,
+    /// The file holding the `#include` directive, and the directive's line.
+    pub from: String,
+    pub line: u32,
+}
+
+fn expansion_location(loc: CXSourceLocation) -> (String, u32) {
+    unsafe {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut line: c_uint = 0;
+        let mut col: c_uint = 0;
+        let mut offset: c_uint = 0;
+        clang_getExpansionLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+        let name = if file.is_null() {
+            String::new()
+        } else {
+            cxstring(clang_getFileName(file))
+        };
+        (name, line)
     }
 }
 

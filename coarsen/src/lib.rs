@@ -8,11 +8,17 @@
 //! The crate is pure: it takes text and options and returns values.
 
 mod clang;
+mod driver_macros;
 pub mod emit;
+mod group_size;
 pub mod ir;
 mod parse;
+mod snapshot;
 
 pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};
+pub use driver_macros::driver_conditional;
+pub use group_size::group_size_use;
+pub use snapshot::{has_include, with_includes_written_in};
 pub use parse::{parse_program, INT24_OPTIONS};
 
 /// Options for parsing.
