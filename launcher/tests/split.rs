@@ -572,6 +572,7 @@ fn local_buffers_and_group_ids() {
             aligned: vec![],
         }),
         diagnostics: vec![],
+        group_size_use: None,
     };
     let mut plan = Plan::from_kernel(&rt, ranges, GROUP_SUM, &[]).unwrap();
     let nd = NdRange::new(&[16 * 37], &[16]).unwrap();

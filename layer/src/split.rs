@@ -279,6 +279,17 @@ fn split_with(
     let Some(plan) = kernel.plan(&key) else {
         return Err("no plan".into());
     };
+    // the driver chooses the work-group size of a launch without one, and
+    // clpart's slices would run with other sizes
+    if launch.local.is_null() {
+        if let Some(what) = &plan.kernel().group_size_use {
+            let why = format!(
+                "launched without a work-group size, which the driver chooses, and its results may depend on it: {what}"
+            );
+            remember_unsplit(launch, &rec.name, &why, None);
+            return Err(why);
+        }
+    }
     if rec.read_only.is_none() {
         let read_only: Arc<[u32]> = plan
             .kernel()

@@ -2305,6 +2305,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
         assumptions: Vec::new(),
         subkernel: None,
         diagnostics: Vec::new(),
+        group_size_use: None,
     };
     // The footprints at the sample values alone (no parametric bounds: the
     // chosen dimension's are made once it is chosen, the others never).
@@ -2711,6 +2712,7 @@ fn partition_along(
         assumptions,
         subkernel,
         diagnostics,
+        group_size_use: coarsen::group_size_use(program, &func.name),
     }
 }
 

@@ -51,6 +51,11 @@ fn kernel_sections(k: &KernelRanges, out: &mut Vec<SectionChecksum>) -> Result<(
     }
     push(format!("{base}: assumptions"), digest(&k.assumptions)?);
     push(format!("{base}: subkernel"), digest(&k.subkernel)?);
+    // a section only where there is one: files written before the field
+    // existed keep their checksums
+    if let Some(g) = &k.group_size_use {
+        push(format!("{base}: group size use"), digest(g)?);
+    }
     Ok(())
 }
 

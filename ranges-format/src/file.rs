@@ -65,6 +65,14 @@ pub struct KernelRanges {
     pub subkernel: Option<Subkernel>,
     /// Analysis diagnostics (end-user messages with locations).
     pub diagnostics: Vec<String>,
+    /// The first construct through which the kernel's results may depend
+    /// on its work-group size (a local or group id, a work-group size or
+    /// count, a barrier, `__local` memory, a work-group function), with
+    /// its location; `None` when there is none. A launch that leaves the
+    /// work-group size to the driver (a NULL local size) splits only
+    /// without one, since its slices run with sizes clpart chooses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_size_use: Option<String>,
 }
 
 /// A named parameter of the expressions and where its value comes from.

@@ -221,7 +221,10 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                 },
             ),
         ),
-        proptest::collection::vec(text(), 0..3),
+        (
+            proptest::collection::vec(text(), 0..3),
+            proptest::option::of(text()),
+        ),
     )
         .prop_map(
             |(
@@ -231,7 +234,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                 arrays,
                 assumptions,
                 subkernel,
-                diagnostics,
+                (diagnostics, group_size_use),
             )| {
                 let mut params: Vec<Param> = ["N", "lo", "hi", "w"]
                     .iter()
@@ -257,6 +260,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                     assumptions,
                     subkernel,
                     diagnostics,
+                    group_size_use,
                 }
             },
         )
@@ -373,6 +377,7 @@ fn small_file() -> RangeFile {
         assumptions: vec![],
         subkernel: None,
         diagnostics: vec![],
+        group_size_use: None,
     });
     f
 }
@@ -836,6 +841,7 @@ fn boxed_file() -> RangeFile {
             aligned: vec![],
         }),
         diagnostics: vec![],
+        group_size_use: None,
     });
     f
 }

@@ -896,6 +896,7 @@ impl Session {
             assumptions: Vec::new(),
             subkernel: None,
             diagnostics: Vec::new(),
+            group_size_use: None,
         });
         Ok(file)
     }

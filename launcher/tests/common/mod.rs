@@ -162,6 +162,7 @@ pub fn vadd_ranges() -> KernelRanges {
             aligned: vec![],
         }),
         diagnostics: vec![],
+        group_size_use: None,
     }
 }
 
@@ -311,5 +312,6 @@ pub fn matmul_ranges() -> KernelRanges {
             aligned: vec![],
         }),
         diagnostics: vec![],
+        group_size_use: None,
     }
 }
