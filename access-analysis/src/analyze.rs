@@ -185,6 +185,15 @@ pub fn analyze_kernel_in(
         .first()
         .map(|d| format!("{} ({}:{}:{})", d.message, d.file, d.span.line, d.span.col));
 
+    if reason.is_none() {
+        reason = coarsen::driver_conditional(&program.source).map(|(line, text)| {
+            format!(
+                "its code depends on what the driver decides, the OpenCL C version or the device's features ('{text}' at {}:{line}): the analysis cannot know which branch the driver compiles",
+                program.file
+            )
+        });
+    }
+
     let mut walker = Walker::new(program, &ndr, &spec, taken, k);
     walker.buf_names = buf_names;
     walker.buf_args = buf_args;

@@ -331,8 +331,10 @@ impl Runtime {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Builds `source` for a device (or returns the cached program).
-    /// `-cl-std=CL1.2` is added unless the options name a standard.
+    /// Builds `source` for a device (or returns the cached program) with
+    /// exactly the given options: no `-cl-std` the caller did not give, so
+    /// that a subkernel is compiled for the OpenCL C version the driver
+    /// gives the application's own build of the program.
     /// `kernel` only names the program in error messages.
     ///
     /// Each device's program also gets `-DCLPART_DEVICE_INDEX=<device>`, so
@@ -352,13 +354,10 @@ impl Runtime {
         build_options: &[String],
     ) -> Result<Arc<Program>> {
         let mut options = build_options.join(" ");
-        if !options.contains("-cl-std=") {
-            if !options.is_empty() {
-                options.push(' ');
-            }
-            options.push_str("-cl-std=CL1.2");
+        if !options.is_empty() {
+            options.push(' ');
         }
-        options.push_str(&format!(" -DCLPART_DEVICE_INDEX={device}"));
+        options.push_str(&format!("-DCLPART_DEVICE_INDEX={device}"));
         let key = (device, source.to_string(), options.clone());
         if let Some(p) = self
             .inner

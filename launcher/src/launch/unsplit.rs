@@ -26,7 +26,7 @@ use crate::runs::Runs;
 use crate::runtime::{DeviceCtx, Runtime};
 use std::sync::Mutex;
 
-/// Builds `source` (with `build_options` and `-cl-std=CL1.2`) on one device
+/// Builds `source` (with `build_options`) on one device
 /// and runs kernel `kernel` over the whole NDRange. Every buffer goes to the
 /// device whole; afterwards every `__global` buffer of `args` holds the
 /// kernel's output.
