@@ -33,6 +33,7 @@ fn write_out(args: std::fmt::Arguments<'_>) {
 
 mod analyze;
 mod analyze_request;
+mod include_request;
 mod device_count;
 mod exec;
 mod progress;
@@ -72,6 +73,9 @@ enum Command {
     /// Answer an analysis the OpenCL layer asks for (internal).
     #[command(hide = true)]
     AnalyzeRequest(analyze_request::AnalyzeRequestArgs),
+    /// Write in a program's included files for the OpenCL layer (internal).
+    #[command(hide = true)]
+    IncludeRequest(include_request::IncludeRequestArgs),
 }
 
 /// Removes the temporaries of output files being written when SIGINT or
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
         Command::Devices(a) => run::devices(a),
         Command::Exec(a) => exec::exec(a),
         Command::AnalyzeRequest(a) => analyze_request::run(a),
+        Command::IncludeRequest(a) => include_request::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -703,6 +703,9 @@ fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
 /// Such a kernel never splits; it runs on the application's device after
 /// its buffer arguments are synced ([`crate::resident::before_launch`]).
 fn refuse_early(rec: &KernelRec) -> Result<(), String> {
+    if let Some(why) = &rec.refused {
+        return Err(why.to_string());
+    }
     if rec.exec_info {
         return Err("clSetKernelExecInfo was called on the kernel (SVM)".into());
     }

@@ -47,10 +47,18 @@ impl Drop for Inside {
 
 /// A program made with `clCreateProgramWithSource`.
 pub(crate) struct ProgramRec {
+    /// The source as the application gave it.
+    given: Arc<str>,
+    /// The source clpart analyzes and splits: the given one with its
+    /// `#include`d files written in as they were at the last successful
+    /// `clBuildProgram` ([`coarsen::with_includes_written_in`]).
     pub(crate) source: Arc<str>,
     /// The options of the last successful `clBuildProgram`, split at white
     /// space.
     pub(crate) options: Arc<[String]>,
+    /// Why its kernels never split (its included files could not be read
+    /// as the driver read them).
+    pub(crate) refused: Option<Arc<str>>,
     refs: u32,
 }
 
@@ -94,6 +102,8 @@ pub(crate) struct KernelRec {
     /// (known once an analysis gave a plan): a launch at home leaves
     /// those buffers as they were.
     pub(crate) read_only: Option<Arc<[u32]>>,
+    /// Why the kernel never splits, known from its program alone.
+    pub(crate) refused: Option<Arc<str>>,
     refs: u32,
 }
 
@@ -221,14 +231,41 @@ fn adjust<T>(
 
 impl State {
     pub(crate) fn add_program(&mut self, handle: usize, source: String) {
+        let source: Arc<str> = source.into();
         self.programs.insert(
             handle,
             ProgramRec {
-                source: source.into(),
+                given: source.clone(),
+                source,
                 options: Arc::from(Vec::new()),
+                refused: None,
                 refs: 1,
             },
         );
+    }
+
+    /// The source a program was made with, as the application gave it.
+    pub(crate) fn given_source(&self, handle: usize) -> Option<Arc<str>> {
+        self.programs.get(&handle).map(|p| p.given.clone())
+    }
+
+    /// The program's source as at its build
+    /// ([`coarsen::with_includes_written_in`]), or why it could not be read.
+    pub(crate) fn set_built_source(&mut self, handle: usize, built: Result<String, String>) {
+        if let Some(p) = self.programs.get_mut(&handle) {
+            match built {
+                Ok(text) => {
+                    p.source = text.into();
+                    p.refused = None;
+                }
+                Err(why) => {
+                    p.source = p.given.clone();
+                    p.refused = Some(
+                        format!("its #include files could not be read as the driver read them at clBuildProgram: {why}").into(),
+                    );
+                }
+            }
+        }
     }
 
     pub(crate) fn set_build_options(&mut self, handle: usize, options: &str) {
@@ -243,6 +280,7 @@ impl State {
     }
 
     pub(crate) fn add_kernel(&mut self, handle: usize, program: usize, name: String) {
+        let refused = self.programs.get(&program).and_then(|p| p.refused.clone());
         let program = self
             .programs
             .get(&program)
@@ -256,6 +294,7 @@ impl State {
                 exec_info: false,
                 unsplit: None,
                 read_only: None,
+                refused,
                 refs: 1,
             },
         );

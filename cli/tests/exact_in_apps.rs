@@ -1,0 +1,169 @@
+//! Inside an application, clpart computes exactly what the driver would:
+//! host programs that depend on what the driver decides (a header
+//! regenerated between two builds and a `chdir`, the OpenCL C version and
+//! its feature macros, the work-group size of a launch with a NULL local
+//! size) print the same bytes plain and under `clpart exec` at 50/50, with
+//! automatic shares and on three devices; and the kernels that may split
+//! do, the others say why.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The layer cargo built for this test run (a dev-dependency of clpart).
+fn layer() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe.parent().unwrap().join("libclpart_layer.so");
+    assert!(p.is_file(), "{} is missing", p.display());
+    p
+}
+
+fn build(app: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join(app);
+    let out = Command::new("gcc")
+        .args([
+            "-O1",
+            "-std=c99",
+            "-Wall",
+            "-DCL_TARGET_OPENCL_VERSION=120",
+            "-Wno-deprecated-declarations",
+            "-o",
+        ])
+        .arg(&exe)
+        .arg(repo().join("tests/apps").join(app).join("main.c"))
+        .args(["-lOpenCL", "-lm"])
+        .output()
+        .expect("gcc runs");
+    assert!(
+        out.status.success(),
+        "gcc {app}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Runs the built program in its folder on the PoCL devices `devices`:
+/// plain (`layered` `None`) or under `clpart exec` with these options and
+/// a report at `report`. Killed after two minutes.
+fn run(app: &str, exe: &Path, devices: &str, layered: Option<(&[&str], &Path)>) -> Output {
+    let mut c = Command::new("timeout");
+    c.arg("120");
+    if let Some((options, report)) = layered {
+        c.arg(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--wait-for-analysis"])
+            .args(options)
+            .arg("--report")
+            .arg(report)
+            .arg("--");
+    }
+    c.arg(exe)
+        .current_dir(repo().join("tests/apps").join(app))
+        .env("POCL_DEVICES", devices)
+        .env("CLPART_LAYER", layer())
+        .env_remove("OPENCL_LAYERS");
+    c.output().unwrap()
+}
+
+/// Per kernel of the report: launches, split launches, reason.
+fn kernels(report: &Path) -> Vec<(String, u64, u64, String)> {
+    let text = std::fs::read_to_string(report).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut out: Vec<_> = r["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap().to_string(),
+                k["launches"].as_u64().unwrap(),
+                k["split_launches"].as_u64().unwrap(),
+                k["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// What a kernel must do at 50/50: split at every launch, or never, with
+/// a reason containing the text.
+enum Verdict {
+    Splits,
+    Whole(&'static str),
+}
+
+const APPS: &[(&str, &[(&str, Verdict)])] = &[
+    ("regen_header", &[("apply", Verdict::Splits)]),
+    (
+        "fp64_feature",
+        &[
+            ("row_sum", Verdict::Whole("the OpenCL C version or the device's features")),
+            ("version", Verdict::Splits),
+        ],
+    ),
+    (
+        "null_local",
+        &[
+            ("scale", Verdict::Splits),
+            ("where", Verdict::Whole("without a work-group size, which the driver chooses")),
+            ("where2d", Verdict::Whole("get_group_id")),
+        ],
+    ),
+];
+
+const MODES: &[(&str, &[&str])] = &[
+    ("pthread basic", &["--split", "0:0.5,1:0.5"]),
+    ("pthread basic", &["--split", "auto"]),
+    ("pthread pthread pthread", &["--split", "0:0.34,1:0.33,2:0.33"]),
+];
+
+#[test]
+fn programs_that_depend_on_the_driver_print_the_same_bytes_under_clpart() {
+    let tmp = tempfile::tempdir().unwrap();
+    for &(app, verdicts) in APPS {
+        let exe = build(app, tmp.path());
+        for &(devices, options) in MODES {
+            let plain = run(app, &exe, devices, None);
+            let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
+            assert!(
+                plain.status.success() && plain_out.contains(": 0 mismatches"),
+                "{app} plain on {devices}: {:?}\n{plain_out}{}",
+                plain.status,
+                String::from_utf8_lossy(&plain.stderr)
+            );
+            let report = tmp.path().join(format!("{app}.json"));
+            let layered = run(app, &exe, devices, Some((options, &report)));
+            assert_eq!(
+                String::from_utf8_lossy(&layered.stdout),
+                plain_out,
+                "{app} under clpart exec {options:?} on {devices}: {:?}\n{}",
+                layered.status,
+                String::from_utf8_lossy(&layered.stderr)
+            );
+            assert!(layered.status.success(), "{app}: {:?}", layered.status);
+            if options[1] != "0:0.5,1:0.5" {
+                continue;
+            }
+            let seen = kernels(&report);
+            for (name, verdict) in verdicts.iter() {
+                let k = seen
+                    .iter()
+                    .find(|k| k.0 == *name)
+                    .unwrap_or_else(|| panic!("{app}: no kernel {name} in {seen:?}"));
+                match verdict {
+                    Verdict::Splits => assert_eq!(k.1, k.2, "{app}: {k:?}"),
+                    Verdict::Whole(why) => {
+                        assert_eq!(k.2, 0, "{app}: {k:?}");
+                        assert!(k.3.contains(why), "{app}: {k:?} lacks {why:?}");
+                    }
+                }
+            }
+        }
+    }
+}
