@@ -551,6 +551,15 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
             }
         }
     };
+    // The layer always runs the guard: a kernel it cannot check would run
+    // unsplit on one of clpart's devices, its buffers moved there whole at
+    // every launch; on the application's device nothing moves.
+    if let Err(why) = plan.guard_status() {
+        return Verdict::Whole {
+            why: why.to_string(),
+            may_help: false,
+        };
+    }
     let devices: Vec<usize> = match &config().shares {
         Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
         _ => (0..runtime.devices().len()).collect(),

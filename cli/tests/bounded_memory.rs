@@ -1,0 +1,109 @@
+//! A long-running program under `clpart exec` stays within a small
+//! factor of its plain run's memory, and a kernel that does not split moves
+//! nothing: a wavefront of 300 launches over a 1024² score matrix whose
+//! kernel the guard cannot check (a subscript macro) runs on the
+//! application's device, its buffers left where they are.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn layer() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe.parent().unwrap().join("libclpart_layer.so");
+    assert!(p.is_file(), "{} is missing", p.display());
+    p
+}
+
+/// Runs `c` to its end: its stdout and the peak resident memory (KiB) of
+/// the largest process it waited for (`clpart exec` waits for the
+/// program, so its figure covers both).
+fn run_measured(c: &mut Command) -> (String, i64) {
+    use std::io::Read;
+    let mut child = c.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; `pid` is this test's child,
+    // not waited for yet (`Child::wait` is never called).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "exit status {status}: {stdout}"
+    );
+    (stdout, usage.ru_maxrss)
+}
+
+#[test]
+fn a_long_program_under_clpart_stays_near_its_plain_memory_and_moves_nothing_unsplit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = tmp.path().join("wavefront");
+    let out = Command::new("gcc")
+        .args(["-O1", "-std=c99", "-Wall", "-DCL_TARGET_OPENCL_VERSION=120", "-o"])
+        .arg(&exe)
+        .arg(repo().join("tests/apps/wavefront/main.c"))
+        .args(["-lOpenCL", "-lm"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = repo().join("tests/apps/wavefront");
+    let args = ["1024", "300"];
+
+    let (plain_out, plain_kib) = run_measured(
+        Command::new(&exe)
+            .args(args)
+            .current_dir(&dir)
+            .env("POCL_DEVICES", "pthread basic")
+            .env_remove("OPENCL_LAYERS"),
+    );
+    assert!(plain_out.contains(": 0 mismatches"), "{plain_out}");
+
+    let report = tmp.path().join("r.json");
+    let (layered_out, layered_kib) = run_measured(
+        Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5", "--report"])
+            .arg(&report)
+            .arg("--")
+            .arg(&exe)
+            .args(args)
+            .current_dir(&dir)
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env_remove("OPENCL_LAYERS"),
+    );
+    assert_eq!(layered_out, plain_out);
+
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let k = &r["kernels"][0];
+    assert_eq!(k["launches"], 300, "{k}");
+    assert_eq!(k["split_launches"], 0, "{k}");
+    assert!(
+        k["reason"]
+            .as_str()
+            .is_some_and(|w| w.contains("run-time guard cannot check")),
+        "{k}"
+    );
+    assert_eq!(r["bytes_total"], 0, "{r}");
+    assert_eq!(r["bytes_app_sync"], 0, "{r}");
+    // clpart's own process adds libclang, isl and its devices: a constant,
+    // not a share of the program's buffers
+    assert!(
+        layered_kib <= 2 * plain_kib + 256 * 1024,
+        "peak memory {layered_kib} KiB under clpart against {plain_kib} KiB plain"
+    );
+}
