@@ -190,3 +190,72 @@ pub(crate) fn write_ordered(
     }
     CL_SUCCESS
 }
+
+/// How many split launches' events are remembered ([`split_launch_event`]);
+/// past it the oldest is forgotten (and reads as the driver's marker).
+const SPLIT_EVENTS_KEPT: usize = 4096;
+
+/// The events the layer gave the application for split launches (markers
+/// on its queue, complete once the results are in place), with each
+/// launch's wall in nanoseconds. The layer holds a reference to each, so
+/// the driver never reuses a remembered handle for another event.
+static SPLIT_EVENTS: Mutex<std::collections::VecDeque<(Event, u64)>> =
+    Mutex::new(std::collections::VecDeque::new());
+
+/// Remembers `event`, the marker a split launch gave the application, and
+/// the launch's wall: the application then sees it as an NDRange launch
+/// ([`split_command_type`]) whose profiling times span the launch
+/// ([`split_profiling`]).
+pub(crate) fn split_launch_event(event: cl_event, wall_ns: u64) {
+    let Some(retain) = target().clRetainEvent else {
+        return;
+    };
+    // SAFETY: the event the driver just made for the application; the
+    // layer's reference is released when it is forgotten.
+    if unsafe { retain(event) } != CL_SUCCESS {
+        return;
+    }
+    let mut kept = SPLIT_EVENTS.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() >= SPLIT_EVENTS_KEPT {
+        if let Some((old, _)) = kept.pop_front() {
+            release(old);
+        }
+    }
+    kept.push_back((Event(event as usize), wall_ns));
+}
+
+/// The wall of the split launch whose event is `event`, if it is one.
+fn split_wall(event: cl_event) -> Option<u64> {
+    let kept = SPLIT_EVENTS.lock().unwrap_or_else(|p| p.into_inner());
+    kept.iter()
+        .rev()
+        .find(|(e, _)| e.0 == event as usize)
+        .map(|&(_, w)| w)
+}
+
+/// `CL_COMMAND_NDRANGE_KERNEL` for a split launch's event.
+pub(crate) fn split_command_type(event: cl_event) -> Option<opencl_sys::cl_command_type> {
+    split_wall(event).map(|_| opencl_sys::CL_COMMAND_NDRANGE_KERNEL)
+}
+
+/// The profiling time `what` of a split launch's event, given the marker's
+/// own values (`marker(what)`, the driver's answer): it ends when the
+/// marker ends (the results were in place just before) and starts the
+/// launch's wall earlier; it was queued and submitted no later than it
+/// started.
+pub(crate) fn split_profiling(
+    event: cl_event,
+    what: opencl_sys::cl_profiling_info,
+    marker: impl Fn(opencl_sys::cl_profiling_info) -> Option<u64>,
+) -> Option<u64> {
+    let wall = split_wall(event)?;
+    let end = marker(opencl_sys::CL_PROFILING_COMMAND_END)?;
+    let start = end.saturating_sub(wall);
+    match what {
+        opencl_sys::CL_PROFILING_COMMAND_START => Some(start),
+        opencl_sys::CL_PROFILING_COMMAND_QUEUED | opencl_sys::CL_PROFILING_COMMAND_SUBMIT => {
+            marker(what).map(|v| v.min(start))
+        }
+        _ => None,
+    }
+}

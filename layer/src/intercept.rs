@@ -62,6 +62,8 @@ pub(crate) fn layer_table(below: cl_icd_dispatch) -> cl_icd_dispatch {
     t.clEnqueueMigrateMemObjects = Some(enqueue_migrate_mem_objects);
     t.clEnqueueNativeKernel = Some(enqueue_native_kernel);
     t.clCreateUserEvent = Some(create_user_event);
+    t.clGetEventInfo = Some(get_event_info);
+    t.clGetEventProfilingInfo = Some(get_event_profiling_info);
     t.clCreateImage = Some(create_image);
     t.clCreateImageWithProperties = Some(create_image_with_properties);
     t.clCreateImage2D = Some(create_image_2d);
@@ -1164,6 +1166,66 @@ unsafe extern "C" fn enqueue_native_kernel(
         });
     }
     wrote(r, &list)
+}
+
+/// A split launch's event (a marker) says it is an NDRange launch.
+unsafe extern "C" fn get_event_info(
+    event: cl_event,
+    param: opencl_sys::cl_event_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let f = below!(clGetEventInfo);
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe { f(event, param, size, value, size_ret) };
+    let kind = std::mem::size_of::<opencl_sys::cl_command_type>();
+    if r == CL_SUCCESS
+        && param == opencl_sys::CL_EVENT_COMMAND_TYPE
+        && !value.is_null()
+        && size >= kind
+    {
+        if let Some(t) = guarded(None, || crate::events::split_command_type(event)) {
+            // SAFETY: the driver just wrote a command type there.
+            unsafe { *(value as *mut opencl_sys::cl_command_type) = t };
+        }
+    }
+    r
+}
+
+/// A split launch's event gives profiling times that span the launch, not
+/// the marker's instant.
+unsafe extern "C" fn get_event_profiling_info(
+    event: cl_event,
+    param: opencl_sys::cl_profiling_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let f = below!(clGetEventProfilingInfo);
+    // SAFETY: the application's arguments, passed on unchanged.
+    let r = unsafe { f(event, param, size, value, size_ret) };
+    if r == CL_SUCCESS && !value.is_null() && size >= std::mem::size_of::<u64>() {
+        let marker = |what| {
+            let mut v: u64 = 0;
+            // SAFETY: a `cl_ulong` answer into `v`, of the same event.
+            let r = unsafe {
+                f(
+                    event,
+                    what,
+                    std::mem::size_of::<u64>(),
+                    &mut v as *mut u64 as *mut c_void,
+                    std::ptr::null_mut(),
+                )
+            };
+            (r == CL_SUCCESS).then_some(v)
+        };
+        if let Some(t) = guarded(None, || crate::events::split_profiling(event, param, marker)) {
+            // SAFETY: the driver just wrote a `cl_ulong` there.
+            unsafe { *(value as *mut u64) = t };
+        }
+    }
+    r
 }
 
 unsafe extern "C" fn create_user_event(context: cl_context, errcode_ret: *mut cl_int) -> cl_event {

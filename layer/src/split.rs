@@ -582,6 +582,9 @@ fn split_with(
             );
             return Ok(Outcome::Done(r));
         }
+        // SAFETY: the driver just wrote the marker there.
+        let event = unsafe { *launch.event };
+        crate::events::split_launch_event(event, started.elapsed().as_nanos() as u64);
     }
     report::log_launch(&rec.name, source, &options, &slots, &infos, &report, rounds);
     report::launched(&rec.name, &report, app_sync);

@@ -99,11 +99,16 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         cl_int status;
         CHECK(clGetEventInfo(ran[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), "clGetEventInfo");
-        cl_ulong start, end;
+        cl_command_type type;
+        CHECK(clGetEventInfo(ran[k], CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL), "clGetEventInfo type");
+        cl_ulong queued, start, end;
+        CHECK(clGetEventProfilingInfo(ran[k], CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, NULL), "profiling queued");
         CHECK(clGetEventProfilingInfo(ran[k], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL), "profiling start");
         CHECK(clGetEventProfilingInfo(ran[k], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), "profiling end");
-        if (status != CL_COMPLETE || end < start) {
-            fprintf(stderr, "kernel %d: status %d, start %llu, end %llu\n", k, (int)status,
+        /* a kernel launch takes time, and says it is one */
+        if (status != CL_COMPLETE || type != CL_COMMAND_NDRANGE_KERNEL || queued > start || end <= start) {
+            fprintf(stderr, "kernel %d: status %d, type %#x, queued %llu, start %llu, end %llu\n", k,
+                    (int)status, (unsigned)type, (unsigned long long)queued,
                     (unsigned long long)start, (unsigned long long)end);
             return 1;
         }
