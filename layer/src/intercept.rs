@@ -1054,6 +1054,12 @@ unsafe extern "C" fn enqueue_task(
     event: *mut cl_event,
 ) -> cl_int {
     let f = below!(clEnqueueTask);
+    record(|| {
+        let name = state::with(|s| s.kernels.get(&(kernel as usize)).map(|k| k.name.clone()));
+        if let Some(name) = name {
+            crate::report::whole(&name, "launched with clEnqueueTask (one work-item): runs on the application's device");
+        }
+    });
     // SAFETY: the application's arguments, passed on unchanged.
     launch_below(queue, kernel, || unsafe {
         f(queue, kernel, n_wait, wait, event)
