@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use partitioner::PartitionOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Emit {
@@ -77,9 +77,11 @@ impl AnalyzeArgs {
     }
 }
 
-/// Reads a kernel source file with a clear error.
-pub fn read_source(path: &PathBuf) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))
+/// Reads a kernel source file (or a run file: the same limit) with a clear
+/// error: a regular file of at most [`ranges_format::input::SOURCE`].
+pub fn read_source(path: &Path) -> Result<String> {
+    ranges_format::input::read_text(path, ranges_format::input::SOURCE)
+        .with_context(|| format!("cannot read '{}'", path.display()))
 }
 
 /// Parses `X[,Y[,Z]]` into a 3-D size (missing dimensions are 1).

@@ -291,8 +291,7 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
 /// [`steps`], across MPI ranks when `ranks` is given.
 pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> Result<u8> {
     let name = args.file.display().to_string();
-    let text =
-        std::fs::read_to_string(&args.file).with_context(|| format!("cannot read '{name}'"))?;
+    let text = crate::analyze::read_source(&args.file)?;
     let file = RunFile::parse(&text).map_err(|e| match e {
         ranges_format::RunFileError::Syntax { .. } => anyhow!("{name}:{e}"),
         ranges_format::RunFileError::Invalid(_) => anyhow!("{name}: {e}"),
@@ -300,13 +299,14 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let in_file = |m: String| anyhow!("{name}: {m}");
 
     let source_path = beside(&args.file, &file.source);
-    let source = std::fs::read_to_string(&source_path).map_err(|e| {
-        in_file(format!(
-            "cannot read source '{}': {}",
-            source_path.display(),
-            e
-        ))
-    })?;
+    let source = ranges_format::input::read_text(&source_path, ranges_format::input::SOURCE)
+        .map_err(|e| {
+            in_file(format!(
+                "cannot read source '{}': {}",
+                source_path.display(),
+                e
+            ))
+        })?;
     let build: Vec<String> = file.build.clone();
     let mut session = Session::from_source(&source_path.display().to_string(), &source, &build)?;
 
