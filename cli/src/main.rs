@@ -24,6 +24,9 @@ fn write_out(args: std::fmt::Arguments<'_>) {
     let mut o = std::io::stdout().lock();
     if let Err(e) = o.write_fmt(args) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
+            // (outputs are committed before the results are printed; any
+            // still being written are left as they were)
+            ranges_format::output::remove_live_temporaries();
             std::process::exit(0);
         }
         eprintln!("clpart: error: cannot write to standard output: {e}");
@@ -35,6 +38,7 @@ mod analyze;
 mod analyze_request;
 mod device_count;
 mod exec;
+mod output_files;
 mod progress;
 #[cfg(feature = "mpi")]
 mod ranks;

@@ -156,6 +156,17 @@ fn read_head(path: &Path, file: &mut std::fs::File) -> Result<Vec<u8>> {
 /// target is written in place (see [`ranges_format::output::write_file`]). Vector types
 /// are written with shape `(N, storage_lanes)`, unknown types as `|V<size>`.
 pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
+    ranges_format::output::write_file(path, |f| write_npy_to(f, buffer)).map_err(|source| {
+        LaunchError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Writes a buffer in the `.npy` format to `f` (what [`write_npy`] writes;
+/// for a file of a [`ranges_format::output::Outputs`] set).
+pub fn write_npy_to(f: &mut dyn std::io::Write, buffer: &HostBuffer) -> std::io::Result<()> {
     let elem = buffer.elem();
     let n = buffer.len();
     let (descr, shape) = match elem.scalar {
@@ -172,18 +183,11 @@ pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
     let pad = (64 - unpadded % 64) % 64;
     header.push_str(&" ".repeat(pad));
     header.push('\n');
-    let io = |source| LaunchError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    ranges_format::output::write_file(path, |f| {
-        f.write_all(MAGIC)?;
-        f.write_all(&[1, 0])?;
-        f.write_all(&(header.len() as u16).to_le_bytes())?;
-        f.write_all(header.as_bytes())?;
-        f.write_all(buffer.as_bytes())
-    })
-    .map_err(io)
+    f.write_all(MAGIC)?;
+    f.write_all(&[1, 0])?;
+    f.write_all(&(header.len() as u16).to_le_bytes())?;
+    f.write_all(header.as_bytes())?;
+    f.write_all(buffer.as_bytes())
 }
 
 fn expected_descr(elem: &ElemType) -> String {
