@@ -119,7 +119,10 @@ fn main() -> ExitCode {
         // While the process is small and has one thread (see the function).
         partitioner::ehrhart::start_warm_children();
     }
-    install_signal_cleanup();
+    // `clpart exec` forwards signals to its program instead (exec::exec).
+    if !matches!(cli.command, Command::Exec(_)) {
+        install_signal_cleanup();
+    }
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Run(a) => run::run(a),
