@@ -1,5 +1,7 @@
 //! Signals: `clpart exec` passes SIGINT, SIGTERM, SIGHUP and SIGQUIT on to
-//! its program and exits as the program did, never leaving it running.
+//! its program and exits as the program did, never leaving it running;
+//! `clpart run` interrupted ends with 128 + the signal as a normal exit,
+//! with no output and no temporary left.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -93,4 +95,50 @@ fn exec_exits_with_the_status_its_program_chose_on_a_signal() {
     kill(clpart.id(), libc::SIGTERM);
     let status = wait_at_most(&mut clpart, 20);
     assert_eq!(status.code(), Some(7), "{status:?}");
+}
+
+/// A kernel that spins long enough (tens of seconds on PoCL) that every
+/// signal below reaches it running.
+const SPIN: &str = "__kernel void spin(__global float *a, int n)
+{
+    int i = get_global_id(0);
+    float x = a[i];
+    for (int k = 0; k < n; k++)
+        x = x * 0.999f + 0.001f;
+    a[i] = x;
+}
+";
+
+#[test]
+fn an_interrupted_verified_run_exits_130_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("spin.cl");
+    std::fs::write(&kernel, SPIN).unwrap();
+    let outs = dir.path().join("outs");
+    std::fs::create_dir(&outs).unwrap();
+    let out = format!("a={}", outs.join("a.npy").display());
+    // the signal lands in the analysis, the build, the split launch or the
+    // unsplit one
+    for delay_ms in [100, 400, 900, 1500, 2500] {
+        let mut clpart = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(["run", kernel.to_str().unwrap()])
+            .args(["--global", "16384", "--local", "64"])
+            .args(["--arg", "a=rand:16384", "--arg", "n=400000"])
+            .args(["--verify", "--out", &out])
+            .env("POCL_DEVICES", "pthread basic")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        kill(clpart.id(), libc::SIGINT);
+        let status = wait_at_most(&mut clpart, 30);
+        // a normal exit: not killed by SIGINT, nor crashed
+        assert_eq!(status.code(), Some(130), "after {delay_ms} ms: {status:?}");
+        let left: Vec<_> = std::fs::read_dir(&outs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "after {delay_ms} ms: left {left:?}");
+    }
 }
