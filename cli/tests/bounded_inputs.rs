@@ -103,7 +103,7 @@ fn a_source_past_its_limit_is_refused_naming_the_limit() {
 /// A version 1.0 `.npy` file with this header text and data.
 fn npy(path: &Path, header: &str, data: &[u8]) {
     let mut h = header.to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
