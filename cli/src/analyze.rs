@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use partitioner::PartitionOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Emit {
@@ -77,9 +77,11 @@ impl AnalyzeArgs {
     }
 }
 
-/// Reads a kernel source file with a clear error.
-pub fn read_source(path: &PathBuf) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))
+/// Reads a kernel source file (or a run file: the same limit) with a clear
+/// error: a regular file of at most [`ranges_format::input::SOURCE`].
+pub fn read_source(path: &Path) -> Result<String> {
+    ranges_format::input::read_text(path, ranges_format::input::SOURCE)
+        .with_context(|| format!("cannot read '{}'", path.display()))
 }
 
 /// Parses `X[,Y[,Z]]` into a 3-D size (missing dimensions are 1).
@@ -132,6 +134,17 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
 
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
+    // Every output is reserved before the analysis runs: one that cannot
+    // be written stops the command now, and none is replaced unless all are.
+    let mut files = crate::output_files::OutputFiles::default();
+    let output_id = match &args.output {
+        Some(path) => Some(files.reserve(path, "-o")?),
+        None => None,
+    };
+    let svg_id = match &args.svg {
+        Some(path) => Some(files.reserve(path, "--svg")?),
+        None => None,
+    };
     let file = args.file.display().to_string();
     let session = session::Session::from_source(&file, &source, &args.clang_args())?;
     let program = session.program().expect("made from source");
@@ -156,8 +169,10 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
     session.note_local_size_needed(&mut rf, &po);
     drop(progress);
-    if let Some(out) = &args.output {
-        rf.write_atomic(out)?;
+    if let Some(id) = output_id {
+        rf.validate()?;
+        let text = rf.to_ron_string()?;
+        files.write(id, |w| w.write_all(text.as_bytes()))?;
     }
     // exit 1 when no kernel can be split (documented in --help)
     let code = if rf.kernels.iter().any(|k| k.splittable) {
@@ -166,12 +181,16 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         1
     };
     if args.emit == Some(Emit::Ranges) {
-        out!("{}", rf.to_ron_string()?);
+        let text = rf.to_ron_string()?;
+        files.commit()?;
+        out!("{text}");
         return Ok(code);
     }
     if args.json {
         let report = clpart_cli::report::report(&file, &rf, Some(program));
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        let text = serde_json::to_string_pretty(&report)?;
+        files.commit()?;
+        outln!("{text}");
         return Ok(code);
     }
     let at = match &args.at {
@@ -191,7 +210,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         }
         None => None,
     };
-    if let (Some(path), Some(m)) = (&args.svg, &at) {
+    if let (Some(svg_id), Some(m)) = (svg_id, &at) {
         let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
         let [k] = rf.kernels.as_slice() else {
             bail!(
@@ -203,18 +222,21 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
             .map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
         let svg = clpart_cli::svg::picture(k, m, &slices, &Default::default())
             .map_err(|e| anyhow::anyhow!("kernel '{}': {e}", k.name))?;
-        clpart_cli::svg::write(path, &svg)
-            .with_context(|| format!("cannot write '{}'", path.display()))?;
+        files.write(svg_id, |w| w.write_all(svg.as_bytes()))?;
     }
+    // the whole report first: an error in it leaves every output as it was
+    let mut text = String::new();
     for k in &rf.kernels {
-        out!("{}", partitioner::report::human(k));
+        text.push_str(&partitioner::report::human(k));
         if let Some(m) = &at {
             match partitioner::report::table_at(k, m, args.slices.max(1)) {
-                Ok(t) => out!("{t}"),
+                Ok(t) => text.push_str(&t),
                 Err(e) => bail!("kernel '{}': {e}", k.name),
             }
         }
     }
+    files.commit()?;
+    out!("{text}");
     if let Some(out) = &args.output {
         eprintln!("wrote {}", out.display());
     }

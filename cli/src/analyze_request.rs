@@ -6,7 +6,7 @@
 //! the driver's cache, before the answer is written: an application that
 //! exits first still leaves both for its next run.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -34,10 +34,11 @@ fn build_for_the_driver_cache(file: &ranges_format::RangeFile, kernel: &str) {
 }
 
 pub fn run(_: AnalyzeRequestArgs) -> Result<u8> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .context("reading the request")?;
+    // a request carries a kernel source: bounded as range files are
+    let bytes =
+        ranges_format::input::read_to_limit(std::io::stdin(), ranges_format::input::RANGE_FILE)
+            .context("reading the request")?;
+    let text = String::from_utf8(bytes).context("reading the request: not valid utf-8")?;
     let request =
         ranges_format::AnalysisRequest::from_text(&text, "the request").map_err(|e| anyhow!(e))?;
     // the argument list reaches the cache too (a later run reads both)

@@ -45,7 +45,7 @@ pub fn device_count() -> anyhow::Result<usize> {
 
 /// A cached count, when the entry reads as one.
 fn load(path: &Path) -> Option<usize> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = ranges_format::input::read_text(path, ranges_format::input::CACHE_FILE).ok()?;
     text.strip_suffix('\n')?.parse().ok()
 }
 
@@ -85,7 +85,9 @@ fn key_with(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> String {
     };
     icds.sort();
     for icd in icds {
-        let body = std::fs::read_to_string(&icd).unwrap_or_default();
+        // (bounded: OCL_ICD_VENDORS may name any file)
+        let body = ranges_format::input::read_text(&icd, ranges_format::input::CACHE_FILE)
+            .unwrap_or_default();
         text.push_str(&format!("{} {body:?} {}\n", icd.display(), stamp(&icd)));
         for lib in body.lines().map(str::trim).filter(|l| l.starts_with('/')) {
             text.push_str(&format!("{lib} {}\n", stamp(Path::new(lib))));

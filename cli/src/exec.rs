@@ -13,6 +13,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
 
 use crate::run::parse_shares;
 
@@ -160,8 +162,7 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         "CLPART_LAYER_WAIT",
         if args.wait_for_analysis { "1" } else { "0" },
     );
-    let status = cmd
-        .status()
+    let status = run_forwarding_signals(&mut cmd)
         .with_context(|| format!("cannot run '{}'", Path::new(program).display()))?;
     if let Some(code) = status.code() {
         return Ok(code.clamp(0, 255) as u8);
@@ -173,6 +174,74 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         Path::new(program).display()
     );
     Ok((128 + sig).clamp(0, 255) as u8)
+}
+
+/// The signals `clpart exec` passes on to its program: those that ask a
+/// process to end.
+const FORWARDED: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Runs the program and waits for it. A SIGINT, SIGTERM, SIGHUP or SIGQUIT
+/// that `clpart exec` receives meanwhile is sent on to the program, whose
+/// exit is then clpart's: the program is never left running without it.
+/// (A terminal's Ctrl-C reaches both: the program then gets SIGINT twice.)
+fn run_forwarding_signals(cmd: &mut std::process::Command) -> std::io::Result<ExitStatus> {
+    // registered before the spawn: a signal from then on is held for the
+    // program (the program itself starts with the default handlers)
+    let mut signals = signal_hook::iterator::Signals::new(FORWARDED)?;
+    let handle = signals.handle();
+    let mut child = cmd.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    // true until the program has ended: a pid is never signalled once it
+    // may be reused
+    let running = Arc::new(Mutex::new(true));
+    let forwarder = {
+        let running = Arc::clone(&running);
+        std::thread::spawn(move || {
+            for sig in signals.forever() {
+                let running = running.lock().unwrap_or_else(|p| p.into_inner());
+                if *running {
+                    // SAFETY: kill has no memory preconditions; the pid is
+                    // our unreaped child's.
+                    unsafe { libc::kill(pid, sig) };
+                }
+            }
+        })
+    };
+    wait_without_reaping(pid)?;
+    *running.lock().unwrap_or_else(|p| p.into_inner()) = false;
+    handle.close();
+    let _ = forwarder.join();
+    child.wait()
+}
+
+/// Waits until the child `pid` has ended, leaving it to be reaped (its pid
+/// stays its own until [`std::process::Child::wait`]).
+fn wait_without_reaping(pid: libc::pid_t) -> std::io::Result<()> {
+    loop {
+        // SAFETY: siginfo_t is plain data, all zeros is a valid value, and
+        // waitid writes only into it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
 }
 
 /// The report path, absolute, once a file can be made in its folder: a

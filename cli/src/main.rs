@@ -24,6 +24,9 @@ fn write_out(args: std::fmt::Arguments<'_>) {
     let mut o = std::io::stdout().lock();
     if let Err(e) = o.write_fmt(args) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
+            // (outputs are committed before the results are printed; any
+            // still being written are left as they were)
+            ranges_format::output::remove_live_temporaries();
             std::process::exit(0);
         }
         eprintln!("clpart: error: cannot write to standard output: {e}");
@@ -36,6 +39,7 @@ mod analyze_request;
 mod include_request;
 mod device_count;
 mod exec;
+mod output_files;
 mod progress;
 #[cfg(feature = "mpi")]
 mod ranks;
@@ -78,17 +82,23 @@ enum Command {
     IncludeRequest(include_request::IncludeRequestArgs),
 }
 
-/// Removes the temporaries of output files being written when SIGINT or
-/// SIGTERM arrives, then exits with 128 + the signal number.
+/// Ends the command on SIGINT, SIGTERM or SIGHUP: removes the temporaries
+/// of the output files being written (no target is replaced), then exits
+/// at once with 128 + the signal number through `_exit`. No destructor and
+/// no `atexit` handler runs: the OpenCL driver's threads may be running a
+/// kernel, and tearing the driver down under them crashed the process now
+/// and then (SIGSEGV in about one of a hundred interrupted runs).
 fn install_signal_cleanup() {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
             ranges_format::output::remove_live_temporaries();
-            std::process::exit(128 + sig);
+            // SAFETY: `_exit` ends the process without running any code of
+            // it; nothing here depends on what the other threads hold.
+            unsafe { libc::_exit(128 + sig) };
         }
     });
 }
@@ -119,7 +129,10 @@ fn main() -> ExitCode {
         // While the process is small and has one thread (see the function).
         partitioner::ehrhart::start_warm_children();
     }
-    install_signal_cleanup();
+    // `clpart exec` forwards signals to its program instead (exec::exec).
+    if !matches!(cli.command, Command::Exec(_)) {
+        install_signal_cleanup();
+    }
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Run(a) => run::run(a),

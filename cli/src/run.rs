@@ -129,6 +129,21 @@ pub fn run(args: RunArgs) -> Result<u8> {
         parse_size3(l, "--local")?;
     }
     let nd = NdRange::new(&global, &local)?;
+    // Every output is reserved before anything runs: one that cannot be
+    // written stops the command now, and none is replaced unless all are.
+    let mut files = crate::output_files::OutputFiles::default();
+    let mut outs = Vec::new();
+    for o in &args.outs {
+        let (name, path) = o
+            .split_once('=')
+            .with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+        let id = files.reserve(Path::new(path), &format!("--out '{o}'"))?;
+        outs.push((name.to_string(), id));
+    }
+    let svg_id = match &args.svg {
+        Some(path) => Some(files.reserve(path, "--svg")?),
+        None => None,
+    };
     let mut session = session(&args)?;
     let kernel = session.kernel_name(args.kernel.as_deref())?;
     // The report shows `bytes_exact`: the slice counts, made at this
@@ -164,11 +179,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let analysis_ms = t_analysis.elapsed().as_secs_f64() * 1e3;
     let mut kargs: KernelArgs = plan.args_from_specs(&args.args)?;
     // Check --out names before running anything.
-    let mut outs = Vec::new();
-    for o in &args.outs {
-        let (name, path) = o
-            .split_once('=')
-            .with_context(|| format!("--out '{o}' must be NAME=FILE.npy"))?;
+    for (o, (name, _)) in args.outs.iter().zip(&outs) {
         if kargs.buffer(name).is_none() {
             let valid: Vec<&str> = kargs.global_buffers().map(|(n, _)| n).collect();
             bail!(
@@ -176,7 +187,6 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 valid.join(", ")
             );
         }
-        outs.push((name.to_string(), PathBuf::from(path)));
     }
     let options = LaunchOptions {
         verify: args.verify,
@@ -235,7 +245,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     drop(progress);
     let report = report.expect("at least one launch");
     let cached = session.from_cache(&kernel, &config);
-    if let Some(path) = &args.svg {
+    if let Some(svg_id) = svg_id {
         // the launch's values: sizes, integer scalars, each device's slice
         let mut given = std::collections::BTreeMap::new();
         for (d, (g, l)) in global.iter().zip(&local).enumerate() {
@@ -280,18 +290,18 @@ pub fn run(args: RunArgs) -> Result<u8> {
         };
         let svg = clpart_cli::svg::picture(k, &given, &slices, &extents)
             .map_err(|e| anyhow::anyhow!("--svg: kernel '{kernel}': {e}"))?;
-        clpart_cli::svg::write(path, &svg)
-            .with_context(|| format!("cannot write '{}'", path.display()))?;
+        files.write(svg_id, |w| w.write_all(svg.as_bytes()))?;
     }
     let mismatch = report.verified == Some(false);
     if !mismatch || args.out_on_mismatch {
-        for (name, path) in &outs {
+        for (name, id) in &outs {
             let b = kargs.buffer(name).expect("checked above");
-            launcher::write_npy(path, b)?;
+            files.write(*id, |w| launcher::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
         eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
     }
+    files.commit()?;
     if args.json {
         let mut v = serde_json::to_value(&report)?;
         // Analysis (or cache read) and program builds, before the first launch.

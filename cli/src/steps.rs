@@ -10,12 +10,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::output_files::OutputFiles;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use launcher::{
     ArgSpec, BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs, LaunchOptions, NdRange,
     RunReport, Runtime,
 };
+use ranges_format::output::OutputId;
 use ranges_format::run_file::STEP_COUNTER;
 use ranges_format::{ArgInfo, ArgKind, RunFile, StepArg};
 use serde::Serialize;
@@ -291,8 +293,7 @@ pub fn steps(args: StepsArgs) -> Result<u8> {
 /// [`steps`], across MPI ranks when `ranks` is given.
 pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> Result<u8> {
     let name = args.file.display().to_string();
-    let text =
-        std::fs::read_to_string(&args.file).with_context(|| format!("cannot read '{name}'"))?;
+    let text = crate::analyze::read_source(&args.file)?;
     let file = RunFile::parse(&text).map_err(|e| match e {
         ranges_format::RunFileError::Syntax { .. } => anyhow!("{name}:{e}"),
         ranges_format::RunFileError::Invalid(_) => anyhow!("{name}: {e}"),
@@ -300,13 +301,14 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     let in_file = |m: String| anyhow!("{name}: {m}");
 
     let source_path = beside(&args.file, &file.source);
-    let source = std::fs::read_to_string(&source_path).map_err(|e| {
-        in_file(format!(
-            "cannot read source '{}': {}",
-            source_path.display(),
-            e
-        ))
-    })?;
+    let source = ranges_format::input::read_text(&source_path, ranges_format::input::SOURCE)
+        .map_err(|e| {
+            in_file(format!(
+                "cannot read source '{}': {}",
+                source_path.display(),
+                e
+            ))
+        })?;
     let build: Vec<String> = file.build.clone();
     let mut session = Session::from_source(&source_path.display().to_string(), &source, &build)?;
 
@@ -448,6 +450,9 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         prepared.push(p);
     }
 
+    // Every --out is reserved before anything runs: one that cannot be
+    // written stops the command now, and none is replaced unless all are.
+    let mut files = crate::output_files::OutputFiles::default();
     let mut outs = Vec::new();
     for o in &args.outs {
         let (n, path) = o
@@ -459,7 +464,8 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
                 file.buffer_names()
             );
         };
-        outs.push((idx, PathBuf::from(path)));
+        let id = files.reserve(Path::new(path), &format!("--out '{o}'"))?;
+        outs.push((idx, id));
     }
 
     let options = LaunchOptions {
@@ -650,10 +656,11 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
 
     let verified = args.verify.then_some(mismatch.is_none());
     if mismatch.is_none() {
-        write_outs(&mut set, &ids, &outs)?;
+        write_outs(&mut set, &ids, &outs, &mut files)?;
     } else if !outs.is_empty() {
         eprintln!("clpart: note: verification failed, so no --out file was written");
     }
+    files.commit()?;
     let report = Report {
         file: name.clone(),
         repeat: file.repeat,
@@ -827,25 +834,18 @@ fn first_difference(a: &[u8], b: &[u8], elem: usize) -> Option<u64> {
         .map(|p| (p / elem) as u64)
 }
 
-/// Writes the `--out` files (each atomically); when one fails, the ones
-/// already written are removed, so no partial set of outputs is left.
-fn write_outs(set: &mut BufferSet, ids: &[BufferId], outs: &[(usize, PathBuf)]) -> Result<()> {
-    let mut written: Vec<&Path> = Vec::new();
-    for (b, path) in outs {
+/// Writes the `--out` files to their temporaries; the caller commits them
+/// all at once.
+fn write_outs(
+    set: &mut BufferSet,
+    ids: &[BufferId],
+    outs: &[(usize, OutputId)],
+    files: &mut OutputFiles,
+) -> Result<()> {
+    for (b, id) in outs {
         // already gathered: nothing moves again
-        let result = match set.get_mut(ids[*b]).expect("added above").read_all() {
-            Ok(host) => launcher::write_npy(path, host),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = result {
-            for w in &written {
-                if std::fs::metadata(w).is_ok_and(|m| m.is_file()) {
-                    let _ = std::fs::remove_file(w);
-                }
-            }
-            return Err(e.into());
-        }
-        written.push(path);
+        let host = set.get_mut(ids[*b]).expect("added above").read_all()?;
+        files.write(*id, |w| launcher::write_npy_to(w, host))?;
     }
     Ok(())
 }

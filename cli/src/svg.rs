@@ -435,8 +435,3 @@ fn array_panel(
     writeln!(s, "</g>").unwrap();
     Ok((s, grid_h + 20.0))
 }
-
-/// Writes `svg` to `path` atomically (no partly written file on error).
-pub fn write(path: &std::path::Path, svg: &str) -> std::io::Result<()> {
-    ranges_format::output::write_file(path, |w| w.write_all(svg.as_bytes()))
-}

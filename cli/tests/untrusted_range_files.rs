@@ -319,10 +319,16 @@ fn a_signal_during_the_output_write_leaves_no_temporary() {
                 .filter(|n| n.ends_with(".tmp"))
                 .collect()
         };
-        // wait (up to 60 s) for the temporary to appear
+        // the temporary is made before the run (empty) and written after
+        // it: wait (up to 60 s) for its data
+        let written = || {
+            temporaries()
+                .iter()
+                .any(|n| std::fs::metadata(dir.path().join(n)).is_ok_and(|m| m.len() > 0))
+        };
         let mut seen = false;
         for _ in 0..600 {
-            if !temporaries().is_empty() {
+            if written() {
                 seen = true;
                 break;
             }
@@ -331,7 +337,7 @@ fn a_signal_during_the_output_write_leaves_no_temporary() {
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        assert!(seen, "no temporary appeared");
+        assert!(seen, "no temporary was written");
         unsafe { libc::kill(child.id() as i32, sig) };
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "signal {sig}");

@@ -172,6 +172,19 @@ pub enum LaunchError {
         /// Elements it holds.
         len: u64,
     },
+    /// A launch is larger than a device can run (its work-group size, its
+    /// work-item sizes, its `size_t`, its largest buffer, or the counts
+    /// the launcher allows: [`crate::ndrange::MAX_WORK_ITEMS`]).
+    #[error("{what} exceeds what device {device} can run: {limit}")]
+    BeyondDevice {
+        /// What is too large, and where ("global size 4294967296 in
+        /// dimension 0").
+        what: String,
+        /// `N ('name')`.
+        device: String,
+        /// The limit ("at most 4294967295 work-items").
+        limit: String,
+    },
     /// A `__local` argument is larger than a device's local memory.
     #[error("__local argument '{name}' needs {bytes} bytes, more than the {limit} bytes of local memory of device {device}")]
     LocalTooLarge {

@@ -212,6 +212,35 @@ pub(crate) fn launch_over(
     })
 }
 
+/// Checks, before anything runs, that every device the launch may use (the
+/// shares' and the verifying one) can run its NDRange
+/// ([`NdRange::check_device`]) and hold each of its buffers whole (the
+/// unsplit and verifying runs do).
+fn check_devices(
+    plan: &Plan,
+    nd: &NdRange,
+    args: &KernelArgs,
+    shares: &[(usize, f64)],
+    options: &LaunchOptions,
+) -> Result<()> {
+    let devices = shares.iter().map(|s| s.0).chain(options.verify_device);
+    for d in devices {
+        let dev = plan.runtime.device(d)?;
+        nd.check_device(dev)?;
+        for (name, b) in args.global_buffers() {
+            let bytes = b.as_bytes().len() as u64;
+            if dev.max_alloc_bytes > 0 && bytes > dev.max_alloc_bytes {
+                return Err(LaunchError::BeyondDevice {
+                    what: format!("buffer '{name}' of {bytes} bytes"),
+                    device: dev.label(),
+                    limit: format!("at most {} bytes in a buffer", dev.max_alloc_bytes),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The launch proper, with every buffer's host copy in `args` and its
 /// residency in `res` (by argument index).
 fn launch_inner(
@@ -241,6 +270,7 @@ fn launch_inner(
         });
     }
     plan.check_args(args)?;
+    check_devices(plan, nd, args, shares, options)?;
     let sched = Schedules::get(plan, nd, args, shares, options)?;
     let main_device = sched.main_device;
     let whole_slice = (0, sched.n_groups);

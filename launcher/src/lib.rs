@@ -48,7 +48,7 @@ pub use elem::{ElemType, ScalarKind};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};
 pub use ndrange::{parse_shares, split_groups, NdRange};
-pub use npy::{read_npy, write_npy};
+pub use npy::{read_npy, write_npy, write_npy_to};
 pub use plan::Plan;
 pub use pool::PoolCounts;
 pub use ranks::{RankSlices, SliceSets};

@@ -5,6 +5,12 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::{LaunchError, Result};
+use crate::runtime::DeviceInfo;
+
+/// `a,b,c`.
+fn join(v: &[u64]) -> String {
+    v.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
 
 /// Global size, work-group (local) size and global offset, one entry per
 /// dimension (1 to 3). The global size must be a multiple of the local size
@@ -18,6 +24,18 @@ pub struct NdRange {
     /// Global work offset per dimension.
     pub offset: Vec<u64>,
 }
+
+/// Most work-items of one launch, and most work-groups per dimension,
+/// whatever the device says: PoCL's CPU devices report 64 address bits but
+/// crash (SIGILL, SIGFPE or an abort inside the driver) on 2^39 work-items
+/// in 2^33 work-groups and on 2^40 work-items, while 2^32 - 1 work-items
+/// run. 2^32 - 1 is also the most a 32-bit `size_t` holds, so a launch
+/// within it runs wherever OpenCL runs.
+pub const MAX_WORK_ITEMS: u64 = u32::MAX as u64;
+
+/// Most work-groups in one dimension (see [`MAX_WORK_ITEMS`]): the largest
+/// `int`, as drivers that count groups in `int` need.
+pub const MAX_GROUPS_PER_DIM: u64 = i32::MAX as u64;
 
 fn nd_err(message: String) -> LaunchError {
     LaunchError::NdRange { message }
@@ -69,6 +87,72 @@ impl NdRange {
                 }
             })
             .collect()
+    }
+
+    /// Checks that `device` can run this NDRange: each work-group within
+    /// its work-group size and work-item sizes, the global size within its
+    /// `size_t` and within [`MAX_WORK_ITEMS`], the work-groups of each
+    /// dimension within [`MAX_GROUPS_PER_DIM`]. Call after [`Self::validate`].
+    pub fn check_device(&self, device: &DeviceInfo) -> Result<()> {
+        let beyond = |what: String, limit: String| LaunchError::BeyondDevice {
+            what,
+            device: device.label(),
+            limit,
+        };
+        let local_items: u64 = self.local.iter().product();
+        if device.max_work_group_size > 0 && local_items > device.max_work_group_size {
+            return Err(beyond(
+                format!(
+                    "local size {} ({local_items} work-items)",
+                    join(&self.local)
+                ),
+                format!(
+                    "at most {} work-items in a work-group",
+                    device.max_work_group_size
+                ),
+            ));
+        }
+        for (d, &l) in self.local.iter().enumerate() {
+            if let Some(&max) = device.max_work_item_sizes.get(d) {
+                if max > 0 && l > max {
+                    return Err(beyond(
+                        format!("local size {l} in dimension {d}"),
+                        format!("at most {max} work-items in dimension {d}"),
+                    ));
+                }
+            }
+        }
+        let size_t_max = match device.address_bits {
+            1..=63 => (1u64 << device.address_bits) - 1,
+            _ => u64::MAX,
+        };
+        let max_items = size_t_max.min(MAX_WORK_ITEMS);
+        let mut total = 1u64;
+        for d in 0..self.global.len() {
+            let g = self.global[d];
+            let end = g.saturating_add(self.offset[d]);
+            if g > max_items || end > size_t_max {
+                return Err(beyond(
+                    format!("global size {g} in dimension {d}"),
+                    format!("at most {max_items} work-items"),
+                ));
+            }
+            let groups = g / self.local[d];
+            if groups > MAX_GROUPS_PER_DIM {
+                return Err(beyond(
+                    format!("{groups} work-groups in dimension {d}"),
+                    format!("at most {MAX_GROUPS_PER_DIM} work-groups per dimension"),
+                ));
+            }
+            total = total.saturating_mul(g);
+        }
+        if total > max_items {
+            return Err(beyond(
+                format!("global size {} ({total} work-items)", join(&self.global)),
+                format!("at most {max_items} work-items"),
+            ));
+        }
+        Ok(())
     }
 
     /// Checks dimensions and divisibility.
@@ -271,6 +355,53 @@ pub fn split_groups(n_groups: u64, shares: &[f64]) -> Vec<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn device(address_bits: u32) -> DeviceInfo {
+        DeviceInfo {
+            index: 0,
+            platform: "p".into(),
+            name: "d".into(),
+            device_type: crate::runtime::DeviceType::Gpu,
+            compute_units: 1,
+            global_mem_bytes: 1 << 30,
+            local_mem_bytes: 1 << 15,
+            max_alloc_bytes: 1 << 28,
+            max_work_group_size: 256,
+            max_work_item_sizes: vec![256, 64, 1],
+            address_bits,
+        }
+    }
+
+    #[test]
+    fn device_limits_are_checked_per_dimension_and_in_total() {
+        let d = device(64);
+        let check = |g: &[u64], l: &[u64]| {
+            NdRange::new(g, l)
+                .unwrap()
+                .check_device(&d)
+                .map_err(|e| e.to_string())
+        };
+        assert!(check(&[MAX_WORK_ITEMS - 3], &[4]).is_ok());
+        assert!(check(&[1 << 20, 1 << 10], &[256, 1]).is_ok());
+        let e = check(&[1 << 32], &[64]).unwrap_err();
+        assert!(e.contains("global size 4294967296 in dimension 0"), "{e}");
+        // each dimension within, the product not
+        let e = check(&[1 << 20, 1 << 13], &[256, 1]).unwrap_err();
+        assert!(e.contains("(8589934592 work-items)"), "{e}");
+        let e = check(&[512, 2], &[256, 2]).unwrap_err();
+        assert!(e.contains("at most 256 work-items in a work-group"), "{e}");
+        let e = check(&[64, 128], &[1, 128]).unwrap_err();
+        assert!(e.contains("at most 64 work-items in dimension 1"), "{e}");
+        let e = check(&[1 << 31], &[1]).unwrap_err();
+        assert!(e.contains("2147483648 work-groups in dimension 0"), "{e}");
+        // a 32-bit size_t
+        let e = NdRange::new(&[1 << 31], &[2])
+            .unwrap()
+            .check_device(&device(31))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 2147483647 work-items"), "{e}");
+    }
 
     #[test]
     fn largest_remainder() {

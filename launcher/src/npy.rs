@@ -1,7 +1,10 @@
 //! Reading and writing `.npy` files (numpy format 1.0-3.0, little-endian,
 //! C order) for buffer arguments and outputs.
 
+use std::io::Read as _;
 use std::path::Path;
+
+use ranges_format::input;
 
 use crate::buffer::HostBuffer;
 use crate::elem::ElemType;
@@ -28,11 +31,14 @@ struct Header {
 /// the launcher does not know accept `|u1` or `|V<size>`), and the file must
 /// hold a whole number of elements (`N*storage_lanes` scalars for vector types).
 pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
-    let bytes = std::fs::read(path).map_err(|source| LaunchError::Io {
+    let io = |source| LaunchError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    let (header, data_start) = parse_header(path, &bytes)?;
+    };
+    let mut file = input::open_regular(path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let head = read_head(path, &mut file)?;
+    let (header, data_start) = parse_header(path, &head)?;
     let expected = expected_descr(elem);
     if !descr_matches(&header.descr, &expected, elem) {
         return Err(npy_err(
@@ -44,25 +50,44 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
         ));
     }
     let scalar_size = descr_item_size(&header.descr).unwrap_or(1);
-    let n_scalars: u64 = header.shape.iter().product();
     if header.fortran_order && header.shape.iter().filter(|&&d| d > 1).count() > 1 {
         return Err(npy_err(
             path,
             "fortran-order arrays are not supported (save with C order)",
         ));
     }
-    let n_bytes = n_scalars
-        .checked_mul(scalar_size)
-        .ok_or_else(|| npy_err(path, "shape is too large"))?;
-    let data = &bytes[data_start..];
-    if (data.len() as u64) < n_bytes {
-        return Err(npy_err(
+    let shape_text = || {
+        let dims: Vec<String> = header.shape.iter().map(u64::to_string).collect();
+        format!("({})", dims.join(", "))
+    };
+    let limit = input::data_file();
+    let n_bytes = header
+        .shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .and_then(|n| n.checked_mul(scalar_size))
+        .filter(|&b| b <= limit.bytes)
+        .ok_or_else(|| {
+            npy_err(
+                path,
+                format!(
+                    "shape {} is too large: its data would be larger than {}, the most {} may have",
+                    shape_text(),
+                    input::human_bytes(limit.bytes),
+                    limit.what
+                ),
+            )
+        })?;
+    let n_scalars = n_bytes / scalar_size.max(1);
+    let on_disk = file_len.saturating_sub(data_start as u64);
+    let truncated = |found: u64| {
+        npy_err(
             path,
-            format!(
-                "file is truncated: shape needs {n_bytes} bytes of data, found {}",
-                data.len()
-            ),
-        ));
+            format!("file is truncated: shape needs {n_bytes} bytes of data, found {found}"),
+        )
+    };
+    if on_disk < n_bytes {
+        return Err(truncated(on_disk));
     }
     if n_bytes % elem.size as u64 != 0 {
         return Err(npy_err(
@@ -74,10 +99,55 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
             ),
         ));
     }
-    Ok(HostBuffer::from_bytes(
-        elem.clone(),
-        data[..n_bytes as usize].to_vec(),
-    ))
+    let mut data = Vec::new();
+    (&mut file)
+        .take(n_bytes)
+        .read_to_end(&mut data)
+        .map_err(io)?;
+    if (data.len() as u64) < n_bytes {
+        // the file shrank while it was read
+        return Err(truncated(data.len() as u64));
+    }
+    Ok(HostBuffer::from_bytes(elem.clone(), data))
+}
+
+/// The most bytes a `.npy` header may have (numpy writes a few hundred).
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// The magic, version, header length and header of a `.npy` file: at most
+/// [`MAX_HEADER_BYTES`] of header.
+fn read_head(path: &Path, file: &mut std::fs::File) -> Result<Vec<u8>> {
+    let io = |source| LaunchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut head = Vec::new();
+    (&mut *file).take(10).read_to_end(&mut head).map_err(io)?;
+    if head.len() < 10 || &head[..6] != MAGIC {
+        return Err(npy_err(path, "not a .npy file (bad magic)"));
+    }
+    let len = match head[6] {
+        1 => u16::from_le_bytes([head[8], head[9]]) as u64,
+        2 | 3 => {
+            file.take(2).read_to_end(&mut head).map_err(io)?;
+            if head.len() < 12 {
+                return Err(npy_err(path, "truncated header"));
+            }
+            u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as u64
+        }
+        v => return Err(npy_err(path, format!("unsupported .npy version {v}"))),
+    };
+    if len > MAX_HEADER_BYTES {
+        return Err(npy_err(
+            path,
+            format!(
+                "header of {len} bytes is larger than {}, the most a .npy header may have",
+                input::human_bytes(MAX_HEADER_BYTES)
+            ),
+        ));
+    }
+    file.take(len).read_to_end(&mut head).map_err(io)?;
+    Ok(head)
 }
 
 /// Writes a buffer as a `.npy` file atomically: the data goes to a new
@@ -86,6 +156,17 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
 /// target is written in place (see [`ranges_format::output::write_file`]). Vector types
 /// are written with shape `(N, storage_lanes)`, unknown types as `|V<size>`.
 pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
+    ranges_format::output::write_file(path, |f| write_npy_to(f, buffer)).map_err(|source| {
+        LaunchError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Writes a buffer in the `.npy` format to `f` (what [`write_npy`] writes;
+/// for a file of a [`ranges_format::output::Outputs`] set).
+pub fn write_npy_to(f: &mut dyn std::io::Write, buffer: &HostBuffer) -> std::io::Result<()> {
     let elem = buffer.elem();
     let n = buffer.len();
     let (descr, shape) = match elem.scalar {
@@ -102,18 +183,11 @@ pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
     let pad = (64 - unpadded % 64) % 64;
     header.push_str(&" ".repeat(pad));
     header.push('\n');
-    let io = |source| LaunchError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    ranges_format::output::write_file(path, |f| {
-        f.write_all(MAGIC)?;
-        f.write_all(&[1, 0])?;
-        f.write_all(&(header.len() as u16).to_le_bytes())?;
-        f.write_all(header.as_bytes())?;
-        f.write_all(buffer.as_bytes())
-    })
-    .map_err(io)
+    f.write_all(MAGIC)?;
+    f.write_all(&[1, 0])?;
+    f.write_all(&(header.len() as u16).to_le_bytes())?;
+    f.write_all(header.as_bytes())?;
+    f.write_all(buffer.as_bytes())
 }
 
 fn expected_descr(elem: &ElemType) -> String {

@@ -67,6 +67,15 @@ pub struct DeviceInfo {
     pub global_mem_bytes: u64,
     /// `CL_DEVICE_LOCAL_MEM_SIZE` in bytes.
     pub local_mem_bytes: u64,
+    /// `CL_DEVICE_MAX_MEM_ALLOC_SIZE`: the largest buffer, in bytes.
+    pub max_alloc_bytes: u64,
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: most work-items in a work-group.
+    pub max_work_group_size: u64,
+    /// `CL_DEVICE_MAX_WORK_ITEM_SIZES`: most work-items of a work-group per
+    /// dimension.
+    pub max_work_item_sizes: Vec<u64>,
+    /// `CL_DEVICE_ADDRESS_BITS`: the width of the device's `size_t`.
+    pub address_bits: u32,
 }
 
 impl DeviceInfo {
@@ -141,6 +150,20 @@ fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>> {
                     local_mem_bytes: d
                         .local_mem_size()
                         .map_err(cl_err("clGetDeviceInfo", None))?,
+                    max_alloc_bytes: d
+                        .max_mem_alloc_size()
+                        .map_err(cl_err("clGetDeviceInfo", None))?,
+                    max_work_group_size: d
+                        .max_work_group_size()
+                        .map_err(cl_err("clGetDeviceInfo", None))?
+                        as u64,
+                    max_work_item_sizes: d
+                        .max_work_item_sizes()
+                        .map_err(cl_err("clGetDeviceInfo", None))?
+                        .into_iter()
+                        .map(|s| s as u64)
+                        .collect(),
+                    address_bits: d.address_bits().map_err(cl_err("clGetDeviceInfo", None))?,
                 },
                 id,
             ));

@@ -1,6 +1,5 @@
 //! The range file types, their RON form, validation and atomic I/O.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -787,10 +786,12 @@ impl RangeFile {
     /// Reads and validates the range file at `path`.
     pub fn read(path: impl AsRef<Path>) -> Result<RangeFile, RangesError> {
         let path = path.as_ref();
-        let bytes = fs::read(path).map_err(|error| RangesError::Io {
-            op: "read",
-            path: path.to_path_buf(),
-            error,
+        let bytes = crate::input::read(path, crate::input::RANGE_FILE).map_err(|error| {
+            RangesError::Io {
+                op: "read",
+                path: path.to_path_buf(),
+                error,
+            }
         })?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let (line, col) = line_col(&bytes[..e.valid_up_to()]);

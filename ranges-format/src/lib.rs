@@ -77,8 +77,9 @@
 //!
 //! This crate does no I/O except [`RangeFile::read`],
 //! [`RangeFile::write_atomic`], [`SignatureFile::read`],
-//! [`SignatureFile::write_atomic`] and [`output::write_file`] (the safe
-//! output file writer every clpart output uses).
+//! [`SignatureFile::write_atomic`], [`output`] (the safe output files every
+//! clpart output uses) and [`input`] (the bounded reads every input file
+//! clpart is given goes through).
 
 #![warn(missing_docs)]
 
@@ -86,6 +87,7 @@ mod ast;
 mod checksum;
 mod expr;
 mod file;
+pub mod input;
 pub mod output;
 mod parse;
 mod rational;

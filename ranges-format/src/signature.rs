@@ -12,7 +12,6 @@
 //! and size) and the checksum; like a range file it is untrusted input, and
 //! the checksum detects damage and edits, not forgery.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -172,10 +171,12 @@ impl SignatureFile {
     /// shows none of them: it ignores such a file).
     pub fn read(path: impl AsRef<Path>) -> Result<SignatureFile, RangesError> {
         let path = path.as_ref();
-        let text = fs::read_to_string(path).map_err(|error| RangesError::Io {
-            op: "read",
-            path: path.to_path_buf(),
-            error,
+        let text = crate::input::read_text(path, crate::input::CACHE_FILE).map_err(|error| {
+            RangesError::Io {
+                op: "read",
+                path: path.to_path_buf(),
+                error,
+            }
         })?;
         SignatureFile::from_ron_str(&text)
     }

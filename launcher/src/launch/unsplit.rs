@@ -40,6 +40,7 @@ pub fn run_whole(
     args: &mut KernelArgs,
 ) -> Result<WholeRun> {
     nd.validate()?;
+    nd.check_device(runtime.device(device)?)?;
     let program = runtime.program(device, kernel, source, build_options)?;
     let ctx = runtime.ctx(device)?;
     let k = Kernel::create(&program, kernel).map_err(|e| match e.0 {
