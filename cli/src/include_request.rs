@@ -7,7 +7,7 @@
 //! the application's process. The source is read on standard input, the
 //! result written on standard output.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -20,10 +20,10 @@ pub struct IncludeRequestArgs {
 }
 
 pub fn run(args: IncludeRequestArgs) -> Result<u8> {
-    let mut source = String::new();
-    std::io::stdin()
-        .read_to_string(&mut source)
-        .context("reading the source")?;
+    let bytes =
+        ranges_format::input::read_to_limit(std::io::stdin(), ranges_format::input::SOURCE)
+            .context("reading the source")?;
+    let source = String::from_utf8(bytes).context("reading the source: not valid utf-8")?;
     let parse = coarsen::ParseOptions {
         clang_args: args.options,
     };
