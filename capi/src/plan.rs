@@ -112,12 +112,6 @@ fn setter_for(kind: ArgKind) -> &'static str {
     }
 }
 
-/// The integer value of a scalar argument's bytes, when its type is an
-/// integer scalar and the value fits an `i64`.
-fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
-    ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
-}
-
 impl PlanState {
     /// A plan analyzed from source at each new launch configuration. The
     /// source is parsed now (syntax errors and unknown kernel names fail
@@ -256,7 +250,7 @@ impl PlanState {
                 ),
             );
         }
-        let int = int_value(info, bytes);
+        let int = launcher::int_arg_value(info, bytes);
         self.args[index as usize] = Some(ArgSlot::Scalar {
             bytes: bytes.to_vec(),
             int,
@@ -559,35 +553,4 @@ fn check_overlaps(kernel: &KernelRanges, infos: &[ArgInfo], slots: &[ArgSlot]) -
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn info(ty: &str, size: u32) -> ArgInfo {
-        ArgInfo {
-            index: 0,
-            name: "n".into(),
-            kind: ArgKind::Scalar,
-            elem_type: ty.into(),
-            elem_size: size,
-        }
-    }
-
-    #[test]
-    fn integer_values_are_sign_extended_by_type() {
-        assert_eq!(int_value(&info("int", 4), &(-3i32).to_le_bytes()), Some(-3));
-        assert_eq!(
-            int_value(&info("uint", 4), &u32::MAX.to_le_bytes()),
-            Some(u32::MAX as i64)
-        );
-        assert_eq!(int_value(&info("char", 1), &[0xff]), Some(-1));
-        assert_eq!(int_value(&info("ulong", 8), &u64::MAX.to_le_bytes()), None);
-        assert_eq!(
-            int_value(&info("long", 8), &i64::MIN.to_le_bytes()),
-            Some(i64::MIN)
-        );
-        assert_eq!(int_value(&info("float", 4), &1.0f32.to_le_bytes()), None);
-    }
 }

@@ -222,6 +222,13 @@ fn split_vector_suffix(name: &str) -> (&str, u32) {
     (name, 1)
 }
 
+/// The integer value of a scalar kernel argument's bytes (as the
+/// application or the user set them), when the argument's type is an
+/// integer scalar and the value fits an `i64`.
+pub fn int_arg_value(info: &ranges_format::ArgInfo, bytes: &[u8]) -> Option<i64> {
+    ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +247,23 @@ mod tests {
         let s = ElemType::parse("struct point", 12);
         assert_eq!((s.scalar, s.size), (None, 12));
         assert_eq!(ElemType::parse("int16", 0).size, 64);
+    }
+
+    #[test]
+    fn integer_arguments_are_sign_extended_by_type() {
+        let info = |ty: &str, size: u32| ranges_format::ArgInfo {
+            index: 0,
+            name: "n".into(),
+            kind: ranges_format::ArgKind::Scalar,
+            elem_type: ty.into(),
+            elem_size: size,
+        };
+        let v = |ty, size, bytes: &[u8]| int_arg_value(&info(ty, size), bytes);
+        assert_eq!(v("int", 4, &(-3i32).to_le_bytes()), Some(-3));
+        assert_eq!(v("uint", 4, &u32::MAX.to_le_bytes()), Some(u32::MAX as i64));
+        assert_eq!(v("char", 1, &[0xff]), Some(-1));
+        assert_eq!(v("ulong", 8, &u64::MAX.to_le_bytes()), None);
+        assert_eq!(v("long", 8, &i64::MIN.to_le_bytes()), Some(i64::MIN));
+        assert_eq!(v("float", 4, &1.0f32.to_le_bytes()), None);
     }
 }

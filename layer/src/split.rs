@@ -208,12 +208,6 @@ unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
     NdRange::with_offset(&global, &local, &offset).map_err(|e| e.to_string())
 }
 
-/// The integer value of a scalar argument, when its type is an integer
-/// scalar and the value fits an `i64`.
-fn int_value(info: &ArgInfo, bytes: &[u8]) -> Option<i64> {
-    ElemType::parse(&info.elem_type, info.elem_size).int_from_le_bytes(bytes)
-}
-
 fn split_with(
     engine: &mut Engine,
     launch: &Launch,
@@ -771,7 +765,7 @@ fn slots(rec: &KernelRec, infos: &[ArgInfo]) -> Result<Vec<Slot>, String> {
             }
             ArgKind::Scalar => {
                 let bytes = raw.value.clone().ok_or_else(|| format!("argument '{}' is NULL", info.name))?;
-                let int = int_value(info, &bytes);
+                let int = launcher::int_arg_value(info, &bytes);
                 Slot::Scalar { bytes, int }
             }
             ArgKind::LocalBuffer => Slot::Local { bytes: raw.size as u64 },
