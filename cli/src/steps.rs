@@ -324,22 +324,15 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         None => (n_devices, "device"),
     };
     let check_devices = |shares: &[(usize, f64)], what: &str| -> Result<()> {
-        for (i, &(d, _)) in shares.iter().enumerate() {
+        for &(d, _) in shares {
             if d >= n_holders {
                 bail!(
                     "{what}: {holder} {d} does not exist ({holder}s: 0 to {})",
                     n_holders - 1
                 );
             }
-            if shares[..i].iter().any(|&(e, _)| e == d) {
-                bail!("{what}: {holder} {d} is listed twice");
-            }
         }
-        let sum: f64 = shares.iter().map(|s| s.1).sum();
-        if (sum - 1.0).abs() > 1e-6 {
-            bail!("{what}: the shares sum to {sum}, not 1");
-        }
-        Ok(())
+        launcher::check_shares(shares, holder).map_err(|e| anyhow!("{what}: {e}"))
     };
     let auto = args.split.as_deref().map(str::trim) == Some("auto");
     let default_shares: Option<Vec<(usize, f64)>> = match &args.split {

@@ -274,7 +274,25 @@ pub fn parse_shares(text: &str) -> std::result::Result<Vec<(usize, f64)>, String
         }
         out.push((i, s));
     }
+    check_shares(&out, "device")?;
     Ok(out)
+}
+
+/// Checks a list of shares as every front door takes them: each
+/// `holder` (a device, or a rank under mpirun) once, the shares summing to
+/// 1 within 1e-6 (the one wording of these errors; whether an index names
+/// a holder that exists is the caller's to check).
+pub fn check_shares(shares: &[(usize, f64)], holder: &str) -> std::result::Result<(), String> {
+    for (i, &(d, _)) in shares.iter().enumerate() {
+        if shares[..i].iter().any(|&(e, _)| e == d) {
+            return Err(format!("{holder} {d} is listed twice"));
+        }
+    }
+    let sum: f64 = shares.iter().map(|s| s.1).sum();
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(format!("the shares sum to {sum}, not 1"));
+    }
+    Ok(())
 }
 
 /// Divides `n_groups` work-groups by `shares` (normally summing to 1; any

@@ -38,7 +38,7 @@ fn launch_err(shares: &[(usize, f64)]) -> String {
 fn shares_must_sum_to_one() {
     assert_eq!(
         launch_err(&[(0, 0.5), (1, 0.4)]),
-        "invalid shares: shares '0:0.5,1:0.4' sum to 0.9, not 1"
+        "invalid shares: '0:0.5,1:0.4': the shares sum to 0.9, not 1"
     );
     assert_eq!(
         launch_err(&[(0, 1.5), (1, -0.5)]),
@@ -46,7 +46,7 @@ fn shares_must_sum_to_one() {
     );
     assert_eq!(
         launch_err(&[(0, 0.5), (0, 0.5)]),
-        "invalid shares: device 0 is listed twice in '0:0.5,0:0.5'"
+        "invalid shares: '0:0.5,0:0.5': device 0 is listed twice"
     );
     assert_eq!(
         launch_err(&[]),

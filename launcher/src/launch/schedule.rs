@@ -581,22 +581,15 @@ fn check_shares(runtime: &Runtime, shares: &[(usize, f64)]) -> Result<()> {
     if shares.is_empty() {
         return Err(err("no shares given (write them as 0:0.86,1:0.14)".into()));
     }
-    for (i, &(d, s)) in shares.iter().enumerate() {
+    for &(d, s) in shares {
         runtime.device(d)?;
         if !s.is_finite() || !(0.0..=1.0 + 1e-6).contains(&s) {
             return Err(err(format!(
                 "share '{s}' of device {d} is not between 0 and 1"
             )));
         }
-        if shares[..i].iter().any(|&(e, _)| e == d) {
-            return Err(err(format!("device {d} is listed twice in '{text}'")));
-        }
     }
-    let sum: f64 = shares.iter().map(|s| s.1).sum();
-    if (sum - 1.0).abs() > 1e-6 {
-        return Err(err(format!("shares '{text}' sum to {sum}, not 1")));
-    }
-    Ok(())
+    crate::ndrange::check_shares(shares, "device").map_err(|e| err(format!("'{text}': {e}")))
 }
 
 /// Evaluates a range; `None` when it is empty.
