@@ -116,6 +116,14 @@ pub const PROGRAMS: &[Program] = &[
         quick_args: &["256", "256"],
         compute_bound: true,
     },
+    // a kernel the guard cannot check (a subscript macro): it stays on the
+    // application's device and nothing may move
+    Program {
+        name: "wavefront",
+        args: &["2048", "500"],
+        quick_args: &["256", "100"],
+        compute_bound: false,
+    },
 ];
 
 /// What the `apps` item runs.
