@@ -86,9 +86,15 @@ pub fn rebalance(shares: &mut [f64], ranks: &[RankLaunch]) {
     }
 }
 
+/// Version of the report below (`clpart run --json` under mpirun); a
+/// change that adds, removes or retypes a field bumps it.
+const SCHEMA_VERSION: u32 = 1;
+
 /// The report of `clpart run` across ranks.
 #[derive(Serialize)]
 struct Report {
+    /// [`SCHEMA_VERSION`].
+    schema_version: u32,
     kernel: String,
     ndrange: NdRange,
     n_ranks: usize,
@@ -240,6 +246,7 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
     }
     let header_bytes = coord.totals().iter().map(|t| t.header_bytes).sum::<u64>() - header_before;
     let report = Report {
+        schema_version: SCHEMA_VERSION,
         kernel: kernel.clone(),
         ndrange: nd.clone(),
         n_ranks,

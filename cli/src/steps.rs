@@ -261,8 +261,15 @@ struct MismatchOut {
     elem_idx: u64,
 }
 
+/// Version of the `--json` report below; a change that adds, removes or
+/// retypes a field bumps it (`cli/tests/json_documents.rs` declares the
+/// fields).
+const SCHEMA_VERSION: u32 = 1;
+
 #[derive(Serialize)]
 struct Report {
+    /// [`SCHEMA_VERSION`].
+    schema_version: u32,
     file: String,
     repeat: u32,
     n_steps: usize,
@@ -662,6 +669,7 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     }
     files.commit()?;
     let report = Report {
+        schema_version: SCHEMA_VERSION,
         file: name.clone(),
         repeat: file.repeat,
         n_steps: file.steps.len(),
