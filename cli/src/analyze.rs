@@ -132,6 +132,41 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
     Ok(o)
 }
 
+/// The `--at` values by name: `NAME=VALUE,...`, each name one the
+/// kernels' ranges are written in (their parameters) or an NDRange size
+/// of theirs (`gs<d>`, `ls<d>`, `go<d>`, `ng<d>`).
+fn at_values(
+    text: &str,
+    rf: &ranges_format::RangeFile,
+) -> Result<std::collections::BTreeMap<String, i64>> {
+    let mut known: Vec<String> = Vec::new();
+    for k in &rf.kernels {
+        let sizes =
+            (0..k.work_dim).flat_map(|d| ["gs", "ls", "go", "ng"].map(|p| format!("{p}{d}")));
+        for n in k.params.iter().map(|p| p.name.clone()).chain(sizes) {
+            if !known.contains(&n) {
+                known.push(n);
+            }
+        }
+    }
+    let mut m = std::collections::BTreeMap::new();
+    for part in text.split(',') {
+        let (n, v) = part
+            .split_once('=')
+            .with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
+        let n = n.trim();
+        if !known.iter().any(|k| k == n) {
+            bail!("--at: unknown name '{n}' (names: {})", known.join(", "));
+        }
+        m.insert(n.to_string(), v);
+    }
+    Ok(m)
+}
+
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let source = read_source(&args.file)?;
     // Every output is reserved before the analysis runs: one that cannot
@@ -169,6 +204,11 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
     session.note_local_size_needed(&mut rf, &po);
     drop(progress);
+    // named values checked before any output
+    let at = match &args.at {
+        Some(t) => Some(at_values(t, &rf)?),
+        None => None,
+    };
     if let Some(id) = output_id {
         rf.validate()?;
         let text = rf.to_ron_string()?;
@@ -193,23 +233,6 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         outln!("{text}");
         return Ok(code);
     }
-    let at = match &args.at {
-        Some(t) => {
-            let mut m = std::collections::BTreeMap::new();
-            for part in t.split(',') {
-                let (n, v) = part
-                    .split_once('=')
-                    .with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
-                let v: i64 = v
-                    .trim()
-                    .parse()
-                    .with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
-                m.insert(n.trim().to_string(), v);
-            }
-            Some(m)
-        }
-        None => None,
-    };
     if let (Some(svg_id), Some(m)) = (svg_id, &at) {
         let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
         let [k] = rf.kernels.as_slice() else {
