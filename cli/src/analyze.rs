@@ -17,7 +17,7 @@ pub enum Emit {
 
 #[derive(Args)]
 pub struct AnalyzeArgs {
-    /// The OpenCL C source file.
+    /// The OpenCL C source file (`-`: standard input).
     pub file: PathBuf,
     /// The kernel to analyze (default: every kernel; for --emit coarsened/access, the first).
     #[arg(long)]
@@ -132,6 +132,18 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
     Ok(o)
 }
 
+/// The name reports give a source read from standard input.
+const STDIN_NAME: &str = "<stdin>";
+
+/// The kernel source on standard input (`clpart analyze -`), bounded as a
+/// file is.
+fn read_stdin_source() -> Result<String> {
+    let limit = ranges_format::input::SOURCE;
+    let bytes = ranges_format::input::read_to_limit(std::io::stdin(), limit)
+        .context("cannot read standard input")?;
+    String::from_utf8(bytes).context("cannot read standard input: not valid utf-8")
+}
+
 /// The `--at` values by name: `NAME=VALUE,...`, each name one the
 /// kernels' ranges are written in (their parameters) or an NDRange size
 /// of theirs (`gs<d>`, `ls<d>`, `go<d>`, `ng<d>`).
@@ -168,7 +180,12 @@ fn at_values(
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
-    let source = read_source(&args.file)?;
+    let from_stdin = args.file.as_os_str() == "-";
+    let source = if from_stdin {
+        read_stdin_source()?
+    } else {
+        read_source(&args.file)?
+    };
     // Every output is reserved before the analysis runs: one that cannot
     // be written stops the command now, and none is replaced unless all are.
     let mut files = crate::output_files::OutputFiles::default();
@@ -180,7 +197,11 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         Some(path) => Some(files.reserve(path, "--svg")?),
         None => None,
     };
-    let file = args.file.display().to_string();
+    let file = if from_stdin {
+        STDIN_NAME.to_string()
+    } else {
+        args.file.display().to_string()
+    };
     let session = session::Session::from_source(&file, &source, &args.clang_args())?;
     let program = session.program().expect("made from source");
     for d in &program.diagnostics {

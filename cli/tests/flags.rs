@@ -1,5 +1,5 @@
-//! The command line a new user meets: `--at` names checked before any
-//! output.
+//! The command line a new user meets: a kernel on standard input, and
+//! `--at` names checked before any output.
 
 use clpart_tests::{stderr, workspace_root as root};
 use std::io::Write;
@@ -31,6 +31,25 @@ fn clpart_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn analyze_reads_the_kernel_from_standard_input() {
+    let source = std::fs::read(root().join("kernels/vadd.cl")).unwrap();
+    let o = clpart_with_stdin(&["analyze", "-", "--json"], Some(&source));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["file"], "<stdin>");
+    assert_eq!(v["kernels"][0]["name"], "vadd");
+    assert_eq!(v["kernels"][0]["splittable"], true);
+    // the same report as from the file, but for the file's name
+    let piped = clpart_with_stdin(&["analyze", "-", "--no-counts"], Some(&source));
+    let file = clpart(&["analyze", "kernels/vadd.cl", "--no-counts"]);
+    assert_eq!(stdout(&piped), stdout(&file));
+    // nothing on standard input is an empty file
+    let o = clpart_with_stdin(&["analyze", "-"], Some(b""));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
 }
 
 #[test]
