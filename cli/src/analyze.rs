@@ -205,7 +205,7 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let session = session::Session::from_source(&file, &source, &args.clang_args())?;
     let program = session.program().expect("made from source");
     for d in &program.diagnostics {
-        eprintln!("{d}");
+        crate::terminal::info(&d.to_string());
     }
     let first = session.kernel_name(args.kernel.as_deref())?;
     match args.emit {
@@ -282,10 +282,10 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     files.commit()?;
     out!("{text}");
     if let Some(out) = &args.output {
-        eprintln!("wrote {}", out.display());
+        crate::terminal::info(&format!("wrote {}", out.display()));
     }
     if let Some(out) = &args.svg {
-        eprintln!("wrote {}", out.display());
+        crate::terminal::info(&format!("wrote {}", out.display()));
     }
     Ok(code)
 }

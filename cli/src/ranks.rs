@@ -36,7 +36,7 @@ pub fn over_ranks(
     let result = body(&mut coord);
     if let Err(e) = &result {
         if let Some(RanksError::Timeout { .. }) = e.downcast_ref::<RanksError>() {
-            eprintln!("clpart: error: {}", crate::one_line_pub(e));
+            crate::terminal::error(&crate::one_line_pub(e));
             world.abort(2);
         }
     }
@@ -242,7 +242,9 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
             launcher::write_npy(path, result.buffer(name).expect("checked above"))?;
         }
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
+        crate::terminal::note(
+            "verification failed, so no --out file was written (--out-on-mismatch writes them)",
+        );
     }
     let header_bytes = coord.totals().iter().map(|t| t.header_bytes).sum::<u64>() - header_before;
     let report = Report {
@@ -268,7 +270,9 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         print_text(&report);
     }
     if let Some((a, i)) = mismatch {
-        eprintln!("clpart: error: verification failed: array '{a}' differs first at element {i}");
+        crate::terminal::error(&format!(
+            "verification failed: array '{a}' differs first at element {i}"
+        ));
         return Ok(1);
     }
     Ok(0)

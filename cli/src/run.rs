@@ -308,7 +308,9 @@ pub fn run(args: RunArgs) -> Result<u8> {
             files.write(*id, |w| launcher::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
+        crate::terminal::note(
+            "verification failed, so no --out file was written (--out-on-mismatch writes them)",
+        );
     }
     files.commit()?;
     if args.json {
@@ -388,7 +390,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             Some(i) if args.repeat > 1 => format!(" in launch {i} of {}", args.repeat),
             _ => String::new(),
         };
-        eprintln!("clpart: error: verification failed{at}{m}");
+        crate::terminal::error(&format!("verification failed{at}{m}"));
         return Ok(1);
     }
     Ok(0)

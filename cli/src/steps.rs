@@ -665,7 +665,7 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     if mismatch.is_none() {
         write_outs(&mut set, &ids, &outs, &mut files)?;
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written");
+        crate::terminal::note("verification failed, so no --out file was written");
     }
     files.commit()?;
     let report = Report {
@@ -684,10 +684,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         print_text(&report, &runtime, verify_device);
     }
     if let Some(m) = &report.mismatch {
-        eprintln!(
-            "clpart: error: verification failed: buffer '{}' differs from the unsplit run first at element {}",
+        crate::terminal::error(&format!(
+            "verification failed: buffer '{}' differs from the unsplit run first at element {}",
             m.buffer, m.elem_idx
-        );
+        ));
         return Ok(1);
     }
     Ok(0)

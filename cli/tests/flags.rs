@@ -1,5 +1,7 @@
-//! The command line a new user meets: a kernel on standard input, and
-//! `--at` names checked before any output.
+//! The command line a new user meets: the global flags (`--quiet`,
+//! `--verbose`, `--color`) on every subcommand, clap's errors as one
+//! `clpart: error:` line, a kernel on standard input, and `--at` names
+//! checked before any output.
 
 use clpart_tests::{stderr, workspace_root as root};
 use std::io::Write;
@@ -31,6 +33,82 @@ fn clpart_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const ESC: &str = "\x1b[";
+
+/// clap's errors read as clpart's: one line, `clpart: error:`, exit 2.
+#[test]
+fn usage_errors_are_one_clpart_error_line() {
+    let o = clpart(&["analyze", "--frob", "kernels/vadd.cl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("clpart: error: unexpected argument '--frob' found"),
+        "{err}"
+    );
+    assert!(err.contains("usage: clpart analyze"), "{err}");
+    // --quiet and --verbose together are a usage error too
+    let o = clpart(&["devices", "-q", "-v"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("clpart: error: the argument '--quiet' cannot be used with"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn color_never_writes_no_escape_sequence() {
+    for args in [
+        &["--color", "never", "analyze", "--frob", "x.cl"][..],
+        &["analyze", "kernels/nope.cl", "--color=never"],
+        &["--color", "never", "--help"],
+        &["--color", "never", "analyze", "kernels/vadd.cl"],
+    ] {
+        let o = clpart(args);
+        assert!(
+            !stdout(&o).contains(ESC) && !stderr(&o).contains(ESC),
+            "{args:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(!o.stdout.is_empty() || !o.stderr.is_empty(), "{args:?}");
+    }
+    // what never turns off: always styles the same errors
+    for args in [
+        &["--color", "always", "analyze", "--frob", "x.cl"][..],
+        &["analyze", "kernels/nope.cl", "--color=always"],
+    ] {
+        let o = clpart(args);
+        assert!(stderr(&o).contains(ESC), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2));
+    }
+}
+
+#[test]
+fn quiet_silences_notes_on_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("vadd.ranges.ron");
+    let out = out.to_str().unwrap();
+    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("wrote "), "{}", stderr(&o));
+    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", out, "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert!(stdout(&o).contains("kernel vadd"));
+    // a global flag: accepted before the subcommand and by every one
+    for args in [
+        &["-q", "devices"][..],
+        &["devices", "-v"],
+        &["completions", "bash", "--quiet"],
+    ] {
+        let o = clpart(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
 }
 
 #[test]
