@@ -57,7 +57,7 @@ use std::process::ExitCode;
     name = "clpart",
     version,
     about,
-    after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args"
+    after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args\n  clpart completions bash > /etc/bash_completion.d/clpart\n  clpart man > clpart.1"
 )]
 struct Cli {
     /// No progress and no notes on standard error (errors still).
@@ -88,6 +88,10 @@ enum Command {
     Devices(run::DevicesArgs),
     /// Run an unmodified OpenCL program with its kernels split (through clpart's OpenCL layer).
     Exec(exec::ExecArgs),
+    /// Print shell completions for clpart (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print clpart's man page (roff) on standard output.
+    Man,
     /// Answer an analysis the OpenCL layer asks for (internal).
     #[command(hide = true)]
     AnalyzeRequest(analyze_request::AnalyzeRequestArgs),
@@ -180,6 +184,8 @@ fn main() -> ExitCode {
         Command::Steps(a) => steps::steps(a),
         Command::Devices(a) => run::devices(a),
         Command::Exec(a) => exec::exec(a),
+        Command::Completions(a) => completions::completions(a, Cli::command()),
+        Command::Man => man_page::man(Cli::command()),
         Command::AnalyzeRequest(a) => analyze_request::run(a),
     };
     match result {

@@ -1,7 +1,7 @@
 //! The command line a new user meets: the global flags (`--quiet`,
 //! `--verbose`, `--color`) on every subcommand, clap's errors as one
-//! `clpart: error:` line, a kernel on standard input, and `--at` names
-//! checked before any output.
+//! `clpart: error:` line, shell completions and the man page, a kernel on
+//! standard input, and `--at` names checked before any output.
 
 use clpart_tests::{stderr, workspace_root as root};
 use std::io::Write;
@@ -36,6 +36,33 @@ fn stdout(o: &Output) -> String {
 }
 
 const ESC: &str = "\x1b[";
+
+#[test]
+fn completions_for_bash_zsh_and_fish_name_the_subcommands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = clpart(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(
+            text.contains("analyze") && text.contains("exec"),
+            "{shell}: {text}"
+        );
+    }
+    let o = clpart(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("'tcsh'"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_man_page_is_roff_with_every_subcommand() {
+    let o = clpart(&["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.contains(".TH clpart 1"), "{page}");
+    for sub in ["analyze", "run", "steps", "devices", "exec", "completions"] {
+        assert!(page.contains(sub), "'{sub}' missing from:\n{page}");
+    }
+}
 
 /// clap's errors read as clpart's: one line, `clpart: error:`, exit 2.
 #[test]
