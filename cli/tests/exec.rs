@@ -821,6 +821,38 @@ fn a_program_whose_kernels_never_split_passes_everything_through() {
     assert_eq!(count(&r, "bytes_app_sync"), 0, "{r}");
 }
 
+/// One device, or shares that give one device all the work, split
+/// nothing: every launch passes through to the application's device with
+/// the reason, and no buffer is copied anywhere.
+#[test]
+fn one_device_passes_every_launch_through_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    for options in [&["--devices", "0"][..], &["--split", "0:0,1:1"]] {
+        let path = tmp.path().join("r.json");
+        let out = exec("jacobi2d", options, Some(&path), &["96", "8"]);
+        assert_own_check_passes(&out, &format!("jacobi2d {options:?}"));
+        let r = report(&path);
+        let k = kernel(&r, "jacobi2d");
+        assert_eq!(
+            (&k["launches"], &k["split_launches"]),
+            (&8.into(), &0.into()),
+            "{options:?}: {k}"
+        );
+        assert!(
+            k["reason"].as_str().unwrap().starts_with("one device: "),
+            "{options:?}: {k}"
+        );
+        for field in [
+            "bytes_total",
+            "bytes_gathered",
+            "bytes_app_sync",
+            "n_analyses",
+        ] {
+            assert_eq!(count(&r, field), 0, "{options:?}: {field}: {r}");
+        }
+    }
+}
+
 /// The report's top-level fields, declared: a field added or removed
 /// fails this test until the layer's report `schema_version` and this list
 /// are updated together. (`programs`, `launch_log` and

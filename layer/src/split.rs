@@ -161,6 +161,9 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         // clpart's own): nothing to record.
         return Outcome::PassThrough;
     };
+    if let Some(why) = config().pass_through {
+        return pass(&rec.name, why.to_string());
+    }
     // SAFETY: the caller's contract.
     let nd = match unsafe { ndrange(launch) } {
         Ok(nd) => nd,
