@@ -17,7 +17,7 @@ pub enum Emit {
 
 #[derive(Args)]
 pub struct AnalyzeArgs {
-    /// The OpenCL C source file.
+    /// The OpenCL C source file (`-`: standard input).
     pub file: PathBuf,
     /// The kernel to analyze (default: every kernel; for --emit coarsened/access, the first).
     #[arg(long)]
@@ -132,8 +132,60 @@ pub fn partition_options(args: &AnalyzeArgs) -> Result<PartitionOptions> {
     Ok(o)
 }
 
+/// The name reports give a source read from standard input.
+const STDIN_NAME: &str = "<stdin>";
+
+/// The kernel source on standard input (`clpart analyze -`), bounded as a
+/// file is.
+fn read_stdin_source() -> Result<String> {
+    let limit = ranges_format::input::SOURCE;
+    let bytes = ranges_format::input::read_to_limit(std::io::stdin(), limit)
+        .context("cannot read standard input")?;
+    String::from_utf8(bytes).context("cannot read standard input: not valid utf-8")
+}
+
+/// The `--at` values by name: `NAME=VALUE,...`, each name one the
+/// kernels' ranges are written in (their parameters) or an NDRange size
+/// of theirs (`gs<d>`, `ls<d>`, `go<d>`, `ng<d>`).
+fn at_values(
+    text: &str,
+    rf: &ranges_format::RangeFile,
+) -> Result<std::collections::BTreeMap<String, i64>> {
+    let mut known: Vec<String> = Vec::new();
+    for k in &rf.kernels {
+        let sizes =
+            (0..k.work_dim).flat_map(|d| ["gs", "ls", "go", "ng"].map(|p| format!("{p}{d}")));
+        for n in k.params.iter().map(|p| p.name.clone()).chain(sizes) {
+            if !known.contains(&n) {
+                known.push(n);
+            }
+        }
+    }
+    let mut m = std::collections::BTreeMap::new();
+    for part in text.split(',') {
+        let (n, v) = part
+            .split_once('=')
+            .with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
+        let n = n.trim();
+        if !known.iter().any(|k| k == n) {
+            bail!("--at: unknown name '{n}' (names: {})", known.join(", "));
+        }
+        m.insert(n.to_string(), v);
+    }
+    Ok(m)
+}
+
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
-    let source = read_source(&args.file)?;
+    let from_stdin = args.file.as_os_str() == "-";
+    let source = if from_stdin {
+        read_stdin_source()?
+    } else {
+        read_source(&args.file)?
+    };
     // Every output is reserved before the analysis runs: one that cannot
     // be written stops the command now, and none is replaced unless all are.
     let mut files = crate::output_files::OutputFiles::default();
@@ -145,11 +197,15 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         Some(path) => Some(files.reserve(path, "--svg")?),
         None => None,
     };
-    let file = args.file.display().to_string();
+    let file = if from_stdin {
+        STDIN_NAME.to_string()
+    } else {
+        args.file.display().to_string()
+    };
     let session = session::Session::from_source(&file, &source, &args.clang_args())?;
     let program = session.program().expect("made from source");
     for d in &program.diagnostics {
-        eprintln!("{d}");
+        crate::terminal::info(&d.to_string());
     }
     let first = session.kernel_name(args.kernel.as_deref())?;
     match args.emit {
@@ -169,6 +225,11 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
     session.note_local_size_needed(&mut rf, &po);
     drop(progress);
+    // named values checked before any output
+    let at = match &args.at {
+        Some(t) => Some(at_values(t, &rf)?),
+        None => None,
+    };
     if let Some(id) = output_id {
         rf.validate()?;
         let text = rf.to_ron_string()?;
@@ -193,23 +254,6 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
         outln!("{text}");
         return Ok(code);
     }
-    let at = match &args.at {
-        Some(t) => {
-            let mut m = std::collections::BTreeMap::new();
-            for part in t.split(',') {
-                let (n, v) = part
-                    .split_once('=')
-                    .with_context(|| format!("--at entry '{part}' must be NAME=VALUE"))?;
-                let v: i64 = v
-                    .trim()
-                    .parse()
-                    .with_context(|| format!("--at entry '{part}': '{v}' is not an integer"))?;
-                m.insert(n.trim().to_string(), v);
-            }
-            Some(m)
-        }
-        None => None,
-    };
     if let (Some(svg_id), Some(m)) = (svg_id, &at) {
         let names: Vec<&str> = rf.kernels.iter().map(|k| k.name.as_str()).collect();
         let [k] = rf.kernels.as_slice() else {
@@ -238,10 +282,10 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     files.commit()?;
     out!("{text}");
     if let Some(out) = &args.output {
-        eprintln!("wrote {}", out.display());
+        crate::terminal::info(&format!("wrote {}", out.display()));
     }
     if let Some(out) = &args.svg {
-        eprintln!("wrote {}", out.display());
+        crate::terminal::info(&format!("wrote {}", out.display()));
     }
     Ok(code)
 }

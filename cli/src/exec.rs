@@ -41,9 +41,6 @@ pub struct ExecArgs {
     /// sync of an application's buffer (`launch_log`, `programs`; at most 20000 events).
     #[arg(long, requires = "report")]
     pub report_launches: bool,
-    /// Print each kernel's verdict and a summary at exit on stderr.
-    #[arg(long)]
-    pub verbose: bool,
     /// A launch whose kernel is not analyzed yet waits for the analysis and
     /// splits, instead of running unsplit on the application's device while
     /// the analysis runs in the background (the default). For runs whose split
@@ -149,7 +146,9 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         "CLPART_LAYER_LAUNCH_LOG",
         if args.report_launches { "1" } else { "0" },
     );
-    cmd.env("CLPART_LAYER_VERBOSE", if args.verbose { "1" } else { "0" });
+    // (the global --verbose)
+    let verbose = crate::terminal::verbose();
+    cmd.env("CLPART_LAYER_VERBOSE", if verbose { "1" } else { "0" });
     // the layer's analyses run in `clpart analyze-request` processes
     if let Ok(exe) = std::env::current_exe() {
         cmd.env("CLPART_EXE", exe);
@@ -165,10 +164,10 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     }
     use std::os::unix::process::ExitStatusExt;
     let sig = status.signal().unwrap_or(0);
-    eprintln!(
-        "clpart: error: '{}' was killed by signal {sig}",
+    crate::terminal::error(&format!(
+        "'{}' was killed by signal {sig}",
         Path::new(program).display()
-    );
+    ));
     Ok((128 + sig).clamp(0, 255) as u8)
 }
 

@@ -29,24 +29,27 @@ fn write_out(args: std::fmt::Arguments<'_>) {
             ranges_format::output::remove_live_temporaries();
             std::process::exit(0);
         }
-        eprintln!("clpart: error: cannot write to standard output: {e}");
+        terminal::error(&format!("cannot write to standard output: {e}"));
         std::process::exit(2);
     }
 }
 
 mod analyze;
 mod analyze_request;
-mod include_request;
+mod completions;
 mod device_count;
 mod exec;
+mod include_request;
+mod man_page;
 mod output_files;
 mod progress;
 #[cfg(feature = "mpi")]
 mod ranks;
 mod run;
 mod steps;
+mod terminal;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// OpenCL multi-device partitioning analyzer and launcher.
@@ -55,9 +58,21 @@ use std::process::ExitCode;
     name = "clpart",
     version,
     about,
-    after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args"
+    after_help = "Exit codes: 0 ok, 1 verification failed or nothing to split, 2 usage or input error.\n\nExamples:\n  clpart analyze kernels/vadd.cl\n  clpart analyze kernels/matmul.cl --emit coarsened\n  clpart analyze kernels/vadd.cl -o vadd.ranges.ron\n  clpart analyze kernels/gather.cl --json\n  clpart analyze kernels/matmul.cl --at gs0=64,gs1=48,ls0=16,ls1=8,width=64 --svg matmul.svg\n  clpart devices\n  POCL_DEVICES=\"pthread basic\" clpart run kernels/vadd.cl --global 1024 --local 64 \\\n      --arg a=rand:1024 --arg b=rand:1024 --arg c=zeros:1024 --split 0:0.86,1:0.14 --verify --svg vadd.svg\n  POCL_DEVICES=\"pthread basic\" clpart steps kernels/iterative/jacobi2d.ron --verify --out A=a.npy\n  clpart exec --split 0:0.86,1:0.14 --report r.json -- ./app args\n  clpart completions bash > /etc/bash_completion.d/clpart\n  clpart man > clpart.1"
 )]
 struct Cli {
+    /// No progress and no notes on standard error (errors still).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// More detail where the subcommand has it (`exec`: each kernel's
+    /// verdict and a summary at exit).
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    /// Colors and other escape sequences on standard error: auto (on a
+    /// terminal, unless NO_COLOR is set), always or never (none at all, the
+    /// progress spinner included).
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: clap::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -74,6 +89,10 @@ enum Command {
     Devices(run::DevicesArgs),
     /// Run an unmodified OpenCL program with its kernels split (through clpart's OpenCL layer).
     Exec(exec::ExecArgs),
+    /// Print shell completions for clpart (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print clpart's man page (roff) on standard output.
+    Man,
     /// Answer an analysis the OpenCL layer asks for (internal).
     #[command(hide = true)]
     AnalyzeRequest(analyze_request::AnalyzeRequestArgs),
@@ -115,16 +134,46 @@ fn default_libclang_path() {
     }
 }
 
+/// Parses the command line. clap's errors become one `clpart: error:`
+/// line (exit 2), as clpart's own; help and version print as clap writes
+/// them, styled as `--color` says.
+fn parse() -> Result<Cli, ExitCode> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = terminal::color_in_args(&args);
+    let parsed = Cli::command()
+        .color(color)
+        .try_get_matches_from(&args)
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+    match parsed {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return Err(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
+            }
+            terminal::set(terminal::Terminal {
+                quiet: false,
+                verbose: false,
+                color,
+            });
+            terminal::error(&terminal::clap_error_line(&e));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     default_libclang_path();
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
+    terminal::set(terminal::Terminal {
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+        color: cli.color,
+    });
     if matches!(cli.command, Command::Analyze(_) | Command::Run(_)) {
         // While the process is small and has one thread (see the function).
         partitioner::ehrhart::start_warm_children();
@@ -139,13 +188,15 @@ fn main() -> ExitCode {
         Command::Steps(a) => steps::steps(a),
         Command::Devices(a) => run::devices(a),
         Command::Exec(a) => exec::exec(a),
+        Command::Completions(a) => completions::completions(a, Cli::command()),
+        Command::Man => man_page::man(Cli::command()),
         Command::AnalyzeRequest(a) => analyze_request::run(a),
         Command::IncludeRequest(a) => include_request::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("clpart: error: {}", one_line(&e));
+            terminal::error(&one_line(&e));
             ExitCode::from(2)
         }
     }

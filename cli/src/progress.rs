@@ -17,9 +17,14 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts timing `message`; shows it only on a terminal, after [`DELAY`].
+    /// Starts timing `message`; shows it only on a terminal, after
+    /// [`DELAY`], and neither with `--quiet` nor with `--color never`
+    /// (the spinner redraws its line with escape sequences).
     pub fn start(message: impl Into<String>) -> Progress {
-        if !std::io::stderr().is_terminal() {
+        if !std::io::stderr().is_terminal()
+            || crate::terminal::quiet()
+            || crate::terminal::no_escapes()
+        {
             return Progress { bar: None };
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());

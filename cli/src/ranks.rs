@@ -36,7 +36,7 @@ pub fn over_ranks(
     let result = body(&mut coord);
     if let Err(e) = &result {
         if let Some(RanksError::Timeout { .. }) = e.downcast_ref::<RanksError>() {
-            eprintln!("clpart: error: {}", crate::one_line_pub(e));
+            crate::terminal::error(&crate::one_line_pub(e));
             world.abort(2);
         }
     }
@@ -82,9 +82,15 @@ pub fn rebalance(shares: &mut [f64], ranks: &[RankLaunch]) {
     }
 }
 
+/// Version of the report below (`clpart run --json` under mpirun); a
+/// change that adds, removes or retypes a field bumps it.
+const SCHEMA_VERSION: u32 = 1;
+
 /// The report of `clpart run` across ranks.
 #[derive(Serialize)]
 struct Report {
+    /// [`SCHEMA_VERSION`].
+    schema_version: u32,
     kernel: String,
     ndrange: NdRange,
     n_ranks: usize,
@@ -232,10 +238,13 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
             launcher::write_npy(path, result.buffer(name).expect("checked above"))?;
         }
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
+        crate::terminal::note(
+            "verification failed, so no --out file was written (--out-on-mismatch writes them)",
+        );
     }
     let header_bytes = coord.totals().iter().map(|t| t.header_bytes).sum::<u64>() - header_before;
     let report = Report {
+        schema_version: SCHEMA_VERSION,
         kernel: kernel.clone(),
         ndrange: nd.clone(),
         n_ranks,
@@ -257,7 +266,9 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         print_text(&report);
     }
     if let Some((a, i)) = mismatch {
-        eprintln!("clpart: error: verification failed: array '{a}' differs first at element {i}");
+        crate::terminal::error(&format!(
+            "verification failed: array '{a}' differs first at element {i}"
+        ));
         return Ok(1);
     }
     Ok(0)

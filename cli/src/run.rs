@@ -8,6 +8,15 @@ use ranges_format::RangeFile;
 use session::{Counts, LaunchConfig, Session};
 use std::path::{Path, PathBuf};
 
+/// Version of `clpart run --json`'s report (the launcher's `RunReport` and
+/// the fields added here); a change that adds, removes or retypes a
+/// top-level field bumps it (`cli/tests/json_documents.rs` declares them).
+const RUN_SCHEMA_VERSION: u32 = 1;
+
+/// Version of `clpart devices --json` (`schema_version` and `devices`, the
+/// launcher's `DeviceInfo` list); bumped as [`RUN_SCHEMA_VERSION`] is.
+const DEVICES_SCHEMA_VERSION: u32 = 1;
+
 #[derive(Args)]
 pub struct RunArgs {
     /// The OpenCL C source, or a range file made by `clpart analyze -o` (`*.ron`).
@@ -299,11 +308,14 @@ pub fn run(args: RunArgs) -> Result<u8> {
             files.write(*id, |w| launcher::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written (--out-on-mismatch writes them)");
+        crate::terminal::note(
+            "verification failed, so no --out file was written (--out-on-mismatch writes them)",
+        );
     }
     files.commit()?;
     if args.json {
         let mut v = serde_json::to_value(&report)?;
+        v["schema_version"] = serde_json::json!(RUN_SCHEMA_VERSION);
         // Analysis (or cache read) and program builds, before the first launch.
         v["analysis_ms"] = serde_json::json!(analysis_ms);
         v["ranges_cached"] = serde_json::json!(cached);
@@ -378,7 +390,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             Some(i) if args.repeat > 1 => format!(" in launch {i} of {}", args.repeat),
             _ => String::new(),
         };
-        eprintln!("clpart: error: verification failed{at}{m}");
+        crate::terminal::error(&format!("verification failed{at}{m}"));
         return Ok(1);
     }
     Ok(0)
@@ -394,7 +406,11 @@ pub struct DevicesArgs {
 pub fn devices(args: DevicesArgs) -> Result<u8> {
     let devs = launcher::devices()?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&devs)?);
+        let v = serde_json::json!({
+            "schema_version": DEVICES_SCHEMA_VERSION,
+            "devices": devs,
+        });
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else if devs.is_empty() {
         outln!("no OpenCL devices");
     } else {

@@ -261,8 +261,15 @@ struct MismatchOut {
     elem_idx: u64,
 }
 
+/// Version of the `--json` report below; a change that adds, removes or
+/// retypes a field bumps it (`cli/tests/json_documents.rs` declares the
+/// fields).
+const SCHEMA_VERSION: u32 = 1;
+
 #[derive(Serialize)]
 struct Report {
+    /// [`SCHEMA_VERSION`].
+    schema_version: u32,
     file: String,
     repeat: u32,
     n_steps: usize,
@@ -651,10 +658,11 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
     if mismatch.is_none() {
         write_outs(&mut set, &ids, &outs, &mut files)?;
     } else if !outs.is_empty() {
-        eprintln!("clpart: note: verification failed, so no --out file was written");
+        crate::terminal::note("verification failed, so no --out file was written");
     }
     files.commit()?;
     let report = Report {
+        schema_version: SCHEMA_VERSION,
         file: name.clone(),
         repeat: file.repeat,
         n_steps: file.steps.len(),
@@ -669,10 +677,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         print_text(&report, &runtime, verify_device);
     }
     if let Some(m) = &report.mismatch {
-        eprintln!(
-            "clpart: error: verification failed: buffer '{}' differs from the unsplit run first at element {}",
+        crate::terminal::error(&format!(
+            "verification failed: buffer '{}' differs from the unsplit run first at element {}",
             m.buffer, m.elem_idx
-        );
+        ));
         return Ok(1);
     }
     Ok(0)

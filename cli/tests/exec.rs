@@ -821,6 +821,80 @@ fn a_program_whose_kernels_never_split_passes_everything_through() {
     assert_eq!(count(&r, "bytes_app_sync"), 0, "{r}");
 }
 
+/// One device, or shares that give one device all the work, split
+/// nothing: every launch passes through to the application's device with
+/// the reason, and no buffer is copied anywhere.
+#[test]
+fn one_device_passes_every_launch_through_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    for options in [&["--devices", "0"][..], &["--split", "0:0,1:1"]] {
+        let path = tmp.path().join("r.json");
+        let out = exec("jacobi2d", options, Some(&path), &["96", "8"]);
+        assert_own_check_passes(&out, &format!("jacobi2d {options:?}"));
+        let r = report(&path);
+        let k = kernel(&r, "jacobi2d");
+        assert_eq!(
+            (&k["launches"], &k["split_launches"]),
+            (&8.into(), &0.into()),
+            "{options:?}: {k}"
+        );
+        assert!(
+            k["reason"].as_str().unwrap().starts_with("one device: "),
+            "{options:?}: {k}"
+        );
+        for field in [
+            "bytes_total",
+            "bytes_gathered",
+            "bytes_app_sync",
+            "n_analyses",
+        ] {
+            assert_eq!(count(&r, field), 0, "{options:?}: {field}: {r}");
+        }
+    }
+}
+
+/// The report's top-level fields, declared: a field added or removed
+/// fails this test until the layer's report `schema_version` and this list
+/// are updated together. (`programs`, `launch_log` and
+/// `launch_log_truncated` come with `--report-launches`; `app_sync_errors`
+/// only when a sync failed.)
+#[test]
+fn the_report_declares_its_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let out = exec("vadd", &["--split", "0:0.5,1:0.5"], Some(&path), &[]);
+    assert_own_check_passes(&out, "vadd");
+    let r = report(&path);
+    assert_eq!(r["schema_version"], 1, "{r}");
+    let got: std::collections::BTreeSet<&str> =
+        r.as_object().unwrap().keys().map(String::as_str).collect();
+    let want: std::collections::BTreeSet<&str> = [
+        "schema_version",
+        "kernels",
+        "n_analyses",
+        "n_builds",
+        "bytes_total",
+        "bytes_whole_buffers",
+        "bytes_app_sync",
+        "bytes_gathered",
+        "bytes_app_sync_in",
+        "bytes_app_sync_out",
+        "n_app_syncs_in",
+        "n_app_syncs_out",
+        "devices",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        got,
+        want,
+        "the report's top-level fields changed (added: {:?}, removed: {:?}); \
+         bump its schema_version (layer/src/report.rs) and update this test",
+        got.difference(&want).collect::<Vec<_>>(),
+        want.difference(&got).collect::<Vec<_>>()
+    );
+}
+
 /// The persistent analysis cache under the layer: a second run of a
 /// program reads the ranges the first stored (`--verbose` says so), and the
 /// program's own check still passes; with `CLPART_CACHE=0` nothing is

@@ -2,6 +2,7 @@
 //! (`CLPART_LAYER_REPORT`) and summed up on stderr (`CLPART_LAYER_VERBOSE`).
 //!
 //! Fields (kept stable for `clpart exec --report`):
+//! - `schema_version`: [`SCHEMA_VERSION`];
 //! - `kernels[]` (the entry named `(native kernel)` counts
 //!   `clEnqueueNativeKernel` commands, which the layer never splits):
 //!   `name`, `launches`, `split_launches`, `reason` (why the last launch
@@ -115,8 +116,14 @@ struct SyncStats {
     app_sync_errors: Vec<String>,
 }
 
+/// Version of the report's layout; a change that adds, removes or retypes
+/// a top-level field bumps it (`cli/tests/exec.rs` declares the fields).
+const SCHEMA_VERSION: u32 = 1;
+
 #[derive(Serialize)]
 struct Report<'a> {
+    /// [`SCHEMA_VERSION`].
+    schema_version: u32,
     kernels: Vec<&'a KernelStats>,
     /// Analyses made, over every kernel.
     n_analyses: u64,
@@ -501,6 +508,7 @@ pub(crate) fn finish() {
     let empty = Log::default();
     let log = log.map(|l| l.unwrap_or(&empty));
     let report = Report {
+        schema_version: SCHEMA_VERSION,
         programs: log.map(|l| {
             l.programs
                 .iter()

@@ -5,15 +5,15 @@
 //! verdict (the thesis's tables 4.3 and 4.4). It reads the range file's
 //! expressions with `ranges_format::PwExpr` (the range-file reader).
 
-use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, PwExpr, Range};
+use ranges_format::{ArrayStatus, Count, KernelRanges, ParamSource, Range};
 use std::fmt::Write;
+
+mod bound;
+pub use bound::{bound_form, BoundForm};
 
 /// Most chambers of one count term the report lists (the rest are counted;
 /// `--json` and `--emit ranges` have them all).
 const MAX_CHAMBERS: usize = 6;
-
-/// Most distinct piece values a bound is shown with as `min(..)`/`max(..)`.
-const MAX_PIECES: usize = 4;
 
 /// What a [`ParamSource::StructMember`] parameter stands for, in words
 /// (the report's legend and `clpart analyze`'s).
@@ -141,38 +141,12 @@ fn tidy(v: &str) -> String {
     }
 }
 
-/// A bound as arithmetic over the named quantities: the value of its one
-/// piece; with several pieces, `min(..)` (lower) or `max(..)` (upper) of
-/// their distinct values, which encloses the exact bound; with more than
-/// [`MAX_PIECES`] values, a count of them.
-fn bound(text: &str, upper: bool) -> String {
-    let Ok(e) = PwExpr::parse(text) else {
-        return text.to_string();
-    };
-    let mut values: Vec<String> = Vec::new();
-    for (v, _) in e.piece_texts() {
-        let v = tidy(&v);
-        if !values.contains(&v) {
-            values.push(v);
-        }
-    }
-    match values.len() {
-        0 => "(empty)".into(),
-        1 => values.pop().unwrap(),
-        n if n <= MAX_PIECES => format!(
-            "{}({})",
-            if upper { "max" } else { "min" },
-            values.join(", ")
-        ),
-        n => format!(
-            "<{} of {n} cases>",
-            if upper { "greatest" } else { "least" }
-        ),
-    }
-}
-
 fn range_text(r: &Range) -> String {
-    format!("{} .. {}", bound(&r.lower, false), bound(&r.upper, true))
+    format!(
+        "{} .. {}",
+        bound_form(&r.lower, false),
+        bound_form(&r.upper, true)
+    )
 }
 
 /// `name[lo .. hi]`, or per dimension `name[lo1 .. hi1][lo0 .. hi0]`.
@@ -276,8 +250,14 @@ pub fn human(k: &KernelRanges) -> String {
         writeln!(s, "    {:<width$}  inclusive index range; [i][j] is element i*stride + j of a delinearized array", "a .. b").unwrap();
         writeln!(
             s,
-            "    {:<width$}  the bound is one of these values, by case (see --json)",
+            "    {:<width$}  the least or greatest of these values, wherever the range is defined",
             "min/max"
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "    {:<width$}  a bound by case: x where c holds; the cases separated by ';'",
+            "x if c"
         )
         .unwrap();
     }

@@ -125,6 +125,131 @@ impl BoundExpr {
     }
 }
 
+impl PwExpr {
+    /// The expression with each non-affine product or power (of two
+    /// factors that are not constants, e.g. `ny*(nx - 1)`) replaced by a new
+    /// parameter, the same one for equal subterms, named `_p0`, `_p1`, ...
+    /// What holds for every value of the new parameters holds for the
+    /// expression, so a prover of affine facts (isl) can compare pieces
+    /// whose non-affine parts are equal. Conditions under `exists` keep
+    /// their products.
+    pub fn with_opaque_products(&self) -> PwExpr {
+        let mut opaque = Opaque {
+            first: self.params.len() as u32,
+            seen: Vec::new(),
+        };
+        let mut pieces = self.pieces.clone();
+        for p in pieces.iter_mut() {
+            opaque.expr(&mut p.value);
+            opaque.cond(&mut p.cond);
+        }
+        let mut params = self.params.clone();
+        for i in 0..opaque.seen.len() {
+            let mut name = format!("_p{i}");
+            while self.params.contains(&name) || self.exist_names.contains(&name) {
+                name.insert(0, '_');
+            }
+            params.push(name);
+        }
+        PwExpr {
+            params,
+            exist_names: self.exist_names.clone(),
+            pieces,
+        }
+    }
+}
+
+/// The non-affine subterms replaced so far ([`PwExpr::with_opaque_products`]):
+/// the `i`-th is parameter `first + i`.
+struct Opaque {
+    first: u32,
+    seen: Vec<ast::Expr>,
+}
+
+impl Opaque {
+    fn param(&mut self, e: &ast::Expr) -> ast::Expr {
+        let i = match self.seen.iter().position(|s| s == e) {
+            Some(i) => i,
+            None => {
+                self.seen.push(e.clone());
+                self.seen.len() - 1
+            }
+        };
+        ast::Expr::Var(ast::Var::Param(self.first + i as u32))
+    }
+
+    fn expr(&mut self, e: &mut ast::Expr) {
+        use ast::{Expr, MulOp};
+        match e {
+            Expr::Prod(first, rest) => {
+                let n_varying = std::iter::once(&**first)
+                    .chain(rest.iter().filter_map(|op| match op {
+                        MulOp::Mul(t) => Some(t),
+                        MulOp::Div(_) => None,
+                    }))
+                    .filter(|f| !is_constant(f))
+                    .count();
+                if n_varying >= 2 {
+                    *e = self.param(e);
+                    return;
+                }
+                self.expr(first);
+                for op in rest {
+                    if let MulOp::Mul(t) = op {
+                        self.expr(t);
+                    }
+                }
+            }
+            Expr::Pow(a, k) if *k >= 2 && !is_constant(a) => *e = self.param(e),
+            Expr::Neg(a) | Expr::Floor(a) | Expr::Ceil(a) | Expr::Mod(a, _) | Expr::Pow(a, _) => {
+                self.expr(a)
+            }
+            Expr::Sum(first, rest) => {
+                self.expr(first);
+                for (_, t) in rest {
+                    self.expr(t);
+                }
+            }
+            Expr::Min(v) | Expr::Max(v) => v.iter_mut().for_each(|t| self.expr(t)),
+            Expr::Int(_) | Expr::Var(_) | Expr::Periodic(..) => {}
+        }
+    }
+
+    fn cond(&mut self, c: &mut Cond) {
+        match c {
+            Cond::And(v) | Cond::Or(v) => v.iter_mut().for_each(|c| self.cond(c)),
+            Cond::Chain(first, rest) => {
+                self.expr(first);
+                for (_, t) in rest {
+                    self.expr(t);
+                }
+            }
+            Cond::True | Cond::False | Cond::Exists(_) => {}
+        }
+    }
+}
+
+/// Whether `e` names no variable.
+fn is_constant(e: &ast::Expr) -> bool {
+    use ast::{Expr, MulOp};
+    match e {
+        Expr::Int(_) => true,
+        Expr::Var(_) | Expr::Periodic(..) => false,
+        Expr::Neg(a) | Expr::Floor(a) | Expr::Ceil(a) | Expr::Mod(a, _) | Expr::Pow(a, _) => {
+            is_constant(a)
+        }
+        Expr::Sum(first, rest) => is_constant(first) && rest.iter().all(|(_, t)| is_constant(t)),
+        Expr::Prod(first, rest) => {
+            is_constant(first)
+                && rest.iter().all(|op| match op {
+                    MulOp::Mul(t) => is_constant(t),
+                    MulOp::Div(_) => true,
+                })
+        }
+        Expr::Min(v) | Expr::Max(v) => v.iter().all(is_constant),
+    }
+}
+
 /// Prints the canonical text: `[params] -> { [(value)] : cond; ... }`,
 /// which [`PwExpr::parse`] reads back to an equal expression.
 impl PwExpr {

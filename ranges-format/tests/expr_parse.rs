@@ -318,3 +318,20 @@ fn counts_sum_first_matching_chambers() {
     let b = count.bind(NLH).unwrap();
     assert_eq!(b.eval(&[1000, 10, 40]).unwrap(), 481);
 }
+
+#[test]
+fn opaque_products_become_parameters_shared_by_equal_subterms() {
+    let e = PwExpr::parse(
+        "[nx, ny, n] -> { [(ny*(nx - 1) + n)] : n > 0; [(ny*(nx - 1) + 2*ny + nx^2)] : n <= 0 }",
+    )
+    .unwrap();
+    let o = e.with_opaque_products();
+    assert_eq!(o.params(), ["nx", "ny", "n", "_p0", "_p1"]);
+    let pieces = o.piece_texts();
+    // one parameter for both `ny*(nx - 1)`, one for `nx^2`; `2*ny` stays
+    assert_eq!(pieces[0].0, "_p0 + n");
+    assert_eq!(pieces[1].0, "_p0 + 2*ny + _p1");
+    // an affine expression is unchanged
+    let affine = PwExpr::parse("[a] -> { [(2a + 1)] : a > 0 }").unwrap();
+    assert_eq!(affine.with_opaque_products(), affine);
+}
