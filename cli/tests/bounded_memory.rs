@@ -85,7 +85,9 @@ fn a_long_program_under_clpart_stays_near_its_plain_memory_and_moves_nothing_uns
             .env("CLPART_LAYER", layer())
             .env_remove("OPENCL_LAYERS"),
     );
-    assert_eq!(layered_out, plain_out);
+    // the same result (the programs also print their device section's time)
+    let result = |out: &str| out.lines().filter(|l| l.contains("mismatches")).collect::<Vec<_>>().join("\n");
+    assert_eq!(result(&layered_out), result(&plain_out));
 
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
