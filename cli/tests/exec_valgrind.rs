@@ -1,6 +1,8 @@
-//! Three host programs of `tests/apps/` under valgrind's memcheck with
+//! Five host programs of `tests/apps/` under valgrind's memcheck with
 //! clpart's layer loaded and their kernels split (`resident` goes through
-//! every entry point that syncs a resident buffer): no invalid read, write or
+//! every entry point that syncs a resident buffer, `null_local` keeps two
+//! kernels on the application's device, `events` reads a split launch's
+//! event and its profiling times): no invalid read, write or
 //! free, no definite leak (PoCL's, LLVM's and ld.so's own are suppressed:
 //! `capi/tests/valgrind.supp`, `tests/exec_valgrind.supp`).
 //!
@@ -34,6 +36,9 @@ fn programs_under_the_layer_are_clean_under_valgrind() {
         ("vadd", &["1000"][..], "vadd"),
         ("jacobi2d", &["64", "2"][..], "jacobi2d"),
         ("resident", &["4096"][..], "axpb"),
+        // a NULL local size beside kernels kept home; events read back
+        ("null_local", &["4096"][..], "scale"),
+        ("events", &[][..], "saxpy"),
     ]
     .into_iter()
     .map(|(app, args, kernel)| {

@@ -103,5 +103,17 @@ int main(int argc, char **argv)
     printf("where %016lx\nwhere2d %016lx\nscale %016lx\n", hash(where, (size_t)n * sizeof(int)),
            hash(where2d, (size_t)w * h * sizeof(int)), hash(b, (size_t)n * sizeof(float)));
     printf("null_local n=%d: %d mismatches\n", n, mismatches);
+
+    clReleaseKernel(k1);
+    clReleaseKernel(k2);
+    clReleaseKernel(k3);
+    clReleaseProgram(program);
+    clReleaseMemObject(dw);
+    clReleaseMemObject(dw2);
+    clReleaseMemObject(da);
+    clReleaseMemObject(db);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+    free(source); free(where); free(where2d); free(a); free(b);
     return mismatches != 0;
 }
