@@ -5,53 +5,10 @@
 //! mismatch, and its check lines are the same both ways. Small sizes; the
 //! benchmark (`clpart-bench --only apps`) runs them at full size.
 
-use std::path::{Path, PathBuf};
+mod host_apps;
+
+use host_apps::{compile, layer, repo};
 use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The layer cargo built for this test run (a dev-dependency: it lands in
-/// `target/<profile>/deps`, beside the test binary).
-fn layer() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe.parent().unwrap().join("libclpart_layer.so");
-    assert!(
-        p.is_file(),
-        "{} is missing: cargo builds it as a dev-dependency of clpart",
-        p.display()
-    );
-    p
-}
-
-/// Builds `tests/apps/<app>` into `dir`.
-fn compile(app: &str, dir: &Path) -> PathBuf {
-    let exe = dir.join(app);
-    let out = Command::new("gcc")
-        .args([
-            "-O1",
-            "-std=c99",
-            "-Wall",
-            "-DCL_TARGET_OPENCL_VERSION=120",
-            "-Wno-deprecated-declarations",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg(repo().join("tests/apps").join(app).join("main.c"))
-        .args(["-lOpenCL", "-lm"])
-        .output()
-        .expect("gcc runs");
-    assert!(
-        out.status.success(),
-        "gcc {app}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
 
 /// Runs `program` in `tests/apps/<app>` (it reads `kernel.cl` from there)
 /// on "pthread basic", killed after two minutes (exit code 124: a hang).

@@ -4,22 +4,10 @@
 //! kernel the guard cannot check (a subscript macro) runs on the
 //! application's device, its buffers left where they are.
 
-use std::path::{Path, PathBuf};
+mod host_apps;
+
+use host_apps::{compile, layer, repo};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn layer() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe.parent().unwrap().join("libclpart_layer.so");
-    assert!(p.is_file(), "{} is missing", p.display());
-    p
-}
 
 /// Runs `c` to its end: its stdout and the peak resident memory (KiB) of
 /// the largest process it waited for (`clpart exec` waits for the
@@ -51,15 +39,7 @@ fn run_measured(c: &mut Command) -> (String, i64) {
 #[test]
 fn a_long_program_under_clpart_stays_near_its_plain_memory_and_moves_nothing_unsplit() {
     let tmp = tempfile::tempdir().unwrap();
-    let exe = tmp.path().join("wavefront");
-    let out = Command::new("gcc")
-        .args(["-O1", "-std=c99", "-Wall", "-DCL_TARGET_OPENCL_VERSION=120", "-o"])
-        .arg(&exe)
-        .arg(repo().join("tests/apps/wavefront/main.c"))
-        .args(["-lOpenCL", "-lm"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let exe = compile("wavefront", tmp.path());
     let dir = repo().join("tests/apps/wavefront");
     let args = ["1024", "300"];
 

@@ -6,47 +6,11 @@
 //! automatic shares and on three devices; and the kernels that may split
 //! do, the others say why.
 
-use std::path::{Path, PathBuf};
+mod host_apps;
+
+use host_apps::{compile, layer, repo};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The layer cargo built for this test run (a dev-dependency of clpart).
-fn layer() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe.parent().unwrap().join("libclpart_layer.so");
-    assert!(p.is_file(), "{} is missing", p.display());
-    p
-}
-
-fn build(app: &str, dir: &Path) -> PathBuf {
-    let exe = dir.join(app);
-    let out = Command::new("gcc")
-        .args([
-            "-O1",
-            "-std=c99",
-            "-Wall",
-            "-DCL_TARGET_OPENCL_VERSION=120",
-            "-Wno-deprecated-declarations",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg(repo().join("tests/apps").join(app).join("main.c"))
-        .args(["-lOpenCL", "-lm"])
-        .output()
-        .expect("gcc runs");
-    assert!(
-        out.status.success(),
-        "gcc {app}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
 
 /// Runs the built program in its folder on the PoCL devices `devices`:
 /// plain (`layered` `None`) or under `clpart exec` with these options and
@@ -127,7 +91,7 @@ const MODES: &[(&str, &[&str])] = &[
 fn programs_that_depend_on_the_driver_print_the_same_bytes_under_clpart() {
     let tmp = tempfile::tempdir().unwrap();
     for &(app, verdicts) in APPS {
-        let exe = build(app, tmp.path());
+        let exe = compile(app, tmp.path());
         for &(devices, options) in MODES {
             let plain = run(app, &exe, devices, None);
             let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
