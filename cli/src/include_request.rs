@@ -20,9 +20,8 @@ pub struct IncludeRequestArgs {
 }
 
 pub fn run(args: IncludeRequestArgs) -> Result<u8> {
-    let bytes =
-        ranges_format::input::read_to_limit(std::io::stdin(), ranges_format::input::SOURCE)
-            .context("reading the source")?;
+    let bytes = ranges_format::input::read_to_limit(std::io::stdin(), ranges_format::input::SOURCE)
+        .context("reading the source")?;
     let source = String::from_utf8(bytes).context("reading the source: not valid utf-8")?;
     let parse = coarsen::ParseOptions {
         clang_args: args.options,

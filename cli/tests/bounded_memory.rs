@@ -12,6 +12,8 @@ use std::process::Command;
 /// Runs `c` to its end: its stdout and the peak resident memory (KiB) of
 /// the largest process it waited for (`clpart exec` waits for the
 /// program, so its figure covers both).
+// waited for with wait4, which also gives its resource usage
+#[allow(clippy::zombie_processes)]
 fn run_measured(c: &mut Command) -> (String, i64) {
     use std::io::Read;
     let mut child = c.stdout(std::process::Stdio::piped()).spawn().unwrap();
@@ -55,7 +57,13 @@ fn a_long_program_under_clpart_stays_near_its_plain_memory_and_moves_nothing_uns
     let report = tmp.path().join("r.json");
     let (layered_out, layered_kib) = run_measured(
         Command::new(env!("CARGO_BIN_EXE_clpart"))
-            .args(["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5", "--report"])
+            .args([
+                "exec",
+                "--wait-for-analysis",
+                "--split",
+                "0:0.5,1:0.5",
+                "--report",
+            ])
             .arg(&report)
             .arg("--")
             .arg(&exe)
@@ -66,7 +74,12 @@ fn a_long_program_under_clpart_stays_near_its_plain_memory_and_moves_nothing_uns
             .env_remove("OPENCL_LAYERS"),
     );
     // the same result (the programs also print their device section's time)
-    let result = |out: &str| out.lines().filter(|l| l.contains("mismatches")).collect::<Vec<_>>().join("\n");
+    let result = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("mismatches"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(result(&layered_out), result(&plain_out));
 
     let r: serde_json::Value =

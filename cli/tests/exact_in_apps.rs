@@ -67,7 +67,10 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
     (
         "fp64_feature",
         &[
-            ("row_sum", Verdict::Whole("the OpenCL C version or the device's features")),
+            (
+                "row_sum",
+                Verdict::Whole("the OpenCL C version or the device's features"),
+            ),
             ("version", Verdict::Splits),
         ],
     ),
@@ -75,7 +78,10 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
         "null_local",
         &[
             ("scale", Verdict::Splits),
-            ("where", Verdict::Whole("without a work-group size, which the driver chooses")),
+            (
+                "where",
+                Verdict::Whole("without a work-group size, which the driver chooses"),
+            ),
             ("where2d", Verdict::Whole("get_group_id")),
         ],
     ),
@@ -84,7 +90,10 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
 const MODES: &[(&str, &[&str])] = &[
     ("pthread basic", &["--split", "0:0.5,1:0.5"]),
     ("pthread basic", &["--split", "auto"]),
-    ("pthread pthread pthread", &["--split", "0:0.34,1:0.33,2:0.33"]),
+    (
+        "pthread pthread pthread",
+        &["--split", "0:0.34,1:0.33,2:0.33"],
+    ),
 ];
 
 #[test]

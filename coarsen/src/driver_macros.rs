@@ -57,7 +57,9 @@ pub fn driver_conditional(source: &str) -> Option<(u32, String)> {
             }
             let mut names = identifiers(text).skip(1);
             let Some(name) = names.next() else { continue };
-            if !derived.contains(&name) && names.any(|n| decided_by_driver(n) || derived.contains(&n)) {
+            if !derived.contains(&name)
+                && names.any(|n| decided_by_driver(n) || derived.contains(&n))
+            {
                 derived.push(name);
             }
         }

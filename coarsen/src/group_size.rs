@@ -91,9 +91,7 @@ fn in_stmt(s: &Stmt) -> Option<(String, Span)> {
             .or_else(|| in_stmts(body)),
         Stmt::While { cond, body, .. } => in_expr(cond).or_else(|| in_stmts(body)),
         Stmt::Block(b) => in_stmts(b),
-        Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Unsupported(..) => {
-            None
-        }
+        Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Unsupported(..) => None,
     }
 }
 

@@ -15,11 +15,11 @@ pub mod ir;
 mod parse;
 mod snapshot;
 
-pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};
 pub use driver_macros::driver_conditional;
+pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};
 pub use group_size::group_size_use;
-pub use snapshot::{has_include, with_includes_written_in};
 pub use parse::{parse_program, INT24_OPTIONS};
+pub use snapshot::{has_include, with_includes_written_in};
 
 /// Options for parsing.
 #[derive(Debug, Clone, Default)]

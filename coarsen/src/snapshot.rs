@@ -49,13 +49,21 @@ pub fn with_includes_written_in(
     if !has_include(source) {
         return Ok(source.to_string());
     }
-    let mut args: Vec<String> = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "-x",
+        "cl",
+        "-cl-std=CL1.2",
+        "-Xclang",
+        "-finclude-default-header",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     args.extend(options.clang_args.iter().cloned());
     let tu = TranslationUnit::parse(file, source, &args).map_err(|f| match f {
-        crate::clang::ParseFailure::NoLibclang(why) => format!("libclang could not be loaded ({why})"),
+        crate::clang::ParseFailure::NoLibclang(why) => {
+            format!("libclang could not be loaded ({why})")
+        }
         crate::clang::ParseFailure::Failed => "libclang could not parse the program".into(),
     })?;
     if let Some(d) = tu.diagnostics().into_iter().find(|d| d.is_fatal) {
@@ -141,7 +149,11 @@ mod tests {
     fn included_files_are_written_in_as_they_are_now() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("op.h"), "#ifndef OP_H\n#define OP_H\n#include \"scale.h\"\n#define OP(x) ((x) * SCALE)\n#endif\n").unwrap();
-        std::fs::write(dir.path().join("scale.h"), "#pragma once\n#define SCALE 2.0f\n").unwrap();
+        std::fs::write(
+            dir.path().join("scale.h"),
+            "#pragma once\n#define SCALE 2.0f\n",
+        )
+        .unwrap();
         let src = "#include \"op.h\"\n#include \"op.h\"\n#include \"scale.h\"\n__kernel void k(__global float* a) { a[get_global_id(0)] = OP(a[get_global_id(0)]); }\n";
         let text = with_includes_written_in("p.cl", src, &options(dir.path())).unwrap();
         // the files may change or go: the text no longer needs them

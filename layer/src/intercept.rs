@@ -1057,7 +1057,10 @@ unsafe extern "C" fn enqueue_task(
     record(|| {
         let name = state::with(|s| s.kernels.get(&(kernel as usize)).map(|k| k.name.clone()));
         if let Some(name) = name {
-            crate::report::whole(&name, "launched with clEnqueueTask (one work-item): runs on the application's device");
+            crate::report::whole(
+                &name,
+                "launched with clEnqueueTask (one work-item): runs on the application's device",
+            );
         }
     });
     // SAFETY: the application's arguments, passed on unchanged.
@@ -1226,7 +1229,9 @@ unsafe extern "C" fn get_event_profiling_info(
             };
             (r == CL_SUCCESS).then_some(v)
         };
-        if let Some(t) = guarded(None, || crate::events::split_profiling(event, param, marker)) {
+        if let Some(t) = guarded(None, || {
+            crate::events::split_profiling(event, param, marker)
+        }) {
             // SAFETY: the driver just wrote a `cl_ulong` there.
             unsafe { *(value as *mut u64) = t };
         }
