@@ -2,7 +2,8 @@
 //! host programs that depend on what the driver decides (a header
 //! regenerated between two builds and a `chdir`, the OpenCL C version and
 //! its feature macros, the work-group size of a launch with a NULL local
-//! size) print the same bytes plain and under `clpart exec` at 50/50, with
+//! size) or alias their arguments (one buffer twice, sub-buffers of one
+//! buffer) print the same bytes plain and under `clpart exec` at 50/50, with
 //! automatic shares and on three devices; and the kernels that may split
 //! do, the others say why.
 
@@ -63,6 +64,14 @@ enum Verdict {
 }
 
 const APPS: &[(&str, &[(&str, Verdict)])] = &[
+    // one buffer as two arguments, and two sub-buffers of it: passed through
+    (
+        "aliased",
+        &[
+            ("axpy", Verdict::Whole("is a sub-buffer")),
+            ("pair_sum", Verdict::Whole("is a sub-buffer")),
+        ],
+    ),
     ("regen_header", &[("apply", Verdict::Splits)]),
     (
         "fp64_feature",
