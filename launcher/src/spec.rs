@@ -164,11 +164,20 @@ pub(crate) fn scalar_literal(elem: &ElemType, text: &str) -> Result<ArgValue, St
     }
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     if parts.len() != 1 && parts.len() != elem.lanes as usize {
-        return Err(format!(
-            "'{text}' has {} values; give 1 or {}",
-            parts.len(),
-            elem.lanes
-        ));
+        return Err(if elem.lanes == 1 {
+            format!(
+                "'{text}' has {} values; a '{}' takes one",
+                parts.len(),
+                elem.name
+            )
+        } else {
+            format!(
+                "'{text}' has {} values; a '{}' takes 1 (for every lane) or {}",
+                parts.len(),
+                elem.name,
+                elem.lanes
+            )
+        });
     }
     let mut bytes = Vec::with_capacity(elem.size as usize);
     let mut int = None;
@@ -315,4 +324,25 @@ pub(crate) fn rand(elem: &ElemType, n: u64, seed: u64) -> Result<HostBuffer, Str
             _ => kind.put_int(((x as u128 * bound) >> 64) as i128, out),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_literal_with_the_wrong_number_of_values_says_how_many_the_type_takes() {
+        let float = ElemType::parse("float", 4);
+        assert_eq!(
+            scalar_literal(&float, "1,2,3,4").err().as_deref(),
+            Some("'1,2,3,4' has 4 values; a 'float' takes one")
+        );
+        let float4 = ElemType::parse("float4", 16);
+        assert_eq!(
+            scalar_literal(&float4, "1,2").err().as_deref(),
+            Some("'1,2' has 2 values; a 'float4' takes 1 (for every lane) or 4")
+        );
+        assert!(scalar_literal(&float4, "1,2,3,4").is_ok());
+        assert!(scalar_literal(&float4, "7").is_ok());
+    }
 }
