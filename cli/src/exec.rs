@@ -157,8 +157,24 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         "CLPART_LAYER_WAIT",
         if args.wait_for_analysis { "1" } else { "0" },
     );
+    // (file times come from a coarser clock: a second's margin)
+    let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
     let status = run_forwarding_signals(&mut cmd)
         .with_context(|| format!("cannot run '{}'", Path::new(program).display()))?;
+    if let Some(r) = &args.report {
+        // the layer writes the report when the program's OpenCL ends: none
+        // (or an older one) means the program never loaded the layer
+        let written = std::fs::metadata(r)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= started);
+        if !written {
+            crate::terminal::note(&format!(
+                "'{}' never used OpenCL through clpart's layer (nothing to split): no report written to '{}'",
+                Path::new(program).display(),
+                r.display()
+            ));
+        }
+    }
     if let Some(code) = status.code() {
         return Ok(code.clamp(0, 255) as u8);
     }

@@ -1174,3 +1174,25 @@ fn an_unwritable_report_is_refused_before_the_program_runs() {
         assert!(!marker.exists(), "{report}: the program ran");
     }
 }
+
+/// A program that never loads OpenCL gets no report, and clpart says so
+/// (its own exit code is the program's).
+#[test]
+fn a_program_without_opencl_gets_a_word_instead_of_a_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let report = tmp.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(["exec", "--report"])
+        .arg(&report)
+        .args(["--", "true"])
+        .env("CLPART_LAYER", layer())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("never used OpenCL") && stderr.contains("no report written"),
+        "{stderr}"
+    );
+    assert!(!report.exists());
+}
