@@ -474,8 +474,6 @@ fn run(
 /// under a parse in progress; an analysis unfinished at the application's
 /// exit still reaches the persistent cache for the next run.
 fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::RangeFile, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let request = ranges_format::AnalysisRequest {
         file: format!("{}.cl", job.kernel),
         source: job.source.to_string(),
@@ -486,10 +484,27 @@ fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::R
         only: job.config.only.clone().unwrap_or_default(),
     };
     let text = request.to_text()?;
+    let out = ask_clpart(exe, &["analyze-request"], text.as_bytes())
+        .map_err(|why| format!("the analysis failed: {why}"))?;
+    let text = String::from_utf8_lossy(&out);
+    ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
+}
+
+/// Runs `exe` (clpart) with `args` in a process of its own, in this
+/// process's working directory and without the layer, `input` on its
+/// standard input: its standard output, or its last line of error (or why
+/// it could not run).
+pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
+    exe: &std::ffi::OsStr,
+    args: &[S],
+    input: &[u8],
+) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
     let cannot =
         |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
     let mut child = Command::new(exe)
-        .arg("analyze-request")
+        .args(args)
         .env_remove("OPENCL_LAYERS")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -497,20 +512,15 @@ fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::R
         .spawn()
         .map_err(cannot)?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(text.as_bytes()).map_err(cannot)?;
+        stdin.write_all(input).map_err(cannot)?;
     }
     let out = child.wait_with_output().map_err(cannot)?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let line = err
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim_start_matches("clpart: error: ");
-        return Err(format!("the analysis failed: {line}"));
+        let line = err.lines().last().unwrap_or("");
+        return Err(line.trim_start_matches("clpart: error: ").to_string());
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
+    Ok(out.stdout)
 }
 
 /// The verdict of a range file: a plan with its programs built on the

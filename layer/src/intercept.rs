@@ -296,7 +296,7 @@ unsafe extern "C" fn build_program(
                     .into_owned()
             };
             state::with(|s| s.set_build_options(program as usize, &text));
-            built_source(program as usize, &text);
+            built_source(program as usize);
         });
     }
     r
@@ -306,59 +306,33 @@ unsafe extern "C" fn build_program(
 /// driver has just read them (the working directory and `-I` paths of this
 /// moment), for the program's analysis and subkernels: a header the
 /// application rewrites afterwards, or a `chdir`, changes neither.
-fn built_source(program: usize, options: &str) {
-    let Some(given) = state::with(|s| s.given_source(program)) else {
+fn built_source(program: usize) {
+    let Some((given, options)) = state::with(|s| s.given_source(program)) else {
         return;
     };
     if !coarsen::has_include(&given) {
         return;
     }
-    let options: Vec<String> = options.split_whitespace().map(str::to_string).collect();
     let built = match std::env::var_os("CLPART_EXE").filter(|e| !e.is_empty()) {
         // libclang in a process of its own, as the analyses
-        Some(exe) => include_request(&exe, &given, &options),
+        Some(exe) => {
+            let _inside = Inside::enter();
+            let args: Vec<&str> = ["include-request", "--"]
+                .into_iter()
+                .chain(options.iter().map(String::as_str))
+                .collect();
+            crate::analyses::ask_clpart(&exe, &args, given.as_bytes()).and_then(|out| {
+                String::from_utf8(out).map_err(|_| "the source is not UTF-8".to_string())
+            })
+        }
         None => {
             let parse = coarsen::ParseOptions {
-                clang_args: options,
+                clang_args: options.to_vec(),
             };
             coarsen::with_includes_written_in("program.cl", &given, &parse)
         }
     };
     state::with(|s| s.set_built_source(program, built));
-}
-
-/// [`coarsen::with_includes_written_in`] by `clpart include-request` in
-/// this process's working directory.
-fn include_request(
-    exe: &std::ffi::OsStr,
-    source: &str,
-    options: &[String],
-) -> Result<String, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let _inside = Inside::enter();
-    let cannot =
-        |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
-    let mut child = Command::new(exe)
-        .arg("include-request")
-        .arg("--")
-        .args(options)
-        .env_remove("OPENCL_LAYERS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(cannot)?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(source.as_bytes()).map_err(cannot)?;
-    }
-    let out = child.wait_with_output().map_err(cannot)?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().last().unwrap_or("");
-        return Err(line.trim_start_matches("clpart: error: ").to_string());
-    }
-    String::from_utf8(out.stdout).map_err(|_| "the source is not UTF-8".to_string())
 }
 
 unsafe extern "C" fn retain_program(program: cl_program) -> cl_int {

@@ -244,9 +244,12 @@ impl State {
         );
     }
 
-    /// The source a program was made with, as the application gave it.
-    pub(crate) fn given_source(&self, handle: usize) -> Option<Arc<str>> {
-        self.programs.get(&handle).map(|p| p.given.clone())
+    /// The source a program was made with, as the application gave it,
+    /// and the options of its last build.
+    pub(crate) fn given_source(&self, handle: usize) -> Option<(Arc<str>, Arc<[String]>)> {
+        self.programs
+            .get(&handle)
+            .map(|p| (p.given.clone(), p.options.clone()))
     }
 
     /// The program's source as at its build
