@@ -67,18 +67,9 @@ const INT24_BUILTINS: [&str; 2] = ["mul24", "mad24"];
 /// OpenCL build options (no spaces: drivers split options on them).
 pub const INT24_OPTIONS: [&str; 2] = ["-Dmul24(a,b)=((a)*(b))", "-Dmad24(a,b,c)=((a)*(b)+(c))"];
 
-/// [`parse_program`] with the clang options `added` after the user's.
-fn parse_with(
-    file: &str,
-    source: &str,
-    options: &ParseOptions,
-    added: &[String],
-) -> Result<Program, CoarsenError> {
-    if source.trim().is_empty() {
-        return Err(CoarsenError::Empty {
-            file: file.to_string(),
-        });
-    }
+/// libclang's arguments for a program: OpenCL C 1.2 with its default
+/// header, then the user's options, then `added`.
+pub(crate) fn clang_args(options: &ParseOptions, added: &[String]) -> Vec<String> {
     let mut args: Vec<String> = [
         "-x",
         "cl",
@@ -91,7 +82,22 @@ fn parse_with(
     .collect();
     args.extend(options.clang_args.iter().cloned());
     args.extend(added.iter().cloned());
-    let tu = TranslationUnit::parse(file, source, &args).map_err(|f| CoarsenError::Clang {
+    args
+}
+
+/// [`parse_program`] with the clang options `added` after the user's.
+fn parse_with(
+    file: &str,
+    source: &str,
+    options: &ParseOptions,
+    added: &[String],
+) -> Result<Program, CoarsenError> {
+    if source.trim().is_empty() {
+        return Err(CoarsenError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let tu = TranslationUnit::parse(file, source, &clang_args(options, added)).map_err(|f| CoarsenError::Clang {
         file: file.to_string(),
         line: 0,
         col: 0,

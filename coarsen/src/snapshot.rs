@@ -49,23 +49,13 @@ pub fn with_includes_written_in(
     if !has_include(source) {
         return Ok(source.to_string());
     }
-    let mut args: Vec<String> = [
-        "-x",
-        "cl",
-        "-cl-std=CL1.2",
-        "-Xclang",
-        "-finclude-default-header",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(options.clang_args.iter().cloned());
-    let tu = TranslationUnit::parse(file, source, &args).map_err(|f| match f {
-        crate::clang::ParseFailure::NoLibclang(why) => {
-            format!("libclang could not be loaded ({why})")
-        }
-        crate::clang::ParseFailure::Failed => "libclang could not parse the program".into(),
-    })?;
+    let tu = TranslationUnit::parse(file, source, &crate::parse::clang_args(options, &[]))
+        .map_err(|f| match f {
+            crate::clang::ParseFailure::NoLibclang(why) => {
+                format!("libclang could not be loaded ({why})")
+            }
+            crate::clang::ParseFailure::Failed => "libclang could not parse the program".into(),
+        })?;
     if let Some(d) = tu.diagnostics().into_iter().find(|d| d.is_fatal) {
         let at = if d.file.is_empty() { file } else { &d.file };
         return Err(format!("{at}:{}:{}: {}", d.line, d.col, d.message));
