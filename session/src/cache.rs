@@ -59,15 +59,12 @@ pub fn dir() -> Option<PathBuf> {
 }
 
 /// Whether results of `source` may be cached: not when it includes another
-/// file (a line `#include ...`), whose text the key does not cover: a
-/// header changed since would otherwise get the old ranges or argument
-/// list (a wrong result, or accesses past a device buffer).
+/// file (a line `#include ...`, [`coarsen::has_include`]), whose text the
+/// key does not cover: a header changed since would otherwise get the old
+/// ranges or argument list (a wrong result, or accesses past a device
+/// buffer). The layer hands over sources with their includes written in.
 pub fn cacheable(source: &str) -> bool {
-    !source.lines().any(|l| {
-        l.trim_start()
-            .strip_prefix('#')
-            .is_some_and(|d| d.trim_start().starts_with("include"))
-    })
+    !coarsen::has_include(source)
 }
 
 /// The key of one launch's analysis (lower-case hex SHA-256).
