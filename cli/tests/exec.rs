@@ -231,10 +231,12 @@ fn check_splits(split: &str) {
             let k = kernel(&r, name);
             assert_eq!(k["launches"], launches, "{}: {k}", app.name);
             if split == "auto" {
-                // the balancer's first launches split; launches measured
-                // faster on the application's device run there
+                // the balancer's first launches split (the first, which
+                // loads the subkernels, and one measured at least);
+                // launches measured faster on the application's device
+                // run there
                 let n = k["split_launches"].as_u64().unwrap();
-                assert!(n >= launches.min(5), "{}: {k}", app.name);
+                assert!(n >= launches.min(2), "{}: {k}", app.name);
                 // every other launch ran at home, and says so
                 let mut home = 0;
                 for (why, count) in k["reasons"].as_object().into_iter().flatten() {
@@ -294,7 +296,8 @@ fn count(r: &serde_json::Value, field: &str) -> u64 {
 /// Issue 14: the buffers of an iterative program stay on clpart's devices
 /// from launch to launch. Over the whole run, each array crosses from the
 /// application's device to the host once (its first launch) and back once
-/// (when the program reads it), however many steps; each further step
+/// (when the program reads it: the part split launches wrote), however
+/// many steps; each further step
 /// moves only halos between clpart's devices.
 #[test]
 fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
@@ -345,9 +348,12 @@ fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
                 "{what}"
             );
             assert_eq!(count(&r, "n_app_syncs_out"), c.n_read, "{what}");
-            assert_eq!(
-                count(&r, "bytes_app_sync_out"),
-                c.n_read * c.array_bytes,
+            // back: what the split launches wrote, at most the arrays and
+            // at least their interiors (a stencil leaves a border as it was)
+            let out = count(&r, "bytes_app_sync_out");
+            assert!(
+                out <= c.n_read * c.array_bytes
+                    && out >= c.n_read * (c.array_bytes - 2 * c.row_bytes - 8),
                 "{what}"
             );
             assert!(

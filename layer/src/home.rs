@@ -27,6 +27,8 @@
 //! and starts again short when the choice changes.
 
 use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// The first stretch (launches) before the other side is measured again.
 pub(crate) const FIRST_STRETCH: u32 = 16;
@@ -37,9 +39,65 @@ pub(crate) const MAX_STRETCH: u32 = 4096;
 /// Home walls kept; compared by their median.
 const WALLS_KEPT: usize = 3;
 
+/// A configuration whose first launch on clpart's devices would move more
+/// than this (the buffers it brings in from the application's device and
+/// those it may write, which go back) is measured at home first.
+pub(crate) const FIRST_SWITCH_BYTES: u64 = 32 << 20;
+
+/// Measuring the other side is worth its round trip of buffers when that
+/// costs at most this share of the time the stretch just spent.
+const MEASURE_SHARE: f64 = 0.1;
+
+/// Until syncs were measured: milliseconds per byte moved between the
+/// application's device and clpart's copy (1 GB/s).
+const DEFAULT_MS_PER_BYTE: f64 = 1e-6;
+
+/// Syncs smaller than this do not feed the rate (their fixed costs would
+/// dominate).
+const MIN_RATE_BYTES: u64 = 256 << 10;
+
 /// The reason recorded for a launch that runs at home.
 pub(crate) const AT_HOME: &str =
     "runs on the application's device: measured faster there than on clpart's devices (a launch too small to pay for splitting)";
+
+/// Bytes and milliseconds of the syncs measured so far.
+static SYNC_RATE: Mutex<(u64, f64)> = Mutex::new((0, 0.0));
+
+/// A sync of `bytes` between the application's device and clpart's copy
+/// took `took`.
+pub(crate) fn sync_observed(bytes: u64, took: Duration) {
+    if bytes < MIN_RATE_BYTES {
+        return;
+    }
+    let mut r = SYNC_RATE.lock().unwrap_or_else(|p| p.into_inner());
+    r.0 += bytes;
+    r.1 += took.as_secs_f64() * 1e3;
+}
+
+/// The estimated time (ms) to move `bytes` between the application's
+/// device and clpart's copy, at the rate the run's syncs showed.
+pub(crate) fn sync_ms(bytes: u64) -> f64 {
+    let (b, ms) = *SYNC_RATE.lock().unwrap_or_else(|p| p.into_inner());
+    let rate = if b >= 4 * MIN_RATE_BYTES {
+        ms / b as f64
+    } else {
+        DEFAULT_MS_PER_BYTE
+    };
+    bytes as f64 * rate
+}
+
+/// What measuring the other side would move, as a round trip: there and,
+/// should it lose, back.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Switch {
+    /// Bytes moved to run the next launch on clpart's devices (what the
+    /// application's device holds newer) and back later (what the launch
+    /// may write).
+    pub(crate) to_clpart: u64,
+    /// Bytes moved to run the next launch at home (what clpart's devices
+    /// hold newer) and back later (what the launch may write).
+    pub(crate) to_home: u64,
+}
 
 /// What the next launch of a configuration does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,18 +120,29 @@ pub(crate) struct Home {
     /// Launches on clpart's devices since home was last probed.
     since: u32,
     stretch: u32,
+    /// The stretch at home that ends when `after_stay` is set.
+    stayed: u32,
     /// The last choice between the two (`Some(true)`: home).
     at_home: Option<bool>,
     /// A stretch at home just ended: clpart's devices are measured next.
     after_stay: bool,
     /// Started from a neighbouring configuration's measurements.
     inherited: bool,
+    /// The first launch on clpart's devices was left out of `clpart` (it
+    /// loads the subkernels and allocates the buffers).
+    warmed: bool,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
     let mut s: Vec<f64> = v.iter().copied().collect();
     s.sort_by(f64::total_cmp);
     s.get(s.len() / 2).copied()
+}
+
+/// Whether a round trip of `bytes` costs at most [`MEASURE_SHARE`] of
+/// `n` launches of `wall_ms` each.
+fn pays(bytes: u64, n: u32, wall_ms: f64) -> bool {
+    sync_ms(bytes) <= MEASURE_SHARE * n as f64 * wall_ms
 }
 
 impl Home {
@@ -90,17 +159,52 @@ impl Home {
         }
     }
 
-    /// The next launch's choice; clpart's devices run while the balancer
-    /// has not `settled` (split launches measured), unless the measurements
-    /// were inherited.
-    pub(crate) fn next(&mut self, settled: bool) -> Choice {
-        let Some(clpart) = median(&self.clpart).filter(|_| settled || self.inherited) else {
-            return Choice::Clpart;
-        };
+    /// A stretch of launches at home, after which clpart's devices may be
+    /// measured.
+    fn stay(&mut self) -> Choice {
+        self.after_stay = true;
+        let n = self.stretch;
+        self.stayed = n;
+        self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
+        Choice::Stay(n)
+    }
+
+    /// The next launch's choice. clpart's devices run first, until the
+    /// balancer has `settled` (split launches measured; the first launch,
+    /// which loads the subkernels, left out), unless the measurements were
+    /// inherited; then home is probed. Measuring the other side moves buffers
+    /// (`switch`), so it is done only where the time spent since pays for
+    /// it: a configuration whose first launch would move more than
+    /// [`FIRST_SWITCH_BYTES`] is measured at home first, and a side is
+    /// measured again only after a stretch whose time makes the round trip
+    /// cost at most [`MEASURE_SHARE`] of it.
+    pub(crate) fn next(&mut self, settled: bool, switch: Switch) -> Choice {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;
         }
-        let Some(home) = median(&self.walls) else {
+        let home = median(&self.walls);
+        let measured = median(&self.clpart);
+        let Some(clpart) = measured.filter(|_| settled || self.inherited) else {
+            if measured.is_some() || self.warmed {
+                // the balancer is still measuring clpart's devices
+                return Choice::Clpart;
+            }
+            return match home {
+                None if switch.to_clpart > FIRST_SWITCH_BYTES => Choice::Probe,
+                None => Choice::Clpart,
+                // measured at home first: clpart's devices once a stretch
+                // at home pays for moving the buffers
+                Some(h) if self.after_stay && pays(switch.to_clpart, self.stayed, h) => {
+                    self.after_stay = false;
+                    Choice::Clpart
+                }
+                Some(_) => {
+                    self.at_home = Some(true);
+                    self.stay()
+                }
+            };
+        };
+        let Some(home) = home else {
             return Choice::Probe;
         };
         let home_better = home < clpart;
@@ -109,25 +213,20 @@ impl Home {
             self.since = 0;
         }
         self.at_home = Some(home_better);
-        // measuring the other side costs moving buffers there (a whole
-        // array brought back to clpart's devices after a stretch at home):
-        // four times fewer each time the choice stays
-        let grow = |s: u32| s.saturating_mul(4).min(MAX_STRETCH);
         if home_better {
-            if self.after_stay {
+            if self.after_stay && pays(switch.to_clpart, self.stayed, home) {
                 self.after_stay = false;
                 return Choice::Clpart;
             }
-            self.after_stay = true;
-            let n = self.stretch;
-            self.stretch = grow(n);
-            Choice::Stay(n)
+            self.stay()
         } else {
             self.since += 1;
             if self.since >= self.stretch {
-                self.since = 0;
-                self.stretch = grow(self.stretch);
-                return Choice::Probe;
+                let since = std::mem::take(&mut self.since);
+                self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
+                if pays(switch.to_home, since, clpart) {
+                    return Choice::Probe;
+                }
             }
             Choice::Clpart
         }
@@ -140,6 +239,10 @@ impl Home {
 
     /// The wall (ms) of a launch on clpart's devices.
     pub(crate) fn observe_clpart(&mut self, wall_ms: f64) {
+        if !self.warmed && !self.inherited {
+            self.warmed = true;
+            return;
+        }
         keep(&mut self.clpart, wall_ms);
     }
 }
@@ -160,26 +263,30 @@ mod tests {
     #[test]
     fn clpart_runs_until_measured_then_home_is_probed() {
         let mut h = Home::default();
-        assert_eq!(h.next(false), Choice::Clpart);
+        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        // the first launch loads the subkernels: left out
+        h.observe_clpart(20.0);
+        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(false), Choice::Clpart);
-        assert_eq!(h.next(true), Choice::Probe);
+        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
     }
 
     #[test]
     fn a_faster_home_keeps_launches_in_growing_stretches() {
         let mut h = Home::default();
+        h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
         h.observe(0.1);
         let mut stays = Vec::new();
         for _ in 0..5 {
-            match h.next(true) {
+            match h.next(true, Switch::default()) {
                 Choice::Stay(n) => stays.push(n),
                 c => panic!("{c:?}"),
             }
             // the stretch ends with one launch on clpart's devices
-            assert_eq!(h.next(true), Choice::Clpart);
+            assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
         }
         assert_eq!(stays, [16, 64, 256, 1024, 4096]);
     }
@@ -187,27 +294,32 @@ mod tests {
     #[test]
     fn a_new_size_of_a_kernel_at_home_starts_at_home() {
         let mut h = Home::default();
+        h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
         h.observe(0.1);
-        assert_eq!(h.next(true), Choice::Stay(16));
+        assert_eq!(h.next(true, Switch::default()), Choice::Stay(16));
         // before the balancer has settled on the new size
         let mut smaller = h.inherited();
-        assert_eq!(smaller.next(false), Choice::Stay(64));
-        assert_eq!(Home::default().inherited().next(false), Choice::Clpart);
+        assert_eq!(smaller.next(false, Switch::default()), Choice::Stay(64));
+        assert_eq!(
+            Home::default().inherited().next(false, Switch::default()),
+            Choice::Clpart
+        );
     }
 
     #[test]
     fn a_slower_home_is_probed_ever_more_rarely_and_a_change_restarts() {
         let mut h = Home::default();
+        h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
         h.observe(5.0);
         let mut gaps = Vec::new();
         let mut n = 0;
         while gaps.len() < 3 {
             n += 1;
-            if h.next(true) == Choice::Probe {
+            if h.next(true, Switch::default()) == Choice::Probe {
                 gaps.push(n);
                 n = 0;
             }
@@ -217,6 +329,70 @@ mod tests {
         for _ in 0..3 {
             h.observe(0.1);
         }
-        assert_eq!(h.next(true), Choice::Stay(FIRST_STRETCH));
+        assert_eq!(h.next(true, Switch::default()), Choice::Stay(FIRST_STRETCH));
+    }
+
+    /// Buffers too large to bring in before the home is known: home is
+    /// measured first, and clpart's devices only once a stretch at home
+    /// is long enough for their round trip to cost a tenth of it.
+    #[test]
+    fn large_buffers_are_measured_at_home_first_and_moved_only_when_it_pays() {
+        let big = Switch {
+            to_clpart: 64 << 20,
+            to_home: 0,
+        };
+        let mut h = Home::default();
+        assert_eq!(h.next(true, big), Choice::Probe);
+        h.observe(1.0);
+        // 64 MiB at the default 1 GB/s: 67 ms, a tenth of 1024 launches
+        // of 1 ms would not pay, of 4096 would
+        let mut stays = Vec::new();
+        loop {
+            match h.next(true, big) {
+                Choice::Stay(n) => stays.push(n),
+                Choice::Clpart => break,
+                c => panic!("{c:?}"),
+            }
+        }
+        assert_eq!(stays, [16, 64, 256, 1024]);
+        // the same with small buffers goes to clpart's devices at once
+        let mut h = Home::default();
+        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+    }
+
+    /// A faster home whose other side costs a large round trip keeps its
+    /// launches at home instead of measuring clpart's devices after each
+    /// stretch.
+    #[test]
+    fn a_costly_round_trip_is_not_made_for_a_short_stretch() {
+        let big = Switch {
+            to_clpart: 16 << 20,
+            to_home: 16 << 20,
+        };
+        let mut h = Home::default();
+        assert_eq!(h.next(true, big), Choice::Clpart);
+        h.observe_clpart(20.0);
+        h.observe_clpart(2.0);
+        assert_eq!(h.next(true, big), Choice::Probe);
+        h.observe(1.0);
+        // 16.8 ms against a tenth of 16, 64, 256 launches of 1 ms
+        assert_eq!(h.next(true, big), Choice::Stay(16));
+        assert_eq!(h.next(true, big), Choice::Stay(64));
+        assert_eq!(h.next(true, big), Choice::Stay(256));
+        assert_eq!(h.next(true, big), Choice::Clpart);
+        // a slower home is probed only when a stretch on clpart's devices
+        // pays for the round trip
+        let mut h = Home::default();
+        h.observe_clpart(20.0);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true, big), Choice::Probe);
+        h.observe(5.0);
+        let mut n = 0;
+        while h.next(true, big) != Choice::Probe {
+            n += 1;
+        }
+        // stretches of 16 and 64 launches of 1 ms pass unprobed; after
+        // 256, 16.8 ms is a tenth of their time
+        assert_eq!(n, 16 + 64 + 256 - 1);
     }
 }

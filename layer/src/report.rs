@@ -45,7 +45,9 @@
 //!     dimensions of size 1 a kernel does not use dropped), `split_dim`,
 //!     `rounds` (2 for a first automatic launch in two rounds, whose
 //!     devices' slices are then the hulls of their work-groups in both;
-//!     else 1), `devices[]` (`index`, `slice`: its work-groups `[lo, hi)`
+//!     else 1), `wall_us` (the launch's wall as the application waited for
+//!     it, its buffers brought in), `devices[]` (`index`, `slice`: its
+//!     work-groups `[lo, hi)`
 //!     along `split_dim`), `bytes_to_devices` and `bytes_from_devices` (this
 //!     launch's part of `bytes_total`), `args[]` by argument index, each
 //!     with `kind`: `"buffer"` (`buffer`: the buffer's id, numbered from 0
@@ -176,6 +178,9 @@ struct LoggedLaunch {
     /// 2 for a launch in two rounds (its devices' slices are then the
     /// hulls of their work-groups in both), else 1.
     rounds: u32,
+    /// The launch's wall as the application waited for it (its queue
+    /// finished, its buffers brought in), microseconds.
+    wall_us: u64,
     devices: Vec<LoggedSlice>,
     bytes_to_devices: u64,
     bytes_from_devices: u64,
@@ -256,6 +261,7 @@ pub(crate) fn log_launch(
     infos: &[ArgInfo],
     r: &RunReport,
     rounds: u32,
+    wall: std::time::Duration,
 ) {
     if !logging() {
         return;
@@ -299,6 +305,7 @@ pub(crate) fn log_launch(
             offset: r.ndrange.offset.clone(),
             split_dim: r.split_dim,
             rounds,
+            wall_us: wall.as_micros() as u64,
             devices: r
                 .devices
                 .iter()
@@ -365,7 +372,8 @@ fn with_syncs(f: impl FnOnce(&mut SyncStats)) {
 }
 
 /// A buffer read from the application's device into clpart's copy.
-pub(crate) fn synced_in(bytes: u64) {
+pub(crate) fn synced_in(bytes: u64, took: std::time::Duration) {
+    crate::home::sync_observed(bytes, took);
     with_syncs(|s| {
         s.bytes_app_sync_in += bytes;
         s.n_app_syncs_in += 1;
@@ -374,7 +382,8 @@ pub(crate) fn synced_in(bytes: u64) {
 
 /// A buffer written into the application's copy, after gathering
 /// `gathered` bytes of it from clpart's devices.
-pub(crate) fn synced_out(bytes: u64, gathered: u64) {
+pub(crate) fn synced_out(bytes: u64, gathered: u64, took: std::time::Duration) {
+    crate::home::sync_observed(bytes, took);
     with_syncs(|s| {
         s.bytes_app_sync_out += bytes;
         s.n_app_syncs_out += 1;

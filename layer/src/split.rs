@@ -332,8 +332,9 @@ fn split_with(
             remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n - 1));
             return Err(home::AT_HOME.into());
         }
+        let switch = switch_bytes(rec, plan);
         let at_home = engine.home.get_mut(&balance_key).expect("inserted above");
-        match at_home.next(settled) {
+        match at_home.next(settled, switch) {
             home::Choice::Clpart => {}
             // timed between two clFinish: not while a command may wait
             // for a user event the application sets later
@@ -415,8 +416,9 @@ fn split_with(
                         vec![0; elem.size.max(1) as usize],
                     ))
                 } else {
+                    let t = std::time::Instant::now();
                     let bytes = resident::read_app(launch.queue, *mem, *size)?;
-                    report::synced_in(*size as u64);
+                    report::synced_in(*size as u64, t.elapsed());
                     app_sync += *size as u64;
                     contents.insert(*mem, bytes.clone());
                     ArgValue::Buffer(HostBuffer::from_bytes(elem, bytes))
@@ -486,7 +488,7 @@ fn split_with(
             // reported) before the driver runs the kernel.
             for &(_, mem) in &bound {
                 if let Some(r) = held.get_mut(&mem) {
-                    r.host_whole = false;
+                    r.launched();
                 }
                 state::with(|s| {
                     if let Some(b) = s.buffers.get_mut(&mem) {
@@ -516,7 +518,7 @@ fn split_with(
             .any(|a| a.arg_index == i && a.mode == ranges_format::Mode::R);
         if !read_only {
             if let Some(r) = held.get_mut(&mem) {
-                r.host_whole = false;
+                r.launched();
             }
             state::with(|s| s.set_app(mem, AppCopy::Stale));
         }
@@ -547,6 +549,7 @@ fn split_with(
                 .zip(old.iter().rev())
                 .position(|(a, b)| a != b)
                 .unwrap_or(0);
+        let t = std::time::Instant::now();
         let r = resident::write_app(launch.queue, *mem, first, &new[first..last]);
         if r != CL_SUCCESS {
             // The application's buffers are partly updated: running the
@@ -557,7 +560,7 @@ fn split_with(
             );
             return Ok(Outcome::Done(r));
         }
-        report::synced_out((last - first) as u64, 0);
+        report::synced_out((last - first) as u64, 0, t.elapsed());
         app_sync += (last - first) as u64;
         written.push(*mem);
     }
@@ -583,9 +586,60 @@ fn split_with(
         let event = unsafe { *launch.event };
         crate::events::split_launch_event(event, started.elapsed().as_nanos() as u64);
     }
-    report::log_launch(&rec.name, source, &options, &slots, &infos, &report, rounds);
+    report::log_launch(
+        &rec.name,
+        source,
+        &options,
+        &slots,
+        &infos,
+        &report,
+        rounds,
+        started.elapsed(),
+    );
     report::launched(&rec.name, &report, app_sync);
     Ok(Outcome::Done(CL_SUCCESS))
+}
+
+/// What running this launch on the other side would move
+/// ([`home::Switch`]): to clpart's devices, the buffers the application's
+/// device holds newer, and back, those the kernel may write; to the
+/// application's device, the bytes clpart's devices hold newer, and back,
+/// again those the kernel may write (a launch at home may change any of
+/// their bytes).
+fn switch_bytes(rec: &KernelRec, plan: &launcher::Plan) -> home::Switch {
+    let mut seen: Vec<usize> = Vec::new();
+    let mut sw = home::Switch::default();
+    let held = resident::hold();
+    for (i, arg) in rec.args.iter().enumerate() {
+        let Some(h) = arg.as_ref().and_then(RawArg::handle) else {
+            continue;
+        };
+        let Some((root, size, app)) = state::with(|s| {
+            let root = s.root(h)?;
+            s.buffers.get(&root).map(|b| (root, b.size as u64, b.app))
+        }) else {
+            continue;
+        };
+        let written = plan
+            .kernel()
+            .arrays
+            .iter()
+            .any(|a| a.arg_index == i as u32 && a.mode != ranges_format::Mode::R);
+        if seen.contains(&root) {
+            continue;
+        }
+        seen.push(root);
+        match (app, held.get(&root)) {
+            (AppCopy::Stale, Some(r)) => sw.to_home += r.stale.n_elems(),
+            (AppCopy::Current, Some(_)) => {}
+            _ => sw.to_clpart += size,
+        }
+        if written {
+            sw.to_clpart += size;
+            sw.to_home += size;
+        }
+    }
+    sw
 }
 
 /// Refuses a wait list holding a user event that is not complete: the
