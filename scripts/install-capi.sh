@@ -4,7 +4,10 @@
 #     symlinks lib/libclpart.so.MAJOR and lib/libclpart.so
 #   lib/libclpart.a, include/clpart.h
 #   lib/pkgconfig/clpart.pc and clpart-static.pc
-# so that `cc app.c $(pkg-config --cflags --libs clpart)` works.
+#   lib/cmake/clpart/clpartConfig.cmake and clpartConfigVersion.cmake
+#     (find_package(clpart): targets clpart::clpart, clpart::clpart_static)
+# so that `cc app.c $(pkg-config --cflags --libs clpart)` and CMake's
+# `target_link_libraries(app PRIVATE clpart::clpart)` work.
 #
 # usage: scripts/install-capi.sh [--no-build] [--from DIR] [PREFIX]
 #   PREFIX       install prefix (default /usr/local)
@@ -14,9 +17,9 @@
 #
 # With the default prefix (or any prefix whose lib directory the dynamic
 # linker knows), ldconfig runs after installing. For another prefix, the
-# link flags of clpart.pc carry -Wl,-rpath,PREFIX/lib, so programs built
-# with them run without LD_LIBRARY_PATH; point PKG_CONFIG_PATH at
-# PREFIX/lib/pkgconfig.
+# link flags of clpart.pc and of clpart::clpart carry -Wl,-rpath,PREFIX/lib,
+# so programs built with them run without LD_LIBRARY_PATH; point
+# PKG_CONFIG_PATH at PREFIX/lib/pkgconfig, or CMAKE_PREFIX_PATH at PREFIX.
 # Uses sudo when the prefix is not writable.
 set -euo pipefail
 
@@ -89,12 +92,12 @@ fi
 declare -A value=(
     [PREFIX]="$prefix" [LIBDIR]="$libdir" [INCLUDEDIR]="$includedir"
     [VERSION]="$version" [VERSION_MAJOR]="$major"
-    [PRIVATE_LIBS]="$private"
+    [PRIVATE_LIBS]="$private" [PRIVATE_LIBS_CMAKE]="${private// /;}"
 )
 if [ "$known" = 1 ]; then
-    value[RPATH_FLAG]=""
+    value[RPATH_FLAG]="" value[RPATH]="FALSE"
 else
-    value[RPATH_FLAG]=' -Wl,-rpath,${libdir}'
+    value[RPATH_FLAG]=' -Wl,-rpath,${libdir}' value[RPATH]="TRUE"
 fi
 # Writes template $1 to $2 with every @NAME@ replaced by value[NAME] (taken
 # literally: no character of a value is special); fails on an unknown one.
@@ -119,17 +122,18 @@ fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for t in clpart.pc clpart-static.pc; do
+for t in clpart.pc clpart-static.pc clpartConfig.cmake clpartConfigVersion.cmake; do
     subst "$root/capi/$t.in" "$tmp/$t"
 done
 
-$SUDO install -d "$libdir/pkgconfig" "$includedir"
+$SUDO install -d "$libdir/pkgconfig" "$libdir/cmake/clpart" "$includedir"
 $SUDO install -m 0755 "$from/libclpart.so" "$libdir/$real"
 $SUDO ln -sfn "$real" "$libdir/$soname"
 $SUDO ln -sfn "$soname" "$libdir/libclpart.so"
 $SUDO install -m 0644 "$from/libclpart.a" "$libdir/libclpart.a"
 $SUDO install -m 0644 "$header" "$includedir/clpart.h"
 $SUDO install -m 0644 "$tmp/clpart.pc" "$tmp/clpart-static.pc" "$libdir/pkgconfig/"
+$SUDO install -m 0644 "$tmp/clpartConfig.cmake" "$tmp/clpartConfigVersion.cmake" "$libdir/cmake/clpart/"
 
 if [ "$known" = 1 ] && command -v ldconfig >/dev/null; then
     $SUDO ldconfig
@@ -139,7 +143,8 @@ echo "install-capi: installed clpart $version into $prefix"
 if ! PKG_CONFIG_PATH="" pkg-config --exists clpart 2>/dev/null \
     || [ "$(PKG_CONFIG_PATH="" pkg-config --variable=prefix clpart 2>/dev/null)" != "$prefix" ]; then
     echo "install-capi: pkg-config does not search $libdir/pkgconfig by default: export PKG_CONFIG_PATH=$libdir/pkgconfig"
+    echo "install-capi: for CMake's find_package(clpart): -DCMAKE_PREFIX_PATH=$prefix"
 fi
 if [ "$known" = 0 ]; then
-    echo "install-capi: programs linked with clpart.pc find $libdir by their rpath"
+    echo "install-capi: programs linked with clpart.pc or clpart::clpart find $libdir by their rpath"
 fi

@@ -26,6 +26,8 @@
  * there, and clpart_buffer_read gathers only what the host lacks.
  *
  * Build and link:   cc app.c $(pkg-config --cflags --libs clpart)
+ *   or, with CMake:  find_package(clpart REQUIRED)
+ *                    target_link_libraries(app PRIVATE clpart::clpart)
  *
  * STATUS AND ERRORS
  *   Every function returns a status code (CLPART_SUCCESS or a negative
