@@ -7,7 +7,7 @@ bash scripts/setup.sh
 source scripts/env.sh
 # the layer too: `clpart exec` looks for it beside `clpart`
 cargo build --release -q -p clpart -p layer
-clpart=target/release/clpart
+clpart="${CARGO_TARGET_DIR:-target}/release/clpart"
 echo "== clpart analyze kernels/matmul.cl"
 $clpart analyze kernels/matmul.cl
 export POCL_DEVICES="pthread basic"

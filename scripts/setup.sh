@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(libclang-19-dev libpolylib64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       autoconf automake libtool pkg-config gcc make valgrind python3 python3-pip
+      cmake  # find_package(clpart) in capi/tests/install.rs
       librsvg2-bin  # librsvg2-bin: rsvg-convert renders the --svg pictures in cli/tests/svg.rs
       openmpi-bin libopenmpi-dev iproute2)  # the `mpi` feature and its tests (cli/tests/mpi.rs: mpirun, ip netns)
 missing=()

@@ -26,16 +26,18 @@
  * there, and clpart_buffer_read gathers only what the host lacks.
  *
  * Build and link:   cc app.c $(pkg-config --cflags --libs clpart)
+ *   or, with CMake:  find_package(clpart REQUIRED)
+ *                    target_link_libraries(app PRIVATE clpart::clpart)
  *
  * STATUS AND ERRORS
  *   Every function returns a status code (CLPART_SUCCESS or a negative
- *   CLPART_* value), except clpart_last_error and clpart_status_name, which
- *   return strings. After a failed call, clpart_last_error() gives a
- *   one-line message naming the offending argument or value. No call
- *   crashes on a NULL pointer where a pointer is required, on a NULL,
- *   released or foreign plan handle (CLPART_INVALID_HANDLE), or on an
- *   internal error (CLPART_PANIC): nothing unwinds into C. The same holds
- *   for buffer handles.
+ *   CLPART_* value), except clpart_last_error, clpart_status_name and
+ *   clpart_version, which return strings. After a failed call,
+ *   clpart_last_error() gives a one-line message naming the offending
+ *   argument or value. No call crashes on a NULL pointer where a pointer
+ *   is required, on a NULL, released or foreign plan handle
+ *   (CLPART_INVALID_HANDLE), or on an internal error (CLPART_PANIC):
+ *   nothing unwinds into C. The same holds for buffer handles.
  *
  * OWNERSHIP
  *   - A plan is created by clpart_plan_create_* and owned by the caller
@@ -95,6 +97,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <CL/cl.h>
+
+/*
+ The version of clpart this header belongs to: MAJOR.MINOR.PATCH.
+ clpart_version() gives the version of the library loaded at run time;
+ the shared library's SONAME is libclpart.so.MAJOR.
+ */
+#define CLPART_VERSION_MAJOR 0
+#define CLPART_VERSION_MINOR 1
+#define CLPART_VERSION_PATCH 0
+#define CLPART_VERSION_STRING "0.1.0"
 
 /*
  The call succeeded.
@@ -299,6 +311,15 @@ const char *clpart_last_error(void);
  "CLPART_UNKNOWN_STATUS". A static string. Never NULL.
  */
 const char *clpart_status_name(int status);
+
+/*
+ The version of the clpart library loaded at run time, "MAJOR.MINOR.PATCH"
+ (Cargo's version of clpart). The header a program was compiled with has
+ its own, CLPART_VERSION_STRING; they differ when the program runs
+ against a newer library of the same major version. A static string.
+ Never NULL.
+ */
+const char *clpart_version(void);
 
 /*
  The number of OpenCL devices clpart sees, over all platforms.

@@ -217,6 +217,16 @@ pub extern "C" fn clpart_status_name(status: c_int) -> *const c_char {
         .as_ptr()
 }
 
+/// The version of the clpart library loaded at run time, "MAJOR.MINOR.PATCH"
+/// (Cargo's version of clpart). The header a program was compiled with has
+/// its own, CLPART_VERSION_STRING; they differ when the program runs
+/// against a newer library of the same major version. A static string.
+/// Never NULL.
+#[no_mangle]
+pub extern "C" fn clpart_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
 /// The number of OpenCL devices clpart sees, over all platforms.
 /// CLPART_DEVICE_NOT_FOUND when there is none.
 ///

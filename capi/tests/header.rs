@@ -8,7 +8,21 @@ use std::path::Path;
 
 fn generate() -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    // the version macros: Cargo's version is the only source
+    let versions = config.after_includes.as_mut().expect("after_includes");
+    for (name, value) in [
+        ("CARGO_PKG_VERSION_MAJOR", env!("CARGO_PKG_VERSION_MAJOR")),
+        ("CARGO_PKG_VERSION_MINOR", env!("CARGO_PKG_VERSION_MINOR")),
+        ("CARGO_PKG_VERSION_PATCH", env!("CARGO_PKG_VERSION_PATCH")),
+        ("CARGO_PKG_VERSION", env!("CARGO_PKG_VERSION")),
+    ] {
+        *versions = versions.replace(&format!("@{name}@"), value);
+    }
+    assert!(
+        !versions.contains('@'),
+        "cbindgen.toml's after_includes names an unknown @...@: {versions}"
+    );
     let mut b = cbindgen::Builder::new().with_config(config);
     // the sources with C items (no `cargo metadata`: works offline)
     for f in ["src/lib.rs", "src/status.rs"] {
@@ -81,4 +95,40 @@ fn header_declares_every_entry_point_and_status_code() {
         }
     }
     assert!(n > 40, "found the entry points and status codes ({n})");
+}
+
+/// The version macros of the checked-in header are the crate's version, and
+/// so is what the library says it is.
+#[test]
+fn header_version_macros_and_clpart_version_are_the_crate_version() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(dir.join("include/clpart.h")).unwrap();
+    let define = |name: &str| {
+        let prefix = format!("#define {name} ");
+        let lines: Vec<&str> = header
+            .lines()
+            .filter_map(|l| l.strip_prefix(&prefix))
+            .collect();
+        assert_eq!(lines.len(), 1, "one #define {name} in include/clpart.h");
+        lines[0].trim().to_string()
+    };
+    assert_eq!(
+        define("CLPART_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MAJOR")
+    );
+    assert_eq!(
+        define("CLPART_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_MINOR")
+    );
+    assert_eq!(
+        define("CLPART_VERSION_PATCH"),
+        env!("CARGO_PKG_VERSION_PATCH")
+    );
+    assert_eq!(
+        define("CLPART_VERSION_STRING"),
+        format!("\"{}\"", env!("CARGO_PKG_VERSION"))
+    );
+    // SAFETY: clpart_version returns a static NUL-terminated string
+    let v = unsafe { std::ffi::CStr::from_ptr(clpart::clpart_version()) };
+    assert_eq!(v.to_str(), Ok(env!("CARGO_PKG_VERSION")));
 }

@@ -79,18 +79,15 @@ pub fn text(out: &Output) -> String {
     )
 }
 
-/// Installs into a temporary prefix and builds `vadd` and `matmul` with
-/// `make -C examples` (pkg-config --cflags --libs clpart OpenCL).
-pub fn install_and_build() -> Installed {
-    let dir = tempfile::tempdir().unwrap();
-    let prefix = dir.path().join("prefix");
-    let bin = dir.path().join("bin");
+/// Installs this test run's libraries into `prefix` with
+/// `scripts/install-capi.sh --no-build --from`; returns its output.
+pub fn install(prefix: &Path) -> Output {
     let out = Command::new("bash")
         .arg(repo().join("scripts/install-capi.sh"))
         .arg("--no-build")
         .arg("--from")
         .arg(artifacts())
-        .arg(&prefix)
+        .arg(prefix)
         .output()
         .unwrap();
     assert!(
@@ -98,6 +95,16 @@ pub fn install_and_build() -> Installed {
         "install-capi.sh failed:\n{}",
         text(&out)
     );
+    out
+}
+
+/// Installs into a temporary prefix and builds `vadd` and `matmul` with
+/// `make -C examples` (pkg-config --cflags --libs clpart OpenCL).
+pub fn install_and_build() -> Installed {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("prefix");
+    let bin = dir.path().join("bin");
+    install(&prefix);
     for f in [
         "lib/libclpart.so",
         "lib/libclpart.a",
