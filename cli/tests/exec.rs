@@ -45,6 +45,7 @@ fn built() -> &'static Path {
             "native_image",
             "user_event",
             "passthrough",
+            "adi",
         ]) {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
@@ -571,6 +572,27 @@ fn a_first_automatic_launch_runs_in_two_rounds_under_the_layer() {
 #[test]
 fn programs_split_automatically_give_their_own_results() {
     check_splits("auto");
+}
+
+/// Automatic shares over a program some of whose launches the launcher
+/// runs whole on one of clpart's devices (adi's sweeps at these sizes),
+/// others split or at home: what they wrote reaches the application's copy
+/// whole. A sync once wrote back only what the host copy lacked, and a
+/// launch run whole left its results on the host: 475 elements of adi
+/// 512 x 170 came out wrong.
+#[test]
+fn launches_run_whole_on_clparts_devices_are_synced_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("adi.json");
+    let out = exec("adi", &["--report-launches"], Some(&path), &["128", "30"]);
+    assert_own_check_passes(&out, "adi 128 30 under automatic shares");
+    let r = report(&path);
+    let launches = r["launch_log"].as_array().unwrap();
+    let whole = launches
+        .iter()
+        .filter(|e| e["event"] == "launch" && e["split"] == false)
+        .count();
+    assert!(whole > 0, "no launch ran whole on clpart's devices: {r}");
 }
 
 /// Without `--wait-for-analysis`, the launches before a kernel's analysis

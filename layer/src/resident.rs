@@ -89,11 +89,19 @@ impl Resident {
         }
     }
 
-    /// After a split launch that may have written the buffer: what the
-    /// host copy lacks now is newer than the application's copy.
+    /// After a launch on clpart's devices that may have written the
+    /// buffer: the whole buffer is newer than the application's copy.
+    ///
+    /// Not only what the host copy lacks: a launch the launcher runs
+    /// unsplit on one device, or a merge of may-writes, can leave written
+    /// elements valid on the host (adi under automatic shares lost 475
+    /// elements that way). Narrowing this needs the launcher to report the
+    /// elements a launch wrote.
     pub(crate) fn launched(&mut self) {
-        let es = self.buf.elem().size.max(1) as u64;
-        self.stale = self.stale.union(&self.buf.host_lacks().to_bytes(es));
+        let n_bytes = self.buf.len() as i64 * self.buf.elem().size.max(1) as i64;
+        if n_bytes > 0 {
+            self.stale = Runs::interval(0, n_bytes - 1);
+        }
         self.host_whole = false;
     }
 }
