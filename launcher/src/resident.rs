@@ -296,38 +296,6 @@ impl DeviceBuffer {
         Ok(&self.host.as_bytes()[(offset * es) as usize..((offset + n) * es) as usize])
     }
 
-    /// The elements the host copy lacks (written on a device since the
-    /// host last gathered them), as element runs.
-    pub fn host_lacks(&self) -> Runs {
-        if self.is_empty() {
-            return Runs::new();
-        }
-        Runs::interval(0, self.len() as i64 - 1).subtract(&self.res.coh.valid(Holder::Host))
-    }
-
-    /// Makes the host copy hold the elements `want` (element runs within
-    /// the buffer), copying from the devices only what it lacks (see
-    /// [`DeviceBuffer::sync`]).
-    pub fn sync_runs(&mut self, want: &Runs) -> Result<()> {
-        if let Some((lo, hi)) = want.hull() {
-            if lo < 0 || hi >= self.len() as i64 {
-                return Err(LaunchError::Buffer {
-                    message: format!(
-                        "elements [{lo}, {hi}] are outside the buffer of {} elements",
-                        self.len()
-                    ),
-                });
-            }
-        }
-        self.gather(want)
-    }
-
-    /// The host copy's bytes, as they are (see [`DeviceBuffer::sync_runs`]
-    /// for making parts of it current first).
-    pub fn host_bytes(&self) -> &[u8] {
-        self.host.as_bytes()
-    }
-
     /// The whole buffer, gathered on the host.
     pub fn read_all(&mut self) -> Result<&HostBuffer> {
         self.sync(0, self.len())?;

@@ -255,8 +255,7 @@ fn buffer_id(handle: usize) -> Option<u64> {
 /// declares them), when the log is kept.
 pub(crate) fn log_launch(
     kernel: &str,
-    source: &Arc<str>,
-    options: &[String],
+    (source, options): (&Arc<str>, &[String]),
     slots: &[Slot],
     infos: &[ArgInfo],
     r: &RunReport,

@@ -14,11 +14,10 @@
 //!   buffers the kernel writes become [`AppCopy::Stale`];
 //! - an operation of the application that reads a stale buffer through the
 //!   driver (a read, a map, a copy, a partial write or fill, a kernel the
-//!   layer passes to the driver) is preceded by a sync ([`sync_out`]): the
-//!   bytes split launches wrote since the last sync ([`Resident::stale`])
-//!   are gathered on the host and written into the application's buffer
-//!   (runs close together as one write) with non-blocking writes on the
-//!   operation's queue, ordered before it ([`events::write_ordered`]: never a wait for
+//!   layer passes to the driver) is preceded by a sync ([`sync_out`]):
+//!   clpart's copy is gathered on the host and written whole into the
+//!   application's buffer with a non-blocking write on the operation's
+//!   queue, ordered before it ([`events::write_ordered`]: never a wait for
 //!   the application's own commands, which may wait for a user event it
 //!   sets later); the operation is then made unchanged (its blocking flag,
 //!   events and wait list keep their meaning);
@@ -52,7 +51,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 
-use launcher::{DeviceBuffer, ElemType, HostBuffer, Runs};
+use launcher::{DeviceBuffer, ElemType, HostBuffer};
 use opencl_sys::{
     cl_command_queue, cl_int, cl_map_flags, CL_MAP_WRITE, CL_MAP_WRITE_INVALIDATE_REGION,
     CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_USE_HOST_PTR, CL_OUT_OF_RESOURCES, CL_SUCCESS,
@@ -71,11 +70,6 @@ pub(crate) struct Resident {
     /// devices only), so new contents from the application can be compared
     /// with it.
     pub(crate) host_whole: bool,
-    /// The bytes (inclusive runs) where clpart's copy is newer than the
-    /// application's: what split launches wrote since the last sync. Every
-    /// element the host copy lacks is among them, and outside them both
-    /// copies hold the same bytes while the buffer is [`AppCopy::Stale`].
-    pub(crate) stale: Runs,
 }
 
 impl Resident {
@@ -85,51 +79,22 @@ impl Resident {
         Resident {
             buf: DeviceBuffer::new(HostBuffer::from_bytes(elem, bytes)),
             host_whole: true,
-            stale: Runs::new(),
         }
     }
 
     /// After a launch on clpart's devices that may have written the
-    /// buffer: the whole buffer is newer than the application's copy.
+    /// buffer: the host copy may lack elements, and the next sync writes
+    /// the whole buffer back.
     ///
-    /// Not only what the host copy lacks: a launch the launcher runs
-    /// unsplit on one device, or a merge of may-writes, can leave written
-    /// elements valid on the host (adi under automatic shares lost 475
-    /// elements that way). Narrowing this needs the launcher to report the
-    /// elements a launch wrote.
+    /// Not only what the host copy lacks is newer than the application's
+    /// copy: a launch the launcher runs unsplit on one device, or a merge
+    /// of may-writes, can leave written elements valid on the host (adi
+    /// under automatic shares lost 475 elements when syncs wrote back only
+    /// what the host lacked). Narrowing the sync needs the launcher to
+    /// report the elements a launch wrote.
     pub(crate) fn launched(&mut self) {
-        let n_bytes = self.buf.len() as i64 * self.buf.elem().size.max(1) as i64;
-        if n_bytes > 0 {
-            self.stale = Runs::interval(0, n_bytes - 1);
-        }
         self.host_whole = false;
     }
-}
-
-/// Stale byte runs closer than this are written back as one (the bytes
-/// between are the same in both copies).
-const SYNC_GAP_BYTES: i64 = 64 * 1024;
-
-/// Most writes one sync makes; beyond, the runs' hull is written whole.
-const MAX_SYNC_WRITES: usize = 64;
-
-/// The byte intervals `[lo, hi]` a sync writes for the stale runs `stale`:
-/// runs less than [`SYNC_GAP_BYTES`] apart joined, and their hull past
-/// [`MAX_SYNC_WRITES`] (what lies between is current in both copies, so
-/// writing it again changes nothing).
-fn sync_writes(stale: &Runs) -> Vec<(i64, i64)> {
-    let mut out: Vec<(i64, i64)> = Vec::new();
-    for &(lo, hi) in stale.intervals() {
-        match out.last_mut() {
-            Some(last) if lo - last.1 <= SYNC_GAP_BYTES => last.1 = hi,
-            _ => out.push((lo, hi)),
-        }
-    }
-    if out.len() > MAX_SYNC_WRITES {
-        let (lo, hi) = (out[0].0, out[out.len() - 1].1);
-        return vec![(lo, hi)];
-    }
-    out
 }
 
 /// The resident copies by the application's buffer handle.
@@ -250,38 +215,27 @@ pub(crate) fn sync_held(
         };
         let started = std::time::Instant::now();
         let before = r.buf.bytes_gathered();
-        let es = r.buf.elem().size.max(1) as u64;
-        let n_bytes = r.buf.len() as i64 * es as i64;
-        let writes: Vec<(i64, i64)> = sync_writes(&r.stale)
-            .into_iter()
-            .map(|(lo, hi)| (lo.max(0), hi.min(n_bytes - 1)))
-            .filter(|(lo, hi)| lo <= hi)
-            .collect();
-        let want = Runs::from_intervals(writes.clone()).touched_elems(es);
-        if let Err(e) = r.buf.sync_runs(&want) {
-            report::sync_failed(&format!(
-                "a buffer the application reads cannot be gathered from clpart's devices: {e}"
-            ));
-            return Err(CL_OUT_OF_RESOURCES);
-        }
-        let mut n = 0u64;
-        for &(lo, hi) in &writes {
-            let bytes = r.buf.host_bytes()[lo as usize..=hi as usize].to_vec();
-            n += bytes.len() as u64;
-            // Non-blocking, ordered on the application's queue: a command
-            // of the application's ahead of it may wait for a user event
-            // the application sets later ([`events`]).
-            let code = events::write_ordered(queue, root, lo as usize, bytes);
-            if code != CL_SUCCESS {
+        let host = match r.buf.read_all() {
+            Ok(h) => h,
+            Err(e) => {
                 report::sync_failed(&format!(
-                    "writing clpart's results into the application's buffer failed ({code})"
+                    "a buffer the application reads cannot be gathered from clpart's devices: {e}"
                 ));
-                return Err(code);
+                return Err(CL_OUT_OF_RESOURCES);
             }
+        };
+        let n = host.as_bytes().len() as u64;
+        // Non-blocking, ordered on the application's queue: a command of
+        // the application's ahead of it may wait for a user event it sets
+        // later ([`events`]).
+        let code = events::write_ordered(queue, root, 0, host.as_bytes().to_vec());
+        if code != CL_SUCCESS {
+            report::sync_failed(&format!(
+                "writing clpart's results into the application's buffer failed ({code})"
+            ));
+            return Err(code);
         }
-        // every element the host lacked was stale: the host copy is whole
         r.host_whole = true;
-        r.stale = Runs::new();
         let gathered = r.buf.bytes_gathered() - before;
         report::synced_out(n, gathered, started.elapsed());
         report::log_sync_out(root, n, gathered);
@@ -489,8 +443,6 @@ pub(crate) fn bring_in(
             let changed = refresh(r, &bytes).map_err(|e| {
                 format!("clpart's copy of a buffer argument cannot be updated: {e}")
             })?;
-            // the application's copy, newer, replaced what was stale
-            r.stale = Runs::new();
             report::synced_in(size as u64, started.elapsed());
             report::log_sync_in(mem, size as u64, changed);
         }

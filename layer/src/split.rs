@@ -588,8 +588,7 @@ fn split_with(
     }
     report::log_launch(
         &rec.name,
-        source,
-        &options,
+        (source, &options),
         &slots,
         &infos,
         &report,
@@ -603,7 +602,7 @@ fn split_with(
 /// What running this launch on the other side would move
 /// ([`home::Switch`]): to clpart's devices, the buffers the application's
 /// device holds newer, and back, those the kernel may write; to the
-/// application's device, the bytes clpart's devices hold newer, and back,
+/// application's device, the buffers clpart's devices hold newer, and back,
 /// again those the kernel may write (a launch at home may change any of
 /// their bytes).
 fn switch_bytes(rec: &KernelRec, plan: &launcher::Plan) -> home::Switch {
@@ -630,7 +629,8 @@ fn switch_bytes(rec: &KernelRec, plan: &launcher::Plan) -> home::Switch {
         }
         seen.push(root);
         match (app, held.get(&root)) {
-            (AppCopy::Stale, Some(r)) => sw.to_home += r.stale.n_elems(),
+            // a sync writes a stale buffer back whole
+            (AppCopy::Stale, Some(_)) => sw.to_home += size,
             (AppCopy::Current, Some(_)) => {}
             _ => sw.to_clpart += size,
         }
