@@ -31,18 +31,7 @@ fn clpart(args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-const VADD_ARGS: &[&str] = &[
-    "--global",
-    "1000",
-    "--local",
-    "8",
-    "--arg",
-    "a=rand:1000:3",
-    "--arg",
-    "b=rand:1000:4",
-    "--arg",
-    "c=zeros:1000",
-];
+const VADD_ARGS: &[&str] = clpart_tests::VADD_RUN_ARGS;
 
 fn run_with(file: &str, extra: &[&str]) -> Output {
     let mut a = vec!["run", file];

@@ -13,18 +13,7 @@ fn clpart(args: &[&str]) -> Output {
         .expect("clpart runs")
 }
 
-const VADD_RUN: &[&str] = &[
-    "--global",
-    "1000",
-    "--local",
-    "8",
-    "--arg",
-    "a=rand:1000:3",
-    "--arg",
-    "b=rand:1000:4",
-    "--arg",
-    "c=zeros:1000",
-];
+const VADD_RUN: &[&str] = clpart_tests::VADD_RUN_ARGS;
 
 fn run_vadd(extra: &[&str]) -> Output {
     let mut a = vec!["run", "kernels/vadd.cl"];

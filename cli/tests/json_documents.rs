@@ -76,29 +76,21 @@ const RUN_FIELDS: &[&str] = &[
     "ranges_cached",
 ];
 
-const VADD_RUN: &[&str] = &[
-    "run",
-    "kernels/vadd.cl",
-    "--global",
-    "1000",
-    "--local",
-    "8",
-    "--arg",
-    "a=rand:1000:3",
-    "--arg",
-    "b=rand:1000:4",
-    "--arg",
-    "c=zeros:1000",
-    "--json",
-];
+/// `clpart run` of the shared vadd launch, as JSON.
+fn vadd_run() -> Vec<&'static str> {
+    let mut a = vec!["run", "kernels/vadd.cl"];
+    a.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
+    a.push("--json");
+    a
+}
 
 #[test]
 fn run_json_declares_its_fields() {
-    let mut args = VADD_RUN.to_vec();
+    let mut args = vadd_run();
     args.extend(["--split", "0:0.5,1:0.5", "--verify"]);
     check_document(&args, 1, RUN_FIELDS);
     // repeated launches add their walls; automatic shares the shares used
-    let mut args = VADD_RUN.to_vec();
+    let mut args = vadd_run();
     args.extend(["--split", "auto", "--repeat", "2"]);
     let mut fields = RUN_FIELDS.to_vec();
     fields.extend(["wall_ms_all", "shares"]);

@@ -18,20 +18,8 @@ fn clpart(args: &[&str]) -> Output {
 }
 
 fn run_vadd(extra: &[&str]) -> Output {
-    let mut a = vec![
-        "run",
-        "kernels/vadd.cl",
-        "--global",
-        "1000",
-        "--local",
-        "8",
-        "--arg",
-        "a=rand:1000:3",
-        "--arg",
-        "b=rand:1000:4",
-        "--arg",
-        "c=zeros:1000",
-    ];
+    let mut a = vec!["run", "kernels/vadd.cl"];
+    a.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
     a.extend_from_slice(extra);
     clpart(&a)
 }

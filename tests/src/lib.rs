@@ -12,6 +12,21 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The arguments of `clpart run kernels/vadd.cl` the CLI tests share: a
+/// 1000-element vadd in work-groups of 8 over seeded inputs.
+pub const VADD_RUN_ARGS: &[&str] = &[
+    "--global",
+    "1000",
+    "--local",
+    "8",
+    "--arg",
+    "a=rand:1000:3",
+    "--arg",
+    "b=rand:1000:4",
+    "--arg",
+    "c=zeros:1000",
+];
+
 /// A command's standard error as text.
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
