@@ -139,10 +139,11 @@ fn median(v: &VecDeque<f64>) -> Option<f64> {
     s.get(s.len() / 2).copied()
 }
 
-/// Whether a round trip of `bytes` costs at most [`MEASURE_SHARE`] of
-/// `n` launches of `wall_ms` each.
-fn pays(bytes: u64, n: u32, wall_ms: f64) -> bool {
-    sync_ms(bytes) <= MEASURE_SHARE * n as f64 * wall_ms
+/// Whether measuring the other side, a round trip of `bytes` and one
+/// launch `extra_ms` slower there than on this side (as last measured),
+/// costs at most [`MEASURE_SHARE`] of `n` launches of `wall_ms` each.
+fn pays(bytes: u64, extra_ms: f64, n: u32, wall_ms: f64) -> bool {
+    sync_ms(bytes) + extra_ms.max(0.0) <= MEASURE_SHARE * n as f64 * wall_ms
 }
 
 impl Home {
@@ -173,10 +174,11 @@ impl Home {
     /// balancer has `settled` (split launches measured; the first launch,
     /// which loads the subkernels, left out), unless the measurements were
     /// inherited; then home is probed. Measuring the other side moves buffers
-    /// (`switch`), so it is done only where the time spent since pays for
-    /// it: a configuration whose first launch would move more than
-    /// [`FIRST_SWITCH_BYTES`] is measured at home first, and a side is
-    /// measured again only after a stretch whose time makes the round trip
+    /// (`switch`) and runs one launch on the slower side, so it is done only
+    /// where the time spent since pays for it: a configuration whose first
+    /// launch would move more than [`FIRST_SWITCH_BYTES`] is measured at
+    /// home first, and a side is measured again only after a stretch whose
+    /// time makes the round trip and the slower launch
     /// cost at most [`MEASURE_SHARE`] of it.
     pub(crate) fn next(&mut self, settled: bool, switch: Switch) -> Choice {
         if self.stretch == 0 {
@@ -194,7 +196,7 @@ impl Home {
                 None => Choice::Clpart,
                 // measured at home first: clpart's devices once a stretch
                 // at home pays for moving the buffers
-                Some(h) if self.after_stay && pays(switch.to_clpart, self.stayed, h) => {
+                Some(h) if self.after_stay && pays(switch.to_clpart, 0.0, self.stayed, h) => {
                     self.after_stay = false;
                     Choice::Clpart
                 }
@@ -214,7 +216,7 @@ impl Home {
         }
         self.at_home = Some(home_better);
         if home_better {
-            if self.after_stay && pays(switch.to_clpart, self.stayed, home) {
+            if self.after_stay && pays(switch.to_clpart, clpart - home, self.stayed, home) {
                 self.after_stay = false;
                 return Choice::Clpart;
             }
@@ -224,7 +226,7 @@ impl Home {
             if self.since >= self.stretch {
                 let since = std::mem::take(&mut self.since);
                 self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
-                if pays(switch.to_home, since, clpart) {
+                if pays(switch.to_home, home - clpart, since, clpart) {
                     return Choice::Probe;
                 }
             }
@@ -278,7 +280,9 @@ mod tests {
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
         assert_eq!(h.next(true, Switch::default()), Choice::Probe);
-        h.observe(0.1);
+        // (a measurement of clpart's devices costs 0.1 ms more than a
+        // launch at home: a tenth of every stretch pays for it)
+        h.observe(0.9);
         let mut stays = Vec::new();
         for _ in 0..5 {
             match h.next(true, Switch::default()) {
@@ -314,7 +318,7 @@ mod tests {
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
         assert_eq!(h.next(true, Switch::default()), Choice::Probe);
-        h.observe(5.0);
+        h.observe(1.1);
         let mut gaps = Vec::new();
         let mut n = 0;
         while gaps.len() < 3 {
@@ -330,6 +334,22 @@ mod tests {
             h.observe(0.1);
         }
         assert_eq!(h.next(true, Switch::default()), Choice::Stay(FIRST_STRETCH));
+    }
+
+    /// A launch at home ten times faster than on clpart's devices: a
+    /// measurement there costs 0.9 ms more, so it waits for a stretch of
+    /// which that is a tenth.
+    #[test]
+    fn a_costly_launch_on_clparts_devices_is_measured_only_when_it_pays() {
+        let mut h = Home::default();
+        h.observe_clpart(20.0);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        h.observe(0.1);
+        assert_eq!(h.next(true, Switch::default()), Choice::Stay(16));
+        assert_eq!(h.next(true, Switch::default()), Choice::Stay(64));
+        assert_eq!(h.next(true, Switch::default()), Choice::Stay(256));
+        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
     }
 
     /// Buffers too large to bring in before the home is known: home is
