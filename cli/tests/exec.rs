@@ -46,6 +46,7 @@ fn built() -> &'static Path {
             "user_event",
             "passthrough",
             "adi",
+            "jacobi1d",
         ]) {
             let src = repo().join("tests/apps").join(app);
             let out = Command::new("gcc")
@@ -593,6 +594,59 @@ fn launches_run_whole_on_clparts_devices_are_synced_back() {
         .filter(|e| e["event"] == "launch" && e["split"] == false)
         .count();
     assert!(whole > 0, "no launch ran whole on clpart's devices: {r}");
+}
+
+/// Automatic shares remember what a run measured: a kernel too small to
+/// pay for splitting (Jacobi-1D on 256 elements), found faster on the
+/// application's device, starts there in the next run with the same cache:
+/// no analysis read, no subkernel built, nothing moved, and the program's
+/// own check passes both times. The first run does measure clpart's
+/// devices (the test can fail).
+#[test]
+fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
+    let cache = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let run = || {
+        let mut c = Command::new("timeout");
+        c.arg("120")
+            .arg(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--wait-for-analysis", "--report"])
+            .arg(&path)
+            .arg("--")
+            .arg(built().join("jacobi1d"))
+            .args(["256", "300"])
+            .current_dir(repo().join("tests/apps/jacobi1d"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env("CLPART_CACHE_DIR", cache.path())
+            .env_remove("OPENCL_LAYERS")
+            .env_remove("CLPART_CACHE");
+        let out = c.output().unwrap();
+        assert_own_check_passes(&out, "jacobi1d 256 300 under automatic shares");
+        report(&path)
+    };
+    let first = run();
+    let split: u64 = first["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["split_launches"].as_u64().unwrap())
+        .sum();
+    assert!(split > 0, "{first}");
+    assert!(first["n_builds"].as_u64().unwrap() > 0, "{first}");
+    let history: Vec<_> = std::fs::read_dir(cache.path().join("history"))
+        .unwrap()
+        .collect();
+    assert_eq!(history.len(), 1, "one history file per program");
+    let second = run();
+    for k in second["kernels"].as_array().unwrap() {
+        assert_eq!(k["split_launches"], 0, "{k}");
+        assert_eq!(k["analyses"], 0, "{k}");
+        assert_eq!(k["launches"], 300, "{k}");
+    }
+    assert_eq!(second["n_builds"], 0, "{second}");
+    assert_eq!(second["bytes_total"], 0, "{second}");
 }
 
 /// Without `--wait-for-analysis`, the launches before a kernel's analysis

@@ -24,11 +24,19 @@
 //! probed again after a stretch of launches. A stretch grows fourfold each
 //! time the choice stays (from [`FIRST_STRETCH`] to [`MAX_STRETCH`]), so a
 //! steady program pays for the other side's measurement ever more rarely,
-//! and starts again short when the choice changes.
+//! and starts again short when the choice changes. The choice is made
+//! before the launch's analysis is looked at, so a configuration at home
+//! costs no analysis and no build; the first launch of a configuration
+//! starts from the walls an earlier run of the program measured
+//! ([`crate::history`], [`Home::remembered`]), and measuring clpart's
+//! devices counts the first launch there in this run (which loads the
+//! subkernels) among its costs.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::history::Walls;
 
 /// The first stretch (launches) before the other side is measured again.
 pub(crate) const FIRST_STRETCH: u32 = 16;
@@ -47,6 +55,10 @@ pub(crate) const FIRST_SWITCH_BYTES: u64 = 32 << 20;
 /// Measuring the other side is worth its round trip of buffers when that
 /// costs at most this share of the time the stretch just spent.
 const MEASURE_SHARE: f64 = 0.1;
+
+/// Until a first launch on clpart's devices was measured: what it costs
+/// (loading the subkernels, allocating buffers) beyond a measured launch.
+const DEFAULT_WARMUP_MS: f64 = 10.0;
 
 /// Until syncs were measured: milliseconds per byte moved between the
 /// application's device and clpart's copy (1 GB/s).
@@ -131,6 +143,11 @@ pub(crate) struct Home {
     /// The first launch on clpart's devices was left out of `clpart` (it
     /// loads the subkernels and allocates the buffers).
     warmed: bool,
+    /// That first launch's wall (ms), here or in an earlier run.
+    warmup: Option<f64>,
+    /// clpart's devices are being measured again after a stretch at home,
+    /// and their first launch was the warm-up: the next launch measures.
+    remeasure: bool,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -160,6 +177,39 @@ impl Home {
         }
     }
 
+    /// A configuration starting from the walls an earlier run measured
+    /// ([`crate::history`]): compared at once, as if measured in this run;
+    /// the first launch on clpart's devices still loads the subkernels and
+    /// is left out.
+    pub(crate) fn remembered(w: Walls) -> Home {
+        Home {
+            walls: VecDeque::from([w.home_ms]),
+            clpart: VecDeque::from([w.clpart_ms]),
+            warmup: w.warmup_ms,
+            inherited: true,
+            ..Home::default()
+        }
+    }
+
+    /// Both sides' median walls, once each was measured.
+    pub(crate) fn walls(&self) -> Option<Walls> {
+        Some(Walls {
+            home_ms: median(&self.walls)?,
+            clpart_ms: median(&self.clpart)?,
+            warmup_ms: self.warmup,
+        })
+    }
+
+    /// What measuring clpart's devices costs beyond their launches: their
+    /// first launch in this run loads the subkernels.
+    fn warmup_ms(&self) -> f64 {
+        if self.warmed {
+            0.0
+        } else {
+            self.warmup.unwrap_or(DEFAULT_WARMUP_MS)
+        }
+    }
+
     /// A stretch of launches at home, after which clpart's devices may be
     /// measured.
     fn stay(&mut self) -> Choice {
@@ -184,6 +234,10 @@ impl Home {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;
         }
+        if self.remeasure && self.warmed {
+            self.remeasure = false;
+            return Choice::Clpart;
+        }
         let home = median(&self.walls);
         let measured = median(&self.clpart);
         let Some(clpart) = measured.filter(|_| settled || self.inherited) else {
@@ -196,7 +250,10 @@ impl Home {
                 None => Choice::Clpart,
                 // measured at home first: clpart's devices once a stretch
                 // at home pays for moving the buffers
-                Some(h) if self.after_stay && pays(switch.to_clpart, 0.0, self.stayed, h) => {
+                Some(h)
+                    if self.after_stay
+                        && pays(switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
+                {
                     self.after_stay = false;
                     Choice::Clpart
                 }
@@ -216,8 +273,10 @@ impl Home {
         }
         self.at_home = Some(home_better);
         if home_better {
-            if self.after_stay && pays(switch.to_clpart, clpart - home, self.stayed, home) {
+            let extra = clpart - home + self.warmup_ms();
+            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, home) {
                 self.after_stay = false;
+                self.remeasure = !self.warmed;
                 return Choice::Clpart;
             }
             self.stay()
@@ -241,8 +300,11 @@ impl Home {
 
     /// The wall (ms) of a launch on clpart's devices.
     pub(crate) fn observe_clpart(&mut self, wall_ms: f64) {
-        if !self.warmed && !self.inherited {
+        // (a configuration inherited from a neighbour that ran on clpart's
+        // devices finds its subkernels loaded)
+        if !self.warmed {
             self.warmed = true;
+            self.warmup = Some(wall_ms);
             return;
         }
         keep(&mut self.clpart, wall_ms);
@@ -350,6 +412,44 @@ mod tests {
         assert_eq!(h.next(true, Switch::default()), Choice::Stay(64));
         assert_eq!(h.next(true, Switch::default()), Choice::Stay(256));
         assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+    }
+
+    /// Walls an earlier run measured decide the first launch: a faster
+    /// home stays home at once, and clpart's devices, whose first launch
+    /// in this run loads the subkernels (9 ms then), are measured again
+    /// only when a stretch pays for that too, in two launches (the first
+    /// left out).
+    #[test]
+    fn remembered_walls_decide_the_first_launch() {
+        let w = Walls {
+            home_ms: 0.2,
+            clpart_ms: 1.0,
+            warmup_ms: Some(9.0),
+        };
+        let mut h = Home::remembered(w);
+        assert_eq!(h.walls(), Some(w));
+        let mut stays = Vec::new();
+        loop {
+            match h.next(false, Switch::default()) {
+                Choice::Stay(n) => stays.push(n),
+                Choice::Clpart => break,
+                c => panic!("{c:?}"),
+            }
+        }
+        // 9.8 ms against a tenth of 16, 64, 256 launches of 0.2 ms
+        assert_eq!(stays, [16, 64, 256, 1024]);
+        h.observe_clpart(9.0);
+        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        h.observe_clpart(0.1);
+        h.observe_clpart(0.1);
+        assert_eq!(h.walls().map(|w| w.clpart_ms), Some(0.1));
+        // a faster clpart remembered: no probe at home first
+        let mut h = Home::remembered(Walls {
+            home_ms: 2.0,
+            clpart_ms: 1.0,
+            warmup_ms: None,
+        });
+        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
     }
 
     /// Buffers too large to bring in before the home is known: home is

@@ -36,6 +36,7 @@
 mod analyses;
 mod config;
 mod events;
+mod history;
 mod home;
 mod intercept;
 mod report;
@@ -142,5 +143,6 @@ static AT_EXIT: extern "C" fn() = at_exit;
 
 extern "C" fn at_exit() {
     analyses::stop();
+    let _ = std::panic::catch_unwind(split::save_history);
     let _ = std::panic::catch_unwind(report::finish);
 }

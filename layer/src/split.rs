@@ -102,6 +102,8 @@ struct Engine {
     /// work-groups: a new key of a smaller launch (an NDRange that shrank
     /// past a power of two) starts from its measurements.
     last_key: HashMap<String, (String, u32)>,
+    /// What earlier runs measured, and where this run's walls go.
+    history: crate::history::History,
 }
 
 /// The wall (ms) of a home probe of the launch configuration `key`.
@@ -224,6 +226,14 @@ fn split_with(
     refuse_early(rec)?;
     let options: Vec<String> = options.to_vec();
     let _inside = Inside::enter();
+    let (balance_key, size) = balance_key(&rec.name, nd, !launch.local.is_null());
+    if config().shares.is_none() && config().auto {
+        if let Some(home) =
+            home_or_clpart(engine, launch, rec, (source, &options), &balance_key, size)
+        {
+            return home;
+        }
+    }
     let src_key = Arc::as_ptr(source) as *const u8 as usize;
     if !engine.sources.iter().any(|s| Arc::ptr_eq(s, source)) {
         engine.sources.push(source.clone());
@@ -303,52 +313,6 @@ fn split_with(
     }
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
-    let (balance_key, size) = balance_key(&rec.name, nd, !launch.local.is_null());
-    if config().shares.is_none() && config().auto {
-        let settled = engine
-            .balancer
-            .as_ref()
-            .is_some_and(|b| b.best_wall(&balance_key).is_some());
-        if !engine.home.contains_key(&balance_key) {
-            // only from a larger size: a launch with fewer work-groups
-            // gains less from splitting, never more
-            let from = engine
-                .last_key
-                .get(&rec.name)
-                .filter(|(_, s)| *s > size)
-                .and_then(|(k, _)| engine.home.get(k))
-                .map(home::Home::inherited)
-                .unwrap_or_default();
-            engine.home.insert(balance_key.clone(), from);
-        }
-        if engine.last_key.get(&rec.name).map(|(k, _)| k) != Some(&balance_key) {
-            engine
-                .last_key
-                .insert(rec.name.clone(), (balance_key.clone(), size));
-        }
-        // a stretch at home goes on through launches of other sizes (an
-        // NDRange that changes at every launch)
-        if let Some(n) = carried_stretch(launch).filter(|&n| n > 0) {
-            remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n - 1));
-            return Err(home::AT_HOME.into());
-        }
-        let switch = switch_bytes(rec, plan);
-        let at_home = engine.home.get_mut(&balance_key).expect("inserted above");
-        match at_home.next(settled, switch) {
-            home::Choice::Clpart => {}
-            // timed between two clFinish: not while a command may wait
-            // for a user event the application sets later
-            home::Choice::Probe if launch.wait.0 == 0 && !crate::events::user_event_pending() => {
-                report::whole(&rec.name, home::AT_HOME);
-                return Ok(Outcome::Probe(balance_key));
-            }
-            home::Choice::Probe => return Err(home::AT_HOME.into()),
-            home::Choice::Stay(n) => {
-                remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n));
-                return Err(home::AT_HOME.into());
-            }
-        }
-    }
     let shares = match &config().shares {
         Some(Ok(s)) => s.clone(),
         Some(Err(e)) => return Err(e.clone()),
@@ -599,13 +563,96 @@ fn split_with(
     Ok(Outcome::Done(CL_SUCCESS))
 }
 
+/// With automatic shares, whether the launch runs at home (`Some`: a
+/// probe, or passed through for a stretch) or on clpart's devices
+/// (`None`), decided before its analysis is looked at: a configuration
+/// that stays at home neither reads its analysis nor builds its
+/// subkernels. A configuration seen for the first time starts from what
+/// an earlier run measured ([`crate::history`]), else from a larger size
+/// of the same kernel.
+fn home_or_clpart(
+    engine: &mut Engine,
+    launch: &Launch,
+    rec: &KernelRec,
+    (source, options): (&Arc<str>, &[String]),
+    balance_key: &str,
+    size: u32,
+) -> Option<Result<Outcome, String>> {
+    let settled = engine
+        .balancer
+        .as_ref()
+        .is_some_and(|b| b.best_wall(balance_key).is_some());
+    if !engine.home.contains_key(balance_key) {
+        let remembered = engine
+            .history
+            .recall(launch.queue, source, options, balance_key)
+            .map(home::Home::remembered);
+        // only from a larger size: a launch with fewer work-groups
+        // gains less from splitting, never more
+        let from = remembered.unwrap_or_else(|| {
+            engine
+                .last_key
+                .get(&rec.name)
+                .filter(|(_, s)| *s > size)
+                .and_then(|(k, _)| engine.home.get(k))
+                .map(home::Home::inherited)
+                .unwrap_or_default()
+        });
+        engine.home.insert(balance_key.to_string(), from);
+    }
+    if engine.last_key.get(&rec.name).map(|(k, _)| k.as_str()) != Some(balance_key) {
+        engine
+            .last_key
+            .insert(rec.name.clone(), (balance_key.to_string(), size));
+    }
+    // a stretch at home goes on through launches of other sizes (an
+    // NDRange that changes at every launch)
+    if let Some(n) = carried_stretch(launch).filter(|&n| n > 0) {
+        remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n - 1));
+        return Some(Err(home::AT_HOME.into()));
+    }
+    let switch = switch_bytes(rec);
+    let at_home = engine.home.get_mut(balance_key).expect("inserted above");
+    match at_home.next(settled, switch) {
+        home::Choice::Clpart => None,
+        // timed between two clFinish: not while a command may wait
+        // for a user event the application sets later
+        home::Choice::Probe if launch.wait.0 == 0 && !crate::events::user_event_pending() => {
+            report::whole(&rec.name, home::AT_HOME);
+            Some(Ok(Outcome::Probe(balance_key.to_string())))
+        }
+        home::Choice::Probe => Some(Err(home::AT_HOME.into())),
+        home::Choice::Stay(n) => {
+            remember_unsplit(launch, &rec.name, home::AT_HOME, Some(n));
+            Some(Err(home::AT_HOME.into()))
+        }
+    }
+}
+
+/// Stores what this run measured of each configuration for the next run
+/// ([`crate::history`]); at exit.
+pub(crate) fn save_history() {
+    let Ok(mut engine) = ENGINE.try_lock() else {
+        return;
+    };
+    let Some(engine) = engine.as_mut() else {
+        return;
+    };
+    let measured: Vec<(String, crate::history::Walls)> = engine
+        .home
+        .iter()
+        .filter_map(|(k, h)| Some((k.clone(), h.walls()?)))
+        .collect();
+    engine.history.save(measured);
+}
+
 /// What running this launch on the other side would move
 /// ([`home::Switch`]): to clpart's devices, the buffers the application's
 /// device holds newer, and back, those the kernel may write; to the
 /// application's device, the buffers clpart's devices hold newer, and back,
 /// again those the kernel may write (a launch at home may change any of
 /// their bytes).
-fn switch_bytes(rec: &KernelRec, plan: &launcher::Plan) -> home::Switch {
+fn switch_bytes(rec: &KernelRec) -> home::Switch {
     let mut seen: Vec<usize> = Vec::new();
     let mut sw = home::Switch::default();
     let held = resident::hold();
@@ -619,11 +666,11 @@ fn switch_bytes(rec: &KernelRec, plan: &launcher::Plan) -> home::Switch {
         }) else {
             continue;
         };
-        let written = plan
-            .kernel()
-            .arrays
-            .iter()
-            .any(|a| a.arg_index == i as u32 && a.mode != ranges_format::Mode::R);
+        // before an analysis told which arguments are read-only: any
+        let written = !rec
+            .read_only
+            .as_ref()
+            .is_some_and(|r| r.contains(&(i as u32)));
         if seen.contains(&root) {
             continue;
         }

@@ -1,0 +1,227 @@
+//! What earlier runs of a program measured: per launch configuration, the
+//! wall of a launch at home and on clpart's devices ([`Walls`]), kept in
+//! clpart's cache folder (`history/`, one file per program and set of
+//! devices) so that a later run starts from them.
+//!
+//! A configuration an earlier run found faster at home then stays at home
+//! from its first launch: its analysis is not read and its subkernels are
+//! not built (in the launch, that is what a small kernel's launches would
+//! otherwise pay for before their first measurement), and clpart's devices
+//! are measured again only when a stretch at home pays for it
+//! ([`crate::home`]), as within one run. One found faster on clpart's
+//! devices starts there without a probe at home. The walls are only a
+//! starting point: the run measures both sides again and stores its own.
+//!
+//! A file is keyed by the program's source and build options, the devices
+//! clpart sees (name, type, compute units, memory, platform) and the
+//! application's device; it holds at most [`MAX_CONFIGS`] configurations.
+//! Unreadable or foreign files are ignored (the run measures afresh);
+//! writes are atomic. `CLPART_CACHE=0` keeps no history.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use opencl_sys::{cl_command_queue, cl_device_id, CL_QUEUE_DEVICE, CL_SUCCESS};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::target;
+
+/// The format of a history file.
+const VERSION: u32 = 1;
+
+/// Most configurations one file keeps.
+pub(crate) const MAX_CONFIGS: usize = 256;
+
+/// One configuration's walls (ms): a launch at home (the application's
+/// device, probed between two `clFinish`es) and on clpart's devices (as
+/// the application waited for it), each the median of the last measured.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Walls {
+    pub(crate) home_ms: f64,
+    pub(crate) clpart_ms: f64,
+    /// The first launch on clpart's devices (loading the subkernels).
+    #[serde(default)]
+    pub(crate) warmup_ms: Option<f64>,
+}
+
+impl Walls {
+    fn valid(&self) -> bool {
+        [self.home_ms, self.clpart_ms]
+            .iter()
+            .chain(self.warmup_ms.iter())
+            .all(|w| w.is_finite() && *w >= 0.0)
+    }
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct File {
+    version: u32,
+    /// By the configuration's balancer key (kernel, work-group size,
+    /// work-groups to a power of two).
+    configs: BTreeMap<String, Walls>,
+}
+
+/// The history files of this process's programs.
+#[derive(Default)]
+pub(crate) struct History {
+    /// Read (or found missing) files, by file name.
+    files: HashMap<String, BTreeMap<String, Walls>>,
+    /// The file of each configuration seen (by balancer key).
+    file_of: HashMap<String, String>,
+}
+
+impl History {
+    /// The walls an earlier run measured for configuration `key` of a
+    /// kernel of the program (`source`, `options`) launched on `queue`.
+    /// Remembers which file the configuration's walls go to at exit.
+    pub(crate) fn recall(
+        &mut self,
+        queue: cl_command_queue,
+        source: &str,
+        options: &[String],
+        key: &str,
+    ) -> Option<Walls> {
+        let dir = dir()?;
+        let name = file_name(queue, source, options)?;
+        let configs = self
+            .files
+            .entry(name.clone())
+            .or_insert_with(|| read(&dir.join(&name)).unwrap_or_default());
+        let walls = configs.get(key).copied();
+        self.file_of.insert(key.to_string(), name);
+        walls
+    }
+
+    /// Stores the walls this run measured (`measured`, by balancer key)
+    /// into the files of their configurations; a file whose walls did not
+    /// change is not written. Failures are ignored (the next run measures
+    /// afresh).
+    pub(crate) fn save(&mut self, measured: impl IntoIterator<Item = (String, Walls)>) {
+        let Some(dir) = dir() else { return };
+        let mut changed: Vec<String> = Vec::new();
+        for (key, walls) in measured {
+            let Some(name) = self.file_of.get(&key) else {
+                continue;
+            };
+            let Some(configs) = self.files.get_mut(name) else {
+                continue;
+            };
+            if walls.valid() && configs.get(&key) != Some(&walls) {
+                if configs.len() >= MAX_CONFIGS && !configs.contains_key(&key) {
+                    continue;
+                }
+                configs.insert(key, walls);
+                if !changed.contains(name) {
+                    changed.push(name.clone());
+                }
+            }
+        }
+        for name in changed {
+            let file = File {
+                version: VERSION,
+                configs: self.files[&name].clone(),
+            };
+            let Ok(text) = ron::to_string(&file) else {
+                continue;
+            };
+            if std::fs::create_dir_all(&dir).is_err() {
+                return;
+            }
+            let _ = ranges_format::output::write_file(&dir.join(&name), |w| {
+                w.write_all(text.as_bytes())
+            });
+        }
+    }
+}
+
+/// The history folder, or `None` when clpart keeps no cache.
+fn dir() -> Option<PathBuf> {
+    match launcher::cache_root()? {
+        launcher::CacheRoot::Given(d) | launcher::CacheRoot::Default(d) => Some(d.join("history")),
+    }
+}
+
+/// The configurations of a history file; `None` when it is missing,
+/// unreadable, of another format or holds a wall that is not one.
+fn read(path: &std::path::Path) -> Option<BTreeMap<String, Walls>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let file: File = ron::from_str(&text).ok()?;
+    (file.version == VERSION
+        && file.configs.len() <= MAX_CONFIGS
+        && file.configs.values().all(Walls::valid))
+    .then_some(file.configs)
+}
+
+/// The file of a program launched on `queue`: a hash of its source and
+/// options, clpart's devices and the application's device among them.
+fn file_name(queue: cl_command_queue, source: &str, options: &[String]) -> Option<String> {
+    let runtime = crate::analyses::runtime().ok()?;
+    let app = app_device(queue).and_then(|d| runtime.device_index_of(d as *mut _));
+    let mut h = Sha256::new();
+    h.update(format!("clpart history {VERSION}\n"));
+    for d in runtime.devices() {
+        h.update(format!("device {d}\n"));
+    }
+    h.update(format!("application's device {app:?}\n"));
+    for o in options {
+        h.update(format!("option {} {o}\n", o.len()));
+    }
+    h.update(source.as_bytes());
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Some(format!("{}.ron", &hex[..32]))
+}
+
+/// The device of the application's queue.
+fn app_device(queue: cl_command_queue) -> Option<cl_device_id> {
+    let info = target().clGetCommandQueueInfo?;
+    let mut device: cl_device_id = std::ptr::null_mut();
+    // SAFETY: a `cl_device_id` answer into `device`.
+    let r = unsafe {
+        info(
+            queue,
+            CL_QUEUE_DEVICE,
+            std::mem::size_of::<cl_device_id>(),
+            &mut device as *mut cl_device_id as *mut std::ffi::c_void,
+            std::ptr::null_mut(),
+        )
+    };
+    (r == CL_SUCCESS && !device.is_null()).then_some(device)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_reads_back_and_bad_ones_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.ron");
+        let mut configs = BTreeMap::new();
+        configs.insert(
+            "k local 16 groups ~2^5".to_string(),
+            Walls {
+                home_ms: 0.25,
+                clpart_ms: 1.5,
+                warmup_ms: Some(9.0),
+            },
+        );
+        let text = ron::to_string(&File {
+            version: VERSION,
+            configs: configs.clone(),
+        })
+        .unwrap();
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(read(&path), Some(configs));
+        for bad in [
+            text.replace("version:1", "version:9"),
+            text.replace("0.25", "-1.0"),
+            "(version: 1, configs: {\"k\": (home_ms: 1.0)})".to_string(),
+            "garbage".to_string(),
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            assert_eq!(read(&path), None);
+        }
+        assert_eq!(read(&dir.path().join("missing.ron")), None);
+    }
+}
