@@ -102,6 +102,15 @@ fn exec_on(
         .env("POCL_DEVICES", devices)
         .env("CLPART_LAYER", layer())
         .env_remove("OPENCL_LAYERS");
+    // automatic shares start from what earlier runs of the program
+    // measured (the cache's `history/`): each run here starts afresh
+    let fresh = tempfile::tempdir().unwrap();
+    let fixed = options.iter().any(|o| *o == "--split")
+        && !options.windows(2).any(|w| w == ["--split", "auto"]);
+    if !fixed {
+        c.env("CLPART_CACHE_DIR", fresh.path())
+            .env_remove("CLPART_CACHE");
+    }
     c.output().unwrap()
 }
 
@@ -637,16 +646,49 @@ fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
     assert!(first["n_builds"].as_u64().unwrap() > 0, "{first}");
     let history: Vec<_> = std::fs::read_dir(cache.path().join("history"))
         .unwrap()
+        .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(history.len(), 1, "one history file per program");
+    #[derive(serde::Deserialize)]
+    struct Walls {
+        home_ms: f64,
+        clpart_ms: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct History {
+        configs: std::collections::BTreeMap<String, Walls>,
+    }
+    let h: History = ron::from_str(&std::fs::read_to_string(&history[0]).unwrap()).unwrap();
+    // the kernels the first run found faster at home (its walls, so that
+    // a loaded machine's noise cannot fail the test; one at least)
+    let kernels = ["jacobi1d_average", "jacobi1d_copy"];
+    let at_home: Vec<&str> = kernels
+        .into_iter()
+        .filter(|k| {
+            let mine = h
+                .configs
+                .iter()
+                .filter(|(c, _)| c.starts_with(&format!("{k} ")));
+            mine.clone().count() > 0 && mine.into_iter().all(|(_, w)| w.home_ms < w.clpart_ms)
+        })
+        .collect();
+    assert!(
+        !at_home.is_empty(),
+        "{:?}",
+        h.configs.keys().collect::<Vec<_>>()
+    );
     let second = run();
     for k in second["kernels"].as_array().unwrap() {
-        assert_eq!(k["split_launches"], 0, "{k}");
-        assert_eq!(k["analyses"], 0, "{k}");
         assert_eq!(k["launches"], 300, "{k}");
+        if at_home.contains(&k["name"].as_str().unwrap()) {
+            assert_eq!(k["split_launches"], 0, "{k}");
+            assert_eq!(k["analyses"], 0, "{k}");
+        }
     }
-    assert_eq!(second["n_builds"], 0, "{second}");
-    assert_eq!(second["bytes_total"], 0, "{second}");
+    if at_home.len() == kernels.len() {
+        assert_eq!(second["n_builds"], 0, "{second}");
+        assert_eq!(second["bytes_total"], 0, "{second}");
+    }
 }
 
 /// Without `--wait-for-analysis`, the launches before a kernel's analysis
