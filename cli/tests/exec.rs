@@ -1174,7 +1174,7 @@ fn issue_14_a_warm_run_under_the_layer_never_loads_libclang() {
         cold[0]
             .3
             .as_deref()
-            .is_some_and(|r| r.contains("cannot be parsed")),
+            .is_some_and(|r| r.contains("libclang could not be loaded")),
         "{cold:?}"
     );
 }

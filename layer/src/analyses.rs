@@ -378,8 +378,9 @@ fn run(
     let session = sessions
         .entry(job.kernel_key.clone())
         .or_insert_with(|| job.session());
-    // on the worker, a kernel the cache lacks is parsed and analyzed
-    let parse = busy.is_some() && !session.in_cache(&job.kernel, &job.config);
+    // a kernel the cache lacks is parsed and analyzed (by a clpart process
+    // under `clpart exec`, on the worker or for a launch that waits)
+    let parse = !session.in_cache(&job.kernel, &job.config);
     let child = std::env::var_os("CLPART_EXE").filter(|e| parse && !e.is_empty());
     let (infos, ranges) = match child {
         // parsed and analyzed in a process of its own: no libclang here
