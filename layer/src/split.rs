@@ -462,7 +462,11 @@ fn split_with(
                     }
                 });
             }
-            return Err(format!("the split launch failed: {e}"));
+            // not tried again at this size: the same launch would fail
+            // again, after the same syncs
+            let why = format!("the split launch failed: {e}");
+            remember_unsplit(launch, &rec.name, &why, None);
+            return Err(why);
         }
     };
     if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
