@@ -605,6 +605,29 @@ fn launches_run_whole_on_clparts_devices_are_synced_back() {
     assert!(whole > 0, "no launch ran whole on clpart's devices: {r}");
 }
 
+/// A kernel whose parametric analysis splits but whose launch-time
+/// assumption fails at its launches' values (ADI's last-row update,
+/// `x[(n - 1) * n + j]`, ran unsplit at every launch) gets the analysis
+/// specialized on the values that stay the same (`n`, the global size):
+/// its later launches split, and the program's check passes.
+#[test]
+fn a_launch_time_assumption_that_fails_brings_the_specialized_analysis() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("adi.json");
+    let out = exec(
+        "adi",
+        &["--split", "0:0.5,1:0.5"],
+        Some(&path),
+        &["128", "30"],
+    );
+    assert_own_check_passes(&out, "adi 128 30 at 50/50");
+    let r = report(&path);
+    let k = kernel(&r, "adi_col_last");
+    assert_eq!(k["launches"], 30, "{k}");
+    assert_eq!(k["analyses"], 2, "{k}");
+    assert!(k["split_launches"].as_u64().unwrap() >= 27, "{k}");
+}
+
 /// Automatic shares remember what a run measured: a kernel too small to
 /// pay for splitting (Jacobi-1D on 256 elements), found faster on the
 /// application's device, starts there in the next run with the same cache:

@@ -14,7 +14,8 @@
 //! 1. with a NULL local size, parametric in the work-group size;
 //! 2. with the launch's work-group size;
 //! 3. when 2 could not prove the writes disjoint
-//!    ([`session::writes_unproved`]), specialized on the values that have
+//!    ([`session::writes_unproved`]) or its launch-time assumptions failed
+//!    at a launch (which then ran unsplit), specialized on the values that have
 //!    stayed the same over the kernel's launches so far (the global size
 //!    while it has not changed, integer scalars such as `n` or a width),
 //!    parametric in those that changed (`k`, `t`, a plane index, a
@@ -142,6 +143,10 @@ pub(crate) struct KernelAnalyses {
     pub(crate) infos: Option<Result<Arc<Vec<ArgInfo>>, String>>,
     stream: Stream,
     entries: HashMap<LaunchConfig, Entry>,
+    /// Analyses that split, but whose launch-time assumptions failed at a
+    /// launch (which then ran unsplit): the next candidate serves the
+    /// kernel's launches if it splits.
+    failed_at_launch: Vec<LaunchConfig>,
     n_analyses: u32,
 }
 
@@ -219,6 +224,14 @@ impl KernelAnalyses {
         while i < keys.len() {
             let key = &keys[i];
             match self.entries.get(key) {
+                // (an analysis whose assumptions failed at a launch: the
+                // next candidate, specialized on the values that stay, may
+                // need none)
+                Some(Entry::Ready(Verdict::Split(_)))
+                    if i + 1 < keys.len() && self.failed_at_launch.contains(key) =>
+                {
+                    i += 1
+                }
                 Some(Entry::Ready(Verdict::Split(_))) => return Choice::Split(keys.swap_remove(i)),
                 Some(Entry::Ready(Verdict::Whole { why: w, may_help })) => {
                     why = w.clone();
@@ -289,6 +302,14 @@ impl KernelAnalyses {
         }
         // (not reached: a candidate is followed only where a next one is)
         Choice::Whole(why, false)
+    }
+
+    /// Records that the analysis `key` split but its launch-time
+    /// assumptions did not hold at a launch.
+    pub(crate) fn failed_at_launch(&mut self, key: &LaunchConfig) {
+        if !self.failed_at_launch.contains(key) {
+            self.failed_at_launch.push(key.clone());
+        }
     }
 
     /// The plan of an analysis that splits.

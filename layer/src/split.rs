@@ -469,6 +469,20 @@ fn split_with(
             return Err(why);
         }
     };
+    // run unsplit because a launch-time assumption of the analysis failed
+    // at this launch's values: the next launches try the analysis
+    // specialized on the values that stay the same
+    let assumption_failed = !report.split && {
+        let point = session::LaunchPoint {
+            global: nd.global.clone(),
+            local: nd.local.clone(),
+            scalars: ints
+                .iter()
+                .filter_map(|(_, n, v)| Some((n.clone(), (*v)?)))
+                .collect(),
+        };
+        !session::assumptions_failing(plan.kernel(), &point).is_empty()
+    };
     if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
         b.observe(&balance_key, &report);
     }
@@ -492,6 +506,11 @@ fn split_with(
         }
     }
     drop(held);
+    if assumption_failed {
+        if let Some(k) = engine.analyses.kernels.get_mut(&kernel_key) {
+            k.failed_at_launch(&key);
+        }
+    }
 
     // 4. What changed in the buffers kept off the resident path goes back
     // into the application's buffers.

@@ -50,7 +50,7 @@ use std::sync::OnceLock;
 
 use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
-pub use partitioner::Counts;
+pub use partitioner::{Counts, LaunchPoint};
 use partitioner::{PartitionError, PartitionOptions};
 use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 
@@ -942,7 +942,16 @@ pub fn writes_unproved(k: &KernelRanges) -> bool {
 /// its array whole, or run the kernel unsplit, where the analysis
 /// specialized on the launch's values may need no such assumption.
 fn assumption_fails(k: &KernelRanges, point: Option<&partitioner::LaunchPoint>) -> bool {
-    let Some(point) = point else { return false };
+    point.is_some_and(|p| !assumptions_failing(k, p).is_empty())
+}
+
+/// The descriptions of `k`'s launch-time assumptions that do not hold at
+/// the launch `point` (at offset 0, the whole NDRange as one slice); none
+/// where a parameter's value is unknown there.
+pub fn assumptions_failing<'k>(
+    k: &'k KernelRanges,
+    point: &partitioner::LaunchPoint,
+) -> Vec<&'k str> {
     let values = point.values(&k.params, &k.args, Some(k.split_dim.unwrap_or(0)));
     let Some(vals) = k
         .params
@@ -950,16 +959,19 @@ fn assumption_fails(k: &KernelRanges, point: Option<&partitioner::LaunchPoint>) 
         .map(|p| values.get(&p.name).copied())
         .collect::<Option<Vec<i64>>>()
     else {
-        return false;
+        return Vec::new();
     };
     // bound as a range file's reader binds them
     let Ok(bound) = k.validate_and_bind() else {
-        return false;
+        return Vec::new();
     };
     bound
         .assumptions
         .iter()
-        .any(|c| c.eval(&vals).is_ok_and(|holds| !holds))
+        .zip(&k.assumptions)
+        .filter(|(c, _)| c.eval(&vals).is_ok_and(|holds| !holds))
+        .map(|(_, a)| a.description.as_str())
+        .collect()
 }
 
 /// The build options of a range file of `program`: the user's, then those
