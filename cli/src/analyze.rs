@@ -51,6 +51,17 @@ pub struct AnalyzeArgs {
     /// With --at: the number of equal slices to show.
     #[arg(long, default_value_t = 2)]
     pub slices: u32,
+    /// Analyze as `clpart run` and `clpart exec` would for one launch, and
+    /// print its verdict and ranges at its values: `gs=X[,Y[,Z]]`, optionally
+    /// `ls=X[,Y[,Z]]` (default: as `clpart run` picks) and integer scalar
+    /// arguments `NAME=VALUE`; one kernel (choose it with --kernel).
+    #[arg(
+        long,
+        value_name = "gs=.. [ls=..] [NAME=VALUE..]",
+        num_args = 1..,
+        conflicts_with_all = ["local", "specialize", "at"]
+    )]
+    pub launch: Vec<String>,
     /// Skip the Ehrhart counts.
     #[arg(long)]
     pub no_counts: bool,
@@ -179,6 +190,72 @@ fn at_values(
     Ok(m)
 }
 
+/// A `--launch` list as the launch it names: its configuration and the
+/// values its ranges are printed at (`gs<d>`, `ls<d>`, the scalars).
+fn launch_config(
+    items: &[String],
+    split_dim: Option<u32>,
+) -> Result<(
+    session::LaunchConfig,
+    std::collections::BTreeMap<String, i64>,
+)> {
+    let sizes = |v: &str, what: &str| -> Result<Vec<u64>> {
+        let out = v
+            .split(',')
+            .map(|x| x.trim().parse::<u64>().ok().filter(|&n| n > 0))
+            .collect::<Option<Vec<u64>>>()
+            .filter(|s| (1..=3).contains(&s.len()))
+            .with_context(|| {
+                format!("--launch {what}={v}: give 1 to 3 positive integers, comma-separated")
+            })?;
+        Ok(out)
+    };
+    let (mut global, mut local) = (None, None);
+    let mut scalars = std::collections::BTreeMap::new();
+    for item in items {
+        let (n, v) = item
+            .split_once('=')
+            .with_context(|| format!("--launch entry '{item}' must be NAME=VALUE"))?;
+        match n.trim() {
+            "gs" => global = Some(sizes(v, "gs")?),
+            "ls" => local = Some(sizes(v, "ls")?),
+            n => {
+                let v: i64 = v
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--launch entry '{item}': '{v}' is not an integer"))?;
+                scalars.insert(n.to_string(), v);
+            }
+        }
+    }
+    let global = global.context("--launch needs the global size: gs=X[,Y[,Z]]")?;
+    let local = match local {
+        Some(l) if l.len() != global.len() => bail!(
+            "--launch: ls has {} dimensions, gs {}",
+            l.len(),
+            global.len()
+        ),
+        Some(l) => l,
+        None => launcher::NdRange::default_local(&global),
+    };
+    let nd =
+        launcher::NdRange::new(&global, &local).map_err(|e| anyhow::anyhow!("--launch: {e}"))?;
+    let mut at = scalars.clone();
+    for (d, (&g, &l)) in nd.global.iter().zip(&nd.local).enumerate() {
+        at.insert(format!("gs{d}"), g as i64);
+        at.insert(format!("ls{d}"), l as i64);
+    }
+    let config = session::LaunchConfig {
+        global: nd.global.clone(),
+        local: nd.local.clone(),
+        scalars,
+        split_dim,
+        counts: session::Counts::All,
+        only: None,
+    };
+    Ok((config, at))
+}
+
 pub fn run(args: AnalyzeArgs) -> Result<u8> {
     let from_stdin = args.file.as_os_str() == "-";
     let source = if from_stdin {
@@ -222,14 +299,58 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     }
     let po = partition_options(&args)?;
     let progress = crate::progress::Progress::start(format!("analyzing {file}"));
-    let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
-    session.note_local_size_needed(&mut rf, &po);
-    drop(progress);
-    // named values checked before any output
-    let at = match &args.at {
-        Some(t) => Some(at_values(t, &rf)?),
-        None => None,
+    let (rf, at) = if args.launch.is_empty() {
+        let mut rf = session.analyze(args.kernel.as_deref(), &po)?;
+        session.note_local_size_needed(&mut rf, &po);
+        // named values checked before any output
+        let at = match &args.at {
+            Some(t) => Some(at_values(t, &rf)?),
+            None => None,
+        };
+        (rf, at)
+    } else {
+        // one launch, analyzed as `clpart run` analyzes it
+        let (config, at) = launch_config(&args.launch, args.split_dim)?;
+        let kernel = match &args.kernel {
+            Some(k) => k.clone(),
+            None => {
+                let names: Vec<String> = program.kernels().map(|f| f.name.clone()).collect();
+                let [one] = names.as_slice() else {
+                    bail!(
+                        "--launch analyzes one kernel: choose it with --kernel (kernels: {})",
+                        names.join(", ")
+                    );
+                };
+                one.clone()
+            }
+        };
+        // (a session of its own: the report below borrows this one's parse)
+        let mut one = session::Session::from_source(&file, &source, &args.clang_args())?;
+        let mut rf = one.ranges_for_launch(&kernel, &config)?.clone();
+        // the verdict at this launch's values, as the launcher takes it
+        let point = partitioner::LaunchPoint {
+            global: config.global.clone(),
+            local: config.local.clone(),
+            scalars: config.scalars.clone(),
+        };
+        for k in &mut rf.kernels {
+            let failing: Vec<String> = session::assumptions_failing(k, &point)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            let verdict = match (&k.reason, failing.as_slice()) {
+                (Some(why), _) if !k.splittable => format!("this launch runs unsplit: {why}"),
+                (_, []) => "this launch splits".to_string(),
+                (_, f) => format!(
+                    "at this launch a launch-time assumption does not hold ({}): an array it models goes whole, or the launch runs unsplit if that array is written",
+                    f.join("; ")
+                ),
+            };
+            k.diagnostics.push(verdict);
+        }
+        (rf, Some(at))
     };
+    drop(progress);
     if let Some(id) = output_id {
         rf.validate()?;
         let text = rf.to_ron_string()?;

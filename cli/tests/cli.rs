@@ -688,3 +688,52 @@ fn a_closed_pipe_ends_analyze_and_run_quietly() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+/// `clpart analyze --launch` analyzes one launch as `clpart run` and
+/// `clpart exec` do and says what that launch does: ADI's last-row update,
+/// whose parametric ranges need a launch-time assumption, is specialized
+/// on the launch's values and splits; the table is printed at them.
+#[test]
+fn analyze_at_one_launch_says_what_that_launch_does() {
+    let out = clpart(&[
+        "analyze",
+        "tests/apps/adi/kernel.cl",
+        "--kernel",
+        "adi_col_last",
+        "--launch",
+        "gs=512",
+        "ls=64",
+        "n=512",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", text, stderr(&out));
+    assert!(text.contains("note: this launch splits"), "{text}");
+    assert!(text.contains("specialized n = 512"), "{text}");
+    assert!(text.contains("2 slices of 8 work-groups"), "{text}");
+    assert!(
+        text.contains("x            total            [261632, 262143]"),
+        "{text}"
+    );
+    // bad launches: one line each, exit 2
+    let adi = ["analyze", "tests/apps/adi/kernel.cl", "--launch"];
+    for (launch, needle) in [
+        (&["ls=64"][..], "--launch needs the global size"),
+        (
+            &["gs=512,0"][..],
+            "--launch gs=512,0: give 1 to 3 positive integers",
+        ),
+        (
+            &["gs=512", "n"][..],
+            "--launch entry 'n' must be NAME=VALUE",
+        ),
+        (&["gs=512", "ls=8,8"][..], "ls has 2 dimensions, gs 1"),
+        (
+            &["gs=512"][..],
+            "--launch analyzes one kernel: choose it with --kernel",
+        ),
+    ] {
+        let mut a = adi.to_vec();
+        a.extend_from_slice(launch);
+        assert_input_error(&clpart(&a), needle);
+    }
+}
