@@ -573,6 +573,7 @@ fn local_buffers_and_group_ids() {
         }),
         diagnostics: vec![],
         group_size_use: None,
+        cut_short: Vec::new(),
     };
     let mut plan = Plan::from_kernel(&rt, ranges, GROUP_SUM, &[]).unwrap();
     let nd = NdRange::new(&[16 * 37], &[16]).unwrap();

@@ -56,8 +56,8 @@ use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses
 use coarsen::ir::Program;
 use isl_rs::{DimType, Map, Set};
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Count, KernelRanges, Mode, Param,
-    ParamSource, PwExpr, Range, WriteVerdict,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, Count, CutShort, KernelRanges, Mode,
+    Param, ParamSource, PwExpr, Range, WriteVerdict,
 };
 
 /// Options of the partitioner.
@@ -170,6 +170,7 @@ fn point_input(
     let sub = Isl::with_deadline(cx.isl.max_ops(), Some(deadline), 0);
     let failed = |what: &str| {
         if sub.expired() {
+            cx.cut.saw(CutShort::CountTime);
             out_of_point_time()
         } else {
             format!("isl failed while {what}")
@@ -270,6 +271,7 @@ fn out_of_point_time() -> String {
 fn counts_at_points(
     inputs: &[&PointInput],
     deadline: Option<std::time::Instant>,
+    cut: &Cut,
 ) -> Vec<Result<Count, String>> {
     let now = std::time::Instant::now();
     let deadline = deadline
@@ -291,10 +293,13 @@ fn counts_at_points(
                 .next()
                 .ok_or_else(|| "no count was made at the launch's values".to_string())?;
             let mut count = card
-                .map_err(|e| match e {
-                    ehrhart::EhrhartError::BarvinokTimedOut { .. }
-                    | ehrhart::EhrhartError::DeadlinePassed => out_of_point_time(),
-                    e => format!("no count at the launch's values: {e}"),
+                .map_err(|e| {
+                    cut.saw_error(&e);
+                    match e {
+                        ehrhart::EhrhartError::BarvinokTimedOut { .. }
+                        | ehrhart::EhrhartError::DeadlinePassed => out_of_point_time(),
+                        e => format!("no count at the launch's values: {e}"),
+                    }
                 })?
                 .count;
             count.at = point.clone();
@@ -372,6 +377,37 @@ struct Ctx<'a> {
     /// Set by [`dim_bounds`] when it used looser bounds than the exact
     /// ones; [`partition_along`] clears it before each array and notes it.
     loosened: std::cell::Cell<bool>,
+    /// What cut the analysis short so far ([`KernelRanges::cut_short`]).
+    cut: Cut,
+}
+
+/// What cut a kernel's analysis short, each once: recorded where a time
+/// limit is met or a counting process fails, read into
+/// [`KernelRanges::cut_short`] at the end.
+#[derive(Default)]
+struct Cut(std::cell::RefCell<std::collections::BTreeSet<CutShort>>);
+
+impl Cut {
+    fn saw(&self, c: CutShort) {
+        self.0.borrow_mut().insert(c);
+    }
+
+    /// Records what an engine's error says of the count: a time limit
+    /// met, or a process that failed.
+    fn saw_error(&self, e: &ehrhart::EhrhartError) {
+        use ehrhart::EhrhartError as E;
+        match e {
+            E::TimedOut { .. } | E::BarvinokTimedOut { .. } | E::DeadlinePassed => {
+                self.saw(CutShort::CountTime)
+            }
+            E::PolyLib { .. } | E::Barvinok { .. } => self.saw(CutShort::CountProcess),
+            _ => {}
+        }
+    }
+
+    fn list(&self) -> Vec<CutShort> {
+        self.0.borrow().iter().copied().collect()
+    }
 }
 
 /// The ranges an array of one shape got, the reasons it gave (with
@@ -1062,7 +1098,10 @@ fn count_input(
         limit = limit.min(
             d.checked_duration_since(now)
                 .filter(|l| !l.is_zero())
-                .ok_or("the counting time is spent")?,
+                .ok_or_else(|| {
+                    cx.cut.saw(CutShort::CountTime);
+                    "the counting time is spent"
+                })?,
         );
     }
     let (made, passed) = cx
@@ -1070,6 +1109,7 @@ fn count_input(
         .within(now + limit, || count_input_in(cx, fp, uncoalesced, context));
     let (text, form, context) = made.ok_or_else(|| {
         if passed || cx.isl.expired() {
+            cx.cut.saw(CutShort::CountTime);
             out_of_time()
         } else {
             "isl failed while simplifying the footprint".to_string()
@@ -1225,10 +1265,11 @@ fn counts_of(
     inputs: &[CountInput],
     deadline: Option<std::time::Instant>,
     polylib: Fallback,
+    cut: &Cut,
 ) -> Vec<Result<Count, String>> {
     // Equal inputs (arrays accessed alike) are counted once.
     let (distinct, which) = distinct_by(inputs, |i| (i.text.clone(), i.form.clone()));
-    let counts = distinct_counts_of(&distinct, deadline, polylib);
+    let counts = distinct_counts_of(&distinct, deadline, polylib, cut);
     which.into_iter().map(|k| counts[k].clone()).collect()
 }
 
@@ -1372,7 +1413,9 @@ fn count_ahead(
             let search = (!distinct.is_empty() && !vertex_limit.is_zero()).then(|| {
                 s.spawn(|| ehrhart::at_low_priority(|| ehrhart::vertices_many(&distinct, deadline)))
             });
-            let counts = counts_of(&all, deadline, Fallback::No);
+            // (what fails here is counted again after the ranges: only
+            // that second count's failures cut the analysis short)
+            let counts = counts_of(&all, deadline, Fallback::No, &Cut::default());
             let vertices = search.and_then(|h| h.join().ok()).unwrap_or_default();
             (counts, vertices)
         });
@@ -1418,6 +1461,7 @@ fn distinct_counts_of(
     inputs: &[CountInput],
     deadline: Option<std::time::Instant>,
     polylib: Fallback,
+    cut: &Cut,
 ) -> Vec<Result<Count, String>> {
     use ehrhart::EhrhartError as E;
     let whole: Vec<usize> = (0..inputs.len())
@@ -1482,6 +1526,9 @@ fn distinct_counts_of(
         if let Some(d) = deadline {
             left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
+        if let Err(e) = &card {
+            cut.saw_error(e);
+        }
         let by_barvinok = match card {
             Ok(count) => {
                 out.push(Ok(count));
@@ -1496,6 +1543,9 @@ fn distinct_counts_of(
             Err(e) => Some(e.to_string()),
         };
         if left.is_zero() || polylib == Fallback::No {
+            if by_barvinok.is_none() {
+                cut.saw(CutShort::CountTime);
+            }
             out.push(Err(by_barvinok.unwrap_or_else(out_of_time)));
             continue;
         }
@@ -1511,6 +1561,9 @@ fn distinct_counts_of(
         .into_iter()
         .zip(ehrhart::enumerate_many(&polylib_batch, deadline))
     {
+        if let Err(e) = &e {
+            cut.saw_error(e);
+        }
         out[k] = match e {
             Ok(e) => Ok(Count::parametric(
                 e.terms
@@ -1679,7 +1732,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
         });
         let counts = fill_known(
             known_counts,
-            counts_of(&missing, deadline, Fallback::PolyLib),
+            counts_of(&missing, deadline, Fallback::PolyLib, &cx.cut),
         );
         let vertices = match search {
             Some(h) => Some(h.join().map(|rest| fill_known(known_vertices, rest))),
@@ -1752,7 +1805,7 @@ fn add_counts(cx: &Ctx, d: u32, k: &mut KernelRanges, which: Counts, ahead: Opti
     let mut at_points = if inputs.is_empty() {
         Vec::new()
     } else {
-        counts_at_points(&inputs, cx.deadline)
+        counts_at_points(&inputs, cx.deadline, &cx.cut)
     }
     .into_iter();
     for m in made {
@@ -1870,6 +1923,7 @@ fn add_vertices(
     let found = match found {
         Some(Ok(found)) => found,
         Some(Err(_)) => {
+            cx.cut.saw(CutShort::CountProcess);
             for &(array_idx, _) in todo {
                 notes.push(format!(
                     "array '{}': no vertex bounds of a slice's footprint: the search failed (a panic)",
@@ -1880,6 +1934,7 @@ fn add_vertices(
         }
         None => {
             debug_assert!(limit.is_zero());
+            cx.cut.saw(CutShort::CountTime);
             for &(array_idx, _) in todo {
                 notes.push(format!(
                     "array '{}': no vertex bounds of a slice's footprint: the counting time is spent",
@@ -1921,6 +1976,7 @@ fn add_vertices(
                     }
                 }
                 if out_of_time {
+                    cx.cut.saw(CutShort::CountTime);
                     notes.push(format!(
                         "array '{}': no vertex bounds of a slice's footprint: simplifying their domains ran out of time (the counting time is spent)",
                         a.name
@@ -1930,6 +1986,7 @@ fn add_vertices(
                 }
             }
             Err(e) => {
+                cx.cut.saw_error(&e);
                 let why = match e {
                     ehrhart::EhrhartError::TimedOut { .. }
                     | ehrhart::EhrhartError::DeadlinePassed => {
@@ -2306,6 +2363,7 @@ fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
         subkernel: None,
         diagnostics: Vec::new(),
         group_size_use: None,
+        cut_short: Vec::new(),
     };
     // The footprints at the sample values alone (no parametric bounds: the
     // chosen dimension's are made once it is chosen, the others never).
@@ -2447,6 +2505,7 @@ pub fn partition_kernel_in(
         same_shape: Default::default(),
         loosened: Default::default(),
         point: options.count_at.clone(),
+        cut: Cut::default(),
     };
     let mut params: Vec<Param> = acc
         .params
@@ -2546,6 +2605,10 @@ pub fn partition_kernel_in(
             );
         }
     }
+    if cx.isl.expired() {
+        cx.cut.saw(CutShort::Budget);
+    }
+    k.cut_short = cx.cut.list();
     if dims.len() > 1 {
         k.diagnostics.insert(
             0,
@@ -2713,6 +2776,7 @@ fn partition_along(
         subkernel,
         diagnostics,
         group_size_use: coarsen::group_size_use(program, &func.name),
+        cut_short: Vec::new(),
     }
 }
 

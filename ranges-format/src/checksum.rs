@@ -56,6 +56,9 @@ fn kernel_sections(k: &KernelRanges, out: &mut Vec<SectionChecksum>) -> Result<(
     if let Some(g) = &k.group_size_use {
         push(format!("{base}: group size use"), digest(g)?);
     }
+    if !k.cut_short.is_empty() {
+        push(format!("{base}: cut short"), digest(&k.cut_short)?);
+    }
     Ok(())
 }
 

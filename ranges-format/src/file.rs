@@ -72,6 +72,25 @@ pub struct KernelRanges {
     /// without one, since its slices run with sizes clpart chooses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_size_use: Option<String>,
+    /// What cut the analysis short, each once: its result may differ when
+    /// the kernel is analyzed again (on a less loaded machine, say), so it
+    /// is not kept in a cache. Empty when the analysis ran to its end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_short: Vec<CutShort>,
+}
+
+/// What cut an analysis short ([`KernelRanges::cut_short`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CutShort {
+    /// The kernel's analysis time budget ran out: what was still being
+    /// worked out fell back (an array whole, writes not proved disjoint).
+    Budget,
+    /// A count or a vertex bound ran past its time limit, or the time for
+    /// counts was spent before it began: it is left out.
+    CountTime,
+    /// A counting process (PolyLib's or barvinok's sandbox) died or failed:
+    /// the count is left out.
+    CountProcess,
 }
 
 /// A named parameter of the expressions and where its value comes from.

@@ -224,6 +224,14 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
         (
             proptest::collection::vec(text(), 0..3),
             proptest::option::of(text()),
+            proptest::collection::vec(
+                prop_oneof![
+                    Just(CutShort::Budget),
+                    Just(CutShort::CountTime),
+                    Just(CutShort::CountProcess)
+                ],
+                0..3,
+            ),
         ),
     )
         .prop_map(
@@ -234,7 +242,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                 arrays,
                 assumptions,
                 subkernel,
-                (diagnostics, group_size_use),
+                (diagnostics, group_size_use, cut_short),
             )| {
                 let mut params: Vec<Param> = ["N", "lo", "hi", "w"]
                     .iter()
@@ -261,6 +269,7 @@ fn kernel() -> impl Strategy<Value = KernelRanges> {
                     subkernel,
                     diagnostics,
                     group_size_use,
+                    cut_short,
                 }
             },
         )
@@ -378,6 +387,7 @@ fn small_file() -> RangeFile {
         subkernel: None,
         diagnostics: vec![],
         group_size_use: None,
+        cut_short: Vec::new(),
     });
     f
 }
@@ -842,6 +852,7 @@ fn boxed_file() -> RangeFile {
         }),
         diagnostics: vec![],
         group_size_use: None,
+        cut_short: Vec::new(),
     });
     f
 }
@@ -1102,4 +1113,22 @@ fn issue13_read_parts_round_trip_bind_and_are_checked() {
         },
         "refers to box dimension 2 of argument 'a', not in 0..2",
     );
+}
+
+/// What cut an analysis short is kept in the file, under a checksum of
+/// its own (an edit is refused naming it), and absent when nothing did (a
+/// file written before the field existed reads and keeps its checksums).
+#[test]
+fn what_cut_an_analysis_short_is_kept_and_checksummed() {
+    let mut f = small_file();
+    let plain = f.to_ron_string().unwrap();
+    assert!(!plain.contains("cut_short"), "{plain}");
+    f.kernels[0].cut_short = vec![CutShort::Budget, CutShort::CountTime];
+    let text = f.to_ron_string().unwrap();
+    let back = RangeFile::from_ron_str(&text).unwrap();
+    assert_eq!(back.kernels[0].cut_short, f.kernels[0].cut_short);
+    let edited = text.replace("CountTime", "CountProcess");
+    assert_ne!(edited, text);
+    let err = RangeFile::from_ron_str(&edited).unwrap_err().to_string();
+    assert!(err.contains("cut short"), "{err}");
 }

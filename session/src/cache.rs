@@ -198,30 +198,11 @@ pub fn load(
     fits.then_some(rf)
 }
 
-/// Words of the diagnostics of an analysis that ran out of time or lost a
-/// count's process: such a result may differ next time.
-const NOT_DETERMINISTIC: &[&str] = &[
-    "budget",
-    "out of time",
-    "timed out",
-    "time limit",
-    "signal",
-    "polylib process",
-    "sandbox",
-];
-
-/// Whether `rf` is the same whenever it is analyzed again: no reason,
-/// diagnostic or status of its kernels mentions a budget, a time limit or a
-/// dead process (the kernels' text is searched, conservatively: an
-/// argument named `budget` also keeps a result out).
+/// Whether `rf` is the same whenever it is analyzed again: none of its
+/// kernels' analyses was cut short by a time limit or a failed counting
+/// process ([`ranges_format::KernelRanges::cut_short`]).
 pub fn deterministic(rf: &RangeFile) -> bool {
-    rf.kernels.iter().all(|k| {
-        let Ok(text) = ron::to_string(k) else {
-            return false;
-        };
-        let text = text.to_lowercase();
-        !NOT_DETERMINISTIC.iter().any(|w| text.contains(w))
-    })
+    rf.kernels.iter().all(|k| k.cut_short.is_empty())
 }
 
 /// Stores `rf` at `path` (folders made as needed); any failure is ignored.
@@ -243,4 +224,30 @@ fn with_added_options(file: &[String], build_options: &[String]) -> bool {
     file.strip_prefix(build_options).is_some_and(|rest| {
         rest.is_empty() || rest.iter().map(String::as_str).eq(coarsen::INT24_OPTIONS)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only analyses that ran to their end are kept: one whose kernel
+    /// records what cut it short is neither deterministic nor stored.
+    #[test]
+    fn an_analysis_cut_short_is_not_kept() {
+        let src = "__kernel void k(__global float *a, int n) { a[get_global_id(0)] = n; }";
+        let session = crate::Session::from_source("k.cl", src, &[]).unwrap();
+        let mut rf = session
+            .analyze(None, &partitioner::PartitionOptions::default())
+            .unwrap();
+        assert!(deterministic(&rf));
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept.ron");
+        store(&kept, &rf);
+        assert!(kept.is_file());
+        rf.kernels[0].cut_short = vec![ranges_format::CutShort::CountTime];
+        assert!(!deterministic(&rf));
+        let cut = dir.path().join("cut.ron");
+        store(&cut, &rf);
+        assert!(!cut.exists());
+    }
 }

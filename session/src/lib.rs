@@ -457,11 +457,7 @@ impl Session {
                 .iter()
                 .any(|d| d.contains(access_analysis::LOCAL_SIZE_UNKNOWN_NOTE));
             // a kernel that ran out of its time budget is not analyzed again
-            let spent = k
-                .reason
-                .iter()
-                .chain(&k.diagnostics)
-                .any(|d| d.contains("budget"));
+            let spent = k.cut_short.contains(&ranges_format::CutShort::Budget);
             if k.splittable || !over || spent {
                 continue;
             }
@@ -897,6 +893,7 @@ impl Session {
             subkernel: None,
             diagnostics: Vec::new(),
             group_size_use: None,
+            cut_short: Vec::new(),
         });
         Ok(file)
     }

@@ -163,6 +163,7 @@ pub fn vadd_ranges() -> KernelRanges {
         }),
         diagnostics: vec![],
         group_size_use: None,
+        cut_short: Vec::new(),
     }
 }
 
@@ -313,5 +314,6 @@ pub fn matmul_ranges() -> KernelRanges {
         }),
         diagnostics: vec![],
         group_size_use: None,
+        cut_short: Vec::new(),
     }
 }
