@@ -392,7 +392,12 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     // the whole report first: an error in it leaves every output as it was
     let mut text = String::new();
     for k in &rf.kernels {
-        text.push_str(&partitioner::report::human(k));
+        // the whole report with --verbose; else what decides the split
+        text.push_str(&if crate::terminal::verbose() {
+            partitioner::report::human(k)
+        } else {
+            partitioner::report::brief(k)
+        });
         if let Some(m) = &at {
             match partitioner::report::table_at(k, m, args.slices.max(1)) {
                 Ok(t) => text.push_str(&t),
@@ -402,6 +407,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     }
     files.commit()?;
     out!("{text}");
+    if !crate::terminal::verbose() {
+        crate::terminal::info("the whole report (ranges by case, counts, vertices, the launch checks' conditions): add --verbose");
+    }
     if let Some(out) = &args.output {
         crate::terminal::info(&format!("wrote {}", out.display()));
     }

@@ -64,8 +64,8 @@ struct Cli {
     /// No progress and no notes on standard error (errors still).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
-    /// More detail where the subcommand has it (`exec`: each kernel's
-    /// verdict and a summary at exit).
+    /// More detail where the subcommand has it (`analyze`: the whole
+    /// report; `exec`: each kernel's verdict and a summary at exit).
     #[arg(short, long, global = true)]
     verbose: bool,
     /// Colors and other escape sequences on standard error: auto (on a

@@ -42,6 +42,7 @@ fn barvinok_count_and_isl_range_in_one_analyze() {
     let o = clpart(
         &[
             "analyze",
+            "-v",
             "kernels/stencil2d.cl",
             "--at",
             "gs0=64,gs1=32,ls0=16,ls1=8,width=64,height=32",
@@ -114,7 +115,7 @@ fn split_stencil_run_has_bytes_exact() {
 #[test]
 fn without_barvinok_counts_come_from_polylib_with_the_reason() {
     let o = clpart(
-        &["analyze", "kernels/vadd.cl"],
+        &["analyze", "-v", "kernels/vadd.cl"],
         &[("CLPART_BARVINOK_DIR", "/nonexistent/clpart-barvinok")],
     );
     let out = String::from_utf8_lossy(&o.stdout).into_owned();

@@ -555,7 +555,7 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(
-        out.contains("kernel group_id_write (work_dim 1): not splittable without its local size (pass --local)"),
+        out.contains("kernel group_id_write (work_dim 1): does not split without its local size (pass --local)"),
         "{out}"
     );
     assert!(
@@ -571,12 +571,12 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("splittable along dimension 0"), "{out}");
+    assert!(out.contains("splits along dimension 0"), "{out}");
     assert!(!out.contains("splittable once"), "{out}");
     // a kernel no local size helps keeps the bare verdict
     let o = clpart(&["analyze", "--no-counts", "kernels/scatter_conflict.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("): not splittable\n"), "{out}");
+    assert!(out.contains("): does not split\n"), "{out}");
     // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16
     let o = clpart(&["analyze", "--no-counts", "kernels/issue11_group_tile.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);

@@ -383,6 +383,96 @@ pub fn human(k: &KernelRanges) -> String {
     s
 }
 
+/// The short report of `clpart analyze` (the whole one is [`human`]): per
+/// kernel its verdict and what refuses the split, per array what one slice
+/// reads and writes (per dimension where the array is delinearized) and
+/// whether slices' writes are disjoint, the launch-time checks by what
+/// they check, the notes, and a legend of the names those lines use.
+pub fn brief(k: &KernelRanges) -> String {
+    let mut s = String::new();
+    write!(s, "kernel {} (work_dim {}): ", k.name, k.work_dim).unwrap();
+    match (k.splittable, k.split_dim) {
+        (true, Some(d)) => writeln!(s, "splits along dimension {d}").unwrap(),
+        _ if k.diagnostics.iter().any(|d| d.starts_with(LOCAL_SIZE_NOTE)) => {
+            writeln!(s, "does not split without its local size (pass --local)").unwrap()
+        }
+        _ => writeln!(s, "does not split").unwrap(),
+    }
+    let mut body = String::new();
+    if let Some(r) = &k.reason {
+        for part in r.split("; ") {
+            writeln!(body, "  refused: {part}").unwrap();
+        }
+    }
+    for a in &k.arrays {
+        let head = format!(
+            "  array {} ({}, {}): ",
+            a.name,
+            a.elem_type,
+            a.mode.as_str()
+        );
+        if let ArrayStatus::Whole { reason } = &a.status {
+            writeln!(body, "{head}whole: {reason}").unwrap();
+            continue;
+        }
+        let boxes = a.boxes.as_ref();
+        let per_dim = |which: Option<&Vec<Range>>, linear: &Option<Range>| -> Option<String> {
+            match which {
+                Some(dims) => Some(indexed(&a.name, &dims.iter().collect::<Vec<_>>())),
+                None => linear
+                    .as_ref()
+                    .or(a.slice.as_ref())
+                    .map(|r| indexed(&a.name, &[r])),
+            }
+        };
+        let mut parts = Vec::new();
+        if a.mode != ranges_format::Mode::W {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.read.as_ref()), &a.read_slice) {
+                parts.push(format!("a slice reads {t}"));
+            }
+        }
+        if a.mode != ranges_format::Mode::R {
+            if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice) {
+                let how = match &a.write {
+                    Some(w) if w.disjoint_across_slices => ", disjoint across slices",
+                    Some(_) => ", may overlap across slices",
+                    None => "",
+                };
+                parts.push(format!("writes {t}{how}"));
+            }
+        }
+        let indent = " ".repeat(head.len());
+        writeln!(body, "{head}{}", parts.join(&format!(";\n{indent}"))).unwrap();
+    }
+    for a in &k.assumptions {
+        writeln!(body, "  checked at launch: {}", a.description).unwrap();
+    }
+    for d in &k.diagnostics {
+        writeln!(body, "  note: {d}").unwrap();
+    }
+    // the names the lines above use, as the whole report's legend says them
+    let used: Vec<&ranges_format::Param> = k
+        .params
+        .iter()
+        .filter(|p| {
+            body.match_indices(p.name.as_str()).any(|(i, _)| {
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !word(body[..i].chars().next_back())
+                    && !word(body[i + p.name.len()..].chars().next())
+            })
+        })
+        .collect();
+    s.push_str(&body);
+    if !used.is_empty() {
+        let width = used.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        writeln!(s, "  where:").unwrap();
+        for p in used {
+            writeln!(s, "    {:<width$}  {}", p.name, meaning(k, p)).unwrap();
+        }
+    }
+    s
+}
+
 /// The thesis's tables at concrete values: per array the total range and, for
 /// `n_slices` equal slices of work-groups along the split dimension, each
 /// slice's range, hull length, distinct-element count and the waste ratio
