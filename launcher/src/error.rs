@@ -20,7 +20,7 @@ pub enum LaunchError {
         device: Option<String>,
     },
     /// No OpenCL platform or device is visible.
-    #[error("no opencl device found (is an icd installed? try POCL_DEVICES=\"pthread basic\")")]
+    #[error("no OpenCL device found (is an ICD installed? try POCL_DEVICES=\"pthread basic\")")]
     NoDevices,
     /// A device index that does not exist.
     #[error("unknown device {index} (valid devices: {valid})")]
