@@ -175,7 +175,7 @@ impl Prepared {
                 let spec = match v {
                     Bound::Fixed(s) => s.clone(),
                     Bound::Counter => ArgSpec::Literal(rep.to_string()),
-                    Bound::Buffer(_) => ArgSpec::Zeros(1),
+                    Bound::Buffer(_) => ArgSpec::Zeros(launcher::Shape::of(1)),
                 };
                 (info.name.clone(), spec)
             })
@@ -742,7 +742,7 @@ fn make_buffer(
             }
             s => s,
         },
-        (None, Some(n)) => ArgSpec::Zeros(n),
+        (None, Some(n)) => ArgSpec::Zeros(launcher::Shape::of(n)),
         (None, None) => unreachable!("RunFile::parse checks that a buffer has a size or an init"),
     };
     let info = ArgInfo {

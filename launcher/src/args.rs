@@ -280,16 +280,21 @@ fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
         (_, ArgSpec::Literal(text)) => Err(mistyped(format!(
             "the literal '{text}' is for scalar arguments; use rand:N, zeros:N, seq:N or file:PATH.npy"
         ))),
-        (_, ArgSpec::Zeros(n)) => {
+        (_, ArgSpec::Zeros(shape)) => {
+            let n = shape.n();
             if n.checked_mul(elem.size as u64).is_none_or(|b| b > isize::MAX as u64) {
                 return Err(mistyped(format!("{n} elements are too many")));
             }
-            HostBuffer::zeros(elem, *n)
-                .map(ArgValue::Buffer)
+            HostBuffer::zeros(elem, n)
+                .map(|b| ArgValue::Buffer(b.with_shape(&shape.0)))
                 .map_err(|_| LaunchError::Alloc { name: info.name.clone(), bytes: n.saturating_mul(info.elem_size as u64) })
         }
-        (_, ArgSpec::Seq(n)) => seq(&elem, *n).map(ArgValue::Buffer).map_err(mistyped),
-        (_, ArgSpec::Rand { n, seed }) => rand(&elem, *n, *seed).map(ArgValue::Buffer).map_err(mistyped),
+        (_, ArgSpec::Seq(shape)) => seq(&elem, shape.n())
+            .map(|b| ArgValue::Buffer(b.with_shape(&shape.0)))
+            .map_err(mistyped),
+        (_, ArgSpec::Rand { n: shape, seed }) => rand(&elem, shape.n(), *seed)
+            .map(|b| ArgValue::Buffer(b.with_shape(&shape.0)))
+            .map_err(mistyped),
         (_, ArgSpec::File(path)) => read_file(path, &elem).map(ArgValue::Buffer),
     }
 }
@@ -491,6 +496,50 @@ mod tests {
             "idx=zeros:1",
         ]);
         assert!(e.contains("out of range"), "{e}");
+    }
+
+    /// A buffer given a shape (`zeros:4x3`, a 2-D `.npy` file) is written
+    /// with it, a vector type's lanes last, and reads back with it.
+    #[test]
+    fn npy_files_keep_the_shape_of_their_elements() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = |path: &std::path::Path| {
+            let d = std::fs::read(path).unwrap();
+            let n = u16::from_le_bytes([d[8], d[9]]) as usize;
+            String::from_utf8_lossy(&d[10..10 + n]).trim().to_string()
+        };
+        for (ty, size, spec, shape, file_shape) in [
+            ("float", 4, "zeros:4x3", vec![4, 3], "(4, 3)"),
+            ("int", 4, "seq:2x3x2", vec![2, 3, 2], "(2, 3, 2)"),
+            ("float2", 8, "rand:5x2:7", vec![5, 2], "(5, 2, 2)"),
+            ("double", 8, "seq:6", vec![6], "(6,)"),
+        ] {
+            let infos = vec![info(0, "x", ArgKind::GlobalBuffer, ty, size)];
+            let args = KernelArgs::from_specs("k", &infos, &[format!("x={spec}")]).unwrap();
+            assert_eq!(args.buffer("x").unwrap().shape(), shape, "{ty}");
+            let path = dir.path().join(format!("{ty}.npy"));
+            crate::npy::write_npy(&path, args.buffer("x").unwrap()).unwrap();
+            assert!(
+                header(&path).contains(&format!("'shape': {file_shape}")),
+                "{}",
+                header(&path)
+            );
+            let back = KernelArgs::from_specs("k", &infos, &[format!("x=file:{}", path.display())])
+                .unwrap();
+            assert_eq!(back.buffer("x").unwrap().shape(), shape, "{ty}");
+            assert_eq!(args.buffer("x"), back.buffer("x"), "{ty}");
+        }
+        for (spec, why) in [
+            ("zeros:0x4", "the element count must be at least 1"),
+            ("seq:4xx4", "'' is not an element count"),
+            ("zeros:99999999999x99999999999", "has too many elements"),
+        ] {
+            let infos = vec![info(0, "x", ArgKind::GlobalBuffer, "int", 4)];
+            let e = KernelArgs::from_specs("k", &infos, &[format!("x={spec}")])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
     }
 
     #[test]

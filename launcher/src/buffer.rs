@@ -4,11 +4,20 @@
 use crate::elem::{ElemType, ScalarKind};
 
 /// A host-side buffer: an element type and its bytes (a whole number of
-/// elements, little-endian, as the device sees them).
-#[derive(Clone, Debug, PartialEq)]
+/// elements, little-endian, as the device sees them), and the shape its
+/// elements were given in (`zeros:64x64`, a 2-D `.npy` file), which a
+/// `.npy` output keeps. Buffers compare by type and bytes.
+#[derive(Clone, Debug)]
 pub struct HostBuffer {
     elem: ElemType,
     bytes: Vec<u8>,
+    shape: Option<Vec<u64>>,
+}
+
+impl PartialEq for HostBuffer {
+    fn eq(&self, other: &HostBuffer) -> bool {
+        self.elem == other.elem && self.bytes == other.bytes
+    }
 }
 
 impl HostBuffer {
@@ -20,6 +29,7 @@ impl HostBuffer {
             return Ok(HostBuffer {
                 elem,
                 bytes: Vec::new(),
+                shape: None,
             });
         }
         let layout = std::alloc::Layout::array::<u8>(len).map_err(|e| e.to_string())?;
@@ -33,14 +43,37 @@ impl HostBuffer {
         // SAFETY: `ptr` was allocated by the global allocator with the layout
         // of `len` bytes, all initialized (zero).
         let bytes = unsafe { Vec::from_raw_parts(ptr, len, len) };
-        Ok(HostBuffer { elem, bytes })
+        Ok(HostBuffer {
+            elem,
+            bytes,
+            shape: None,
+        })
     }
 
     /// Wraps bytes; the length is rounded down to whole elements.
     pub fn from_bytes(elem: ElemType, mut bytes: Vec<u8>) -> HostBuffer {
         let whole = bytes.len() - bytes.len() % elem.size.max(1) as usize;
         bytes.truncate(whole);
-        HostBuffer { elem, bytes }
+        HostBuffer {
+            elem,
+            bytes,
+            shape: None,
+        }
+    }
+
+    /// The same buffer with its elements in this shape (C order, the last
+    /// dimension fastest); ignored unless the dimensions' product is the
+    /// number of elements.
+    pub fn with_shape(mut self, shape: &[u64]) -> HostBuffer {
+        let n = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+        self.shape = (n == Some(self.len()) && !shape.is_empty()).then(|| shape.to_vec());
+        self
+    }
+
+    /// The shape of the elements: as given ([`HostBuffer::with_shape`]),
+    /// else one dimension of every element.
+    pub fn shape(&self) -> Vec<u64> {
+        self.shape.clone().unwrap_or_else(|| vec![self.len()])
     }
 
     /// The element type.

@@ -56,4 +56,4 @@ pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
 pub use rounds::{launch_in_rounds, launch_resident_in_rounds, probe_window};
 pub use runs::{CostModel, Rect, Runs, COMMAND_COST_BYTES, COST_MODEL, MAX_EXTRA_PERCENT};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};
-pub use spec::{parse_assignment, ArgSpec, SplitMix64, SPEC_KINDS};
+pub use spec::{parse_assignment, ArgSpec, Shape, SplitMix64, SPEC_KINDS};

@@ -108,7 +108,18 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
         // the file shrank while it was read
         return Err(truncated(data.len() as u64));
     }
-    Ok(HostBuffer::from_bytes(elem.clone(), data))
+    // the elements' shape: the file's, less a trailing dimension of a
+    // vector type's lanes (Fortran order was refused above where it matters)
+    let lanes = if scalar_size > 0 {
+        elem.size as u64 / scalar_size
+    } else {
+        1
+    };
+    let mut shape = header.shape.clone();
+    if lanes > 1 && shape.last() == Some(&lanes) {
+        shape.pop();
+    }
+    Ok(HostBuffer::from_bytes(elem.clone(), data).with_shape(&shape))
 }
 
 /// The most bytes a `.npy` header may have (numpy writes a few hundred).
@@ -168,14 +179,22 @@ pub fn write_npy(path: &Path, buffer: &HostBuffer) -> Result<()> {
 /// for a file of a [`ranges_format::output::Outputs`] set).
 pub fn write_npy_to(f: &mut dyn std::io::Write, buffer: &HostBuffer) -> std::io::Result<()> {
     let elem = buffer.elem();
-    let n = buffer.len();
-    let (descr, shape) = match elem.scalar {
-        Some(k) if elem.storage_lanes() > 1 => (
-            k.npy_descr().to_string(),
-            format!("({}, {})", n, elem.storage_lanes()),
-        ),
-        Some(k) => (k.npy_descr().to_string(), format!("({n},)")),
-        None => (format!("|V{}", elem.size), format!("({n},)")),
+    // the elements' shape, and a vector type's lanes last
+    let mut dims = buffer.shape();
+    let descr = match elem.scalar {
+        Some(k) if elem.storage_lanes() > 1 => {
+            dims.push(elem.storage_lanes() as u64);
+            k.npy_descr().to_string()
+        }
+        Some(k) => k.npy_descr().to_string(),
+        None => format!("|V{}", elem.size),
+    };
+    let shape = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => {
+            let d: Vec<String> = dims.iter().map(u64::to_string).collect();
+            format!("({})", d.join(", "))
+        }
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // magic(6) + version(2) + len(2) + header + '\n' aligned to 64

@@ -4,7 +4,8 @@
 //! Spec kinds (see [`ArgSpec`]):
 //! - a literal (`1024`, `-3`, `0.5`, `0x10`; `1,2,3,4` for vector scalars),
 //!   typed by the argument's element type;
-//! - `rand:N[:SEED]`: N elements, floats uniform in [0, 1), integers uniform
+//! - `rand:N[:SEED]`: N elements (N as a count, `4096`, or a shape,
+//!   `64x64`, which a `.npy` output of the buffer keeps), floats uniform in [0, 1), integers uniform
 //!   in [0, min(N, type max + 1)); splitmix64 seeded with SEED (default 0),
 //!   one draw per lane, so the same spec gives the same bytes everywhere;
 //! - `zeros:N`; `seq:N` (element i, lane l holds i*lanes + l, integers wrap);
@@ -22,6 +23,30 @@ use crate::error::{LaunchError, Result};
 pub const SPEC_KINDS: &str =
     "a literal, bytes:HEX, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";
 
+/// An element count as written: `4096`, or the shape `64x64` (4096
+/// elements, C order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape(pub Vec<u64>);
+
+impl Shape {
+    /// One dimension of `n` elements.
+    pub fn of(n: u64) -> Shape {
+        Shape(vec![n])
+    }
+
+    /// The number of elements (checked not to overflow when parsed).
+    pub fn n(&self) -> u64 {
+        self.0.iter().product()
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.0.iter().map(u64::to_string).collect();
+        f.write_str(&dims.join("x"))
+    }
+}
+
 /// One parsed argument spec (the part after `NAME=`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgSpec {
@@ -30,14 +55,14 @@ pub enum ArgSpec {
     /// `rand:N[:SEED]`.
     Rand {
         /// Elements.
-        n: u64,
+        n: Shape,
         /// splitmix64 seed.
         seed: u64,
     },
     /// `zeros:N`.
-    Zeros(u64),
+    Zeros(Shape),
     /// `seq:N`.
-    Seq(u64),
+    Seq(Shape),
     /// `file:PATH.npy`.
     File(PathBuf),
     /// `local:N` (elements of the pointee type).
@@ -73,21 +98,31 @@ impl FromStr for ArgSpec {
             }
             Ok(n)
         };
+        let shape = |text: &str| -> Result<Shape> {
+            let dims = text.split('x').map(&count).collect::<Result<Vec<u64>>>()?;
+            if dims.len() > 8 {
+                return Err(bad(format!("'{text}' has more than 8 dimensions")));
+            }
+            dims.iter()
+                .try_fold(1u64, |n, &d| n.checked_mul(d))
+                .ok_or_else(|| bad(format!("'{text}' has too many elements")))?;
+            Ok(Shape(dims))
+        };
         match kind {
             "rand" => {
                 let (n, seed) = match rest.split_once(':') {
                     Some((n, seed)) => (
-                        count(n)?,
+                        shape(n)?,
                         seed.trim().parse().map_err(|_| {
                             bad(format!("'{seed}' is not a seed (an unsigned integer)"))
                         })?,
                     ),
-                    None => (count(rest)?, 0),
+                    None => (shape(rest)?, 0),
                 };
                 Ok(ArgSpec::Rand { n, seed })
             }
-            "zeros" => Ok(ArgSpec::Zeros(count(rest)?)),
-            "seq" => Ok(ArgSpec::Seq(count(rest)?)),
+            "zeros" => Ok(ArgSpec::Zeros(shape(rest)?)),
+            "seq" => Ok(ArgSpec::Seq(shape(rest)?)),
             "local" => Ok(ArgSpec::Local(count(rest)?)),
             "bytes" => {
                 let hex: String = rest.chars().filter(|c| !matches!(c, '_' | ' ')).collect();
