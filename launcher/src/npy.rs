@@ -110,11 +110,7 @@ pub fn read_npy(path: &Path, elem: &ElemType) -> Result<HostBuffer> {
     }
     // the elements' shape: the file's, less a trailing dimension of a
     // vector type's lanes (Fortran order was refused above where it matters)
-    let lanes = if scalar_size > 0 {
-        elem.size as u64 / scalar_size
-    } else {
-        1
-    };
+    let lanes = (elem.size as u64).checked_div(scalar_size).unwrap_or(1);
     let mut shape = header.shape.clone();
     if lanes > 1 && shape.last() == Some(&lanes) {
         shape.pop();
