@@ -288,6 +288,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                     device: r.index,
                     lo: r.slice.0 as i64,
                     hi: r.slice.1 as i64,
+                    run: true,
                 })
                 .collect()
         } else {
@@ -295,6 +296,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 device: report.devices.first().map_or(0, |r| r.index),
                 lo: 0,
                 hi: n_groups,
+                run: true,
             }]
         };
         let svg = clpart_cli::svg::picture(k, &given, &slices, &extents)

@@ -28,9 +28,14 @@ use std::fmt::Write;
 /// One device's slice: work-groups `[lo, hi)` along the split dimension.
 #[derive(Debug, Clone, Copy)]
 pub struct Slice {
+    /// The device (colour and legend), or the slice's number where `run`
+    /// is false.
     pub device: usize,
     pub lo: i64,
     pub hi: i64,
+    /// A launch's slice, run on `device`; else one of the equal slices of
+    /// `analyze --at`, which no device ran.
+    pub run: bool,
 }
 
 const COLOURS: &[&str] = &[
@@ -64,6 +69,7 @@ pub fn equal_slices(
     Ok((0..n)
         .map(|i| Slice {
             device: i as usize,
+            run: false,
             lo: (i128::from(n_groups) * i128::from(i) / i128::from(n)) as i64,
             hi: (i128::from(n_groups) * i128::from(i + 1) / i128::from(n)) as i64,
         })
@@ -204,7 +210,7 @@ pub fn picture(
             x = MARGIN;
             y += 16.0;
         }
-        writeln!(body, r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="12">device {} (work-groups [{}, {}))</text>"#, colour(s.device), x + 16.0, y + 10.0, s.device, s.lo, s.hi).unwrap();
+        writeln!(body, r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="12">{} {} (work-groups [{}, {}))</text>"#, colour(s.device), x + 16.0, y + 10.0, if s.run { "device" } else { "slice" }, s.device, s.lo, s.hi).unwrap();
         x += 260.0;
     }
     y += 18.0;

@@ -148,6 +148,9 @@ fn grids_of_delinearized_arrays_with_waste() {
         assert_eq!(c["b"][dev], expect(&[("read", 1), ("waste", 3)]), "b {dev}");
     }
     assert!(svg.contains("grid 48 x 80"), "c is a 48 x 80 grid");
+    // equal slices of the analysis, which no device ran
+    assert!(svg.contains(">slice 0 (work-groups [0, 3))<"), "{svg}");
+    assert!(!svg.contains(">device "), "{svg}");
     assert!(render(&svg).is_none_or(|n| n > 1000));
 }
 
@@ -227,6 +230,7 @@ fn run_draws_each_devices_slice() {
         assert_eq!(c["a"][dev], expect(&[("read", 1)]));
         assert_eq!(c["c"][dev], expect(&[("write", 1)]));
     }
+    assert!(svg.contains(">device 1 (work-groups ["), "{svg}");
     assert!(render(&svg).is_none_or(|n| n > 1000));
 }
 
