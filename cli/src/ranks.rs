@@ -8,7 +8,6 @@
 //! `--local-split` gives the shares among each rank's own devices
 //! (default: even).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -141,6 +140,9 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
     };
     let (plan, _) = session.plan(&runtime, &kernel, &config)?;
     let pristine: KernelArgs = plan.args_from_specs(&args.args)?;
+    // every output reserved before the launches, all replaced at the end
+    // or none (as `clpart run` does)
+    let mut files = crate::output_files::OutputFiles::default();
     let mut outs = Vec::new();
     for o in &args.outs {
         let (name, path) = o
@@ -153,7 +155,8 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
                 valid.join(", ")
             );
         }
-        outs.push((name.to_string(), PathBuf::from(path)));
+        let id = files.reserve(std::path::Path::new(path), &format!("--out '{o}'"))?;
+        outs.push((name.to_string(), id));
     }
     let options = LaunchOptions {
         mem_cap_bytes: args.device_mem_cap,
@@ -234,14 +237,16 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
         verified = Some(mismatch.is_none());
     }
     if mismatch.is_none() || args.out_on_mismatch {
-        for (name, path) in &outs {
-            launcher::write_npy(path, result.buffer(name).expect("checked above"))?;
+        for (name, id) in &outs {
+            let b = result.buffer(name).expect("checked above");
+            files.write(*id, |w| launcher::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
         crate::terminal::note(
             "verification failed, so no --out file was written (--out-on-mismatch writes them)",
         );
     }
+    files.commit()?;
     let header_bytes = coord.totals().iter().map(|t| t.header_bytes).sum::<u64>() - header_before;
     let report = Report {
         schema_version: SCHEMA_VERSION,

@@ -582,3 +582,43 @@ fn issue18_netns_veth() {
     );
     eprintln!("netns: mpi moved {moved} B of elements; the veth carried {crossed} B");
 }
+
+/// Under mpirun, as in one process, every `--out` is reserved before the
+/// launches: one that cannot be written stops the run before anything
+/// runs, with its name, and no other output is written.
+#[test]
+fn outputs_under_mpirun_are_all_written_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = dir.path().join("c.npy");
+    let bad = dir.path().join("missing").join("a.npy");
+    let o = mpirun(
+        2,
+        "pthread",
+        &[],
+        &[
+            "run",
+            "kernels/vadd.cl",
+            "--global",
+            "1024",
+            "--local",
+            "64",
+            "--arg",
+            "a=rand:1024:1",
+            "--arg",
+            "b=rand:1024:2",
+            "--arg",
+            "c=zeros:1024",
+            "--out",
+            &format!("c={}", ok.display()),
+            "--out",
+            &format!("a={}", bad.display()),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("--out 'a="), "{err}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "an output was written: {err}"
+    );
+}
