@@ -591,29 +591,14 @@ fn outputs_under_mpirun_are_all_written_or_none() {
     let dir = tempfile::tempdir().unwrap();
     let ok = dir.path().join("c.npy");
     let bad = dir.path().join("missing").join("a.npy");
-    let o = mpirun(
-        2,
-        "pthread",
-        &[],
-        &[
-            "run",
-            "kernels/vadd.cl",
-            "--global",
-            "1024",
-            "--local",
-            "64",
-            "--arg",
-            "a=rand:1024:1",
-            "--arg",
-            "b=rand:1024:2",
-            "--arg",
-            "c=zeros:1024",
-            "--out",
-            &format!("c={}", ok.display()),
-            "--out",
-            &format!("a={}", bad.display()),
-        ],
+    let (c, a) = (
+        format!("c={}", ok.display()),
+        format!("a={}", bad.display()),
     );
+    let mut args = vec!["run", "kernels/vadd.cl"];
+    args.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
+    args.extend_from_slice(&["--out", &c, "--out", &a]);
+    let o = mpirun(2, "pthread", &[], &args);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("--out 'a="), "{err}");
