@@ -678,8 +678,13 @@ fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
         clpart_ms: f64,
     }
     #[derive(serde::Deserialize)]
+    struct Record {
+        #[serde(default)]
+        walls: Option<Walls>,
+    }
+    #[derive(serde::Deserialize)]
     struct History {
-        configs: std::collections::BTreeMap<String, Walls>,
+        configs: std::collections::BTreeMap<String, Record>,
     }
     let h: History = ron::from_str(&std::fs::read_to_string(&history[0]).unwrap()).unwrap();
     // the kernels the first run found faster at home (its walls, so that
@@ -691,8 +696,12 @@ fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
             let mine = h
                 .configs
                 .iter()
-                .filter(|(c, _)| c.starts_with(&format!("{k} ")));
-            mine.clone().count() > 0 && mine.into_iter().all(|(_, w)| w.home_ms < w.clpart_ms)
+                .filter(|(c, _)| c.starts_with(&format!("{k} ")))
+                .map(|(_, r)| r.walls.as_ref());
+            mine.clone().count() > 0
+                && mine
+                    .into_iter()
+                    .all(|w| w.is_some_and(|w| w.home_ms < w.clpart_ms))
         })
         .collect();
     assert!(
@@ -712,6 +721,52 @@ fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
         assert_eq!(second["n_builds"], 0, "{second}");
         assert_eq!(second["bytes_total"], 0, "{second}");
     }
+}
+
+/// A kernel launched once splits in two rounds in its first run (a probe
+/// round measures the devices); the next run with the same cache starts
+/// from the rates that run measured: one round, split, the same results.
+#[test]
+fn a_later_run_starts_from_the_devices_rates_an_earlier_run_measured() {
+    let cache = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let rounds = || {
+        let mut c = Command::new("timeout");
+        c.arg("120")
+            .arg(env!("CARGO_BIN_EXE_clpart"))
+            .args([
+                "exec",
+                "--wait-for-analysis",
+                "--report-launches",
+                "--report",
+            ])
+            .arg(&path)
+            .arg("--")
+            .arg(built().join("vadd"))
+            .arg("8192")
+            .current_dir(repo().join("tests/apps/vadd"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env("CLPART_CACHE_DIR", cache.path())
+            .env_remove("OPENCL_LAYERS")
+            .env_remove("CLPART_CACHE");
+        let out = c.output().unwrap();
+        assert_own_check_passes(&out, "vadd 8192 under automatic shares");
+        let r = report(&path);
+        r["launch_log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "launch")
+            .map(|e| {
+                assert_eq!(e["split"], true, "{e}");
+                e["rounds"].as_u64().unwrap()
+            })
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(rounds(), [2]);
+    assert_eq!(rounds(), [1]);
 }
 
 /// Without `--wait-for-analysis`, the launches before a kernel's analysis

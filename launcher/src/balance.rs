@@ -335,6 +335,24 @@ impl Balancer {
             .min_by(f64::total_cmp)
     }
 
+    /// Starts `key` from rates measured before (by an earlier run of the
+    /// program: work-groups per ms, by device index): its launches then
+    /// run at those shares from the first, without a probe round, and the
+    /// rates are measured on from there. Devices this balancer lacks, rates
+    /// that are not positive, and devices already measured are left alone.
+    pub fn remember_rates(&mut self, key: &str, rates: &[(usize, f64)]) {
+        let devices = self.devices.clone();
+        let k = self.state(key);
+        for &(d, r) in rates {
+            let Some(i) = devices.iter().position(|&x| x == d) else {
+                continue;
+            };
+            if r.is_finite() && r > 0.0 && k.rates[i].is_none() {
+                k.rates[i] = Some((r, 1));
+            }
+        }
+    }
+
     /// Whether no device has a measured rate for `key` yet: a first launch
     /// of the configuration, which [`crate::launch_in_rounds`] runs in two
     /// rounds where that pays.
@@ -760,5 +778,23 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![1.0 / 3.0; 3]
         );
+    }
+
+    /// Rates remembered from an earlier run give the first launch its
+    /// shares (no probe round: the key is measured); unknown devices and
+    /// bad rates are ignored, and measured devices keep their own.
+    #[test]
+    fn remembered_rates_give_the_first_launch_its_shares() {
+        let key = "k local 64 groups ~2^6";
+        let mut b = Balancer::new(&[0, 1]);
+        assert!(b.unmeasured(key));
+        b.remember_rates(key, &[(0, 3.0), (1, 1.0), (7, 5.0)]);
+        assert!(!b.unmeasured(key));
+        assert_eq!(b.shares(key), vec![(0, 0.75), (1, 0.25)]);
+        b.remember_rates(key, &[(0, 1.0), (1, f64::NAN)]);
+        assert_eq!(b.rates(key), vec![(0, Some(3.0)), (1, Some(1.0))]);
+        let mut c = Balancer::new(&[0, 1]);
+        c.remember_rates(key, &[(1, -2.0)]);
+        assert!(c.unmeasured(key));
     }
 }

@@ -1,7 +1,8 @@
 //! What earlier runs of a program measured: per launch configuration, the
-//! wall of a launch at home and on clpart's devices ([`Walls`]), kept in
-//! clpart's cache folder (`history/`, one file per program and set of
-//! devices) so that a later run starts from them.
+//! wall of a launch at home and on clpart's devices ([`Walls`]) and the
+//! rate of each of clpart's devices ([`Record::rates`]), kept in clpart's
+//! cache folder (`history/`, one file per program and set of devices) so
+//! that a later run starts from them.
 //!
 //! A configuration an earlier run found faster at home then stays at home
 //! from its first launch: its analysis is not read and its subkernels are
@@ -9,8 +10,10 @@
 //! otherwise pay for before their first measurement), and clpart's devices
 //! are measured again only when a stretch at home pays for it
 //! ([`crate::home`]), as within one run. One found faster on clpart's
-//! devices starts there without a probe at home. The walls are only a
-//! starting point: the run measures both sides again and stores its own.
+//! devices starts there without a probe at home, and at the shares its
+//! devices' rates give (no probe round: a kernel launched once splits as
+//! well as it did after its rounds). All of it is only a starting point:
+//! the run measures again and stores its own.
 //!
 //! A file is keyed by the program's source and build options, the devices
 //! clpart sees (name, type, compute units, memory, platform) and the
@@ -28,7 +31,7 @@ use sha2::{Digest, Sha256};
 use crate::target;
 
 /// The format of a history file.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Most configurations one file keeps.
 pub(crate) const MAX_CONFIGS: usize = 256;
@@ -54,64 +57,83 @@ impl Walls {
     }
 }
 
+/// What a run measured of one configuration.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub(crate) struct Record {
+    /// Both sides' walls, where both were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) walls: Option<Walls>,
+    /// Each measured device's rate (device index, work-groups per ms), as
+    /// the balancer measured it ([`launcher::Balancer::rates`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) rates: Vec<(usize, f64)>,
+}
+
+impl Record {
+    fn valid(&self) -> bool {
+        self.walls.as_ref().is_none_or(Walls::valid)
+            && self.rates.iter().all(|&(_, r)| r.is_finite() && r > 0.0)
+    }
+}
+
 #[derive(Serialize, Deserialize, Default)]
 struct File {
     version: u32,
     /// By the configuration's balancer key (kernel, work-group size,
     /// work-groups to a power of two).
-    configs: BTreeMap<String, Walls>,
+    configs: BTreeMap<String, Record>,
 }
 
 /// The history files of this process's programs.
 #[derive(Default)]
 pub(crate) struct History {
     /// Read (or found missing) files, by file name.
-    files: HashMap<String, BTreeMap<String, Walls>>,
+    files: HashMap<String, BTreeMap<String, Record>>,
     /// The file of each configuration seen (by balancer key).
     file_of: HashMap<String, String>,
 }
 
 impl History {
-    /// The walls an earlier run measured for configuration `key` of a
-    /// kernel of the program (`source`, `options`) launched on `queue`.
-    /// Remembers which file the configuration's walls go to at exit.
+    /// What an earlier run measured of configuration `key` of a kernel of
+    /// the program (`source`, `options`) launched on `queue`. Remembers
+    /// which file the configuration's record goes to at exit.
     pub(crate) fn recall(
         &mut self,
         queue: cl_command_queue,
         source: &str,
         options: &[String],
         key: &str,
-    ) -> Option<Walls> {
+    ) -> Option<Record> {
         let dir = dir()?;
         let name = file_name(queue, source, options)?;
         let configs = self
             .files
             .entry(name.clone())
             .or_insert_with(|| read(&dir.join(&name)).unwrap_or_default());
-        let walls = configs.get(key).copied();
+        let record = configs.get(key).cloned();
         self.file_of.insert(key.to_string(), name);
-        walls
+        record
     }
 
-    /// Stores the walls this run measured (`measured`, by balancer key)
-    /// into the files of their configurations; a file whose walls did not
+    /// Stores what this run measured (`measured`, by balancer key) into
+    /// the files of their configurations; a file whose records did not
     /// change is not written. Failures are ignored (the next run measures
     /// afresh).
-    pub(crate) fn save(&mut self, measured: impl IntoIterator<Item = (String, Walls)>) {
+    pub(crate) fn save(&mut self, measured: impl IntoIterator<Item = (String, Record)>) {
         let Some(dir) = dir() else { return };
         let mut changed: Vec<String> = Vec::new();
-        for (key, walls) in measured {
+        for (key, record) in measured {
             let Some(name) = self.file_of.get(&key) else {
                 continue;
             };
             let Some(configs) = self.files.get_mut(name) else {
                 continue;
             };
-            if walls.valid() && configs.get(&key) != Some(&walls) {
+            if record.valid() && configs.get(&key) != Some(&record) {
                 if configs.len() >= MAX_CONFIGS && !configs.contains_key(&key) {
                     continue;
                 }
-                configs.insert(key, walls);
+                configs.insert(key, record);
                 if !changed.contains(name) {
                     changed.push(name.clone());
                 }
@@ -144,12 +166,12 @@ fn dir() -> Option<PathBuf> {
 
 /// The configurations of a history file; `None` when it is missing,
 /// unreadable, of another format or holds a wall that is not one.
-fn read(path: &std::path::Path) -> Option<BTreeMap<String, Walls>> {
+fn read(path: &std::path::Path) -> Option<BTreeMap<String, Record>> {
     let text = std::fs::read_to_string(path).ok()?;
     let file: File = ron::from_str(&text).ok()?;
     (file.version == VERSION
         && file.configs.len() <= MAX_CONFIGS
-        && file.configs.values().all(Walls::valid))
+        && file.configs.values().all(Record::valid))
     .then_some(file.configs)
 }
 
@@ -200,10 +222,13 @@ mod tests {
         let mut configs = BTreeMap::new();
         configs.insert(
             "k local 16 groups ~2^5".to_string(),
-            Walls {
-                home_ms: 0.25,
-                clpart_ms: 1.5,
-                warmup_ms: Some(9.0),
+            Record {
+                walls: Some(Walls {
+                    home_ms: 0.25,
+                    clpart_ms: 1.5,
+                    warmup_ms: Some(9.0),
+                }),
+                rates: vec![(0, 2.5), (1, 0.5)],
             },
         );
         let text = ron::to_string(&File {
@@ -214,9 +239,10 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         assert_eq!(read(&path), Some(configs));
         for bad in [
-            text.replace("version:1", "version:9"),
+            text.replace("version:2", "version:9"),
             text.replace("0.25", "-1.0"),
-            "(version: 1, configs: {\"k\": (home_ms: 1.0)})".to_string(),
+            text.replace("0.5)", "0.0)"),
+            "(version: 2, configs: {\"k\": (walls: Some((home_ms: 1.0)))})".to_string(),
             "garbage".to_string(),
         ] {
             std::fs::write(&path, bad).unwrap();

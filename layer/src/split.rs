@@ -606,10 +606,19 @@ fn home_or_clpart(
         .as_ref()
         .is_some_and(|b| b.best_wall(balance_key).is_some());
     if !engine.home.contains_key(balance_key) {
-        let remembered = engine
+        let record = engine
             .history
-            .recall(launch.queue, source, options, balance_key)
-            .map(home::Home::remembered);
+            .recall(launch.queue, source, options, balance_key);
+        // the devices' rates: the first launch at their shares, no rounds
+        if let Some(rates) = record.as_ref().map(|r| &r.rates).filter(|r| !r.is_empty()) {
+            if let Ok(n) = crate::analyses::runtime().map(|r| r.devices().len()) {
+                engine
+                    .balancer
+                    .get_or_insert_with(|| launcher::Balancer::new(&(0..n).collect::<Vec<_>>()))
+                    .remember_rates(balance_key, rates);
+            }
+        }
+        let remembered = record.and_then(|r| r.walls).map(home::Home::remembered);
         // only from a larger size: a launch with fewer work-groups
         // gains less from splitting, never more
         let from = remembered.unwrap_or_else(|| {
@@ -661,10 +670,21 @@ pub(crate) fn save_history() {
     let Some(engine) = engine.as_mut() else {
         return;
     };
-    let measured: Vec<(String, crate::history::Walls)> = engine
+    let balancer = engine.balancer.as_ref();
+    let measured: Vec<(String, crate::history::Record)> = engine
         .home
         .iter()
-        .filter_map(|(k, h)| Some((k.clone(), h.walls()?)))
+        .filter_map(|(k, h)| {
+            let rates: Vec<(usize, f64)> = balancer
+                .map(|b| b.rates(k))
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(d, r)| Some((d, r?)))
+                .collect();
+            let walls = h.walls();
+            (walls.is_some() || !rates.is_empty())
+                .then(|| (k.clone(), crate::history::Record { walls, rates }))
+        })
         .collect();
     engine.history.save(measured);
 }
