@@ -112,7 +112,7 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
     let run = |global: &str, local: &str, a: &str, k: &str| -> serde_json::Value {
         let o = clpart(&[
             "run",
-            "kernels/issue15_trailing_one_linear.cl",
+            "kernels/trailing_one_linear.cl",
             "--global",
             global,
             "--local",
@@ -578,7 +578,7 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): not splittable\n"), "{out}");
     // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16
-    let o = clpart(&["analyze", "--no-counts", "kernels/issue11_group_tile.cl"]);
+    let o = clpart(&["analyze", "--no-counts", "kernels/group_tile.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("note: splittable once the local size is known (pass --local): with --local 16 it splits along dimension 0"),

@@ -819,7 +819,7 @@ const VIEW_FNS: &str = r#"#ifdef CLPART_UNCHECKED
 #define __clpart_valign(i, m, len, bad, s) ((i) / (m))
 #define __clpart_vsub(e, m, lo, hi, len, bad, s, b) ((e) - (m) * (b))
 #else
-/* A view of elements m times wider (issue 15): the checked index i (the
+/* A view of elements m times wider: the checked index i (the
    first of m elements, or len when refused) in the view's elements; a
    buffer whose first element is not at a multiple of m cannot be viewed
    (bit 2). */

@@ -126,17 +126,17 @@ fn moved_and_traced(
 /// holds the edges of each plane that a 7-point stencil skips (up to 16 %
 /// more on these small grids, 11 x 9 x 7 split three ways).
 const ISSUE12: &[(&str, f64)] = &[
-    ("issue12_column_walk", 1.0),
-    ("issue12_conv3x3_interior", 1.0),
-    ("issue12_plane_write", 1.0),
-    ("issue12_read_write", 1.0),
-    ("issue12_unused_buffer", 1.0),
-    ("issue12_stencil7_interior", 1.2),
+    ("column_walk", 1.0),
+    ("conv3x3_interior", 1.0),
+    ("plane_write", 1.0),
+    ("read_write_array", 1.0),
+    ("unused_buffer", 1.0),
+    ("stencil7_interior", 1.2),
     ("chem_ratt", 1.0),
     ("chem_wdot", 1.0),
-    ("issue12_strided_loop", 1.0),
+    ("strided_loop", 1.0),
     ("saxpy_offset", 1.0),
-    ("issue12_two_bands", 1.0),
+    ("two_bands", 1.0),
 ];
 
 fn check_traced(shares: &[(usize, f64)]) {

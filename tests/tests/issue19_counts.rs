@@ -211,9 +211,9 @@ fn counts_at_the_launch_values_equal_the_traced_footprint() {
     let kernels = [
         "vadd",
         "matmul",
-        "issue12_column_walk",
-        "issue12_conv3x3_interior",
-        "issue12_stencil7_interior",
+        "column_walk",
+        "conv3x3_interior",
+        "stencil7_interior",
         "stencil3d",
     ];
     for name in kernels {
@@ -278,7 +278,7 @@ fn counts_at_the_launch_values_equal_the_traced_footprint() {
             );
         }
         // The parametric counts, where barvinok has them, say the same.
-        if matches!(name, "vadd" | "matmul" | "issue12_column_walk") {
+        if matches!(name, "vadd" | "matmul" | "column_walk") {
             let (plan, _) = session.plan(&rt, name, &k.launch_config(0)).unwrap();
             let r = launcher::launch(
                 plan,

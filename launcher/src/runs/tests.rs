@@ -409,7 +409,7 @@ fn transfers_keep_rects_of_several_rows() {
 
 #[test]
 fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
-    // A pivot and the slice of its row (issue12_row_scale): 1 + 128
+    // A pivot and the slice of its row (row_scale): 1 + 128
     // elements and a gap of 124 that costs less than a command. Bridging
     // would move 1.96x the set: two commands instead.
     let r = runs(&[(771, 771), (896, 1023)]);
@@ -419,7 +419,7 @@ fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
         r.transfers(&fill, 4, unbudgeted(COMMAND_COST_BYTES)),
         vec![Rect::run(771, 253)]
     );
-    // A wrapping read (issue10_ushort_read): 250 + 6 elements, which rows
+    // A wrapping read (ushort_read): 250 + 6 elements, which rows
     // of 250 at one pitch would pad to 500.
     let r = runs(&[(0, 249), (65530, 65535)]);
     let fill = Runs::interval(0, 65535).subtract(&r);
