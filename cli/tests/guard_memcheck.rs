@@ -112,7 +112,7 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<String>, &'static str, bool)> {
 }
 
 #[test]
-fn issue10_memory_cases_are_one_line_errors() {
+fn memory_cases_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     for (name, args, needle, _) in cases(dir.path()) {
         let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -137,7 +137,7 @@ fn issue10_memory_cases_are_one_line_errors() {
 }
 
 #[test]
-fn issue10_memory_cases_pass_memcheck() {
+fn memory_cases_pass_memcheck() {
     let valgrind = Command::new("valgrind").arg("--version").output();
     assert!(
         valgrind.is_ok_and(|o| o.status.success()),

@@ -1179,7 +1179,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_slice_boxes_evaluate_or_turn_the_check_off() {
+    fn slice_boxes_evaluate_or_turn_the_check_off() {
         let a = array(["w", "1"]);
         // w = 100, columns [16, 32): the 1-D read range is the box's hull
         let vals = [100, 16, 32];
@@ -1223,7 +1223,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
+    fn a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
         let a = array(["w", "1"]);
         // columns [16, 32) of 100: a band
         let b = a
@@ -1240,7 +1240,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_box_arguments_are_zero_without_a_box() {
+    fn box_arguments_are_zero_without_a_box() {
         let w = Window::default();
         assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 0);
         let b = array(["w", "1"])

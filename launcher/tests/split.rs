@@ -659,7 +659,7 @@ fn slice_bounds_in_work_items() {
 /// Launches cycling over more configurations than it keeps, with new data
 /// each time, give the outputs and reports (timings aside) of a fresh plan.
 #[test]
-fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
+fn cached_schedules_give_what_a_fresh_plan_gives() {
     let rt = two_devices();
     let ranges = || {
         let mut r = vadd_ranges();
@@ -750,7 +750,7 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
 /// bookkeeping. (Written sets that come back after the launch:
 /// `tests/tests/reuse.rs`.)
 #[test]
-fn issue11_a_fresh_buffers_bookkeeping_is_replayed_exactly() {
+fn a_fresh_buffers_bookkeeping_is_replayed_exactly() {
     let rt = two_devices();
     let untimed = |mut r: launcher::RunReport| {
         r.wall_ms = 0.0;

@@ -103,7 +103,7 @@ fn every_corpus_kernel_rewrites_to_valid_opencl() {
 const COPIED_POINTERS: &[&str] = &["ptr_array", "ptr_int_cast", "ptr_swap"];
 
 #[test]
-fn issue10_guard_covers_every_corpus_buffer() {
+fn guard_covers_every_corpus_buffer() {
     let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
     let mut unguarded = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
@@ -155,7 +155,7 @@ fn issue10_guard_covers_every_corpus_buffer() {
 /// Issue 10: pointers passed to helpers are checked inside a clone of the
 /// helper; pointer arithmetic chains and atomics are checked in place.
 #[test]
-fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
+fn guard_clones_helpers_and_checks_pointer_chains() {
     let p = program("helper_call");
     let s = rewrite(&p, "helper_call", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -195,7 +195,7 @@ fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
 /// Issue 10: a pointer the guard cannot follow is reported with its reason
 /// (a copy of the pointer itself, `q = a`, is a view: issue 15).
 #[test]
-fn issue10_guard_reports_pointers_it_cannot_check() {
+fn guard_reports_pointers_it_cannot_check() {
     let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     let s = rewrite(&p, "k", &[]).unwrap();
@@ -215,7 +215,7 @@ fn fast_copy(src: &str) -> &str {
 }
 
 #[test]
-fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
+fn proven_accesses_use_plain_indices_in_the_fast_copy() {
     let p = program("vadd");
     let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -245,7 +245,7 @@ fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
 }
 
 #[test]
-fn issue10_the_fast_copy_keeps_checks_it_cannot_prove() {
+fn the_fast_copy_keeps_checks_it_cannot_prove() {
     // a data-dependent subscript, a narrowing conversion of a loaded value,
     // and a variable assigned twice stay checked in the fast copy
     let src = "__kernel void k(__global const int *idx, __global int *a, __global int *b, int n) {
@@ -323,7 +323,7 @@ fn counters_declared_before_their_loop_are_bounded_per_work_group() {
 }
 
 #[test]
-fn issue10_local_tiles_stay_at_kernel_scope() {
+fn local_tiles_stay_at_kernel_scope() {
     let p = program("matmul_tiled");
     let s = rewrite(&p, "matmul_tiled", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -342,7 +342,7 @@ fn issue10_local_tiles_stay_at_kernel_scope() {
 }
 
 #[test]
-fn issue10_narrowing_conversions_are_tested_not_assumed() {
+fn narrowing_conversions_are_tested_not_assumed() {
     // (uchar)i is exact only while i < 256: the test requires it at run time
     let p = program("uchar_subscript");
     let k = p.kernel(None).unwrap().name.clone();
@@ -405,7 +405,7 @@ const COLSUM: &str =
 }";
 
 #[test]
-fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
+fn a_boxed_array_gets_box_arguments_and_box_checks() {
     let s = boxed_rewrite("colsum", COLSUM, &[(0, &["n", "1"])]);
     // A's six window arguments, then its box arguments for dimension 1
     let metas: Vec<&ExtraArgMeaning> = s.extra_args.iter().map(|e| &e.meaning).collect();
@@ -504,7 +504,7 @@ fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
 }
 
 #[test]
-fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
+fn box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     // 3-D: two checked dimensions
     let src = "__kernel void plane(__global float *v, int nx, int ny, int z) {
     int x = get_global_id(0);
@@ -700,7 +700,7 @@ fn specialized_extents_split_subscripts_written_with_their_arguments() {
 }
 
 #[test]
-fn issue12_stencil_subscripts_through_a_local_split() {
+fn stencil_subscripts_through_a_local_split() {
     // idx = y * width + x: idx - 1, idx + width, idx - width all split,
     // with x narrowed by the conditions
     let p = program("stencil2d");
@@ -770,7 +770,7 @@ fn parse(src: &str) -> coarsen::ir::Program {
 /// the guard cannot follow (assigned again, passed on, wider than the
 /// sink) leaves the buffer unguarded with the reason.
 #[test]
-fn issue15_views_through_casts_are_guarded() {
+fn views_through_casts_are_guarded() {
     let p = parse(
         "__kernel void k(__global const float *x, __global int *a, __global float *y) {
     int i = get_global_id(0);

@@ -704,7 +704,7 @@ fn bound_range_evaluates_both_bounds() {
 /// content, not its checksums, and an edit of the second one is still
 /// caught. (Found by `ron_round_trip`.)
 #[test]
-fn issue10_same_named_sections_keep_their_own_checksums() {
+fn same_named_sections_keep_their_own_checksums() {
     let mut f = small_file();
     let dup = f.kernels[0].arrays[0].clone();
     f.kernels[0].arrays.push(dup);
@@ -847,7 +847,7 @@ fn boxed_file() -> RangeFile {
 }
 
 #[test]
-fn issue12_boxes_round_trip_bind_and_evaluate() {
+fn boxes_round_trip_bind_and_evaluate() {
     let f = boxed_file();
     let text = f.to_ron_string().unwrap();
     assert!(
@@ -885,7 +885,7 @@ fn issue12_boxes_round_trip_bind_and_evaluate() {
 }
 
 #[test]
-fn issue12_bad_boxes_are_refused_with_the_field() {
+fn bad_boxes_are_refused_with_the_field() {
     let check = |edit: &dyn Fn(&mut Boxes), want: &str| {
         let mut f = boxed_file();
         edit(f.kernels[0].arrays[0].boxes.as_mut().unwrap());
@@ -988,7 +988,7 @@ fn issue12_bad_boxes_are_refused_with_the_field() {
 }
 
 #[test]
-fn issue12_boxes_need_format_version_3_and_are_checksummed() {
+fn boxes_need_format_version_3_and_are_checksummed() {
     // A version 2 file has no boxes.
     let mut f = boxed_file();
     f.format_version = 2;
@@ -1012,7 +1012,7 @@ fn issue12_boxes_need_format_version_3_and_are_checksummed() {
 /// refused where they contradict the rest; a file without them writes no
 /// `read_parts` field (older array sections keep their checksums).
 #[test]
-fn issue13_read_parts_round_trip_bind_and_are_checked() {
+fn read_parts_round_trip_bind_and_are_checked() {
     let row = |lo: &str, hi: &str| Range {
         lower: lo.into(),
         upper: hi.into(),

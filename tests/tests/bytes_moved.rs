@@ -125,7 +125,7 @@ fn moved_and_traced(
 /// footprint: exactly it, except the 3-D interior stencil, whose read box
 /// holds the edges of each plane that a 7-point stencil skips (up to 16 %
 /// more on these small grids, 11 x 9 x 7 split three ways).
-const ISSUE12: &[(&str, f64)] = &[
+const BOXED_KERNELS: &[(&str, f64)] = &[
     ("column_walk", 1.0),
     ("conv3x3_interior", 1.0),
     ("plane_write", 1.0),
@@ -141,7 +141,7 @@ const ISSUE12: &[(&str, f64)] = &[
 
 fn check_traced(shares: &[(usize, f64)]) {
     let rt = launcher::Runtime::new().unwrap();
-    for &(name, most) in ISSUE12 {
+    for &(name, most) in BOXED_KERNELS {
         let k = kernel(name);
         for run in 0..k.runs.len() {
             let (r, traced) = moved_and_traced(&rt, &k, run, shares);
@@ -161,13 +161,13 @@ fn check_traced(shares: &[(usize, f64)]) {
 }
 
 #[test]
-fn issue12_kernels_move_their_traced_footprint_on_two_devices() {
+fn boxed_kernels_move_their_traced_footprint_on_two_devices() {
     pocl_env(Some("pthread basic"));
     check_traced(&[(0, 0.5), (1, 0.5)]);
 }
 
 #[test]
-fn issue12_kernels_move_their_traced_footprint_on_three_devices() {
+fn boxed_kernels_move_their_traced_footprint_on_three_devices() {
     pocl_env(Some("pthread pthread basic"));
     check_traced(&[(0, 0.3), (1, 0.3), (2, 0.4)]);
 }

@@ -61,7 +61,7 @@ fn visit(dir: &Path, root: &Path, out: &mut Vec<String>) {
 }
 
 #[test]
-fn issue11_isl_text_is_parsed_only_by_the_isl_wrapper_and_the_range_file_reader() {
+fn isl_text_is_parsed_only_by_the_isl_wrapper_and_the_range_file_reader() {
     let root = workspace_root();
     let mut found = Vec::new();
     visit(&root, &root, &mut found);

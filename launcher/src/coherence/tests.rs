@@ -31,7 +31,7 @@ fn starts_valid_on_the_host_only() {
 /// Issue 11: `is_host_only` tells exactly the state `host_valid` makes,
 /// which a split launch replays (`launch/split.rs`).
 #[test]
-fn issue11_host_only_is_the_state_host_valid_makes() {
+fn host_only_is_the_state_host_valid_makes() {
     for len in [0, 1, 10] {
         assert!(Coherence::host_valid(len).is_host_only(), "{len}");
     }

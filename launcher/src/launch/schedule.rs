@@ -1049,7 +1049,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_a_key_matches_exactly_the_launches_it_was_made_for() {
+    fn a_key_matches_exactly_the_launches_it_was_made_for() {
         let nd = NdRange::new(&[64], &[8]).unwrap();
         let shares = [(0, 0.5), (1, 0.5)];
         let opts = LaunchOptions::default();

@@ -408,7 +408,7 @@ fn transfers_keep_rects_of_several_rows() {
 }
 
 #[test]
-fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
+fn transfers_move_at_most_five_percent_more_than_the_set() {
     // A pivot and the slice of its row (row_scale): 1 + 128
     // elements and a gap of 124 that costs less than a command. Bridging
     // would move 1.96x the set: two commands instead.
@@ -580,7 +580,7 @@ proptest! {
     /// Issue 11: one run (or none) is sent as the cost model would send it,
     /// without planning.
     #[test]
-    fn issue11_one_run_transfers_as_the_cost_model_plans(
+    fn one_run_transfers_as_the_cost_model_plans(
         lo in -2i64..64,
         n in 0i64..12,
         fill in arb_any(),

@@ -72,7 +72,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
                     .all(|n| n.contains("the count at the launch's values ran out of its"));
             if over_time {
                 eprintln!(
-                    "issue19: {}: counts over the time limit per count: {notes:?}",
+                    "exact counts: {}: counts over the time limit per count: {notes:?}",
                     k.name
                 );
             } else {
@@ -81,7 +81,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
         }
     }
     eprintln!(
-        "issue19: engine {}; {counted} kernels with bytes_exact; {counted_affine} of {affine} affine kernels",
+        "exact counts: engine {}; {counted} kernels with bytes_exact; {counted_affine} of {affine} affine kernels",
         if barvinok.is_ok() { "barvinok" } else { "polylib" }
     );
     if barvinok.is_ok() {
