@@ -1,4 +1,4 @@
-//! Issue 10: valid kernels with arguments that used to corrupt memory
+//! Valid kernels with arguments that used to corrupt memory
 //! (a `__local` argument smaller than the work-group indexes, a host buffer
 //! smaller than an unbounded array's accesses, a `__local` size beyond the
 //! device, a host allocation that cannot be had) give one-line errors with

@@ -1,4 +1,4 @@
-//! Issue 18: `mpirun -n N clpart run|steps` (feature `mpi`), ranks over
+//! `mpirun -n N clpart run|steps` (feature `mpi`), ranks over
 //! Open MPI on loopback (`--mca btl tcp,self`), each rank with its own PoCL
 //! devices.
 //!

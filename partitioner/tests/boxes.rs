@@ -1,4 +1,4 @@
-//! Issue 12: per-dimension boxes of delinearized arrays (`c[y*w + x]` seen as
+//! Per-dimension boxes of delinearized arrays (`c[y*w + x]` seen as
 //! `c[y][x]`): the bounds of each dimension of a slice's read and write
 //! footprints, and whether a slice writes every element of its write box
 //! (`write_exact`), checked at concrete parameter values.

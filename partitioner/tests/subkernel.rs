@@ -20,7 +20,7 @@ fn vadd_subscripts_are_rebased() {
     let p = program("vadd");
     let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
     reparse(&s.source);
-    // every access rebased and checked by the run-time guard (issue 10)
+    // every access rebased and checked by the run-time guard
     assert!(
         s.source.contains("c[__clpart_w((long)(i) - __clpart_base_c, __clpart_wlo_c, __clpart_whi_c, __clpart_len_c, &__clpart_bad, 2)] = a[__clpart_r((long)(i) - __clpart_base_a, __clpart_rlo_a, __clpart_rhi_a, __clpart_len_a, &__clpart_bad, 0)]"),
         "{}",
@@ -152,7 +152,7 @@ fn guard_covers_every_corpus_buffer() {
     );
 }
 
-/// Issue 10: pointers passed to helpers are checked inside a clone of the
+/// Pointers passed to helpers are checked inside a clone of the
 /// helper; pointer arithmetic chains and atomics are checked in place.
 #[test]
 fn guard_clones_helpers_and_checks_pointer_chains() {
@@ -192,8 +192,8 @@ fn guard_clones_helpers_and_checks_pointer_chains() {
     );
 }
 
-/// Issue 10: a pointer the guard cannot follow is reported with its reason
-/// (a copy of the pointer itself, `q = a`, is a view: issue 15).
+/// A pointer the guard cannot follow is reported with its reason
+/// (a copy of the pointer itself, `q = a`, is a view).
 #[test]
 fn guard_reports_pointers_it_cannot_check() {
     let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
@@ -353,7 +353,7 @@ fn narrowing_conversions_are_tested_not_assumed() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 12: the guard checks boxes
+// The guard checks boxes
 
 fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_format::Subkernel {
     boxed_rewrite_specialized(name, src, boxes, &[])
@@ -721,7 +721,7 @@ fn stencil_subscripts_through_a_local_split() {
 }
 
 /// Work-item builtins reached through a macro (here `mul24` on `size_t`
-/// parsed as a macro, issue 15) are rewritten by `#define`: only the
+/// parsed as a macro) are rewritten by `#define`: only the
 /// NDRange's dimensions get extra arguments, and past `work_dim` the
 /// builtins have OpenCL's values (a 2-D kernel had an argument for
 /// dimension 2, which the range file's validation refused).
@@ -763,7 +763,7 @@ fn parse(src: &str) -> coarsen::ir::Program {
     coarsen::parse_program("view.cl", src, &Default::default()).unwrap()
 }
 
-/// Issue 15: pointers cast to another element type of a guarded buffer.
+/// Pointers cast to another element type of a guarded buffer.
 /// A view of wider elements is checked as the elements it covers and asks
 /// the launcher for a device buffer starting at a multiple of them; a view
 /// of narrower elements is checked against the element holding it; a view

@@ -212,7 +212,7 @@ fn matmul_with_runtime_width_is_bounded() {
     assert_eq!(eval(&k, &arr("b").slice, &v), (0, w * w - 1));
 }
 
-/// Issue 11: a stale isl error left by one array (the context is shared)
+/// A stale isl error left by one array (the context is shared)
 /// made the next array's relations fail to read, and the failure was taken
 /// for "never accessed": array 'a' of matmul_1000 came out bounded with no
 /// range at all. Every bounded, accessed array has its ranges.

@@ -580,7 +580,7 @@ fn bad_expressions_name_kernel_array_and_field() {
     );
 }
 
-/// A count made at one point (issue 12: isl's count at a launch's values)
+/// A count made at one point (isl's count at a launch's values)
 /// keeps its point through the file, evaluates there, and is an error
 /// anywhere else, never 0; a parametric count's file text has no `at`.
 #[test]
@@ -724,7 +724,7 @@ fn same_named_sections_keep_their_own_checksums() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 12: per-dimension boxes
+// Per-dimension boxes
 
 /// A 2-D kernel `col(a, w)` reading column slice `[lo, hi)` of every row of
 /// a `w`-wide array, with boxes.
@@ -1008,7 +1008,7 @@ fn boxes_need_format_version_3_and_are_checksummed() {
     );
 }
 
-/// Issue 13: read parts (a union of boxes) round-trip, bind, and are
+/// Read parts (a union of boxes) round-trip, bind, and are
 /// refused where they contradict the rest; a file without them writes no
 /// `read_parts` field (older array sections keep their checksums).
 #[test]

@@ -1,9 +1,9 @@
 //! What a split moves: for the thesis's vector add and for matmul with a
 //! run-time width split in two, `bytes_total` is within 5% of `bytes_exact`
-//! and well below `bytes_whole_buffers`; issue 12's kernels (column walks,
-//! interior and plane writes, an unused buffer, a read-write array, planes
-//! of a run-time size) move their traced footprint on two and three
-//! devices, and so do loops with a constant step (a grid-stride loop once
+//! and well below `bytes_whole_buffers`; kernels with boxed footprints
+//! (column walks, interior and plane writes, an unused buffer, a read-write
+//! array, planes of a run-time size) move their traced footprint on two and
+//! three devices, and so do loops with a constant step (a grid-stride loop once
 //! specialized on the launch's global size); and the thesis's memory claim: a vector add whose arrays do not
 //! fit one device's memory cap runs split across two.
 
@@ -121,7 +121,7 @@ fn moved_and_traced(
     (r, traced)
 }
 
-/// Issue 12's kernels with what each may move against its traced
+/// Kernels with boxed footprints and what each may move against its traced
 /// footprint: exactly it, except the 3-D interior stencil, whose read box
 /// holds the edges of each plane that a 7-point stencil skips (up to 16 %
 /// more on these small grids, 11 x 9 x 7 split three ways).

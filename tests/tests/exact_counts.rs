@@ -1,4 +1,4 @@
-//! Issue 19: exact counts over the corpus. For every corpus kernel, analyzed
+//! Exact counts over the corpus. For every corpus kernel, analyzed
 //! as its first `@run` launches it (`Session::ranges_for_launch`), the
 //! launcher's `bytes_exact` exists when every buffer argument is a bounded
 //! array with a per-slice count. Every kernel whose accesses are all affine
@@ -190,7 +190,7 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
     }
 }
 
-/// Counts at a launch's values (`Counts::AtLaunch`, issue 12: isl's exact
+/// Counts at a launch's values (`Counts::AtLaunch`: isl's exact
 /// count where a parametric one cannot be had): every parameter but the
 /// slice's bounds is fixed at the launch's values and barvinok counts the
 /// accesses' footprints in the slice's bounds. For 1-D, 2-D and 3-D

@@ -1,4 +1,4 @@
-//! Issue 10: the run-time guard. Subkernels check every buffer and
+//! The run-time guard. Subkernels check every buffer and
 //! `__local` access against the window of their slice; an access outside it
 //! is skipped, the launch's device results are discarded and the kernel
 //! re-runs unsplit (correct output, reported); an access outside a host
@@ -465,7 +465,7 @@ fn struct_buffers_are_sized_by_layout_and_checked() {
     );
 }
 
-/// Issue 12: a column walk reads one column band of every row. Its read
+/// A column walk reads one column band of every row. Its read
 /// box is that band, much smaller than its 1-D hull (every element between
 /// the first row's first column and the last row's last one).
 const COLSUM: &str =
@@ -479,7 +479,7 @@ const COLSUM: &str =
     }
 }";
 
-/// Issue 12: the guard checks boxes. A correct split never fires; a read
+/// The guard checks boxes. A correct split never fires; a read
 /// box one column short on every device (the windows, the boxes' linear
 /// hulls, left as they were: only the box check can see it) makes the
 /// groups that read that column fail their per-group test, the checked copy
@@ -624,7 +624,7 @@ fn short_part_is_caught(
     );
 }
 
-/// Issue 13: the guard checks every read against the read parts, not only
+/// The guard checks every read against the read parts, not only
 /// against the box that holds them all. LU's update reads the pivot row and
 /// the slice's rows (apart, and the rows between them do not move);
 /// with the largest part one row short while the read box, its hull and the
@@ -697,7 +697,7 @@ __kernel void two_bands(__global const float *in, __global float *out, int dist)
 }
 "#;
 
-/// Issue 12: a 1-D array read in two bands `dist` apart has one read part
+/// A 1-D array read in two bands `dist` apart has one read part
 /// per band (its runs), and the guard checks every read against them: with
 /// the larger part one element short while the read window stays whole,
 /// the read of the missing element fails the part check, the guard fires
@@ -734,7 +734,7 @@ fn the_guard_checks_the_read_runs_of_a_1d_array() {
     short_part_is_caught(&mut p, &nd, &pristine, &want, &shares, "in", "out");
 }
 
-/// Issue 11: the guard's flag buffers are kept zeroed between launches
+/// The guard's flag buffers are kept zeroed between launches
 /// and a configuration's launch work is cached; neither may hide a
 /// violation. The same under-approximating configuration, launched again
 /// and again (on two devices and on one) with clean launches in between,
@@ -783,7 +783,7 @@ fn the_guard_fires_on_every_launch_of_a_cached_configuration() {
     }
 }
 
-/// Issue 15: kernels viewing their buffers through pointers cast to wider
+/// Kernels viewing their buffers through pointers cast to wider
 /// (`float4` over `float`) or narrower (`uchar` over `int`) elements, and
 /// the array the test makes one element short.
 const VIEW_KERNELS: &[(&str, &str, &[&str], &str, &str)] = &[

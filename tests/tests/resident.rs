@@ -1,4 +1,4 @@
-//! Issue 13: buffers that stay on the devices. A 1-D Jacobi with ping-pong
+//! Buffers that stay on the devices. A 1-D Jacobi with ping-pong
 //! buffers over resident buffers, split across two PoCL devices: every step
 //! bit-identical to one device, each step after the first moves only the
 //! halo elements at the split boundary, shares may change between steps,
@@ -311,7 +311,7 @@ __kernel void scale4(__global float4 *x, int n4) {
 }
 "#;
 
-/// Issue 14: a resident buffer a kernel sees as `float` and the next as
+/// A resident buffer a kernel sees as `float` and the next as
 /// `float4` (the `resident` host program's `scale4`) is seen with the new
 /// elements in place (`DeviceBuffer::retype`): split 50/50 at every
 /// launch, each device keeps its half across both changes of element

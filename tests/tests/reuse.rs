@@ -1,4 +1,4 @@
-//! Issue 11: device memory reused across launches. Each device keeps the
+//! Device memory reused across launches. Each device keeps the
 //! buffers a launch no longer needs (`launcher`'s pool) for the next launch
 //! that needs one of the same size; their old contents must never reach a
 //! result, and the pool releases what it holds when the runtime goes. Two
@@ -166,7 +166,7 @@ const AOS_TO_SOA: &str = "__kernel void aos_to_soa(__global const float *aos, __
     }
 }";
 
-/// Issue 11: a host-array launch replays the bookkeeping of the first
+/// A host-array launch replays the bookkeeping of the first
 /// launch of its configuration over fresh buffers (what each device was
 /// sent, what each holder held afterwards, hence what comes back to the
 /// host). Launched again and again with new data, split and alone, each

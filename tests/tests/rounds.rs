@@ -1,4 +1,4 @@
-//! Issue 16, dynamic chunks for a single launch: a launch in two rounds
+//! Dynamic chunks for a single launch: a launch in two rounds
 //! (`launcher::launch_in_rounds`: a probe window at the balancer's shares,
 //! then the rest at the measured ones) equals the unsplit output bit for
 //! bit on two and three devices; kernels with an array both read and

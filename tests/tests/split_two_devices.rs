@@ -30,7 +30,7 @@ fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Issue 15: the kernels reaching their buffers through pointers cast to
+/// The kernels reaching their buffers through pointers cast to
 /// another element type (`(__global float4 *)x`, `(__global uint *)` on a
 /// `uint2` buffer, `(__global uchar *)` on an `int` one, inline casts,
 /// read-modify-writes through views) split with the run-time guard on,

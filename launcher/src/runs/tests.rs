@@ -577,7 +577,7 @@ proptest! {
         prop_assert_eq!(set(&r), model);
     }
 
-    /// Issue 11: one run (or none) is sent as the cost model would send it,
+    /// One run (or none) is sent as the cost model would send it,
     /// without planning.
     #[test]
     fn one_run_transfers_as_the_cost_model_plans(
@@ -638,7 +638,7 @@ proptest! {
         // the plan costs no more than bridging alone.
         let extra = moved.n_elems() - r.n_elems();
         prop_assert!(extra == 0 || extra * elem_size < (rects.len() - t.len()) as u64 * cost);
-        // Issue 12: never more extra elements than the budget.
+        // Never more extra elements than the budget.
         prop_assert!(extra as u128 <= r.n_elems() as u128 * percent as u128 / 100, "{:?}", t);
         let cost_of = |rects: &[Rect]| {
             rects.iter().map(Rect::n_elems).sum::<u64>() * elem_size + rects.len() as u64 * cost
