@@ -15,7 +15,7 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
     cargo test --workspace --no-fail-fast
 fi
-# The ranks over MPI (issue 18): the `mpi` feature's tests, wherever mpirun
+# The ranks over MPI: the `mpi` feature's tests, wherever mpirun
 # is installed (setup installs Open MPI, so on CI they always run).
 if command -v mpirun >/dev/null 2>&1; then
     if cargo nextest --version >/dev/null 2>&1; then

@@ -290,7 +290,7 @@ pub fn analyze_kernel_in(
             });
         }
     }
-    // Then the members of struct arguments that appear (issue 15).
+    // Then the members of struct arguments that appear.
     for m in &walker.member_params {
         if used.contains(&m.name) {
             params.push(ParamInfo {

@@ -77,7 +77,7 @@ pub(crate) struct Walker<'a> {
     /// Value ranges of integer scalar parameters, by isl name (from their C type).
     pub param_bounds: HashMap<String, (i128, i128)>,
     /// Structs passed by value that the kernel never assigns nor takes
-    /// the address of, by name: their argument index (issue 15). Their
+    /// the address of, by name: their argument index. Their
     /// integer members read in the kernel's own body are parameters.
     pub struct_args: HashMap<String, u32>,
     /// The parameters made of such members, in the order first read.
@@ -87,9 +87,9 @@ pub(crate) struct Walker<'a> {
     /// Loop-iterator dimensions of counted loops with a constant step `s`
     /// (`|s| > 1`) from one affine start `v`: `i = v + s*t` for a count
     /// `t >= 0`. Recorded accesses are written in `t` (see `record`), so
-    /// that the step shows as a coefficient of the subscript (issue 12:
+    /// that the step shows as a coefficient of the subscript (a box:
     /// `y[i]` in a grid-stride loop, specialized, is `y[t][j]` with stride
-    /// `s`, a box).
+    /// `s`).
     pub(crate) strided: HashMap<String, (crate::poly::Poly, i128)>,
     /// Declared integer types of variables (innermost declaration wins).
     var_types: HashMap<String, Scalar>,

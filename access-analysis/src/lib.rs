@@ -74,7 +74,7 @@
 //! ([`Linearization::Specialized`]).
 //!
 //! Affine subscripts with literal widths (`b[k*1000 + j]`, `a[2*i + 1]`) are
-//! split the same way by their constant strides (issue 12: boxes for the
+//! split the same way by their constant strides (boxes for the
 //! launcher), when the coefficients above 1 of the domain dimensions nest
 //! (each divides the next larger): strides `["1000", "1"]`, with the same
 //! assumptions `0 <= c_k < strides[k-1]/strides[k]`. Each term goes to the
@@ -256,7 +256,7 @@ pub struct ArrayAccesses {
     pub whole: Option<String>,
     /// Element index = `sum_k out_k * strides[k]`; `["1"]` for plain 1-D.
     /// Run-time widths give parameter strides (`["w", "1"]`), literal ones
-    /// constant strides (`["1000", "1"]`, issue 12).
+    /// constant strides (`["1000", "1"]`).
     pub strides: Vec<String>,
     pub linearization: Linearization,
     /// `[params] -> { W[x0, x1, x2] -> name[...] : ... }`, valid within the

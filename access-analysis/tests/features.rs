@@ -45,7 +45,7 @@ fn pointer_arithmetic_on_buffer_parameters_is_followed() {
         "[gs0, go0, off] -> { W[x0, 0, 0] -> a[x0 + off] : go0 <= x0 < go0 + gs0 }",
     );
     let b = ka.array("b").unwrap();
-    // b[2i + 1] and b[2i + 2]: the constant stride 2 delinearizes them (issue 12)
+    // b[2i + 1] and b[2i + 2]: the constant stride 2 delinearizes them
     assert_eq!(b.strides, ["2", "1"]);
     same(
         &ka,
@@ -491,7 +491,7 @@ fn exponential_inlining_is_cut_off_with_a_reason() {
     assert!(ka.array("a").unwrap().whole.is_some());
 }
 
-/// Issue 15: an induction variable, stepped once per iteration by a
+/// An induction variable, stepped once per iteration by a
 /// loop-invariant amount (`p += 3`, `q--`), is its value at the loop's entry
 /// plus the iteration count times its step: the subscripts stay affine and
 /// exact. One that a `continue` may skip, that is stepped under a condition,
@@ -617,7 +617,7 @@ fn variables_whose_address_is_taken_and_counters_stepped_by_the_condition_are_no
     );
 }
 
-/// Issue 15: `do { ...; j++; } while (j < n);` (the front end's `while (1)
+/// `do { ...; j++; } while (j < n);` (the front end's `while (1)
 /// { ...; j++; if (!(j < n)) break; }`) is a counted loop whose first
 /// iteration runs whatever the condition says: exact must-writes where the
 /// condition is monotone in the iterator. A variable stepped twice is not
@@ -659,7 +659,7 @@ fn do_while_loops_are_counted_loops_whose_first_iteration_always_runs() {
     assert!(reason.contains("is modified in the loop"), "{reason}");
 }
 
-/// Issue 15: the integer members of a struct passed by value that the
+/// The integer members of a struct passed by value that the
 /// kernel never changes are parameters, read from the argument's bytes at
 /// launch (`ParamSource::StructMember`: offset, size, signedness); a
 /// struct the kernel changes, one whose address is taken, a copy of one and

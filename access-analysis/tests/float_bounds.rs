@@ -1,4 +1,4 @@
-//! Issue 15: loop bounds and values computed in floating point from an
+//! Loop bounds and values computed in floating point from an
 //! integer and a constant, `t < ceil((float)n / 16)` (the SDK idiom for a
 //! tile count), are the integers they are, under the launch-time
 //! assumption that the integer converts exactly (|n| < 2^24 for `float`,

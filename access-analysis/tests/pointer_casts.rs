@@ -1,4 +1,4 @@
-//! Issue 15: accesses through pointers cast to another element type whose
+//! Accesses through pointers cast to another element type whose
 //! size divides or is divided by the buffer's: `(__global float4 *)x` on a
 //! `float` buffer touches four floats per element, `(__global uint *)p` on
 //! a `uint2` buffer part of one pair (a may-write, and a read of the pair);

@@ -98,7 +98,7 @@ fn matmul_1000_total_ranges_match_table_4_3_corrected() {
     for (name, text, hi) in cases {
         let arr = ka.array(name).unwrap();
         assert_eq!(arr.whole, None, "{name}");
-        // the literal width is a constant stride (issue 12): [k][j], linearized back here
+        // the literal width is a constant stride: [k][j], linearized back here
         assert_eq!(arr.linearization, Linearization::Delinearized);
         assert_eq!(arr.strides, ["1000", "1"]);
         let flat = map(
@@ -245,7 +245,7 @@ fn matmul_specialized_on_width_1000_equals_the_hard_coded_kernel() {
         let s = spec.array(name).unwrap();
         let f = fixed.array(name).unwrap();
         assert_eq!(s.linearization, Linearization::Specialized, "{name}");
-        // both split by the constant stride 1000 (issue 12), with the same assumptions
+        // both split by the constant stride 1000, with the same assumptions
         assert_eq!(s.strides, ["1000", "1"]);
         assert_eq!(f.strides, ["1000", "1"]);
         assert_eq!(s.assumptions.len(), f.assumptions.len(), "{name}");

@@ -1,4 +1,4 @@
-//! Item 9: automatic shares (`--split auto`, issue 16) against a sweep of
+//! Item 9: automatic shares (`--split auto`) against a sweep of
 //! fixed shares. One worker process per device order on `pthread` +
 //! `basic`, one PoCL thread each:
 //!

@@ -1,4 +1,4 @@
-//! Item 10 (issue 15): the corpus split at its launches' values. Every
+//! Item 10: the corpus split at its launches' values. Every
 //! corpus kernel is launched at every one of its `@run`s, 50/50 on two
 //! devices, as `clpart run` launches it (analyzed for that launch: sizes
 //! and integer scalars, launch-time assumptions checked, re-analyzed

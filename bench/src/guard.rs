@@ -1,4 +1,4 @@
-//! Item 6: the cost of the run-time guard (issue 10). Every splittable
+//! Item 6: the cost of the run-time guard. Every splittable
 //! corpus kernel (its first `@run`) and larger launches (vadd, matmul,
 //! stencil2d, and the compute-bound PolyBench/GPU forms: gemm, 2mm, 3mm,
 //! syrk, syr2k, correlation, covariance, a 3-D convolution's plane) run split 50/50

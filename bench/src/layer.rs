@@ -1,4 +1,4 @@
-//! Item 7: the OpenCL layer's cost when nothing splits (issue 14):
+//! Item 7: the OpenCL layer's cost when nothing splits:
 //! `tests/apps/passthrough` (two kernels with global atomics, launched in a
 //! loop with a read every 64 launches) run as a plain program and under
 //! `clpart exec`, one after the other, `reps` times. The program times its first iteration (where

@@ -252,7 +252,7 @@ fn bench(cli: &Cli) -> Result<()> {
             corpus.len(),
             scale.analysis_reps
         );
-        // The slow-kernel set of issue 11 that still exceeds its budget is timed too.
+        // The slow-kernel set that still exceeds its budget is timed too.
         let mut timed = corpus.clone();
         timed.extend(clpart_tests::slow_corpus());
         if !cli.kernels.is_empty() {
@@ -535,7 +535,7 @@ fn bench(cli: &Cli) -> Result<()> {
             "<= 1.02",
             g <= 1.02,
         ));
-        // Issue 12: per kernel, at most 1.10x the exact footprint (the
+        // Per kernel, at most 1.10x the exact footprint (the
         // kernels over it named), never more than whole buffers.
         let over: Vec<String> = b
             .iter()
@@ -979,7 +979,7 @@ fn bench(cli: &Cli) -> Result<()> {
                 ),
             ));
         }
-        // Issue 13: resident buffers over 20 launches, against the same
+        // Resident buffers over 20 launches, against the same
         // program on a 64 x 64 grid with the same devices (the fixed cost of
         // that many PoCL devices and their compiled kernels).
         let side = (scale.mem_elements as f64).sqrt() as u64 / 16 * 16;

@@ -2,7 +2,7 @@
 //! from `wait4`) of `clpart run` on a large `vadd`, against the sum of its
 //! argument buffers; of a tiny `vadd`, the fixed cost (the process,
 //! libclang, isl, PoCL and its LLVM); and of `clpart steps` on a large 2-D
-//! Jacobi over resident buffers (issue 13: one host copy per buffer plus the
+//! Jacobi over resident buffers (one host copy per buffer plus the
 //! devices' ranges, which PoCL's CPU devices also keep in host memory).
 
 use std::path::Path;

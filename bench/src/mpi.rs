@@ -1,4 +1,4 @@
-//! Item 8: `clpart steps` across MPI ranks (issue 18). The 2-D Jacobi of
+//! Item 8: `clpart steps` across MPI ranks. The 2-D Jacobi of
 //! `kernels/iterative/jacobi2d.ron` (and the same program on a larger
 //! grid) runs in one process and under `mpirun` on 2 and 3 ranks over
 //! loopback, and on 2 ranks in two network namespaces joined by a veth

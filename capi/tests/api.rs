@@ -923,7 +923,7 @@ fn an_unsplittable_kernel_runs_whole_and_says_why() {
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
 
-/// Issue 16: a first automatic launch over host arrays, on devices of
+/// A first automatic launch over host arrays, on devices of
 /// unknown speed, runs in two rounds (a probe of the first work-groups at
 /// even shares, the rest at the measured ones) as `clpart run --split auto`
 /// does; later launches are single launches at the balancer's shares. Every
@@ -971,7 +971,7 @@ fn a_first_automatic_launch_runs_in_two_rounds() {
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
 
-/// Issue 16: automatic shares. The launch's shares only pick the devices
+/// Automatic shares. The launch's shares only pick the devices
 /// (here 99% / 1% asked, ignored); both devices get work, every launch is
 /// correct and verified, and turning it off goes back to the given shares.
 #[test]

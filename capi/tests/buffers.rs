@@ -1,4 +1,4 @@
-//! Buffer handles (issue 13): created, written, read (whole and by range),
+//! Buffer handles: created, written, read (whole and by range),
 //! released, bound to plan arguments so that launches leave the data on the
 //! devices. Bad calls return their status code and a one-line message; the
 //! C program `resident_jacobi1d.c` runs 50 Jacobi steps through handles,
@@ -399,7 +399,7 @@ fn host_arrays_and_handles_mix() {
 /// move less than 1.1 times the resident model (upload both arrays once,
 /// per launch one element each way across the split boundary through the
 /// host, read both back), where host arrays would move the arrays at every
-/// launch. Waits for the launcher's residency (issue 13).
+/// launch. Waits for the launcher's residency.
 #[test]
 fn residency_bytes_over_handles_within_the_model() {
     setup();

@@ -121,7 +121,7 @@ pub struct BoxesReport {
     pub write: Option<Vec<RangeReport>>,
     /// The writes fill the write box.
     pub write_exact: bool,
-    /// The read footprint as a union of boxes (issue 13), each per
+    /// The read footprint as a union of boxes, each per
     /// dimension like `read`; empty when `read` is the one part.
     pub read_parts: Vec<Vec<RangeReport>>,
 }

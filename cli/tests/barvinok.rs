@@ -1,4 +1,4 @@
-//! Issue 19: in one `clpart analyze`, ranges from isl (isl-rs) and counts
+//! In one `clpart analyze`, ranges from isl (isl-rs) and counts
 //! from barvinok (its own isl, loaded `RTLD_LOCAL | RTLD_DEEPBIND` in the
 //! counting sandbox); `bytes_exact` of a 2-D stencil, which PolyLib does not
 //! count; without barvinok, counts from PolyLib and the reason in the report.

@@ -65,7 +65,7 @@ fn unsupported_constructs_are_diagnosed_with_location() {
     assert_input_error(&o, "uses_goto.cl:8:9");
     assert!(stderr(&o).contains("'goto'"));
     // The kernel is still accepted by the analysis, as not splittable:
-    // exit 1, nothing to split (issue 17: as --help documents).
+    // exit 1, nothing to split (as --help documents).
     let o = clpart(&["analyze", "kernels/invalid/uses_goto.cl", "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -103,7 +103,7 @@ fn headers_beside_the_kernel_are_found_by_the_device_build() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
-/// Issue 15: at a launch where the analysis' split dimension has one
+/// At a launch where the analysis' split dimension has one
 /// work-group (a trailing 1), the launch splits along the dimension with
 /// the most, each device taking work-groups.
 #[test]
@@ -112,7 +112,7 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
     let run = |global: &str, local: &str, a: &str, k: &str| -> serde_json::Value {
         let o = clpart(&[
             "run",
-            "kernels/issue15_trailing_one_linear.cl",
+            "kernels/trailing_one_linear.cl",
             "--global",
             global,
             "--local",
@@ -142,7 +142,7 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
     assert_eq!(v["verified"], true, "{v}");
 }
 
-/// Issue 15: a kernel with an image argument is analyzed and refused with
+/// A kernel with an image argument is analyzed and refused with
 /// the argument's location; `clpart run` cannot give an image a value.
 #[test]
 fn image_kernels_are_analyzed_and_run_unsplit_with_the_reason() {
@@ -348,10 +348,10 @@ fn verified_split_run_reports_bytes() {
     }
 }
 
-/// Issue 16: `--split auto` starts even and then follows the devices'
+/// `--split auto` starts even and then follows the devices'
 /// measured kernel times; every launch verifies, the shares sum to 1 and are
 /// reported.
-/// Issue 16: the first launch with automatic shares (devices not measured
+/// The first launch with automatic shares (devices not measured
 /// yet) runs in two rounds where every device has 16 work-groups or more,
 /// verified; warm-up launches measure nothing, so it still does after them.
 #[test]
@@ -447,7 +447,7 @@ fn automatic_shares_are_reported_and_verified() {
     );
 }
 
-/// Issue 17: `--local` takes sizes as `--global` does (16x16), and `clpart
+/// `--local` takes sizes as `--global` does (16x16), and `clpart
 /// run` without `--local` picks a work-group size that divides the global
 /// size (not 1); `clpart analyze` exits 1 when nothing can be split.
 #[test]
@@ -546,7 +546,7 @@ fn the_analysis_budget_falls_back_and_says_why() {
     );
 }
 
-/// Issue 15: a kernel that splits only once its local size is known
+/// A kernel that splits only once its local size is known
 /// (`out[get_group_id(0)]`) says so, with the size tried, instead of a
 /// bare "not splittable"; with `--local` it splits.
 #[test]
@@ -578,7 +578,7 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): does not split\n"), "{out}");
     // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16
-    let o = clpart(&["analyze", "--no-counts", "kernels/issue11_group_tile.cl"]);
+    let o = clpart(&["analyze", "--no-counts", "kernels/group_tile.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("note: splittable once the local size is known (pass --local): with --local 16 it splits along dimension 0"),
@@ -586,7 +586,7 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     );
 }
 
-/// Issue 15: `mul24`/`mad24` on `size_t`, which clang calls ambiguous (it
+/// `mul24`/`mad24` on `size_t`, which clang calls ambiguous (it
 /// declares them for 32-bit integers only) and other vendors' compilers
 /// accept, no longer fail the file: it is parsed again with both as plain
 /// arithmetic, the ranges are those of the same kernel written with `*` and

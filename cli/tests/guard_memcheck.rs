@@ -1,4 +1,4 @@
-//! Issue 10: valid kernels with arguments that used to corrupt memory
+//! Valid kernels with arguments that used to corrupt memory
 //! (a `__local` argument smaller than the work-group indexes, a host buffer
 //! smaller than an unbounded array's accesses, a `__local` size beyond the
 //! device, a host allocation that cannot be had) give one-line errors with
@@ -112,7 +112,7 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<String>, &'static str, bool)> {
 }
 
 #[test]
-fn issue10_memory_cases_are_one_line_errors() {
+fn memory_cases_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     for (name, args, needle, _) in cases(dir.path()) {
         let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -137,7 +137,7 @@ fn issue10_memory_cases_are_one_line_errors() {
 }
 
 #[test]
-fn issue10_memory_cases_pass_memcheck() {
+fn memory_cases_pass_memcheck() {
     let valgrind = Command::new("valgrind").arg("--version").output();
     assert!(
         valgrind.is_ok_and(|o| o.status.success()),

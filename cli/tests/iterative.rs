@@ -1,4 +1,4 @@
-//! Issue 13: the iterative programs of `kernels/iterative/` run by `clpart
+//! The iterative programs of `kernels/iterative/` run by `clpart
 //! steps` over buffers that stay on the devices.
 //!
 //! - `*_bit_identical`: each run file split across 2 and 3 PoCL devices,

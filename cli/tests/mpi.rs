@@ -1,21 +1,21 @@
-//! Issue 18: `mpirun -n N clpart run|steps` (feature `mpi`), ranks over
+//! `mpirun -n N clpart run|steps` (feature `mpi`), ranks over
 //! Open MPI on loopback (`--mca btl tcp,self`), each rank with its own PoCL
 //! devices.
 //!
-//! - `issue18_run_*_ranks_bit_exact`: outputs equal an unsplit
+//! - `run_*_ranks_bit_exact`: outputs equal an unsplit
 //!   single-process run bit for bit; the bytes sent to each rank equal the
 //!   elements of the ranges the report says were sent (elements times
 //!   element size), and equal what the single-process launcher sends the
 //!   device with the same slice; everything written comes back.
-//! - `issue18_jacobi2d_two_ranks_halo_only`: 2-D Jacobi over T steps on 2
+//! - `jacobi2d_two_ranks_halo_only`: 2-D Jacobi over T steps on 2
 //!   ranks: after the first two launches (the first upload), each launch
 //!   sends each rank exactly its halo rows (2 rows of the grid) and nothing
 //!   else; the result equals one device's.
-//! - `issue18_netns_veth`: 2 ranks in two network namespaces joined by a
-//!   veth pair, traffic over TCP across the interface (root and a working
-//!   `ip netns add` needed; skips with the reason otherwise, fails instead
-//!   under `CLPART_REQUIRE_NETNS=1`).
-//! - `issue18_rank_*`: a rank that fails, dies or hangs: rank 0 (or mpirun)
+//! - `two_ranks_in_network_namespaces`: 2 ranks in two network namespaces
+//!   joined by a veth pair, traffic over TCP across the interface (root and
+//!   a working `ip netns add` needed; skips with the reason otherwise, fails
+//!   instead under `CLPART_REQUIRE_NETNS=1`).
+//! - `rank_*`: a rank that fails, dies or hangs: rank 0 (or mpirun)
 //!   names it, the job exits non-zero within a bounded time, no output file.
 
 #![cfg(feature = "mpi")]
@@ -190,7 +190,7 @@ fn run_case(
 }
 
 #[test]
-fn issue18_run_two_ranks_bit_exact() {
+fn run_two_ranks_bit_exact() {
     let r = run_case(
         2,
         "kernels/vadd.cl",
@@ -216,7 +216,7 @@ fn issue18_run_two_ranks_bit_exact() {
 }
 
 #[test]
-fn issue18_run_three_ranks_bit_exact() {
+fn run_three_ranks_bit_exact() {
     run_case(
         3,
         "kernels/conv1d.cl",
@@ -244,7 +244,7 @@ fn issue18_run_three_ranks_bit_exact() {
 }
 
 #[test]
-fn issue18_run_matches_the_single_process_launcher_per_device() {
+fn run_matches_the_single_process_launcher_per_device() {
     // 2 ranks of one device each vs one process with 2 devices split 0.5/0.5:
     // rank 1 is sent what device 1 is sent
     let args = [
@@ -287,7 +287,7 @@ fn issue18_run_matches_the_single_process_launcher_per_device() {
 }
 
 #[test]
-fn issue18_jacobi2d_two_ranks_halo_only() {
+fn jacobi2d_two_ranks_halo_only() {
     let dir = tempfile::tempdir().unwrap();
     let file = root().join("kernels/iterative/jacobi2d.ron");
     let file = file.to_str().unwrap();
@@ -390,23 +390,23 @@ fn fault(kind: &str, expect: &str) {
 }
 
 #[test]
-fn issue18_rank_error_is_named() {
+fn rank_error_is_named() {
     fault("error", "clpart: error: rank 1 failed: injected fault");
 }
 
 #[test]
-fn issue18_rank_hang_times_out() {
+fn rank_hang_times_out() {
     fault("hang", "rank 1 did not answer within 5 s");
 }
 
 #[test]
-fn issue18_rank_abort_is_reported() {
+fn rank_abort_is_reported() {
     // mpirun names the rank and its signal, and stops rank 0
     fault("abort", "rank 1");
 }
 
 #[test]
-fn issue18_rank_exit_is_reported() {
+fn rank_exit_is_reported() {
     // mpirun names it as process [[job,1],1] with its exit code
     fault("exit", "],1]");
 }
@@ -453,15 +453,15 @@ fn sh(cmd: &str) -> Result<(), String> {
 }
 
 #[test]
-fn issue18_netns_veth() {
+fn two_ranks_in_network_namespaces() {
     if let Err(why) = netns_available() {
         // CLPART_REQUIRE_NETNS=1 (where the machine is known to allow it)
         // makes the skip a failure
         assert!(
             std::env::var_os("CLPART_REQUIRE_NETNS").is_none_or(|v| v != "1"),
-            "issue18_netns_veth: CLPART_REQUIRE_NETNS=1 but {why}"
+            "two_ranks_in_network_namespaces: CLPART_REQUIRE_NETNS=1 but {why}"
         );
-        eprintln!("issue18_netns_veth: skipped: {why}");
+        eprintln!("two_ranks_in_network_namespaces: skipped: {why}");
         return;
     }
     // names unique to this run

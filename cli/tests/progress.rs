@@ -1,4 +1,4 @@
-//! Issue 17: progress only on a terminal. With stderr a pipe, a run that
+//! Progress only on a terminal. With stderr a pipe, a run that
 //! lasts well over the progress delay (half a second) writes nothing but
 //! its own lines: no spinner, no carriage return, no escape sequence.
 

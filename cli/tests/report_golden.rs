@@ -1,4 +1,4 @@
-//! Issue 17: golden human reports of the corpus
+//! Golden human reports of the corpus
 //! (`kernels/golden/<kernel>.report.txt`), made by
 //! `partitioner::report::human` from the golden range files
 //! (`kernels/golden/<kernel>.ranges.ron`, themselves checked against the

@@ -1,4 +1,4 @@
-//! Issue 17: the JSON report of `clpart analyze --json` has the documented
+//! The JSON report of `clpart analyze --json` has the documented
 //! fields with the documented types, for every corpus kernel.
 //!
 //! The schema is the set of structs below, declared here independently of
@@ -208,7 +208,7 @@ fn check(name: &str, r: &Report) -> Vec<String> {
                 ));
             }
             if let Some(b) = &a.boxes {
-                // one stride only for a 1-D array's read runs (issue 12)
+                // one stride only for a 1-D array's read runs
                 let runs_1d = b.strides.len() == 1 && !b.read_parts.is_empty() && b.write.is_none();
                 if (b.strides.len() < 2 && !runs_1d)
                     || b.strides.last().map(String::as_str) != Some("1")
@@ -218,7 +218,7 @@ fn check(name: &str, r: &Report) -> Vec<String> {
                         k.name, a.name, b.strides
                     ));
                 }
-                // issue 13: parts come two or more, each over every dimension
+                // read parts come two or more, each over every dimension
                 if b.read_parts.len() == 1
                     || b.read_parts.iter().any(|p| p.len() != b.strides.len())
                 {

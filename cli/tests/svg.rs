@@ -1,4 +1,4 @@
-//! Issue 17: `--svg` pictures. Each parses as XML, has one group per array
+//! `--svg` pictures. Each parses as XML, has one group per array
 //! and per device with the expected rectangles (ranges as rectangles, never
 //! per element: a 4096 x 4096 array costs what a small one does), renders
 //! with `rsvg-convert` to a non-empty PNG, and is written atomically.

@@ -1,4 +1,4 @@
-//! Issue 10 ("the guarantee"): range files are untrusted input. A tampered
+//! The guarantee: range files are untrusted input. A tampered
 //! file is refused with exit 2 and a one-line error naming the field; output
 //! files are written safely.
 

@@ -403,7 +403,7 @@ impl Cx {
                     let ty = convert_type(ch.ty());
                     let pspan = span_of(&ch);
                     // images and samplers are parameters of their own kind:
-                    // such a kernel is analyzed and runs unsplit (issue 15)
+                    // such a kernel is analyzed and runs unsplit
                     if let (Type::Other(s), false) = (&ty, ty.is_image_or_sampler()) {
                         self.unsupported(
                             &pspan,

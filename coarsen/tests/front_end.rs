@@ -42,7 +42,7 @@ fn struct_element_sizes_follow_opencl_layout() {
     }
 }
 
-/// Issue 15: a struct passed by value is a parameter of the kernel (its
+/// A struct passed by value is a parameter of the kernel (its
 /// members' values are not followed by the analysis), and so are images
 /// and samplers, read through their builtins; a type outside the subset
 /// still is not.
@@ -75,7 +75,7 @@ fn struct_by_value_images_and_samplers_are_parameters() {
     );
 }
 
-/// Issue 15: `(float4)(a, b, c, d)` as a compound literal and loops behind
+/// `(float4)(a, b, c, d)` as a compound literal and loops behind
 /// unroll hints parse as a vector literal and plain loops.
 #[test]
 fn vector_compound_literals_and_unroll_hints_parse() {
@@ -107,7 +107,7 @@ fn vector_compound_literals_and_unroll_hints_parse() {
     assert!(lit);
 }
 
-/// Issue 15: `do ... while` is a `while (1)` loop ending in the negated
+/// `do ... while` is a `while (1)` loop ending in the negated
 /// test; with a `continue` of its own (which would skip the test) it stays
 /// unsupported.
 #[test]
@@ -137,7 +137,7 @@ fn do_while_loops_parse_and_continue_in_them_is_refused() {
     assert!(p.unsupported_in("k").is_empty(), "{:?}", p.diagnostics);
 }
 
-/// Issue 15: `switch` without fall-through becomes an `if`/`else if` chain
+/// `switch` without fall-through becomes an `if`/`else if` chain
 /// over a temporary; the forms whose meaning that would change are refused
 /// with the statement's location (the kernel then runs unsplit).
 #[test]
@@ -217,7 +217,7 @@ fn subscripts_written_index_first_put_the_pointer_first() {
     }
 }
 
-/// Issue 15: a `switch` case that ends in `continue` leaves for the
+/// A `switch` case that ends in `continue` leaves for the
 /// enclosing loop's next iteration, which the lowered `if` chain keeps: it
 /// is not a case falling through into the next.
 #[test]

@@ -1,4 +1,4 @@
-// Issue 15: a kernel that reads an image2d_t argument through a sampler
+// A kernel that reads an image2d_t argument through a sampler
 // declared at program scope. Images and samplers are parameters of their
 // own kind: the kernel is analyzed (`out` is bounded by rows) and runs
 // unsplit, the report naming the image argument; `clpart run` cannot make

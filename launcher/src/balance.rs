@@ -501,7 +501,7 @@ mod tests {
         1.0 + amp * (2.0 * unit - 1.0)
     }
 
-    /// Issue 16: with +-20 % noise on every measured kernel time, the shares
+    /// With +-20 % noise on every measured kernel time, the shares
     /// settle near the speeds' ratio and stay there (no oscillation: their
     /// spread over 60 launches is a fraction of the noise, and the mean
     /// efficiency stays at 0.95 or more), and when a device's speed drifts
@@ -560,7 +560,7 @@ mod tests {
         }
     }
 
-    /// Issue 16 on a GPU beside a CPU: busy times with fixed costs per
+    /// Automatic shares on a GPU beside a CPU: busy times with fixed costs per
     /// device (transfers, start-up) still converge to equal finish times.
     #[test]
     fn busy_times_with_fixed_costs_converge_to_equal_finish_times() {
@@ -590,7 +590,7 @@ mod tests {
         );
     }
 
-    /// Issue 16: where the slower device's part cannot pay for what taking
+    /// Where the slower device's part cannot pay for what taking
     /// part costs (a CPU beside a GPU on a compute-bound kernel), the
     /// balancer runs the faster device alone, within 2 % of its wall,
     /// probing the split again only every [`REPROBE_EVERY`] launches; where
@@ -653,10 +653,10 @@ mod tests {
         );
     }
 
-    /// Issue 16's "within 3 % of the best share after at most 5 launches"
-    /// where devices have fixed costs (a GPU's transfers): rates over busy
-    /// times reach equal finish times within a few launches, and stay
-    /// within 5 % on average under +-20 % noise.
+    /// The goal of automatic shares, "within 3 % of the best share after at
+    /// most 5 launches", where devices have fixed costs (a GPU's transfers):
+    /// rates over busy times reach equal finish times within a few launches,
+    /// and stay within 5 % on average under +-20 % noise.
     #[test]
     fn fixed_costs_are_balanced_within_five_launches() {
         let key = "stencil2d global 4096x4096 local 32x8";

@@ -143,7 +143,7 @@ pub(crate) fn alloc(ctx: &DeviceCtx, bytes: usize) -> Result<Buffer<u8>> {
 /// A whole host buffer that transfers may touch: its base pointer and its
 /// real length. Copies through [`write_host`] and [`read_host`] are checked
 /// against it, whatever the range file says.
-// The `launch` module switches its copies to these (issue 10); until then unused.
+// The `launch` module switches its copies to these; until then unused.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HostRegion {
     ptr: *mut u8,

@@ -62,14 +62,14 @@ pub struct LaunchOptions {
     /// Test-only: the read box of this (delinearized) array loses its last
     /// column (the top of its last dimension) on every device, as an
     /// analysis that under-approximates a box would; the guard's box check
-    /// must catch it (issue 12).
+    /// must catch it.
     #[doc(hidden)]
     pub test_shrink_box: Option<String>,
     /// Test-only: the read part of this array with the most rows (its
     /// outermost dimension) loses its last row on every device, while the
     /// read box and the windows stay whole, as an analysis that
     /// under-approximates one part would; the guard's part check must catch
-    /// it (issue 13).
+    /// it.
     #[doc(hidden)]
     pub test_shrink_part: Option<String>,
     /// Evaluate the Ehrhart counts of every slice for

@@ -456,7 +456,7 @@ mod tests {
         assert_eq!(NdRange::default_local(&[48, 64, 2]), vec![48, 1, 1]);
     }
 
-    /// Issue 10: shares that do not sum to 1 (or are not finite) used to
+    /// Shares that do not sum to 1 (or are not finite) used to
     /// loop once per group (hours for 2^40 groups) or leave groups unrun.
     #[test]
     fn unnormalized_shares_are_a_partition_without_a_step_per_group() {

@@ -60,16 +60,16 @@ pub(crate) struct ArrayPlan {
     /// [`WriteVerdict::written_count`].
     pub(crate) written_count: Option<BoundCount>,
     pub(crate) verdict: Option<WriteVerdict>,
-    /// The slice's per-dimension boxes of a delinearized array (issue 12,
-    /// [`ranges_format::Boxes`]).
+    /// The slice's per-dimension boxes of a delinearized array
+    /// ([`ranges_format::Boxes`]).
     pub(crate) boxes: Option<BoundBoxes>,
     /// Every stride of the boxes is an integer literal (`["1000", "1"]`:
     /// a literal width, whose box the subkernel's per-group test cannot
     /// prove; see [`BoxWindow::spans_inner_dims`]).
     pub(crate) literal_strides: bool,
     /// The device buffer's first element is a multiple of this: the kernel
-    /// views the array through elements this many times wider (issue 15,
-    /// [`ranges_format::Subkernel::aligned`]); 1 otherwise.
+    /// views the array through elements this many times wider
+    /// ([`ranges_format::Subkernel::aligned`]); 1 otherwise.
     pub(crate) align: u64,
 }
 
@@ -134,7 +134,7 @@ impl ArrayPlan {
     }
 }
 
-/// The read parts of a slice (issue 13) inside its read box `hull`: the
+/// The read parts of a slice inside its read box `hull`: the
 /// parts that are not empty in this launch (a part whose bounds no piece
 /// defines, or lower above upper, holds no read); none at all (the read
 /// box serves as the one part) when a part leaves the read box or
@@ -231,7 +231,7 @@ pub(crate) fn box_hull(strides: &[i64], bx: &[(i64, i64)]) -> Option<(i64, i64)>
 
 /// The guard's read and write windows for a slice's 1-D ranges (inclusive):
 /// the ranges themselves, or with boxes each box's linear hull inside its
-/// range (issue 12).
+/// range.
 pub(crate) fn guard_windows(
     boxes: Option<&BoxWindow>,
     read_r: Option<Interval>,
@@ -249,7 +249,7 @@ pub(crate) fn guard_windows(
     ]
 }
 
-/// An array's boxes for one slice (issue 12): per delinearized dimension,
+/// An array's boxes for one slice: per delinearized dimension,
 /// absolute inclusive component bounds; element `i` lies in a box when,
 /// for every dimension `k >= 1`, `(i / strides[k]) % extents[k]` lies in
 /// its bounds and `i` lies in the box's linear hull ([`box_hull`]).
@@ -268,8 +268,8 @@ pub(crate) struct BoxWindow {
     /// The slice writes every element of its write box
     /// ([`ranges_format::Boxes::write_exact`]).
     pub(crate) write_exact: bool,
-    /// The read parts that are not empty in this slice (issue 13,
-    /// [`ranges_format::Boxes::read_parts`]), each inside `read`: the slice
+    /// The read parts that are not empty in this slice
+    /// ([`ranges_format::Boxes::read_parts`]), each inside `read`: the slice
     /// reads only their union. Empty: `read` is the one part.
     pub(crate) read_parts: Vec<BoxBounds>,
 }
@@ -318,7 +318,7 @@ pub(crate) struct Window {
     pub(crate) write: (i64, i64),
     /// Elements of the device buffer before the sink.
     pub(crate) extent: i64,
-    /// The box check (issue 12), absolute components; `None`: no box
+    /// The box check, absolute components; `None`: no box
     /// check in this run (the `Box*` arguments are 0).
     pub(crate) boxes: Option<BoxWindow>,
 }
@@ -367,7 +367,7 @@ pub struct Plan {
     /// Per argument (by index): its array's position in `arrays`, if any.
     pub(crate) array_of_arg: Vec<Option<usize>>,
     /// `Some((lo, hi))`: launches run only work-groups `[lo, hi)` of the
-    /// split dimension (an MPI rank's slice, issue 18), divided among the
+    /// split dimension (an MPI rank's slice), divided among the
     /// devices by the shares; see [`Plan::set_group_window`].
     pub(crate) group_window: Option<(u64, u64)>,
 }
@@ -582,7 +582,7 @@ impl Plan {
     /// dimension (`None`: every work-group, the default). The shares then
     /// divide the window among the devices; the other work-groups run
     /// nowhere and their elements are neither sent nor written. This is an
-    /// MPI rank's part of a launch split across ranks (issue 18): the
+    /// MPI rank's part of a launch split across ranks: the
     /// window must come from the same plan's [`Plan::rank_slices`], and a
     /// launch that would run unsplit is an error rather than a whole run.
     pub fn set_group_window(&mut self, window: Option<(u64, u64)>) {
@@ -938,8 +938,7 @@ impl Plan {
 }
 
 /// Whether the subkernel takes every read-part argument of array
-/// `arg_index` with `dims` delinearized dimensions and `parts` read parts
-/// (issue 13).
+/// `arg_index` with `dims` delinearized dimensions and `parts` read parts.
 fn parts_checked(kernel: &KernelRanges, arg_index: u32, dims: usize, parts: usize) -> bool {
     let Some(sub) = &kernel.subkernel else {
         return false;
@@ -961,7 +960,7 @@ fn parts_checked(kernel: &KernelRanges, arg_index: u32, dims: usize, parts: usiz
 }
 
 /// Whether the subkernel takes every box-check argument of array
-/// `arg_index` with `dims` delinearized dimensions (issue 12).
+/// `arg_index` with `dims` delinearized dimensions.
 fn box_checked(kernel: &KernelRanges, arg_index: u32, dims: usize) -> bool {
     let Some(sub) = &kernel.subkernel else {
         return false;
@@ -986,7 +985,7 @@ fn box_value(w: &Window, dim: u32, f: impl Fn(&BoxWindow, usize) -> Option<i64>)
     }
 }
 
-/// A read-part argument's value (issue 13): part `part`'s lower (`lo`) or
+/// A read-part argument's value: part `part`'s lower (`lo`) or
 /// upper bound in dimension `dim`, for dimension 0 its linear window
 /// `[lo, hi)` relative to the device buffer. Without read parts the read
 /// box is part 0; a part the slice does not have admits nothing, and
@@ -1179,7 +1178,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_slice_boxes_evaluate_or_turn_the_check_off() {
+    fn slice_boxes_evaluate_or_turn_the_check_off() {
         let a = array(["w", "1"]);
         // w = 100, columns [16, 32): the 1-D read range is the box's hull
         let vals = [100, 16, 32];
@@ -1223,7 +1222,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
+    fn a_box_spans_its_inner_dimensions_when_it_holds_whole_rows() {
         let a = array(["w", "1"]);
         // columns [16, 32) of 100: a band
         let b = a
@@ -1240,7 +1239,7 @@ mod tests {
     }
 
     #[test]
-    fn issue12_box_arguments_are_zero_without_a_box() {
+    fn box_arguments_are_zero_without_a_box() {
         let w = Window::default();
         assert_eq!(box_value(&w, 1, |b, k| b.strides.get(k).copied()), 0);
         let b = array(["w", "1"])

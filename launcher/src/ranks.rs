@@ -5,7 +5,7 @@
 
 use crate::runs::Runs;
 
-/// Per array of a plan, what one slice of an MPI rank (issue 18) must hold
+/// Per array of a plan, what one slice of an MPI rank must hold
 /// before it runs and holds written after ([`Plan::rank_slices`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SliceSets {

@@ -183,7 +183,7 @@ fn build_failure_names_the_device_and_the_first_log_line() {
     );
 }
 
-/// Issue 15: hosts launch 1-D kernels as `work_dim` 2 with global `[n, 1]`;
+/// Hosts launch 1-D kernels as `work_dim` 2 with global `[n, 1]`;
 /// that splits like the 1-D launch, bit for bit what one device gives.
 #[test]
 fn a_1d_kernel_splits_on_an_ndrange_with_a_trailing_1() {

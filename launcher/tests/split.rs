@@ -287,7 +287,7 @@ fn failed_assumption_runs_unsplit_and_says_so() {
     assert_eq!(args.buffer("c"), reference.buffer("c"));
 }
 
-/// Issue 15: an assumption that names its array sends that array alone
+/// An assumption that names its array sends that array alone
 /// whole when it fails at launch, where it names a read-only one; the
 /// split goes on, the other arrays keep their ranges, and the result is the
 /// unsplit one. One that names a written array still runs the kernel
@@ -655,12 +655,12 @@ fn slice_bounds_in_work_items() {
     assert_eq!(report.bytes_exact, Some(12000));
 }
 
-/// Issue 11: a plan keeps the schedules of its last launches (ranges, sets,
+/// A plan keeps the schedules of its last launches (ranges, sets,
 /// glue, counts) by NDRange, shares, integer scalars and buffer lengths.
 /// Launches cycling over more configurations than it keeps, with new data
 /// each time, give the outputs and reports (timings aside) of a fresh plan.
 #[test]
-fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
+fn cached_schedules_give_what_a_fresh_plan_gives() {
     let rt = two_devices();
     let ranges = || {
         let mut r = vadd_ranges();
@@ -739,7 +739,7 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
     }
 }
 
-/// Issue 11: a launch over fresh buffers (the host-array form's, and the
+/// A launch over fresh buffers (the host-array form's, and the
 /// unbound arguments of a launch over resident buffers) replays what the
 /// first such launch of its schedule did to them (the commands it sent
 /// each device, what each holder held afterwards). Launched again and
@@ -751,7 +751,7 @@ fn issue11_cached_schedules_give_what_a_fresh_plan_gives() {
 /// bookkeeping. (Written sets that come back after the launch:
 /// `tests/tests/reuse.rs`.)
 #[test]
-fn issue11_a_fresh_buffers_bookkeeping_is_replayed_exactly() {
+fn a_fresh_buffers_bookkeeping_is_replayed_exactly() {
     let rt = two_devices();
     let untimed = |mut r: launcher::RunReport| {
         r.wall_ms = 0.0;

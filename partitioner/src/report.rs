@@ -313,7 +313,7 @@ pub fn human(k: &KernelRanges) -> String {
             {
                 writeln!(s, "    slice reads:   {t}").unwrap();
             }
-            // issue 13: the union of boxes a slice actually reads
+            // read parts: the union of boxes a slice actually reads
             for (p, part) in boxes
                 .map_or(&[][..], |b| &b.read_parts[..])
                 .iter()

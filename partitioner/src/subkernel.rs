@@ -34,7 +34,7 @@
 //! listed in [`Subkernel::unguarded`] with the reason; the launcher does not
 //! split such a kernel while the guard is on.
 //!
-//! **Views (issue 15).** A local pointer initialized with the parameter
+//! **Views.** A local pointer initialized with the parameter
 //! under casts and never changed (`__global float4 *x4 = (__global float4
 //! *)x;`), or an inline cast `((__global uint *)p)[i]`, is a view: its
 //! subscripts are checked in the parameter's elements. An element `m` times
@@ -44,7 +44,7 @@
 //! allocates at such multiples, [`Subkernel::aligned`]); an element `m` times
 //! narrower is checked against the element holding it (`__clpart_vsub`).
 //!
-//! **Boxes (issue 12).** For a delinearized array with boxes
+//! **Boxes.** For a delinearized array with boxes
 //! ([`rewrite_with_boxes`], `ranges_format::Boxes`), the device buffer holds
 //! the linear hull of the slice's footprint but only the box's elements are
 //! promised, so the guard also checks box membership: per dimension `k >= 1`
@@ -105,7 +105,7 @@ const REWRITTEN: [WorkItemFn; 4] = [
     WorkItemFn::GlobalOffset,
 ];
 
-/// An array whose accesses the guard also checks against a box (issue 12):
+/// An array whose accesses the guard also checks against a box:
 /// its argument index and the strides of its delinearized dimensions
 /// (`ranges_format::Boxes::strides`, at least two, the last `"1"`).
 #[derive(Debug, Clone, Copy)]
@@ -811,7 +811,7 @@ long __clpart_gmul(long a, long b, int *ok) {
 #endif
 "#;
 
-/// The checks of views (issue 15, [`View`]): `__clpart_valign` turns a
+/// The checks of views ([`View`]): `__clpart_valign` turns a
 /// checked index of the first of `m` elements into the wider view's,
 /// `__clpart_vsub` checks a narrower view's element against the element
 /// holding it.
@@ -819,7 +819,7 @@ const VIEW_FNS: &str = r#"#ifdef CLPART_UNCHECKED
 #define __clpart_valign(i, m, len, bad, s) ((i) / (m))
 #define __clpart_vsub(e, m, lo, hi, len, bad, s, b) ((e) - (m) * (b))
 #else
-/* A view of elements m times wider (issue 15): the checked index i (the
+/* A view of elements m times wider: the checked index i (the
    first of m elements, or len when refused) in the view's elements; a
    buffer whose first element is not at a multiple of m cannot be viewed
    (bit 2). */
@@ -837,7 +837,7 @@ long __clpart_vsub(long e, long m, long lo, long hi, long len, ulong *bad, int s
 #endif
 "#;
 
-/// The box check of one dimension (issue 12): 1 when the component of
+/// The box check of one dimension: 1 when the component of
 /// absolute element index `a` in a dimension of stride `st` and extent `ex`,
 /// `(a / st) % ex`, lies in `[lo, hi]` (with the `n - 1` elements after it,
 /// in the dimension of stride 1), or when the launch checks no box (`st`
@@ -858,8 +858,8 @@ enum Access {
     ReadWrite,
 }
 
-/// A pointer that views a guarded buffer through elements of another type
-/// (issue 15): a local `T *v = (T *)a;` that is never assigned again, or
+/// A pointer that views a guarded buffer through elements of another type:
+/// a local `T *v = (T *)a;` that is never assigned again, or
 /// an inline cast `((T *)a)[i]`. Its subscripts are checked in the
 /// parameter's elements: a view element `m` times larger covers `m`
 /// consecutive ones, one `m` times smaller is part of one.
@@ -921,7 +921,7 @@ fn scale_of(param: u32, view: u32) -> Option<Scale> {
     }
 }
 
-/// The box check of one guarded array (issue 12).
+/// The box check of one guarded array.
 #[derive(Clone, Debug)]
 struct BoxSpec {
     /// Per checked dimension `k = 1..dims`, the name whose value is its
@@ -930,7 +930,7 @@ struct BoxSpec {
     extent_names: Option<Vec<String>>,
     /// Delinearized dimensions (at least 2); dimensions `1..dims` are checked.
     dims: usize,
-    /// Read parts (issue 13): a read must lie in one of them too.
+    /// Read parts: a read must lie in one of them too.
     parts: usize,
 }
 
@@ -1042,7 +1042,7 @@ fn box_args(n: &str, b: &BoxSpec, idx: u32) -> Vec<(String, ExtraArgMeaning)> {
 /// The box check functions for `m` checked dimensions (see the module doc):
 /// `__clpart_bchk<m>` (one access of `n` elements) and `__clpart_brw<m>`
 /// (a read-modify-write: both windows and both boxes); with `parts` read
-/// parts (issue 13), `__clpart_bchkp<m>_<parts>` and
+/// parts, `__clpart_bchkp<m>_<parts>` and
 /// `__clpart_brwp<m>_<parts>`, whose read must also lie in some part (its
 /// linear window and its bounds in every dimension `k >= 1`) when the
 /// launch checks boxes.

@@ -1,4 +1,4 @@
-//! Issue 19: per-slice counts from barvinok (and from PolyLib where it
+//! Per-slice counts from barvinok (and from PolyLib where it
 //! answers) equal brute-force enumeration at random parameter values. Each
 //! case is a footprint shape of the corpus (slice bounds `lo`/`hi` as
 //! parameters), given as isl text and as a Rust predicate over a box.
@@ -93,7 +93,7 @@ fn brute(case: &Case, p: &[i64]) -> i64 {
 }
 
 /// Each case counted once per engine (`None` when the engine does not
-/// answer), all cases in one batch per engine (issue 11).
+/// answer), all cases in one batch per engine.
 fn counts() -> &'static Vec<(Option<Card>, Option<Enumeration>)> {
     static C: OnceLock<Vec<(Option<Card>, Option<Enumeration>)>> = OnceLock::new();
     C.get_or_init(|| {

@@ -1,4 +1,4 @@
-//! Issue 12: per-dimension boxes of delinearized arrays (`c[y*w + x]` seen as
+//! Per-dimension boxes of delinearized arrays (`c[y*w + x]` seen as
 //! `c[y][x]`): the bounds of each dimension of a slice's read and write
 //! footprints, and whether a slice writes every element of its write box
 //! (`write_exact`), checked at concrete parameter values.
@@ -69,7 +69,7 @@ const COLUMN_WALK: &str =
 }";
 
 #[test]
-fn issue12_column_walk_reads_one_column_band_of_every_row() {
+fn column_walk_reads_one_column_band_of_every_row() {
     let k = partition("colsum", COLUMN_WALK, None);
     assert!(k.splittable, "{:?}", k.reason);
     let a = array(&k, "A");
@@ -107,7 +107,7 @@ const CONV_INTERIOR: &str =
 }";
 
 #[test]
-fn issue12_interior_write_box_is_exact() {
+fn interior_write_box_is_exact() {
     let k = partition("conv", CONV_INTERIOR, Some(1));
     assert!(k.splittable, "{:?}", k.reason);
     let v = values(
@@ -134,7 +134,7 @@ fn issue12_interior_write_box_is_exact() {
 }
 
 #[test]
-fn issue12_writes_that_leave_gaps_in_their_box_are_not_exact() {
+fn writes_that_leave_gaps_in_their_box_are_not_exact() {
     // every other column: a must-write that does not fill its box
     let src = "__kernel void even(__global float *out, int w) {
     int x = get_global_id(0);
@@ -168,7 +168,7 @@ fn issue12_writes_that_leave_gaps_in_their_box_are_not_exact() {
 }
 
 #[test]
-fn issue12_three_dimensional_interior_box() {
+fn a_three_dimensional_stencil_gets_an_exact_interior_write_box() {
     let src = std::fs::read_to_string(format!(
         "{}/../kernels/stencil3d.cl",
         env!("CARGO_MANIFEST_DIR")

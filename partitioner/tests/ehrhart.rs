@@ -336,7 +336,7 @@ fn text_forms_use_only_parameters_and_numbers() {
     }
 }
 
-/// Issue 11: a batch gives, per set, what one call per set gives; a set on
+/// A batch gives, per set, what one call per set gives; a set on
 /// which PolyLib aborts, throws, or that it cannot take costs only itself.
 #[test]
 fn a_batch_equals_one_call_per_set() {
@@ -371,7 +371,7 @@ fn a_batch_equals_one_call_per_set() {
     assert!(enumerate_many(&[], None).is_empty());
 }
 
-/// Issue 17: the vertices alone (`vertices_many`, no count) are the
+/// The vertices alone (`vertices_many`, no count) are the
 /// enumeration's vertices; they are made beyond the count's dimension limit,
 /// and a context keeps only the vertices valid within it.
 #[test]

@@ -20,7 +20,7 @@ fn vadd_subscripts_are_rebased() {
     let p = program("vadd");
     let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
     reparse(&s.source);
-    // every access rebased and checked by the run-time guard (issue 10)
+    // every access rebased and checked by the run-time guard
     assert!(
         s.source.contains("c[__clpart_w((long)(i) - __clpart_base_c, __clpart_wlo_c, __clpart_whi_c, __clpart_len_c, &__clpart_bad, 2)] = a[__clpart_r((long)(i) - __clpart_base_a, __clpart_rlo_a, __clpart_rhi_a, __clpart_len_a, &__clpart_bad, 0)]"),
         "{}",
@@ -93,13 +93,17 @@ fn every_corpus_kernel_rewrites_to_valid_opencl() {
     }
 }
 
-/// Issue 10: every buffer of every corpus kernel is checked by the run-time
-/// guard, except the pointers copied into variables of the `issue10_ptr_*`
-/// kernels (which the guard cannot follow: those kernels run unsplit). The
-/// pointers cast to another element type of the `issue15_ptr_cast_*` and
-/// `issue15_view_*` kernels are views the guard checks (issue 15).
+/// Every buffer of every corpus kernel is checked by the run-time guard,
+/// except the pointers copied into variables of the kernels in
+/// [`COPIED_POINTERS`] (which the guard cannot follow: those kernels run
+/// unsplit). The pointers cast to another element type of the `ptr_cast_*`
+/// and `view_*` kernels are views the guard checks.
+/// The corpus kernels that copy buffer pointers into variables (an array of
+/// pointers, a pointer through an integer, pointers swapped in a loop).
+const COPIED_POINTERS: &[&str] = &["ptr_array", "ptr_int_cast", "ptr_swap"];
+
 #[test]
-fn issue10_guard_covers_every_corpus_buffer() {
+fn guard_covers_every_corpus_buffer() {
     let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
     let mut unguarded = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
@@ -114,7 +118,7 @@ fn issue10_guard_covers_every_corpus_buffer() {
             continue;
         };
         reparse(&s.source);
-        let copied = name.starts_with("issue10_ptr_");
+        let copied = COPIED_POINTERS.contains(&name.as_str());
         for (i, why) in &s.unguarded {
             if !copied {
                 unguarded.push(format!("{name}: {i}: {why}"));
@@ -148,10 +152,10 @@ fn issue10_guard_covers_every_corpus_buffer() {
     );
 }
 
-/// Issue 10: pointers passed to helpers are checked inside a clone of the
+/// Pointers passed to helpers are checked inside a clone of the
 /// helper; pointer arithmetic chains and atomics are checked in place.
 #[test]
-fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
+fn guard_clones_helpers_and_checks_pointer_chains() {
     let p = program("helper_call");
     let s = rewrite(&p, "helper_call", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -188,10 +192,10 @@ fn issue10_guard_clones_helpers_and_checks_pointer_chains() {
     );
 }
 
-/// Issue 10: a pointer the guard cannot follow is reported with its reason
-/// (a copy of the pointer itself, `q = a`, is a view: issue 15).
+/// A pointer the guard cannot follow is reported with its reason
+/// (a copy of the pointer itself, `q = a`, is a view).
 #[test]
-fn issue10_guard_reports_pointers_it_cannot_check() {
+fn guard_reports_pointers_it_cannot_check() {
     let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     let s = rewrite(&p, "k", &[]).unwrap();
@@ -211,7 +215,7 @@ fn fast_copy(src: &str) -> &str {
 }
 
 #[test]
-fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
+fn proven_accesses_use_plain_indices_in_the_fast_copy() {
     let p = program("vadd");
     let s = rewrite(&p, "vadd", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -241,7 +245,7 @@ fn issue10_proven_accesses_use_plain_indices_in_the_fast_copy() {
 }
 
 #[test]
-fn issue10_the_fast_copy_keeps_checks_it_cannot_prove() {
+fn the_fast_copy_keeps_checks_it_cannot_prove() {
     // a data-dependent subscript, a narrowing conversion of a loaded value,
     // and a variable assigned twice stay checked in the fast copy
     let src = "__kernel void k(__global const int *idx, __global int *a, __global int *b, int n) {
@@ -319,7 +323,7 @@ fn counters_declared_before_their_loop_are_bounded_per_work_group() {
 }
 
 #[test]
-fn issue10_local_tiles_stay_at_kernel_scope() {
+fn local_tiles_stay_at_kernel_scope() {
     let p = program("matmul_tiled");
     let s = rewrite(&p, "matmul_tiled", &[0, 1, 2]).unwrap();
     reparse(&s.source);
@@ -338,9 +342,9 @@ fn issue10_local_tiles_stay_at_kernel_scope() {
 }
 
 #[test]
-fn issue10_narrowing_conversions_are_tested_not_assumed() {
+fn narrowing_conversions_are_tested_not_assumed() {
     // (uchar)i is exact only while i < 256: the test requires it at run time
-    let p = program("issue10_uchar_subscript");
+    let p = program("uchar_subscript");
     let k = p.kernel(None).unwrap().name.clone();
     let n = p.kernel(None).unwrap().params.len() as u32;
     let s = rewrite(&p, &k, &(0..n).collect::<Vec<_>>()).unwrap();
@@ -349,7 +353,7 @@ fn issue10_narrowing_conversions_are_tested_not_assumed() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 12: the guard checks boxes
+// The guard checks boxes
 
 fn boxed_rewrite(name: &str, src: &str, boxes: &[(u32, &[&str])]) -> ranges_format::Subkernel {
     boxed_rewrite_specialized(name, src, boxes, &[])
@@ -401,7 +405,7 @@ const COLSUM: &str =
 }";
 
 #[test]
-fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
+fn a_boxed_array_gets_box_arguments_and_box_checks() {
     let s = boxed_rewrite("colsum", COLSUM, &[(0, &["n", "1"])]);
     // A's six window arguments, then its box arguments for dimension 1
     let metas: Vec<&ExtraArgMeaning> = s.extra_args.iter().map(|e| &e.meaning).collect();
@@ -500,7 +504,7 @@ fn issue12_a_boxed_array_gets_box_arguments_and_box_checks() {
 }
 
 #[test]
-fn issue12_box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
+fn box_checks_of_three_dimensions_read_modify_writes_and_helpers() {
     // 3-D: two checked dimensions
     let src = "__kernel void plane(__global float *v, int nx, int ny, int z) {
     int x = get_global_id(0);
@@ -696,7 +700,7 @@ fn specialized_extents_split_subscripts_written_with_their_arguments() {
 }
 
 #[test]
-fn issue12_stencil_subscripts_through_a_local_split() {
+fn stencil_subscripts_through_a_local_split() {
     // idx = y * width + x: idx - 1, idx + width, idx - width all split,
     // with x narrowed by the conditions
     let p = program("stencil2d");
@@ -717,7 +721,7 @@ fn issue12_stencil_subscripts_through_a_local_split() {
 }
 
 /// Work-item builtins reached through a macro (here `mul24` on `size_t`
-/// parsed as a macro, issue 15) are rewritten by `#define`: only the
+/// parsed as a macro) are rewritten by `#define`: only the
 /// NDRange's dimensions get extra arguments, and past `work_dim` the
 /// builtins have OpenCL's values (a 2-D kernel had an argument for
 /// dimension 2, which the range file's validation refused).
@@ -759,14 +763,14 @@ fn parse(src: &str) -> coarsen::ir::Program {
     coarsen::parse_program("view.cl", src, &Default::default()).unwrap()
 }
 
-/// Issue 15: pointers cast to another element type of a guarded buffer.
+/// Pointers cast to another element type of a guarded buffer.
 /// A view of wider elements is checked as the elements it covers and asks
 /// the launcher for a device buffer starting at a multiple of them; a view
 /// of narrower elements is checked against the element holding it; a view
 /// the guard cannot follow (assigned again, passed on, wider than the
 /// sink) leaves the buffer unguarded with the reason.
 #[test]
-fn issue15_views_through_casts_are_guarded() {
+fn views_through_casts_are_guarded() {
     let p = parse(
         "__kernel void k(__global const float *x, __global int *a, __global float *y) {
     int i = get_global_id(0);
@@ -837,12 +841,11 @@ __kernel void k(__global const float *x, __global float *y) {
 /// that buffer unguarded.
 #[test]
 fn variables_shadowing_parameters_are_not_rewritten_as_them() {
-    let p = program("issue15_shadowed_param");
-    let e = rewrite(&p, "issue15_shadowed_param", &[0, 1]).unwrap_err();
+    let p = program("shadowed_param");
+    let e = rewrite(&p, "shadowed_param", &[0, 1]).unwrap_err();
     assert!(
-        e.to_string().contains(
-            "issue15_shadowed_param.cl:16:9: variable 'x' shadows the kernel's parameter"
-        ),
+        e.to_string()
+            .contains("shadowed_param.cl:16:9: variable 'x' shadows the kernel's parameter"),
         "{e}"
     );
     let p = parse(
@@ -876,11 +879,11 @@ __kernel void k(__global const float *p, __global float *o) {
 /// build); a `{` in a comment before the body is not the body's.
 #[test]
 fn returns_in_macros_labels_and_braces_in_comments() {
-    let p = program("issue15_return_in_macro");
-    let e = rewrite(&p, "issue15_return_in_macro", &[0, 1]).unwrap_err();
+    let p = program("return_in_macro");
+    let e = rewrite(&p, "return_in_macro", &[0, 1]).unwrap_err();
     assert!(
         e.to_string()
-            .contains("issue15_return_in_macro.cl:19:9: a return inside a macro expansion"),
+            .contains("return_in_macro.cl:19:9: a return inside a macro expansion"),
         "{e}"
     );
     let p = parse(
@@ -895,8 +898,8 @@ done:
     let s = rewrite(&p, "k", &[0, 1]).unwrap();
     reparse(&s.source);
     assert_eq!(s.source.matches("done:").count(), 1, "{}", s.source);
-    let p = program("issue15_brace_in_comment");
-    let s = rewrite(&p, "issue15_brace_in_comment", &[0, 1]).unwrap();
+    let p = program("brace_in_comment");
+    let s = rewrite(&p, "brace_in_comment", &[0, 1]).unwrap();
     reparse(&s.source);
     assert!(
         s.source.contains("int n, long __clpart_base_a") && s.source.contains(") /* { */\n{"),

@@ -212,12 +212,12 @@ fn matmul_with_runtime_width_is_bounded() {
     assert_eq!(eval(&k, &arr("b").slice, &v), (0, w * w - 1));
 }
 
-/// Issue 11: a stale isl error left by one array (the context is shared)
+/// A stale isl error left by one array (the context is shared)
 /// made the next array's relations fail to read, and the failure was taken
 /// for "never accessed": array 'a' of matmul_1000 came out bounded with no
 /// range at all. Every bounded, accessed array has its ranges.
 #[test]
-fn issue11_an_isl_failure_is_never_taken_for_an_unaccessed_array() {
+fn an_isl_failure_is_never_taken_for_an_unaccessed_array() {
     let p = program("matmul_1000");
     let k = partition_kernel(&p, "matmul_1000", &PartitionOptions::default()).unwrap();
     for a in &k.arrays {

@@ -111,7 +111,7 @@ pub enum ParamSource {
         arg_index: u32,
     },
     /// An integer member of a struct passed by value as kernel argument
-    /// `arg_index` (issue 15): the `size` bytes at byte `offset` of the
+    /// `arg_index`: the `size` bytes at byte `offset` of the
     /// argument's bytes, little-endian, signed or not.
     StructMember {
         /// Argument position.
@@ -308,7 +308,7 @@ pub struct ArrayRanges {
     pub write: Option<WriteVerdict>,
     /// The slice's footprint per delinearized dimension, for arrays with at
     /// least two (`c[y*w + x]` seen as `c[y][x]`), and for a 1-D array only
-    /// read whose slice reads a few runs apart (issue 12, as read parts of
+    /// read whose slice reads a few runs apart (as read parts of
     /// one dimension); `None` for other 1-D arrays, arrays transferred
     /// whole, and files of format version 2. Absent from
     /// the file when `None`, so a version 2 array section keeps its checksum.
@@ -318,7 +318,8 @@ pub struct ArrayRanges {
     /// `Polyhedron2Param_Vertices`), coordinates per dimension of the array
     /// (delinearized where the array has [`Boxes`]); `None` where they were
     /// not made (the range file of a launch, a footprint PolyLib does not
-    /// take, files before issue 17). Absent from the file when `None`.
+    /// take, files written before vertices were recorded). Absent from the
+    /// file when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertices_slice: Option<Vec<Vertex>>,
 }

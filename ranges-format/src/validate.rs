@@ -527,7 +527,7 @@ impl KernelRanges {
                 ));
             }
             let n = b.strides.len();
-            // a 1-D array has boxes only for its read runs (issue 12)
+            // a 1-D array has boxes only for its read runs
             let runs_1d = n == 1 && !b.read_parts.is_empty() && b.write.is_none();
             if n < 2 && !runs_1d {
                 return Err(format!(

@@ -590,7 +590,7 @@ fn bad_expressions_name_kernel_array_and_field() {
     );
 }
 
-/// A count made at one point (issue 12: isl's count at a launch's values)
+/// A count made at one point (isl's count at a launch's values)
 /// keeps its point through the file, evaluates there, and is an error
 /// anywhere else, never 0; a parametric count's file text has no `at`.
 #[test]
@@ -714,7 +714,7 @@ fn bound_range_evaluates_both_bounds() {
 /// content, not its checksums, and an edit of the second one is still
 /// caught. (Found by `ron_round_trip`.)
 #[test]
-fn issue10_same_named_sections_keep_their_own_checksums() {
+fn same_named_sections_keep_their_own_checksums() {
     let mut f = small_file();
     let dup = f.kernels[0].arrays[0].clone();
     f.kernels[0].arrays.push(dup);
@@ -734,7 +734,7 @@ fn issue10_same_named_sections_keep_their_own_checksums() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 12: per-dimension boxes
+// Per-dimension boxes
 
 /// A 2-D kernel `col(a, w)` reading column slice `[lo, hi)` of every row of
 /// a `w`-wide array, with boxes.
@@ -858,7 +858,7 @@ fn boxed_file() -> RangeFile {
 }
 
 #[test]
-fn issue12_boxes_round_trip_bind_and_evaluate() {
+fn boxes_round_trip_bind_and_evaluate() {
     let f = boxed_file();
     let text = f.to_ron_string().unwrap();
     assert!(
@@ -896,7 +896,7 @@ fn issue12_boxes_round_trip_bind_and_evaluate() {
 }
 
 #[test]
-fn issue12_bad_boxes_are_refused_with_the_field() {
+fn bad_boxes_are_refused_with_the_field() {
     let check = |edit: &dyn Fn(&mut Boxes), want: &str| {
         let mut f = boxed_file();
         edit(f.kernels[0].arrays[0].boxes.as_mut().unwrap());
@@ -999,7 +999,7 @@ fn issue12_bad_boxes_are_refused_with_the_field() {
 }
 
 #[test]
-fn issue12_boxes_need_format_version_3_and_are_checksummed() {
+fn boxes_need_format_version_3_and_are_checksummed() {
     // A version 2 file has no boxes.
     let mut f = boxed_file();
     f.format_version = 2;
@@ -1019,11 +1019,11 @@ fn issue12_boxes_need_format_version_3_and_are_checksummed() {
     );
 }
 
-/// Issue 13: read parts (a union of boxes) round-trip, bind, and are
+/// Read parts (a union of boxes) round-trip, bind, and are
 /// refused where they contradict the rest; a file without them writes no
 /// `read_parts` field (older array sections keep their checksums).
 #[test]
-fn issue13_read_parts_round_trip_bind_and_are_checked() {
+fn read_parts_round_trip_bind_and_are_checked() {
     let row = |lo: &str, hi: &str| Range {
         lower: lo.into(),
         upper: hi.into(),

@@ -1,4 +1,4 @@
-//! Issue 10: output files are written through exclusive, unpredictable
+//! Output files are written through exclusive, unpredictable
 //! temporaries and renamed; planted symlinks are never followed; devices are
 //! written in place.
 

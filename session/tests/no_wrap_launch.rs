@@ -1,5 +1,5 @@
 //! A launch too large for a conversion the analysis assumed not to wrap
-//! around (`int base = get_group_id(0) * 16`, issue 11): its ranges are made
+//! around (`int base = get_group_id(0) * 16`): its ranges are made
 //! again specialized on the launch's sizes, where the wrap-around is
 //! modelled; where that does not split, the launch gets the ranges whose
 //! assumption fails, and the launcher runs it whole. Never a split under

@@ -249,7 +249,7 @@ pub fn is_buffer(space: AddrSpace) -> bool {
 /// NDRange as coarsened C with every global access traced, then per slice
 /// (work-groups `[lo, hi)` along `dim`) the distinct elements it reads plus,
 /// separately, those it writes, each at its buffer's element size. What a
-/// split needs to move at the least (the oracle of issue 12's bytes).
+/// split needs to move at the least (the oracle of the bytes-moved tests).
 /// `args` is left as it was; `dir` is scratch space.
 pub fn traced_footprint_bytes(
     program: &Program,

@@ -395,7 +395,7 @@ pub fn check_split(
                 k.name, r.mismatch
             ));
         }
-        // Issue 10: the run-time guard is on and never fires on the corpus.
+        // The run-time guard is on and never fires on the corpus.
         if r.guard_fired {
             return Err(format!(
                 "{} run {run} {shares:?}: the run-time guard fired: {:?}",

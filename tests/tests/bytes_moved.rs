@@ -1,9 +1,9 @@
 //! What a split moves: for the thesis's vector add and for matmul with a
 //! run-time width split in two, `bytes_total` is within 5% of `bytes_exact`
-//! and well below `bytes_whole_buffers`; issue 12's kernels (column walks,
-//! interior and plane writes, an unused buffer, a read-write array, planes
-//! of a run-time size) move their traced footprint on two and three
-//! devices, and so do loops with a constant step (a grid-stride loop once
+//! and well below `bytes_whole_buffers`; kernels with boxed footprints
+//! (column walks, interior and plane writes, an unused buffer, a read-write
+//! array, planes of a run-time size) move their traced footprint on two and
+//! three devices, and so do loops with a constant step (a grid-stride loop once
 //! specialized on the launch's global size); and the thesis's memory claim: a vector add whose arrays do not
 //! fit one device's memory cap runs split across two.
 
@@ -121,27 +121,27 @@ fn moved_and_traced(
     (r, traced)
 }
 
-/// Issue 12's kernels with what each may move against its traced
+/// Kernels with boxed footprints and what each may move against its traced
 /// footprint: exactly it, except the 3-D interior stencil, whose read box
 /// holds the edges of each plane that a 7-point stencil skips (up to 16 %
 /// more on these small grids, 11 x 9 x 7 split three ways).
-const ISSUE12: &[(&str, f64)] = &[
-    ("issue12_column_walk", 1.0),
-    ("issue12_conv3x3_interior", 1.0),
-    ("issue12_plane_write", 1.0),
-    ("issue12_read_write", 1.0),
-    ("issue12_unused_buffer", 1.0),
-    ("issue12_stencil7_interior", 1.2),
+const BOXED_KERNELS: &[(&str, f64)] = &[
+    ("column_walk", 1.0),
+    ("conv3x3_interior", 1.0),
+    ("plane_write", 1.0),
+    ("read_write_array", 1.0),
+    ("unused_buffer", 1.0),
+    ("stencil7_interior", 1.2),
     ("chem_ratt", 1.0),
     ("chem_wdot", 1.0),
-    ("issue12_strided_loop", 1.0),
+    ("strided_loop", 1.0),
     ("saxpy_offset", 1.0),
-    ("issue12_two_bands", 1.0),
+    ("two_bands", 1.0),
 ];
 
 fn check_traced(shares: &[(usize, f64)]) {
     let rt = launcher::Runtime::new().unwrap();
-    for &(name, most) in ISSUE12 {
+    for &(name, most) in BOXED_KERNELS {
         let k = kernel(name);
         for run in 0..k.runs.len() {
             let (r, traced) = moved_and_traced(&rt, &k, run, shares);
@@ -161,13 +161,13 @@ fn check_traced(shares: &[(usize, f64)]) {
 }
 
 #[test]
-fn issue12_kernels_move_their_traced_footprint_on_two_devices() {
+fn boxed_kernels_move_their_traced_footprint_on_two_devices() {
     pocl_env(Some("pthread basic"));
     check_traced(&[(0, 0.5), (1, 0.5)]);
 }
 
 #[test]
-fn issue12_kernels_move_their_traced_footprint_on_three_devices() {
+fn boxed_kernels_move_their_traced_footprint_on_three_devices() {
     pocl_env(Some("pthread pthread basic"));
     check_traced(&[(0, 0.3), (1, 0.3), (2, 0.4)]);
 }

@@ -1,4 +1,4 @@
-//! Issue 10: the run-time guard. Subkernels check every buffer and
+//! The run-time guard. Subkernels check every buffer and
 //! `__local` access against the window of their slice; an access outside it
 //! is skipped, the launch's device results are discarded and the kernel
 //! re-runs unsplit (correct output, reported); an access outside a host
@@ -35,7 +35,7 @@ const VADD: &str =
 }";
 
 #[test]
-fn issue10_guard_never_fires_on_a_correct_split() {
+fn guard_never_fires_on_a_correct_split() {
     let rt = runtime();
     let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
     assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
@@ -50,7 +50,7 @@ fn issue10_guard_never_fires_on_a_correct_split() {
 }
 
 #[test]
-fn issue10_guard_catches_an_under_approximated_range_and_reruns_unsplit() {
+fn guard_catches_an_under_approximated_range_and_reruns_unsplit() {
     let rt = runtime();
     let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
     let nd = NdRange::new(&[1024], &[64]).unwrap();
@@ -89,7 +89,7 @@ const SCRATCH: &str =
 }";
 
 #[test]
-fn issue10_a_local_argument_too_small_is_an_error_not_a_corruption() {
+fn a_local_argument_too_small_is_an_error_not_a_corruption() {
     let rt = runtime();
     let mut p = plan(&rt, "scratch", SCRATCH, &[256], &[64], &[]);
     let nd = NdRange::new(&[256], &[64]).unwrap();
@@ -119,7 +119,7 @@ fn issue10_a_local_argument_too_small_is_an_error_not_a_corruption() {
 }
 
 #[test]
-fn issue10_a_local_argument_beyond_local_memory_is_refused_before_running() {
+fn a_local_argument_beyond_local_memory_is_refused_before_running() {
     let rt = runtime();
     let mut p = plan(&rt, "scratch", SCRATCH, &[256], &[64], &[]);
     let nd = NdRange::new(&[256], &[64]).unwrap();
@@ -146,7 +146,7 @@ const WHOLE: &str = "__kernel void walk(__global const int *idx, __global int *a
 }";
 
 #[test]
-fn issue10_a_host_buffer_too_small_for_a_whole_array_is_caught() {
+fn a_host_buffer_too_small_for_a_whole_array_is_caught() {
     let rt = runtime();
     let mut p = plan(&rt, "walk", WHOLE, &[64], &[16], &[]);
     let nd = NdRange::new(&[64], &[16]).unwrap();
@@ -173,7 +173,7 @@ fn issue10_a_host_buffer_too_small_for_a_whole_array_is_caught() {
 }
 
 #[test]
-fn issue10_unchecked_runs_without_the_guard() {
+fn unchecked_runs_without_the_guard() {
     let rt = runtime();
     let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
     let nd = NdRange::new(&[1024], &[64]).unwrap();
@@ -287,7 +287,7 @@ __kernel void tiled(__global const float *a, __global const float *b, __global f
 ];
 
 #[test]
-fn issue10_the_per_group_test_never_trusts_a_short_window() {
+fn the_per_group_test_never_trusts_a_short_window() {
     let rt = runtime();
     for (name, src, global, local, specs, short, out) in FAST_PATH_KERNELS {
         let scalars: Vec<(&str, i64)> = specs
@@ -395,7 +395,7 @@ __kernel void shift(__global point *p, __global const int *idx, float d) {
 }";
 
 #[test]
-fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
+fn struct_buffers_are_sized_by_layout_and_checked() {
     let rt = runtime();
     let nd = NdRange::new(&[64], &[16]).unwrap();
     let mut p = plan(&rt, "shift", POINTS, &[64], &[16], &[]);
@@ -465,7 +465,7 @@ fn issue10_struct_buffers_are_sized_by_layout_and_checked() {
     );
 }
 
-/// Issue 12: a column walk reads one column band of every row. Its read
+/// A column walk reads one column band of every row. Its read
 /// box is that band, much smaller than its 1-D hull (every element between
 /// the first row's first column and the last row's last one).
 const COLSUM: &str =
@@ -479,13 +479,13 @@ const COLSUM: &str =
     }
 }";
 
-/// Issue 12: the guard checks boxes. A correct split never fires; a read
+/// The guard checks boxes. A correct split never fires; a read
 /// box one column short on every device (the windows, the boxes' linear
 /// hulls, left as they were: only the box check can see it) makes the
 /// groups that read that column fail their per-group test, the checked copy
 /// refuse the accesses, and the launch re-run unsplit with the right result.
 #[test]
-fn issue12_the_guard_checks_boxes_and_catches_a_short_box() {
+fn the_guard_checks_boxes_and_catches_a_short_box() {
     let rt = runtime();
     type Case<'a> = (
         &'a str,
@@ -624,14 +624,14 @@ fn short_part_is_caught(
     );
 }
 
-/// Issue 13: the guard checks every read against the read parts, not only
+/// The guard checks every read against the read parts, not only
 /// against the box that holds them all. LU's update reads the pivot row and
 /// the slice's rows (apart, and the rows between them do not move);
 /// with the largest part one row short while the read box, its hull and the
 /// windows stay whole, the reads of the missing row fail the part check,
 /// the guard fires and the launch re-runs unsplit, bit-exact.
 #[test]
-fn issue13_the_guard_checks_read_parts_and_catches_a_short_part() {
+fn the_guard_checks_read_parts_and_catches_a_short_part() {
     let rt = runtime();
     let (global, local): (&[u64], &[u64]) = (&[64, 64], &[16, 16]);
     let specs = ["a=rand:4096:7", "k=5", "n=64"];
@@ -697,13 +697,13 @@ __kernel void two_bands(__global const float *in, __global float *out, int dist)
 }
 "#;
 
-/// Issue 12: a 1-D array read in two bands `dist` apart has one read part
+/// A 1-D array read in two bands `dist` apart has one read part
 /// per band (its runs), and the guard checks every read against them: with
 /// the larger part one element short while the read window stays whole,
 /// the read of the missing element fails the part check, the guard fires
 /// and the launch re-runs unsplit, bit-exact.
 #[test]
-fn issue12_the_guard_checks_the_read_runs_of_a_1d_array() {
+fn the_guard_checks_the_read_runs_of_a_1d_array() {
     let rt = runtime();
     let (global, local): (&[u64], &[u64]) = (&[512], &[64]);
     let specs = ["in=rand:1024:5", "out=zeros:512", "dist=512"];
@@ -734,13 +734,13 @@ fn issue12_the_guard_checks_the_read_runs_of_a_1d_array() {
     short_part_is_caught(&mut p, &nd, &pristine, &want, &shares, "in", "out");
 }
 
-/// Issue 11: the guard's flag buffers are kept zeroed between launches
+/// The guard's flag buffers are kept zeroed between launches
 /// and a configuration's launch work is cached; neither may hide a
 /// violation. The same under-approximating configuration, launched again
 /// and again (on two devices and on one) with clean launches in between,
 /// fires every time, and each clean launch after a fired one is trusted.
 #[test]
-fn issue11_the_guard_fires_on_every_launch_of_a_cached_configuration() {
+fn the_guard_fires_on_every_launch_of_a_cached_configuration() {
     let rt = runtime();
     let mut p = plan(&rt, "vadd", VADD, &[1024], &[64], &[]);
     let nd = NdRange::new(&[1024], &[64]).unwrap();
@@ -783,7 +783,7 @@ fn issue11_the_guard_fires_on_every_launch_of_a_cached_configuration() {
     }
 }
 
-/// Issue 15: kernels viewing their buffers through pointers cast to wider
+/// Kernels viewing their buffers through pointers cast to wider
 /// (`float4` over `float`) or narrower (`uchar` over `int`) elements, and
 /// the array the test makes one element short.
 const VIEW_KERNELS: &[(&str, &str, &[&str], &str, &str)] = &[
@@ -822,7 +822,7 @@ const VIEW_KERNELS: &[(&str, &str, &[&str], &str, &str)] = &[
 ];
 
 #[test]
-fn issue15_the_guard_checks_accesses_through_views_and_catches_a_short_window() {
+fn the_guard_checks_accesses_through_views_and_catches_a_short_window() {
     let rt = runtime();
     let nd = NdRange::new(&[256], &[32]).unwrap();
     for (name, src, specs, short, out) in VIEW_KERNELS {

@@ -1,4 +1,4 @@
-//! Issue 13: buffers that stay on the devices. A 1-D Jacobi with ping-pong
+//! Buffers that stay on the devices. A 1-D Jacobi with ping-pong
 //! buffers over resident buffers, split across two PoCL devices: every step
 //! bit-identical to one device, each step after the first moves only the
 //! halo elements at the split boundary, shares may change between steps,
@@ -140,7 +140,7 @@ fn run(
 const HALF: fn(usize) -> Vec<(usize, f64)> = |_| vec![(0, 0.5), (1, 0.5)];
 
 #[test]
-fn issue13_resident_jacobi_matches_one_device_and_moves_halos_only() {
+fn resident_jacobi_matches_one_device_and_moves_halos_only() {
     let steps = 12;
     let (a, b, reports) = run(steps, HALF, |_| LaunchOptions::default());
     let (ra, rb) = reference(steps);
@@ -165,7 +165,7 @@ fn issue13_resident_jacobi_matches_one_device_and_moves_halos_only() {
 }
 
 #[test]
-fn issue13_resident_jacobi_with_changing_shares() {
+fn resident_jacobi_with_changing_shares() {
     let steps = 9;
     let shares = |s: usize| match s % 3 {
         0 => vec![(0, 0.5), (1, 0.5)],
@@ -190,7 +190,7 @@ fn issue13_resident_jacobi_with_changing_shares() {
 }
 
 #[test]
-fn issue13_guard_firing_over_device_only_data_loses_nothing() {
+fn guard_firing_over_device_only_data_loses_nothing() {
     // Steps 0 and 1 leave `b` and then `a` written on the devices only; at
     // step 2 (and 3) the analysis is made to under-approximate `src`, the
     // guard fires, the split results are discarded and the step re-runs
@@ -213,7 +213,7 @@ fn issue13_guard_firing_over_device_only_data_loses_nothing() {
 }
 
 #[test]
-fn issue13_host_writes_and_reads_between_launches() {
+fn host_writes_and_reads_between_launches() {
     let mut s = setup();
     let (plan, _) = s.session.plan(&s.rt, "jacobi1d", &s.config).unwrap();
     let mut args = placeholder_args(plan);
@@ -276,7 +276,7 @@ fn issue13_host_writes_and_reads_between_launches() {
 }
 
 #[test]
-fn issue13_binding_errors_are_reported() {
+fn binding_errors_are_reported() {
     let mut s = setup();
     let (plan, _) = s.session.plan(&s.rt, "jacobi1d", &s.config).unwrap();
     let mut args = placeholder_args(plan);
@@ -311,7 +311,7 @@ __kernel void scale4(__global float4 *x, int n4) {
 }
 "#;
 
-/// Issue 14: a resident buffer a kernel sees as `float` and the next as
+/// A resident buffer a kernel sees as `float` and the next as
 /// `float4` (the `resident` host program's `scale4`) is seen with the new
 /// elements in place (`DeviceBuffer::retype`): split 50/50 at every
 /// launch, each device keeps its half across both changes of element
@@ -319,7 +319,7 @@ __kernel void scale4(__global float4 *x, int n4) {
 /// result is bit for bit one device's. A third of the floats on one device
 /// cuts a `float4` in two, which alone is gathered.
 #[test]
-fn issue14_a_buffer_seen_with_other_elements_keeps_its_halves_on_the_devices() {
+fn a_buffer_seen_with_other_elements_keeps_its_halves_on_the_devices() {
     pocl_env(Some("pthread basic"));
     let rt = launcher::Runtime::new().unwrap();
     let mut s1 = Session::from_source("scales.cl", SCALES, &[]).unwrap();

@@ -1,4 +1,4 @@
-//! Issue 11: device memory reused across launches. Each device keeps the
+//! Device memory reused across launches. Each device keeps the
 //! buffers a launch no longer needs (`launcher`'s pool) for the next launch
 //! that needs one of the same size; their old contents must never reach a
 //! result, and the pool releases what it holds when the runtime goes. Two
@@ -62,7 +62,7 @@ fn args(p: &Plan, seed: u64) -> KernelArgs {
 /// what the original kernel gives on its own data, while the devices'
 /// pools hand the same buffers out again.
 #[test]
-fn issue11_pooled_buffers_give_each_launch_its_own_result() {
+fn pooled_buffers_give_each_launch_its_own_result() {
     let rt = runtime();
     let mut p = plan(&rt);
     let nd = NdRange::new(&[N], &[64]).unwrap();
@@ -89,7 +89,7 @@ fn issue11_pooled_buffers_give_each_launch_its_own_result() {
 /// holding the old buffer's elements. The new buffer's launch must send
 /// every element its devices read: its result is that of its own data.
 #[test]
-fn issue11_a_reused_allocation_never_serves_stale_elements() {
+fn a_reused_allocation_never_serves_stale_elements() {
     let rt = runtime();
     let mut p = plan(&rt);
     let nd = NdRange::new(&[N], &[64]).unwrap();
@@ -123,7 +123,7 @@ fn issue11_a_reused_allocation_never_serves_stale_elements() {
 /// The pool holds buffers after launches and releases every one of them
 /// when the last user of the runtime (the plan) is gone.
 #[test]
-fn issue11_the_pool_releases_its_buffers_when_the_runtime_drops() {
+fn the_pool_releases_its_buffers_when_the_runtime_drops() {
     runtime(); // PoCL initialized once, before a second runtime
     let rt = Runtime::new().unwrap();
     let counts = [rt.pool_counts(0).unwrap(), rt.pool_counts(1).unwrap()];
@@ -166,14 +166,14 @@ const AOS_TO_SOA: &str = "__kernel void aos_to_soa(__global const float *aos, __
     }
 }";
 
-/// Issue 11: a host-array launch replays the bookkeeping of the first
+/// A host-array launch replays the bookkeeping of the first
 /// launch of its configuration over fresh buffers (what each device was
 /// sent, what each holder held afterwards, hence what comes back to the
 /// host). Launched again and again with new data, split and alone, each
 /// launch gives what the original kernel gives on its own data, including
 /// written sets of several runs gathered after the launch.
 #[test]
-fn issue11_a_replayed_launch_brings_back_every_written_element() {
+fn a_replayed_launch_brings_back_every_written_element() {
     let rt = runtime();
     let mut p = plan_from_source(
         &rt,

@@ -1,4 +1,4 @@
-//! Issue 16, dynamic chunks for a single launch: a launch in two rounds
+//! Dynamic chunks for a single launch: a launch in two rounds
 //! (`launcher::launch_in_rounds`: a probe window at the balancer's shares,
 //! then the rest at the measured ones) equals the unsplit output bit for
 //! bit on two and three devices; kernels with an array both read and
@@ -78,7 +78,7 @@ fn cases() -> Vec<Case> {
         },
         // `a` is read and written: no rounds
         Case {
-            name: "issue12_read_write",
+            name: "read_write_array",
             global: vec![n],
             local: vec![64],
             args: vec![
@@ -119,7 +119,7 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
                 failures.push(format!("not verified, or not split: {what}"));
             }
             let noted = r.notes.iter().any(|n| n.starts_with("in two rounds"));
-            if noted != rounds || rounds == (c.name == "issue12_read_write") {
+            if noted != rounds || rounds == (c.name == "read_write_array") {
                 failures.push(format!("rounds {rounds}, noted {noted}: {what}"));
             }
             let groups: u64 = r.devices.iter().map(|d| d.work_groups).sum();

@@ -123,8 +123,9 @@ fn check_ranges(
     let run = 0;
     let scalars = k.run_args(run);
     if kr.arrays.iter().all(|a| a.status != ArrayStatus::Bounded) {
-        // Nothing to check; pointers such kernels copy around (issue10_ptr_*)
-        // do not point at a buffer's start, which the tracer needs.
+        // Nothing to check; pointers such kernels copy around (`ptr_array`,
+        // `ptr_int_cast`, `ptr_swap`) do not point at a buffer's start, which
+        // the tracer needs.
         return Ok(0);
     }
     let program = session.program().expect("made from source");

@@ -1,4 +1,4 @@
-//! Issue 11: text is for people and files, never the interface between
+//! Text is for people and files, never the interface between
 //! stages. isl text is parsed only inside the isl wrapper
 //! (`access-analysis/src/isl.rs` and its builder `isl/build.rs`) and the range-file reader (`ranges-format`);
 //! the Ehrhart engines' edges are the other places: their input
@@ -23,7 +23,7 @@ const ALLOWED: &[&str] = &[
     "ranges-format/src/file.rs",
     "ranges-format/src/validate.rs",
     "ranges-format/src/expr.rs",
-    // the human report reads the range file's expressions (issue 17),
+    // the human report reads the range file's expressions,
     // and its bounds' forms (min, max or cases) from them
     "partitioner/src/report.rs",
     "partitioner/src/report/bound.rs",
@@ -61,7 +61,7 @@ fn visit(dir: &Path, root: &Path, out: &mut Vec<String>) {
 }
 
 #[test]
-fn issue11_isl_text_is_parsed_only_by_the_isl_wrapper_and_the_range_file_reader() {
+fn isl_text_is_parsed_only_by_the_isl_wrapper_and_the_range_file_reader() {
     let root = workspace_root();
     let mut found = Vec::new();
     visit(&root, &root, &mut found);

@@ -198,7 +198,7 @@ impl<'a> Walker<'a> {
     fn while_stmt(&mut self, cond: &Expr, body: &[Stmt], span: &Span) -> Exit {
         // `do { B; j++; } while (c);` (the front end's `while (1) { B; j++;
         // if (!c) break; }`): a counted loop whose first iteration runs
-        // whatever `c` says (issue 15).
+        // whatever `c` says.
         if let Some((b, step, c)) = do_while_parts(cond, body) {
             return self.for_stmt(None, Some(c), Some(step), b, span, true);
         }
@@ -571,7 +571,7 @@ pub(crate) fn assigned_names(body: &[Stmt], extra: &[&Expr]) -> Vec<String> {
     out
 }
 
-/// The induction variables of a counted loop's `body` (issue 15): each of
+/// The induction variables of a counted loop's `body`: each of
 /// `candidates` that one top-level statement steps by a loop-invariant
 /// amount (`v += e`, `v -= e`, `v++`, `v--`, `v = v + e`: its name, the
 /// step's sign and `e`) and nothing else in the body assigns. `e` is made

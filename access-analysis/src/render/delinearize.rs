@@ -232,7 +232,7 @@ pub(super) fn delinearize_const<'r>(
     ))
 }
 
-/// Splits affine subscripts into planes of a run-time size (issue 12; the
+/// Splits affine subscripts into planes of a run-time size (the
 /// chemistry-style `rf[(q-1)*n + gid]` -> `rf[q-1][gid]`, strides `[n, 1]`):
 /// one candidate per scalar argument (`is_arg`) that appears on its own,
 /// never inside a division, with at least two different coefficients over

@@ -1,4 +1,4 @@
-//! The resident model of a run under the layer (issue 14: "the bytes are
+//! The resident model of a run under the layer ("the bytes are
 //! within 1.25x of its resident model"), replayed from the report's launch
 //! log (`clpart exec --report-launches`).
 //!

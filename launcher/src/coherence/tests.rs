@@ -28,10 +28,10 @@ fn starts_valid_on_the_host_only() {
     assert!(Coherence::host_valid(0).is_consistent());
 }
 
-/// Issue 11: `is_host_only` tells exactly the state `host_valid` makes,
+/// `is_host_only` tells exactly the state `host_valid` makes,
 /// which a split launch replays (`launch/split.rs`).
 #[test]
-fn issue11_host_only_is_the_state_host_valid_makes() {
+fn host_only_is_the_state_host_valid_makes() {
     for len in [0, 1, 10] {
         assert!(Coherence::host_valid(len).is_host_only(), "{len}");
     }
@@ -611,7 +611,7 @@ proptest! {
 
 // ---- seeing the buffer with elements of another size ----
 
-/// Issue 14: a `float` buffer written half by each device, seen as
+/// A `float` buffer written half by each device, seen as
 /// `float4`: each device keeps the `float4`s it holds whole, nothing is
 /// gathered; with the halves cut inside a `float4`, the host gathers that
 /// one `float4`'s four floats first.

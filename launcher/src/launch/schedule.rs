@@ -228,7 +228,7 @@ fn make(
 
     let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
     let n_groups = nd.n_groups(split_dim);
-    // the work-groups this process runs: all, or a rank's window (issue 18)
+    // the work-groups this process runs: all, or a rank's window
     let (w_lo, w_hi) = match plan.group_window {
         None => (0, n_groups),
         Some((lo, hi)) if lo <= hi && hi <= n_groups => (lo, hi),
@@ -419,7 +419,7 @@ impl Plan {
     /// The sets of each work-group window `windows` (`[lo, hi)` along the
     /// split dimension; disjoint, empty ones allowed) of a launch, as the
     /// launcher would send them to devices with those slices: an MPI rank
-    /// is a holder like a device (issue 18). `Unsplit` when the launch
+    /// is a holder like a device. `Unsplit` when the launch
     /// would not split (the plan's reasons, the guard, a failed
     /// launch-time assumption with writes) or when a written array would
     /// need a diff-merge (written sets that overlap, or a whole array):
@@ -639,7 +639,7 @@ pub(crate) struct DevArray {
     pub(crate) prefill: Runs,
     /// Index into the staging buffers, when the range comes back through one.
     pub(crate) staging: Option<usize>,
-    /// The slice's boxes (issue 12, `ArrayPlan::slice_boxes`), absolute
+    /// The slice's boxes (`ArrayPlan::slice_boxes`), absolute
     /// components: present only where the subkernel checks them, and the
     /// guard does (`split_window`); the read and write sets are then the
     /// boxes' runs.
@@ -861,7 +861,7 @@ fn device_work(
                 _ => None,
             }
         };
-        // With read parts (issue 13), the union of their runs.
+        // With read parts, the union of their runs.
         let parts_runs = || -> Option<Runs> {
             let b = boxes.as_ref()?;
             let mut out: Option<Runs> = None;
@@ -882,7 +882,7 @@ fn device_work(
         // are the write set) proved filled, for all parameter values or in
         // this launch: the slice's written-element count (every write a
         // must-write) equals the box's element count, and the writes lie in
-        // the box (issue 12: aos_to_soa's four rows, at any global offset).
+        // the box (aos_to_soa's four rows, at any global offset).
         let box_filled = |wb: &Runs| match &a.written_count {
             Some(c) => c
                 .eval(&params)
@@ -1049,7 +1049,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_a_key_matches_exactly_the_launches_it_was_made_for() {
+    fn a_key_matches_exactly_the_launches_it_was_made_for() {
         let nd = NdRange::new(&[64], &[8]).unwrap();
         let shares = [(0, 0.5), (1, 0.5)];
         let opts = LaunchOptions::default();

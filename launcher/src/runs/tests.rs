@@ -408,8 +408,8 @@ fn transfers_keep_rects_of_several_rows() {
 }
 
 #[test]
-fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
-    // A pivot and the slice of its row (issue12_row_scale): 1 + 128
+fn transfers_move_at_most_five_percent_more_than_the_set() {
+    // A pivot and the slice of its row (row_scale): 1 + 128
     // elements and a gap of 124 that costs less than a command. Bridging
     // would move 1.96x the set: two commands instead.
     let r = runs(&[(771, 771), (896, 1023)]);
@@ -419,7 +419,7 @@ fn issue12_transfers_move_at_most_five_percent_more_than_the_set() {
         r.transfers(&fill, 4, unbudgeted(COMMAND_COST_BYTES)),
         vec![Rect::run(771, 253)]
     );
-    // A wrapping read (issue10_ushort_read): 250 + 6 elements, which rows
+    // A wrapping read (ushort_read): 250 + 6 elements, which rows
     // of 250 at one pitch would pad to 500.
     let r = runs(&[(0, 249), (65530, 65535)]);
     let fill = Runs::interval(0, 65535).subtract(&r);
@@ -577,10 +577,10 @@ proptest! {
         prop_assert_eq!(set(&r), model);
     }
 
-    /// Issue 11: one run (or none) is sent as the cost model would send it,
+    /// One run (or none) is sent as the cost model would send it,
     /// without planning.
     #[test]
-    fn issue11_one_run_transfers_as_the_cost_model_plans(
+    fn one_run_transfers_as_the_cost_model_plans(
         lo in -2i64..64,
         n in 0i64..12,
         fill in arb_any(),
@@ -638,7 +638,7 @@ proptest! {
         // the plan costs no more than bridging alone.
         let extra = moved.n_elems() - r.n_elems();
         prop_assert!(extra == 0 || extra * elem_size < (rects.len() - t.len()) as u64 * cost);
-        // Issue 12: never more extra elements than the budget.
+        // Never more extra elements than the budget.
         prop_assert!(extra as u128 <= r.n_elems() as u128 * percent as u128 / 100, "{:?}", t);
         let cost_of = |rects: &[Rect]| {
             rects.iter().map(Rect::n_elems).sum::<u64>() * elem_size + rects.len() as u64 * cost

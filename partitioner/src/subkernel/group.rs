@@ -113,7 +113,7 @@ pub(super) struct Window<'s> {
     /// Elements accessed from the index (vloadN: N).
     pub n: u32,
     pub ptr: &'s str,
-    /// The array's box check, when it has one (issue 12).
+    /// The array's box check, when it has one.
     pub boxes: Option<GroupBox>,
 }
 
@@ -131,7 +131,7 @@ pub(super) struct GroupBox {
     /// Per checked dimension, the inclusive `[lo, hi]` bound arguments the
     /// access must lie in (one pair, or two for a read-modify-write).
     pub bounds: Vec<Vec<(String, String)>>,
-    /// The read parts a read must also lie in one of (issue 13; empty for a
+    /// The read parts a read must also lie in one of (empty for a
     /// write or an array without parts): per part, its linear window
     /// `[lo, hi)` relative to the device buffer, and per checked dimension
     /// its inclusive bounds.
@@ -256,7 +256,7 @@ impl<'a> GroupCheck<'a> {
         true
     }
 
-    /// The box part of an access's test (issue 12), once its window is
+    /// The box part of an access's test, once its window is
     /// proven (so that the subscript is computed exactly, without
     /// wrap-around, and is not negative). With the box check on (nonzero
     /// strides), an access is proven only when its subscript splits, from

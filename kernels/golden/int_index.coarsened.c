@@ -1,0 +1,17 @@
+/* coarsened by clpart from kernels/int_index.cl: kernel 'int_index' */
+#include "clpart_coarsen.h"
+
+void int_index(const float * in, float * out, int width, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int idx = (int)(((__wg->group_id[1] * __wg->local_size[1] + __lid1 + __wg->global_offset[1]) * ((ulong)width)) + (__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]));
+        out[idx] = (0.5f * in[idx]);
+        __clpart_next_wi_0: ;
+    }
+}

@@ -1,0 +1,20 @@
+/* coarsened by clpart from kernels/ptr_cast_uint.cl: kernel 'ptr_cast_uint' */
+#include "clpart_coarsen.h"
+
+void ptr_cast_uint(uint2 * pairs, int n, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int i = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        uint * w = (uint *)pairs;
+        if (i < n) {
+            w[(2 * i) + 1] = ((w[2 * i] * 3u) + 1u);
+        }
+        __clpart_next_wi_0: ;
+    }
+}

@@ -1,0 +1,25 @@
+/* coarsened by clpart from kernels/ptr_swap.cl: kernel 'ptr_swap' */
+#include "clpart_coarsen.h"
+
+void ptr_swap(int * a, int * b, int n, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int i = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        int * src = a;
+        int * dst = b;
+        int * t;
+        for (int s = 0; s < n; s++) {
+            dst[i] = (src[i] + 1);
+            t = src;
+            src = dst;
+            dst = t;
+        }
+        __clpart_next_wi_0: ;
+    }
+}
