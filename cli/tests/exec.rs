@@ -186,7 +186,7 @@ const APPS: &[App] = &[
         args: &[],
         kernels: &[("axpb", 9), ("neighbor", 1), ("scale4", 1)],
     },
-    // Issue 14: buffers migrated to the host and to the device between
+    // Buffers migrated to the host and to the device between
     // split launches, and one given up (contents undefined) and rewritten,
     // whole and through a sub-buffer.
     App {
@@ -194,7 +194,7 @@ const APPS: &[App] = &[
         args: &[],
         kernels: &[("axpb", 8), ("neighbor", 2)],
     },
-    // Issue 14: an out-of-order queue, the program's commands ordered by
+    // An out-of-order queue, the program's commands ordered by
     // its events only; the layer's syncs are followed by a barrier there
     // (PoCL 3.1 ran this program correctly without the barrier too).
     App {
@@ -304,14 +304,14 @@ fn count(r: &serde_json::Value, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no '{field}' in the report: {r}"))
 }
 
-/// Issue 14: the buffers of an iterative program stay on clpart's devices
+/// The buffers of an iterative program stay on clpart's devices
 /// from launch to launch. Over the whole run, each array crosses from the
 /// application's device to the host once (its first launch) and back once
 /// (when the program reads it: the part split launches wrote), however
 /// many steps; each further step
 /// moves only halos between clpart's devices.
 #[test]
-fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
+fn iterative_programs_move_halos_per_step_not_arrays() {
     struct Case {
         app: &'static str,
         /// Arguments for `steps` and for twice as many.
@@ -384,7 +384,7 @@ fn issue_14_iterative_programs_move_halos_per_step_not_arrays() {
     }
 }
 
-/// Issue 14 ("Must show"): at 50/50 and 86/14 on "pthread basic", what
+/// At 50/50 and 86/14 on "pthread basic", what
 /// program `name` of [`APPS`] makes clpart move (`bytes_total` +
 /// `bytes_gathered`) is within `limit` times its resident model
 /// ([`layer_model`], replayed from the report's launch log): 1.25, the
@@ -445,7 +445,7 @@ macro_rules! resident_model_tests {
         )*
 
         #[test]
-        fn issue_14_every_program_has_a_resident_model_test() {
+        fn every_program_has_a_resident_model_test() {
             let tested = [$($app),*];
             for app in APPS {
                 assert!(tested.contains(&app.name), "no resident model test for '{}'", app.name);
@@ -455,28 +455,28 @@ macro_rules! resident_model_tests {
 }
 
 resident_model_tests! {
-    issue_14_vadd_moves_within_1_25x_of_its_resident_model: "vadd",
-    issue_14_gemm_moves_within_1_25x_of_its_resident_model: "gemm",
-    issue_14_2mm_moves_within_1_25x_of_its_resident_model: "2mm",
-    issue_14_jacobi2d_moves_within_1_25x_of_its_resident_model: "jacobi2d",
-    issue_14_fdtd2d_moves_within_1_25x_of_its_resident_model: "fdtd2d",
+    vadd_moves_within_1_25x_of_its_resident_model: "vadd",
+    gemm_moves_within_1_25x_of_its_resident_model: "gemm",
+    2mm_moves_within_1_25x_of_its_resident_model: "2mm",
+    jacobi2d_moves_within_1_25x_of_its_resident_model: "jacobi2d",
+    fdtd2d_moves_within_1_25x_of_its_resident_model: "fdtd2d",
     /// 1.26x at 50/50 until 2026-11-28, when the cost model bridged the
     /// small gaps between the runs a device lacks to save commands
     /// (`lu_scale` sent row k from the pivot to the slice's end); the
     /// cost model now moves at most 5 % more than a set
     /// (`launcher::MAX_EXTRA_PERCENT`).
-    issue_14_lu_moves_within_1_25x_of_its_resident_model: "lu",
-    issue_14_correlation_moves_within_1_25x_of_its_resident_model: "correlation",
-    issue_14_matmul_tiled_moves_within_1_25x_of_its_resident_model: "matmul_tiled",
-    issue_14_scale_map_moves_within_1_25x_of_its_resident_model: "scale_map",
-    issue_14_events_moves_within_1_25x_of_its_resident_model: "events",
+    lu_moves_within_1_25x_of_its_resident_model: "lu",
+    correlation_moves_within_1_25x_of_its_resident_model: "correlation",
+    matmul_tiled_moves_within_1_25x_of_its_resident_model: "matmul_tiled",
+    scale_map_moves_within_1_25x_of_its_resident_model: "scale_map",
+    events_moves_within_1_25x_of_its_resident_model: "events",
     /// `scale4` sees `x` as float4 between launches that see it as float:
     /// clpart's copy is seen with the new elements in place
     /// (`launcher::DeviceBuffer::retype`), each device keeping its half
     /// (1.43x before, when the copy was gathered whole and sent again).
-    issue_14_resident_moves_within_1_25x_of_its_resident_model: "resident",
-    issue_14_migrate_moves_within_1_25x_of_its_resident_model: "migrate",
-    issue_14_out_of_order_moves_within_1_25x_of_its_resident_model: "out_of_order",
+    resident_moves_within_1_25x_of_its_resident_model: "resident",
+    migrate_moves_within_1_25x_of_its_resident_model: "migrate",
+    out_of_order_moves_within_1_25x_of_its_resident_model: "out_of_order",
 }
 
 /// The model itself on a log written by hand: vadd split in two, its two
@@ -540,7 +540,7 @@ fn programs_split_86_14_give_their_own_results() {
     check_splits("0:0.86,1:0.14");
 }
 
-/// Issue 16: under `clpart exec` with automatic shares, a kernel's first
+/// Under `clpart exec` with automatic shares, a kernel's first
 /// launch on devices of unknown speed runs in two rounds over the resident
 /// buffers (a probe of its first work-groups at even shares, the rest at
 /// the measured ones: `launch_log[].rounds` 2), and the launches after it
@@ -577,7 +577,7 @@ fn a_first_automatic_launch_runs_in_two_rounds_under_the_layer() {
     }
 }
 
-/// Issue 16: automatic shares (the default of `clpart exec`): every launch
+/// Automatic shares (the default of `clpart exec`): every launch
 /// still splits and every program's own check passes.
 #[test]
 fn programs_split_automatically_give_their_own_results() {
@@ -915,13 +915,13 @@ fn a_program_that_misuses_opencl_gets_the_drivers_error_codes() {
     assert_eq!(text, String::from_utf8_lossy(&plain.stdout));
 }
 
-/// Issue 14: what the layer cannot see through runs on the application's
+/// What the layer cannot see through runs on the application's
 /// device after the buffers it touches are synced: a native kernel over a
 /// buffer split launches wrote (the launches after it see what it wrote),
 /// and a 1-D image made from such a buffer (a kernel reading the image,
 /// `clEnqueueReadImage`); the buffer then stays unsplit, with the reason.
 #[test]
-fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers() {
+fn native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
     let out = exec(
@@ -965,7 +965,7 @@ fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers
     assert!(r.get("app_sync_errors").is_none(), "{r}");
 }
 
-/// Issue 14: a command waiting for a user event that the program sets
+/// A command waiting for a user event that the program sets
 /// later sits ahead of a read of a buffer split launches wrote, and ahead
 /// of a launch; another launch waits for such an event itself: the layer's
 /// sync is not a blocking wait, and no launch is split (a split finishes
@@ -973,7 +973,7 @@ fn issue_14_native_kernels_and_images_over_buffers_run_unsplit_on_synced_buffers
 /// `clSetUserEventStatus` when a command waits for the event, with or
 /// without the layer.
 #[test]
-fn issue_14_a_pending_user_event_never_blocks_the_layer() {
+fn a_pending_user_event_never_blocks_the_layer() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
     let out = exec_on(
@@ -995,7 +995,7 @@ fn issue_14_a_pending_user_event_never_blocks_the_layer() {
     assert!(r.get("app_sync_errors").is_none(), "{r}");
 }
 
-/// Issue 14: a program none of whose kernels split (global atomics) gets
+/// A program none of whose kernels split (global atomics) gets
 /// its own results with every call passed through, nothing moved between
 /// its device and clpart's; `clpart-bench --only layer` times it.
 #[test]
@@ -1223,7 +1223,7 @@ const WARM_APPS: &[(&str, &[&str])] = &[
     ("native_image", &[]),
 ];
 
-/// Issue 14 (pass-through cost): a second run under the layer takes each
+/// Pass-through cost: a second run under the layer takes each
 /// kernel's argument list and every launch's ranges from the analysis
 /// cache and never loads libclang: with `LIBCLANG_PATH` naming an empty
 /// folder it splits every launch the first run split, with the same
@@ -1231,7 +1231,7 @@ const WARM_APPS: &[(&str, &[&str])] = &[
 /// folder with an empty cache does stop the layer from parsing (the test
 /// can fail).
 #[test]
-fn issue_14_a_warm_run_under_the_layer_never_loads_libclang() {
+fn a_warm_run_under_the_layer_never_loads_libclang() {
     let no_clang = tempfile::tempdir().unwrap();
     let env = [("LIBCLANG_PATH", no_clang.path())];
     for &(app, args) in WARM_APPS {
@@ -1257,12 +1257,12 @@ fn issue_14_a_warm_run_under_the_layer_never_loads_libclang() {
     );
 }
 
-/// Issue 14: an argument-list entry of the cache that does not read (damaged,
+/// An argument-list entry of the cache that does not read (damaged,
 /// edited) is ignored: the layer parses the kernel, the program's results
 /// are right, and the entry is written again (a run without libclang then
 /// reads it).
 #[test]
-fn issue_14_a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
+fn a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
     let cache = tempfile::tempdir().unwrap();
     let args = ["64", "80", "4"];
     let first = exec_cached("fdtd2d", &args, cache.path(), &[]);
@@ -1288,7 +1288,7 @@ fn issue_14_a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
     assert_eq!(exec_cached("fdtd2d", &args, cache.path(), &env), first);
 }
 
-/// Issue 14 (pass-through cost): `clpart exec` checks its device indices
+/// Pass-through cost: `clpart exec` checks its device indices
 /// against a device count kept in the cache folder, so a warm start does
 /// not open the OpenCL platforms before the program does. The entry is
 /// written by the first run; an index out of range is still refused before
@@ -1297,7 +1297,7 @@ fn issue_14_a_corrupt_argument_list_in_the_cache_is_ignored_and_rewritten() {
 /// unsplit on the application's device with the reason, and the program's
 /// own check passes.
 #[test]
-fn issue_14_the_device_count_is_cached_and_a_stale_one_never_breaks_a_program() {
+fn the_device_count_is_cached_and_a_stale_one_never_breaks_a_program() {
     let cache = tempfile::tempdir().unwrap();
     let run = |split: &str, report: Option<&Path>| {
         let mut c = Command::new("timeout");

@@ -972,7 +972,7 @@ mod tests {
         })
     }
 
-    /// Issue 14: what the layer cannot see through is refused before the
+    /// What the layer cannot see through is refused before the
     /// kernel is parsed, with the reason.
     #[test]
     fn svm_images_and_buffers_under_images_are_refused() {

@@ -887,7 +887,7 @@ fn box_parts(
 const RUNS_MAX_OPS: u64 = 50_000;
 
 /// The read footprint `fp` of a slice of a 1-D array as its maximal runs,
-/// first to last (issue 12: `b[(ushort)(i + 65530)]` reads the end and the
+/// first to last (`b[(ushort)(i + 65530)]` reads the end and the
 /// start of `b`, whose hull is all of it; `a[i]` and `a[i + half]` read two
 /// bands): each step takes the elements up to the first run's end (the
 /// least element whose successor is not in the rest) and keeps the rest.
@@ -2251,7 +2251,7 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
             .map(|s| s.to_string())
             .unwrap_or_default();
         let width = &strides[0];
-        // a constant width (issue 12: `b[k*1000 + j]`) is no parameter
+        // a constant width (`b[k*1000 + j]`) is no parameter
         let header = if width.chars().all(|c| c.is_ascii_digit()) {
             String::new()
         } else {
@@ -2274,7 +2274,7 @@ fn fills_hull(cx: &Ctx, must: &Map, slice: &Set, strides: &[String]) -> Option<b
             return Some(true);
         }
     }
-    // Constant strides (issue 12): the linear elements fill their interval
+    // Constant strides: the linear elements fill their interval
     // (`c[x + y*1000]` with 1000 work-items per row, at any offset).
     if strides
         .iter()
@@ -2732,7 +2732,7 @@ fn partition_along(
         .filter(|a| a.status == ArrayStatus::Bounded)
         .map(|a| a.arg_index)
         .collect();
-    // The guard checks the boxes of the arrays that have them (issue 12).
+    // The guard checks the boxes of the arrays that have them.
     let boxed: Vec<crate::subkernel::BoxedArray> = arrays
         .iter()
         .filter_map(|a| {

@@ -438,7 +438,7 @@ impl Session {
     }
 
     /// For kernels of `rf` that do not split while the local size is
-    /// unknown (group and local ids over-approximated, issue 15:
+    /// unknown (group and local ids over-approximated, as in
     /// `out[get_group_id(0)]`), whether they split once it is known: each is
     /// analyzed again with a local size its launch-time assumptions allow
     /// ([`probe_local_size`]: 64 work-items where they all do, `16x4` and
