@@ -457,7 +457,7 @@ macro_rules! resident_model_tests {
 resident_model_tests! {
     vadd_moves_within_1_25x_of_its_resident_model: "vadd",
     gemm_moves_within_1_25x_of_its_resident_model: "gemm",
-    2mm_moves_within_1_25x_of_its_resident_model: "2mm",
+    two_matrix_products_move_within_1_25x_of_their_resident_model: "2mm",
     jacobi2d_moves_within_1_25x_of_its_resident_model: "jacobi2d",
     fdtd2d_moves_within_1_25x_of_its_resident_model: "fdtd2d",
     /// 1.26x at 50/50 until 2026-11-28, when the cost model bridged the
