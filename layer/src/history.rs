@@ -70,6 +70,32 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// This run's record `new` merged into an earlier one: the lesser wall
+    /// of each side and the greater rate of each device. What inflates a
+    /// measurement (a driver's compile at a launch, a wait for an analysis,
+    /// a busy machine) only ever makes a wall longer or a rate lower, so
+    /// one unlucky run cannot keep a configuration from the side that was
+    /// faster; the run itself measures on from there.
+    fn merged(&self, new: &Record) -> Record {
+        let walls = match (self.walls, new.walls) {
+            (Some(a), Some(b)) => Some(Walls {
+                home_ms: a.home_ms.min(b.home_ms),
+                clpart_ms: a.clpart_ms.min(b.clpart_ms),
+                warmup_ms: b.warmup_ms.or(a.warmup_ms),
+            }),
+            (a, b) => b.or(a),
+        };
+        let mut rates = self.rates.clone();
+        for &(d, r) in &new.rates {
+            match rates.iter_mut().find(|x| x.0 == d) {
+                Some(x) => x.1 = x.1.max(r),
+                None => rates.push((d, r)),
+            }
+        }
+        rates.sort_by_key(|x| x.0);
+        Record { walls, rates }
+    }
+
     fn valid(&self) -> bool {
         self.walls.as_ref().is_none_or(Walls::valid)
             && self.rates.iter().all(|&(_, r)| r.is_finite() && r > 0.0)
@@ -128,6 +154,10 @@ impl History {
             };
             let Some(configs) = self.files.get_mut(name) else {
                 continue;
+            };
+            let record = match configs.get(&key) {
+                Some(old) => old.merged(&record),
+                None => record,
             };
             if record.valid() && configs.get(&key) != Some(&record) {
                 if configs.len() >= MAX_CONFIGS && !configs.contains_key(&key) {
@@ -249,5 +279,36 @@ mod tests {
             assert_eq!(read(&path), None);
         }
         assert_eq!(read(&dir.path().join("missing.ron")), None);
+    }
+
+    /// Runs merge by the lesser walls and the greater rates: an inflated
+    /// measurement does not displace a better one.
+    #[test]
+    fn records_merge_by_the_best_measurements() {
+        let walls = |h, c| {
+            Some(Walls {
+                home_ms: h,
+                clpart_ms: c,
+                warmup_ms: None,
+            })
+        };
+        let old = Record {
+            walls: walls(5.0, 1.2),
+            rates: vec![(0, 2.0), (1, 3.0)],
+        };
+        let new = Record {
+            walls: walls(4.0, 9.0),
+            rates: vec![(1, 1.0), (2, 4.0)],
+        };
+        assert_eq!(
+            old.merged(&new),
+            Record {
+                walls: walls(4.0, 1.2),
+                rates: vec![(0, 2.0), (1, 3.0), (2, 4.0)],
+            }
+        );
+        let none = Record::default();
+        assert_eq!(none.merged(&new), new);
+        assert_eq!(old.merged(&none), old);
     }
 }
