@@ -148,6 +148,8 @@ pub(crate) struct Home {
     /// clpart's devices are being measured again after a stretch at home,
     /// and their first launch was the warm-up: the next launch measures.
     remeasure: bool,
+    /// Launches on clpart's devices in this run, the warm-up included.
+    clpart_launches: u32,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -189,6 +191,14 @@ impl Home {
             inherited: true,
             ..Home::default()
         }
+    }
+
+    /// Whether clpart's devices ran a launch of this configuration after
+    /// its first in this run: the devices' rates measured then are theirs,
+    /// not those of a first launch (whose driver may compile at enqueue,
+    /// PoCL's way: a device measured a thousand times too slow).
+    pub(crate) fn rates_measured(&self) -> bool {
+        self.clpart_launches >= 2
     }
 
     /// Both sides' median walls, once each was measured.
@@ -300,6 +310,7 @@ impl Home {
 
     /// The wall (ms) of a launch on clpart's devices.
     pub(crate) fn observe_clpart(&mut self, wall_ms: f64) {
+        self.clpart_launches = self.clpart_launches.saturating_add(1);
         // (a configuration inherited from a neighbour that ran on clpart's
         // devices finds its subkernels loaded)
         if !self.warmed {

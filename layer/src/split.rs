@@ -676,6 +676,7 @@ pub(crate) fn save_history() {
         .iter()
         .filter_map(|(k, h)| {
             let rates: Vec<(usize, f64)> = balancer
+                .filter(|_| h.rates_measured())
                 .map(|b| b.rates(k))
                 .unwrap_or_default()
                 .into_iter()
