@@ -105,8 +105,8 @@ fn exec_on(
     // automatic shares start from what earlier runs of the program
     // measured (the cache's `history/`): each run here starts afresh
     let fresh = tempfile::tempdir().unwrap();
-    let fixed = options.contains(&"--split")
-        && !options.windows(2).any(|w| w == ["--split", "auto"]);
+    let fixed =
+        options.contains(&"--split") && !options.windows(2).any(|w| w == ["--split", "auto"]);
     if !fixed {
         c.env("CLPART_CACHE_DIR", fresh.path())
             .env_remove("CLPART_CACHE");

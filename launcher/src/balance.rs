@@ -413,6 +413,7 @@ mod tests {
             mismatch: None,
             notes: Vec::new(),
             guard_fired: false,
+            assumption_failed: false,
         }
     }
 

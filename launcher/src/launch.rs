@@ -287,17 +287,25 @@ fn launch_inner(
     let (verify_setup, verify_cl) = (tv.elapsed(), exec::cl_time() - clv);
 
     let mut report = match &sched.run {
-        Run::Unsplit { reason, footprint } => run_unsplit_resident(
-            plan,
-            nd,
-            args,
-            res,
-            main_device,
-            whole_slice,
-            reason.clone(),
-            footprint.clone(),
-            options,
-        )?,
+        Run::Unsplit {
+            reason,
+            footprint,
+            assumption_failed,
+        } => {
+            let mut r = run_unsplit_resident(
+                plan,
+                nd,
+                args,
+                res,
+                main_device,
+                whole_slice,
+                reason.clone(),
+                footprint.clone(),
+                options,
+            )?;
+            r.assumption_failed = *assumption_failed;
+            r
+        }
         Run::Split(split) => match run_split(plan, nd, args, res, split, sched.split_dim, options)?
         {
             SplitOutcome::Done(r) => r,

@@ -199,6 +199,7 @@ fn combine(reports: &[(RunReport, Vec<(usize, f64)>)], probe_hi: u64, n_groups: 
         // twice what both rounds read, and the union is not counted)
         out.bytes_exact = None;
         out.guard_fired |= r.guard_fired;
+        out.assumption_failed |= r.assumption_failed;
         out.split &= r.split;
         for note in &r.notes {
             if !out.notes.contains(note) {

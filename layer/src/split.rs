@@ -472,17 +472,7 @@ fn split_with(
     // run unsplit because a launch-time assumption of the analysis failed
     // at this launch's values: the next launches try the analysis
     // specialized on the values that stay the same
-    let assumption_failed = !report.split && {
-        let point = session::LaunchPoint {
-            global: nd.global.clone(),
-            local: nd.local.clone(),
-            scalars: ints
-                .iter()
-                .filter_map(|(_, n, v)| Some((n.clone(), (*v)?)))
-                .collect(),
-        };
-        !session::assumptions_failing(plan.kernel(), &point).is_empty()
-    };
+    let assumption_failed = report.assumption_failed;
     if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
         b.observe(&balance_key, &report);
     }

@@ -50,7 +50,7 @@ use std::sync::OnceLock;
 
 use access_analysis::{AnalysisOptions, KernelAccesses};
 use coarsen::ir::Program;
-pub use partitioner::{Counts, LaunchPoint};
+pub use partitioner::Counts;
 use partitioner::{PartitionError, PartitionOptions};
 use ranges_format::{ArgInfo, ArgKind, KernelRanges, RangeFile};
 

@@ -96,6 +96,12 @@ pub struct RunReport {
     /// Whether the run-time guard caught an access outside a slice's range
     /// (the launch then re-ran unsplit; see `reason`).
     pub guard_fired: bool,
+    /// Whether the kernel ran whole because a launch-time assumption of
+    /// its analysis did not hold at this launch's values (an analysis
+    /// specialized on them may need none). Not in the JSON report: its
+    /// `reason` says so.
+    #[serde(skip)]
+    pub assumption_failed: bool,
 }
 
 impl fmt::Display for RunReport {

@@ -189,6 +189,8 @@ pub(crate) enum Run {
     Unsplit {
         reason: String,
         footprint: Footprint,
+        /// A launch-time assumption does not hold at this launch.
+        assumption_failed: bool,
     },
     Split(Split),
 }
@@ -324,6 +326,7 @@ fn schedule_run(
     let mut all_whole = false;
     let mut whole_arrays: Vec<u32> = Vec::new();
     let mut failed = None;
+    let mut assumption_failed = false;
     for b in beyond {
         let a = b.array;
         let what = format!(
@@ -351,6 +354,7 @@ fn schedule_run(
             })?;
         }
         if !holds {
+            assumption_failed = true;
             let read_only =
                 array.and_then(|i| plan.arrays.iter().find(|a| a.arg_index == i && !a.writes));
             match read_only {
@@ -389,6 +393,7 @@ fn schedule_run(
         Some(reason) => Run::Unsplit {
             reason,
             footprint: Footprint::of(plan, args, &base, options.exact_bytes),
+            assumption_failed,
         },
         None => {
             let works = participants

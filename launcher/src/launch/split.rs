@@ -303,6 +303,7 @@ pub(super) fn run_split(
         mismatch: None,
         notes: footprint.notes.clone(),
         guard_fired: false,
+        assumption_failed: false,
     };
     report.bytes_total = report
         .devices

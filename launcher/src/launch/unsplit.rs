@@ -433,6 +433,7 @@ fn run_unsplit(
         mismatch: None,
         notes,
         guard_fired: false,
+        assumption_failed: false,
     })
 }
 
