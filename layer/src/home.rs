@@ -140,15 +140,15 @@ pub(crate) struct Home {
     after_stay: bool,
     /// Started from a neighbouring configuration's measurements.
     inherited: bool,
-    /// The first launch on clpart's devices was left out of `clpart` (it
-    /// loads the subkernels and allocates the buffers).
-    warmed: bool,
-    /// That first launch's wall (ms), here or in an earlier run.
+    /// The wall (ms) of the first launch on clpart's devices, here or in an
+    /// earlier run, which is left out of `clpart` (it loads the subkernels
+    /// and allocates the buffers).
     warmup: Option<f64>,
     /// clpart's devices are being measured again after a stretch at home,
     /// and their first launch was the warm-up: the next launch measures.
     remeasure: bool,
-    /// Launches on clpart's devices in this run, the warm-up included.
+    /// Launches on clpart's devices in this run (a neighbour's, where
+    /// inherited), the warm-up included.
     clpart_launches: u32,
 }
 
@@ -193,6 +193,11 @@ impl Home {
         }
     }
 
+    /// Whether the first launch on clpart's devices (the warm-up) was made.
+    fn warmed(&self) -> bool {
+        self.clpart_launches > 0
+    }
+
     /// Whether clpart's devices ran a launch of this configuration after
     /// its first in this run: the devices' rates measured then are theirs,
     /// not those of a first launch (whose driver may compile at enqueue,
@@ -213,7 +218,7 @@ impl Home {
     /// What measuring clpart's devices costs beyond their launches: their
     /// first launch in this run loads the subkernels.
     fn warmup_ms(&self) -> f64 {
-        if self.warmed {
+        if self.warmed() {
             0.0
         } else {
             self.warmup.unwrap_or(DEFAULT_WARMUP_MS)
@@ -244,14 +249,14 @@ impl Home {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;
         }
-        if self.remeasure && self.warmed {
+        if self.remeasure && self.warmed() {
             self.remeasure = false;
             return Choice::Clpart;
         }
         let home = median(&self.walls);
         let measured = median(&self.clpart);
         let Some(clpart) = measured.filter(|_| settled || self.inherited) else {
-            if measured.is_some() || self.warmed {
+            if measured.is_some() || self.warmed() {
                 // the balancer is still measuring clpart's devices
                 return Choice::Clpart;
             }
@@ -286,7 +291,7 @@ impl Home {
             let extra = clpart - home + self.warmup_ms();
             if self.after_stay && pays(switch.to_clpart, extra, self.stayed, home) {
                 self.after_stay = false;
-                self.remeasure = !self.warmed;
+                self.remeasure = !self.warmed();
                 return Choice::Clpart;
             }
             self.stay()
@@ -310,11 +315,11 @@ impl Home {
 
     /// The wall (ms) of a launch on clpart's devices.
     pub(crate) fn observe_clpart(&mut self, wall_ms: f64) {
-        self.clpart_launches = self.clpart_launches.saturating_add(1);
         // (a configuration inherited from a neighbour that ran on clpart's
         // devices finds its subkernels loaded)
-        if !self.warmed {
-            self.warmed = true;
+        let first = !self.warmed();
+        self.clpart_launches = self.clpart_launches.saturating_add(1);
+        if first {
             self.warmup = Some(wall_ms);
             return;
         }
