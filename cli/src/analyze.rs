@@ -199,16 +199,14 @@ fn launch_config(
     session::LaunchConfig,
     std::collections::BTreeMap<String, i64>,
 )> {
+    // read as --global and --local are
     let sizes = |v: &str, what: &str| -> Result<Vec<u64>> {
-        let out = v
-            .split(',')
-            .map(|x| x.trim().parse::<u64>().ok().filter(|&n| n > 0))
-            .collect::<Option<Vec<u64>>>()
-            .filter(|s| (1..=3).contains(&s.len()))
+        launcher::NdRange::parse_sizes(v)
+            .ok()
+            .filter(|s| (1..=3).contains(&s.len()) && s.iter().all(|&n| n > 0))
             .with_context(|| {
                 format!("--launch {what}={v}: give 1 to 3 positive integers, comma-separated")
-            })?;
-        Ok(out)
+            })
     };
     let (mut global, mut local) = (None, None);
     let mut scalars = std::collections::BTreeMap::new();
