@@ -640,22 +640,7 @@ fn a_later_run_starts_where_an_earlier_run_found_a_kernel_faster() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
     let run = || {
-        let mut c = Command::new("timeout");
-        c.arg("120")
-            .arg(env!("CARGO_BIN_EXE_clpart"))
-            .args(["exec", "--wait-for-analysis", "--report"])
-            .arg(&path)
-            .arg("--")
-            .arg(built().join("jacobi1d"))
-            .args(["256", "300"])
-            .current_dir(repo().join("tests/apps/jacobi1d"))
-            .env("POCL_DEVICES", "pthread basic")
-            .env("CLPART_LAYER", layer())
-            .env("CLPART_CACHE_DIR", cache.path())
-            .env_remove("OPENCL_LAYERS")
-            .env_remove("CLPART_CACHE");
-        let out = c.output().unwrap();
-        assert_own_check_passes(&out, "jacobi1d 256 300 under automatic shares");
+        exec_with_cache("jacobi1d", &["256", "300"], cache.path(), &[], &path, &[]);
         report(&path)
     };
     let first = run();
@@ -734,27 +719,8 @@ fn a_later_run_starts_from_the_devices_rates_an_earlier_run_measured() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("r.json");
     let rounds = |app: &str, args: &[&str]| {
-        let mut c = Command::new("timeout");
-        c.arg("120")
-            .arg(env!("CARGO_BIN_EXE_clpart"))
-            .args([
-                "exec",
-                "--wait-for-analysis",
-                "--report-launches",
-                "--report",
-            ])
-            .arg(&path)
-            .arg("--")
-            .arg(built().join(app))
-            .args(args)
-            .current_dir(repo().join("tests/apps").join(app))
-            .env("POCL_DEVICES", "pthread basic")
-            .env("CLPART_LAYER", layer())
-            .env("CLPART_CACHE_DIR", cache.path())
-            .env_remove("OPENCL_LAYERS")
-            .env_remove("CLPART_CACHE");
-        let out = c.output().unwrap();
-        assert_own_check_passes(&out, &format!("{app} under automatic shares"));
+        let options = ["--report-launches"];
+        exec_with_cache(app, args, cache.path(), &options, &path, &[]);
         let r = report(&path);
         r["launch_log"]
             .as_array()
@@ -1164,28 +1130,25 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
     assert_eq!(std::fs::read_dir(off.path()).unwrap().count(), 0);
 }
 
-/// [`exec`] with the analysis cache in `cache` and these further variables;
-/// the program's own check must pass. Returns each kernel's launches, split
-/// launches and reason from the report.
-fn exec_cached(
+/// `tests/apps/<app>` under `clpart exec --wait-for-analysis` with these
+/// options and the report at `report`, the analysis cache and the history
+/// in `cache` (kept between calls) and these further variables; the
+/// program's own check must pass.
+fn exec_with_cache(
     app: &str,
     args: &[&str],
     cache: &Path,
+    options: &[&str],
+    report: &Path,
     env: &[(&str, &Path)],
-) -> Vec<(String, u64, u64, Option<String>)> {
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("r.json");
+) {
     let mut c = Command::new("timeout");
     c.arg("120")
         .arg(env!("CARGO_BIN_EXE_clpart"))
-        .args([
-            "exec",
-            "--wait-for-analysis",
-            "--split",
-            "0:0.5,1:0.5",
-            "--report",
-        ])
-        .arg(&path)
+        .args(["exec", "--wait-for-analysis"])
+        .args(options)
+        .arg("--report")
+        .arg(report)
         .arg("--")
         .arg(built().join(app))
         .args(args)
@@ -1199,7 +1162,21 @@ fn exec_cached(
         c.env(k, v);
     }
     let out = c.output().unwrap();
-    assert_own_check_passes(&out, app);
+    assert_own_check_passes(&out, &format!("{app} {}", args.join(" ")));
+}
+
+/// [`exec`] with the analysis cache in `cache` and these further variables;
+/// the program's own check must pass. Returns each kernel's launches, split
+/// launches and reason from the report.
+fn exec_cached(
+    app: &str,
+    args: &[&str],
+    cache: &Path,
+    env: &[(&str, &Path)],
+) -> Vec<(String, u64, u64, Option<String>)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    exec_with_cache(app, args, cache, &["--split", "0:0.5,1:0.5"], &path, env);
     let r = report(&path);
     let mut kernels: Vec<_> = r["kernels"]
         .as_array()
