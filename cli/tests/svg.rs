@@ -199,24 +199,10 @@ fn a_4096_square_array_is_a_small_picture() {
 fn run_draws_each_devices_slice() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run.svg");
-    let o = clpart(&[
-        "run",
-        "kernels/vadd.cl",
-        "--global",
-        "1000",
-        "--local",
-        "8",
-        "--arg",
-        "a=rand:1000:3",
-        "--arg",
-        "b=rand:1000:4",
-        "--arg",
-        "c=zeros:1000",
-        "--split",
-        "0:0.75,1:0.25",
-        "--svg",
-        out.to_str().unwrap(),
-    ]);
+    let mut args = vec!["run", "kernels/vadd.cl"];
+    args.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
+    args.extend_from_slice(&["--split", "0:0.75,1:0.25", "--svg", out.to_str().unwrap()]);
+    let o = clpart(&args);
     assert_eq!(
         o.status.code(),
         Some(0),
