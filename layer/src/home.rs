@@ -150,6 +150,9 @@ pub(crate) struct Home {
     /// Launches on clpart's devices in this run (a neighbour's, where
     /// inherited), the warm-up included.
     clpart_launches: u32,
+    /// When (ms on the caller's clock) the stretch at home that ends when
+    /// `after_stay` is set began.
+    stay_began_ms: Option<f64>,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -175,6 +178,7 @@ impl Home {
             inherited: true,
             since: 0,
             after_stay: false,
+            stay_began_ms: None,
             ..self.clone()
         }
     }
@@ -227,8 +231,9 @@ impl Home {
 
     /// A stretch of launches at home, after which clpart's devices may be
     /// measured.
-    fn stay(&mut self) -> Choice {
+    fn stay(&mut self, now_ms: Option<f64>) -> Choice {
         self.after_stay = true;
+        self.stay_began_ms = now_ms;
         let n = self.stretch;
         self.stayed = n;
         self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
@@ -245,10 +250,23 @@ impl Home {
     /// home first, and a side is measured again only after a stretch whose
     /// time makes the round trip and the slower launch
     /// cost at most [`MEASURE_SHARE`] of it.
-    pub(crate) fn next(&mut self, settled: bool, switch: Switch) -> Choice {
+    ///
+    /// `now_ms` is the time on a clock of the caller's: a stretch at home
+    /// is valued at the lesser of the probe's wall and the time the stretch
+    /// took per launch (a probe waits for the device twice, a launch in a
+    /// stream does not: 20,000 launches of a tiny kernel take 2 us each,
+    /// a probe 50 us).
+    pub(crate) fn next(&mut self, settled: bool, switch: Switch, now_ms: Option<f64>) -> Choice {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;
         }
+        let began = self.stay_began_ms.take();
+        let stayed = self.stayed;
+        // what a launch of the stretch that ended cost the application
+        let stretch_ms = |h: f64| match (now_ms, began) {
+            (Some(now), Some(began)) if stayed > 0 => h.min((now - began).max(0.0) / stayed as f64),
+            _ => h,
+        };
         if self.remeasure && self.warmed() {
             self.remeasure = false;
             return Choice::Clpart;
@@ -267,14 +285,19 @@ impl Home {
                 // at home pays for moving the buffers
                 Some(h)
                     if self.after_stay
-                        && pays(switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
+                        && pays(
+                            switch.to_clpart,
+                            self.warmup_ms(),
+                            self.stayed,
+                            stretch_ms(h),
+                        ) =>
                 {
                     self.after_stay = false;
                     Choice::Clpart
                 }
                 Some(_) => {
                     self.at_home = Some(true);
-                    self.stay()
+                    self.stay(now_ms)
                 }
             };
         };
@@ -289,12 +312,12 @@ impl Home {
         self.at_home = Some(home_better);
         if home_better {
             let extra = clpart - home + self.warmup_ms();
-            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, home) {
+            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, stretch_ms(home)) {
                 self.after_stay = false;
                 self.remeasure = !self.warmed();
                 return Choice::Clpart;
             }
-            self.stay()
+            self.stay(now_ms)
         } else {
             self.since += 1;
             if self.since >= self.stretch {
@@ -343,13 +366,13 @@ mod tests {
     #[test]
     fn clpart_runs_until_measured_then_home_is_probed() {
         let mut h = Home::default();
-        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
         // the first launch loads the subkernels: left out
         h.observe_clpart(20.0);
-        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
-        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
     }
 
     #[test]
@@ -357,18 +380,18 @@ mod tests {
         let mut h = Home::default();
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
         // (a measurement of clpart's devices costs 0.1 ms more than a
         // launch at home: a tenth of every stretch pays for it)
         h.observe(0.9);
         let mut stays = Vec::new();
         for _ in 0..5 {
-            match h.next(true, Switch::default()) {
+            match h.next(true, Switch::default(), None) {
                 Choice::Stay(n) => stays.push(n),
                 c => panic!("{c:?}"),
             }
             // the stretch ends with one launch on clpart's devices
-            assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+            assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
         }
         assert_eq!(stays, [16, 64, 256, 1024, 4096]);
     }
@@ -378,14 +401,19 @@ mod tests {
         let mut h = Home::default();
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
         h.observe(0.1);
-        assert_eq!(h.next(true, Switch::default()), Choice::Stay(16));
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(16));
         // before the balancer has settled on the new size
         let mut smaller = h.inherited();
-        assert_eq!(smaller.next(false, Switch::default()), Choice::Stay(64));
         assert_eq!(
-            Home::default().inherited().next(false, Switch::default()),
+            smaller.next(false, Switch::default(), None),
+            Choice::Stay(64)
+        );
+        assert_eq!(
+            Home::default()
+                .inherited()
+                .next(false, Switch::default(), None),
             Choice::Clpart
         );
     }
@@ -395,13 +423,13 @@ mod tests {
         let mut h = Home::default();
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
         h.observe(1.1);
         let mut gaps = Vec::new();
         let mut n = 0;
         while gaps.len() < 3 {
             n += 1;
-            if h.next(true, Switch::default()) == Choice::Probe {
+            if h.next(true, Switch::default(), None) == Choice::Probe {
                 gaps.push(n);
                 n = 0;
             }
@@ -411,7 +439,10 @@ mod tests {
         for _ in 0..3 {
             h.observe(0.1);
         }
-        assert_eq!(h.next(true, Switch::default()), Choice::Stay(FIRST_STRETCH));
+        assert_eq!(
+            h.next(true, Switch::default(), None),
+            Choice::Stay(FIRST_STRETCH)
+        );
     }
 
     /// A launch at home ten times faster than on clpart's devices: a
@@ -422,12 +453,12 @@ mod tests {
         let mut h = Home::default();
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true, Switch::default()), Choice::Probe);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
         h.observe(0.1);
-        assert_eq!(h.next(true, Switch::default()), Choice::Stay(16));
-        assert_eq!(h.next(true, Switch::default()), Choice::Stay(64));
-        assert_eq!(h.next(true, Switch::default()), Choice::Stay(256));
-        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(16));
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(64));
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(256));
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
     }
 
     /// Walls an earlier run measured decide the first launch: a faster
@@ -446,7 +477,7 @@ mod tests {
         assert_eq!(h.walls(), Some(w));
         let mut stays = Vec::new();
         loop {
-            match h.next(false, Switch::default()) {
+            match h.next(false, Switch::default(), None) {
                 Choice::Stay(n) => stays.push(n),
                 Choice::Clpart => break,
                 c => panic!("{c:?}"),
@@ -455,7 +486,7 @@ mod tests {
         // 9.8 ms against a tenth of 16, 64, 256 launches of 0.2 ms
         assert_eq!(stays, [16, 64, 256, 1024]);
         h.observe_clpart(9.0);
-        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
         h.observe_clpart(0.1);
         h.observe_clpart(0.1);
         assert_eq!(h.walls().map(|w| w.clpart_ms), Some(0.1));
@@ -465,7 +496,36 @@ mod tests {
             clpart_ms: 1.0,
             warmup_ms: None,
         });
-        assert_eq!(h.next(false, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
+    }
+
+    /// A stream of launches at home costs far less a launch than a probe
+    /// (which waits for the device twice): a stretch is valued at what its
+    /// launches cost, so clpart's devices are not measured again for a
+    /// saving the stretch could not have made.
+    #[test]
+    fn a_stretch_is_valued_at_what_its_launches_cost() {
+        let w = Walls {
+            home_ms: 0.05,
+            clpart_ms: 0.5,
+            warmup_ms: Some(10.0),
+        };
+        // probes alone: 10.45 ms pays after a stretch of 4096 launches
+        let mut probed = Home::remembered(w);
+        let mut stays = Vec::new();
+        while let Choice::Stay(n) = probed.next(false, Switch::default(), None) {
+            stays.push(n);
+        }
+        assert_eq!(stays, [16, 64, 256, 1024, 4096]);
+        // the stretches took 2 us a launch: 4096 of them save 0.8 ms
+        let mut timed = Home::remembered(w);
+        let mut now = 0.0;
+        for _ in 0..20 {
+            let Choice::Stay(n) = timed.next(false, Switch::default(), Some(now)) else {
+                panic!("clpart's devices measured again for a tiny saving");
+            };
+            now += n as f64 * 0.002;
+        }
     }
 
     /// Buffers too large to bring in before the home is known: home is
@@ -478,13 +538,13 @@ mod tests {
             to_home: 0,
         };
         let mut h = Home::default();
-        assert_eq!(h.next(true, big), Choice::Probe);
+        assert_eq!(h.next(true, big, None), Choice::Probe);
         h.observe(1.0);
         // 64 MiB at the default 1 GB/s: 67 ms, a tenth of 1024 launches
         // of 1 ms would not pay, of 4096 would
         let mut stays = Vec::new();
         loop {
-            match h.next(true, big) {
+            match h.next(true, big, None) {
                 Choice::Stay(n) => stays.push(n),
                 Choice::Clpart => break,
                 c => panic!("{c:?}"),
@@ -493,7 +553,7 @@ mod tests {
         assert_eq!(stays, [16, 64, 256, 1024]);
         // the same with small buffers goes to clpart's devices at once
         let mut h = Home::default();
-        assert_eq!(h.next(true, Switch::default()), Choice::Clpart);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
     }
 
     /// A faster home whose other side costs a large round trip keeps its
@@ -506,25 +566,25 @@ mod tests {
             to_home: 16 << 20,
         };
         let mut h = Home::default();
-        assert_eq!(h.next(true, big), Choice::Clpart);
+        assert_eq!(h.next(true, big, None), Choice::Clpart);
         h.observe_clpart(20.0);
         h.observe_clpart(2.0);
-        assert_eq!(h.next(true, big), Choice::Probe);
+        assert_eq!(h.next(true, big, None), Choice::Probe);
         h.observe(1.0);
         // 16.8 ms against a tenth of 16, 64, 256 launches of 1 ms
-        assert_eq!(h.next(true, big), Choice::Stay(16));
-        assert_eq!(h.next(true, big), Choice::Stay(64));
-        assert_eq!(h.next(true, big), Choice::Stay(256));
-        assert_eq!(h.next(true, big), Choice::Clpart);
+        assert_eq!(h.next(true, big, None), Choice::Stay(16));
+        assert_eq!(h.next(true, big, None), Choice::Stay(64));
+        assert_eq!(h.next(true, big, None), Choice::Stay(256));
+        assert_eq!(h.next(true, big, None), Choice::Clpart);
         // a slower home is probed only when a stretch on clpart's devices
         // pays for the round trip
         let mut h = Home::default();
         h.observe_clpart(20.0);
         h.observe_clpart(1.0);
-        assert_eq!(h.next(true, big), Choice::Probe);
+        assert_eq!(h.next(true, big, None), Choice::Probe);
         h.observe(5.0);
         let mut n = 0;
-        while h.next(true, big) != Choice::Probe {
+        while h.next(true, big, None) != Choice::Probe {
             n += 1;
         }
         // stretches of 16 and 64 launches of 1 ms pass unprobed; after

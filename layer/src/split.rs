@@ -635,7 +635,7 @@ fn home_or_clpart(
     }
     let switch = switch_bytes(rec);
     let at_home = engine.home.get_mut(balance_key).expect("inserted above");
-    match at_home.next(settled, switch) {
+    match at_home.next(settled, switch, Some(clock_ms())) {
         home::Choice::Clpart => None,
         // timed between two clFinish: not while a command may wait
         // for a user event the application sets later
@@ -649,6 +649,16 @@ fn home_or_clpart(
             Some(Err(home::AT_HOME.into()))
         }
     }
+}
+
+/// Milliseconds since the layer first looked at the time.
+fn clock_ms() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1e3
 }
 
 /// Stores what this run measured of each configuration for the next run
