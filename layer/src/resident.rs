@@ -250,18 +250,27 @@ pub(crate) fn sync_out(queue: cl_command_queue, mems: &[usize]) -> Result<(), cl
     if Inside::active() {
         return Ok(());
     }
-    let roots: Vec<usize> = state::with(|s| {
-        mems.iter()
-            .filter_map(|&m| s.root(m))
-            .filter(|r| s.buffers.get(r).is_some_and(|b| b.app == AppCopy::Stale))
-            .collect()
-    });
+    let roots = state::with(|s| stale_roots(s, mems));
+    sync_roots(queue, &roots)
+}
+
+/// The roots of `mems` whose application copy is stale.
+fn stale_roots(s: &state::State, mems: &[usize]) -> Vec<usize> {
+    mems.iter()
+        .filter_map(|&m| s.root(m))
+        .filter(|r| s.buffers.get(r).is_some_and(|b| b.app == AppCopy::Stale))
+        .collect()
+}
+
+/// [`sync_held`] for stale roots (nothing to do, and no lock taken, for
+/// none).
+fn sync_roots(queue: cl_command_queue, roots: &[usize]) -> Result<(), cl_int> {
     if roots.is_empty() {
         return Ok(());
     }
     let _inside = Inside::enter();
     let mut held = hold();
-    sync_held(&mut held, queue, &roots)
+    sync_held(&mut held, queue, roots)
 }
 
 /// Before the application writes `size` bytes at `offset` of `mem`: unless
@@ -339,7 +348,7 @@ pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Ve
     if Inside::active() {
         return Ok(Vec::new());
     }
-    let (all, writable) = state::with(|s| {
+    let (stale, writable) = state::with(|s| {
         let Some(k) = s.kernels.get(&kernel) else {
             return (Vec::new(), Vec::new());
         };
@@ -361,9 +370,9 @@ pub(crate) fn before_launch(queue: cl_command_queue, kernel: usize) -> Result<Ve
                 writable.push(h);
             }
         }
-        (handles, writable)
+        (stale_roots(s, &handles), writable)
     });
-    sync_out(queue, &all)?;
+    sync_roots(queue, &stale)?;
     Ok(writable)
 }
 

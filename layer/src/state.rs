@@ -13,8 +13,8 @@
 //! record names its parent, which it keeps (as the driver does): every
 //! question about contents is asked of the parent ([`State::root`]).
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 thread_local! {
