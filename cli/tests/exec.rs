@@ -1130,6 +1130,71 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
     assert_eq!(std::fs::read_dir(off.path()).unwrap().count(), 0);
 }
 
+/// An analysis the cache holds whose programs no earlier run built (the
+/// binaries of `programs/` gone, or never written: the run that analyzed
+/// ended first) is not built on the application's thread, where PoCL
+/// takes seconds per kernel: the launch runs at home at once, the worker
+/// builds and keeps the binaries, and the next run splits.
+#[test]
+fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
+    let cache = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let split = |r: &serde_json::Value| r["kernels"][0]["split_launches"].as_u64().unwrap();
+    exec_with_cache(
+        "vadd",
+        &[],
+        cache.path(),
+        &["--split", "0:0.5,1:0.5"],
+        &path,
+        &[],
+    );
+    assert_eq!(split(&report(&path)), 1);
+    std::fs::remove_dir_all(cache.path().join("programs")).unwrap();
+    let run = || {
+        let mut c = Command::new("timeout");
+        c.arg("120")
+            .arg(env!("CARGO_BIN_EXE_clpart"))
+            .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
+            .arg(&path)
+            .arg("--")
+            .arg(built().join("vadd"))
+            .current_dir(repo().join("tests/apps/vadd"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_LAYER", layer())
+            .env("CLPART_CACHE_DIR", cache.path())
+            .env_remove("OPENCL_LAYERS")
+            .env_remove("CLPART_CACHE");
+        let out = c.output().unwrap();
+        assert_own_check_passes(&out, "vadd");
+        report(&path)
+    };
+    let r = run();
+    assert_eq!(split(&r), 0, "{r}");
+    assert!(
+        r["kernels"][0]["reason"]
+            .as_str()
+            .is_some_and(|w| w.contains("background")),
+        "{r}"
+    );
+    // kept by a process of its own, which may outlive the program
+    let kept = || {
+        std::fs::read_dir(cache.path().join("programs")).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+            })
+            .count()
+        })
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while kept() < 2 && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(kept(), 2, "a binary per device");
+    assert_eq!(split(&run()), 1);
+}
+
 /// `tests/apps/<app>` under `clpart exec --wait-for-analysis` with these
 /// options and the report at `report`, the analysis cache and the history
 /// in `cache` (kept between calls) and these further variables; the

@@ -642,6 +642,23 @@ impl Plan {
         if devices.len() < 2 {
             return;
         }
+        let sources = self.sources(whole);
+        std::thread::scope(|scope| {
+            for &d in devices {
+                let sources = &sources;
+                let runtime = self.runtime.clone();
+                scope.spawn(move || {
+                    for (name, source, options) in sources {
+                        let _ = runtime.program(d, name, source, options);
+                    }
+                });
+            }
+        });
+    }
+
+    /// The programs (name, source, options) a device needs: the subkernel
+    /// (when the kernel can split) and, with `whole`, the original kernel.
+    fn sources(&self, whole: bool) -> Vec<(&str, &str, Vec<String>)> {
         let mut sources: Vec<(&str, &str, Vec<String>)> = Vec::new();
         if self.unsplit_reason.is_none() {
             if let Some(sub) = &self.kernel.subkernel {
@@ -655,17 +672,19 @@ impl Plan {
         if whole {
             sources.push((&self.kernel.name, &self.source, self.build_options.clone()));
         }
-        std::thread::scope(|scope| {
-            for &d in devices {
-                let sources = &sources;
-                let runtime = self.runtime.clone();
-                scope.spawn(move || {
-                    for (name, source, options) in sources {
-                        let _ = runtime.program(d, name, source, options);
-                    }
-                });
-            }
-        });
+        sources
+    }
+
+    /// Whether [`Plan::prepare_split`] on `devices` has nothing better to
+    /// wait for ([`Runtime::build_ready`]): no program it builds from source
+    /// would have its binary kept by a build made ahead.
+    pub fn split_builds_ready(&self, devices: &[usize]) -> bool {
+        let sources = self.sources(self.unsplit_reason.is_some());
+        devices.iter().all(|&d| {
+            sources
+                .iter()
+                .all(|(_, source, options)| self.runtime.build_ready(d, source, options))
+        })
     }
 
     fn slot(&mut self, device: usize) -> Result<&mut DeviceKernels> {

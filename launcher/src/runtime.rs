@@ -354,6 +354,30 @@ impl Runtime {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Whether building a program of `source` and `build_options` for
+    /// `device` has nothing better to wait for: built in this process, its
+    /// binary kept by an earlier run ([`crate::binaries`]), or a program
+    /// whose binary is never kept (it includes a file, or caching is off),
+    /// built from source as ever.
+    pub fn build_ready(&self, device: usize, source: &str, build_options: &[String]) -> bool {
+        let options = device_options(device, build_options);
+        let key = (device, source.to_string(), options.clone());
+        if self
+            .inner
+            .programs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(&key)
+        {
+            return true;
+        }
+        let Ok(ctx) = self.ctx(device) else {
+            // (the build reports it)
+            return true;
+        };
+        binary_path(&ctx, source, &options).is_none_or(|p| p.is_file())
+    }
+
     /// Builds `source` for a device (or returns the cached program) with
     /// exactly the given options: no `-cl-std` the caller did not give, so
     /// that a subkernel is compiled for the OpenCL C version the driver
@@ -376,11 +400,7 @@ impl Runtime {
         source: &str,
         build_options: &[String],
     ) -> Result<Arc<Program>> {
-        let mut options = build_options.join(" ");
-        if !options.is_empty() {
-            options.push(' ');
-        }
-        options.push_str(&format!("-DCLPART_DEVICE_INDEX={device}"));
+        let options = device_options(device, build_options);
         let key = (device, source.to_string(), options.clone());
         if let Some(p) = self
             .inner
@@ -408,20 +428,7 @@ impl Runtime {
         self.inner
             .n_builds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let keep = {
-            let d = Device::new(ctx.id);
-            let (version, driver) = (
-                d.version().unwrap_or_default(),
-                d.driver_version().unwrap_or_default(),
-            );
-            let ids = [
-                ctx.info.name.as_str(),
-                &ctx.info.platform,
-                &version,
-                &driver,
-            ];
-            crate::binaries::path(&ids, source, &options)
-        };
+        let keep = binary_path(&ctx, source, &options);
         let remember = |p: Program| {
             let p = Arc::new(p);
             self.inner
@@ -464,4 +471,32 @@ impl Runtime {
         }
         remember(program)
     }
+}
+
+/// A device's build options: the application's, and the device's index
+/// (see [`Runtime::program`]).
+fn device_options(device: usize, build_options: &[String]) -> String {
+    let mut options = build_options.join(" ");
+    if !options.is_empty() {
+        options.push(' ');
+    }
+    options.push_str(&format!("-DCLPART_DEVICE_INDEX={device}"));
+    options
+}
+
+/// Where a program's binary is kept for the device of `ctx`, `None` when it
+/// is not kept.
+fn binary_path(ctx: &DeviceCtx, source: &str, options: &str) -> Option<std::path::PathBuf> {
+    let d = Device::new(ctx.id);
+    let (version, driver) = (
+        d.version().unwrap_or_default(),
+        d.driver_version().unwrap_or_default(),
+    );
+    let ids = [
+        ctx.info.name.as_str(),
+        &ctx.info.platform,
+        &version,
+        &driver,
+    ];
+    crate::binaries::path(&ids, source, &options)
 }

@@ -78,12 +78,27 @@ pub(crate) enum Verdict {
         /// Specializing on the launch's values may prove what this did not.
         may_help: bool,
     },
+    /// The analysis splits, read from the cache on the application's
+    /// thread, but its programs would be built from source there (no binary
+    /// kept by an earlier run): the job goes to the worker instead, and the
+    /// launch runs at home. Never kept as an entry.
+    Deferred,
 }
 
 enum Entry {
     Pending,
+    /// Read from the cache, its programs being built by `clpart
+    /// analyze-request` ([`build_ahead`]); looked for again once this long
+    /// after the instant.
+    Building(Instant),
     Ready(Verdict),
 }
+
+/// Why a launch whose programs are being built runs at home.
+const BUILDING: &str = "its subkernels are built in the background";
+
+/// How often a launch looks for the binaries [`build_ahead`] keeps.
+const BUILD_RECHECK: Duration = Duration::from_millis(100);
 
 /// The values a kernel's launches have had: which stayed the same.
 #[derive(Default)]
@@ -192,17 +207,17 @@ impl KernelAnalyses {
     /// `job` (by the worker, or at once when the cache holds it or in the
     /// waiting mode).
     /// `ints` are the integer scalar arguments (index, name, value); empty
-    /// before the argument list is known. `wait_pending`: the launch waits
-    /// for an analysis in progress (at most [`PENDING_WAIT`]) rather than
-    /// pass through, as when clpart holds some of its buffers newer than
-    /// the application does.
+    /// before the argument list is known. `wait_pending`: how long the
+    /// launch waits for an analysis in progress (at most [`PENDING_WAIT`])
+    /// rather than pass through, as when clpart holds some of its buffers
+    /// newer than the application does (zero: not at all).
     pub(crate) fn choose(
         &mut self,
         job: impl Fn(LaunchConfig) -> Job,
         nd: &NdRange,
         local_given: bool,
         ints: &[(u32, String, Option<i64>)],
-        wait_pending: bool,
+        wait_pending: Duration,
     ) -> Choice {
         self.stream.see(&nd.global, ints);
         let dims = nd.global.len();
@@ -244,12 +259,34 @@ impl KernelAnalyses {
                     }
                     i += 1;
                 }
+                // (never kept: see `Verdict::Deferred`)
+                Some(Entry::Ready(Verdict::Deferred)) => {
+                    return Choice::Whole(BUILDING.into(), false)
+                }
+                Some(Entry::Building(checked)) => {
+                    if checked.elapsed() < BUILD_RECHECK {
+                        return Choice::Whole(BUILDING.into(), false);
+                    }
+                    // the binaries kept by now: loaded here
+                    match run(&mut local_sessions(), job(key.clone()), None, true) {
+                        Some(Done {
+                            verdict: Verdict::Deferred,
+                            ..
+                        }) => {
+                            self.entries
+                                .insert(key.clone(), Entry::Building(Instant::now()));
+                            return Choice::Whole(BUILDING.into(), false);
+                        }
+                        Some(done) => self.take(done),
+                        None => return Choice::Whole("the process is exiting".into(), true),
+                    }
+                }
                 Some(Entry::Pending) => {
                     // passing through would move the buffers clpart holds
                     // newer back to the application's device, and the
                     // next split launch would move them again
-                    let done = wait_pending
-                        .then(|| worker().wait_for(&job(key.clone()).kernel_key, key))
+                    let done = (!wait_pending.is_zero())
+                        .then(|| worker().wait_for(&job(key.clone()).kernel_key, key, wait_pending))
                         .flatten();
                     match done {
                         Some(done) => self.take(done),
@@ -271,27 +308,55 @@ impl KernelAnalyses {
                 }
                 None => {
                     self.n_analyses += 1;
-                    let job = job(key.clone());
-                    report::analyzed(&job.kernel);
+                    let made = job(key.clone());
+                    report::analyzed(&made.kernel);
                     // what the persistent cache holds is read and built at
-                    // once (no parse, no analysis; the driver's own cache
-                    // serves the builds of a warm run), so that a kernel
+                    // once (no parse, no analysis; programs loaded from
+                    // the binaries an earlier run kept), so that a kernel
                     // launched once splits in a warm run
                     let cached = || {
                         local_sessions()
-                            .entry(job.kernel_key.clone())
-                            .or_insert_with(|| job.session())
-                            .in_cache(&job.kernel, &job.config)
+                            .entry(made.kernel_key.clone())
+                            .or_insert_with(|| made.session())
+                            .in_cache(&made.kernel, &made.config)
                     };
-                    let here = if config().wait_for_analysis || cached() {
-                        Some(job)
+                    // (from the cache: made here only where its programs
+                    // need no build from source, the binaries kept by the
+                    // process that analyzed it or by [`build_ahead`])
+                    let (here, ready_only) = if config().wait_for_analysis {
+                        (Some(made), false)
+                    } else if cached() {
+                        (Some(made), true)
                     } else {
-                        self.entries.insert(key.clone(), Entry::Pending);
-                        // without a worker thread: made here
-                        worker().submit(job)
+                        (self.submit(key, made), false)
                     };
-                    if let Some(job) = here {
-                        match run(&mut local_sessions(), job, None) {
+                    if let Some(made) = here {
+                        match run(&mut local_sessions(), made, None, ready_only) {
+                            Some(Done {
+                                verdict: Verdict::Deferred,
+                                infos,
+                                ..
+                            }) => {
+                                self.take_infos(infos);
+                                // built by a process that outlives the
+                                // application (its next run loads them),
+                                // or by the worker
+                                let again = job(key.clone());
+                                if build_ahead(&again) {
+                                    self.entries
+                                        .insert(key.clone(), Entry::Building(Instant::now()));
+                                } else if let Some(made) = self.submit(key, again) {
+                                    match run(&mut local_sessions(), made, None, false) {
+                                        Some(done) => self.take(done),
+                                        None => {
+                                            return Choice::Whole(
+                                                "the process is exiting".into(),
+                                                true,
+                                            )
+                                        }
+                                    }
+                                }
+                            }
                             Some(done) => self.take(done),
                             None => return Choice::Whole("the process is exiting".into(), true),
                         }
@@ -321,10 +386,25 @@ impl KernelAnalyses {
     }
 
     fn take(&mut self, done: Done) {
-        if self.infos.as_ref().is_none_or(|i| i.is_err()) {
-            self.infos = Some(done.infos);
-        }
+        self.take_infos(done.infos);
         self.entries.insert(done.config, Entry::Ready(done.verdict));
+    }
+
+    fn take_infos(&mut self, infos: Result<Arc<Vec<ArgInfo>>, String>) {
+        if self.infos.as_ref().is_none_or(|i| i.is_err()) {
+            self.infos = Some(infos);
+        }
+    }
+
+    /// Hands the analysis of `key` to the worker (pending until it is
+    /// done); gives the job back where there is no worker thread.
+    fn submit(&mut self, key: &LaunchConfig, job: Job) -> Option<Job> {
+        self.entries.insert(key.clone(), Entry::Pending);
+        let back = worker().submit(job);
+        if back.is_some() {
+            self.entries.remove(key);
+        }
+        back
     }
 }
 
@@ -384,11 +464,15 @@ fn local_sessions() -> std::sync::MutexGuard<'static, HashMap<KernelKey, session
 /// analyzes, then while it builds: the process's exit waits for the
 /// analysis in progress to reach the persistent cache (the next run reads
 /// it) and for no libclang call to be cut short, then builds nothing more.
-/// `None` when the process exits first.
+/// `None` when the process exits first. With `ready_only`, a plan whose
+/// programs would be built from source while a build made ahead could keep
+/// their binaries ([`launcher::Plan::split_builds_ready`]) is
+/// [`Verdict::Deferred`] instead.
 fn run(
     sessions: &mut HashMap<KernelKey, session::Session>,
     job: Job,
     busy: Option<&Mutex<()>>,
+    ready_only: bool,
 ) -> Option<Done> {
     let _inside = Inside::enter();
     let started = Instant::now();
@@ -453,7 +537,7 @@ fn run(
                 );
             }
             let _building = hold()?;
-            plan(file, &job.kernel)
+            plan(file, &job.kernel, ready_only)
         }
     };
     if config().verbose {
@@ -464,6 +548,9 @@ fn run(
             ),
             Verdict::Whole { why, .. } => {
                 format!("runs unsplit on the application's device: {why}")
+            }
+            Verdict::Deferred => {
+                "its subkernels are built in the background (no binary kept yet)".into()
             }
         };
         eprintln!(
@@ -490,13 +577,58 @@ fn run(
     })
 }
 
+/// Hands `job` to a `clpart analyze-request` (`CLPART_EXE`) that nobody
+/// waits for: it reads the analysis from the cache, builds its programs on
+/// clpart's devices and keeps their binaries, then exits; a process of its
+/// own, so an application that exits first still leaves them for its next
+/// run. `false` where there is no clpart to ask (the layer named by hand)
+/// or it cannot start.
+fn build_ahead(job: &Job) -> bool {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Some(exe) = std::env::var_os("CLPART_EXE").filter(|e| !e.is_empty()) else {
+        return false;
+    };
+    let Ok(text) = request(job).to_text() else {
+        return false;
+    };
+    let Ok(mut child) = Command::new(exe)
+        .arg("analyze-request")
+        .env_remove("OPENCL_LAYERS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let sent = child
+        .stdin
+        .take()
+        .is_some_and(|mut stdin| stdin.write_all(text.as_bytes()).is_ok());
+    // reaped by a thread of its own (by init once the application exits)
+    let _ = std::thread::Builder::new()
+        .name("clpart-build".into())
+        .spawn(move || child.wait());
+    sent
+}
+
 /// One analysis made by `clpart analyze-request` (`CLPART_EXE`, which
 /// `clpart exec` sets) in a process of its own: libclang then never runs in
 /// the application's process, whose exit would destroy its static objects
 /// under a parse in progress; an analysis unfinished at the application's
 /// exit still reaches the persistent cache for the next run.
 fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::RangeFile, String> {
-    let request = ranges_format::AnalysisRequest {
+    let text = request(job).to_text()?;
+    let out = ask_clpart(exe, &["analyze-request"], text.as_bytes())
+        .map_err(|why| format!("the analysis failed: {why}"))?;
+    let text = String::from_utf8_lossy(&out);
+    ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
+}
+
+/// What `clpart analyze-request` is asked for `job`.
+fn request(job: &Job) -> ranges_format::AnalysisRequest {
+    ranges_format::AnalysisRequest {
         file: format!("{}.cl", job.kernel),
         source: job.source.to_string(),
         build_options: job.options.clone(),
@@ -504,12 +636,7 @@ fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::R
         work_dim: job.config.global.len() as u32,
         local: job.config.local.clone(),
         only: job.config.only.clone().unwrap_or_default(),
-    };
-    let text = request.to_text()?;
-    let out = ask_clpart(exe, &["analyze-request"], text.as_bytes())
-        .map_err(|why| format!("the analysis failed: {why}"))?;
-    let text = String::from_utf8_lossy(&out);
-    ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
+    }
 }
 
 /// Runs `exe` (clpart) with `args` in a process of its own, in this
@@ -547,7 +674,7 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
 
 /// The verdict of a range file: a plan with its programs built on the
 /// devices the launches use, or why the kernel stays unsplit.
-fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
+fn plan(file: &ranges_format::RangeFile, kernel: &str, ready_only: bool) -> Verdict {
     let Some(k) = file.kernels.first() else {
         return Verdict::Whole {
             why: "the analysis found no kernel".into(),
@@ -596,6 +723,9 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
         Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
         _ => (0..runtime.devices().len()).collect(),
     };
+    if ready_only && !plan.split_builds_ready(&devices) {
+        return Verdict::Deferred;
+    }
     if let Err(e) = plan.prepare_split(&devices) {
         return Verdict::Whole {
             why: format!("clpart cannot build the kernel: {e}"),
@@ -655,7 +785,7 @@ fn worker() -> &'static Worker {
                         break;
                     }
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run(&mut sessions, job, Some(&w.busy))
+                        run(&mut sessions, job, Some(&w.busy), false)
                     }));
                     if let Ok(Some(done)) = done {
                         w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);
@@ -673,10 +803,11 @@ fn worker() -> &'static Worker {
 }
 
 impl Worker {
-    /// Waits (at most [`PENDING_WAIT`]) for the job of `key` and takes it
-    /// out of the finished ones; `None` when it did not finish in time.
-    fn wait_for(&self, kernel: &KernelKey, key: &LaunchConfig) -> Option<Done> {
-        let until = Instant::now() + PENDING_WAIT;
+    /// Waits (at most `limit`, and [`PENDING_WAIT`]) for the job of `key`
+    /// and takes it out of the finished ones; `None` when it did not
+    /// finish in time.
+    fn wait_for(&self, kernel: &KernelKey, key: &LaunchConfig, limit: Duration) -> Option<Done> {
+        let until = Instant::now() + limit.min(PENDING_WAIT);
         let mut done = self.done.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(i) = done
