@@ -12,7 +12,13 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 
 #[derive(Args)]
-pub struct AnalyzeRequestArgs {}
+pub struct AnalyzeRequestArgs {
+    /// Several requests (a list) the layer did not get to before its
+    /// application exited: each is analyzed and built in turn, for the next
+    /// run; nothing is written to standard output.
+    #[arg(long)]
+    ahead: bool,
+}
 
 /// Builds the subkernel on every device, as the layer will, before the
 /// answer: the driver's own cache of compiled programs (PoCL's) then holds
@@ -33,12 +39,24 @@ fn build_for_the_driver_cache(file: &ranges_format::RangeFile, kernel: &str) {
     let _ = plan.prepare_split(&devices);
 }
 
-pub fn run(_: AnalyzeRequestArgs) -> Result<u8> {
+pub fn run(args: AnalyzeRequestArgs) -> Result<u8> {
     // a request carries a kernel source: bounded as range files are
     let bytes =
         ranges_format::input::read_to_limit(std::io::stdin(), ranges_format::input::RANGE_FILE)
             .context("reading the request")?;
     let text = String::from_utf8(bytes).context("reading the request: not valid utf-8")?;
+    if args.ahead {
+        let requests = ranges_format::AnalysisRequest::list_from_text(&text, "the requests")
+            .map_err(|e| anyhow!(e))?;
+        // one failing does not stop the others: the layer reports each
+        // when its launch asks again
+        for request in &requests {
+            if let Ok(file) = session::answer(request) {
+                build_for_the_driver_cache(&file, &request.kernel);
+            }
+        }
+        return Ok(0);
+    }
     let request =
         ranges_format::AnalysisRequest::from_text(&text, "the request").map_err(|e| anyhow!(e))?;
     // the argument list reaches the cache too (a later run reads both)

@@ -1151,24 +1151,7 @@ fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
     );
     assert_eq!(split(&report(&path)), 1);
     std::fs::remove_dir_all(cache.path().join("programs")).unwrap();
-    let run = || {
-        let mut c = Command::new("timeout");
-        c.arg("120")
-            .arg(env!("CARGO_BIN_EXE_clpart"))
-            .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
-            .arg(&path)
-            .arg("--")
-            .arg(built().join("vadd"))
-            .current_dir(repo().join("tests/apps/vadd"))
-            .env("POCL_DEVICES", "pthread basic")
-            .env("CLPART_LAYER", layer())
-            .env("CLPART_CACHE_DIR", cache.path())
-            .env_remove("OPENCL_LAYERS")
-            .env_remove("CLPART_CACHE");
-        let out = c.output().unwrap();
-        assert_own_check_passes(&out, "vadd");
-        report(&path)
-    };
+    let run = || exec_unwaited("vadd", &[], cache.path(), &path);
     let r = run();
     assert_eq!(split(&r), 0, "{r}");
     assert!(
@@ -1178,8 +1161,57 @@ fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
         "{r}"
     );
     // kept by a process of its own, which may outlive the program
+    assert_eq!(binaries_kept(cache.path(), 2), 2, "a binary per device");
+    assert_eq!(split(&run()), 1);
+}
+
+/// The analyses a program's launches asked for and the worker did not
+/// start before the program exited (correlation: four kernels launched
+/// once each, a few milliseconds apart) are made, built and kept by a
+/// process that outlives it: the next run splits every kernel.
+#[test]
+fn analyses_left_at_exit_are_made_for_the_next_run() {
+    let cache = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.json");
+    let first = exec_unwaited("correlation", &[], cache.path(), &path);
+    assert_eq!(first["kernels"].as_array().unwrap().len(), 4, "{first}");
+    // four kernels on two devices
+    assert_eq!(binaries_kept(cache.path(), 8), 8);
+    let next = exec_unwaited("correlation", &[], cache.path(), &path);
+    for k in next["kernels"].as_array().unwrap() {
+        assert_eq!(k["split_launches"], 1, "{next}");
+    }
+}
+
+/// `tests/apps/<app>` under `clpart exec --split 0:0.5,1:0.5` without
+/// waiting for analyses, the analysis cache and the history in `cache`;
+/// the program's own check must pass. Returns the report.
+fn exec_unwaited(app: &str, args: &[&str], cache: &Path, report_at: &Path) -> serde_json::Value {
+    let mut c = Command::new("timeout");
+    c.arg("120")
+        .arg(env!("CARGO_BIN_EXE_clpart"))
+        .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
+        .arg(report_at)
+        .arg("--")
+        .arg(built().join(app))
+        .args(args)
+        .current_dir(repo().join("tests/apps").join(app))
+        .env("POCL_DEVICES", "pthread basic")
+        .env("CLPART_LAYER", layer())
+        .env("CLPART_CACHE_DIR", cache)
+        .env_remove("OPENCL_LAYERS")
+        .env_remove("CLPART_CACHE");
+    let out = c.output().unwrap();
+    assert_own_check_passes(&out, app);
+    report(report_at)
+}
+
+/// The binaries kept in `cache` once there are `want` (waiting up to two
+/// minutes for the processes that build them, which outlive the program).
+fn binaries_kept(cache: &Path, want: usize) -> usize {
     let kept = || {
-        std::fs::read_dir(cache.path().join("programs")).map_or(0, |d| {
+        std::fs::read_dir(cache.join("programs")).map_or(0, |d| {
             d.filter(|e| {
                 e.as_ref()
                     .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".bin"))
@@ -1187,12 +1219,11 @@ fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
             .count()
         })
     };
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(90);
-    while kept() < 2 && std::time::Instant::now() < until {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while kept() < want && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    assert_eq!(kept(), 2, "a binary per device");
-    assert_eq!(split(&run()), 1);
+    kept()
 }
 
 /// `tests/apps/<app>` under `clpart exec --wait-for-analysis` with these

@@ -498,5 +498,5 @@ fn binary_path(ctx: &DeviceCtx, source: &str, options: &str) -> Option<std::path
         &version,
         &driver,
     ];
-    crate::binaries::path(&ids, source, &options)
+    crate::binaries::path(&ids, source, options)
 }

@@ -584,16 +584,24 @@ fn run(
 /// run. `false` where there is no clpart to ask (the layer named by hand)
 /// or it cannot start.
 fn build_ahead(job: &Job) -> bool {
+    match request(job).to_text() {
+        Ok(text) => ahead(&["analyze-request"], &text),
+        Err(_) => false,
+    }
+}
+
+/// Starts `clpart` (`CLPART_EXE`) with `args` and `input` on its standard
+/// input, and waits for nothing: a process that outlives this one (reaped
+/// by a thread of its own, by init once the application exits). `false`
+/// where there is no clpart to ask or it cannot start.
+fn ahead(args: &[&str], input: &str) -> bool {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let Some(exe) = std::env::var_os("CLPART_EXE").filter(|e| !e.is_empty()) else {
         return false;
     };
-    let Ok(text) = request(job).to_text() else {
-        return false;
-    };
     let Ok(mut child) = Command::new(exe)
-        .arg("analyze-request")
+        .args(args)
         .env_remove("OPENCL_LAYERS")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -605,10 +613,9 @@ fn build_ahead(job: &Job) -> bool {
     let sent = child
         .stdin
         .take()
-        .is_some_and(|mut stdin| stdin.write_all(text.as_bytes()).is_ok());
-    // reaped by a thread of its own (by init once the application exits)
+        .is_some_and(|mut stdin| stdin.write_all(input.as_bytes()).is_ok());
     let _ = std::thread::Builder::new()
-        .name("clpart-build".into())
+        .name("clpart-ahead".into())
         .spawn(move || child.wait());
     sent
 }
@@ -737,7 +744,10 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, ready_only: bool) -> Verd
 
 /// The worker thread: analyses in the order asked, one at a time.
 struct Worker {
-    jobs: Mutex<Option<Sender<Job>>>,
+    jobs: Mutex<Option<Sender<(u64, Job)>>>,
+    /// The jobs handed to the thread and not started, by number: at exit
+    /// they go to a `clpart analyze-request --ahead` ([`stop`]).
+    queued: Mutex<Vec<(u64, ranges_format::AnalysisRequest)>>,
     done: Mutex<Vec<Done>>,
     /// Signalled when a job is done.
     finished: std::sync::Condvar,
@@ -771,7 +781,7 @@ fn register_exit_handler() {
 fn worker() -> &'static Worker {
     WORKER.get_or_init(|| {
         register_exit_handler();
-        let (tx, rx) = channel::<Job>();
+        let (tx, rx) = channel::<(u64, Job)>();
         let spawned = std::thread::Builder::new()
             .name("clpart-analysis".into())
             .spawn(move || {
@@ -779,11 +789,15 @@ fn worker() -> &'static Worker {
                 // application's
                 let _inside = Inside::enter();
                 let mut sessions = HashMap::new();
-                while let Ok(job) = rx.recv() {
+                while let Ok((number, job)) = rx.recv() {
                     let Some(w) = WORKER.get() else { break };
                     if EXITING.load(Ordering::SeqCst) {
                         break;
                     }
+                    w.queued
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .retain(|(n, _)| *n != number);
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run(&mut sessions, job, Some(&w.busy), false)
                     }));
@@ -795,6 +809,7 @@ fn worker() -> &'static Worker {
             });
         Worker {
             jobs: Mutex::new(spawned.ok().map(|_| tx)),
+            queued: Mutex::default(),
             done: Mutex::default(),
             finished: std::sync::Condvar::new(),
             busy: Mutex::default(),
@@ -827,10 +842,20 @@ impl Worker {
 
     /// Hands a job to the thread; gives it back when there is none.
     fn submit(&self, job: Job) -> Option<Job> {
+        static NUMBER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
-        match jobs.as_ref() {
-            Some(tx) => tx.send(job).err().map(|e| e.0),
-            None => Some(job),
+        let Some(tx) = jobs.as_ref() else {
+            return Some(job);
+        };
+        let number = NUMBER.fetch_add(1, Ordering::Relaxed);
+        let mut queued = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+        queued.push((number, request(&job)));
+        match tx.send((number, job)) {
+            Ok(()) => None,
+            Err(e) => {
+                queued.retain(|(n, _)| *n != number);
+                Some(e.0 .1)
+            }
         }
     }
 }
@@ -843,6 +868,15 @@ pub(crate) fn stop() {
         return;
     }
     let Some(w) = WORKER.get() else { return };
+    // what the thread did not start: analyzed and built by a process that
+    // outlives this one, for the next run
+    let queued = std::mem::take(&mut *w.queued.lock().unwrap_or_else(|p| p.into_inner()));
+    let requests: Vec<_> = queued.into_iter().map(|(_, r)| r).collect();
+    if !requests.is_empty() {
+        if let Ok(text) = ranges_format::AnalysisRequest::list_to_text(&requests) {
+            ahead(&["analyze-request", "--ahead"], &text);
+        }
+    }
     let until = Instant::now() + EXIT_WAIT;
     loop {
         match w.busy.try_lock() {

@@ -38,6 +38,17 @@ impl AnalysisRequest {
     pub fn from_text(text: &str, what: &str) -> Result<AnalysisRequest, String> {
         ron::from_str(text).map_err(|e| format!("{what}: {e}"))
     }
+
+    /// Several requests as one text.
+    pub fn list_to_text(requests: &[AnalysisRequest]) -> Result<String, String> {
+        ron::to_string(requests).map_err(|e| e.to_string())
+    }
+
+    /// Reads requests written by [`AnalysisRequest::list_to_text`]; `what`
+    /// names their origin in the error.
+    pub fn list_from_text(text: &str, what: &str) -> Result<Vec<AnalysisRequest>, String> {
+        ron::from_str(text).map_err(|e| format!("{what}: {e}"))
+    }
 }
 
 #[cfg(test)]
@@ -60,5 +71,10 @@ mod tests {
         assert!(AnalysisRequest::from_text("(file: 3)", "stdin")
             .unwrap_err()
             .starts_with("stdin: "));
+        let list = AnalysisRequest::list_to_text(&[r.clone(), r.clone()]).unwrap();
+        assert_eq!(
+            AnalysisRequest::list_from_text(&list, "stdin").unwrap(),
+            [r.clone(), r]
+        );
     }
 }
