@@ -87,18 +87,8 @@ pub(crate) enum Verdict {
 
 enum Entry {
     Pending,
-    /// Read from the cache, its programs being built by `clpart
-    /// analyze-request` ([`build_ahead`]); looked for again once this long
-    /// after the instant.
-    Building(Instant),
     Ready(Verdict),
 }
-
-/// Why a launch whose programs are being built runs at home.
-const BUILDING: &str = "its subkernels are built in the background";
-
-/// How often a launch looks for the binaries [`build_ahead`] keeps.
-const BUILD_RECHECK: Duration = Duration::from_millis(100);
 
 /// The values a kernel's launches have had: which stayed the same.
 #[derive(Default)]
@@ -181,6 +171,11 @@ pub(crate) struct Job {
     pub(crate) source: Arc<str>,
     pub(crate) options: Vec<String>,
     pub(crate) config: LaunchConfig,
+    /// Made by `clpart analyze-request` even where the cache holds the
+    /// analysis: that process builds the programs and keeps their
+    /// binaries before it answers (the worker then loads them), and
+    /// finishes them should the application exit first.
+    pub(crate) in_child: bool,
 }
 
 impl Job {
@@ -261,25 +256,10 @@ impl KernelAnalyses {
                 }
                 // (never kept: see `Verdict::Deferred`)
                 Some(Entry::Ready(Verdict::Deferred)) => {
-                    return Choice::Whole(BUILDING.into(), false)
-                }
-                Some(Entry::Building(checked)) => {
-                    if checked.elapsed() < BUILD_RECHECK {
-                        return Choice::Whole(BUILDING.into(), false);
-                    }
-                    // the binaries kept by now: loaded here
-                    match run(&mut local_sessions(), job(key.clone()), None, true) {
-                        Some(Done {
-                            verdict: Verdict::Deferred,
-                            ..
-                        }) => {
-                            self.entries
-                                .insert(key.clone(), Entry::Building(Instant::now()));
-                            return Choice::Whole(BUILDING.into(), false);
-                        }
-                        Some(done) => self.take(done),
-                        None => return Choice::Whole("the process is exiting".into(), true),
-                    }
+                    return Choice::Whole(
+                        "its subkernels are built in the background".into(),
+                        false,
+                    )
                 }
                 Some(Entry::Pending) => {
                     // passing through would move the buffers clpart holds
@@ -321,8 +301,8 @@ impl KernelAnalyses {
                             .in_cache(&made.kernel, &made.config)
                     };
                     // (from the cache: made here only where its programs
-                    // need no build from source, the binaries kept by the
-                    // process that analyzed it or by [`build_ahead`])
+                    // need no build from source, their binaries kept by
+                    // the process that analyzed it)
                     let (here, ready_only) = if config().wait_for_analysis {
                         (Some(made), false)
                     } else if cached() {
@@ -338,14 +318,14 @@ impl KernelAnalyses {
                                 ..
                             }) => {
                                 self.take_infos(infos);
-                                // built by a process that outlives the
-                                // application (its next run loads them),
-                                // or by the worker
-                                let again = job(key.clone());
-                                if build_ahead(&again) {
-                                    self.entries
-                                        .insert(key.clone(), Entry::Building(Instant::now()));
-                                } else if let Some(made) = self.submit(key, again) {
+                                // built by a `clpart analyze-request` the
+                                // worker waits for, which keeps their
+                                // binaries and outlives the application
+                                let again = Job {
+                                    in_child: true,
+                                    ..job(key.clone())
+                                };
+                                if let Some(made) = self.submit(key, again) {
                                     match run(&mut local_sessions(), made, None, false) {
                                         Some(done) => self.take(done),
                                         None => {
@@ -486,7 +466,7 @@ fn run(
     // a kernel the cache lacks is parsed and analyzed (by a clpart process
     // under `clpart exec`, on the worker or for a launch that waits)
     let parse = !session.in_cache(&job.kernel, &job.config);
-    let child = std::env::var_os("CLPART_EXE").filter(|e| parse && !e.is_empty());
+    let child = std::env::var_os("CLPART_EXE").filter(|e| (parse || job.in_child) && !e.is_empty());
     let (infos, ranges) = match child {
         // parsed and analyzed in a process of its own: no libclang here
         Some(exe) => match analyze_in_child(&exe, &job) {
@@ -575,19 +555,6 @@ fn run(
         infos,
         verdict,
     })
-}
-
-/// Hands `job` to a `clpart analyze-request` (`CLPART_EXE`) that nobody
-/// waits for: it reads the analysis from the cache, builds its programs on
-/// clpart's devices and keeps their binaries, then exits; a process of its
-/// own, so an application that exits first still leaves them for its next
-/// run. `false` where there is no clpart to ask (the layer named by hand)
-/// or it cannot start.
-fn build_ahead(job: &Job) -> bool {
-    match request(job).to_text() {
-        Ok(text) => ahead(&["analyze-request"], &text),
-        Err(_) => false,
-    }
 }
 
 /// Starts `clpart` (`CLPART_EXE`) with `args` and `input` on its standard
