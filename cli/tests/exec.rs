@@ -1188,11 +1188,30 @@ fn analyses_left_at_exit_are_made_for_the_next_run() {
 /// waiting for analyses, the analysis cache and the history in `cache`;
 /// the program's own check must pass. Returns the report.
 fn exec_unwaited(app: &str, args: &[&str], cache: &Path, report_at: &Path) -> serde_json::Value {
+    let out = exec_in_cache(app, args, cache, &["--split", "0:0.5,1:0.5"], report_at)
+        .output()
+        .unwrap();
+    assert_own_check_passes(&out, app);
+    report(report_at)
+}
+
+/// The command running `tests/apps/<app>` under `clpart exec` with these
+/// options and the report at `report`, the analysis cache and the history
+/// in `cache`.
+fn exec_in_cache(
+    app: &str,
+    args: &[&str],
+    cache: &Path,
+    options: &[&str],
+    report: &Path,
+) -> Command {
     let mut c = Command::new("timeout");
     c.arg("120")
         .arg(env!("CARGO_BIN_EXE_clpart"))
-        .args(["exec", "--split", "0:0.5,1:0.5", "--report"])
-        .arg(report_at)
+        .arg("exec")
+        .args(options)
+        .arg("--report")
+        .arg(report)
         .arg("--")
         .arg(built().join(app))
         .args(args)
@@ -1202,9 +1221,7 @@ fn exec_unwaited(app: &str, args: &[&str], cache: &Path, report_at: &Path) -> se
         .env("CLPART_CACHE_DIR", cache)
         .env_remove("OPENCL_LAYERS")
         .env_remove("CLPART_CACHE");
-    let out = c.output().unwrap();
-    assert_own_check_passes(&out, app);
-    report(report_at)
+    c
 }
 
 /// The binaries kept in `cache` once there are `want` (waiting up to two
@@ -1238,22 +1255,11 @@ fn exec_with_cache(
     report: &Path,
     env: &[(&str, &Path)],
 ) {
-    let mut c = Command::new("timeout");
-    c.arg("120")
-        .arg(env!("CARGO_BIN_EXE_clpart"))
-        .args(["exec", "--wait-for-analysis"])
-        .args(options)
-        .arg("--report")
-        .arg(report)
-        .arg("--")
-        .arg(built().join(app))
-        .args(args)
-        .current_dir(repo().join("tests/apps").join(app))
-        .env("POCL_DEVICES", "pthread basic")
-        .env("CLPART_LAYER", layer())
-        .env("CLPART_CACHE_DIR", cache)
-        .env_remove("OPENCL_LAYERS")
-        .env_remove("CLPART_CACHE");
+    let options: Vec<&str> = ["--wait-for-analysis"]
+        .into_iter()
+        .chain(options.iter().copied())
+        .collect();
+    let mut c = exec_in_cache(app, args, cache, &options, report);
     for (k, v) in env {
         c.env(k, v);
     }
