@@ -12,9 +12,12 @@
 //! a kernel) and the launch a second wait. With two rounds that is a fixed
 //! cost, against an imbalance that grows with the kernel's length, so the
 //! rounds are taken only where the balancer knows nothing of the
-//! configuration yet and the split dimension has at least
-//! [`MIN_GROUPS_PER_DEVICE`] work-groups per device (fewer cannot be cut
-//! finely enough to balance). More than two rounds (guided self-scheduling)
+//! configuration yet, the devices are not alike (reporting the same
+//! resources, [`crate::DeviceInfo::alike`]: an even split is what a probe
+//! would find, and a probe window of a kernel whose work-groups differ in
+//! work, a triangular loop's, measures the window rather than the device)
+//! and the split dimension has at least [`MIN_GROUPS_PER_DEVICE`]
+//! work-groups per device (fewer cannot be cut finely enough to balance). More than two rounds (guided self-scheduling)
 //! would follow drifting speeds inside one launch at one more round's cost
 //! each; two rounds measure and then balance, which is what a first launch
 //! lacks.
@@ -52,10 +55,15 @@ pub const MIN_GROUPS_PER_DEVICE: u64 = 16;
 
 /// The probe round's window `[0, hi)` of the split dimension's work-groups,
 /// or `None` where this launch is not run in rounds (see the module doc).
-pub fn probe_window(plan: &Plan, nd: &NdRange, devices: usize) -> Option<(u64, u64)> {
-    if devices < 2 || plan.unsplit_reason().is_some() || plan.group_window.is_some() {
+pub fn probe_window(plan: &Plan, nd: &NdRange, devices: &[usize]) -> Option<(u64, u64)> {
+    if devices.len() < 2 || plan.unsplit_reason().is_some() || plan.group_window.is_some() {
         return None;
     }
+    // devices alike start even: a probe would measure what is known
+    if plan.runtime.alike(devices) {
+        return None;
+    }
+    let devices = devices.len();
     if plan.arrays.iter().any(|a| a.reads && a.writes) {
         return None;
     }
@@ -102,8 +110,8 @@ pub fn launch_resident_in_rounds(
     key: &str,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
-    let window = probe_window(plan, nd, balancer.devices().len())
-        .filter(|_| bufs.is_empty() || !options.verify);
+    let window =
+        probe_window(plan, nd, balancer.devices()).filter(|_| bufs.is_empty() || !options.verify);
     let Some((_, probe_hi)) = window else {
         let shares = balancer.shares(key);
         let r = if bufs.is_empty() {

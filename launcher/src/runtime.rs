@@ -83,6 +83,21 @@ impl DeviceInfo {
     pub fn label(&self) -> String {
         format!("{} ('{}')", self.index, self.name)
     }
+
+    /// Whether `other` reports the same resources: platform, type, compute
+    /// units, memory and work-group limits (two devices of one model, or
+    /// two drivers' views of one processor). Such devices are taken to run
+    /// a kernel equally fast until measured otherwise.
+    pub fn alike(&self, other: &DeviceInfo) -> bool {
+        self.platform == other.platform
+            && self.device_type == other.device_type
+            && self.compute_units == other.compute_units
+            && self.global_mem_bytes == other.global_mem_bytes
+            && self.local_mem_bytes == other.local_mem_bytes
+            && self.max_alloc_bytes == other.max_alloc_bytes
+            && self.max_work_group_size == other.max_work_group_size
+            && self.max_work_item_sizes == other.max_work_item_sizes
+    }
 }
 
 impl fmt::Display for DeviceInfo {
@@ -265,6 +280,14 @@ impl Runtime {
     }
 
     /// The device with this index.
+    /// Whether every device of `devices` is [`DeviceInfo::alike`] the
+    /// first (`false` for an index this runtime lacks).
+    pub fn alike(&self, devices: &[usize]) -> bool {
+        let infos: Option<Vec<&DeviceInfo>> =
+            devices.iter().map(|&d| self.device(d).ok()).collect();
+        infos.is_some_and(|i| i.windows(2).all(|w| w[0].alike(w[1])))
+    }
+
     pub fn device(&self, index: usize) -> Result<&DeviceInfo> {
         self.inner
             .slots

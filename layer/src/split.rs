@@ -418,7 +418,7 @@ fn split_with(
             .as_ref()
             .is_some_and(|b| b.unmeasured(&balance_key));
     let rounds = match engine.balancer.as_ref().filter(|_| unmeasured) {
-        Some(b) if launcher::probe_window(plan, nd, b.devices().len()).is_some() => 2,
+        Some(b) if launcher::probe_window(plan, nd, b.devices()).is_some() => 2,
         _ => 1,
     };
     // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher

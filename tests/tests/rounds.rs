@@ -2,7 +2,8 @@
 //! (`launcher::launch_in_rounds`: a probe window at the balancer's shares,
 //! then the rest at the measured ones) equals the unsplit output bit for
 //! bit on two and three devices; kernels with an array both read and
-//! written run as one ordinary launch; the plan is left as it was.
+//! written run as one ordinary launch; the plan is left as it was; devices
+//! that report the same resources start even, in one round.
 
 use clpart_tests::{plan_from_source, shared_runtime, workspace_root};
 use launcher::{launch, launch_in_rounds, launch_key, Balancer, LaunchOptions, NdRange};
@@ -111,7 +112,7 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
         let key = launch_key(c.name, &nd);
         for devices in [vec![0, 1], vec![0, 1, 2]] {
             let mut b = Balancer::new(&devices);
-            let rounds = launcher::probe_window(&plan, &nd, devices.len()).is_some();
+            let rounds = launcher::probe_window(&plan, &nd, &devices).is_some();
             let mut got = args.clone();
             let r = launch_in_rounds(&mut plan, &nd, &mut got, &mut b, &key, &verify).unwrap();
             let what = format!("{} on {devices:?}: {r}", c.name);
@@ -142,4 +143,39 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Two devices of one kind (two PoCL pthread devices: the same platform,
+/// type, compute units and limits) are taken to be equally fast: the first
+/// launch is split evenly in one round, without a probe window.
+#[test]
+fn devices_alike_start_even_in_one_round() {
+    let rt = shared_runtime("pthread pthread");
+    assert!(rt.alike(&[0, 1]));
+    let source = std::fs::read_to_string(workspace_root().join("kernels/vadd.cl")).unwrap();
+    let n = 8192;
+    let mut plan = plan_from_source(&rt, "vadd", &source, &[n], &[64], &[]);
+    let nd = NdRange::new(&[n], &[64]).unwrap();
+    assert_eq!(launcher::probe_window(&plan, &nd, &[0, 1]), None);
+    let mut args = plan
+        .args_from_specs(&[
+            format!("a=rand:{n}:1"),
+            format!("b=rand:{n}:2"),
+            format!("c=zeros:{n}"),
+        ])
+        .unwrap();
+    let mut b = Balancer::new(&[0, 1]);
+    let key = launch_key("vadd", &nd);
+    let verify = LaunchOptions {
+        verify: true,
+        ..Default::default()
+    };
+    let r = launch_in_rounds(&mut plan, &nd, &mut args, &mut b, &key, &verify).unwrap();
+    assert_eq!(r.verified, Some(true), "{r}");
+    assert!(
+        !r.notes.iter().any(|n| n.starts_with("in two rounds")),
+        "{r}"
+    );
+    let groups: Vec<u64> = r.devices.iter().map(|d| d.work_groups).collect();
+    assert_eq!(groups, [64, 64], "{r}");
 }
