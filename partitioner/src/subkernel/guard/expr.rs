@@ -1,0 +1,276 @@
+//! The guard's walk of one expression ([`Guarder::expr`]): each access of
+//! the buffer (a subscript, a dereference, a `vloadN`/`vstoreN`, an atomic,
+//! a view's subscript) wrapped in its check; any other use of the pointer
+//! recorded as the reason it cannot be guarded.
+
+use coarsen::ir::*;
+
+use super::{Access, Guarder};
+use crate::subkernel::edit::Edit;
+use crate::subkernel::group;
+use crate::subkernel::source_spans::apart;
+
+impl<'a> Guarder<'a> {
+    /// Visits `e`, an expression used as `access` (an lvalue context for
+    /// `Write`/`ReadWrite`).
+    pub(super) fn expr(&mut self, e: &Expr, access: Access, depth: u32) {
+        if self.failure.is_some() {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Index(b, i) => {
+                if let Some(view) = self.view_use(b) {
+                    self.view_access(e, view, i, access, depth);
+                } else if let Some(v) = self.param_use(b) {
+                    if self.text(&v.span).map(str::trim) != Some(self.name)
+                        || self.text(&i.span).is_none()
+                        || !apart(&b.span, &i.span)
+                    {
+                        return self.fail(e, "a subscript inside a macro expansion");
+                    }
+                    self.handled.push((v.span.start, v.span.end));
+                    self.wrap_index(i, access, depth);
+                    self.expr(i, Access::Read, depth + 1);
+                } else {
+                    self.expr(b, Access::Read, depth + 1);
+                    self.expr(i, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::Unary(UnOp::Deref, x)
+                if self.param_use(x).is_none() && self.offset_chain(x).is_some() =>
+            {
+                // `*(a + k1 + k2 - k3)`: `a[check((a + k1 + k2 - k3) - a)]`;
+                // the pointer difference is the element offset.
+                let p = self.offset_chain(x).expect("checked by the guard");
+                let (Some(et), Some(_)) = (self.text(&e.span), self.text(&p.span)) else {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                };
+                if !et.starts_with('*') || x.span.start < e.span.start || x.span.end > e.span.end {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                }
+                self.handled.push((p.span.start, p.span.end));
+                let c = self.check_call(access, None, group::Index::Chain(x));
+                let nm = self.name;
+                let (fh, ft) = c.fast_parts();
+                self.edits.push(Edit {
+                    at: e.span.start as usize,
+                    del: 1,
+                    text: format!("{nm}[{}(", c.head),
+                    order: depth,
+                    fast: fh.map(|h| format!("{nm}[{h}(")),
+                });
+                self.edits.push(Edit {
+                    at: e.span.end as usize,
+                    del: 0,
+                    text: format!(") - {nm}{}]", c.tail),
+                    order: 1000 - depth,
+                    fast: ft.map(|t| format!(") - {nm}{t}]")),
+                });
+                self.expr_skipping_param(x, depth + 1);
+            }
+            ExprKind::Call(f, args)
+                if (f.starts_with("atomic_") || f.starts_with("atom_"))
+                    && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Unary(UnOp::AddrOf, x)) if matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some())) =>
+            {
+                // `atomic_op(&a[i], ...)` reads and writes element i.
+                let Some(ExprKind::Unary(UnOp::AddrOf, x)) = args.first().map(|a| &a.kind) else {
+                    return;
+                };
+                self.expr(x, Access::ReadWrite, depth + 1);
+                for a in &args[1..] {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::Unary(UnOp::Deref, x) => {
+                let (p, k) = match &x.kind {
+                    _ if self.param_use(x).is_some() => (self.param_use(x), None),
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(l).is_some() => {
+                        (self.param_use(l), Some(&**r))
+                    }
+                    ExprKind::Binary(BinOp::Add, l, r) if self.param_use(r).is_some() => {
+                        (self.param_use(r), Some(&**l))
+                    }
+                    _ => (None, None),
+                };
+                let Some(p) = p else {
+                    return self.expr(x, Access::Read, depth + 1);
+                };
+                let (Some(et), Some(_)) = (self.text(&e.span), self.text(&p.span)) else {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                };
+                if !et.starts_with('*') {
+                    return self.fail(e, "a dereference inside a macro expansion");
+                }
+                self.handled.push((p.span.start, p.span.end));
+                let nm = self.name;
+                match k {
+                    None => {
+                        // `*a` → `a[check(0)]`
+                        let c = self.check_call(access, None, group::Index::Zero);
+                        let text = format!("{nm}[{}0{}]", c.head, c.tail);
+                        let fast = c.fast.map(|(h, t)| format!("{nm}[{h}0{t}]"));
+                        self.edits.push(Edit {
+                            at: e.span.start as usize,
+                            del: (e.span.end - e.span.start) as usize,
+                            text,
+                            order: depth,
+                            fast,
+                        });
+                    }
+                    Some(k) => {
+                        if self.text(&k.span).is_none()
+                            || k.span.start < e.span.start
+                            || k.span.end > e.span.end
+                        {
+                            return self.fail(e, "a dereference inside a macro expansion");
+                        }
+                        // `*(a + k)` → `a[check(k)]`, keeping `k`'s own text (and its edits).
+                        let c = self.check_call(access, None, group::Index::Expr(k));
+                        let (fh, ft) = c.fast_parts();
+                        self.edits.push(Edit {
+                            at: e.span.start as usize,
+                            del: (k.span.start - e.span.start) as usize,
+                            text: format!("{nm}[{}", c.head),
+                            order: depth,
+                            fast: fh.map(|h| format!("{nm}[{h}")),
+                        });
+                        self.edits.push(Edit {
+                            at: k.span.end as usize,
+                            del: (e.span.end - k.span.end) as usize,
+                            text: format!("{}]", c.tail),
+                            order: 1000 - depth,
+                            fast: ft.map(|t| format!("{t}]")),
+                        });
+                        self.expr(k, Access::Read, depth + 1);
+                    }
+                }
+            }
+            ExprKind::Call(f, args)
+                if (f.starts_with("vload") || f.starts_with("vstore")) && args.len() >= 2 =>
+            {
+                let n = f.trim_start_matches("vload").trim_start_matches("vstore");
+                let last = args.len() - 1;
+                match self.param_use(&args[last]) {
+                    Some(p) if n.parse::<u32>().is_ok() => {
+                        let o = &args[last - 1];
+                        let (Some(ot), Some(pt)) =
+                            (self.text(&o.span).map(str::to_string), self.text(&p.span))
+                        else {
+                            return self.fail(e, "a vector load or store inside a macro expansion");
+                        };
+                        if pt.trim() != self.name {
+                            return self.fail(e, "a vector load or store inside a macro expansion");
+                        }
+                        if o.span.end > p.span.start {
+                            return self.fail(e, "a vector load or store with unexpected operands");
+                        }
+                        let mut inner = false;
+                        visit_expr(o, &mut |x| {
+                            inner |= matches!(
+                                &x.kind,
+                                ExprKind::Index(..)
+                                    | ExprKind::Call(..)
+                                    | ExprKind::WorkItem(..)
+                                    | ExprKind::Unary(UnOp::Deref, _)
+                            )
+                        });
+                        if inner {
+                            return self.fail(
+                                e,
+                                "a vector load or store whose offset holds an access or call",
+                            );
+                        }
+                        self.handled.push((p.span.start, p.span.end));
+                        let acc = if f.starts_with("vload") {
+                            Access::Read
+                        } else {
+                            Access::Write
+                        };
+                        let width: u32 = n.parse().unwrap_or(1);
+                        let c = self.check_call(acc, Some(n), group::Index::Scaled(o, width));
+                        // vloadN(o, a) → vloadN(0, a + check(N*o))
+                        self.edits.push(Edit {
+                            at: o.span.start as usize,
+                            del: (o.span.end - o.span.start) as usize,
+                            text: "0".into(),
+                            order: depth,
+                            fast: None,
+                        });
+                        self.edits.push(Edit {
+                            at: p.span.end as usize,
+                            del: 0,
+                            text: format!(" + {}(long){n} * (long)({ot}){}", c.head, c.tail),
+                            order: 1000 - depth,
+                            fast: c
+                                .fast
+                                .map(|(h, t)| format!(" + {h}(long){n} * (long)({ot}){t}")),
+                        });
+                        for a in &args[..last - 1] {
+                            self.expr(a, Access::Read, depth + 1);
+                        }
+                    }
+                    _ => {
+                        for a in args {
+                            self.expr(a, Access::Read, depth + 1);
+                        }
+                    }
+                }
+            }
+            ExprKind::Assign(op, l, r) => {
+                self.expr(
+                    l,
+                    if op.is_some() {
+                        Access::ReadWrite
+                    } else {
+                        Access::Write
+                    },
+                    depth + 1,
+                );
+                self.expr(r, Access::Read, depth + 1);
+            }
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, x) => {
+                self.expr(x, Access::ReadWrite, depth + 1)
+            }
+            ExprKind::Unary(UnOp::AddrOf, x) => {
+                // `&a[i]` makes a pointer into the buffer: not checkable per access.
+                let names_param = self.param_use(x).is_some()
+                    || matches!(&x.kind, ExprKind::Index(b, _) if self.param_use(b).is_some() || self.view_use(b).is_some())
+                    || matches!(&x.kind, ExprKind::Unary(UnOp::Deref, p) if self.offset_chain(p).is_some());
+                if names_param {
+                    return self.fail(e, "its address is taken ('&')");
+                }
+                self.expr(x, Access::Read, depth + 1)
+            }
+            // A partial write `a[i].x = v` (vector lane or struct member)
+            // writes the element.
+            ExprKind::Swizzle(x, _) | ExprKind::Member(x, ..) => self.expr(x, access, depth + 1),
+            ExprKind::Var(n) if n == self.name => {
+                self.fail(e, "the pointer itself is used (copied, passed or compared)")
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::WorkItem(_, a) => {
+                self.expr(a, Access::Read, depth + 1)
+            }
+            ExprKind::Binary(_, a, b) => {
+                self.expr(a, Access::Read, depth + 1);
+                self.expr(b, Access::Read, depth + 1);
+            }
+            ExprKind::Cond(a, b, c) => {
+                self.expr(a, Access::Read, depth + 1);
+                self.expr(b, access, depth + 1);
+                self.expr(c, access, depth + 1);
+            }
+            ExprKind::Call(f, args) if args.iter().any(|a| self.param_use(a).is_some()) => {
+                self.helper_call(e, f, args, depth)
+            }
+            ExprKind::Call(_, args) | ExprKind::VectorLit(args) => {
+                for a in args {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(..)
+            | ExprKind::Var(_)
+            | ExprKind::Unsupported(_) => {}
+        }
+    }
+}
