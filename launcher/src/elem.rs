@@ -124,7 +124,8 @@ impl ScalarKind {
 ///
 /// `float3` has 3 lanes but the size of 4 (`storage_lanes` is 4); the padding
 /// lane is written as zero. Types the launcher does not know (structs) keep
-/// `scalar == None` and are handled as opaque bytes.
+/// `scalar == None` and are handled as opaque bytes; a struct whose layout is
+/// known carries its `fields`, which only a `.npy` file's dtype uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElemType {
     /// The OpenCL C name, e.g. `float4`.
@@ -135,6 +136,21 @@ pub struct ElemType {
     pub lanes: u32,
     /// Size of one element in bytes.
     pub size: u32,
+    /// The fields of a struct type in the order of their offsets, when its
+    /// layout is known ([`ElemType::with_fields`]); empty for scalars,
+    /// vectors and structs of unknown layout.
+    pub fields: Vec<StructField>,
+}
+
+/// A field of a struct element type, as C lays it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructField {
+    /// The field's name.
+    pub name: String,
+    /// Its offset in the struct in bytes.
+    pub offset: u32,
+    /// Its type (a scalar, a vector or a struct).
+    pub elem: ElemType,
 }
 
 impl ElemType {
@@ -156,6 +172,7 @@ impl ElemType {
                     scalar: Some(kind),
                     lanes,
                     size: if size == 0 { natural } else { size },
+                    fields: Vec::new(),
                 }
             }
             None => ElemType {
@@ -163,8 +180,20 @@ impl ElemType {
                 scalar: None,
                 lanes: 1,
                 size: size.max(1),
+                fields: Vec::new(),
             },
         }
+    }
+
+    /// The same struct type with its field layout (sorted by offset), which
+    /// a `.npy` file writes as a structured dtype. Ignored for scalar and
+    /// vector types.
+    pub fn with_fields(mut self, mut fields: Vec<StructField>) -> ElemType {
+        if self.scalar.is_none() {
+            fields.sort_by_key(|f| f.offset);
+            self.fields = fields;
+        }
+        self
     }
 
     /// Scalars stored per element (lanes plus padding).

@@ -144,6 +144,7 @@ fn placeholder(size: u32) -> HostBuffer {
             scalar: None,
             lanes: 1,
             size,
+            fields: Vec::new(),
         },
         Vec::new(),
     )

@@ -44,7 +44,7 @@ pub use balance::{launch_key, Balancer, Choice, MIN_KERNEL_MS};
 pub use binaries::{cache_root, CacheRoot};
 pub use buffer::{ArgValue, HostBuffer};
 pub use coherence::{Coherence, Holder, Lost, NeedPlan};
-pub use elem::{int_arg_value, ElemType, ScalarKind};
+pub use elem::{int_arg_value, ElemType, ScalarKind, StructField};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};
 pub use ndrange::{check_shares, parse_shares, split_groups, NdRange};
