@@ -528,7 +528,7 @@ fn split(
                     da.staging = Some(staging_len.len());
                     staging_len.push(((u - l + 1) as u64 * a.elem_size) as usize);
                     // The merge compares the write set's elements with the
-                    // host's original (`split::merge`), each of which the
+                    // host's original (`split::outputs::merge`), each of which the
                     // device holds first.
                     da.prefill = da.write_set.clone();
                 }
