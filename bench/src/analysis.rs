@@ -14,7 +14,9 @@ use clpart_tests::CorpusKernel;
 use partitioner::{Counts, PartitionOptions};
 use serde::Serialize;
 
-use crate::stats::{median, time_ms};
+use crate::run::{Report, Settings};
+use crate::stats::{max, median, time_ms};
+use crate::table::{detail, Row};
 
 /// One kernel's analysis times.
 #[derive(Clone, Debug, Serialize)]
@@ -131,4 +133,155 @@ pub fn run(
         });
     }
     Ok(out)
+}
+
+/// Item 1, analysis time per corpus kernel: measures it and adds its rows,
+/// detail table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        clpart,
+        root,
+        scale,
+        corpus,
+        cli,
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    eprintln!(
+        "== 1. analysis time ({} kernels, {} runs each way)",
+        corpus.len(),
+        scale.analysis_reps
+    );
+    // The slow-kernel set that still exceeds its budget is timed too.
+    let mut timed = corpus.clone();
+    timed.extend(clpart_tests::slow_corpus());
+    if !cli.kernels.is_empty() {
+        timed.retain(|k| cli.kernels.contains(&k.name));
+        if timed.is_empty() {
+            bail!(
+                "--kernels: no corpus kernel is named {}",
+                cli.kernels.join(", ")
+            );
+        }
+    }
+    let a = run(
+        &timed,
+        clpart,
+        root,
+        scale.analysis_reps,
+        scale.analysis_budget_ms,
+    )?;
+    let inp: Vec<f64> = a.iter().map(|k| k.in_process_ms).collect();
+    let cold: Vec<f64> = a.iter().map(|k| k.cold_ms).collect();
+    let slowest = |v: &[f64]| {
+        let m = max(v);
+        let k = a
+            .iter()
+            .zip(v)
+            .find(|(_, &x)| x == m)
+            .map_or("", |(k, _)| k.kernel.as_str());
+        (m, k.to_string())
+    };
+    let (inp_max, inp_k) = slowest(&inp);
+    let (cold_max, cold_k) = slowest(&cold);
+    rows.push(Row::target(
+        1,
+        format!(
+            "analysis in-process (every count, as `clpart analyze`), median over {} kernels",
+            a.len()
+        ),
+        format!("{:.1} ms", median(&inp)),
+        "<= 20 ms",
+        median(&inp) <= 20.0,
+    ));
+    rows.push(Row::target(
+        1,
+        format!("analysis in-process, slowest ({inp_k})"),
+        format!("{inp_max:.1} ms"),
+        "<= 1 s",
+        inp_max <= 1000.0,
+    ));
+    let n_over = inp.iter().filter(|&&x| x > 2000.0).count();
+    rows.push(Row::target(
+        1,
+        "analysis in-process, kernels over 2 s",
+        format!("{n_over} of {}", a.len()),
+        "0",
+        n_over == 0,
+    ));
+    let launch: Vec<f64> = a.iter().map(|k| k.launch_ms).collect();
+    let (launch_max, launch_k) = slowest(&launch);
+    rows.push(Row::target(1, format!("analysis for a launch (written counts only: the layer, the C API), median over {} kernels", a.len()), format!("{:.1} ms", median(&launch)), "<= 20 ms", median(&launch) <= 20.0));
+    rows.push(Row::target(
+        1,
+        format!("analysis for a launch, slowest ({launch_k})"),
+        format!("{launch_max:.1} ms"),
+        "<= 1 s",
+        launch_max <= 1000.0,
+    ));
+    let n_over = launch.iter().filter(|&&x| x > 2000.0).count();
+    rows.push(Row::target(
+        1,
+        "analysis for a launch, kernels over 2 s",
+        format!("{n_over} of {}", a.len()),
+        "0",
+        n_over == 0,
+    ));
+    rows.push(Row::target(
+        1,
+        "analysis cold `clpart analyze --json`, median over kernels",
+        format!("{:.1} ms", median(&cold)),
+        "<= 60 ms",
+        median(&cold) <= 60.0,
+    ));
+    rows.push(Row::target(
+        1,
+        format!("analysis cold process, slowest ({cold_k})"),
+        format!("{cold_max:.1} ms"),
+        "<= 1 s",
+        cold_max <= 1000.0,
+    ));
+    let counting: Vec<f64> = a.iter().map(|k| k.counting_ms).collect();
+    let (count_max, count_k) = slowest(&counting);
+    let engine = if partitioner::ehrhart::barvinok_available().is_ok() {
+        "barvinok"
+    } else {
+        "PolyLib, barvinok unavailable"
+    };
+    rows.push(Row::info(
+        1,
+        format!(
+            "counting time ({engine}), in-process with counts minus without, median over kernels"
+        ),
+        format!("{:.1} ms", median(&counting)),
+    ));
+    rows.push(Row::info(
+        1,
+        format!("counting time, slowest ({count_k})"),
+        format!("{count_max:.1} ms"),
+    ));
+    let cells: Vec<Vec<String>> = a
+        .iter()
+        .map(|k| {
+            vec![
+                k.kernel.clone(),
+                format!("{:.1}", k.in_process_ms),
+                format!("{:.1}", k.launch_ms),
+                format!("{:.1}", k.cold_ms),
+                format!("{:.1}", k.counting_ms),
+                k.in_process_all.len().to_string(),
+            ]
+        })
+        .collect();
+    details.push_str(&format!(
+            "\nAnalysis time per kernel (median of up to {} runs each way, fewer once a kernel has taken {:.0} s; ms)\n\n{}",
+            scale.analysis_reps,
+            scale.analysis_budget_ms / 1e3,
+            detail(&["kernel", "in-process", "launch (written counts)", "cold process", "counting", "runs"], &cells)
+        ));
+    results.insert("analysis".into(), serde_json::to_value(&a)?);
+    Ok(())
 }

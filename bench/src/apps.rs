@@ -31,7 +31,9 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::layer::find_layer;
+use crate::run::{Report, Settings};
 use crate::stats::geomean;
+use crate::table::Row;
 
 /// One program: its folder under `tests/apps/`, its arguments at the
 /// benchmark's sizes and at smoke-run sizes (`--quick`).
@@ -609,4 +611,56 @@ pub fn table(results: &[AppResult]) -> String {
         ],
         &cells,
     )
+}
+
+/// Item 11, real host programs under `clpart exec`: measures it and adds
+/// its rows, detail table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        clpart, root, cli, ..
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    let options = Options {
+        only: cli.apps.clone(),
+        args: cli.apps_args.clone(),
+        quick: cli.quick,
+        time_limit: std::time::Duration::from_secs(cli.apps_time_limit),
+        memory_limit: cli.apps_memory_limit << 30,
+    };
+    eprintln!(
+        "== 11. real applications under `clpart exec` ({} s and {} GiB limit per run)",
+        cli.apps_time_limit, cli.apps_memory_limit
+    );
+    let a = run(clpart, root, &options)?;
+    let (g, n_counted, n_bound) = geomean_compute_bound(&a);
+    rows.push(Row::info(
+            11,
+            format!("apps: device-section speed-up under `clpart exec` (auto, warm caches) over plain, geomean over {n_counted} of {n_bound} compute-bound programs"),
+            if n_counted == 0 { "-".into() } else { format!("{g:.2}x") },
+        ));
+    for r in &a {
+        let bad = |run: &Run| run.status != "ok" || run.mismatches != Some(0);
+        if bad(&r.plain_warm) || bad(&r.clpart_warm) || bad(&r.clpart_even) {
+            rows.push(Row::info(
+                11,
+                format!("apps: {} own check plain / auto / 50-50", r.name),
+                format!(
+                    "{} / {} / {}",
+                    r.plain_warm.status, r.clpart_warm.status, r.clpart_even.status
+                ),
+            ));
+        }
+    }
+    details.push_str(&format!(
+            "\nReal applications: plain and under `clpart exec` (auto split) on POCL_DEVICES=\"pthread basic\", POCL_MAX_PTHREAD_COUNT=1; plain cold = a fresh PoCL cache, plain warm = the caller's PoCL cache (filled by earlier runs); clpart cold = fresh PoCL and clpart caches, clpart warm = both kept; speed-up = plain / clpart; limits per run {} s, {} GiB resident\n\n{}",
+            cli.apps_time_limit,
+            cli.apps_memory_limit,
+            table(&a)
+        ));
+    results.insert("apps".into(), serde_json::to_value(&a)?);
+    Ok(())
 }

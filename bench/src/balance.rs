@@ -16,9 +16,14 @@
 use anyhow::{bail, Result};
 use launcher::{Balancer, Runtime};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
-use crate::common::{ready, Checked, LaunchSpec};
+use crate::coexec::coexec_specs;
+use crate::common::{ready, spawn_worker, Checked, LaunchSpec};
+use crate::machine::cpu_capacity;
+use crate::run::{Report, Settings};
 use crate::stats::median;
+use crate::table::{detail, Row};
 
 /// Launches with automatic shares; the figure is taken after the fifth.
 pub const AUTO_LAUNCHES: usize = 8;
@@ -128,4 +133,138 @@ pub fn worker(p: &Param) -> Result<Output> {
         efficiency,
         same_output: c.same_output,
     })
+}
+
+/// Item 9, automatic shares against fixed ones: measures it and adds its
+/// rows, detail table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        root,
+        scale,
+        corpus,
+        ..
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    eprintln!(
+        "== 9. automatic shares against a sweep ({} repeats per fixed share)",
+        scale.coexec_reps
+    );
+    let cap_before = cpu_capacity();
+    eprintln!("  CPU capacity free for the bench: {cap_before:.2} of 2");
+    let specs = coexec_specs(corpus, scale)?;
+    let env = [
+        ("POCL_DEVICES", "pthread basic"),
+        ("POCL_MAX_PTHREAD_COUNT", "1"),
+    ];
+    let mut all = Vec::new();
+    let mut cells = Vec::new();
+    for spec in &specs {
+        for basic_first in [false, true] {
+            let p = Param {
+                spec: spec.clone(),
+                reps: scale.coexec_reps,
+                basic_first,
+            };
+            let o: Output = spawn_worker("balance", &p, &env, root)?;
+            let short = |n: &str| n.split('-').next().unwrap_or(n).to_string();
+            let order = format!("{} first", short(&o.device_names[0]));
+            eprintln!(
+                    "  {:<12} {order}: alone {:.0} / {:.0} ms, auto {:.0} ms (shares {}), best fixed {:.2}: {:.0} ms; auto/best {:.3}, efficiency {:.2}",
+                    spec.kernel,
+                    o.single_ms[0],
+                    o.single_ms[1],
+                    o.auto_ms,
+                    o.auto_launches.iter().map(|(s, _)| format!("{s:.2}")).collect::<Vec<_>>().join(" "),
+                    o.best_share,
+                    o.best_ms,
+                    o.auto_over_best,
+                    o.efficiency
+                );
+            let name = format!(
+                "{} {}, pthread + basic 1 thread each, {order}",
+                spec.kernel,
+                spec.ndrange_text()
+            );
+            rows.push(Row::target(
+                9,
+                format!(
+                    "{name}: `--split auto` efficiency (launches {}..{})",
+                    SETTLE_LAUNCHES + 1,
+                    AUTO_LAUNCHES
+                ),
+                format!("{:.2}", o.efficiency),
+                ">= 0.95",
+                o.efficiency >= 0.95,
+            ));
+            rows.push(Row::target(
+                9,
+                format!(
+                    "{name}: `--split auto` / best fixed share of the sweep ({:.2})",
+                    o.best_share
+                ),
+                format!(
+                    "{:.3} ({:.0} ms / {:.0} ms)",
+                    o.auto_over_best, o.auto_ms, o.best_ms
+                ),
+                "<= 1.03",
+                o.auto_over_best <= 1.03,
+            ));
+            if !o.same_output {
+                rows.push(Row::target(
+                    9,
+                    format!("{name}: every output equals one device's"),
+                    "no".into(),
+                    "yes",
+                    false,
+                ));
+            }
+            cells.push(vec![
+                spec.kernel.clone(),
+                spec.ndrange_text(),
+                order.clone(),
+                format!("{:.0} / {:.0}", o.single_ms[0], o.single_ms[1]),
+                o.auto_launches
+                    .iter()
+                    .map(|(s, ms)| format!("{s:.2}:{ms:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                format!("{:.0}", o.auto_ms),
+                o.sweep
+                    .iter()
+                    .map(|(s, ms)| format!("{s:.2}:{ms:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                format!("{:.2}: {:.0}", o.best_share, o.best_ms),
+                format!("{:.3}", o.auto_over_best),
+                format!("{:.2}", o.efficiency),
+                if o.same_output {
+                    "yes".into()
+                } else {
+                    "NO".into()
+                },
+            ]);
+            all.push(json!({ "kernel": spec.kernel, "ndrange": spec.ndrange_text(), "basic_first": basic_first, "result": o }));
+        }
+    }
+    let cap_after = cpu_capacity();
+    rows.push(Row::info(
+        9,
+        "CPU capacity free for the bench before / after item 9 (2.00 = both cores idle)",
+        format!("{cap_before:.2} / {cap_after:.2}"),
+    ));
+    details.push_str(&format!(
+            "\nAutomatic shares against a sweep (wall per launch, ms; the first device's share; auto figure: median of launches {}..{})\n\n{}",
+            SETTLE_LAUNCHES + 1,
+            AUTO_LAUNCHES,
+            detail(&["kernel", "global / local", "order", "alone", "auto launches (share:ms)", "auto", "sweep (share:ms)", "best fixed", "auto / best", "efficiency", "same output"], &cells)
+        ));
+    results.insert(
+        "balance".into(),
+        json!({ "cpu_capacity_before": cap_before, "cpu_capacity_after": cap_after, "runs": all }),
+    );
+    Ok(())
 }

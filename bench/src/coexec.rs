@@ -16,12 +16,16 @@
 //! Speed-up: the faster device's median wall over the split's. Efficiency:
 //! split throughput over the sum of the single-device throughputs.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use launcher::Runtime;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
-use crate::common::{ready, Checked, LaunchSpec};
+use crate::common::{ready, spawn_worker, Checked, LaunchSpec};
+use crate::machine::cpu_capacity;
+use crate::run::{Report, Scale, Settings};
 use crate::stats::median;
+use crate::table::{detail, Row};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
@@ -113,4 +117,227 @@ pub fn worker(p: &Param) -> Result<Output> {
         speedup: best_single / split_ms,
         efficiency,
     })
+}
+
+/// Item 4, co-execution speed-up: measures it and adds its rows, detail
+/// table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        root,
+        scale,
+        corpus,
+        ..
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    eprintln!(
+        "== 4. co-execution ({} repeats per figure)",
+        scale.coexec_reps
+    );
+    let cap_before = cpu_capacity();
+    eprintln!("  CPU capacity free for the bench: {cap_before:.2} of 2");
+    let specs = coexec_specs(corpus, scale)?;
+    let mut all = Vec::new();
+    let mut cells = Vec::new();
+    // (label, environment, shares from measured throughputs)
+    type Config<'a> = (&'a str, [(&'a str, &'a str); 2], bool);
+    let configs: [Config; 3] = [
+        (
+            "2 x pthread, POCL_MAX_PTHREAD_COUNT=1",
+            [
+                ("POCL_DEVICES", "pthread pthread"),
+                ("POCL_MAX_PTHREAD_COUNT", "1"),
+            ],
+            false,
+        ),
+        (
+            "pthread + basic, 1 thread each",
+            [
+                ("POCL_DEVICES", "pthread basic"),
+                ("POCL_MAX_PTHREAD_COUNT", "1"),
+            ],
+            false,
+        ),
+        (
+            "pthread (2 threads) + basic",
+            [
+                ("POCL_DEVICES", "pthread basic"),
+                ("POCL_MAX_PTHREAD_COUNT", "2"),
+            ],
+            true,
+        ),
+    ];
+    for (label, env, uneven) in configs {
+        for spec in &specs {
+            let p = Param {
+                spec: spec.clone(),
+                reps: scale.coexec_reps,
+                uneven,
+            };
+            let o: Output = spawn_worker("coexec", &p, &env, root)?;
+            eprintln!(
+                    "  {:<12} {label}: alone {:.0} / {:.0} ms, split {:.0} ms ({:.2}/{:.2}), speed-up {:.2}, efficiency {:.2}",
+                    spec.kernel, o.single_ms[0], o.single_ms[1], o.split_ms, o.shares[0], o.shares[1], o.speedup, o.efficiency
+                );
+            let name = format!("{} {}", spec.kernel, spec.ndrange_text());
+            if uneven {
+                rows.push(Row::info(
+                    4,
+                    format!(
+                        "{name}, {label}, shares {:.2}/{:.2}: speed-up over the faster device",
+                        o.shares[0], o.shares[1]
+                    ),
+                    format!("{:.2}x", o.speedup),
+                ));
+                rows.push(Row::info(
+                    4,
+                    format!("{name}, {label}: efficiency"),
+                    format!("{:.2}", o.efficiency),
+                ));
+            } else {
+                rows.push(Row::target(
+                    4,
+                    format!("{name}, {label}, 50/50: speed-up over one device"),
+                    format!("{:.2}x", o.speedup),
+                    ">= 1.8x",
+                    o.speedup >= 1.8,
+                ));
+                rows.push(Row::target(
+                    4,
+                    format!("{name}, {label}: efficiency"),
+                    format!("{:.2}", o.efficiency),
+                    ">= 0.90",
+                    o.efficiency >= 0.90,
+                ));
+            }
+            if !o.same_output {
+                rows.push(Row::target(
+                    4,
+                    format!("{name}, {label}: split output equals one-device output"),
+                    "no".into(),
+                    "yes",
+                    false,
+                ));
+            }
+            let short = |n: &str| n.split('-').next().unwrap_or(n).to_string();
+            cells.push(vec![
+                spec.kernel.clone(),
+                spec.ndrange_text(),
+                label.to_string(),
+                format!(
+                    "{} / {}",
+                    short(&o.device_names[0]),
+                    short(&o.device_names[1])
+                ),
+                format!("{:.0} / {:.0}", o.single_ms[0], o.single_ms[1]),
+                format!("{:.2} / {:.2}", o.shares[0], o.shares[1]),
+                format!("{:.0}", o.split_ms),
+                format!("{:.0} / {:.0}", o.split_kernel_ms[0], o.split_kernel_ms[1]),
+                format!("{:.2}x", o.speedup),
+                format!("{:.2}", o.efficiency),
+                if o.same_output {
+                    "yes".into()
+                } else {
+                    "NO".into()
+                },
+            ]);
+            all.push(json!({ "kernel": spec.kernel, "ndrange": spec.ndrange_text(), "config": label, "env": env, "result": o }));
+        }
+    }
+    let cap_after = cpu_capacity();
+    rows.push(Row::info(
+        4,
+        "CPU capacity free for the bench before / after item 4 (2.00 = both cores idle)",
+        format!("{cap_before:.2} / {cap_after:.2}"),
+    ));
+    details.push_str(&format!(
+            "\nCo-execution (median launch wall of {} repeats, ms; kernel ms from profiling events; speed-up over the faster device alone)\n\n{}",
+            scale.coexec_reps,
+            detail(&["kernel", "global / local", "config", "devices (share order)", "alone", "shares", "split", "split kernels", "speed-up", "efficiency", "same output"], &cells)
+        ));
+    results.insert(
+        "coexec".into(),
+        json!({ "cpu_capacity_before": cap_before, "cpu_capacity_after": cap_after, "runs": all }),
+    );
+    Ok(())
+}
+
+/// The co-execution kernels: matmul, MDH and the random walk at sizes that
+/// take about a second on one PoCL thread.
+pub(crate) fn coexec_specs(
+    corpus: &[clpart_tests::CorpusKernel],
+    s: &Scale,
+) -> Result<Vec<LaunchSpec>> {
+    let src = |name: &str| -> Result<String> {
+        Ok(corpus
+            .iter()
+            .find(|k| k.name == name)
+            .with_context(|| format!("kernels/{name}.cl"))?
+            .source
+            .clone())
+    };
+    let spec =
+        |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| -> Result<LaunchSpec> {
+            Ok(LaunchSpec {
+                file: format!("kernels/{name}.cl"),
+                source: src(name)?,
+                build: vec![],
+                kernel: name.into(),
+                global,
+                local,
+                args,
+            })
+        };
+    let n = s.matmul_n;
+    let nn = n * n;
+    let (pts, atoms) = (s.mdh_points, s.mdh_atoms);
+    let groups = s.walk_items / 32;
+    let mut mdh_args: Vec<String> = ["ax", "ay", "az", "charge", "size"]
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{a}=rand:{atoms}:{}", i + 1))
+        .collect();
+    mdh_args.extend(
+        ["gx", "gy", "gz"]
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{a}=rand:{pts}:{}", i + 6)),
+    );
+    mdh_args.extend([
+        format!("val=zeros:{pts}"),
+        "pre1=0.5".into(),
+        "xkappa=0.1".into(),
+        format!("natoms={atoms}"),
+    ]);
+    Ok(vec![
+        spec(
+            "matmul",
+            vec![n, n],
+            vec![16, 16],
+            vec![
+                format!("c=zeros:{nn}"),
+                format!("a=rand:{nn}:1"),
+                format!("b=rand:{nn}:2"),
+                format!("width={n}"),
+            ],
+        )?,
+        spec("mdh", vec![pts], vec![64], mdh_args)?,
+        spec(
+            "random_walk",
+            vec![s.walk_items],
+            vec![32],
+            vec![
+                "bval=rand:4096:1".into(),
+                format!("out=zeros:{groups}"),
+                "gw=64".into(),
+                "gh=64".into(),
+                "nwalks=4".into(),
+                format!("maxsteps={}", s.walk_steps),
+                "seed=12345".into(),
+            ],
+        )?,
+    ])
 }

@@ -12,7 +12,9 @@ use anyhow::{Context, Result};
 use launcher::Runtime;
 use serde::{Deserialize, Serialize};
 
-use crate::common::{launch_halves, LaunchSpec};
+use crate::common::{launch_halves, spawn_worker, LaunchSpec};
+use crate::run::{Report, Settings};
+use crate::table::{detail, Row};
 
 /// One launch of a corpus kernel to try.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -74,6 +76,100 @@ pub fn per_kernel(outcomes: &[Outcome]) -> Vec<(String, bool, usize, usize)> {
         }
     }
     out
+}
+
+/// Item 10, the corpus split at its launches' values: measures it and adds
+/// its rows, detail table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings { root, corpus, .. } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    let cases: Vec<Case> = corpus
+        .iter()
+        .flat_map(|k| {
+            (0..k.runs.len()).map(move |run| Case {
+                spec: LaunchSpec::corpus(k, run),
+                run,
+                expect_splittable: k.expect.splittable,
+            })
+        })
+        .collect();
+    eprintln!(
+        "== 10. the corpus split at its launches' values ({} kernels, {} launches, 50/50)",
+        corpus.len(),
+        cases.len()
+    );
+    // In a few workers: the cases (sources included) go on a command line.
+    let mut o: Vec<Outcome> = Vec::new();
+    for chunk in cases.chunks(40) {
+        let part: Vec<Outcome> = spawn_worker(
+            "coverage",
+            &chunk,
+            &[("POCL_DEVICES", "pthread pthread")],
+            root,
+        )?;
+        o.extend(part);
+    }
+    let kernels = per_kernel(&o);
+    let all_split = |k: &(String, bool, usize, usize)| k.2 == k.3;
+    let expected: Vec<_> = kernels.iter().filter(|k| k.1).collect();
+    let refused: Vec<_> = kernels.iter().filter(|k| !k.1).collect();
+    let expected_split = expected.iter().filter(|k| all_split(k)).count();
+    rows.push(Row::target(
+            10,
+            format!(
+                "corpus kernels not marked `@expect not-splittable` split at every @run's launch ({} launches)",
+                o.iter().filter(|x| x.expect_splittable).count()
+            ),
+            format!("{expected_split} of {}", expected.len()),
+            "all",
+            expected_split == expected.len(),
+        ));
+    rows.push(Row::info(
+        10,
+        "corpus kernels split at every @run's launch, of all (the rest: the corpus's refusals)",
+        format!(
+            "{} of {} ({:.0} %)",
+            kernels.iter().filter(|k| all_split(k)).count(),
+            kernels.len(),
+            100.0 * kernels.iter().filter(|k| all_split(k)).count() as f64
+                / kernels.len().max(1) as f64
+        ),
+    ));
+    rows.push(Row::info(
+        10,
+        "launches split, of all corpus launches",
+        format!("{} of {}", o.iter().filter(|x| x.split).count(), o.len()),
+    ));
+    let cells: Vec<Vec<String>> = o
+        .iter()
+        .filter(|x| !x.split)
+        .map(|x| {
+            vec![
+                x.kernel.clone(),
+                format!("{}", x.run + 1),
+                x.ndrange.clone(),
+                if x.expect_splittable {
+                    "splittable"
+                } else {
+                    "not-splittable"
+                }
+                .into(),
+                x.reason.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    details.push_str(&format!(
+            "\nCorpus launches that ran unsplit (50/50 on two devices; {} kernels marked `@expect not-splittable`: {})\n\n{}",
+            refused.len(),
+            refused.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", "),
+            detail(&["kernel", "@run", "global / local", "@expect", "why it ran unsplit"], &cells)
+        ));
+    results.insert("coverage".into(), serde_json::to_value(&o)?);
+    Ok(())
 }
 
 #[cfg(test)]

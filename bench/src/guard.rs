@@ -12,8 +12,10 @@ use anyhow::{Context, Result};
 use launcher::{LaunchOptions, Runtime};
 use serde::{Deserialize, Serialize};
 
-use crate::common::{ready, LaunchSpec};
+use crate::common::{ready, spawn_worker, LaunchSpec};
+use crate::run::{Report, Settings};
 use crate::stats::median;
+use crate::table::{detail, Row};
 
 /// The worker's parameters.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -248,4 +250,84 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
     ];
     out.extend(polybench);
     out
+}
+
+/// Item 6, the run-time guard's cost: measures it and adds its rows, detail
+/// table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        root, corpus, cli, ..
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    let mut specs: Vec<LaunchSpec> = corpus
+        .iter()
+        .filter(|k| k.expect.splittable)
+        .map(|k| LaunchSpec::corpus(k, 0))
+        .collect();
+    specs.extend(large_specs(cli.quick));
+    let reps = if cli.quick { 3 } else { 15 };
+    eprintln!(
+        "== 6. run-time guard cost ({} kernels, {reps} launches each way)",
+        specs.len()
+    );
+    let g: Vec<KernelGuard> = spawn_worker(
+        "guard",
+        &Param { specs, reps },
+        &[("POCL_DEVICES", "pthread pthread")],
+        root,
+    )?;
+    let on: f64 = g.iter().filter(|k| k.split).map(|k| k.guarded_ms).sum();
+    let off: f64 = g.iter().filter(|k| k.split).map(|k| k.unchecked_ms).sum();
+    let ratio = on / off.max(1e-9);
+    rows.push(Row::target(
+        6,
+        format!(
+            "kernel time with the guard / without, summed over {} split kernels",
+            g.iter().filter(|k| k.split).count()
+        ),
+        format!("{ratio:.3} ({on:.2} ms / {off:.2} ms)"),
+        "<= 1.03",
+        ratio <= 1.03,
+    ));
+    let fired = g.iter().filter(|k| k.fired).count();
+    rows.push(Row::target(
+        6,
+        "launches where the guard fired on a correct analysis",
+        fired.to_string(),
+        "0",
+        fired == 0,
+    ));
+    let cells: Vec<Vec<String>> = g
+        .iter()
+        .map(|k| {
+            vec![
+                k.kernel.clone(),
+                k.ndrange.clone(),
+                if k.split { "yes".into() } else { "no".into() },
+                format!("{:.4}", k.guarded_ms),
+                format!("{:.4}", k.unchecked_ms),
+                format!("{:.3}", k.guarded_ms / k.unchecked_ms.max(1e-9)),
+            ]
+        })
+        .collect();
+    details.push_str(&format!(
+        "\nRun-time guard: kernel time per launch, median, both devices summed (ms)\n\n{}",
+        detail(
+            &[
+                "kernel",
+                "ndrange",
+                "split",
+                "guard on",
+                "guard off",
+                "ratio"
+            ],
+            &cells
+        )
+    ));
+    results.insert("guard".into(), serde_json::to_value(&g)?);
+    Ok(())
 }

@@ -13,7 +13,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+use crate::run::{Report, Settings};
 use crate::stats::median;
+use crate::table::Row;
 
 #[derive(Serialize)]
 pub struct Output {
@@ -129,4 +131,44 @@ pub fn run(clpart: &Path, root: &Path, n: u64, launches: u64, reps: usize) -> Re
     }
     let _ = std::fs::remove_file(&exe);
     Ok(o)
+}
+
+/// Item 7, the OpenCL layer's cost: measures it and adds its rows and JSON
+/// to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        clpart, root, cli, ..
+    } = s;
+    let Report { rows, results, .. } = out;
+    let (launches, reps) = if cli.quick { (256, 3) } else { (4096, 7) };
+    eprintln!("== 7. layer pass-through overhead ({launches} iterations, {reps} runs each way)");
+    let l = run(clpart, root, 16384, launches, reps)?;
+    let ratio = l.loop_ratio();
+    rows.push(Row::target(
+            7,
+            format!("pass-through program under the layer / plain, loop wall after the first iteration (passthrough, {} iterations of 2 launches)", l.launches),
+            format!("{ratio:.3} ({:.1} ms / {:.1} ms)", median(&l.layer_loop_ms), median(&l.plain_loop_ms)),
+            "<= 1.05",
+            ratio <= 1.05,
+        ));
+    rows.push(Row::info(
+        7,
+        "  first iteration (the layer analyzes each kernel once), under the layer / plain",
+        format!(
+            "{:.1} ms / {:.1} ms",
+            median(&l.layer_first_ms),
+            median(&l.plain_first_ms)
+        ),
+    ));
+    rows.push(Row::info(
+        7,
+        "  whole process wall (`clpart exec` included), under the layer / plain",
+        format!(
+            "{:.1} ms / {:.1} ms",
+            median(&l.layer_wall_ms),
+            median(&l.plain_wall_ms)
+        ),
+    ));
+    results.insert("layer".into(), serde_json::to_value(&l)?);
+    Ok(())
 }

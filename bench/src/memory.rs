@@ -8,8 +8,11 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::run::{Report, Settings};
+use crate::table::Row;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use serde_json::json;
 
 /// One `clpart run` measured.
 #[derive(Clone, Debug, Serialize)]
@@ -142,4 +145,75 @@ pub fn jacobi2d_steps_peak(
         args_bytes: 2 * 4 * n * n,
         peak_bytes,
     })
+}
+
+/// Item 5, peak host memory: measures it and adds its rows and JSON to
+/// `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        clpart,
+        root,
+        scale,
+        ..
+    } = s;
+    let Report { rows, results, .. } = out;
+    eprintln!("== 5. peak host memory of clpart run");
+    let tiny = peak(clpart, root, 1024, "pthread", "0:1")?;
+    let one = peak(clpart, root, scale.mem_elements, "pthread", "0:1")?;
+    let two = peak(
+        clpart,
+        root,
+        scale.mem_elements,
+        "pthread pthread",
+        "0:0.5,1:0.5",
+    )?;
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    rows.push(Row::info(
+        5,
+        format!("peak RSS, {} (fixed cost)", tiny.case),
+        format!("{:.0} MiB", mib(tiny.peak_bytes)),
+    ));
+    for p in [&one, &two] {
+        rows.push(Row::info(
+            5,
+            format!(
+                "peak RSS / argument buffers, {} ({} MiB of buffers)",
+                p.case,
+                mib(p.args_bytes)
+            ),
+            format!(
+                "{:.2} ({:.0} MiB); above the fixed cost {:.2}",
+                p.peak_bytes as f64 / p.args_bytes as f64,
+                mib(p.peak_bytes),
+                (p.peak_bytes.saturating_sub(tiny.peak_bytes)) as f64 / p.args_bytes as f64
+            ),
+        ));
+    }
+    // Resident buffers over 20 launches, against the same
+    // program on a 64 x 64 grid with the same devices (the fixed cost of
+    // that many PoCL devices and their compiled kernels).
+    let side = (scale.mem_elements as f64).sqrt() as u64 / 16 * 16;
+    let mut steps = Vec::new();
+    for (devices, split) in [("pthread", "0:1"), ("pthread pthread", "0:0.5,1:0.5")] {
+        let base = jacobi2d_steps_peak(clpart, root, 64, devices, split)?;
+        let p = jacobi2d_steps_peak(clpart, root, side, devices, split)?;
+        rows.push(Row::info(
+                5,
+                format!(
+                    "peak RSS above the 64x64 run's / buffers, {} ({} MiB of buffers; PoCL's device memory is host memory)",
+                    p.case,
+                    mib(p.args_bytes)
+                ),
+                format!(
+                    "{:.2} ({:.0} MiB; 64x64: {:.0} MiB)",
+                    (p.peak_bytes.saturating_sub(base.peak_bytes)) as f64 / p.args_bytes as f64,
+                    mib(p.peak_bytes),
+                    mib(base.peak_bytes)
+                ),
+            ));
+        steps.push(base);
+        steps.push(p);
+    }
+    results.insert("memory".into(), json!([tiny, one, two, steps]));
+    Ok(())
 }

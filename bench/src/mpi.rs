@@ -17,8 +17,11 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use serde_json::json;
 
+use crate::run::{Report, Settings};
 use crate::stats::median;
+use crate::table::{detail, Row};
 
 /// One configuration of one grid, medians over its runs.
 #[derive(Clone, Debug, Serialize)]
@@ -435,4 +438,99 @@ pub fn run(
     netns_cleanup(&a, &b);
     let _ = std::fs::remove_dir_all(&dir);
     Ok((r?, netns.err()))
+}
+
+/// Item 8, `clpart steps` across MPI ranks: measures it and adds its rows,
+/// detail table and JSON to `out`.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
+    let Settings {
+        clpart, root, cli, ..
+    } = s;
+    let Report {
+        rows,
+        details,
+        results,
+    } = out;
+    // 20 launches as in kernels/iterative/jacobi2d.ron, on its grid and a larger one
+    let (sizes, reps): (&[u64], usize) = if cli.quick {
+        (&[256], 1)
+    } else {
+        (&[256, 2048], 3)
+    };
+    eprintln!("== 8. clpart steps across MPI ranks (jacobi2d, 20 launches, {reps} runs per configuration)");
+    let (cases, no_netns) = run(clpart, root, sizes, 10, reps)?;
+    for c in &cases {
+        let base = cases
+            .iter()
+            .find(|b| b.n == c.n)
+            .map_or(f64::NAN, |b| b.step_ms);
+        let name = format!("jacobi2d {0}x{0}, {1}", c.n, c.config);
+        if c.n_ranks > 0 {
+            let (moved, whole) = (
+                c.mpi_bytes_per_step.unwrap_or(0),
+                c.whole_bytes_per_step.unwrap_or(0),
+            );
+            rows.push(Row::info(
+                8,
+                format!("{name}: bytes over MPI per launch after the first two / whole buffers"),
+                format!(
+                    "{moved} B / {whole} B ({:.5})",
+                    moved as f64 / whole.max(1) as f64
+                ),
+            ));
+        }
+        rows.push(Row::info(
+            8,
+            format!("{name}: wall per launch after the first two (vs 1 process, 1 device)"),
+            format!("{:.2} ms ({:.2}x)", c.step_ms, c.step_ms / base),
+        ));
+        if !c.same_output {
+            rows.push(Row::target(
+                8,
+                format!("{name}: A equals the 1-process run"),
+                "no".into(),
+                "yes",
+                false,
+            ));
+        }
+    }
+    if let Some(why) = &no_netns {
+        rows.push(Row::info(
+            8,
+            "2 ranks across network namespaces",
+            format!("not run: {why}"),
+        ));
+    }
+    let cells: Vec<Vec<String>> = cases
+        .iter()
+        .map(|c| {
+            let b = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
+            vec![
+                format!("{0}x{0}", c.n),
+                c.config.clone(),
+                format!("{:.2}", c.step_ms),
+                b(c.mpi_bytes_per_step),
+                b(c.whole_bytes_per_step),
+                b(c.mpi_bytes_first_two),
+                b(c.mpi_bytes_total),
+                format!("{:.0}", c.launches_ms),
+                format!("{:.0}", c.process_ms),
+                if c.same_output {
+                    "yes".into()
+                } else {
+                    "NO".into()
+                },
+            ]
+        })
+        .collect();
+    details.push_str(&format!(
+            "\nclpart steps across MPI ranks: 2-D Jacobi, {} launches (median of {reps} runs; a launch's wall and bytes after the first two)\n\n{}",
+            cases.first().map_or(0, |c| c.launches),
+            detail(&["grid", "configuration", "wall per launch (ms)", "MPI B per launch", "whole buffers B per launch", "MPI B, first two launches", "MPI B in all", "launches + read (ms)", "process (ms)", "same A"], &cells)
+        ));
+    results.insert(
+        "mpi".into(),
+        json!({ "cases": cases, "netns_not_run": no_netns }),
+    );
+    Ok(())
 }

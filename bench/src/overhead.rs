@@ -24,8 +24,10 @@ use opencl3::program::Program;
 use opencl3::types::CL_NON_BLOCKING;
 use serde::{Deserialize, Serialize};
 
-use crate::common::{ready, LaunchSpec};
+use crate::common::{ready, spawn_worker, LaunchSpec};
+use crate::run::{Report, Settings};
 use crate::stats::median;
+use crate::table::Row;
 
 /// A kernel with 8 buffer arguments (4 read, 4 written).
 pub const ARGS8_SOURCE: &str = "\
@@ -367,4 +369,77 @@ fn tiny(rt: &Runtime, vadd_source: &str, n: u64, n_launches: usize) -> Result<(T
         },
         version,
     ))
+}
+
+/// Item 2, launch overhead: measures it and adds its rows and JSON to
+/// `out`; returns the OpenCL platform it ran on.
+pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<String> {
+    let Settings {
+        root,
+        scale,
+        corpus,
+        ..
+    } = s;
+    let Report { rows, results, .. } = out;
+    eprintln!(
+        "== 2. launch overhead ({} launches per figure)",
+        scale.n_launches
+    );
+    let vadd = corpus
+        .iter()
+        .find(|k| k.name == "vadd")
+        .context("kernels/vadd.cl")?;
+    let p = Param {
+        vadd_source: vadd.source.clone(),
+        n_launches: scale.n_launches,
+        only: None,
+    };
+    let o: Output = spawn_worker("launch", &p, &[("POCL_DEVICES", "pthread pthread")], root)?;
+    for h in &o.host {
+        let what = if h.n_devices == 1 {
+            "1 device".to_string()
+        } else {
+            format!("{} devices 50/50", h.n_devices)
+        };
+        rows.push(Row::target(
+            2,
+            format!(
+                "host time per launch outside OpenCL, {} ({} buffers, {} elements, {what})",
+                h.kernel, h.n_buffers, h.n_elements
+            ),
+            format!("{:.1} µs (of {:.0} µs wall)", h.host_us, h.wall_us),
+            "< 20 µs",
+            h.host_us < 20.0,
+        ));
+    }
+    let t = o
+        .tiny
+        .as_ref()
+        .context("the launch worker made no tiny-kernel figure")?;
+    rows.push(Row::target(
+        2,
+        format!(
+            "tiny kernel wall per launch, clpart 1 device / opencl3 direct (vadd {} ints)",
+            t.n_elements
+        ),
+        format!(
+            "{:.3} ({:.1} µs / {:.1} µs)",
+            t.ratio, t.clpart_us, t.direct_us
+        ),
+        "< 1.10",
+        t.ratio < 1.10,
+    ));
+    rows.push(Row::info(
+            2,
+            "  the same through opencl3 with clpart's OpenCL call pattern (profiling queue, flush, event times) / opencl3 direct",
+            format!("{:.3} ({:.1} µs)", t.direct_pattern_us / t.direct_us, t.direct_pattern_us),
+        ));
+    rows.push(Row::info(
+            2,
+            "  in those launches: clpart host time; kernel time clpart subkernel / original kernel (profiling)",
+            format!("{:.1} µs; {:.1} µs / {:.1} µs", t.clpart_host_us, t.clpart_kernel_us, t.direct_kernel_us),
+        ));
+    let platform_version = o.platform_version.clone();
+    results.insert("launch".into(), serde_json::to_value(&o)?);
+    Ok(platform_version)
 }
