@@ -1132,9 +1132,10 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
 
 /// An analysis the cache holds whose programs no earlier run built (the
 /// binaries of `programs/` gone, or never written: the run that analyzed
-/// ended first) is not built on the application's thread, where PoCL
-/// takes seconds per kernel: the launch runs at home at once, the worker
-/// builds and keeps the binaries, and the next run splits.
+/// ended first) is not built on the application's thread under automatic
+/// shares, where PoCL takes seconds per kernel: the launch runs at home at
+/// once, the worker builds and keeps the binaries, and the next run
+/// splits.
 #[test]
 fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
     let cache = tempfile::tempdir().unwrap();
@@ -1151,7 +1152,14 @@ fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
     );
     assert_eq!(split(&report(&path)), 1);
     std::fs::remove_dir_all(cache.path().join("programs")).unwrap();
-    let run = || exec_unwaited("vadd", &[], cache.path(), &path);
+    // (automatic shares: shares the user gives are built at once, as asked)
+    let run = || {
+        let out = exec_in_cache("vadd", &[], cache.path(), &["--split", "auto"], &path)
+            .output()
+            .unwrap();
+        assert_own_check_passes(&out, "vadd");
+        report(&path)
+    };
     let r = run();
     assert_eq!(split(&r), 0, "{r}");
     assert!(

@@ -303,10 +303,11 @@ impl KernelAnalyses {
                     // (from the cache: made here only where its programs
                     // need no build from source, their binaries kept by
                     // the process that analyzed it)
+                    // (shares the user gave are built here, as asked)
                     let (here, ready_only) = if config().wait_for_analysis {
                         (Some(made), false)
                     } else if cached() {
-                        (Some(made), true)
+                        (Some(made), config().shares.is_none())
                     } else {
                         (self.submit(key, made), false)
                     };
@@ -567,14 +568,14 @@ fn ahead(args: &[&str], input: &str) -> bool {
     let Some(exe) = std::env::var_os("CLPART_EXE").filter(|e| !e.is_empty()) else {
         return false;
     };
-    let Ok(mut child) = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .env_remove("OPENCL_LAYERS")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
+        .stderr(Stdio::null());
+    let Ok(mut child) = in_background(&mut command).spawn() else {
         return false;
     };
     let sent = child
@@ -594,8 +595,14 @@ fn ahead(args: &[&str], input: &str) -> bool {
 /// exit still reaches the persistent cache for the next run.
 fn analyze_in_child(exe: &std::ffi::OsStr, job: &Job) -> Result<ranges_format::RangeFile, String> {
     let text = request(job).to_text()?;
-    let out = ask_clpart(exe, &["analyze-request"], text.as_bytes())
-        .map_err(|why| format!("the analysis failed: {why}"))?;
+    // (at the lowest priority unless the application waits for it)
+    let out = ask_clpart(
+        exe,
+        &["analyze-request"],
+        text.as_bytes(),
+        !config().wait_for_analysis,
+    )
+    .map_err(|why| format!("the analysis failed: {why}"))?;
     let text = String::from_utf8_lossy(&out);
     ranges_format::RangeFile::from_ron_str(&text).map_err(|e| format!("the analysis' ranges: {e}"))
 }
@@ -616,24 +623,29 @@ fn request(job: &Job) -> ranges_format::AnalysisRequest {
 /// Runs `exe` (clpart) with `args` in a process of its own, in this
 /// process's working directory and without the layer, `input` on its
 /// standard input: its standard output, or its last line of error (or why
-/// it could not run).
+/// it could not run). `background`: the process runs at the lowest
+/// priority ([`in_background`]).
 pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
     exe: &std::ffi::OsStr,
     args: &[S],
     input: &[u8],
+    background: bool,
 ) -> Result<Vec<u8>, String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let cannot =
         |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .env_remove("OPENCL_LAYERS")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(cannot)?;
+        .stderr(Stdio::piped());
+    if background {
+        in_background(&mut command);
+    }
+    let mut child = command.spawn().map_err(cannot)?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(input).map_err(cannot)?;
     }
@@ -728,6 +740,24 @@ static EXITING: AtomicBool = AtomicBool::new(false);
 
 extern "C" {
     fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+    fn nice(inc: std::ffi::c_int) -> std::ffi::c_int;
+}
+
+/// Makes `command` run at the lowest priority (`nice` 19): an analysis or
+/// a build the application does not wait for, during its run or after it
+/// exits, takes only the time its processors would leave idle, never the
+/// application's or its next run's.
+fn in_background(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: `nice` is a system call wrapper, safe between fork and exec
+    // (it neither allocates nor takes locks); its failure leaves the
+    // priority as it was.
+    unsafe {
+        command.pre_exec(|| {
+            nice(19);
+            Ok(())
+        })
+    }
 }
 
 extern "C" fn stop_at_exit() {

@@ -212,7 +212,7 @@ pub(super) fn built_source(program: usize) {
                 .into_iter()
                 .chain(options.iter().map(String::as_str))
                 .collect();
-            crate::analyses::ask_clpart(&exe, &args, given.as_bytes()).and_then(|out| {
+            crate::analyses::ask_clpart(&exe, &args, given.as_bytes(), false).and_then(|out| {
                 String::from_utf8(out).map_err(|_| "the source is not UTF-8".to_string())
             })
         }
