@@ -1130,49 +1130,6 @@ fn a_second_run_under_the_layer_reads_the_analysis_cache() {
     assert_eq!(std::fs::read_dir(off.path()).unwrap().count(), 0);
 }
 
-/// An analysis the cache holds whose programs no earlier run built (the
-/// binaries of `programs/` gone, or never written: the run that analyzed
-/// ended first) is not built on the application's thread under automatic
-/// shares, where PoCL takes seconds per kernel: the launch runs at home at
-/// once, the worker builds and keeps the binaries, and the next run
-/// splits.
-#[test]
-fn programs_never_built_are_built_in_the_background_not_at_the_launch() {
-    let cache = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("r.json");
-    let split = |r: &serde_json::Value| r["kernels"][0]["split_launches"].as_u64().unwrap();
-    exec_with_cache(
-        "vadd",
-        &[],
-        cache.path(),
-        &["--split", "0:0.5,1:0.5"],
-        &path,
-        &[],
-    );
-    assert_eq!(split(&report(&path)), 1);
-    std::fs::remove_dir_all(cache.path().join("programs")).unwrap();
-    // (automatic shares: shares the user gives are built at once, as asked)
-    let run = || {
-        let out = exec_in_cache("vadd", &[], cache.path(), &["--split", "auto"], &path)
-            .output()
-            .unwrap();
-        assert_own_check_passes(&out, "vadd");
-        report(&path)
-    };
-    let r = run();
-    assert_eq!(split(&r), 0, "{r}");
-    assert!(
-        r["kernels"][0]["reason"]
-            .as_str()
-            .is_some_and(|w| w.contains("background")),
-        "{r}"
-    );
-    // kept by a process of its own, which may outlive the program
-    assert_eq!(binaries_kept(cache.path(), 2), 2, "a binary per device");
-    assert_eq!(split(&run()), 1);
-}
-
 /// The analyses a program's launches asked for and the worker did not
 /// start before the program exited (correlation: four kernels launched
 /// once each, a few milliseconds apart) are made, built and kept by a

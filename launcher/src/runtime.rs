@@ -377,30 +377,6 @@ impl Runtime {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Whether building a program of `source` and `build_options` for
-    /// `device` has nothing better to wait for: built in this process, its
-    /// binary kept by an earlier run ([`crate::binaries`]), or a program
-    /// whose binary is never kept (it includes a file, or caching is off),
-    /// built from source as ever.
-    pub fn build_ready(&self, device: usize, source: &str, build_options: &[String]) -> bool {
-        let options = device_options(device, build_options);
-        let key = (device, source.to_string(), options.clone());
-        if self
-            .inner
-            .programs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains_key(&key)
-        {
-            return true;
-        }
-        let Ok(ctx) = self.ctx(device) else {
-            // (the build reports it)
-            return true;
-        };
-        binary_path(&ctx, source, &options).is_none_or(|p| p.is_file())
-    }
-
     /// Builds `source` for a device (or returns the cached program) with
     /// exactly the given options: no `-cl-std` the caller did not give, so
     /// that a subkernel is compiled for the OpenCL C version the driver

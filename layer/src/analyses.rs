@@ -78,11 +78,6 @@ pub(crate) enum Verdict {
         /// Specializing on the launch's values may prove what this did not.
         may_help: bool,
     },
-    /// The analysis splits, read from the cache on the application's
-    /// thread, but its programs would be built from source there (no binary
-    /// kept by an earlier run): the job goes to the worker instead, and the
-    /// launch runs at home. Never kept as an entry.
-    Deferred,
 }
 
 enum Entry {
@@ -171,11 +166,6 @@ pub(crate) struct Job {
     pub(crate) source: Arc<str>,
     pub(crate) options: Vec<String>,
     pub(crate) config: LaunchConfig,
-    /// Made by `clpart analyze-request` even where the cache holds the
-    /// analysis: that process builds the programs and keeps their
-    /// binaries before it answers (the worker then loads them), and
-    /// finishes them should the application exit first.
-    pub(crate) in_child: bool,
 }
 
 impl Job {
@@ -254,13 +244,6 @@ impl KernelAnalyses {
                     }
                     i += 1;
                 }
-                // (never kept: see `Verdict::Deferred`)
-                Some(Entry::Ready(Verdict::Deferred)) => {
-                    return Choice::Whole(
-                        "its subkernels are built in the background".into(),
-                        false,
-                    )
-                }
                 Some(Entry::Pending) => {
                     // passing through would move the buffers clpart holds
                     // newer back to the application's device, and the
@@ -300,44 +283,13 @@ impl KernelAnalyses {
                             .or_insert_with(|| made.session())
                             .in_cache(&made.kernel, &made.config)
                     };
-                    // (from the cache: made here only where its programs
-                    // need no build from source, their binaries kept by
-                    // the process that analyzed it)
-                    // (shares the user gave are built here, as asked)
-                    let (here, ready_only) = if config().wait_for_analysis {
-                        (Some(made), false)
-                    } else if cached() {
-                        (Some(made), config().shares.is_none())
+                    let here = if config().wait_for_analysis || cached() {
+                        Some(made)
                     } else {
-                        (self.submit(key, made), false)
+                        self.submit(key, made)
                     };
                     if let Some(made) = here {
-                        match run(&mut local_sessions(), made, None, ready_only) {
-                            Some(Done {
-                                verdict: Verdict::Deferred,
-                                infos,
-                                ..
-                            }) => {
-                                self.take_infos(infos);
-                                // built by a `clpart analyze-request` the
-                                // worker waits for, which keeps their
-                                // binaries and outlives the application
-                                let again = Job {
-                                    in_child: true,
-                                    ..job(key.clone())
-                                };
-                                if let Some(made) = self.submit(key, again) {
-                                    match run(&mut local_sessions(), made, None, false) {
-                                        Some(done) => self.take(done),
-                                        None => {
-                                            return Choice::Whole(
-                                                "the process is exiting".into(),
-                                                true,
-                                            )
-                                        }
-                                    }
-                                }
-                            }
+                        match run(&mut local_sessions(), made, None) {
                             Some(done) => self.take(done),
                             None => return Choice::Whole("the process is exiting".into(), true),
                         }
@@ -367,14 +319,10 @@ impl KernelAnalyses {
     }
 
     fn take(&mut self, done: Done) {
-        self.take_infos(done.infos);
-        self.entries.insert(done.config, Entry::Ready(done.verdict));
-    }
-
-    fn take_infos(&mut self, infos: Result<Arc<Vec<ArgInfo>>, String>) {
         if self.infos.as_ref().is_none_or(|i| i.is_err()) {
-            self.infos = Some(infos);
+            self.infos = Some(done.infos);
         }
+        self.entries.insert(done.config, Entry::Ready(done.verdict));
     }
 
     /// Hands the analysis of `key` to the worker (pending until it is
@@ -445,15 +393,11 @@ fn local_sessions() -> std::sync::MutexGuard<'static, HashMap<KernelKey, session
 /// analyzes, then while it builds: the process's exit waits for the
 /// analysis in progress to reach the persistent cache (the next run reads
 /// it) and for no libclang call to be cut short, then builds nothing more.
-/// `None` when the process exits first. With `ready_only`, a plan whose
-/// programs would be built from source while a build made ahead could keep
-/// their binaries ([`launcher::Plan::split_builds_ready`]) is
-/// [`Verdict::Deferred`] instead.
+/// `None` when the process exits first.
 fn run(
     sessions: &mut HashMap<KernelKey, session::Session>,
     job: Job,
     busy: Option<&Mutex<()>>,
-    ready_only: bool,
 ) -> Option<Done> {
     let _inside = Inside::enter();
     let started = Instant::now();
@@ -467,7 +411,7 @@ fn run(
     // a kernel the cache lacks is parsed and analyzed (by a clpart process
     // under `clpart exec`, on the worker or for a launch that waits)
     let parse = !session.in_cache(&job.kernel, &job.config);
-    let child = std::env::var_os("CLPART_EXE").filter(|e| (parse || job.in_child) && !e.is_empty());
+    let child = std::env::var_os("CLPART_EXE").filter(|e| parse && !e.is_empty());
     let (infos, ranges) = match child {
         // parsed and analyzed in a process of its own: no libclang here
         Some(exe) => match analyze_in_child(&exe, &job) {
@@ -518,7 +462,7 @@ fn run(
                 );
             }
             let _building = hold()?;
-            plan(file, &job.kernel, ready_only)
+            plan(file, &job.kernel)
         }
     };
     if config().verbose {
@@ -529,9 +473,6 @@ fn run(
             ),
             Verdict::Whole { why, .. } => {
                 format!("runs unsplit on the application's device: {why}")
-            }
-            Verdict::Deferred => {
-                "its subkernels are built in the background (no binary kept yet)".into()
             }
         };
         eprintln!(
@@ -660,7 +601,7 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
 
 /// The verdict of a range file: a plan with its programs built on the
 /// devices the launches use, or why the kernel stays unsplit.
-fn plan(file: &ranges_format::RangeFile, kernel: &str, ready_only: bool) -> Verdict {
+fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
     let Some(k) = file.kernels.first() else {
         return Verdict::Whole {
             why: "the analysis found no kernel".into(),
@@ -709,9 +650,6 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, ready_only: bool) -> Verd
         Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
         _ => (0..runtime.devices().len()).collect(),
     };
-    if ready_only && !plan.split_builds_ready(&devices) {
-        return Verdict::Deferred;
-    }
     if let Err(e) = plan.prepare_split(&devices) {
         return Verdict::Whole {
             why: format!("clpart cannot build the kernel: {e}"),
@@ -796,7 +734,7 @@ fn worker() -> &'static Worker {
                         .unwrap_or_else(|p| p.into_inner())
                         .retain(|(n, _)| *n != number);
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run(&mut sessions, job, Some(&w.busy), false)
+                        run(&mut sessions, job, Some(&w.busy))
                     }));
                     if let Ok(Some(done)) = done {
                         w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);

@@ -259,7 +259,6 @@ fn split_with(
         source: source.clone(),
         options: options.clone(),
         config,
-        in_child: false,
     };
     // buffers clpart holds newer than the application: a launch passed
     // through would move them back (and the next split one again), so it

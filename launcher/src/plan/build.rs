@@ -85,20 +85,6 @@ impl Plan {
         sources
     }
 
-    /// Whether [`Plan::prepare_split`] on `devices` has nothing better to
-    /// wait for ([`Runtime::build_ready`]): no program it builds from source
-    /// would have its binary kept by a build made ahead.
-    ///
-    /// [`Runtime::build_ready`]: crate::runtime::Runtime::build_ready
-    pub fn split_builds_ready(&self, devices: &[usize]) -> bool {
-        let sources = self.sources(self.unsplit_reason.is_some());
-        devices.iter().all(|&d| {
-            sources
-                .iter()
-                .all(|(_, source, options)| self.runtime.build_ready(d, source, options))
-        })
-    }
-
     fn slot(&mut self, device: usize) -> Result<&mut DeviceKernels> {
         if !self.kernels.contains_key(&device) {
             let ctx = self.runtime.ctx(device)?;
