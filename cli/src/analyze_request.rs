@@ -2,9 +2,11 @@
 //! for, its request (`ranges_format::AnalysisRequest`) on standard input
 //! and the range file on standard output, answered here
 //! (`session::answer`) so that libclang never runs in the application's
-//! process. The analysis reaches the persistent cache, and the subkernel
-//! the driver's cache, before the answer is written: an application that
-//! exits first still leaves both for its next run.
+//! process. The subkernel's binaries are kept (and the driver's cache
+//! filled) before the analysis reaches the persistent cache, and both
+//! before the answer is written: an application that exits first still
+//! leaves both for its next run, which finds no analysis without its
+//! binaries.
 
 use std::io::Write;
 
@@ -51,17 +53,21 @@ pub fn run(args: AnalyzeRequestArgs) -> Result<u8> {
         // one failing does not stop the others: the layer reports each
         // when its launch asks again
         for request in &requests {
-            if let Ok(file) = session::answer(request) {
-                build_for_the_driver_cache(&file, &request.kernel);
-            }
+            let _ = session::answer_then(request, |file| {
+                build_for_the_driver_cache(file, &request.kernel)
+            });
         }
         return Ok(0);
     }
     let request =
         ranges_format::AnalysisRequest::from_text(&text, "the request").map_err(|e| anyhow!(e))?;
     // the argument list reaches the cache too (a later run reads both)
-    let file = session::answer(&request)?;
-    build_for_the_driver_cache(&file, &request.kernel);
+    // the ranges reach the cache after the builds: a run that finds them
+    // there finds the subkernels' binaries kept too, and loads them at the
+    // launch instead of building from source
+    let file = session::answer_then(&request, |file| {
+        build_for_the_driver_cache(file, &request.kernel)
+    })?;
     let text = file.to_ron_string()?;
     std::io::stdout()
         .write_all(text.as_bytes())

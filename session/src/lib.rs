@@ -282,6 +282,9 @@ pub struct Session {
     origin: Origin,
     launches: Vec<Launch>,
     fallback_unsplit: bool,
+    /// An analysis reaches the persistent cache only when the caller says
+    /// ([`answer_then`]), not as it is made.
+    store_later: bool,
 }
 
 impl Session {
@@ -332,6 +335,7 @@ impl Session {
             origin: Origin::Source(source),
             launches: Vec::new(),
             fallback_unsplit: false,
+            store_later: false,
         }
     }
 
@@ -341,6 +345,7 @@ impl Session {
             origin: Origin::RangeFile(file),
             launches: Vec::new(),
             fallback_unsplit: false,
+            store_later: false,
         }
     }
 
@@ -715,7 +720,7 @@ impl Session {
                     }
                     None => match self.analyze_for_launch(kernel, config) {
                         Ok(f) => {
-                            if let Some(path) = &entry {
+                            if let Some(path) = entry.as_ref().filter(|_| !self.store_later) {
                                 cache::store(path, &f);
                             }
                             f
@@ -904,13 +909,32 @@ impl Session {
 /// [`LaunchConfig::any_launch`] with the request's work-group size and
 /// values, through the persistent cache like any launch's.
 pub fn answer(request: &ranges_format::AnalysisRequest) -> Result<RangeFile> {
+    answer_then(request, |_| {})
+}
+
+/// [`answer`], with `before_store` run on the ranges before they reach the
+/// persistent cache (where they were not read from it): what a reader of
+/// the cache may count on having been done, as the layer counts on the
+/// subkernels' binaries being kept once the cache holds their analysis.
+pub fn answer_then(
+    request: &ranges_format::AnalysisRequest,
+    before_store: impl FnOnce(&RangeFile),
+) -> Result<RangeFile> {
     let mut session =
         Session::from_source_lazy(&request.file, &request.source, &request.build_options);
+    session.store_later = true;
     let local = (!request.local.is_empty()).then_some(&request.local[..]);
     let config = LaunchConfig::any_launch(request.work_dim as usize, local, request.only.clone());
     // kept in the cache with the ranges: [`Session::in_cache`] wants both
     session.arg_infos(&request.kernel)?;
-    Ok(session.take_ranges(&request.kernel, &config)?.0)
+    let (file, from_cache) = session.take_ranges(&request.kernel, &config)?;
+    before_store(&file);
+    if !from_cache {
+        if let Some(path) = session.cache_entry(&request.kernel, &session.key(&config)) {
+            cache::store(&path, &file);
+        }
+    }
+    Ok(file)
 }
 
 /// Loads the libraries an analysis from source uses (libclang into the
