@@ -516,7 +516,7 @@ fn ahead(args: &[&str], input: &str) -> bool {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let Ok(mut child) = in_background(&mut command).spawn() else {
+    let Ok(mut child) = spawn_in_background(&mut command) else {
         return false;
     };
     let sent = child
@@ -565,7 +565,7 @@ fn request(job: &Job) -> ranges_format::AnalysisRequest {
 /// process's working directory and without the layer, `input` on its
 /// standard input: its standard output, or its last line of error (or why
 /// it could not run). `background`: the process runs at the lowest
-/// priority ([`in_background`]).
+/// priority ([`spawn_in_background`]).
 pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
     exe: &std::ffi::OsStr,
     args: &[S],
@@ -583,10 +583,12 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if background {
-        in_background(&mut command);
+    let mut child = if background {
+        spawn_in_background(&mut command)
+    } else {
+        command.spawn()
     }
-    let mut child = command.spawn().map_err(cannot)?;
+    .map_err(cannot)?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(input).map_err(cannot)?;
     }
@@ -678,25 +680,28 @@ static EXITING: AtomicBool = AtomicBool::new(false);
 
 extern "C" {
     fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
-    fn nice(inc: std::ffi::c_int) -> std::ffi::c_int;
+    fn setpriority(which: std::ffi::c_int, who: u32, prio: std::ffi::c_int) -> std::ffi::c_int;
 }
 
-/// Makes `command` run at the lowest priority (`nice` 19): an analysis or
-/// a build the application does not wait for, during its run or after it
+/// Runs `command` at the lowest priority (`nice` 19): an analysis or a
+/// build the application does not wait for, during its run or after it
 /// exits, takes only the time its processors would leave idle, never the
-/// application's or its next run's.
-fn in_background(command: &mut std::process::Command) -> &mut std::process::Command {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: `nice` is a system call wrapper, safe between fork and exec
-    // (it neither allocates nor takes locks); its failure leaves the
-    // priority as it was.
-    unsafe {
-        command.pre_exec(|| {
-            nice(19);
-            Ok(())
-        })
-    }
+/// application's or its next run's. The priority is set on the started
+/// process (not between fork and exec, which would make the standard
+/// library fork the whole application instead of spawning: milliseconds
+/// of page tables copied per analysis).
+fn spawn_in_background(
+    command: &mut std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    let child = command.spawn()?;
+    // SAFETY: a system call on the child's process id; its failure leaves
+    // the priority as it was.
+    unsafe { setpriority(PRIO_PROCESS, child.id(), 19) };
+    Ok(child)
 }
+
+/// `setpriority`'s `which` for one process.
+const PRIO_PROCESS: std::ffi::c_int = 0;
 
 extern "C" fn stop_at_exit() {
     let _ = std::panic::catch_unwind(stop);
