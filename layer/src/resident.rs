@@ -262,6 +262,18 @@ fn stale_roots(s: &state::State, mems: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// The bytes a sync of `mems` would move: their stale roots, each once.
+pub(crate) fn stale_bytes(s: &state::State, mems: &[usize]) -> u64 {
+    let mut roots = stale_roots(s, mems);
+    roots.sort_unstable();
+    roots.dedup();
+    roots
+        .iter()
+        .filter_map(|r| s.buffers.get(r))
+        .map(|b| b.size as u64)
+        .sum()
+}
+
 /// [`sync_held`] for stale roots (nothing to do, and no lock taken, for
 /// none).
 fn sync_roots(queue: cl_command_queue, roots: &[usize]) -> Result<(), cl_int> {

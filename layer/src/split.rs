@@ -264,23 +264,13 @@ fn split_with(
     // through would move them back (and the next split one again), so it
     // waits for its analysis in progress instead, as long as twice those
     // syncs would take (an analysis may take seconds, 1 MiB moves in 1 ms)
-    let stale_bytes: u64 = state::with(|s| {
-        let mut roots: Vec<usize> = rec
-            .args
-            .iter()
-            .flatten()
-            .filter_map(RawArg::handle)
-            .filter_map(|h| s.root(h))
-            .collect();
-        roots.sort_unstable();
-        roots.dedup();
-        roots
-            .iter()
-            .filter_map(|r| s.buffers.get(r))
-            .filter(|b| b.app == AppCopy::Stale)
-            .map(|b| b.size as u64)
-            .sum()
-    });
+    let handles: Vec<usize> = rec
+        .args
+        .iter()
+        .flatten()
+        .filter_map(RawArg::handle)
+        .collect();
+    let stale_bytes = state::with(|s| resident::stale_bytes(s, &handles));
     let wait = std::time::Duration::from_secs_f64(2.0 * home::sync_ms(stale_bytes) / 1e3);
     let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, wait) {
         Choice::Split(key) => key,
