@@ -505,17 +505,12 @@ fn run(
 /// where there is no clpart to ask or it cannot start.
 fn ahead(args: &[&str], input: &str) -> bool {
     use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let Some(exe) = std::env::var_os("CLPART_EXE").filter(|e| !e.is_empty()) else {
         return false;
     };
-    let mut command = Command::new(exe);
-    command
-        .args(args)
-        .env_remove("OPENCL_LAYERS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    let mut command = clpart_command(&exe, args);
+    command.stdout(Stdio::null()).stderr(Stdio::null());
     let Ok(mut child) = spawn_in_background(&mut command) else {
         return false;
     };
@@ -561,6 +556,19 @@ fn request(job: &Job) -> ranges_format::AnalysisRequest {
     }
 }
 
+/// `exe` (clpart) with `args`, without the layer, its input piped.
+fn clpart_command<S: AsRef<std::ffi::OsStr>>(
+    exe: &std::ffi::OsStr,
+    args: &[S],
+) -> std::process::Command {
+    let mut command = std::process::Command::new(exe);
+    command
+        .args(args)
+        .env_remove("OPENCL_LAYERS")
+        .stdin(std::process::Stdio::piped());
+    command
+}
+
 /// Runs `exe` (clpart) with `args` in a process of its own, in this
 /// process's working directory and without the layer, `input` on its
 /// standard input: its standard output, or its last line of error (or why
@@ -573,16 +581,11 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
     background: bool,
 ) -> Result<Vec<u8>, String> {
     use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let cannot =
         |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
-    let mut command = Command::new(exe);
-    command
-        .args(args)
-        .env_remove("OPENCL_LAYERS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut command = clpart_command(exe, args);
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = if background {
         spawn_in_background(&mut command)
     } else {
