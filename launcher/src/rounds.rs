@@ -17,10 +17,10 @@
 //! would find, and a probe window of a kernel whose work-groups differ in
 //! work, a triangular loop's, measures the window rather than the device)
 //! and the split dimension has at least [`MIN_GROUPS_PER_DEVICE`]
-//! work-groups per device (fewer cannot be cut finely enough to balance). More than two rounds (guided self-scheduling)
-//! would follow drifting speeds inside one launch at one more round's cost
-//! each; two rounds measure and then balance, which is what a first launch
-//! lacks.
+//! work-groups per device (fewer cannot be cut finely enough to balance).
+//! More than two rounds (guided self-scheduling) would follow drifting
+//! speeds inside one launch at one more round's cost each; two rounds
+//! measure and then balance, which is what a first launch lacks.
 //!
 //! **The guarantee.** Each round is an ordinary split launch of its window
 //! (ranges from the same parametric analysis; guard, glue and merge as

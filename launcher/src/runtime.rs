@@ -279,7 +279,6 @@ impl Runtime {
         self.inner.slots.iter().map(|s| s.info.clone()).collect()
     }
 
-    /// The device with this index.
     /// Whether every device of `devices` is [`DeviceInfo::alike`] the
     /// first (`false` for an index this runtime lacks).
     pub fn alike(&self, devices: &[usize]) -> bool {
@@ -288,6 +287,7 @@ impl Runtime {
         infos.is_some_and(|i| i.windows(2).all(|w| w[0].alike(w[1])))
     }
 
+    /// The device with this index.
     pub fn device(&self, index: usize) -> Result<&DeviceInfo> {
         self.inner
             .slots
