@@ -50,6 +50,11 @@ pub fn run(args: AnalyzeRequestArgs) -> Result<u8> {
     if args.ahead {
         let requests = ranges_format::AnalysisRequest::list_from_text(&text, "the requests")
             .map_err(|e| anyhow!(e))?;
+        // one such process at a time per cache: the runs of a program
+        // started in quick succession each leave one, and they take turns
+        // rather than the processors of the runs after them (each reads
+        // what those before it made)
+        let _one = session::cache::dir().and_then(|d| session::cache::hold(&d.join("ahead.lock")));
         // one failing does not stop the others: the layer reports each
         // when its launch asks again
         for request in &requests {

@@ -35,6 +35,10 @@
 //! [`crate::Session::arg_infos`] without libclang. It is read the same way
 //! ([`SignatureFile::read`]: validated, checksum verified) and must name this
 //! source's hash, name, build options and kernel.
+//!
+//! Beside an entry while it is made, `<key>.lock` ([`hold`]): a process
+//! making an entry holds it, and another about to make the same one waits
+//! for it and reads the entry instead of analyzing again.
 
 use std::path::{Path, PathBuf};
 
@@ -128,6 +132,30 @@ fn hex_sha256(text: &str) -> String {
 /// The entry's path in `dir`.
 pub fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("{key}.ron"))
+}
+
+/// Holds `path` (a lock file, made when missing) exclusively until the
+/// returned file is dropped, waiting while another process holds it: two
+/// processes that would make the same entry (the analyses of two runs of
+/// one program, left in the background) take turns, and the second reads
+/// what the first kept instead of making it again. The lock dies with its
+/// process. `None` where the file cannot be made or locked: the caller
+/// goes on without it.
+pub fn hold(path: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
+}
+
+/// The lock file of the entry at `entry` ([`hold`]).
+pub fn lock_path(entry: &Path) -> PathBuf {
+    entry.with_extension("lock")
 }
 
 /// The path of an argument list's entry (a [`SignatureFile`]) in `dir`.
@@ -229,6 +257,24 @@ fn with_added_options(file: &[String], build_options: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry's lock is held by one maker at a time: a second waits
+    /// until the first lets go (here: cannot take it meanwhile), and the
+    /// folder of a first entry is made for it.
+    #[test]
+    fn one_maker_at_a_time_holds_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = lock_path(&entry_path(&dir.path().join("new"), "k"));
+        assert_eq!(lock.file_name().unwrap(), "k.lock");
+        let first = hold(&lock).expect("the first maker holds the entry");
+        let second = std::fs::File::open(&lock).unwrap();
+        assert!(matches!(
+            second.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(first);
+        second.try_lock().expect("free once the first lets go");
+    }
 
     /// Only analyses that ran to their end are kept: one whose kernel
     /// records what cut it short is neither deterministic nor stored.

@@ -925,6 +925,11 @@ pub fn answer_then(
     session.store_later = true;
     let local = (!request.local.is_empty()).then_some(&request.local[..]);
     let config = LaunchConfig::any_launch(request.work_dim as usize, local, request.only.clone());
+    // one process at a time makes an entry: another run's analysis of the
+    // same launch, in progress, is waited for and read from the cache
+    let _making = session
+        .cache_entry(&request.kernel, &session.key(&config))
+        .and_then(|entry| cache::hold(&cache::lock_path(&entry)));
     // kept in the cache with the ranges: [`Session::in_cache`] wants both
     session.arg_infos(&request.kernel)?;
     let (file, from_cache) = session.take_ranges(&request.kernel, &config)?;
