@@ -36,9 +36,9 @@
 //! ([`SignatureFile::read`]: validated, checksum verified) and must name this
 //! source's hash, name, build options and kernel.
 //!
-//! Beside an entry while it is made, `<key>.lock` ([`hold`]): a process
-//! making an entry holds it, and another about to make the same one waits
-//! for it and reads the entry instead of analyzing again.
+//! In `locks/`, `<key>.lock` per entry ([`hold`]): a process making an
+//! entry holds it, and another about to make the same one waits for it and
+//! reads the entry instead of analyzing again.
 
 use std::path::{Path, PathBuf};
 
@@ -153,9 +153,16 @@ pub fn hold(path: &Path) -> Option<std::fs::File> {
     Some(file)
 }
 
-/// The lock file of the entry at `entry` ([`hold`]).
+/// The lock file of the entry at `entry` ([`hold`]): `locks/<key>.lock`
+/// beside it.
 pub fn lock_path(entry: &Path) -> PathBuf {
-    entry.with_extension("lock")
+    let name = Path::new(entry.file_name().unwrap_or_default()).with_extension("lock");
+    entry.with_file_name("locks").join(name)
+}
+
+/// The lock `name` of the cache folder `dir` ([`hold`]).
+pub fn dir_lock_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join("locks").join(format!("{name}.lock"))
 }
 
 /// The path of an argument list's entry (a [`SignatureFile`]) in `dir`.
@@ -265,7 +272,7 @@ mod tests {
     fn one_maker_at_a_time_holds_an_entry() {
         let dir = tempfile::tempdir().unwrap();
         let lock = lock_path(&entry_path(&dir.path().join("new"), "k"));
-        assert_eq!(lock.file_name().unwrap(), "k.lock");
+        assert_eq!(lock, dir.path().join("new/locks/k.lock"));
         let first = hold(&lock).expect("the first maker holds the entry");
         let second = std::fs::File::open(&lock).unwrap();
         assert!(matches!(
