@@ -84,7 +84,7 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
-                .filter(|p| !p.ends_with("programs"))
+                .filter(|p| !p.ends_with("programs") && !p.ends_with("locks"))
                 .collect()
         })
         .unwrap_or_default();
@@ -263,4 +263,96 @@ fn an_unwritable_cache_does_not_fail_the_run() {
     let v = verified(&run(&matmul(), &[], &[("CLPART_CACHE_DIR", &ro)], false));
     assert!(!cached(&v));
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The names of the folders (at any depth) under `dir` that start with
+/// `prefix`.
+fn folders_named(dir: &Path, prefix: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(prefix) {
+                    found.push(name);
+                }
+                todo.push(e.path());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `clpart analyze-request` (what the OpenCL layer asks for an analysis)
+/// answers, keeps the entry, and then, its outputs closed, launches the
+/// subkernel on each device once at offset zero and once beside it: PoCL
+/// compiles its work-group functions then, into its cache, instead of at
+/// the next run's first split launch. Both in the answer's process and
+/// in one left for several requests (`--ahead`).
+#[test]
+fn an_answered_request_leaves_the_driver_warm() {
+    use std::io::Write;
+    let request = ranges_format::AnalysisRequest {
+        file: "matmul.cl".into(),
+        source: std::fs::read_to_string(matmul()).unwrap(),
+        build_options: Vec::new(),
+        kernel: "matmul".into(),
+        work_dim: 2,
+        local: vec![16, 8],
+        only: Default::default(),
+        launch_local: vec![16, 8],
+    };
+    for ahead in [false, true] {
+        let (cache, driver) = (tempdir(), tempdir());
+        let text = if ahead {
+            ranges_format::AnalysisRequest::list_to_text(std::slice::from_ref(&request))
+        } else {
+            request.to_text()
+        }
+        .unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .arg("analyze-request")
+            .args(ahead.then_some("--ahead"))
+            .env("POCL_DEVICES", "pthread basic")
+            .env("CLPART_CACHE_DIR", cache.path())
+            .env("POCL_CACHE_DIR", driver.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("clpart runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        if !ahead {
+            let file =
+                ranges_format::RangeFile::from_ron_str(&String::from_utf8_lossy(&out.stdout))
+                    .expect("the answer is a range file");
+            assert!(file.kernels[0].splittable);
+        }
+        assert!(
+            entries(cache.path())
+                .iter()
+                .any(|p| p.extension().is_some_and(|e| e == "ron")),
+            "the entry is kept"
+        );
+        // two devices, each at offset zero and beside it
+        let warmed = folders_named(driver.path(), "16-8-1");
+        assert_eq!(
+            warmed.iter().filter(|n| n.contains("goffs0")).count(),
+            2,
+            "{warmed:?}"
+        );
+        assert_eq!(
+            warmed.iter().filter(|n| !n.contains("goffs0")).count(),
+            2,
+            "{warmed:?}"
+        );
+    }
 }

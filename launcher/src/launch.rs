@@ -29,6 +29,7 @@ mod unsplit;
 
 pub use report::{DeviceReport, Mismatch, RunReport, WholeRun};
 pub(crate) use schedule::Schedules;
+pub(crate) use setargs::{local_sink_bytes, push_extra_args, GUARD_FLAG_BYTES};
 pub use unsplit::run_whole;
 
 pub(crate) use report::add_gathered;

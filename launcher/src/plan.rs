@@ -23,11 +23,14 @@
 //! What a plan is made of lives in submodules: `array` (each array's bound
 //! expressions and its boxes for a slice), `build` (the programs and kernel
 //! objects per device), `guard` (the run-time guard: whether the subkernel
-//! guards every buffer, its windows and box-check arguments for a slice).
+//! guards every buffer, its windows and box-check arguments for a slice),
+//! `warm` (launches that fill a driver's cache of compiled work-group
+//! functions for a later run).
 
 mod array;
 mod build;
 mod guard;
+mod warm;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -166,6 +166,8 @@ pub(crate) struct Job {
     pub(crate) source: Arc<str>,
     pub(crate) options: Vec<String>,
     pub(crate) config: LaunchConfig,
+    /// The work-group size of the launch that asked for it.
+    pub(crate) launch_local: Vec<u64>,
 }
 
 impl Job {
@@ -553,6 +555,7 @@ fn request(job: &Job) -> ranges_format::AnalysisRequest {
         work_dim: job.config.global.len() as u32,
         local: job.config.local.clone(),
         only: job.config.only.clone().unwrap_or_default(),
+        launch_local: job.launch_local.clone(),
     }
 }
 
@@ -573,14 +576,17 @@ fn clpart_command<S: AsRef<std::ffi::OsStr>>(
 /// process's working directory and without the layer, `input` on its
 /// standard input: its standard output, or its last line of error (or why
 /// it could not run). `background`: the process runs at the lowest
-/// priority ([`spawn_in_background`]).
+/// priority ([`spawn_in_background`]). The answer is taken once both
+/// outputs end: a process that closes them after answering and goes on
+/// (`clpart analyze-request` warming the driver for the next run) is not
+/// waited for, but reaped by a thread of its own.
 pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
     exe: &std::ffi::OsStr,
     args: &[S],
     input: &[u8],
     background: bool,
 ) -> Result<Vec<u8>, String> {
-    use std::io::Write;
+    use std::io::{Read, Write};
     use std::process::Stdio;
     let cannot =
         |e: std::io::Error| format!("cannot run '{}': {e}", std::path::Path::new(exe).display());
@@ -595,13 +601,39 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(input).map_err(cannot)?;
     }
-    let out = child.wait_with_output().map_err(cannot)?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
+    let mut stderr = child.stderr.take();
+    let errors = std::thread::Builder::new()
+        .name("clpart-ask".into())
+        .spawn(move || {
+            let mut text = Vec::new();
+            if let Some(e) = stderr.as_mut() {
+                let _ = e.read_to_end(&mut text);
+            }
+            text
+        })
+        .map_err(cannot)?;
+    let mut out = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout.read_to_end(&mut out).map_err(cannot)?;
+    }
+    let err = errors.join().unwrap_or_default();
+    let status = match child.try_wait().map_err(cannot)? {
+        Some(status) => status,
+        // outputs closed, still running: an answer given, work going on
+        None if !out.is_empty() => {
+            let _ = std::thread::Builder::new()
+                .name("clpart-reap".into())
+                .spawn(move || child.wait());
+            return Ok(out);
+        }
+        None => child.wait().map_err(cannot)?,
+    };
+    if !status.success() {
+        let err = String::from_utf8_lossy(&err);
         let line = err.lines().last().unwrap_or("");
         return Err(line.trim_start_matches("clpart: error: ").to_string());
     }
-    Ok(out.stdout)
+    Ok(out)
 }
 
 /// The verdict of a range file: a plan with its programs built on the

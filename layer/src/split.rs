@@ -259,6 +259,7 @@ fn split_with(
         source: source.clone(),
         options: options.clone(),
         config,
+        launch_local: nd.local.clone(),
     };
     // buffers clpart holds newer than the application: a launch passed
     // through would move them back (and the next split one again), so it

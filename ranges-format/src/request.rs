@@ -25,6 +25,11 @@ pub struct AnalysisRequest {
     pub local: Vec<u64>,
     /// The values specialized on, by name (`gs0`, `ng0`, a scalar's name).
     pub only: BTreeMap<String, i64>,
+    /// The work-group size of the launch that asked (the one clpart picks
+    /// when the application gave none): what the process answering warms
+    /// the driver's compiles for. Empty: `local`.
+    #[serde(default)]
+    pub launch_local: Vec<u64>,
 }
 
 impl AnalysisRequest {
@@ -65,6 +70,7 @@ mod tests {
             work_dim: 2,
             local: vec![16, 4],
             only: BTreeMap::from([("n".to_string(), 64), ("gs0".to_string(), 1024)]),
+            launch_local: vec![16, 4],
         };
         let text = r.to_text().unwrap();
         assert_eq!(AnalysisRequest::from_text(&text, "stdin").unwrap(), r);

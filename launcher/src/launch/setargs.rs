@@ -40,7 +40,7 @@ pub(super) fn arg_value(s: &ScalarArg, mem: Option<opencl3::types::cl_mem>) -> S
 
 /// Appends the subkernel's extra arguments; the guard's flag buffer is
 /// `flags` (NULL when the guard is compiled out and never touches it).
-pub(super) fn push_extra_args<'a>(
+pub(crate) fn push_extra_args<'a>(
     set: &mut Vec<(&'a str, SetArg<'a>)>,
     names: &'a [String],
     values: &[ExtraValue],
@@ -61,7 +61,7 @@ pub(super) fn push_extra_args<'a>(
 
 /// Bytes of the guard's flag buffer: two `int`s, two bits per guarded
 /// argument (see `partitioner::subkernel`).
-pub(super) const GUARD_FLAG_BYTES: usize = 8;
+pub(crate) const GUARD_FLAG_BYTES: usize = 8;
 
 /// The guard's two bits for flag slot `slot` (1: an access outside the
 /// buffer, 2: inside it but outside the window).
@@ -108,7 +108,7 @@ pub(super) fn guarded_arg(
 
 /// Bytes of the guard's sink after a `__local` argument of elements of
 /// `elem_size` bytes (an element type of unknown size gets a generous one).
-pub(super) fn local_sink_bytes(elem_size: u32) -> u64 {
+pub(crate) fn local_sink_bytes(elem_size: u32) -> u64 {
     GUARD_SINK
         * if elem_size == 0 {
             256
