@@ -11,9 +11,11 @@
 //!   local size left to the driver, fills it only over several runs),
 //! - under `clpart exec` with the default split (auto), cold (fresh PoCL
 //!   and clpart analysis caches: `POCL_CACHE_DIR`, `CLPART_CACHE_DIR`) and
-//!   warm (both kept, after one more run that fills them: a cold run may
-//!   exit before what it started is done, and PoCL compiles a kernel's
-//!   work-group function at its first launch per local size),
+//!   second (the run right after the cold one, back to back, as a user
+//!   running a program twice: what the cold run left in the background
+//!   may still be at work) and warm (both kept: started once the second
+//!   run's processes, the analyses and builds it left in the background
+//!   included, have ended),
 //! - under `clpart exec --split 0:0.5,1:0.5` (warm), for correctness.
 //!
 //! The reports give launches and split launches per kernel, and, when the
@@ -175,9 +177,12 @@ pub struct AppResult {
     pub plain_cold: Run,
     pub plain_warm: Run,
     pub clpart_cold: Run,
+    /// The run right after the cold one, back to back.
+    pub clpart_second: Run,
     pub clpart_warm: Run,
     pub clpart_even: Run,
     pub report_cold: Option<ReportCounts>,
+    pub report_second: Option<ReportCounts>,
     pub report_warm: Option<ReportCounts>,
     pub report_even: Option<ReportCounts>,
 }
@@ -273,13 +278,16 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
         let plain = |what: &str, pocl_cache: Option<&Path>| -> Result<Run> {
             let mut c = Command::new(&exe);
             c.args(&args);
-            let r = run_limited(c, &dir, pocl_cache, tmp.path(), o)?;
+            let r = run_limited(c, &dir, pocl_cache, tmp.path(), o, false)?;
             eprintln!("    plain {what}: {}", run_text(&r));
             Ok(r)
         };
         let plain_cold = plain("cold", Some(&pocl_plain))?;
         let plain_warm = plain("warm", None)?;
-        let under = |what: &str, split: Option<&str>| -> Result<(Run, Option<ReportCounts>)> {
+        let under = |what: &str,
+                     split: Option<&str>,
+                     settle: bool|
+         -> Result<(Run, Option<ReportCounts>)> {
             let report = tmp.path().join(format!("report-{what}.json"));
             let _ = std::fs::remove_file(&report);
             let mut c = Command::new(clpart);
@@ -295,7 +303,7 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
             c.env("CLPART_LAYER", &layer)
                 .env("CLPART_CACHE", "1")
                 .env("CLPART_CACHE_DIR", &clpart_cache);
-            let r = run_limited(c, &dir, Some(&pocl_clpart), tmp.path(), o)?;
+            let r = run_limited(c, &dir, Some(&pocl_clpart), tmp.path(), o, settle)?;
             let counts = read_report(&report);
             eprintln!(
                 "    clpart {what}: {}{}",
@@ -307,14 +315,14 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
             );
             Ok((r, counts))
         };
-        let (clpart_cold, report_cold) = under("cold", None)?;
-        // an application's first run may exit before the analysis and the
-        // builds it started are done (they reach the caches anyway), and
-        // the driver compiles a kernel's work-group function at its first
-        // launch per local size: one run between fills both
-        under("warm-up", None)?;
-        let (clpart_warm, report_warm) = under("warm", None)?;
-        let (clpart_even, report_even) = under("50-50", Some("0:0.5,1:0.5"))?;
+        let (clpart_cold, report_cold) = under("cold", None, false)?;
+        // an application's first run may exit before the analyses and
+        // builds it started are done (they go on in the background and
+        // reach the caches), as may the second: the warm run starts once
+        // they have all ended
+        let (clpart_second, report_second) = under("second", None, true)?;
+        let (clpart_warm, report_warm) = under("warm", None, false)?;
+        let (clpart_even, report_even) = under("50-50", Some("0:0.5,1:0.5"), false)?;
         results.push(AppResult {
             name: p.name.to_string(),
             args,
@@ -322,9 +330,11 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
             plain_cold,
             plain_warm,
             clpart_cold,
+            clpart_second,
             clpart_warm,
             clpart_even,
             report_cold,
+            report_second,
             report_warm,
             report_even,
         });
@@ -359,13 +369,16 @@ fn compile(dir: &Path, exe: &Path) -> Result<()> {
 /// Runs `c` in `dir` on "pthread basic" with one PoCL thread and PoCL's
 /// kernel cache in `pocl_cache` (the caller's when `None`), its output in
 /// files under `tmp`; kills its process group past the time or memory
-/// limit of `o`.
+/// limit of `o`. `settle`: then waits (within the same time limit) until
+/// every process of its group has ended, the background work that
+/// `clpart exec` leaves included.
 fn run_limited(
     mut c: Command,
     dir: &Path,
     pocl_cache: Option<&Path>,
     tmp: &Path,
     o: &Options,
+    settle: bool,
 ) -> Result<Run> {
     use std::os::unix::process::CommandExt;
     let out_path = tmp.join("stdout.txt");
@@ -408,6 +421,22 @@ fn run_limited(
         std::thread::sleep(Duration::from_millis(20));
     };
     let wall_ms = t.elapsed().as_secs_f64() * 1e3;
+    if settle {
+        // SAFETY: signal 0 only asks whether the group has a process.
+        while unsafe { libc::kill(-pgid, 0) } == 0 {
+            if t.elapsed() >= o.time_limit {
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        eprintln!(
+            "    (its background work ended {:.0} ms after it)",
+            t.elapsed().as_secs_f64() * 1e3 - wall_ms
+        );
+    }
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let status = match status {
         Err(why) => why.to_string(),
@@ -565,9 +594,13 @@ pub fn table(results: &[AppResult]) -> String {
                     check(&r.clpart_warm),
                     check(&r.clpart_even)
                 ),
-                counts(&r.report_warm, &|c| {
-                    format!("{} / {}", c.split_launches, c.launches)
-                }),
+                format!(
+                    "{} / {}",
+                    counts(&r.report_second, &|c| c.split_launches.to_string()),
+                    counts(&r.report_warm, &|c| {
+                        format!("{} / {}", c.split_launches, c.launches)
+                    })
+                ),
                 format!(
                     "{} / {}",
                     counts(&r.report_cold, &|c| opt(c.n_analyses)),
@@ -579,10 +612,16 @@ pub fn table(results: &[AppResult]) -> String {
                     counts(&r.report_warm, &|c| opt(c.n_builds))
                 ),
                 format!("{} / {}", dev(&r.plain_cold), dev(&r.plain_warm)),
-                format!("{} / {}", dev(&r.clpart_cold), dev(&r.clpart_warm)),
                 format!(
-                    "{} / {}",
+                    "{} / {} / {}",
+                    dev(&r.clpart_cold),
+                    dev(&r.clpart_second),
+                    dev(&r.clpart_warm)
+                ),
+                format!(
+                    "{} / {} / {}",
                     x(ratio(r.plain_cold.device_ms, r.clpart_cold.device_ms)),
+                    x(ratio(r.plain_warm.device_ms, r.clpart_second.device_ms)),
                     x(r.device_speedup_warm())
                 ),
                 format!("{} / {}", wall(&r.plain_cold), wall(&r.plain_warm)),
@@ -599,12 +638,12 @@ pub fn table(results: &[AppResult]) -> String {
         &[
             "program and arguments",
             "mismatches plain / auto / 50-50",
-            "split launches / launches (auto, warm)",
+            "split launches (auto): second / warm of launches",
             "analyses cold / warm",
             "builds cold / warm",
             "device ms plain cold / warm",
-            "device ms clpart cold / warm",
-            "device speed-up cold / warm",
+            "device ms clpart cold / second / warm",
+            "device speed-up cold / second / warm",
             "wall ms plain cold / warm",
             "wall ms clpart cold / warm",
             "wall speed-up cold / warm",
