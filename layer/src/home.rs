@@ -56,6 +56,12 @@ pub(crate) const FIRST_SWITCH_BYTES: u64 = 32 << 20;
 /// costs at most this share of the time the stretch just spent.
 const MEASURE_SHARE: f64 = 0.1;
 
+/// Home, probed before the balancer has settled, is taken at once when a
+/// launch there takes at most this share of the measured one on clpart's
+/// devices: a better split cannot gain that much (each device runs part
+/// of a launch, and shares only move work between them).
+const CLEAR_WIN: f64 = 4.0;
+
 /// Until a first launch on clpart's devices was measured: what it costs
 /// (loading the subkernels, allocating buffers) beyond a measured launch.
 const DEFAULT_WARMUP_MS: f64 = 10.0;
@@ -240,10 +246,11 @@ impl Home {
         Choice::Stay(n)
     }
 
-    /// The next launch's choice. clpart's devices run first, until the
-    /// balancer has `settled` (split launches measured; the first launch,
-    /// which loads the subkernels, left out), unless the measurements were
-    /// inherited; then home is probed. Measuring the other side moves buffers
+    /// The next launch's choice. clpart's devices run first; after their
+    /// first measured launch (the first, which loads the subkernels, left
+    /// out) home is probed, and taken at once where far faster
+    /// ([`CLEAR_WIN`]); else clpart's devices run until the balancer has
+    /// `settled`, unless the measurements were inherited. Measuring the other side moves buffers
     /// (`switch`) and runs one launch on the slower side, so it is done only
     /// where the time spent since pays for it: a configuration whose first
     /// launch would move more than [`FIRST_SWITCH_BYTES`] is measured at
@@ -274,6 +281,19 @@ impl Home {
         let home = median(&self.walls);
         let measured = median(&self.clpart);
         let Some(clpart) = measured.filter(|_| settled || self.inherited) else {
+            if let (Some(c), Some(h)) = (measured, home) {
+                // home, probed while the balancer measures, far faster
+                // than clpart's devices: no share can close that gap
+                if h * CLEAR_WIN <= c {
+                    self.at_home = Some(true);
+                    return self.stay(now_ms);
+                }
+            }
+            if measured.is_some() && home.is_none() {
+                // once clpart's devices ran a measured launch, home is
+                // probed, before the balancer settles over more of them
+                return Choice::Probe;
+            }
             if measured.is_some() || self.warmed() {
                 // the balancer is still measuring clpart's devices
                 return Choice::Clpart;
@@ -371,8 +391,27 @@ mod tests {
         h.observe_clpart(20.0);
         assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
         h.observe_clpart(1.0);
+        // once measured, home is probed, the balancer settled or not
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Probe);
+        // not far faster: clpart's devices until the balancer settles
+        h.observe(0.5);
         assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
-        assert_eq!(h.next(true, Switch::default(), None), Choice::Probe);
+        h.observe_clpart(1.0);
+        assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(16));
+    }
+
+    /// Thousands of tiny launches: home, probed after the first measured
+    /// launch on clpart's devices, is far faster and taken before the
+    /// balancer settles (each launch on clpart's devices costs a hundred
+    /// at home).
+    #[test]
+    fn a_far_faster_home_ends_the_balancing_at_once() {
+        let mut h = Home::default();
+        h.observe_clpart(250.0);
+        h.observe_clpart(0.45);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Probe);
+        h.observe(0.05);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Stay(16));
     }
 
     #[test]
