@@ -3,7 +3,8 @@
 //! regenerated between two builds and a `chdir`, the OpenCL C version and
 //! its feature macros, the work-group size of a launch with a NULL local
 //! size) or alias their arguments (one buffer twice, sub-buffers of one
-//! buffer) print the same bytes plain and under `clpart exec` at 50/50, with
+//! buffer), move rectangles, or launch from several host threads at once
+//! print the same bytes plain and under `clpart exec` at 50/50, with
 //! automatic shares and on three devices; and the kernels that may split
 //! do, the others say why.
 
@@ -94,6 +95,15 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
             ("where2d", Verdict::Whole("get_group_id")),
         ],
     ),
+    // a tile written in, a window copied out and one read back, all by
+    // rectangles, around split kernels
+    (
+        "rect_copies",
+        &[("smooth", Verdict::Splits), ("scale", Verdict::Splits)],
+    ),
+    // three host threads, a queue and a kernel object each, one shared
+    // read-only buffer
+    ("host_threads", &[("relax", Verdict::Splits)]),
 ];
 
 const MODES: &[(&str, &[&str])] = &[

@@ -1,8 +1,9 @@
-//! Five host programs of `tests/apps/` under valgrind's memcheck with
+//! Six host programs of `tests/apps/` under valgrind's memcheck with
 //! clpart's layer loaded and their kernels split (`resident` goes through
 //! every entry point that syncs a resident buffer, `null_local` keeps two
 //! kernels on the application's device, `events` reads a split launch's
-//! event and its profiling times): no invalid read, write or
+//! event and its profiling times, `host_threads` launches from three host
+//! threads at once): no invalid read, write or
 //! free, no definite leak (PoCL's, LLVM's and ld.so's own are suppressed:
 //! `capi/tests/valgrind.supp`, `tests/exec_valgrind.supp`).
 //!
@@ -39,6 +40,7 @@ fn programs_under_the_layer_are_clean_under_valgrind() {
         // a NULL local size beside kernels kept home; events read back
         ("null_local", &["4096"][..], "scale"),
         ("events", &[][..], "saxpy"),
+        ("host_threads", &["1024", "6"][..], "relax"),
     ]
     .into_iter()
     .map(|(app, args, kernel)| {
