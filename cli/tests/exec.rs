@@ -733,11 +733,12 @@ fn a_later_run_starts_from_the_devices_rates_an_earlier_run_measured() {
             })
             .collect::<Vec<u64>>()
     };
-    let first = rounds("jacobi2d", &["256", "4"]);
-    assert_eq!(first.first(), Some(&2), "{first:?}");
-    let next = rounds("jacobi2d", &["256", "4"]);
-    assert!(next.iter().all(|&n| n == 1), "{next:?}");
-    assert!(!next.is_empty(), "{next:?}");
+    // two steps: the first launch loads the subkernels, the second is
+    // measured, and home (far faster for this small grid) is never probed
+    let first = rounds("jacobi2d", &["256", "2"]);
+    assert_eq!(first, [2, 1]);
+    let next = rounds("jacobi2d", &["256", "2"]);
+    assert_eq!(next, [1, 1]);
     // launched once: two rounds again
     assert_eq!(rounds("vadd", &["8192"]), [2]);
     assert_eq!(rounds("vadd", &["8192"]), [2]);
