@@ -62,6 +62,11 @@ const MEASURE_SHARE: f64 = 0.1;
 /// of a launch, and shares only move work between them).
 const CLEAR_WIN: f64 = 4.0;
 
+/// A probe (one launch between two `clFinish`) shorter than this (ms)
+/// measures mostly the two waits: where clpart's devices measure faster,
+/// one stretch at home is timed before it is believed.
+const STREAM_PROBE_MS: f64 = 1.0;
+
 /// Until a first launch on clpart's devices was measured: what it costs
 /// (loading the subkernels, allocating buffers) beyond a measured launch.
 const DEFAULT_WARMUP_MS: f64 = 10.0;
@@ -159,6 +164,9 @@ pub(crate) struct Home {
     /// When (ms on the caller's clock) the stretch at home that ends when
     /// `after_stay` is set began.
     stay_began_ms: Option<f64>,
+    /// A stretch at home was timed in this run: home's wall is what its
+    /// launches cost in a stream, not only what probes measured.
+    streamed: bool,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -274,6 +282,19 @@ impl Home {
             (Some(now), Some(began)) if stayed > 0 => h.min((now - began).max(0.0) / stayed as f64),
             _ => h,
         };
+        // a launch of the stretch that ended cost the application less
+        // than a probe measures (streamed behind the others, not timed
+        // between two clFinish): that is home's wall from now on
+        if let (Some(now), Some(began)) = (now_ms, began) {
+            if stayed > 0 {
+                let per = (now - began).max(0.0) / stayed as f64;
+                self.streamed = true;
+                if median(&self.walls).is_some_and(|h| per < h) {
+                    self.walls.retain(|&w| w <= per);
+                    keep(&mut self.walls, per);
+                }
+            }
+        }
         if self.remeasure && self.warmed() {
             self.remeasure = false;
             return Choice::Clpart;
@@ -337,6 +358,10 @@ impl Home {
                 self.remeasure = !self.warmed();
                 return Choice::Clpart;
             }
+            self.stay(now_ms)
+        } else if !self.streamed && home < STREAM_PROBE_MS && now_ms.is_some() {
+            // a probe of so short a launch measures mostly its two
+            // clFinish: one stretch at home shows what a launch costs there
             self.stay(now_ms)
         } else {
             self.since += 1;
@@ -565,6 +590,44 @@ mod tests {
             };
             now += n as f64 * 0.002;
         }
+        // and 2 us is home's wall now, for the comparison and the history
+        let home = timed.walls().unwrap().home_ms;
+        assert!((home - 0.002).abs() < 1e-9, "{home}");
+    }
+
+    /// A probe between two clFinish measured home at 0.06 ms, no better
+    /// than clpart's devices; the stretch then showed 3 us a launch: home
+    /// stays home however clpart's devices measure next.
+    #[test]
+    fn home_is_valued_at_its_stretch_not_its_probe() {
+        let mut h = Home::default();
+        h.observe_clpart(5.0);
+        h.observe_clpart(0.05);
+        assert_eq!(h.next(true, Switch::default(), Some(0.0)), Choice::Probe);
+        h.observe(0.06);
+        // 0.06 against 0.05: clpart's devices, then home probed again
+        let mut now = 0.0;
+        let (mut n_clpart, mut n_home) = (0u32, 0u32);
+        while n_clpart + n_home < 20_000 {
+            match h.next(true, Switch::default(), Some(now)) {
+                Choice::Clpart => {
+                    n_clpart += 1;
+                    h.observe_clpart(0.05);
+                    now += 0.05;
+                }
+                Choice::Probe => {
+                    n_home += 1;
+                    h.observe(0.06);
+                    now += 0.06;
+                }
+                Choice::Stay(n) => {
+                    n_home += n;
+                    now += n as f64 * 0.003;
+                }
+            }
+        }
+        assert!(n_clpart < 20, "{n_clpart} launches on clpart's devices");
+        assert!(h.walls().unwrap().home_ms < 0.01, "{:?}", h.walls());
     }
 
     /// Buffers too large to bring in before the home is known: home is
