@@ -157,6 +157,21 @@ pub(crate) enum Choice {
     /// Unsplit: why, and whether no later launch of the kernel can split
     /// (every analysis it may have was made).
     Whole(String, bool),
+    /// Unsplit while its analysis is made in the background ([`PENDING`]).
+    Pending,
+}
+
+/// Why a launch whose analysis is in progress runs unsplit.
+pub(crate) const PENDING: &str = "its analysis is running in the background";
+
+/// Jobs the worker has finished so far: a launch passed through while its
+/// analysis was in progress lets the kernel's next launches through at
+/// once until this changes.
+static FINISHED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The number of jobs the worker has finished ([`FINISHED`]).
+pub(crate) fn finished_jobs() -> u64 {
+    FINISHED.load(Ordering::SeqCst)
 }
 
 /// One analysis to make.
@@ -255,12 +270,7 @@ impl KernelAnalyses {
                         .flatten();
                     match done {
                         Some(done) => self.take(done),
-                        None => {
-                            return Choice::Whole(
-                                "its analysis is running in the background".into(),
-                                false,
-                            )
-                        }
+                        None => return Choice::Pending,
                     }
                 }
                 None if self.n_analyses >= MAX_ANALYSES => {
@@ -779,6 +789,7 @@ fn worker() -> &'static Worker {
                     if let Ok(Some(done)) = done {
                         w.done.lock().unwrap_or_else(|p| p.into_inner()).push(done);
                     }
+                    FINISHED.fetch_add(1, Ordering::SeqCst);
                     w.finished.notify_all();
                 }
             });

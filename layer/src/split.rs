@@ -141,6 +141,13 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         if !unsafe { u.matches(launch.work_dim, launch.global, launch.local) } {
             return None;
         }
+        // an analysis in progress was finished (this one or another)
+        if u.until_finished
+            .is_some_and(|n| n != crate::analyses::finished_jobs())
+        {
+            k.unsplit = None;
+            return None;
+        }
         match &mut u.left {
             // a stretch at home ended: the layer decides again
             Some(0) => {
@@ -273,6 +280,8 @@ fn split_with(
         .collect();
     let stale_bytes = state::with(|s| resident::stale_bytes(s, &handles));
     let wait = std::time::Duration::from_secs_f64(2.0 * home::sync_ms(stale_bytes) / 1e3);
+    // (read before: a job finished while choosing ends the stretch below)
+    let finished = crate::analyses::finished_jobs();
     let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, wait) {
         Choice::Split(key) => key,
         Choice::Whole(why, for_good) => {
@@ -280,6 +289,16 @@ fn split_with(
                 remember_unsplit(launch, &rec.name, &why, None);
             }
             return Err(why);
+        }
+        Choice::Pending => {
+            // the launches of this size pass through at once until the
+            // worker finishes a job; before the argument list is known no
+            // scalar value is followed (`KernelAnalyses::choose`), so none
+            // is missed
+            if kernel.infos.is_none() {
+                remember_pending(launch, &rec.name, finished);
+            }
+            return Err(crate::analyses::PENDING.into());
         }
     };
     // known now: the analysis that gave the plan gave the argument list
@@ -839,10 +858,38 @@ fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
         name: name.into(),
         reason: why.into(),
         left,
+        until_finished: None,
     };
     state::with(|s| {
         if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
             k.unsplit = Some(u);
+        }
+    });
+}
+
+/// Most launches passed through at once while a kernel's analysis is in
+/// progress, before the layer looks again.
+const PENDING_STRETCH: u32 = 1024;
+
+/// Records on the kernel that its launches of this size pass through while
+/// its analysis is in progress: until the worker finishes a job, and at
+/// most [`PENDING_STRETCH`] of them (a program of thousands of tiny
+/// launches otherwise pays the whole decision at each). `finished`: the
+/// worker's finished jobs before the launch looked.
+fn remember_pending(launch: &Launch, name: &str, finished: u64) {
+    remember_unsplit(
+        launch,
+        name,
+        crate::analyses::PENDING,
+        Some(PENDING_STRETCH),
+    );
+    state::with(|s| {
+        if let Some(u) = s
+            .kernels
+            .get_mut(&(launch.kernel as usize))
+            .and_then(|k| k.unsplit.as_mut())
+        {
+            u.until_finished = Some(finished);
         }
     });
 }

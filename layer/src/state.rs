@@ -120,6 +120,10 @@ pub(crate) struct Unsplit {
     pub(crate) reason: Arc<str>,
     /// Launches left before the layer decides again (`None`: for good).
     pub(crate) left: Option<u32>,
+    /// `Some(n)`: the launches pass through while an analysis is made,
+    /// until the worker has finished other than `n` jobs
+    /// ([`crate::analyses::finished_jobs`]).
+    pub(crate) until_finished: Option<u64>,
 }
 
 impl Unsplit {
@@ -609,6 +613,7 @@ mod tests {
             name: "k".into(),
             reason: "atomics".into(),
             left: None,
+            until_finished: None,
         };
         let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
         // SAFETY: arrays of `work_dim` entries.
