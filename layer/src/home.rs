@@ -62,6 +62,11 @@ const MEASURE_SHARE: f64 = 0.1;
 /// of a launch, and shares only move work between them).
 const CLEAR_WIN: f64 = 4.0;
 
+/// A measured launch on clpart's devices shorter than this (ms) has home
+/// probed before the balancer settles: where launches are this short,
+/// the balancer's settling takes many of them, and a probe costs little.
+const EARLY_PROBE_MS: f64 = 5.0;
+
 /// A probe (one launch between two `clFinish`) shorter than this (ms)
 /// measures mostly the two waits: where clpart's devices measure faster,
 /// one stretch at home is timed before it is believed.
@@ -256,9 +261,10 @@ impl Home {
 
     /// The next launch's choice. clpart's devices run first; after their
     /// first measured launch (the first, which loads the subkernels, left
-    /// out) home is probed, and taken at once where far faster
-    /// ([`CLEAR_WIN`]); else clpart's devices run until the balancer has
-    /// `settled`, unless the measurements were inherited. Measuring the other side moves buffers
+    /// out), if short ([`EARLY_PROBE_MS`]), home is probed, and taken at
+    /// once where far faster ([`CLEAR_WIN`]); else clpart's devices run
+    /// until the balancer has `settled`, unless the measurements were
+    /// inherited. Measuring the other side moves buffers
     /// (`switch`) and runs one launch on the slower side, so it is done only
     /// where the time spent since pays for it: a configuration whose first
     /// launch would move more than [`FIRST_SWITCH_BYTES`] is measured at
@@ -310,9 +316,12 @@ impl Home {
                     return self.stay(now_ms);
                 }
             }
-            if measured.is_some() && home.is_none() {
-                // once clpart's devices ran a measured launch, home is
-                // probed, before the balancer settles over more of them
+            if measured.is_some_and(|c| c < EARLY_PROBE_MS) && home.is_none() {
+                // once clpart's devices ran a short measured launch, home
+                // is probed, before the balancer settles over more of them
+                // (a long launch's probe costs a launch on one device:
+                // three products of large matrices would run one of three
+                // at home)
                 return Choice::Probe;
             }
             if measured.is_some() || self.warmed() {
@@ -423,6 +432,16 @@ mod tests {
         assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
         h.observe_clpart(1.0);
         assert_eq!(h.next(true, Switch::default(), None), Choice::Stay(16));
+    }
+
+    /// Three long launches (products of large matrices): the third is not
+    /// run at home to probe it before the balancer settles.
+    #[test]
+    fn a_long_launch_is_not_probed_before_the_balancer_settles() {
+        let mut h = Home::default();
+        h.observe_clpart(400.0);
+        h.observe_clpart(150.0);
+        assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
     }
 
     /// Thousands of tiny launches: home, probed after the first measured
