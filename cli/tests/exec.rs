@@ -1190,8 +1190,10 @@ fn exec_in_cache(
     c
 }
 
-/// The binaries kept in `cache` once there are `want` (waiting up to two
-/// minutes for the processes that build them, which outlive the program).
+/// The binaries kept in `cache` once there are `want` (waiting up to five
+/// minutes for the processes that build them, which outlive the program
+/// and run at idle priority: beside the rest of the suite on two cores
+/// they get little processor time).
 fn binaries_kept(cache: &Path, want: usize) -> usize {
     let kept = || {
         std::fs::read_dir(cache.join("programs")).map_or(0, |d| {
@@ -1202,7 +1204,7 @@ fn binaries_kept(cache: &Path, want: usize) -> usize {
             .count()
         })
     };
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(300);
     while kept() < want && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
