@@ -216,6 +216,13 @@ impl Home {
         }
     }
 
+    /// Whether a stretch at home has just ended: the next choice values it
+    /// by the time it took ([`Home::next`]'s `now_ms`, which the caller
+    /// takes once the stretch's launches are done).
+    pub(crate) fn stretch_ended(&self) -> bool {
+        self.stay_began_ms.is_some()
+    }
+
     /// Whether the first launch on clpart's devices (the warm-up) was made.
     fn warmed(&self) -> bool {
         self.clpart_launches > 0
@@ -272,11 +279,12 @@ impl Home {
     /// time makes the round trip and the slower launch
     /// cost at most [`MEASURE_SHARE`] of it.
     ///
-    /// `now_ms` is the time on a clock of the caller's: a stretch at home
-    /// is valued at the lesser of the probe's wall and the time the stretch
+    /// `now_ms` is the time on a clock of the caller's, taken when the
+    /// launches of a stretch that ended are done: a stretch at home is
+    /// valued at the lesser of the probe's wall and the time the stretch
     /// took per launch (a probe waits for the device twice, a launch in a
     /// stream does not: 20,000 launches of a tiny kernel take 2 us each,
-    /// a probe 50 us).
+    /// a probe 50 us). `None`: not timed.
     pub(crate) fn next(&mut self, settled: bool, switch: Switch, now_ms: Option<f64>) -> Choice {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;

@@ -658,7 +658,21 @@ fn home_or_clpart(
     }
     let switch = switch_bytes(rec);
     let at_home = engine.home.get_mut(balance_key).expect("inserted above");
-    match at_home.next(settled, switch, Some(clock_ms())) {
+    // a stretch at home ends: its launches are done once the application's
+    // queue is, and only then is its time what they cost (enqueued, they
+    // return before the device has run them); untimed where finishing
+    // could wait on a user event the application sets later
+    let now = if at_home.stretch_ended() {
+        let finish = target().clFinish;
+        let finished = launch.wait.0 == 0
+            && !crate::events::user_event_pending()
+            // SAFETY: the application's queue.
+            && finish.is_some_and(|f| unsafe { f(launch.queue) } == CL_SUCCESS);
+        finished.then(clock_ms)
+    } else {
+        Some(clock_ms())
+    };
+    match at_home.next(settled, switch, now) {
         home::Choice::Clpart => None,
         // timed between two clFinish: not while a command may wait
         // for a user event the application sets later

@@ -60,7 +60,7 @@ impl Plan {
         {
             return Err(refuse("an argument of unknown size"));
         }
-        let split_dim = self.kernel.split_dim.unwrap_or(0) as usize;
+        let split_dim = (self.kernel.split_dim.unwrap_or(0) as usize).min(local.len() - 1);
         // one work-group, then two of which the second runs
         let mut beside = local.to_vec();
         beside[split_dim] *= 2;
