@@ -50,7 +50,7 @@ impl Plan {
         let Some(sub) = self.kernel.subkernel.clone() else {
             return Err(refuse("no subkernel"));
         };
-        if local.is_empty() || local.iter().any(|&l| l == 0) {
+        if local.is_empty() || local.contains(&0) {
             return Err(refuse("no work-group size"));
         }
         let args = self.kernel.args.clone();
