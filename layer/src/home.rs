@@ -289,19 +289,14 @@ impl Home {
         if self.stretch == 0 {
             self.stretch = FIRST_STRETCH;
         }
+        // what a launch of the stretch that ended cost the application:
+        // less than a probe measures (streamed behind the others, not timed
+        // between two clFinish), it is home's wall from now on, so home's
+        // median below is never above it
         let began = self.stay_began_ms.take();
-        let stayed = self.stayed;
-        // what a launch of the stretch that ended cost the application
-        let stretch_ms = |h: f64| match (now_ms, began) {
-            (Some(now), Some(began)) if stayed > 0 => h.min((now - began).max(0.0) / stayed as f64),
-            _ => h,
-        };
-        // a launch of the stretch that ended cost the application less
-        // than a probe measures (streamed behind the others, not timed
-        // between two clFinish): that is home's wall from now on
         if let (Some(now), Some(began)) = (now_ms, began) {
-            if stayed > 0 {
-                let per = (now - began).max(0.0) / stayed as f64;
+            if self.stayed > 0 {
+                let per = (now - began).max(0.0) / self.stayed as f64;
                 self.streamed = true;
                 if median(&self.walls).is_some_and(|h| per < h) {
                     self.walls.retain(|&w| w <= per);
@@ -343,12 +338,7 @@ impl Home {
                 // at home pays for moving the buffers
                 Some(h)
                     if self.after_stay
-                        && pays(
-                            switch.to_clpart,
-                            self.warmup_ms(),
-                            self.stayed,
-                            stretch_ms(h),
-                        ) =>
+                        && pays(switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
                 {
                     self.after_stay = false;
                     Choice::Clpart
@@ -370,7 +360,7 @@ impl Home {
         self.at_home = Some(home_better);
         if home_better {
             let extra = clpart - home + self.warmup_ms();
-            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, stretch_ms(home)) {
+            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, home) {
                 self.after_stay = false;
                 self.remeasure = !self.warmed();
                 return Choice::Clpart;
