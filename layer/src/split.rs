@@ -664,8 +664,7 @@ fn home_or_clpart(
     // could wait on a user event the application sets later
     let now = if at_home.stretch_ended() {
         let finish = target().clFinish;
-        let finished = launch.wait.0 == 0
-            && !crate::events::user_event_pending()
+        let finished = may_finish(launch)
             // SAFETY: the application's queue.
             && finish.is_some_and(|f| unsafe { f(launch.queue) } == CL_SUCCESS);
         finished.then(clock_ms)
@@ -674,9 +673,8 @@ fn home_or_clpart(
     };
     match at_home.next(settled, switch, now) {
         home::Choice::Clpart => None,
-        // timed between two clFinish: not while a command may wait
-        // for a user event the application sets later
-        home::Choice::Probe if launch.wait.0 == 0 && !crate::events::user_event_pending() => {
+        // timed between two clFinish
+        home::Choice::Probe if may_finish(launch) => {
             report::whole(&rec.name, home::AT_HOME);
             Some(Ok(Outcome::Probe(balance_key.to_string())))
         }
@@ -686,6 +684,13 @@ fn home_or_clpart(
             Some(Err(home::AT_HOME.into()))
         }
     }
+}
+
+/// Whether the layer may finish the application's queue at this launch:
+/// not while a command may wait for a user event the application sets
+/// later (a pending one, or one in the launch's wait list).
+fn may_finish(launch: &Launch) -> bool {
+    launch.wait.0 == 0 && !crate::events::user_event_pending()
 }
 
 /// Milliseconds since the layer first looked at the time.
@@ -861,6 +866,18 @@ fn carried_stretch(launch: &Launch) -> Option<u32> {
 /// (`why`) whatever its scalar arguments: for good, or for the next
 /// `left` launches.
 fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
+    keep_unsplit(launch, name, why, left, None);
+}
+
+/// [`remember_unsplit`], the stretch also ending once the worker has
+/// finished other than `until_finished` jobs.
+fn keep_unsplit(
+    launch: &Launch,
+    name: &str,
+    why: &str,
+    left: Option<u32>,
+    until_finished: Option<u64>,
+) {
     let dims = launch.work_dim as usize;
     let read = |p: *const usize| -> Vec<usize> {
         // SAFETY: `dims` entries (checked valid by `ndrange` before).
@@ -872,7 +889,7 @@ fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
         name: name.into(),
         reason: why.into(),
         left,
-        until_finished: None,
+        until_finished,
     };
     state::with(|s| {
         if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
@@ -891,21 +908,13 @@ const PENDING_STRETCH: u32 = 1024;
 /// launches otherwise pays the whole decision at each). `finished`: the
 /// worker's finished jobs before the launch looked.
 fn remember_pending(launch: &Launch, name: &str, finished: u64) {
-    remember_unsplit(
+    keep_unsplit(
         launch,
         name,
         crate::analyses::PENDING,
         Some(PENDING_STRETCH),
+        Some(finished),
     );
-    state::with(|s| {
-        if let Some(u) = s
-            .kernels
-            .get_mut(&(launch.kernel as usize))
-            .and_then(|k| k.unsplit.as_mut())
-        {
-            u.until_finished = Some(finished);
-        }
-    });
 }
 
 /// The arguments the layer cannot see through, before the kernel is
