@@ -64,16 +64,21 @@ impl Plan {
         // one work-group, then two of which the second runs
         let mut beside = local.to_vec();
         beside[split_dim] *= 2;
-        let launches = [
-            (
-                NdRange::with_offset(local, local, &vec![0; local.len()])?,
-                0,
-            ),
-            (
-                NdRange::with_offset(&beside, local, &vec![0; local.len()])?,
-                1,
-            ),
-        ];
+        // (each: the extra arguments, and the offset at which it runs)
+        let locals: Vec<usize> = local.iter().map(|&l| l as usize).collect();
+        let mut launches = Vec::new();
+        for (global, lo) in [(local, 0u64), (&beside[..], 1)] {
+            let nd = NdRange::with_offset(global, local, &vec![0; local.len()])?;
+            let extras = self.extra_values(&nd, split_dim as u32, lo, |_| &NO_WINDOW);
+            let mut offset = vec![0usize; local.len()];
+            offset[split_dim] = lo as usize * locals[split_dim];
+            launches.push((extras, offset));
+        }
+        let widest = args.iter().map(|a| a.elem_size as usize).max().unwrap_or(1);
+        let zeros: Vec<Vec<u8>> = args
+            .iter()
+            .map(|a| vec![0u8; a.elem_size as usize])
+            .collect();
         for &d in devices {
             let ctx = self.runtime.ctx(d)?;
             let program = self
@@ -82,15 +87,9 @@ impl Plan {
             let label = ctx.info.label();
             let kernel = Kernel::create(&program, &sub.name)
                 .map_err(|e| cl_err("clCreateKernel", Some(label.clone()))(e))?;
-            let widest = args.iter().map(|a| a.elem_size as usize).max().unwrap_or(1);
             let scratch = exec::alloc(&ctx, GUARD_SINK as usize * widest.max(16))?;
             let flags = exec::zero_flags(&ctx, crate::launch::GUARD_FLAG_BYTES)?;
-            let zeros: Vec<Vec<u8>> = args
-                .iter()
-                .map(|a| vec![0u8; a.elem_size as usize])
-                .collect();
-            for (nd, lo) in &launches {
-                let extras = self.extra_values(nd, split_dim as u32, *lo, |_| &NO_WINDOW);
+            for (extras, offset) in &launches {
                 let mut set: Vec<(&str, SetArg<'_>)> = args
                     .iter()
                     .zip(&zeros)
@@ -110,14 +109,10 @@ impl Plan {
                         )
                     })
                     .collect();
-                crate::launch::push_extra_args(&mut set, &self.extra_names, &extras, Some(&flags));
+                crate::launch::push_extra_args(&mut set, &self.extra_names, extras, Some(&flags));
                 exec::set_args(&ctx, &kernel, &set)?;
-                let mut offset = vec![0usize; local.len()];
-                let mut global: Vec<usize> = nd.global.iter().map(|&g| g as usize).collect();
-                let locals: Vec<usize> = local.iter().map(|&l| l as usize).collect();
-                offset[split_dim] = *lo as usize * locals[split_dim];
-                global[split_dim] = locals[split_dim];
-                exec::release(exec::run_kernel(&ctx, &kernel, &offset, &global, &locals)?);
+                // one work-group each
+                exec::release(exec::run_kernel(&ctx, &kernel, offset, &locals, &locals)?);
                 exec::finish_queue(&ctx)?;
             }
             exec::release(flags);
