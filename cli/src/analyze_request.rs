@@ -59,16 +59,13 @@ fn warm(plans: Vec<(launcher::Plan, Vec<usize>, Vec<u64>)>) {
     if plans.is_empty() {
         return;
     }
-    extern "C" {
-        fn _exit(code: std::ffi::c_int) -> !;
-    }
     let _ = std::thread::Builder::new()
         .name("clpart-warm-limit".into())
         .spawn(|| {
             std::thread::sleep(WARM_LIMIT);
             // SAFETY: ends the process at once, running no handler: its
             // work (the answer, the cache entries) is done.
-            unsafe { _exit(0) }
+            unsafe { libc::_exit(0) }
         });
     for (mut plan, devices, local) in plans {
         let _ = plan.warm_launches(&devices, &local);

@@ -156,8 +156,8 @@ pub fn hold(path: &Path) -> Option<std::fs::File> {
 /// The lock file of the entry at `entry` ([`hold`]): `locks/<key>.lock`
 /// beside it.
 pub fn lock_path(entry: &Path) -> PathBuf {
-    let name = Path::new(entry.file_name().unwrap_or_default()).with_extension("lock");
-    entry.with_file_name("locks").join(name)
+    let key = entry.file_stem().unwrap_or_default().to_string_lossy();
+    dir_lock_path(entry.parent().unwrap_or(Path::new("")), &key)
 }
 
 /// The lock `name` of the cache folder `dir` ([`hold`]).

@@ -927,17 +927,16 @@ pub fn answer_then(
     let config = LaunchConfig::any_launch(request.work_dim as usize, local, request.only.clone());
     // one process at a time makes an entry: another run's analysis of the
     // same launch, in progress, is waited for and read from the cache
-    let _making = session
-        .cache_entry(&request.kernel, &session.key(&config))
-        .and_then(|entry| cache::hold(&cache::lock_path(&entry)));
+    let entry = session.cache_entry(&request.kernel, &session.key(&config));
+    let _making = entry
+        .as_ref()
+        .and_then(|entry| cache::hold(&cache::lock_path(entry)));
     // kept in the cache with the ranges: [`Session::in_cache`] wants both
     session.arg_infos(&request.kernel)?;
     let (file, from_cache) = session.take_ranges(&request.kernel, &config)?;
     before_store(&file);
-    if !from_cache {
-        if let Some(path) = session.cache_entry(&request.kernel, &session.key(&config)) {
-            cache::store(&path, &file);
-        }
+    if let Some(path) = entry.filter(|_| !from_cache) {
+        cache::store(&path, &file);
     }
     Ok(file)
 }
