@@ -63,6 +63,11 @@ pub(crate) struct Record {
     /// Both sides' walls, where both were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) walls: Option<Walls>,
+    /// Home's wall (ms) in a stream, where clpart's devices were not
+    /// measured (the launches passed through while their analysis was
+    /// made: [`crate::home::Home::remembered_home`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) home_ms: Option<f64>,
     /// Each measured device's rate (device index, work-groups per ms), as
     /// the balancer measured it ([`launcher::Balancer::rates`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -93,11 +98,20 @@ impl Record {
             }
         }
         rates.sort_by_key(|x| x.0);
-        Record { walls, rates }
+        let home_ms = match (self.home_ms, new.home_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => b.or(a),
+        };
+        Record {
+            walls,
+            home_ms,
+            rates,
+        }
     }
 
     fn valid(&self) -> bool {
         self.walls.as_ref().is_none_or(Walls::valid)
+            && self.home_ms.is_none_or(|h| h.is_finite() && h >= 0.0)
             && self.rates.iter().all(|&(_, r)| r.is_finite() && r > 0.0)
     }
 }
@@ -258,6 +272,7 @@ mod tests {
                     clpart_ms: 1.5,
                     warmup_ms: Some(9.0),
                 }),
+                home_ms: None,
                 rates: vec![(0, 2.5), (1, 0.5)],
             },
         );
@@ -272,6 +287,7 @@ mod tests {
             text.replace("version:2", "version:9"),
             text.replace("0.25", "-1.0"),
             text.replace("0.5)", "0.0)"),
+            text.replace("rates:", "home_ms:Some(-2.0),rates:"),
             "(version: 2, configs: {\"k\": (walls: Some((home_ms: 1.0)))})".to_string(),
             "garbage".to_string(),
         ] {
@@ -294,16 +310,19 @@ mod tests {
         };
         let old = Record {
             walls: walls(5.0, 1.2),
+            home_ms: Some(0.5),
             rates: vec![(0, 2.0), (1, 3.0)],
         };
         let new = Record {
             walls: walls(4.0, 9.0),
+            home_ms: Some(0.25),
             rates: vec![(1, 1.0), (2, 4.0)],
         };
         assert_eq!(
             old.merged(&new),
             Record {
                 walls: walls(4.0, 1.2),
+                home_ms: Some(0.25),
                 rates: vec![(0, 2.0), (1, 3.0), (2, 4.0)],
             }
         );

@@ -44,6 +44,11 @@ pub(crate) const FIRST_STRETCH: u32 = 16;
 /// The longest stretch.
 pub(crate) const MAX_STRETCH: u32 = 4096;
 
+/// The longest stretch of launches passed through at once while their
+/// analysis is made ([`Home::pending_began`]), before the layer looks
+/// again.
+pub(crate) const MAX_PENDING_STRETCH: u32 = 1024;
+
 /// Home walls kept; compared by their median.
 const WALLS_KEPT: usize = 3;
 
@@ -55,6 +60,14 @@ pub(crate) const FIRST_SWITCH_BYTES: u64 = 32 << 20;
 /// Measuring the other side is worth its round trip of buffers when that
 /// costs at most this share of the time the stretch just spent.
 const MEASURE_SHARE: f64 = 0.1;
+
+/// [`MEASURE_SHARE`] for a configuration whose walls an earlier run
+/// measured ([`Home::remembered`]): they hold across runs (the same kernel,
+/// work-group size and work-groups to a power of two on the same devices),
+/// so measuring them again, for a change in this run, is worth a smaller
+/// share (a 500-step stencil whose three kernels stay home lost 15 % to
+/// measuring clpart's devices once each at a tenth).
+const REMEMBERED_SHARE: f64 = 0.02;
 
 /// Home, probed before the balancer has settled, is taken at once when a
 /// launch there takes at most this share of the measured one on clpart's
@@ -71,6 +84,15 @@ const EARLY_PROBE_MS: f64 = 5.0;
 /// measures mostly the two waits: where clpart's devices measure faster,
 /// one stretch at home is timed before it is believed.
 const STREAM_PROBE_MS: f64 = 1.0;
+
+/// A configuration of which an earlier run measured only home, in a stream
+/// ([`Home::remembered_home`]), starts at home where a launch there took
+/// less than this (ms): splitting it would save at most half of it, less
+/// than what a launch on clpart's devices costs beyond its kernel (the
+/// application's queue finished, each device's commands waited for: 0.3 to
+/// 0.5 ms on PoCL's CPU devices). A longer one starts on clpart's devices,
+/// as if unmeasured (a product of large matrices launched once).
+pub(crate) const REMEMBERED_HOME_MS: f64 = 1.0;
 
 /// Until a first launch on clpart's devices was measured: what it costs
 /// (loading the subkernels, allocating buffers) beyond a measured launch.
@@ -169,9 +191,14 @@ pub(crate) struct Home {
     /// When (ms on the caller's clock) the stretch at home that ends when
     /// `after_stay` is set began.
     stay_began_ms: Option<f64>,
-    /// A stretch at home was timed in this run: home's wall is what its
-    /// launches cost in a stream, not only what probes measured.
+    /// A stretch at home was timed in this run (or the earlier run it was
+    /// remembered from): home's wall is what its launches cost in a
+    /// stream, not only what probes measured.
     streamed: bool,
+    /// Started from an earlier run's measurements ([`REMEMBERED_SHARE`]).
+    remembered: bool,
+    /// The next stretch passed through while the analysis is made.
+    pending_stretch: u32,
 }
 
 fn median(v: &VecDeque<f64>) -> Option<f64> {
@@ -182,9 +209,9 @@ fn median(v: &VecDeque<f64>) -> Option<f64> {
 
 /// Whether measuring the other side, a round trip of `bytes` and one
 /// launch `extra_ms` slower there than on this side (as last measured),
-/// costs at most [`MEASURE_SHARE`] of `n` launches of `wall_ms` each.
-fn pays(bytes: u64, extra_ms: f64, n: u32, wall_ms: f64) -> bool {
-    sync_ms(bytes) + extra_ms.max(0.0) <= MEASURE_SHARE * n as f64 * wall_ms
+/// costs at most `share` of `n` launches of `wall_ms` each.
+fn pays(share: f64, bytes: u64, extra_ms: f64, n: u32, wall_ms: f64) -> bool {
+    sync_ms(bytes) + extra_ms.max(0.0) <= share * n as f64 * wall_ms
 }
 
 impl Home {
@@ -212,7 +239,62 @@ impl Home {
             clpart: VecDeque::from([w.clpart_ms]),
             warmup: w.warmup_ms,
             inherited: true,
+            remembered: true,
             ..Home::default()
+        }
+    }
+
+    /// A configuration of which an earlier run measured only home, in a
+    /// stream (its launches passed through while their analysis was made,
+    /// [`Home::pending_began`]): home's wall `home_ms` is known, clpart's
+    /// devices not. It stays at home from its first launch, and clpart's
+    /// devices are measured once a stretch at home pays for their first
+    /// launch, as after a probe; the caller takes it only for launches
+    /// short enough that splitting cannot gain ([`REMEMBERED_HOME_MS`]).
+    pub(crate) fn remembered_home(home_ms: f64) -> Home {
+        Home {
+            walls: VecDeque::from([home_ms]),
+            streamed: true,
+            inherited: true,
+            remembered: true,
+            ..Home::default()
+        }
+    }
+
+    /// The launches of this configuration pass through at once from now
+    /// (ms on the caller's clock, as [`Home::next`]'s `now_ms`) while their
+    /// analysis is made: a stretch at home that [`Home::pending_ended`]
+    /// ends and the next choice times, so that home's wall in a stream is
+    /// known before clpart's devices are first tried.
+    /// Returns the stretch's length: from [`FIRST_STRETCH`], fourfold
+    /// each time up to [`MAX_PENDING_STRETCH`], so that a program whose
+    /// analyses outlast it has home timed early.
+    pub(crate) fn pending_began(&mut self, now_ms: f64) -> u32 {
+        self.stay_began_ms = Some(now_ms);
+        self.stayed = 0;
+        let n = self.pending_stretch.max(FIRST_STRETCH);
+        self.pending_stretch = n.saturating_mul(4).min(MAX_PENDING_STRETCH);
+        n
+    }
+
+    /// The stretch [`Home::pending_began`] began ended after `passed`
+    /// launches besides the first (the worker finished a job, or the
+    /// stretch its length): the next choice values home by its time and
+    /// measures clpart's devices only where that stretch pays for it.
+    pub(crate) fn pending_ended(&mut self, passed: u32) {
+        if self.stay_began_ms.is_some() && self.stayed == 0 {
+            self.stayed = passed.saturating_add(1);
+            self.after_stay = true;
+        }
+    }
+
+    /// Home's wall in a stream where clpart's devices were not measured
+    /// (what [`Home::remembered_home`] starts from in the next run).
+    pub(crate) fn streamed_home(&self) -> Option<f64> {
+        if self.streamed && self.clpart.is_empty() {
+            median(&self.walls)
+        } else {
+            None
         }
     }
 
@@ -220,7 +302,7 @@ impl Home {
     /// by the time it took ([`Home::next`]'s `now_ms`, which the caller
     /// takes once the stretch's launches are done).
     pub(crate) fn stretch_ended(&self) -> bool {
-        self.stay_began_ms.is_some()
+        self.stay_began_ms.is_some() && self.stayed > 0
     }
 
     /// Whether the first launch on clpart's devices (the warm-up) was made.
@@ -277,7 +359,8 @@ impl Home {
     /// launch would move more than [`FIRST_SWITCH_BYTES`] is measured at
     /// home first, and a side is measured again only after a stretch whose
     /// time makes the round trip and the slower launch
-    /// cost at most [`MEASURE_SHARE`] of it.
+    /// cost at most [`MEASURE_SHARE`] of it ([`REMEMBERED_SHARE`] where an
+    /// earlier run measured the walls).
     ///
     /// `now_ms` is the time on a clock of the caller's, taken when the
     /// launches of a stretch that ended are done: a stretch at home is
@@ -298,12 +381,17 @@ impl Home {
             if self.stayed > 0 {
                 let per = (now - began).max(0.0) / self.stayed as f64;
                 self.streamed = true;
-                if median(&self.walls).is_some_and(|h| per < h) {
+                if median(&self.walls).is_none_or(|h| per < h) {
                     self.walls.retain(|&w| w <= per);
                     keep(&mut self.walls, per);
                 }
             }
         }
+        let share = if self.remembered {
+            REMEMBERED_SHARE
+        } else {
+            MEASURE_SHARE
+        };
         if self.remeasure && self.warmed() {
             self.remeasure = false;
             return Choice::Clpart;
@@ -338,7 +426,7 @@ impl Home {
                 // at home pays for moving the buffers
                 Some(h)
                     if self.after_stay
-                        && pays(switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
+                        && pays(share, switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
                 {
                     self.after_stay = false;
                     Choice::Clpart
@@ -360,7 +448,7 @@ impl Home {
         self.at_home = Some(home_better);
         if home_better {
             let extra = clpart - home + self.warmup_ms();
-            if self.after_stay && pays(switch.to_clpart, extra, self.stayed, home) {
+            if self.after_stay && pays(share, switch.to_clpart, extra, self.stayed, home) {
                 self.after_stay = false;
                 self.remeasure = !self.warmed();
                 return Choice::Clpart;
@@ -375,7 +463,7 @@ impl Home {
             if self.since >= self.stretch {
                 let since = std::mem::take(&mut self.since);
                 self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
-                if pays(switch.to_home, home - clpart, since, clpart) {
+                if pays(share, switch.to_home, home - clpart, since, clpart) {
                     return Choice::Probe;
                 }
             }
@@ -542,6 +630,46 @@ mod tests {
         assert_eq!(h.next(true, Switch::default(), None), Choice::Clpart);
     }
 
+    /// Launches passed through while their analysis was made are timed as
+    /// a stretch at home: 1,000 of 2 us each do not pay for a first launch
+    /// on clpart's devices, which waits for a stretch of which it is a
+    /// tenth; what is kept for the next run starts it at home.
+    #[test]
+    fn a_stretch_passed_through_while_analyzed_values_home() {
+        let mut h = Home::default();
+        assert_eq!(h.next(false, Switch::default(), Some(0.0)), Choice::Clpart);
+        assert_eq!(h.pending_began(10.0), 16);
+        // not ended: nothing to time
+        assert!(!h.stretch_ended());
+        h.pending_ended(999);
+        assert!(h.stretch_ended());
+        assert_eq!(
+            h.next(false, Switch::default(), Some(12.0)),
+            Choice::Stay(16)
+        );
+        assert_eq!(h.streamed_home(), Some(0.002));
+        let mut next = Home::remembered_home(0.002);
+        assert_eq!(
+            next.next(false, Switch::default(), Some(0.0)),
+            Choice::Stay(16)
+        );
+        // 100 launches of 5 ms: clpart's devices are tried
+        let mut long = Home::default();
+        long.pending_began(0.0);
+        long.pending_ended(99);
+        assert_eq!(
+            long.next(false, Switch::default(), Some(500.0)),
+            Choice::Clpart
+        );
+        long.observe_clpart(50.0);
+        long.observe_clpart(2.0);
+        assert_eq!(long.streamed_home(), None);
+        // the stretches grow
+        let mut h = Home::default();
+        let lengths: Vec<u32> = (0..5).map(|_| h.pending_began(0.0)).collect();
+        assert_eq!(lengths, [16, 64, 256, 1024, 1024]);
+    }
+
     /// Walls an earlier run measured decide the first launch: a faster
     /// home stays home at once, and clpart's devices, whose first launch
     /// in this run loads the subkernels (9 ms then), are measured again
@@ -564,8 +692,9 @@ mod tests {
                 c => panic!("{c:?}"),
             }
         }
-        // 9.8 ms against a tenth of 16, 64, 256 launches of 0.2 ms
-        assert_eq!(stays, [16, 64, 256, 1024]);
+        // 9.8 ms against a fiftieth of 16, 64, 256, 1024 launches of 0.2 ms
+        // (remembered walls: a tenth would have paid at 1024)
+        assert_eq!(stays, [16, 64, 256, 1024, 4096]);
         h.observe_clpart(9.0);
         assert_eq!(h.next(false, Switch::default(), None), Choice::Clpart);
         h.observe_clpart(0.1);
@@ -591,13 +720,17 @@ mod tests {
             clpart_ms: 0.5,
             warmup_ms: Some(10.0),
         };
-        // probes alone: 10.45 ms pays after a stretch of 4096 launches
+        // probes alone: 10.45 ms would pay after a stretch of 4096
+        // launches at a tenth, never at the share of remembered walls
         let mut probed = Home::remembered(w);
         let mut stays = Vec::new();
-        while let Choice::Stay(n) = probed.next(false, Switch::default(), None) {
-            stays.push(n);
+        for _ in 0..7 {
+            match probed.next(false, Switch::default(), None) {
+                Choice::Stay(n) => stays.push(n),
+                c => panic!("{c:?} after {stays:?}"),
+            }
         }
-        assert_eq!(stays, [16, 64, 256, 1024, 4096]);
+        assert_eq!(stays, [16, 64, 256, 1024, 4096, 4096, 4096]);
         // the stretches took 2 us a launch: 4096 of them save 0.8 ms
         let mut timed = Home::remembered(w);
         let mut now = 0.0;

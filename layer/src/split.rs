@@ -134,6 +134,9 @@ pub(crate) enum Slot {
 pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
     // A kernel already known to stay unsplit at this size passes through
     // without its record being copied (the pass-through overhead).
+    // launches of a stretch passed through while an analysis was made,
+    // when it ends here
+    let mut pending_passed = None;
     let known = state::with(|s| {
         let k = s.kernels.get_mut(&(launch.kernel as usize))?;
         let u = k.unsplit.as_mut()?;
@@ -141,12 +144,14 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         if !unsafe { u.matches(launch.work_dim, launch.global, launch.local) } {
             return None;
         }
-        // an analysis in progress was finished (this one or another)
-        if u.until_finished
-            .is_some_and(|n| n != crate::analyses::finished_jobs())
-        {
-            k.unsplit = None;
-            return None;
+        if let Some((finished, length)) = u.until_finished {
+            let left = u.left.unwrap_or(0);
+            // an analysis in progress was finished (this one or another)
+            if left == 0 || finished != crate::analyses::finished_jobs() {
+                pending_passed = Some(length - left.min(length));
+                k.unsplit = None;
+                return None;
+            }
         }
         match &mut u.left {
             // a stretch at home ended: the layer decides again
@@ -180,7 +185,7 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
     };
     let mut engine = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
     let engine = engine.get_or_insert_with(Engine::default);
-    match split_with(engine, launch, &rec, &nd) {
+    match split_with(engine, launch, &rec, &nd, pending_passed) {
         Ok(outcome) => outcome,
         Err(why) => pass(&rec.name, why),
     }
@@ -220,11 +225,14 @@ unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
     NdRange::with_offset(&global, &local, &offset).map_err(|e| e.to_string())
 }
 
+/// `pending_passed`: the launch ends a stretch of this size passed through
+/// while its analysis was made, of this many launches after the first.
 fn split_with(
     engine: &mut Engine,
     launch: &Launch,
     rec: &KernelRec,
     nd: &NdRange,
+    pending_passed: Option<u32>,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
     let Some((source, options)) = &rec.program else {
@@ -234,10 +242,18 @@ fn split_with(
     let options: Vec<String> = options.to_vec();
     let _inside = Inside::enter();
     let (balance_key, size) = balance_key(&rec.name, nd, !launch.local.is_null());
-    if config().shares.is_none() && config().auto {
-        if let Some(home) =
-            home_or_clpart(engine, launch, rec, (source, &options), &balance_key, size)
-        {
+    let auto = config().shares.is_none() && config().auto;
+    if auto {
+        let program = (source, options.as_slice());
+        let home = home_or_clpart(
+            engine,
+            launch,
+            rec,
+            program,
+            (&balance_key, size),
+            pending_passed,
+        );
+        if let Some(home) = home {
             return home;
         }
     }
@@ -296,7 +312,13 @@ fn split_with(
             // scalar value is followed (`KernelAnalyses::choose`), so none
             // is missed
             if kernel.infos.is_none() {
-                remember_pending(launch, &rec.name, finished);
+                // with automatic shares, timed: home's wall in a stream,
+                // before clpart's devices are first tried
+                let length = match engine.home.get_mut(&balance_key).filter(|_| auto) {
+                    Some(h) => h.pending_began(clock_ms()),
+                    None => home::MAX_PENDING_STRETCH,
+                };
+                remember_pending(launch, &rec.name, finished, length);
             }
             return Err(crate::analyses::PENDING.into());
         }
@@ -611,8 +633,8 @@ fn home_or_clpart(
     launch: &Launch,
     rec: &KernelRec,
     (source, options): (&Arc<str>, &[String]),
-    balance_key: &str,
-    size: u32,
+    (balance_key, size): (&str, u32),
+    pending_passed: Option<u32>,
 ) -> Option<Result<Outcome, String>> {
     let settled = engine
         .balancer
@@ -631,7 +653,14 @@ fn home_or_clpart(
                     .remember_rates(balance_key, rates);
             }
         }
-        let remembered = record.and_then(|r| r.walls).map(home::Home::remembered);
+        // both sides measured, or home alone in a stream and short
+        let remembered = record.and_then(|r| match r.walls {
+            Some(w) => Some(home::Home::remembered(w)),
+            None => r
+                .home_ms
+                .filter(|&h| h < home::REMEMBERED_HOME_MS)
+                .map(home::Home::remembered_home),
+        });
         // only from a larger size: a launch with fewer work-groups
         // gains less from splitting, never more
         let from = remembered.unwrap_or_else(|| {
@@ -658,6 +687,9 @@ fn home_or_clpart(
     }
     let switch = switch_bytes(rec);
     let at_home = engine.home.get_mut(balance_key).expect("inserted above");
+    if let Some(n) = pending_passed {
+        at_home.pending_ended(n);
+    }
     // a stretch at home ends: its launches are done once the application's
     // queue is, and only then is its time what they cost (enqueued, they
     // return before the device has run them); untimed where finishing
@@ -725,8 +757,15 @@ pub(crate) fn save_history() {
                 .filter_map(|(d, r)| Some((d, r?)))
                 .collect();
             let walls = h.walls();
-            (walls.is_some() || !rates.is_empty())
-                .then(|| (k.clone(), crate::history::Record { walls, rates }))
+            let home_ms = h.streamed_home();
+            (walls.is_some() || home_ms.is_some() || !rates.is_empty()).then(|| {
+                let record = crate::history::Record {
+                    walls,
+                    home_ms,
+                    rates,
+                };
+                (k.clone(), record)
+            })
         })
         .collect();
     engine.history.save(measured);
@@ -876,7 +915,7 @@ fn keep_unsplit(
     name: &str,
     why: &str,
     left: Option<u32>,
-    until_finished: Option<u64>,
+    until_finished: Option<(u64, u32)>,
 ) {
     let dims = launch.work_dim as usize;
     let read = |p: *const usize| -> Vec<usize> {
@@ -898,22 +937,18 @@ fn keep_unsplit(
     });
 }
 
-/// Most launches passed through at once while a kernel's analysis is in
-/// progress, before the layer looks again.
-const PENDING_STRETCH: u32 = 1024;
-
 /// Records on the kernel that its launches of this size pass through while
 /// its analysis is in progress: until the worker finishes a job, and at
-/// most [`PENDING_STRETCH`] of them (a program of thousands of tiny
-/// launches otherwise pays the whole decision at each). `finished`: the
-/// worker's finished jobs before the launch looked.
-fn remember_pending(launch: &Launch, name: &str, finished: u64) {
+/// most `length` of them ([`home::Home::pending_began`]; a program of
+/// thousands of tiny launches otherwise pays the whole decision at each).
+/// `finished`: the worker's finished jobs before the launch looked.
+fn remember_pending(launch: &Launch, name: &str, finished: u64, length: u32) {
     keep_unsplit(
         launch,
         name,
         crate::analyses::PENDING,
-        Some(PENDING_STRETCH),
-        Some(finished),
+        Some(length),
+        Some((finished, length)),
     );
 }
 

@@ -120,10 +120,11 @@ pub(crate) struct Unsplit {
     pub(crate) reason: Arc<str>,
     /// Launches left before the layer decides again (`None`: for good).
     pub(crate) left: Option<u32>,
-    /// `Some(n)`: the launches pass through while an analysis is made,
-    /// until the worker has finished other than `n` jobs
-    /// ([`crate::analyses::finished_jobs`]).
-    pub(crate) until_finished: Option<u64>,
+    /// `Some((n, length))`: the launches pass through while an analysis is
+    /// made, until the worker has finished other than `n` jobs
+    /// ([`crate::analyses::finished_jobs`]) or `length` launches (`left`
+    /// at the start) passed.
+    pub(crate) until_finished: Option<(u64, u32)>,
 }
 
 impl Unsplit {
