@@ -63,11 +63,14 @@ pub(crate) struct Record {
     /// Both sides' walls, where both were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) walls: Option<Walls>,
-    /// Home's wall (ms) in a stream, where clpart's devices were not
-    /// measured (the launches passed through while their analysis was
-    /// made: [`crate::home::Home::remembered_home`]).
+    /// Home's wall (ms) where clpart's devices were not measured (the
+    /// launches passed through while their analysis was made).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) home_ms: Option<f64>,
+    /// clpart's wall (ms) where home was not measured (a kernel launched
+    /// once a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) clpart_ms: Option<f64>,
     /// Each measured device's rate (device index, work-groups per ms), as
     /// the balancer measured it ([`launcher::Balancer::rates`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -75,6 +78,19 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// Both sides' walls: as measured together, else as two runs measured
+    /// each side alone (a kernel launched once a run: at home while its
+    /// analysis was made, then on clpart's devices).
+    pub(crate) fn both(&self) -> Option<Walls> {
+        self.walls.or_else(|| {
+            Some(Walls {
+                home_ms: self.home_ms?,
+                clpart_ms: self.clpart_ms?,
+                warmup_ms: None,
+            })
+        })
+    }
+
     /// This run's record `new` merged into an earlier one: the lesser wall
     /// of each side and the greater rate of each device. What inflates a
     /// measurement (a driver's compile at a launch, a wait for an analysis,
@@ -98,20 +114,24 @@ impl Record {
             }
         }
         rates.sort_by_key(|x| x.0);
-        let home_ms = match (self.home_ms, new.home_ms) {
+        let least = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => b.or(a),
         };
         Record {
             walls,
-            home_ms,
+            home_ms: least(self.home_ms, new.home_ms),
+            clpart_ms: least(self.clpart_ms, new.clpart_ms),
             rates,
         }
     }
 
     fn valid(&self) -> bool {
         self.walls.as_ref().is_none_or(Walls::valid)
-            && self.home_ms.is_none_or(|h| h.is_finite() && h >= 0.0)
+            && [self.home_ms, self.clpart_ms]
+                .iter()
+                .flatten()
+                .all(|w| w.is_finite() && *w >= 0.0)
             && self.rates.iter().all(|&(_, r)| r.is_finite() && r > 0.0)
     }
 }
@@ -273,6 +293,7 @@ mod tests {
                     warmup_ms: Some(9.0),
                 }),
                 home_ms: None,
+                clpart_ms: None,
                 rates: vec![(0, 2.5), (1, 0.5)],
             },
         );
@@ -311,11 +332,13 @@ mod tests {
         let old = Record {
             walls: walls(5.0, 1.2),
             home_ms: Some(0.5),
+            clpart_ms: None,
             rates: vec![(0, 2.0), (1, 3.0)],
         };
         let new = Record {
             walls: walls(4.0, 9.0),
             home_ms: Some(0.25),
+            clpart_ms: Some(3.0),
             rates: vec![(1, 1.0), (2, 4.0)],
         };
         assert_eq!(
@@ -323,9 +346,21 @@ mod tests {
             Record {
                 walls: walls(4.0, 1.2),
                 home_ms: Some(0.25),
+                clpart_ms: Some(3.0),
                 rates: vec![(0, 2.0), (1, 3.0), (2, 4.0)],
             }
         );
+        // each side alone, in two runs
+        let home = Record {
+            home_ms: Some(1.5),
+            ..Record::default()
+        };
+        let clpart = Record {
+            clpart_ms: Some(6.4),
+            ..Record::default()
+        };
+        assert_eq!(home.both(), None);
+        assert_eq!(home.merged(&clpart).both(), walls(1.5, 6.4));
         let none = Record::default();
         assert_eq!(none.merged(&new), new);
         assert_eq!(old.merged(&none), old);

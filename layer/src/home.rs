@@ -94,6 +94,13 @@ const STREAM_PROBE_MS: f64 = 1.0;
 /// as if unmeasured (a product of large matrices launched once).
 pub(crate) const REMEMBERED_HOME_MS: f64 = 1.0;
 
+/// A configuration of which an earlier run measured only clpart's devices
+/// ([`Home::remembered_clpart`]) is probed at home first where that launch
+/// took less than this (ms): a probe that loses costs at most that much,
+/// once, and four small kernels launched once each (a correlation's means,
+/// deviations and centring) cost three times as much split as at home.
+pub(crate) const PROBED_FIRST_MS: f64 = 20.0;
+
 /// Until a first launch on clpart's devices was measured: what it costs
 /// (loading the subkernels, allocating buffers) beyond a measured launch.
 const DEFAULT_WARMUP_MS: f64 = 10.0;
@@ -170,8 +177,14 @@ pub(crate) struct Home {
     /// Launches on clpart's devices since home was last probed.
     since: u32,
     stretch: u32,
-    /// The stretch at home that ends when `after_stay` is set.
+    /// The launches of the stretch at home that ends when `after_stay` is
+    /// set: planned, then (once it ended) made.
     stayed: u32,
+    /// The launches the stretch that began at `stay_began_ms` made, once
+    /// it ended ([`Home::stretch_done`]); `None` while it goes on, or where
+    /// it was cut short (a launch of another kernel object or size came
+    /// first), when it is not valued.
+    done: Option<u32>,
     /// The last choice between the two (`Some(true)`: home).
     at_home: Option<bool>,
     /// A stretch at home just ended: clpart's devices are measured next.
@@ -263,7 +276,7 @@ impl Home {
 
     /// The launches of this configuration pass through at once from now
     /// (ms on the caller's clock, as [`Home::next`]'s `now_ms`) while their
-    /// analysis is made: a stretch at home that [`Home::pending_ended`]
+    /// analysis is made: a stretch at home that [`Home::stretch_done`]
     /// ends and the next choice times, so that home's wall in a stream is
     /// known before clpart's devices are first tried.
     /// Returns the stretch's length: from [`FIRST_STRETCH`], fourfold
@@ -271,30 +284,60 @@ impl Home {
     /// analyses outlast it has home timed early.
     pub(crate) fn pending_began(&mut self, now_ms: f64) -> u32 {
         self.stay_began_ms = Some(now_ms);
-        self.stayed = 0;
+        self.done = None;
         let n = self.pending_stretch.max(FIRST_STRETCH);
         self.pending_stretch = n.saturating_mul(4).min(MAX_PENDING_STRETCH);
         n
     }
 
-    /// The stretch [`Home::pending_began`] began ended after `passed`
-    /// launches besides the first (the worker finished a job, or the
-    /// stretch its length): the next choice values home by its time and
+    /// The stretch at home ([`Choice::Stay`], or [`Home::pending_began`]'s)
+    /// ended after `passed` launches besides the first (its length, or the
+    /// worker finished a job): the next choice values home by its time and
     /// measures clpart's devices only where that stretch pays for it.
-    pub(crate) fn pending_ended(&mut self, passed: u32) {
-        if self.stay_began_ms.is_some() && self.stayed == 0 {
-            self.stayed = passed.saturating_add(1);
+    pub(crate) fn stretch_done(&mut self, passed: u32) {
+        if self.stay_began_ms.is_some() {
+            self.done = Some(passed.saturating_add(1));
             self.after_stay = true;
         }
     }
 
-    /// Home's wall in a stream where clpart's devices were not measured
-    /// (what [`Home::remembered_home`] starts from in the next run).
-    pub(crate) fn streamed_home(&self) -> Option<f64> {
-        if self.streamed && self.clpart.is_empty() {
+    /// Home's wall where clpart's devices were not measured (a probe, or
+    /// a stretch passed through while the analysis was made): what
+    /// [`Home::remembered_home`] starts from in the next run.
+    pub(crate) fn home_alone(&self) -> Option<f64> {
+        if self.clpart.is_empty() && self.warmup.is_none() {
             median(&self.walls)
         } else {
             None
+        }
+    }
+
+    /// The wall of clpart's devices where home was not measured (a kernel
+    /// launched once: its first launch, the warm-up, is all there is).
+    pub(crate) fn clpart_alone(&self) -> Option<f64> {
+        if self.walls.is_empty() {
+            median(&self.clpart).or(self.warmup)
+        } else {
+            None
+        }
+    }
+
+    /// Whether neither side was measured yet.
+    pub(crate) fn unmeasured(&self) -> bool {
+        self.walls.is_empty() && self.clpart.is_empty() && self.warmup.is_none()
+    }
+
+    /// A configuration of which an earlier run measured only clpart's
+    /// devices, `clpart_ms` (a kernel launched once a run, on clpart's
+    /// devices since its analysis was ready): short enough
+    /// ([`PROBED_FIRST_MS`]) that home may be faster, its first launch is
+    /// a probe at home, and the run after knows both sides.
+    pub(crate) fn remembered_clpart(clpart_ms: f64) -> Home {
+        Home {
+            clpart: VecDeque::from([clpart_ms]),
+            inherited: true,
+            remembered: true,
+            ..Home::default()
         }
     }
 
@@ -302,7 +345,7 @@ impl Home {
     /// by the time it took ([`Home::next`]'s `now_ms`, which the caller
     /// takes once the stretch's launches are done).
     pub(crate) fn stretch_ended(&self) -> bool {
-        self.stay_began_ms.is_some() && self.stayed > 0
+        self.stay_began_ms.is_some() && self.done.is_some()
     }
 
     /// Whether the first launch on clpart's devices (the warm-up) was made.
@@ -342,6 +385,7 @@ impl Home {
     fn stay(&mut self, now_ms: Option<f64>) -> Choice {
         self.after_stay = true;
         self.stay_began_ms = now_ms;
+        self.done = None;
         let n = self.stretch;
         self.stayed = n;
         self.stretch = self.stretch.saturating_mul(4).min(MAX_STRETCH);
@@ -377,14 +421,17 @@ impl Home {
         // between two clFinish), it is home's wall from now on, so home's
         // median below is never above it
         let began = self.stay_began_ms.take();
-        if let (Some(now), Some(began)) = (now_ms, began) {
-            if self.stayed > 0 {
-                let per = (now - began).max(0.0) / self.stayed as f64;
-                self.streamed = true;
-                if median(&self.walls).is_none_or(|h| per < h) {
-                    self.walls.retain(|&w| w <= per);
-                    keep(&mut self.walls, per);
-                }
+        let done = self.done.take();
+        if began.is_some() {
+            // (0: cut short, its launches unknown)
+            self.stayed = done.unwrap_or(0);
+        }
+        if let (Some(now), Some(began), Some(n)) = (now_ms, began, done) {
+            let per = (now - began).max(0.0) / n as f64;
+            self.streamed = true;
+            if median(&self.walls).is_none_or(|h| per < h) {
+                self.walls.retain(|&w| w <= per);
+                keep(&mut self.walls, per);
             }
         }
         let share = if self.remembered {
@@ -422,18 +469,22 @@ impl Home {
             return match home {
                 None if switch.to_clpart > FIRST_SWITCH_BYTES => Choice::Probe,
                 None => Choice::Clpart,
-                // measured at home first: clpart's devices once a stretch
-                // at home pays for moving the buffers
-                Some(h)
-                    if self.after_stay
-                        && pays(share, switch.to_clpart, self.warmup_ms(), self.stayed, h) =>
-                {
-                    self.after_stay = false;
-                    Choice::Clpart
-                }
-                Some(_) => {
-                    self.at_home = Some(true);
-                    self.stay(now_ms)
+                // measured at home first: clpart's devices once the stretch
+                // at home that ended, or before any the next, pays for
+                // moving the buffers and the first launch there
+                Some(h) => {
+                    let n = if self.after_stay {
+                        self.stayed
+                    } else {
+                        self.stretch
+                    };
+                    if pays(share, switch.to_clpart, self.warmup_ms(), n, h) {
+                        self.after_stay = false;
+                        Choice::Clpart
+                    } else {
+                        self.at_home = Some(true);
+                        self.stay(now_ms)
+                    }
                 }
             };
         };
@@ -641,13 +692,13 @@ mod tests {
         assert_eq!(h.pending_began(10.0), 16);
         // not ended: nothing to time
         assert!(!h.stretch_ended());
-        h.pending_ended(999);
+        h.stretch_done(999);
         assert!(h.stretch_ended());
         assert_eq!(
             h.next(false, Switch::default(), Some(12.0)),
             Choice::Stay(16)
         );
-        assert_eq!(h.streamed_home(), Some(0.002));
+        assert_eq!(h.home_alone(), Some(0.002));
         let mut next = Home::remembered_home(0.002);
         assert_eq!(
             next.next(false, Switch::default(), Some(0.0)),
@@ -656,18 +707,61 @@ mod tests {
         // 100 launches of 5 ms: clpart's devices are tried
         let mut long = Home::default();
         long.pending_began(0.0);
-        long.pending_ended(99);
+        long.stretch_done(99);
         assert_eq!(
             long.next(false, Switch::default(), Some(500.0)),
             Choice::Clpart
         );
         long.observe_clpart(50.0);
         long.observe_clpart(2.0);
-        assert_eq!(long.streamed_home(), None);
+        assert_eq!(long.home_alone(), None);
+        assert_eq!(long.clpart_alone(), None);
         // the stretches grow
         let mut h = Home::default();
         let lengths: Vec<u32> = (0..5).map(|_| h.pending_began(0.0)).collect();
         assert_eq!(lengths, [16, 64, 256, 1024, 1024]);
+    }
+
+    /// A kernel launched once a run: probed at home while its analysis is
+    /// made, measured on clpart's devices in a later run; the two make its
+    /// walls. One whose earlier run measured only clpart's devices, and
+    /// briefly, is probed at home first.
+    #[test]
+    fn single_launches_are_measured_on_both_sides_across_runs() {
+        let mut pending = Home::default();
+        assert!(pending.unmeasured());
+        pending.observe(1.5);
+        assert_eq!(pending.home_alone(), Some(1.5));
+        assert_eq!(pending.clpart_alone(), None);
+        let mut split = Home::default();
+        assert_eq!(split.next(false, Switch::default(), None), Choice::Clpart);
+        split.observe_clpart(6.4);
+        assert_eq!(split.clpart_alone(), Some(6.4));
+        assert_eq!(split.home_alone(), None);
+        let mut next = Home::remembered_clpart(6.4);
+        assert_eq!(next.next(false, Switch::default(), None), Choice::Probe);
+        next.observe(1.5);
+        assert_eq!(
+            next.walls().map(|w| (w.home_ms, w.clpart_ms)),
+            Some((1.5, 6.4))
+        );
+    }
+
+    /// A stretch cut short (a launch of another kernel object of the same
+    /// name and size came first, the products of a 3mm) is not valued:
+    /// its launches are unknown, and one launch of 250 ms taken for
+    /// sixteen would make home 16 ms.
+    #[test]
+    fn a_stretch_cut_short_is_not_valued() {
+        let mut h = Home::default();
+        h.observe(250.0);
+        h.pending_began(0.0);
+        assert!(!h.stretch_ended());
+        assert_eq!(
+            h.next(false, Switch::default(), Some(250.0)),
+            Choice::Clpart
+        );
+        assert_eq!(h.home_alone(), Some(250.0));
     }
 
     /// Walls an earlier run measured decide the first launch: a faster
@@ -738,7 +832,9 @@ mod tests {
             let Choice::Stay(n) = timed.next(false, Switch::default(), Some(now)) else {
                 panic!("clpart's devices measured again for a tiny saving");
             };
-            now += n as f64 * 0.002;
+            // the launch that chose and `n` after it
+            timed.stretch_done(n);
+            now += (n + 1) as f64 * 0.002;
         }
         // and 2 us is home's wall now, for the comparison and the history
         let home = timed.walls().unwrap().home_ms;
@@ -771,8 +867,9 @@ mod tests {
                     now += 0.06;
                 }
                 Choice::Stay(n) => {
-                    n_home += n;
-                    now += n as f64 * 0.003;
+                    h.stretch_done(n);
+                    n_home += n + 1;
+                    now += (n + 1) as f64 * 0.003;
                 }
             }
         }

@@ -134,9 +134,9 @@ pub(crate) enum Slot {
 pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
     // A kernel already known to stay unsplit at this size passes through
     // without its record being copied (the pass-through overhead).
-    // launches of a stretch passed through while an analysis was made,
-    // when it ends here
-    let mut pending_passed = None;
+    // the launches after the first of a stretch at home (a stay, or while
+    // an analysis is made), when it ends here
+    let mut stretch_passed = None;
     let known = state::with(|s| {
         let k = s.kernels.get_mut(&(launch.kernel as usize))?;
         let u = k.unsplit.as_mut()?;
@@ -144,21 +144,19 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         if !unsafe { u.matches(launch.work_dim, launch.global, launch.local) } {
             return None;
         }
-        if let Some((finished, length)) = u.until_finished {
-            let left = u.left.unwrap_or(0);
-            // an analysis in progress was finished (this one or another)
-            if left == 0 || finished != crate::analyses::finished_jobs() {
-                pending_passed = Some(length - left.min(length));
+        // a stretch ended (its launches made, or an analysis in progress
+        // finished, this one or another): the layer decides again
+        if let Some(left) = u.left {
+            let finished = u
+                .until_finished
+                .is_some_and(|n| n != crate::analyses::finished_jobs());
+            if left == 0 || finished {
+                stretch_passed = Some(u.length - left.min(u.length));
                 k.unsplit = None;
                 return None;
             }
         }
         match &mut u.left {
-            // a stretch at home ended: the layer decides again
-            Some(0) => {
-                k.unsplit = None;
-                None
-            }
             Some(n) => {
                 *n -= 1;
                 Some((u.name.clone(), u.reason.clone()))
@@ -185,7 +183,7 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
     };
     let mut engine = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
     let engine = engine.get_or_insert_with(Engine::default);
-    match split_with(engine, launch, &rec, &nd, pending_passed) {
+    match split_with(engine, launch, &rec, &nd, stretch_passed) {
         Ok(outcome) => outcome,
         Err(why) => pass(&rec.name, why),
     }
@@ -225,14 +223,14 @@ unsafe fn ndrange(l: &Launch) -> Result<NdRange, String> {
     NdRange::with_offset(&global, &local, &offset).map_err(|e| e.to_string())
 }
 
-/// `pending_passed`: the launch ends a stretch of this size passed through
-/// while its analysis was made, of this many launches after the first.
+/// `stretch_passed`: the launch ends a stretch at home of this size (a stay,
+/// or while its analysis was made) of this many launches after the first.
 fn split_with(
     engine: &mut Engine,
     launch: &Launch,
     rec: &KernelRec,
     nd: &NdRange,
-    pending_passed: Option<u32>,
+    stretch_passed: Option<u32>,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
     let Some((source, options)) = &rec.program else {
@@ -251,7 +249,7 @@ fn split_with(
             rec,
             program,
             (&balance_key, size),
-            pending_passed,
+            stretch_passed,
         );
         if let Some(home) = home {
             return home;
@@ -313,12 +311,20 @@ fn split_with(
             // is missed
             if kernel.infos.is_none() {
                 // with automatic shares, timed: home's wall in a stream,
-                // before clpart's devices are first tried
-                let length = match engine.home.get_mut(&balance_key).filter(|_| auto) {
+                // before clpart's devices are first tried, and a first
+                // launch probed (a kernel launched once a run has its
+                // home measured while its analysis is made)
+                let home = engine.home.get_mut(&balance_key).filter(|_| auto);
+                let probe = home.as_ref().is_some_and(|h| h.unmeasured()) && may_finish(launch);
+                let length = match home {
                     Some(h) => h.pending_began(clock_ms()),
                     None => home::MAX_PENDING_STRETCH,
                 };
                 remember_pending(launch, &rec.name, finished, length);
+                if probe {
+                    report::whole(&rec.name, crate::analyses::PENDING);
+                    return Ok(Outcome::Probe(balance_key));
+                }
             }
             return Err(crate::analyses::PENDING.into());
         }
@@ -634,7 +640,7 @@ fn home_or_clpart(
     rec: &KernelRec,
     (source, options): (&Arc<str>, &[String]),
     (balance_key, size): (&str, u32),
-    pending_passed: Option<u32>,
+    stretch_passed: Option<u32>,
 ) -> Option<Result<Outcome, String>> {
     let settled = engine
         .balancer
@@ -653,13 +659,18 @@ fn home_or_clpart(
                     .remember_rates(balance_key, rates);
             }
         }
-        // both sides measured, or home alone in a stream and short
-        let remembered = record.and_then(|r| match r.walls {
-            Some(w) => Some(home::Home::remembered(w)),
-            None => r
-                .home_ms
-                .filter(|&h| h < home::REMEMBERED_HOME_MS)
-                .map(home::Home::remembered_home),
+        // both sides measured, else one side alone and short
+        let remembered = record.and_then(|r| match (r.both(), r.home_ms, r.clpart_ms) {
+            (Some(w), _, _) => Some(home::Home::remembered(w)),
+            (None, Some(h), _) if h < home::REMEMBERED_HOME_MS => {
+                Some(home::Home::remembered_home(h))
+            }
+            // (launched once a run: more launches measure the devices'
+            // rates, and home is probed within the run)
+            (None, _, Some(c)) if c < home::PROBED_FIRST_MS && r.rates.is_empty() => {
+                Some(home::Home::remembered_clpart(c))
+            }
+            _ => None,
         });
         // only from a larger size: a launch with fewer work-groups
         // gains less from splitting, never more
@@ -687,8 +698,8 @@ fn home_or_clpart(
     }
     let switch = switch_bytes(rec);
     let at_home = engine.home.get_mut(balance_key).expect("inserted above");
-    if let Some(n) = pending_passed {
-        at_home.pending_ended(n);
+    if let Some(n) = stretch_passed {
+        at_home.stretch_done(n);
     }
     // a stretch at home ends: its launches are done once the application's
     // queue is, and only then is its time what they cost (enqueued, they
@@ -756,16 +767,13 @@ pub(crate) fn save_history() {
                 .into_iter()
                 .filter_map(|(d, r)| Some((d, r?)))
                 .collect();
-            let walls = h.walls();
-            let home_ms = h.streamed_home();
-            (walls.is_some() || home_ms.is_some() || !rates.is_empty()).then(|| {
-                let record = crate::history::Record {
-                    walls,
-                    home_ms,
-                    rates,
-                };
-                (k.clone(), record)
-            })
+            let record = crate::history::Record {
+                walls: h.walls(),
+                home_ms: h.home_alone(),
+                clpart_ms: h.clpart_alone(),
+                rates,
+            };
+            (record != crate::history::Record::default()).then(|| (k.clone(), record))
         })
         .collect();
     engine.history.save(measured);
@@ -915,7 +923,7 @@ fn keep_unsplit(
     name: &str,
     why: &str,
     left: Option<u32>,
-    until_finished: Option<(u64, u32)>,
+    until_finished: Option<u64>,
 ) {
     let dims = launch.work_dim as usize;
     let read = |p: *const usize| -> Vec<usize> {
@@ -928,6 +936,7 @@ fn keep_unsplit(
         name: name.into(),
         reason: why.into(),
         left,
+        length: left.unwrap_or(0),
         until_finished,
     };
     state::with(|s| {
@@ -948,7 +957,7 @@ fn remember_pending(launch: &Launch, name: &str, finished: u64, length: u32) {
         name,
         crate::analyses::PENDING,
         Some(length),
-        Some((finished, length)),
+        Some(finished),
     );
 }
 

@@ -120,11 +120,12 @@ pub(crate) struct Unsplit {
     pub(crate) reason: Arc<str>,
     /// Launches left before the layer decides again (`None`: for good).
     pub(crate) left: Option<u32>,
-    /// `Some((n, length))`: the launches pass through while an analysis is
-    /// made, until the worker has finished other than `n` jobs
-    /// ([`crate::analyses::finished_jobs`]) or `length` launches (`left`
-    /// at the start) passed.
-    pub(crate) until_finished: Option<(u64, u32)>,
+    /// `left` when the stretch began.
+    pub(crate) length: u32,
+    /// `Some(n)`: the launches pass through while an analysis is made,
+    /// until the worker has finished other than `n` jobs
+    /// ([`crate::analyses::finished_jobs`]).
+    pub(crate) until_finished: Option<u64>,
 }
 
 impl Unsplit {
@@ -614,6 +615,7 @@ mod tests {
             name: "k".into(),
             reason: "atomics".into(),
             left: None,
+            length: 0,
             until_finished: None,
         };
         let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
