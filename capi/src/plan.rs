@@ -78,9 +78,13 @@ pub(crate) struct PlanState {
     verify: bool,
     /// The run-time guard is off.
     unchecked: bool,
-    /// Shares from the devices' measured speeds (the launch's shares only
-    /// pick the devices), see [`launcher::Balancer`].
-    balancer: Option<launcher::Balancer>,
+    /// Shares follow the devices' measured speeds (the launch's shares
+    /// then only pick the devices), see [`launcher::Balancer`].
+    auto_split: bool,
+    /// The launches' policy: shares, rounds, measurements. A first
+    /// automatic launch over resident buffers runs at even shares, not in
+    /// rounds, as `clpart.h` promises.
+    door: session::Door,
     pub(crate) last: Option<Last>,
 }
 
@@ -137,7 +141,8 @@ impl PlanState {
             session,
             verify: false,
             unchecked: false,
-            balancer: None,
+            auto_split: false,
+            door: session::Door::new().without_resident_rounds(),
             last: None,
         })
     }
@@ -183,7 +188,8 @@ impl PlanState {
             session,
             verify: false,
             unchecked: false,
-            balancer: None,
+            auto_split: false,
+            door: session::Door::new().without_resident_rounds(),
             last: None,
         })
     }
@@ -203,7 +209,9 @@ impl PlanState {
     /// Automatic shares on (measured per-device speeds, refined launch after
     /// launch) or off (the launch's own shares).
     pub(crate) fn set_auto_split(&mut self, on: bool) {
-        self.balancer = on.then(|| launcher::Balancer::new(&[]));
+        // either way, what was measured is forgotten
+        self.auto_split = on;
+        self.door = session::Door::new().without_resident_rounds();
     }
 
     /// The argument `index`, checked to be of a kind `ok` accepts.
@@ -412,26 +420,19 @@ impl PlanState {
             ..Default::default()
         };
         let key = launcher::launch_key(&self.kernel, nd);
-        let shares: Shares = match &mut self.balancer {
-            Some(b) => {
-                let devices: Vec<usize> = shares.iter().map(|s| s.0).collect();
-                if b.devices() != devices.as_slice() {
-                    *b = launcher::Balancer::new(&devices);
-                }
-                b.shares(&key)
-            }
-            None => shares.clone(),
+        let shares = if self.auto_split {
+            session::Shares::Auto(shares.iter().map(|s| s.0).collect())
+        } else {
+            session::Shares::Fixed(shares.clone())
         };
         // A first automatic launch over host arrays, on devices of unknown
-        // speed: in two rounds where that pays, as `clpart run --split
-        // auto` (launcher::launch_in_rounds, which feeds the balancer).
-        let in_rounds =
-            resident.is_empty() && self.balancer.as_ref().is_some_and(|b| b.unmeasured(&key));
+        // speed, runs in two rounds where that pays, as `clpart run --split
+        // auto` (session::Door).
         let report = if resident.is_empty() {
-            match self.balancer.as_mut().filter(|_| in_rounds) {
-                Some(b) => launcher::launch_in_rounds(plan, nd, &mut kargs, b, &key, &options)?,
-                None => launcher::launch(plan, nd, &mut kargs, &shares, &options)?,
-            }
+            let host = session::Buffers::Host;
+            self.door
+                .launch(plan, nd, &mut kargs, host, &shares, &key, &options)?
+                .report
         } else {
             let shared: Vec<Shared> = resident.iter().map(|(_, b)| b.clone()).collect();
             let mut guards = buffer::lock_all(&shared);
@@ -440,13 +441,12 @@ impl PlanState {
                 .map(|(i, _)| *i)
                 .zip(guards.iter_mut().map(|g| &mut **g))
                 .collect();
-            launcher::launch_resident(plan, nd, &mut kargs, &mut bufs, &shares, &options)
+            let on_devices = session::Buffers::Resident(&mut bufs);
+            self.door
+                .launch(plan, nd, &mut kargs, on_devices, &shares, &key, &options)
                 .map_err(buffer::launcher_err)?
+                .report
         };
-        // (the rounds fed the balancer themselves)
-        if let Some(b) = self.balancer.as_mut().filter(|_| !in_rounds) {
-            b.observe(&key, &report);
-        }
 
         for (i, (slot, info)) in slots.iter().zip(&self.infos).enumerate() {
             let (ArgSlot::Buffer { ptr, len }, ArgKind::GlobalBuffer) = (slot, info.kind) else {

@@ -170,16 +170,18 @@ pub fn run(args: RunArgs) -> Result<u8> {
         bail!("no OpenCL device found");
     }
     let auto = args.split.as_deref().map(str::trim) == Some("auto");
-    let fixed = match &args.split {
-        Some(_) if auto => None,
-        Some(s) => Some(parse_shares(s)?),
-        None => Some(
+    let shares = match &args.split {
+        Some(_) if auto => session::Shares::Auto((0..n_devices).collect()),
+        Some(s) => session::Shares::Fixed(parse_shares(s)?),
+        None => session::Shares::Fixed(
             (0..n_devices)
                 .map(|i| (i, 1.0 / n_devices as f64))
                 .collect(),
         ),
     };
-    let mut balancer = launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>());
+    // the launches' shares, the rounds of a first `auto` launch, what is
+    // measured (session::Door)
+    let mut door = session::Door::new();
     let key = launcher::launch_key(&kernel, &nd);
     let progress =
         crate::progress::Progress::start(format!("analyzing and building kernel '{kernel}'"));
@@ -214,9 +216,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         None
     };
     for _ in 0..args.warmup {
-        // (nothing measured yet: even shares for `auto`)
-        let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
-        launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
+        // unmeasured, so past the door's launch: the shares given, even
+        // for `auto` (nothing is measured yet)
+        let warm_shares = door.shares(&shares, &key);
+        launcher::launch(plan, &nd, &mut kargs, &warm_shares, &options)?;
         if let Some(p) = &pristine {
             kargs = p.clone();
         }
@@ -228,21 +231,18 @@ pub fn run(args: RunArgs) -> Result<u8> {
             }
         }
         progress.set_message(format!("launch {} of {}", i + 1, args.repeat.max(1)));
-        let (r, shares) = if auto && balancer.unmeasured(&key) {
-            // a first launch on devices of unknown speed: in two rounds
-            // where that pays (launcher::launch_in_rounds)
-            let r =
-                launcher::launch_in_rounds(plan, &nd, &mut kargs, &mut balancer, &key, &options)?;
-            let shares = balancer.split_shares(&key);
-            (r, shares)
-        } else {
-            let shares = fixed.clone().unwrap_or_else(|| balancer.shares(&key));
-            let r = launcher::launch(plan, &nd, &mut kargs, &shares, &options)?;
-            balancer.observe(&key, &r);
-            (r, shares)
-        };
+        let launched = door.launch(
+            plan,
+            &nd,
+            &mut kargs,
+            session::Buffers::Host,
+            &shares,
+            &key,
+            &options,
+        )?;
+        let r = launched.report;
         walls.push(r.wall_ms);
-        used = shares;
+        used = launched.shares;
         // a launch that fails verification is the one reported, and the last
         let failed = r.verified == Some(false);
         report = Some(r);
@@ -343,8 +343,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         );
         if auto {
             let s: Vec<String> = used.iter().map(|(d, s)| format!("{d}:{s:.3}")).collect();
-            let rates: Vec<String> = balancer
-                .rates(&key)
+            let rates: Vec<String> = door
+                .balancer()
+                .map(|b| b.rates(&key))
+                .unwrap_or_default()
                 .iter()
                 .map(|(d, r)| {
                     format!(

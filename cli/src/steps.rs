@@ -473,7 +473,10 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
         unchecked: args.unchecked,
         ..Default::default()
     };
-    let mut balancer = launcher::Balancer::new(&(0..n_holders).collect::<Vec<_>>());
+    // the steps' shares and, with `auto`, what the launches measure
+    // (session::Door; never in rounds: a BufferSet's or the ranks' launch
+    // is the caller's own)
+    let mut door = session::Door::new();
     let mut lines = Vec::new();
     let mut total = Total::default();
     for rep in 0..file.repeat {
@@ -502,36 +505,39 @@ pub(crate) fn steps_over(args: StepsArgs, mut ranks: Option<&mut dyn Ranks>) -> 
                 })
                 .collect();
             let key = launcher::launch_key(&p.kernel, &p.nd);
-            let shares = match (&p.shares, &default_shares) {
-                (Some(s), _) | (None, Some(s)) => s.clone(),
-                (None, None) => balancer.shares(&key),
+            let chosen = match (&p.shares, &default_shares) {
+                (Some(s), _) | (None, Some(s)) => session::Shares::Fixed(s.clone()),
+                (None, None) => session::Shares::Auto((0..n_holders).collect()),
             };
-            let (r, mpi) = match ranks.as_deref_mut() {
-                Some(rk) => {
-                    let by_idx: Vec<(u32, usize)> = bindings
-                        .iter()
-                        .map(|&(a, id)| (a, rank_idx[id_index(&ids, id)]))
-                        .collect();
-                    let (r0, line) = rk
-                        .launch(
-                            &mut set, plan, &p.nd, &mut kargs, &by_idx, &shares, &options,
-                        )
-                        .with_context(at)?;
-                    (r0, Some(line))
-                }
-                None => (
-                    Some(
-                        set.launch(plan, &p.nd, &mut kargs, &bindings, &shares, &options)
-                            .with_context(at)?,
-                    ),
-                    None,
-                ),
-            };
-            if let (true, None, Some(r)) = (auto, &p.shares, &r) {
-                if mpi.is_none() {
-                    balancer.observe(&key, r);
-                }
-            }
+            let ((r, mpi), shares) = door.launch_with(
+                &chosen,
+                &key,
+                |shares| -> Result<_> {
+                    Ok(match ranks.as_deref_mut() {
+                        Some(rk) => {
+                            let by_idx: Vec<(u32, usize)> = bindings
+                                .iter()
+                                .map(|&(a, id)| (a, rank_idx[id_index(&ids, id)]))
+                                .collect();
+                            let (r0, line) = rk
+                                .launch(
+                                    &mut set, plan, &p.nd, &mut kargs, &by_idx, shares, &options,
+                                )
+                                .with_context(at)?;
+                            (r0, Some(line))
+                        }
+                        None => (
+                            Some(
+                                set.launch(plan, &p.nd, &mut kargs, &bindings, shares, &options)
+                                    .with_context(at)?,
+                            ),
+                            None,
+                        ),
+                    })
+                },
+                // a launch across ranks measures nothing here
+                |(r, mpi)| r.as_ref().filter(|_| mpi.is_none()),
+            )?;
             if args.verify {
                 let mut kref = p.args(rep).with_context(at)?;
                 for &(i, id) in &bindings {

@@ -4,8 +4,9 @@
 //! which analysis serves the launch, and whether it is ready, is
 //! [`crate::analyses`]'s choice (a `launcher::Plan` when it splits, the
 //! reason when not; the launch passes through while the analysis is being
-//! made). With automatic shares (`CLPART_LAYER_SPLIT=auto`) one
-//! `launcher::Balancer` serves the process, keyed by the kernel, its
+//! made). A launch's shares, rounds and measurements are the process's
+//! one `session::Door`'s. With automatic shares (`CLPART_LAYER_SPLIT=auto`)
+//! its `launcher::Balancer` serves the process, keyed by the kernel, its
 //! work-group size and its number of work-groups to the nearest power of
 //! two (`balance_key`): an NDRange that shrinks step by step keeps its
 //! measurements, while launches of very different sizes keep their own.
@@ -20,9 +21,9 @@
 //!    copy, so what its devices hold of the rest stays there); a buffer
 //!    backed by the application's host memory (`CL_MEM_USE_HOST_PTR`,
 //!    `CL_MEM_ALLOC_HOST_PTR`) is not resident and is read whole;
-//! 3. runs `launcher::launch_resident` across the chosen devices (clpart's
-//!    own contexts and queues): each device gets only what its slice reads
-//!    and it lacks, and keeps what it wrote;
+//! 3. runs `launcher::launch_resident` (through the door) across the
+//!    chosen devices (clpart's own contexts and queues): each device gets
+//!    only what its slice reads and it lacks, and keeps what it wrote;
 //! 4. writes nothing back into resident buffers: those the kernel writes
 //!    become stale in the application's copy, which is brought up to date
 //!    just before an operation of the application reads them through the
@@ -94,8 +95,10 @@ struct Engine {
     /// Keeps every analyzed source alive, so the address in a
     /// [`KernelKey`] is never reused by another source.
     sources: Vec<Arc<str>>,
-    /// Automatic shares over every device (`CLPART_LAYER_SPLIT=auto`).
-    balancer: Option<launcher::Balancer>,
+    /// The launches' shares, rounds and measurements: automatic over
+    /// every device (`CLPART_LAYER_SPLIT=auto`), kept across kernels and
+    /// launches for the process.
+    door: session::Door,
     /// Per balancer key, whether its launches run at home.
     home: HashMap<String, home::Home>,
     /// Per kernel name, its last balancer key and power of two of
@@ -364,18 +367,18 @@ fn split_with(
     }
     let runtime = plan.runtime();
     let n_devices = runtime.devices().len();
-    let shares = match &config().shares {
-        Some(Ok(s)) => s.clone(),
+    let choice = match &config().shares {
+        Some(Ok(s)) => session::Shares::Fixed(s.clone()),
         Some(Err(e)) => return Err(e.clone()),
-        None if config().auto => engine
-            .balancer
-            .get_or_insert_with(|| launcher::Balancer::new(&(0..n_devices).collect::<Vec<_>>()))
-            .shares(&balance_key),
-        None => (0..n_devices)
-            .map(|i| (i, 1.0 / n_devices as f64))
-            .collect(),
+        None if config().auto => session::Shares::Auto((0..n_devices).collect()),
+        None => session::Shares::Fixed(
+            (0..n_devices)
+                .map(|i| (i, 1.0 / n_devices as f64))
+                .collect(),
+        ),
     };
-    for &(d, _) in &shares {
+    // the devices are checked before anything is synced
+    for &(d, _) in &engine.door.shares(&choice, &balance_key) {
         runtime.device(d).map_err(|e| e.to_string())?;
     }
 
@@ -446,18 +449,8 @@ fn split_with(
     let mut kargs =
         KernelArgs::from_values(&rec.name, &infos, values).map_err(|e| e.to_string())?;
     // A first automatic launch of this configuration, on devices of
-    // unknown speed: in two rounds where that pays, as `clpart run --split
-    // auto` (the rounds feed the balancer themselves; `rounds` is what
-    // `launch_resident_in_rounds` decides, for the launch log).
-    let unmeasured = config().shares.is_none()
-        && engine
-            .balancer
-            .as_ref()
-            .is_some_and(|b| b.unmeasured(&balance_key));
-    let rounds = match engine.balancer.as_ref().filter(|_| unmeasured) {
-        Some(b) if launcher::probe_window(plan, nd, b.devices()).is_some() => 2,
-        _ => 1,
-    };
+    // unknown speed, runs in two rounds where that pays, as `clpart run
+    // --split auto` (session::Door; the launch log shows the rounds).
     // (a 1-D kernel launched as `[n, 1]` keeps its `work_dim`: the launcher
     // takes trailing dimensions of one work-item, so `get_work_dim()` is
     // what the application asked for)
@@ -474,28 +467,24 @@ fn split_with(
                 exact_bytes: false,
                 ..Default::default()
             };
-            match engine.balancer.as_mut().filter(|_| unmeasured) {
-                Some(b) => launcher::launch_resident_in_rounds(
-                    plan,
-                    nd,
-                    &mut kargs,
-                    &mut refs,
-                    b,
-                    &balance_key,
-                    &options,
-                ),
-                None => {
-                    launcher::launch_resident(plan, nd, &mut kargs, &mut refs, &shares, &options)
-                }
-            }
+            let on_devices = session::Buffers::Resident(&mut refs);
+            engine.door.launch(
+                plan,
+                nd,
+                &mut kargs,
+                on_devices,
+                &choice,
+                &balance_key,
+                &options,
+            )
         };
         for (_, mem, r) in taken {
             held.insert(mem, r);
         }
         result
     };
-    let report = match result {
-        Ok(r) => r,
+    let (report, rounds) = match result {
+        Ok(l) => (l.report, l.rounds),
         Err(e) => {
             // The launcher leaves each buffer as it was before the launch,
             // or with elements lost: what the application's copy holds is
@@ -524,9 +513,6 @@ fn split_with(
     // at this launch's values: the next launches try the analysis
     // specialized on the values that stay the same
     let assumption_failed = report.assumption_failed;
-    if let Some(b) = engine.balancer.as_mut().filter(|_| !unmeasured) {
-        b.observe(&balance_key, &report);
-    }
     // the whole launch as the application waits for it (its queue
     // finished, its buffers brought in), to compare with home
     if let Some(h) = engine.home.get_mut(&balance_key) {
@@ -643,8 +629,8 @@ fn home_or_clpart(
     stretch_passed: Option<u32>,
 ) -> Option<Result<Outcome, String>> {
     let settled = engine
-        .balancer
-        .as_ref()
+        .door
+        .balancer()
         .is_some_and(|b| b.best_wall(balance_key).is_some());
     if !engine.home.contains_key(balance_key) {
         let record = engine
@@ -654,8 +640,8 @@ fn home_or_clpart(
         if let Some(rates) = record.as_ref().map(|r| &r.rates).filter(|r| !r.is_empty()) {
             if let Ok(n) = crate::analyses::runtime().map(|r| r.devices().len()) {
                 engine
-                    .balancer
-                    .get_or_insert_with(|| launcher::Balancer::new(&(0..n).collect::<Vec<_>>()))
+                    .door
+                    .balancer_over(&(0..n).collect::<Vec<_>>())
                     .remember_rates(balance_key, rates);
             }
         }
@@ -755,7 +741,7 @@ pub(crate) fn save_history() {
     let Some(engine) = engine.as_mut() else {
         return;
     };
-    let balancer = engine.balancer.as_ref();
+    let balancer = engine.door.balancer();
     let measured: Vec<(String, crate::history::Record)> = engine
         .home
         .iter()

@@ -36,6 +36,10 @@
 //! analyzing, and [`Session::in_cache`] says whether the cache already holds
 //! it.
 //!
+//! Every front end launches through a [`Door`] ([`door`]): the launch's
+//! shares (fixed, or measured by a `launcher::Balancer`), whether a first
+//! automatic launch runs in rounds, and what the balancer observes.
+//!
 //! The session's one I/O is the persistent analysis cache ([`cache`]): a
 //! launch's ranges analyzed from source, and the argument list a lazy
 //! session parsed for, are kept on disk and read back by the next process
@@ -44,6 +48,9 @@
 //! caller's).
 
 pub mod cache;
+pub mod door;
+
+pub use door::{Buffers, Door, Launched, Shares};
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
