@@ -322,7 +322,9 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
         // they have all ended
         let (clpart_second, report_second) = under("second", None, true)?;
         let (clpart_warm, report_warm) = under("warm", None, false)?;
-        let (clpart_even, report_even) = under("50-50", Some("0:0.5,1:0.5"), false)?;
+        // (and the next program starts once this one's background work,
+        // which forced splits start, has ended)
+        let (clpart_even, report_even) = under("50-50", Some("0:0.5,1:0.5"), true)?;
         results.push(AppResult {
             name: p.name.to_string(),
             args,
@@ -404,7 +406,7 @@ fn run_limited(
         }
         let over = if t.elapsed() >= o.time_limit {
             Some("timeout")
-        } else if n_polls.is_multiple_of(25) && group_rss_bytes(pgid) > o.memory_limit {
+        } else if n_polls.is_multiple_of(50) && group_rss_bytes(pgid) > o.memory_limit {
             Some("memory")
         } else {
             None
@@ -418,7 +420,14 @@ fn run_limited(
             break Err(why);
         }
         n_polls += 1;
-        std::thread::sleep(Duration::from_millis(20));
+        // every 2 ms for a second (a program of 100 ms is timed to a few
+        // per cent), then every 20
+        let step = if t.elapsed() < Duration::from_secs(1) {
+            2
+        } else {
+            20
+        };
+        std::thread::sleep(Duration::from_millis(step));
     };
     let wall_ms = t.elapsed().as_secs_f64() * 1e3;
     if settle {
