@@ -6,7 +6,11 @@
 //! buffer), move rectangles, or launch from several host threads at once
 //! print the same bytes plain and under `clpart exec` at 50/50, with
 //! automatic shares and on three devices; and the kernels that may split
-//! do, the others say why.
+//! do, the others say why. So do programs that order their commands by
+//! events alone (an out-of-order queue), migrate,
+//! map or write buffers that split launches left on clpart's devices,
+//! hand them to a native kernel or an image, or use atomics, `__local`
+//! tiles and barriers.
 
 mod host_apps;
 
@@ -104,6 +108,36 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
     // three host threads, a queue and a kernel object each, one shared
     // read-only buffer
     ("host_threads", &[("relax", Verdict::Splits)]),
+    // an out-of-order queue ordered by the program's events alone
+    (
+        "out_of_order",
+        &[("axpb", Verdict::Splits), ("neighbor", Verdict::Splits)],
+    ),
+    // buffers migrated to the host and back between split launches
+    (
+        "migrate",
+        &[("axpb", Verdict::Splits), ("neighbor", Verdict::Splits)],
+    ),
+    // resident buffers written and read by every kind of command between
+    // split launches, and a kernel with atomics between them
+    (
+        "resident",
+        &[
+            ("axpb", Verdict::Splits),
+            ("neighbor", Verdict::Splits),
+            ("scale4", Verdict::Splits),
+            ("negate_above", Verdict::Whole("atomic")),
+        ],
+    ),
+    // a CL_MEM_USE_HOST_PTR buffer updated in place and mapped
+    ("scale_map", &[("scale", Verdict::Splits)]),
+    // global atomics accumulating one set of bins
+    ("histogram", &[("histogram", Verdict::Whole("atomic"))]),
+    // a native kernel and an image over buffers split launches wrote (the
+    // launches over the buffer under the image run whole)
+    ("native_image", &[("twice_image", Verdict::Whole("image"))]),
+    // __local tiles and barriers
+    ("matmul_tiled", &[("matmul_tiled", Verdict::Splits)]),
 ];
 
 const MODES: &[(&str, &[&str])] = &[
