@@ -37,8 +37,10 @@
 //! compiler when the application exits. An `atexit` handler, registered
 //! when the worker starts (so it runs before the destructors of libclang
 //! and the driver, loaded before the first launch), calls [`stop`]: the job
-//! in progress may finish, up to `EXIT_WAIT`, so that its analysis reaches
-//! the persistent cache for the next run, and no other job starts.
+//! in progress may finish, up to `EXIT_WAIT` for an analysis (so that it
+//! reaches the persistent cache for the next run) and to its end for a
+//! build in the driver (whose compiler's static objects the exit would
+//! destroy under it), and no other job starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -474,6 +476,7 @@ fn run(
                 );
             }
             let _building = hold()?;
+            let _in_driver = InDriver::enter();
             plan(file, &job.kernel)
         }
     };
@@ -723,6 +726,34 @@ struct Worker {
 static WORKER: OnceLock<Worker> = OnceLock::new();
 static EXITING: AtomicBool = AtomicBool::new(false);
 
+/// Set while the worker builds subkernels in the driver ([`InDriver`]).
+static IN_DRIVER: AtomicBool = AtomicBool::new(false);
+
+/// The worker is inside the driver's compiler (PoCL runs LLVM in this
+/// process): the process's exit waits for it however long it takes
+/// ([`stop`]), since the static objects the exit destroys next (LLVM's
+/// pass registry) are the ones the build is using.
+struct InDriver;
+
+impl InDriver {
+    /// Also registers the exit handler again: the exit runs handlers in
+    /// the reverse order of their registration, and the driver's compiler
+    /// registers the destructors of its static objects when it first uses
+    /// them (the application's own compiles after the worker started
+    /// made some), which would otherwise run before [`stop`] waits.
+    fn enter() -> InDriver {
+        IN_DRIVER.store(true, Ordering::SeqCst);
+        register_exit_handler();
+        InDriver
+    }
+}
+
+impl Drop for InDriver {
+    fn drop(&mut self) {
+        IN_DRIVER.store(false, Ordering::SeqCst);
+    }
+}
+
 extern "C" {
     fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
     fn setpriority(which: std::ffi::c_int, who: u32, prio: std::ffi::c_int) -> std::ffi::c_int;
@@ -874,7 +905,12 @@ pub(crate) fn stop() {
                 std::mem::forget(p.into_inner());
                 return;
             }
-            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < until => {
+            // an analysis waits at most `EXIT_WAIT`; a build in the
+            // driver to its end: exiting under it frees what it reads (a
+            // 128-column correlation under valgrind crashed at exit)
+            Err(std::sync::TryLockError::WouldBlock)
+                if Instant::now() < until || IN_DRIVER.load(Ordering::SeqCst) =>
+            {
                 std::thread::sleep(Duration::from_millis(5));
             }
             Err(_) => return,

@@ -44,22 +44,37 @@ impl Plan {
         Ok(())
     }
 
-    /// Builds the programs [`Plan::prepare`] needs on each device at once,
-    /// one thread per device (the driver's compiler is the cost); errors are
-    /// left for `prepare`, which finds the programs built or builds again
-    /// and reports.
+    /// Builds the programs [`Plan::prepare`] needs on each platform's
+    /// devices at once, one thread per platform (the drivers' compilers are
+    /// the cost), the devices of one platform one after the other: one
+    /// driver's compiler may not be safe to run on two threads (PoCL 3.1's
+    /// LLVM code generation for two CPU devices at once read freed memory
+    /// under valgrind). Errors are left for `prepare`, which finds the
+    /// programs built or builds again and reports.
     fn build_concurrently(&self, devices: &[usize], whole: bool) {
-        if devices.len() < 2 {
+        let mut platforms: Vec<(String, Vec<usize>)> = Vec::new();
+        for &d in devices {
+            let Ok(info) = self.runtime.device(d) else {
+                continue;
+            };
+            match platforms.iter_mut().find(|p| p.0 == info.platform) {
+                Some(p) => p.1.push(d),
+                None => platforms.push((info.platform.clone(), vec![d])),
+            }
+        }
+        if platforms.len() < 2 {
             return;
         }
         let sources = self.sources(whole);
         std::thread::scope(|scope| {
-            for &d in devices {
+            for (_, on) in &platforms {
                 let sources = &sources;
                 let runtime = self.runtime.clone();
                 scope.spawn(move || {
-                    for (name, source, options) in sources {
-                        let _ = runtime.program(d, name, source, options);
+                    for &d in on {
+                        for (name, source, options) in sources {
+                            let _ = runtime.program(d, name, source, options);
+                        }
                     }
                 });
             }
