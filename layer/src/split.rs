@@ -154,7 +154,7 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
                 .until_finished
                 .is_some_and(|n| n != crate::analyses::finished_jobs());
             if left == 0 || finished {
-                stretch_passed = Some(u.length - left.min(u.length));
+                stretch_passed = Some(u.length.saturating_sub(left));
                 k.unsplit = None;
                 return None;
             }
@@ -377,9 +377,12 @@ fn split_with(
                 .collect(),
         ),
     };
-    // the devices are checked before anything is synced
-    for &(d, _) in &engine.door.shares(&choice, &balance_key) {
-        runtime.device(d).map_err(|e| e.to_string())?;
+    // the devices the user named are checked before anything is synced
+    // (automatic shares take the runtime's own)
+    if let session::Shares::Fixed(shares) = &choice {
+        for &(d, _) in shares {
+            runtime.device(d).map_err(|e| e.to_string())?;
+        }
     }
 
     let t = target();
