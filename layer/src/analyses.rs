@@ -22,8 +22,12 @@
 //!    shrinking NDRange).
 //!
 //! The first candidate that splits serves the launch. Each analysis runs
-//! on a worker thread, with the subkernel's programs built for every
-//! device (concurrently); until it is ready, the kernel's launches go to
+//! on a worker thread (in a `clpart analyze-request` process under
+//! `clpart exec`, which also builds the subkernels and keeps their
+//! binaries); the worker leaves the programs of this process to the
+//! kernel's next launch, which loads them on the application's thread
+//! ([`Verdict::Unbuilt`]: no driver compile on a thread of clpart's beside
+//! the application's own). Until it is ready, the kernel's launches go to
 //! the application's device unchanged, so the application never waits for
 //! an analysis (`CLPART_LAYER_WAIT=1`: the launch waits instead, for
 //! tests that count split launches). An analysis the persistent cache
@@ -75,6 +79,15 @@ pub(crate) type KernelKey = (usize, String, Vec<String>);
 /// What an analysis found.
 pub(crate) enum Verdict {
     Split(Box<Plan>),
+    /// A plan whose programs are not built yet: the worker thread leaves
+    /// the builds to the kernel's next launch, on the application's
+    /// thread ([`KernelAnalyses::choose`]). The driver's compiler then
+    /// never runs on a thread of clpart's beside the application's own
+    /// compiles: PoCL 3.1 read memory before an LLVM object's block when
+    /// it did (valgrind, a worker build beside an application launching
+    /// on the same device), and from kept binaries (what the analysis'
+    /// process leaves) a build is a load of milliseconds.
+    Unbuilt(Box<Plan>),
     Whole {
         why: String,
         /// Specializing on the launch's values may prove what this did not.
@@ -242,16 +255,20 @@ impl KernelAnalyses {
         let mut i = 0;
         while i < keys.len() {
             let key = &keys[i];
+            self.build(key);
             match self.entries.get(key) {
                 // (an analysis whose assumptions failed at a launch: the
                 // next candidate, specialized on the values that stay, may
                 // need none)
-                Some(Entry::Ready(Verdict::Split(_)))
+                // (`build` above leaves no `Unbuilt`)
+                Some(Entry::Ready(Verdict::Split(_) | Verdict::Unbuilt(_)))
                     if i + 1 < keys.len() && self.failed_at_launch.contains(key) =>
                 {
                     i += 1
                 }
-                Some(Entry::Ready(Verdict::Split(_))) => return Choice::Split(keys.swap_remove(i)),
+                Some(Entry::Ready(Verdict::Split(_) | Verdict::Unbuilt(_))) => {
+                    return Choice::Split(keys.swap_remove(i))
+                }
                 Some(Entry::Ready(Verdict::Whole { why: w, may_help })) => {
                     why = w.clone();
                     // the next candidate: the launch's own work-group
@@ -322,6 +339,29 @@ impl KernelAnalyses {
         if !self.failed_at_launch.contains(key) {
             self.failed_at_launch.push(key.clone());
         }
+    }
+
+    /// Builds the programs of the analysis `key` where the worker left
+    /// them ([`Verdict::Unbuilt`]); one that fails to build makes the
+    /// kernel unsplit at these values, with the reason.
+    fn build(&mut self, key: &LaunchConfig) {
+        let Some(Entry::Ready(Verdict::Unbuilt(_))) = self.entries.get(key) else {
+            return;
+        };
+        let Some(Entry::Ready(Verdict::Unbuilt(mut plan))) = self.entries.remove(key) else {
+            return;
+        };
+        let verdict = {
+            let _in_driver = InDriver::enter();
+            match plan.prepare_split(&build_devices(plan.runtime())) {
+                Ok(()) => Verdict::Split(plan),
+                Err(e) => Verdict::Whole {
+                    why: format!("clpart cannot build the kernel: {e}"),
+                    may_help: false,
+                },
+            }
+        };
+        self.entries.insert(key.clone(), Entry::Ready(verdict));
     }
 
     /// The plan of an analysis that splits.
@@ -475,15 +515,20 @@ fn run(
                     job.kernel
                 );
             }
+            // (on the worker, the programs are built at the kernel's next
+            // launch: see `Verdict::Unbuilt`)
             let _building = hold()?;
-            let _in_driver = InDriver::enter();
-            plan(file, &job.kernel)
+            plan(file, &job.kernel, busy.is_none())
         }
     };
     if config().verbose {
         let what = match &verdict {
             Verdict::Split(p) => format!(
                 "splits along dimension {}",
+                p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
+            ),
+            Verdict::Unbuilt(p) => format!(
+                "splits along dimension {} (built at its next launch)",
                 p.kernel().split_dim.map_or("?".into(), |d| d.to_string())
             ),
             Verdict::Whole { why, .. } => {
@@ -651,7 +696,7 @@ pub(crate) fn ask_clpart<S: AsRef<std::ffi::OsStr>>(
 
 /// The verdict of a range file: a plan with its programs built on the
 /// devices the launches use, or why the kernel stays unsplit.
-fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
+fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
     let Some(k) = file.kernels.first() else {
         return Verdict::Whole {
             why: "the analysis found no kernel".into(),
@@ -696,17 +741,26 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str) -> Verdict {
             may_help: false,
         };
     }
-    let devices: Vec<usize> = match &config().shares {
-        Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
-        _ => (0..runtime.devices().len()).collect(),
-    };
-    if let Err(e) = plan.prepare_split(&devices) {
+    if !build {
+        return Verdict::Unbuilt(Box::new(plan));
+    }
+    let _in_driver = InDriver::enter();
+    if let Err(e) = plan.prepare_split(&build_devices(&runtime)) {
         return Verdict::Whole {
             why: format!("clpart cannot build the kernel: {e}"),
             may_help: false,
         };
     }
     Verdict::Split(Box::new(plan))
+}
+
+/// The devices a kernel's programs are built for: those the fixed shares
+/// name, else every device of clpart's.
+fn build_devices(runtime: &Runtime) -> Vec<usize> {
+    match &config().shares {
+        Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
+        _ => (0..runtime.devices().len()).collect(),
+    }
 }
 
 /// The worker thread: analyses in the order asked, one at a time.
