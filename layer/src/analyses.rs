@@ -73,6 +73,11 @@ const EXIT_WAIT: Duration = Duration::from_secs(3);
 /// device (see [`KernelAnalyses::choose`]).
 const PENDING_WAIT: Duration = Duration::from_secs(10);
 
+/// Longest a launch waits for its analysis with `CLPART_LAYER_WAIT` (a
+/// bound, never met by an analysis within its budget, so that a launch of
+/// one thread cannot wait forever on a worker stopped by another's exit).
+const WAITED_ANALYSIS_LIMIT: Duration = Duration::from_secs(600);
+
 /// A kernel's argument list depends on its source, name and build options.
 pub(crate) type KernelKey = (usize, String, Vec<String>);
 
@@ -284,8 +289,14 @@ impl KernelAnalyses {
                     // passing through would move the buffers clpart holds
                     // newer back to the application's device, and the
                     // next split launch would move them again
-                    let done = (!wait_pending.is_zero())
-                        .then(|| worker().wait_for(&job(key.clone()).kernel_key, key, wait_pending))
+                    // (`CLPART_LAYER_WAIT`: as long as the analysis takes)
+                    let limit = if config().wait_for_analysis {
+                        WAITED_ANALYSIS_LIMIT
+                    } else {
+                        wait_pending.min(PENDING_WAIT)
+                    };
+                    let done = (!limit.is_zero())
+                        .then(|| worker().wait_for(&job(key.clone()).kernel_key, key, limit))
                         .flatten();
                     match done {
                         Some(done) => self.take(done),
@@ -314,7 +325,9 @@ impl KernelAnalyses {
                             .or_insert_with(|| made.session())
                             .in_cache(&made.kernel, &made.config)
                     };
-                    let here = if config().wait_for_analysis || cached() {
+                    // (a launch that waits for its analysis waits for
+                    // the worker's, below: the path of every other launch)
+                    let here = if cached() {
                         Some(made)
                     } else {
                         self.submit(key, made)
@@ -463,7 +476,7 @@ fn run(
         .entry(job.kernel_key.clone())
         .or_insert_with(|| job.session());
     // a kernel the cache lacks is parsed and analyzed (by a clpart process
-    // under `clpart exec`, on the worker or for a launch that waits)
+    // under `clpart exec`, on the worker)
     let parse = !session.in_cache(&job.kernel, &job.config);
     let child = std::env::var_os("CLPART_EXE").filter(|e| parse && !e.is_empty());
     let (infos, ranges) = match child {
@@ -893,7 +906,7 @@ impl Worker {
     /// and takes it out of the finished ones; `None` when it did not
     /// finish in time.
     fn wait_for(&self, kernel: &KernelKey, key: &LaunchConfig, limit: Duration) -> Option<Done> {
-        let until = Instant::now() + limit.min(PENDING_WAIT);
+        let until = Instant::now() + limit;
         let mut done = self.done.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(i) = done
