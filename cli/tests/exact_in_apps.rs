@@ -10,7 +10,9 @@
 //! events alone (an out-of-order queue), migrate,
 //! map or write buffers that split launches left on clpart's devices,
 //! hand them to a native kernel or an image, or use atomics, `__local`
-//! tiles and barriers.
+//! tiles and barriers; and programs whose kernel objects or programs are
+//! made the less common ways (all kernels of a program at once, a clone,
+//! compiled and linked, from a binary, two contexts).
 
 mod host_apps;
 
@@ -62,10 +64,13 @@ fn kernels(report: &Path) -> Vec<(String, u64, u64, String)> {
 }
 
 /// What a kernel must do at 50/50: split at every launch, or never, with
-/// a reason containing the text.
+/// a reason containing the text, or some of its launches (kernel objects
+/// of one name in two programs or with two argument sets), the others
+/// with the reason.
 enum Verdict {
     Splits,
     Whole(&'static str),
+    Partly(&'static str),
 }
 
 const APPS: &[(&str, &[(&str, Verdict)])] = &[
@@ -138,6 +143,24 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
     ("native_image", &[("twice_image", Verdict::Whole("image"))]),
     // __local tiles and barriers
     ("matmul_tiled", &[("matmul_tiled", Verdict::Splits)]),
+    // kernels from clCreateKernelsInProgram, a clone with other arguments
+    // (one a CL_MEM_HOST_NO_ACCESS buffer), a 3-D NDRange with an offset
+    (
+        "kernel_objects",
+        &[
+            ("fill3d", Verdict::Splits),
+            ("axpy_from", Verdict::Partly("CL_MEM_HOST_")),
+        ],
+    ),
+    // a program compiled with an in-memory header and linked, one built
+    // again from its binary on a second context: passed through
+    (
+        "linked_binary",
+        &[
+            ("weighted", Verdict::Whole("clCreateProgramWithSource")),
+            ("scale", Verdict::Partly("clCreateProgramWithSource")),
+        ],
+    ),
 ];
 
 const MODES: &[(&str, &[&str])] = &[
@@ -186,6 +209,10 @@ fn programs_that_depend_on_the_driver_print_the_same_bytes_under_clpart() {
                     Verdict::Splits => assert_eq!(k.1, k.2, "{app}: {k:?}"),
                     Verdict::Whole(why) => {
                         assert_eq!(k.2, 0, "{app}: {k:?}");
+                        assert!(k.3.contains(why), "{app}: {k:?} lacks {why:?}");
+                    }
+                    Verdict::Partly(why) => {
+                        assert!(0 < k.2 && k.2 < k.1, "{app}: {k:?}");
                         assert!(k.3.contains(why), "{app}: {k:?} lacks {why:?}");
                     }
                 }

@@ -1,9 +1,10 @@
-//! Six host programs of `tests/apps/` under valgrind's memcheck with
+//! Seven host programs of `tests/apps/` under valgrind's memcheck with
 //! clpart's layer loaded and their kernels split (`resident` goes through
 //! every entry point that syncs a resident buffer, `null_local` keeps two
 //! kernels on the application's device, `events` reads a split launch's
 //! event and its profiling times, `host_threads` launches from three host
-//! threads at once): no invalid read, write or
+//! threads at once, `kernel_objects` clones a kernel and launches a 3-D
+//! NDRange with an offset): no invalid read, write or
 //! free, no definite leak (PoCL's, LLVM's and ld.so's own are suppressed:
 //! `capi/tests/valgrind.supp`, `tests/exec_valgrind.supp`).
 //!
@@ -41,6 +42,8 @@ fn programs_under_the_layer_are_clean_under_valgrind() {
         ("null_local", &["4096"][..], "scale"),
         ("events", &[][..], "saxpy"),
         ("host_threads", &["1024", "6"][..], "relax"),
+        // a cloned kernel, a 3-D NDRange with an offset
+        ("kernel_objects", &["18", "10", "6", "2"][..], "fill3d"),
     ]
     .into_iter()
     .map(|(app, args, kernel)| {
