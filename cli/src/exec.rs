@@ -180,10 +180,14 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     }
     use std::os::unix::process::ExitStatusExt;
     let sig = status.signal().unwrap_or(0);
-    crate::terminal::error(&format!(
-        "'{}' was killed by signal {sig}",
-        Path::new(program).display()
-    ));
+    // a program ended by a closed pipe (`clpart exec -- app | head`) is
+    // not news: a shell does not report it either
+    if sig != libc::SIGPIPE {
+        crate::terminal::error(&format!(
+            "'{}' was killed by signal {sig}",
+            Path::new(program).display()
+        ));
+    }
     Ok((128 + sig).clamp(0, 255) as u8)
 }
 
