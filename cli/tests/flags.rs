@@ -77,6 +77,17 @@ fn usage_errors_are_one_clpart_error_line() {
         "{err}"
     );
     assert!(err.contains("usage: clpart analyze"), "{err}");
+    // the message keeps what clap lists on the lines below it
+    let o = clpart(&["analyze", "kernels/vadd.cl", "--svg", "v.svg"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "clpart: error: the following required arguments were not provided: --at <NAME=VALUE,...>; usage: "
+        ),
+        "{err}"
+    );
     // --quiet and --verbose together are a usage error too
     let o = clpart(&["devices", "-q", "-v"]);
     assert_eq!(o.status.code(), Some(2));
