@@ -22,8 +22,9 @@ pub struct AnalyzeArgs {
     /// The kernel to analyze (default: every kernel; for --emit coarsened/access, the first).
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Print one stage's output instead of the report.
-    #[arg(long, value_enum)]
+    /// Print one stage's output instead of the report (its one text form:
+    /// not with --json, which is the report's).
+    #[arg(long, value_enum, conflicts_with = "json")]
     pub emit: Option<Emit>,
     /// Print the report as JSON.
     #[arg(long)]

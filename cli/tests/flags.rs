@@ -88,6 +88,20 @@ fn usage_errors_are_one_clpart_error_line() {
         ),
         "{err}"
     );
+    // a stage's text form has no JSON: --json beside --emit is refused,
+    // not ignored
+    for stage in ["access", "coarsened", "ranges"] {
+        let o = clpart(&["analyze", "kernels/vadd.cl", "--emit", stage, "--json"]);
+        assert_eq!(o.status.code(), Some(2), "{stage}");
+        assert!(o.stdout.is_empty(), "{stage}: {}", stdout(&o));
+        assert!(
+            stderr(&o).starts_with(
+                "clpart: error: the argument '--emit <EMIT>' cannot be used with '--json'"
+            ),
+            "{stage}: {}",
+            stderr(&o)
+        );
+    }
     // --quiet and --verbose together are a usage error too
     let o = clpart(&["devices", "-q", "-v"]);
     assert_eq!(o.status.code(), Some(2));
