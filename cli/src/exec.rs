@@ -78,8 +78,14 @@ pub fn find_layer() -> Result<PathBuf> {
         }
         tried.push(p.display().to_string());
     }
+    // the layer goes beside this clpart only when built with its profile
+    let build = if cfg!(debug_assertions) {
+        "cargo build -p layer"
+    } else {
+        "cargo build --release -p layer"
+    };
     bail!(
-        "cannot find {LAYER_FILE} (looked at {}); build it with `cargo build -p layer` or set CLPART_LAYER",
+        "cannot find {LAYER_FILE} (looked at {}); build it with `{build}` or set CLPART_LAYER",
         tried.join(", ")
     )
 }
