@@ -141,6 +141,15 @@ fn tidy(v: &str) -> String {
     }
 }
 
+/// An assumption's condition as people read it (`w > 0`), without isl's
+/// parameter list and braces; a text clpart cannot read, as it is.
+fn condition_text(condition: &str) -> String {
+    match ranges_format::Condition::parse(condition) {
+        Ok(c) => c.text(),
+        Err(_) => condition.to_string(),
+    }
+}
+
 fn range_text(r: &Range) -> String {
     format!(
         "{} .. {}",
@@ -372,8 +381,9 @@ pub fn human(k: &KernelRanges) -> String {
     for a in &k.assumptions {
         writeln!(
             s,
-            "  checked at launch: {} ({})",
-            a.description, a.condition
+            "  checked at launch: {}: holds if {}",
+            a.description,
+            condition_text(&a.condition)
         )
         .unwrap();
     }
