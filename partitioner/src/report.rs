@@ -167,6 +167,22 @@ fn indexed(name: &str, dims: &[&Range]) -> String {
     s
 }
 
+/// [`indexed`] as the short report writes it: bounds by case as the
+/// values they take ([`BoundForm::brief`]).
+fn indexed_brief(name: &str, dims: &[&Range]) -> String {
+    let mut s = name.to_string();
+    for r in dims {
+        write!(
+            s,
+            "[{} .. {}]",
+            bound_form(&r.lower, false).brief(),
+            bound_form(&r.upper, true).brief()
+        )
+        .unwrap();
+    }
+    s
+}
+
 fn count_lines(s: &mut String, label: &str, c: &Count) {
     for (i, t) in c.terms.iter().enumerate() {
         let term = if c.terms.len() > 1 {
@@ -428,11 +444,11 @@ pub fn brief(k: &KernelRanges) -> String {
         let boxes = a.boxes.as_ref();
         let per_dim = |which: Option<&Vec<Range>>, linear: &Option<Range>| -> Option<String> {
             match which {
-                Some(dims) => Some(indexed(&a.name, &dims.iter().collect::<Vec<_>>())),
+                Some(dims) => Some(indexed_brief(&a.name, &dims.iter().collect::<Vec<_>>())),
                 None => linear
                     .as_ref()
                     .or(a.slice.as_ref())
-                    .map(|r| indexed(&a.name, &[r])),
+                    .map(|r| indexed_brief(&a.name, &[r])),
             }
         };
         let mut parts = Vec::new();
@@ -473,11 +489,23 @@ pub fn brief(k: &KernelRanges) -> String {
         })
         .collect();
     s.push_str(&body);
-    if !used.is_empty() {
-        let width = used.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let one_of = body.contains(bound::ONE_OF);
+    if !used.is_empty() || one_of {
+        let mut width = used.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        let one_of_name = format!("{}..)", bound::ONE_OF);
+        if one_of {
+            width = width.max(one_of_name.len());
+        }
         writeln!(s, "  where:").unwrap();
         for p in used {
             writeln!(s, "    {:<width$}  {}", p.name, meaning(k, p)).unwrap();
+        }
+        if one_of {
+            writeln!(
+                s,
+                "    {one_of_name:<width$}  the bound takes one of these values, by case (the cases: --verbose)"
+            )
+            .unwrap();
         }
     }
     s
