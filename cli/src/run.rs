@@ -268,14 +268,16 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 }
             }
         }
-        let extents: std::collections::BTreeMap<String, u64> = kargs
-            .global_buffers()
-            .map(|(n, b)| (n.to_string(), b.len()))
-            .collect();
         let rf = session.ranges_for_launch(&kernel, &config)?;
         let k = rf
             .kernel(&kernel)
             .with_context(|| format!("no ranges for kernel '{kernel}'"))?;
+        // every array drawn at its buffer's size (`__constant` ones too)
+        let extents: std::collections::BTreeMap<String, u64> = k
+            .arrays
+            .iter()
+            .filter_map(|a| Some((a.name.clone(), kargs.buffer(&a.name)?.len())))
+            .collect();
         let d = k.split_dim.unwrap_or(0) as usize;
         let n_groups = (global.get(d).copied().unwrap_or(1)
             / local.get(d).copied().unwrap_or(1).max(1)) as i64;
