@@ -348,6 +348,37 @@ fn verified_split_run_reports_bytes() {
     }
 }
 
+/// A report of the process's first launch says its kernel times may
+/// include the driver's compile (PoCL compiles at the first launch);
+/// after a warm-up launch, or of a later launch, it does not.
+#[test]
+fn the_first_launchs_compile_time_is_noted() {
+    let note = "note: the process's first launch: a device's kernel time may include its driver compiling the kernel";
+    let first = run_vadd(&["--split", "0:0.5,1:0.5"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let text = String::from_utf8_lossy(&first.stdout);
+    assert!(text.contains(note), "{text}");
+    assert!(text.contains("--warmup 1 leaves that out"), "{text}");
+    for later in [&["--warmup", "1"][..], &["--repeat", "2"]] {
+        let mut a = vec!["--split", "0:0.5,1:0.5"];
+        a.extend_from_slice(later);
+        let o = run_vadd(&a);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(!text.contains(note), "{later:?}: {text}");
+    }
+    // in the JSON report's notes too
+    let o = run_vadd(&["--split", "0:0.5,1:0.5", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("the process's first launch")),
+        "{v}"
+    );
+}
+
 /// `--split auto` starts even and then follows the devices'
 /// measured kernel times; every launch verifies, the shares sum to 1 and are
 /// reported.
