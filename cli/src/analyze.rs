@@ -406,7 +406,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     }
     files.commit()?;
     out!("{text}");
-    if !crate::terminal::verbose() {
+    // a hint for a person reading the report, not for a program or file
+    // reading it (`clpart analyze k.cl | head -1` then ends in silence)
+    if !crate::terminal::verbose() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         crate::terminal::info("the whole report (ranges by case, counts, vertices, the launch checks' conditions): add --verbose");
     }
     if let Some(out) = &args.output {

@@ -19,6 +19,30 @@ fn analyze(args: &[&str]) -> (String, String) {
     )
 }
 
+/// `clpart analyze ARGS`'s standard error with standard output on a
+/// terminal (through `script`; None where it is not installed).
+fn stderr_with_stdout_on_a_terminal(args: &[&str]) -> Option<String> {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("script (util-linux) not found: terminal check skipped");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("err");
+    let cmd = format!(
+        "{} analyze {} 2> {}",
+        env!("CARGO_BIN_EXE_clpart"),
+        args.join(" "),
+        err.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(root())
+        .output()
+        .expect("script runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(std::fs::read_to_string(err).unwrap())
+}
+
 #[test]
 fn the_default_report_says_what_decides_the_split_and_verbose_says_all() {
     let (brief, err) = analyze(&["kernels/matmul.cl"]);
@@ -36,7 +60,11 @@ fn the_default_report_says_what_decides_the_split_and_verbose_says_all() {
         assert!(!brief.contains(absent), "{absent}\n{brief}");
     }
     assert!(brief.lines().count() < 20, "{brief}");
-    assert!(err.contains("add --verbose"), "{err}");
+    // the hint to add --verbose is for a terminal: none on a pipe
+    assert!(!err.contains("add --verbose"), "{err}");
+    if let Some(tty) = stderr_with_stdout_on_a_terminal(&["kernels/matmul.cl"]) {
+        assert!(tty.contains("add --verbose"), "{tty}");
+    }
     let (whole, _) = analyze(&["-v", "kernels/matmul.cl"]);
     assert!(whole.contains("elements, slice"), "{whole}");
     assert!(whole.contains("legend:"), "{whole}");
