@@ -348,6 +348,30 @@ fn verified_split_run_reports_bytes() {
     }
 }
 
+/// Without an OpenCL platform (no ICD: the loader finds no vendor file),
+/// every subcommand that needs a device says so in one line, with a hint.
+#[test]
+fn no_device_is_one_line_with_a_hint() {
+    let mut run = vec!["run", "kernels/vadd.cl"];
+    run.extend_from_slice(VADD_RUN);
+    for args in [&["devices"][..], &run] {
+        let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(args)
+            .current_dir(root())
+            .env("OCL_ICD_VENDORS", "/nonexistent")
+            .env_remove("OPENCL_LAYERS")
+            .output()
+            .expect("clpart runs");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o).trim_end(),
+            "clpart: error: no OpenCL device found (is an ICD installed? try POCL_DEVICES=\"pthread basic\")",
+            "{args:?}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
 /// A report of the process's first launch says its kernel times may
 /// include the driver's compile (PoCL compiles at the first launch);
 /// after a warm-up launch, or of a later launch, it does not.
