@@ -493,44 +493,87 @@ fn array_panel(
         }
         drawn.push((sl.device, cells));
     }
-    // elements read by more than one slice (a stencil's halo rows); not
-    // for an array every slice uses whole
-    let mut halos: Vec<Cell> = Vec::new();
-    if !matches!(a.status, ArrayStatus::Whole { .. }) {
-        for (i, (_, mine)) in drawn.iter().enumerate() {
-            for (_, theirs) in &drawn[i + 1..] {
-                for m in mine.iter().filter(|c| c.class == "read") {
-                    for t in theirs.iter().filter(|c| c.class == "read") {
-                        halos.extend(m.meet(t, "halo"));
-                    }
-                }
-            }
-        }
-    }
-    let place = |cell: &Cell| -> (f64, f64, f64, f64) {
-        let x = MARGIN + cell.c0.max(0) as f64 * sx;
-        let w = ((cell.c1.min(cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * sx).max(0.5);
-        let (y, h) = if cols.is_some() {
+    let halos = if matches!(a.status, ArrayStatus::Whole { .. }) {
+        Vec::new()
+    } else {
+        halos(&drawn)
+    };
+    let frame = Frame {
+        top,
+        sx,
+        sy,
+        cols_n,
+        rows,
+        grid: cols.is_some(),
+        height: grid_h,
+    };
+    layers(&mut s, &drawn, &halos, &frame);
+    writeln!(s, "</g>").unwrap();
+    Ok((s, grid_h + 20.0))
+}
+
+/// Where one array's panel puts its element coordinates on the page.
+struct Frame {
+    top: f64,
+    /// Width of a column, height of a row.
+    sx: f64,
+    sy: f64,
+    cols_n: i64,
+    rows: i64,
+    /// A grid of rows (else a strip: reads in the upper lane, writes in
+    /// the lower).
+    grid: bool,
+    height: f64,
+}
+
+impl Frame {
+    /// `x, y, width, height` of `cell`.
+    fn place(&self, cell: &Cell) -> (f64, f64, f64, f64) {
+        let x = MARGIN + cell.c0.max(0) as f64 * self.sx;
+        let w =
+            ((cell.c1.min(self.cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * self.sx).max(0.5);
+        let (y, h) = if self.grid {
             (
-                top + cell.r0.max(0) as f64 * sy,
-                ((cell.r1.min(rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * sy).max(0.5),
+                self.top + cell.r0.max(0) as f64 * self.sy,
+                ((cell.r1.min(self.rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * self.sy)
+                    .max(0.5),
             )
         } else {
             // strip: reads (and halos) in the upper lane, writes in the
             // lower, waste over both
             match cell.class {
-                "read" | "halo" => (top + 1.0, LANE),
-                "write" => (top + 3.0 + LANE, LANE),
-                _ => (top, grid_h),
+                "read" | "halo" => (self.top + 1.0, LANE),
+                "write" => (self.top + 3.0 + LANE, LANE),
+                _ => (self.top, self.height),
             }
         };
         (x, y, w, h)
-    };
-    // in layers over all slices, so that no slice's rectangle hides
-    // another's: the waste's hatching, the fills, then the edges
+    }
+}
+
+/// The elements more than one slice reads (a stencil's halo rows): the
+/// overlaps of every two slices' `read` rectangles.
+fn halos(drawn: &[(usize, Vec<Cell>)]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (i, (_, mine)) in drawn.iter().enumerate() {
+        for (_, theirs) in &drawn[i + 1..] {
+            for m in mine.iter().filter(|c| c.class == "read") {
+                for t in theirs.iter().filter(|c| c.class == "read") {
+                    out.extend(m.meet(t, "halo"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Draws each slice's rectangles (`drawn`: per device) in layers over all
+/// slices, so that no slice's rectangle hides another's: the waste's
+/// hatching, the fills, then the edges; the halos last.
+fn layers(s: &mut String, drawn: &[(usize, Vec<Cell>)], halos: &[Cell], frame: &Frame) {
     for layer in ["waste", "fill", "edge"] {
         writeln!(s, r#"<g class="layer" data-layer="{layer}">"#).unwrap();
-        for (device, cells) in &drawn {
+        for (device, cells) in drawn {
             writeln!(s, r#"<g class="device" data-device="{device}">"#).unwrap();
             let col = colour(*device);
             for cell in cells {
@@ -553,7 +596,7 @@ fn array_panel(
                     ),
                     _ => continue,
                 };
-                let (x, y, w, h) = place(cell);
+                let (x, y, w, h) = frame.place(cell);
                 writeln!(s, r#"<rect class="{class}" x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" {style}/>"#).unwrap();
             }
             writeln!(s, "</g>").unwrap();
@@ -562,12 +605,10 @@ fn array_panel(
     }
     if !halos.is_empty() {
         writeln!(s, r#"<g class="layer" data-layer="halo">"#).unwrap();
-        for cell in &halos {
-            let (x, y, w, h) = place(cell);
+        for cell in halos {
+            let (x, y, w, h) = frame.place(cell);
             writeln!(s, r#"<rect class="halo" x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="none" stroke="black" stroke-width="1.5" stroke-dasharray="2,2"/>"#).unwrap();
         }
         writeln!(s, "</g>").unwrap();
     }
-    writeln!(s, "</g>").unwrap();
-    Ok((s, grid_h + 20.0))
 }
