@@ -348,6 +348,51 @@ fn verified_split_run_reports_bytes() {
     }
 }
 
+/// A buffer of structs is written with the struct's fields as numpy's
+/// structured dtype (the analysis records the layout), and reads back.
+#[test]
+fn a_struct_buffers_out_file_has_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.npy");
+    let again = dir.path().join("again.npy");
+    let run = |input: &str, to: &std::path::Path| {
+        let o = clpart(&[
+            "run",
+            "kernels/struct_buffer.cl",
+            "--global",
+            "64",
+            "--local",
+            "16",
+            "--arg",
+            input,
+            "--arg",
+            "d=1.5",
+            "--split",
+            "0:0.5,1:0.5",
+            "--out",
+            &format!("p={}", to.display()),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::read(to).unwrap()
+    };
+    let bytes = run("p=zeros:64", &out);
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("'descr': [('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ]"),
+        "{text}"
+    );
+    assert!(text.contains("'shape': (64, )"), "{text}");
+    // element 0 after the header: x = 1.5, y = z = 0
+    let data = &bytes[bytes.len() - 64 * 12..];
+    let f = |i: usize| f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((f(0), f(1), f(2)), (1.5, 0.0, 0.0));
+    // read back as the input: x grows again
+    let bytes = run(&format!("p=file:{}", out.display()), &again);
+    let data = &bytes[bytes.len() - 64 * 12..];
+    let f = |i: usize| f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((f(3 * 63), f(3 * 63 + 1)), (3.0, 0.0));
+}
+
 /// Without an OpenCL platform (no ICD: the loader finds no vendor file),
 /// every subcommand that needs a device says so in one line, with a hint.
 #[test]
