@@ -12,7 +12,13 @@ fn pointee_of_first_param(src: &str) -> Type {
 #[test]
 fn struct_element_sizes_follow_opencl_layout() {
     // each with its fields' names and byte offsets as laid out
-    let cases: [(&str, &str, u32, &[(&str, u32)]); 5] = [
+    type Case = (
+        &'static str,
+        &'static str,
+        u32,
+        &'static [(&'static str, u32)],
+    );
+    let cases: [Case; 5] = [
         (
             "typedef struct { float x, y, z; } point;",
             "point",
