@@ -150,35 +150,31 @@ fn condition_text(condition: &str) -> String {
     }
 }
 
-fn range_text(r: &Range) -> String {
-    format!(
-        "{} .. {}",
-        bound_form(&r.lower, false),
-        bound_form(&r.upper, true)
-    )
+/// `lo .. hi`, each bound as the whole report writes it, or as the short
+/// one does ([`BoundForm::brief`]: bounds by case as the values they take).
+fn range_text(r: &Range, brief: bool) -> String {
+    let (lo, hi) = (bound_form(&r.lower, false), bound_form(&r.upper, true));
+    if brief {
+        format!("{} .. {}", lo.brief(), hi.brief())
+    } else {
+        format!("{lo} .. {hi}")
+    }
 }
 
 /// `name[lo .. hi]`, or per dimension `name[lo1 .. hi1][lo0 .. hi0]`.
 fn indexed(name: &str, dims: &[&Range]) -> String {
-    let mut s = name.to_string();
-    for r in dims {
-        write!(s, "[{}]", range_text(r)).unwrap();
-    }
-    s
+    indexed_as(name, dims, false)
 }
 
-/// [`indexed`] as the short report writes it: bounds by case as the
-/// values they take ([`BoundForm::brief`]).
+/// [`indexed`] as the short report writes it.
 fn indexed_brief(name: &str, dims: &[&Range]) -> String {
+    indexed_as(name, dims, true)
+}
+
+fn indexed_as(name: &str, dims: &[&Range], brief: bool) -> String {
     let mut s = name.to_string();
     for r in dims {
-        write!(
-            s,
-            "[{} .. {}]",
-            bound_form(&r.lower, false).brief(),
-            bound_form(&r.upper, true).brief()
-        )
-        .unwrap();
+        write!(s, "[{}]", range_text(r, brief)).unwrap();
     }
     s
 }
