@@ -273,6 +273,34 @@ fn a_stencils_halo_rows_are_marked_and_both_slices_reads_stay_visible() {
     assert!(render(&svg).is_none_or(|n| n > 1000));
 }
 
+/// A 1-D convolution in three slices: each reads `radius` elements past
+/// its own on each side, so the strip of `in` has two halos of
+/// 2 * radius elements, at the slices' borders, in the read lane.
+#[test]
+fn a_strips_halos_are_the_elements_two_slices_read() {
+    let svg = analyze_svg("kernels/conv1d.cl", "gs0=1024,ls0=64,n=1024,radius=3", "3");
+    let r = rects(&svg, "in");
+    assert_layered(&r);
+    let px = 800.0 / 1024.0;
+    let mut halos: Vec<(f64, f64)> = r
+        .iter()
+        .filter(|x| x.class == "halo")
+        .map(|x| ((x.x - 20.0) / px, x.w / px))
+        .collect();
+    halos.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // slices of 5, 5 and 6 work-groups of 64: borders at 320 and 640
+    let round = |v: f64| (v * 100.0).round() / 100.0;
+    let halos: Vec<(f64, f64)> = halos.iter().map(|&(a, w)| (round(a), round(w))).collect();
+    assert_eq!(halos, [(317.0, 6.0), (637.0, 6.0)], "{r:?}");
+    // in the read lane, as tall as the reads
+    let read = r.iter().find(|x| x.class == "read").unwrap();
+    for h in r.iter().filter(|x| x.class == "halo") {
+        assert_eq!((h.y, h.h), (read.y, read.h), "{h:?}");
+    }
+    // nothing written twice: no halo on out
+    assert!(rects(&svg, "out").iter().all(|x| x.class != "halo"));
+}
+
 /// A transpose writes columns: each slice's written box is half the
 /// columns, and its range (the rows it spans) covers the other's box.
 /// The hatching of one slice's waste is drawn under the other's box and
