@@ -22,8 +22,9 @@ pub struct AnalyzeArgs {
     /// The kernel to analyze (default: every kernel; for --emit coarsened/access, the first).
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Print one stage's output instead of the report.
-    #[arg(long, value_enum)]
+    /// Print one stage's output instead of the report (its one text form:
+    /// not with --json, which is the report's).
+    #[arg(long, value_enum, conflicts_with = "json")]
     pub emit: Option<Emit>,
     /// Print the report as JSON.
     #[arg(long)]
@@ -405,7 +406,9 @@ pub fn run(args: AnalyzeArgs) -> Result<u8> {
     }
     files.commit()?;
     out!("{text}");
-    if !crate::terminal::verbose() {
+    // a hint for a person reading the report, not for a program or file
+    // reading it (`clpart analyze k.cl | head -1` then ends in silence)
+    if !crate::terminal::verbose() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         crate::terminal::info("the whole report (ranges by case, counts, vertices, the launch checks' conditions): add --verbose");
     }
     if let Some(out) = &args.output {

@@ -78,8 +78,14 @@ pub fn find_layer() -> Result<PathBuf> {
         }
         tried.push(p.display().to_string());
     }
+    // the layer goes beside this clpart only when built with its profile
+    let build = if cfg!(debug_assertions) {
+        "cargo build -p layer"
+    } else {
+        "cargo build --release -p layer"
+    };
     bail!(
-        "cannot find {LAYER_FILE} (looked at {}); build it with `cargo build -p layer` or set CLPART_LAYER",
+        "cannot find {LAYER_FILE} (looked at {}); build it with `{build}` or set CLPART_LAYER",
         tried.join(", ")
     )
 }
@@ -180,10 +186,14 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     }
     use std::os::unix::process::ExitStatusExt;
     let sig = status.signal().unwrap_or(0);
-    crate::terminal::error(&format!(
-        "'{}' was killed by signal {sig}",
-        Path::new(program).display()
-    ));
+    // a program ended by a closed pipe (`clpart exec -- app | head`) is
+    // not news: a shell does not report it either
+    if sig != libc::SIGPIPE {
+        crate::terminal::error(&format!(
+            "'{}' was killed by signal {sig}",
+            Path::new(program).display()
+        ));
+    }
     Ok((128 + sig).clamp(0, 255) as u8)
 }
 

@@ -102,12 +102,56 @@ pub struct ArrayReport {
     pub write: Option<WriteReport>,
 }
 
-/// Inclusive bounds, each a piecewise quasi-affine expression in isl syntax.
+/// Inclusive bounds: each as the range file holds it (a piecewise
+/// quasi-affine expression in isl syntax, `lower`, `upper`) and as typed
+/// fields in plain arithmetic (`lower_bound`, `upper_bound`), what the
+/// human report prints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RangeReport {
     pub lower: String,
     pub upper: String,
+    pub lower_bound: BoundReport,
+    pub upper_bound: BoundReport,
+}
+
+/// One bound as typed fields, its values arithmetic over the parameters
+/// (`gs0 + go0 - 1`), without isl's syntax.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundReport {
+    /// How the bound is taken from `values`: `value` (the one value),
+    /// `min` or `max` (the least or the greatest of them, wherever the
+    /// bound is defined: proved, never guessed), `cases` (each value where
+    /// its condition in `conditions` holds), `empty` (defined nowhere) or
+    /// `text` (a bound clpart does not read: see `lower`/`upper`).
+    pub form: String,
+    pub values: Vec<String>,
+    /// For `cases`, the condition of each value, in order (empty: always);
+    /// else empty.
+    pub conditions: Vec<String>,
+}
+
+impl BoundReport {
+    fn of(text: &str, upper: bool) -> BoundReport {
+        use partitioner::report::BoundForm;
+        let (form, values, conditions) = match partitioner::report::bound_form(text, upper) {
+            BoundForm::Text(_) => ("text", Vec::new(), Vec::new()),
+            BoundForm::Empty => ("empty", Vec::new(), Vec::new()),
+            BoundForm::Value(v) => ("value", vec![v], Vec::new()),
+            BoundForm::Min(vs) => ("min", vs, Vec::new()),
+            BoundForm::Max(vs) => ("max", vs, Vec::new()),
+            BoundForm::Cases(cs) => {
+                let (vs, conds) = cs.into_iter().unzip();
+                ("cases", vs, conds)
+            }
+        };
+        BoundReport {
+            form: form.to_string(),
+            values,
+            conditions,
+        }
+    }
 }
 
 /// A slice's footprint per delinearized dimension, outermost first (for a
@@ -212,6 +256,8 @@ impl From<&Range> for RangeReport {
         RangeReport {
             lower: r.lower.clone(),
             upper: r.upper.clone(),
+            lower_bound: BoundReport::of(&r.lower, false),
+            upper_bound: BoundReport::of(&r.upper, true),
         }
     }
 }

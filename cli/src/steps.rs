@@ -757,6 +757,7 @@ fn make_buffer(
         kind: ArgKind::GlobalBuffer,
         elem_type: elem.name.clone(),
         elem_size: elem.size,
+        fields: Vec::new(),
     };
     let mut args = KernelArgs::from_parsed("buffer", &[info], &[(b.name.clone(), spec)])
         .map_err(|e| e.to_string())?;

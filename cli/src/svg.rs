@@ -6,17 +6,28 @@
 //! per element, so a 4096 x 4096 array is as small a picture as a 16 x 16 one.
 //!
 //! SVG structure (what `cli/tests/svg.rs` checks): one
-//! `<g class="array" data-name="NAME">` per array, inside it one
-//! `<g class="device" data-device="IDX">` per device, whose rectangles have
-//! class `read`, `write` or `waste`:
+//! `<g class="array" data-name="NAME">` per array, inside it the layers
+//! `<g class="layer" data-layer="waste|fill|edge">`, drawn in that order
+//! over every slice so that no slice's rectangle hides another's (the
+//! edges of every slice over every fill, the fills over every hatching),
+//! each with one `<g class="device" data-device="IDX">` per device:
+//! - `fill`: rectangles of class `read` and `write`; `edge`: the same
+//!   rectangles' outlines, `read-edge` (dashed) and `write-edge`;
+//!   `waste`: the hatched `waste` rectangles;
 //! - strip: one `read` and one `write` rectangle for the ranges the device
 //!   reads and writes; one `waste` rectangle over its range when the
 //!   Ehrhart count at these values is smaller than the range's length;
 //! - grid: per kind (read, write), the box as one rectangle, and the range
 //!   (the box's linear hull: a partial first row, the full rows between, a
-//!   partial last row: one to three rectangles) hatched as `waste` when it
-//!   holds more elements than the box (a white `box-background` rectangle
-//!   under each box keeps the hatching to the waste).
+//!   partial last row) less the box hatched as `waste`, adjacent rows of
+//!   the same columns joined.
+//!
+//! Then a layer `halo` (when there is one): the elements that more than one
+//! slice reads, as `halo` rectangles with a black dotted edge (a stencil's
+//! rows beside each slice's own).
+//!
+//! An array's drawn size is its buffer's (`run`), else up to its last
+//! element used (`analyze`, which says so beside the size).
 //!
 //! An array transferred whole is one `read`/`write` rectangle over the whole
 //! array for every device that uses it.
@@ -115,6 +126,7 @@ fn eval_range(
 }
 
 /// One drawn rectangle, in element coordinates: rows `[r0, r1]`, columns `[c0, c1]`.
+#[derive(Clone, Copy)]
 struct Cell {
     class: &'static str,
     r0: i64,
@@ -166,6 +178,63 @@ fn hull_rects(class: &'static str, l: i64, u: i64, cols: i64) -> Vec<Cell> {
     v
 }
 
+impl Cell {
+    /// The rectangle both cover, if any (of class `class`).
+    fn meet(&self, other: &Cell, class: &'static str) -> Option<Cell> {
+        let c = Cell {
+            class,
+            r0: self.r0.max(other.r0),
+            r1: self.r1.min(other.r1),
+            c0: self.c0.max(other.c0),
+            c1: self.c1.min(other.c1),
+        };
+        (c.r0 <= c.r1 && c.c0 <= c.c1).then_some(c)
+    }
+
+    /// What of this rectangle `hole` leaves: at most four rectangles
+    /// (the rows above and below it, the columns left and right of it).
+    fn minus(&self, hole: &Cell) -> Vec<Cell> {
+        let Some(h) = self.meet(hole, self.class) else {
+            return vec![*self];
+        };
+        let part = |r0, r1, c0, c1| Cell {
+            class: self.class,
+            r0,
+            r1,
+            c0,
+            c1,
+        };
+        let mut v = Vec::new();
+        if self.r0 < h.r0 {
+            v.push(part(self.r0, h.r0 - 1, self.c0, self.c1));
+        }
+        if h.r1 < self.r1 {
+            v.push(part(h.r1 + 1, self.r1, self.c0, self.c1));
+        }
+        if self.c0 < h.c0 {
+            v.push(part(h.r0, h.r1, self.c0, h.c0 - 1));
+        }
+        if h.c1 < self.c1 {
+            v.push(part(h.r0, h.r1, h.c1 + 1, self.c1));
+        }
+        v
+    }
+}
+
+/// `cells` with vertically adjacent rectangles of the same columns joined
+/// (a range's full rows and the part of its first row beside a box).
+fn joined(mut cells: Vec<Cell>) -> Vec<Cell> {
+    cells.sort_by_key(|c| (c.c0, c.c1, c.r0));
+    let mut out: Vec<Cell> = Vec::new();
+    for c in cells {
+        match out.last_mut() {
+            Some(l) if l.c0 == c.c0 && l.c1 == c.c1 && l.r1 + 1 >= c.r0 => l.r1 = l.r1.max(c.r1),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The picture of kernel `k` at the values `given` (`gs<d>`, `ls<d>`,
 /// scalar arguments; offsets default to 0), one device per slice.
 /// `extents` gives arrays' element counts where known (a launch's
@@ -214,8 +283,14 @@ pub fn picture(
         x += 260.0;
     }
     y += 18.0;
-    writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="11">filled: read; outlined: written; hatched: range elements outside the footprint (waste)</text>"#, y + 10.0).unwrap();
-    y += 22.0;
+    for line in [
+        "filled, dashed edge: read; outlined: written; hatched: range elements outside the footprint (waste)",
+        "black dots: elements read by more than one slice (halo)",
+    ] {
+        writeln!(body, r#"<text x="{MARGIN}" y="{}" font-size="11">{line}</text>"#, y + 10.0).unwrap();
+        y += 14.0;
+    }
+    y += 8.0;
     for (a, ba) in k.arrays.iter().zip(&bound.arrays) {
         let (panel, height) = array_panel(
             a,
@@ -299,6 +374,13 @@ fn array_panel(
         ),
         None => (2.0 * LANE + 4.0, format!("strip of {n}")),
     };
+    // without the buffer (analyze), the array's size is not known: it is
+    // drawn to its last element used, and says so
+    let kind = if extent.is_none() {
+        format!("{kind} (to its last element used)")
+    } else {
+        kind
+    };
     let mut s = String::new();
     writeln!(s, r#"<g class="array" data-name="{}">"#, xml(&a.name)).unwrap();
     let status = match &a.status {
@@ -318,6 +400,8 @@ fn array_panel(
     writeln!(s, r##"<rect class="outline" x="{MARGIN}" y="{top}" width="{WIDTH}" height="{grid_h}" fill="#f4f4f4" stroke="#888" stroke-width="0.5"/>"##).unwrap();
     let sx = WIDTH / cols_n as f64;
     let sy = grid_h / rows as f64;
+    // each slice's rectangles: read, write and waste
+    let mut drawn: Vec<(usize, Vec<Cell>)> = Vec::new();
     for (s_idx, sl) in slices.iter().enumerate() {
         let v = &slice_values[s_idx];
         let mut cells: Vec<Cell> = Vec::new();
@@ -354,20 +438,22 @@ fn array_panel(
                 };
                 let hull = eval_range(linear, v)?;
                 if let Some(((r0, r1), (c0, c1))) = bx {
-                    let box_n =
-                        (r1.saturating_sub(r0) + 1).saturating_mul(c1.saturating_sub(c0) + 1);
-                    if let Some((l, u)) = hull {
-                        if u.saturating_sub(l).saturating_add(1) > box_n {
-                            cells.extend(hull_rects("waste", l, u, c));
-                        }
-                    }
-                    cells.push(Cell {
+                    let the_box = Cell {
                         class,
                         r0,
                         r1,
                         c0,
                         c1,
-                    });
+                    };
+                    // the waste: the range's rows less the box
+                    if let Some((l, u)) = hull {
+                        let waste = hull_rects("waste", l, u, c)
+                            .iter()
+                            .flat_map(|h| h.minus(&the_box))
+                            .collect();
+                        cells.extend(joined(waste));
+                    }
+                    cells.push(the_box);
                 } else if let Some((l, u)) = hull {
                     cells.extend(hull_rects(class, l, u, c));
                 }
@@ -405,39 +491,124 @@ fn array_panel(
                 }
             }
         }
-        writeln!(s, r#"<g class="device" data-device="{}">"#, sl.device).unwrap();
-        let col = colour(sl.device);
-        for cell in &cells {
-            let x = MARGIN + cell.c0.max(0) as f64 * sx;
-            let w = ((cell.c1.min(cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * sx).max(0.5);
-            let (yy, h) = if cols.is_some() {
-                (
-                    top + cell.r0.max(0) as f64 * sy,
-                    ((cell.r1.min(rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * sy).max(0.5),
-                )
-            } else {
-                // strip: reads in the upper lane, writes in the lower, waste over both
-                match cell.class {
-                    "read" => (top + 1.0, LANE),
-                    "write" => (top + 3.0 + LANE, LANE),
-                    _ => (top, grid_h),
-                }
-            };
-            let style = match cell.class {
-                "read" => format!(r#"fill="{col}" fill-opacity="0.45""#),
-                "write" => {
-                    format!(r#"fill="{col}" fill-opacity="0.15" stroke="{col}" stroke-width="2""#)
-                }
-                _ => format!(r#"fill="url(#hatch{})" fill-opacity="0.8""#, sl.device),
-            };
-            if cols.is_some() && cell.class != "waste" {
-                // the box hides the hatching of the range below it: only the waste stays hatched
-                writeln!(s, r#"<rect class="box-background" x="{x:.2}" y="{yy:.2}" width="{w:.2}" height="{h:.2}" fill="white"/>"#).unwrap();
+        drawn.push((sl.device, cells));
+    }
+    let halos = if matches!(a.status, ArrayStatus::Whole { .. }) {
+        Vec::new()
+    } else {
+        halos(&drawn)
+    };
+    let frame = Frame {
+        top,
+        sx,
+        sy,
+        cols_n,
+        rows,
+        grid: cols.is_some(),
+        height: grid_h,
+    };
+    layers(&mut s, &drawn, &halos, &frame);
+    writeln!(s, "</g>").unwrap();
+    Ok((s, grid_h + 20.0))
+}
+
+/// Where one array's panel puts its element coordinates on the page.
+struct Frame {
+    top: f64,
+    /// Width of a column, height of a row.
+    sx: f64,
+    sy: f64,
+    cols_n: i64,
+    rows: i64,
+    /// A grid of rows (else a strip: reads in the upper lane, writes in
+    /// the lower).
+    grid: bool,
+    height: f64,
+}
+
+impl Frame {
+    /// `x, y, width, height` of `cell`.
+    fn place(&self, cell: &Cell) -> (f64, f64, f64, f64) {
+        let x = MARGIN + cell.c0.max(0) as f64 * self.sx;
+        let w =
+            ((cell.c1.min(self.cols_n - 1) - cell.c0.max(0) + 1).max(0) as f64 * self.sx).max(0.5);
+        let (y, h) = if self.grid {
+            (
+                self.top + cell.r0.max(0) as f64 * self.sy,
+                ((cell.r1.min(self.rows - 1) - cell.r0.max(0) + 1).max(0) as f64 * self.sy)
+                    .max(0.5),
+            )
+        } else {
+            // strip: reads (and halos) in the upper lane, writes in the
+            // lower, waste over both
+            match cell.class {
+                "read" | "halo" => (self.top + 1.0, LANE),
+                "write" => (self.top + 3.0 + LANE, LANE),
+                _ => (self.top, self.height),
             }
-            writeln!(s, r#"<rect class="{}" x="{x:.2}" y="{yy:.2}" width="{w:.2}" height="{h:.2}" {style}/>"#, cell.class).unwrap();
+        };
+        (x, y, w, h)
+    }
+}
+
+/// The elements more than one slice reads (a stencil's halo rows): the
+/// overlaps of every two slices' `read` rectangles.
+fn halos(drawn: &[(usize, Vec<Cell>)]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (i, (_, mine)) in drawn.iter().enumerate() {
+        for (_, theirs) in &drawn[i + 1..] {
+            for m in mine.iter().filter(|c| c.class == "read") {
+                for t in theirs.iter().filter(|c| c.class == "read") {
+                    out.extend(m.meet(t, "halo"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Draws each slice's rectangles (`drawn`: per device) in layers over all
+/// slices, so that no slice's rectangle hides another's: the waste's
+/// hatching, the fills, then the edges; the halos last.
+fn layers(s: &mut String, drawn: &[(usize, Vec<Cell>)], halos: &[Cell], frame: &Frame) {
+    for layer in ["waste", "fill", "edge"] {
+        writeln!(s, r#"<g class="layer" data-layer="{layer}">"#).unwrap();
+        for (device, cells) in drawn {
+            writeln!(s, r#"<g class="device" data-device="{device}">"#).unwrap();
+            let col = colour(*device);
+            for cell in cells {
+                let (class, style) = match (layer, cell.class) {
+                    ("waste", "waste") => (
+                        "waste",
+                        format!(r#"fill="url(#hatch{device})" fill-opacity="0.8""#),
+                    ),
+                    ("fill", "read") => ("read", format!(r#"fill="{col}" fill-opacity="0.35""#)),
+                    ("fill", "write") => ("write", format!(r#"fill="{col}" fill-opacity="0.15""#)),
+                    ("edge", "read") => (
+                        "read-edge",
+                        format!(
+                            r#"fill="none" stroke="{col}" stroke-width="1.5" stroke-dasharray="5,3""#
+                        ),
+                    ),
+                    ("edge", "write") => (
+                        "write-edge",
+                        format!(r#"fill="none" stroke="{col}" stroke-width="2""#),
+                    ),
+                    _ => continue,
+                };
+                let (x, y, w, h) = frame.place(cell);
+                writeln!(s, r#"<rect class="{class}" x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" {style}/>"#).unwrap();
+            }
+            writeln!(s, "</g>").unwrap();
         }
         writeln!(s, "</g>").unwrap();
     }
-    writeln!(s, "</g>").unwrap();
-    Ok((s, grid_h + 20.0))
+    if !halos.is_empty() {
+        writeln!(s, r#"<g class="layer" data-layer="halo">"#).unwrap();
+        for cell in halos {
+            let (x, y, w, h) = frame.place(cell);
+            writeln!(s, r#"<rect class="halo" x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="none" stroke="black" stroke-width="1.5" stroke-dasharray="2,2"/>"#).unwrap();
+        }
+        writeln!(s, "</g>").unwrap();
+    }
 }

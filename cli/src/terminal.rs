@@ -118,20 +118,28 @@ pub fn info(message: &str) {
     }
 }
 
-/// clap's error as one `clpart: error:` line: its message, then its tips
-/// and the usage, separated by `; `.
+/// clap's error as one `clpart: error:` line: its message (with the
+/// indented lines that continue it, such as the arguments missing), then
+/// its tips and the usage, separated by `; `.
 pub fn clap_error_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments");
-    let mut parts = vec![first.strip_prefix("error: ").unwrap_or(first).to_string()];
-    for l in lines {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().map_or("invalid arguments", str::trim);
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    let mut parts = Vec::new();
+    for raw in lines {
+        let l = raw.trim();
         if let Some(tip) = l.strip_prefix("tip: ") {
             parts.push(format!("tip: {tip}"));
         } else if let Some(usage) = l.strip_prefix("Usage: ") {
             parts.push(format!("usage: {usage}"));
+        } else if raw.starts_with(char::is_whitespace) && parts.is_empty() {
+            let joined = message.ends_with(':') || l.starts_with('[');
+            message.push_str(if joined { " " } else { ", " });
+            message.push_str(l);
         }
     }
+    parts.insert(0, message);
     parts.join("; ")
 }
 

@@ -348,6 +348,106 @@ fn verified_split_run_reports_bytes() {
     }
 }
 
+/// A buffer of structs is written with the struct's fields as numpy's
+/// structured dtype (the analysis records the layout), and reads back.
+#[test]
+fn a_struct_buffers_out_file_has_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.npy");
+    let again = dir.path().join("again.npy");
+    let run = |input: &str, to: &std::path::Path| {
+        let o = clpart(&[
+            "run",
+            "kernels/struct_buffer.cl",
+            "--global",
+            "64",
+            "--local",
+            "16",
+            "--arg",
+            input,
+            "--arg",
+            "d=1.5",
+            "--split",
+            "0:0.5,1:0.5",
+            "--out",
+            &format!("p={}", to.display()),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::read(to).unwrap()
+    };
+    let bytes = run("p=zeros:64", &out);
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("'descr': [('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ]"),
+        "{text}"
+    );
+    assert!(text.contains("'shape': (64, )"), "{text}");
+    // element 0 after the header: x = 1.5, y = z = 0
+    let data = &bytes[bytes.len() - 64 * 12..];
+    let f = |i: usize| f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((f(0), f(1), f(2)), (1.5, 0.0, 0.0));
+    // read back as the input: x grows again
+    let bytes = run(&format!("p=file:{}", out.display()), &again);
+    let data = &bytes[bytes.len() - 64 * 12..];
+    let f = |i: usize| f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((f(3 * 63), f(3 * 63 + 1)), (3.0, 0.0));
+}
+
+/// Without an OpenCL platform (no ICD: the loader finds no vendor file),
+/// every subcommand that needs a device says so in one line, with a hint.
+#[test]
+fn no_device_is_one_line_with_a_hint() {
+    let mut run = vec!["run", "kernels/vadd.cl"];
+    run.extend_from_slice(VADD_RUN);
+    for args in [&["devices"][..], &run] {
+        let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+            .args(args)
+            .current_dir(root())
+            .env("OCL_ICD_VENDORS", "/nonexistent")
+            .env_remove("OPENCL_LAYERS")
+            .output()
+            .expect("clpart runs");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o).trim_end(),
+            "clpart: error: no OpenCL device found (is an ICD installed? try POCL_DEVICES=\"pthread basic\")",
+            "{args:?}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A report of the process's first launch says its kernel times may
+/// include the driver's compile (PoCL compiles at the first launch);
+/// after a warm-up launch, or of a later launch, it does not.
+#[test]
+fn the_first_launchs_compile_time_is_noted() {
+    let note = "note: the process's first launch: a device's kernel time may include its driver compiling the kernel";
+    let first = run_vadd(&["--split", "0:0.5,1:0.5"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let text = String::from_utf8_lossy(&first.stdout);
+    assert!(text.contains(note), "{text}");
+    assert!(text.contains("--warmup 1 leaves that out"), "{text}");
+    for later in [&["--warmup", "1"][..], &["--repeat", "2"]] {
+        let mut a = vec!["--split", "0:0.5,1:0.5"];
+        a.extend_from_slice(later);
+        let o = run_vadd(&a);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(!text.contains(note), "{later:?}: {text}");
+    }
+    // in the JSON report's notes too
+    let o = run_vadd(&["--split", "0:0.5,1:0.5", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("the process's first launch")),
+        "{v}"
+    );
+}
+
 /// `--split auto` starts even and then follows the devices'
 /// measured kernel times; every launch verifies, the shares sum to 1 and are
 /// reported.
@@ -656,37 +756,78 @@ fn mul24_on_size_t_is_analyzed_as_plain_arithmetic() {
     assert_input_error(&o, "bad.cl:2:5");
 }
 
+/// Runs clpart with standard output a pipe whose reading end is closed
+/// before clpart starts: its first write fails with a broken pipe, as
+/// under `clpart ... | head -1` once `head` has gone.
+fn into_closed_pipe(args: &[&str], env: &[(&str, &std::path::Path)]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clpart"));
+    c.args(args)
+        .current_dir(root())
+        .env("POCL_DEVICES", "pthread basic")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("clpart runs")
+}
+
 /// A reader of standard output that goes away before the output is
-/// written (`clpart analyze k.cl | head -1`) ends the command quietly:
-/// exit 0, nothing on standard error (it used to panic with exit 101).
+/// written (`clpart analyze k.cl | head -1`) ends every subcommand
+/// quietly: exit 0, nothing on standard error (it used to panic with
+/// exit 101), in every output form.
 #[test]
-fn a_closed_pipe_ends_analyze_and_run_quietly() {
-    let closed = |args: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_clpart"))
-            .args(args)
-            .current_dir(root())
-            .env("POCL_DEVICES", "pthread basic")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("clpart runs");
-        // the analysis and the launch take far longer than this
-        drop(child.stdout.take());
-        child.wait_with_output().expect("clpart ends")
-    };
-    let mut run = vec!["run", "kernels/vadd.cl", "--json"];
+fn a_closed_pipe_ends_every_subcommand_quietly() {
+    let mut run = vec!["run", "kernels/vadd.cl"];
     run.extend_from_slice(VADD_RUN);
-    let runs: [&[&str]; 3] = [
+    let mut run_json = run.clone();
+    run_json.push("--json");
+    let runs: [&[&str]; 16] = [
         &["analyze", "kernels/matmul.cl"],
+        &["analyze", "kernels/matmul.cl", "-v"],
         &["analyze", "kernels/matmul.cl", "--json"],
+        &["analyze", "kernels/matmul.cl", "--emit", "access"],
+        &["analyze", "kernels/matmul.cl", "--emit", "coarsened"],
+        &["analyze", "kernels/matmul.cl", "--emit", "ranges"],
+        &["analyze", "kernels/vadd.cl", "--at", "gs0=64,ls0=8"],
         &run,
+        &run_json,
+        &["steps", "kernels/iterative/jacobi1d.ron"],
+        &["steps", "kernels/iterative/jacobi1d.ron", "--json"],
+        &["devices"],
+        &["devices", "--json"],
+        &["completions", "bash"],
+        &["completions", "zsh"],
+        &["man"],
     ];
     for args in runs {
-        let out = closed(args);
+        let out = into_closed_pipe(args, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
+}
+
+/// `clpart exec`'s standard output is its program's: a program that a
+/// closed pipe ends (SIGPIPE, as `echo` into `head` once `head` has gone)
+/// ends clpart with the status a shell gives it, 128 + 13, and clpart
+/// says nothing about it (a shell does not either).
+#[test]
+fn a_closed_pipe_ends_exec_as_it_ends_its_program() {
+    let layer = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libclpart_layer.so");
+    let out = into_closed_pipe(
+        &["exec", "--", "sh", "-c", "echo one; echo two"],
+        &[("CLPART_LAYER", &layer)],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + 13), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
 }
 
 /// `clpart analyze --launch` analyzes one launch as `clpart run` and

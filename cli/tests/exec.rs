@@ -850,6 +850,22 @@ fn bad_options_are_refused_before_the_program_runs() {
         assert!(stderr.contains(message), "{options:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{options:?}: the program ran");
     }
+    // a report that cannot be written: refused before the program runs
+    for (report, message) in [
+        (
+            "/nonexistent/r.json",
+            "cannot write the report '/nonexistent/r.json': its folder '/nonexistent' cannot be written",
+        ),
+        ("/tmp", "the report '/tmp' is a folder"),
+    ] {
+        let out = exec("vadd", &["--split", "0:0.5,1:0.5"], Some(Path::new(report)), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{report}: {stderr}");
+        assert!(stderr.starts_with("clpart: error: "), "{report}: {stderr}");
+        assert!(stderr.contains(message), "{report}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{report}: {stderr}");
+        assert!(out.stdout.is_empty(), "{report}: the program ran");
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_clpart"))
         .args(["exec", "--", "/nonexistent/program"])
         .env("CLPART_LAYER", layer())

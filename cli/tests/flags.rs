@@ -77,6 +77,31 @@ fn usage_errors_are_one_clpart_error_line() {
         "{err}"
     );
     assert!(err.contains("usage: clpart analyze"), "{err}");
+    // the message keeps what clap lists on the lines below it
+    let o = clpart(&["analyze", "kernels/vadd.cl", "--svg", "v.svg"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "clpart: error: the following required arguments were not provided: --at <NAME=VALUE,...>; usage: "
+        ),
+        "{err}"
+    );
+    // a stage's text form has no JSON: --json beside --emit is refused,
+    // not ignored
+    for stage in ["access", "coarsened", "ranges"] {
+        let o = clpart(&["analyze", "kernels/vadd.cl", "--emit", stage, "--json"]);
+        assert_eq!(o.status.code(), Some(2), "{stage}");
+        assert!(o.stdout.is_empty(), "{stage}: {}", stdout(&o));
+        assert!(
+            stderr(&o).starts_with(
+                "clpart: error: the argument '--emit <EMIT>' cannot be used with '--json'"
+            ),
+            "{stage}: {}",
+            stderr(&o)
+        );
+    }
     // --quiet and --verbose together are a usage error too
     let o = clpart(&["devices", "-q", "-v"]);
     assert_eq!(o.status.code(), Some(2));

@@ -186,6 +186,21 @@ fn run_case(
         total += to + from;
     }
     assert_eq!(total, r["bytes_mpi"].as_u64().unwrap());
+    // every work-group counted once, in every dimension, as `clpart run`
+    // counts a device's (not the rows of the split dimension)
+    let sizes = |s: &str| -> Vec<u64> { s.split(',').map(|x| x.trim().parse().unwrap()).collect() };
+    let n_groups: u64 = sizes(global)
+        .into_iter()
+        .zip(sizes(local))
+        .map(|(g, l)| g / l)
+        .product();
+    let counted: u64 = r["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["work_groups"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, n_groups, "{r}");
     r
 }
 

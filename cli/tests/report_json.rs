@@ -95,6 +95,28 @@ enum Status {
 struct Range {
     lower: String,
     upper: String,
+    lower_bound: Bound,
+    upper_bound: Bound,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Bound {
+    form: BoundForm,
+    values: Vec<String>,
+    conditions: Vec<String>,
+}
+
+#[derive(Deserialize, PartialEq, Eq, Debug)]
+#[serde(rename_all = "lowercase")]
+enum BoundForm {
+    Value,
+    Min,
+    Max,
+    Cases,
+    Empty,
+    Text,
 }
 
 #[derive(Deserialize)]
@@ -165,6 +187,36 @@ struct Diagnostic {
     column: Option<u32>,
 }
 
+/// A bound's typed form: as many values as its form takes, a condition
+/// per case, none of it in isl's syntax (every corpus bound is one clpart
+/// reads, never `text`).
+fn check_bound(what: &str, b: &Bound, bad: &mut Vec<String>) {
+    let n = b.values.len();
+    let fits = match b.form {
+        BoundForm::Value => n == 1 && b.conditions.is_empty(),
+        BoundForm::Min | BoundForm::Max => n >= 2 && b.conditions.is_empty(),
+        BoundForm::Cases => n >= 2 && b.conditions.len() == n,
+        BoundForm::Empty => n == 0 && b.conditions.is_empty(),
+        BoundForm::Text => false,
+    };
+    let isl = b
+        .values
+        .iter()
+        .chain(&b.conditions)
+        .any(|t| t.contains("->") || t.contains(['{', '}', '[', ']']));
+    if !fits || isl {
+        bad.push(format!(
+            "{what}: bound {:?} {:?} {:?}",
+            b.form, b.values, b.conditions
+        ));
+    }
+}
+
+fn check_range(what: &str, r: &Range, bad: &mut Vec<String>) {
+    check_bound(&format!("{what} lower"), &r.lower_bound, bad);
+    check_bound(&format!("{what} upper"), &r.upper_bound, bad);
+}
+
 /// Checks one report's meaning beyond its types; returns the problems.
 fn check(name: &str, r: &Report) -> Vec<String> {
     let mut bad = Vec::new();
@@ -190,6 +242,18 @@ fn check(name: &str, r: &Report) -> Vec<String> {
             ));
         }
         for a in &k.arrays {
+            let what = format!("{name}/{}: array {}", k.name, a.name);
+            for r in [&a.total, &a.slice, &a.read_slice, &a.write_slice]
+                .into_iter()
+                .flatten()
+            {
+                check_range(&what, r, &mut bad);
+            }
+            if let Some(b) = &a.boxes {
+                for r in b.read.iter().chain(&b.write).chain(&b.read_parts).flatten() {
+                    check_range(&what, r, &mut bad);
+                }
+            }
             let whole = a.status == Status::Whole;
             if whole != a.reason.is_some() {
                 bad.push(format!(
@@ -371,5 +435,29 @@ fn refusals_and_fallbacks_carry_their_locations() {
         d.message.contains("whole array is transferred"),
         "{}",
         d.message
+    );
+}
+
+/// Histogram's bound in the JSON report: the same minimum the human
+/// report prints, as typed fields.
+#[test]
+fn bounds_are_typed_as_the_human_report_reads_them() {
+    let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(["analyze", "kernels/histogram.cl", "--json", "--no-counts"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let data = &v["kernels"][0]["arrays"][0];
+    assert_eq!(data["name"], "data", "{data}");
+    assert_eq!(
+        data["total"]["upper_bound"],
+        serde_json::json!({"form": "min", "values": ["gs0 + go0 - 1", "n - 1"], "conditions": []}),
+        "{data}"
+    );
+    assert_eq!(
+        data["total"]["lower_bound"],
+        serde_json::json!({"form": "value", "values": ["go0"], "conditions": []}),
+        "{data}"
     );
 }

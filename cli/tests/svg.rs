@@ -16,7 +16,9 @@ fn clpart(args: &[&str]) -> Output {
         .expect("clpart runs")
 }
 
-/// Per array, per device: the number of rectangles of each class.
+/// Per array, per device: the number of rectangles of each class
+/// (`read`, `write`, `waste`: the fills and hatchings; the edges repeat
+/// the fills).
 type Counts = BTreeMap<String, BTreeMap<String, BTreeMap<String, usize>>>;
 
 fn counts(svg: &str) -> Counts {
@@ -30,28 +32,80 @@ fn counts(svg: &str) -> Counts {
         let name = a.attribute("data-name").expect("array name").to_string();
         assert!(!out.contains_key(&name), "one group per array: {name}");
         let devices = out.entry(name.clone()).or_default();
-        for d in a
+        for layer in a
             .children()
-            .filter(|n| n.attribute("class") == Some("device"))
+            .filter(|n| n.attribute("class") == Some("layer"))
         {
-            let dev = d
-                .attribute("data-device")
-                .expect("device index")
-                .to_string();
-            assert!(
-                !devices.contains_key(&dev),
-                "one group per device: {name} {dev}"
-            );
-            let m = devices.entry(dev).or_default();
-            for r in d.children().filter(|n| n.has_tag_name("rect")) {
-                let class = r.attribute("class").unwrap_or("");
-                if class != "box-background" {
-                    *m.entry(class.to_string()).or_default() += 1;
+            let mut seen = Vec::new();
+            for d in layer
+                .children()
+                .filter(|n| n.attribute("class") == Some("device"))
+            {
+                let dev = d
+                    .attribute("data-device")
+                    .expect("device index")
+                    .to_string();
+                assert!(!seen.contains(&dev), "one group per device: {name} {dev}");
+                seen.push(dev.clone());
+                let m = devices.entry(dev).or_default();
+                for r in d.children().filter(|n| n.has_tag_name("rect")) {
+                    let class = r.attribute("class").unwrap_or("");
+                    if ["read", "write", "waste"].contains(&class) {
+                        *m.entry(class.to_string()).or_default() += 1;
+                    }
                 }
             }
         }
     }
     out
+}
+
+/// A rectangle of the picture: its class, layer, device and place.
+#[derive(Debug, Clone)]
+struct Rect {
+    class: String,
+    layer: String,
+    device: Option<String>,
+    y: f64,
+    h: f64,
+    x: f64,
+    w: f64,
+}
+
+/// The rectangles of array `name`, in document (drawing) order.
+fn rects(svg: &str, name: &str) -> Vec<Rect> {
+    let doc = roxmltree::Document::parse(svg).expect("the picture is XML");
+    let a = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("array") && n.attribute("data-name") == Some(name))
+        .unwrap_or_else(|| panic!("no array {name}"));
+    let num = |n: &roxmltree::Node, at: &str| n.attribute(at).unwrap().parse::<f64>().unwrap();
+    a.descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("class") != Some("outline"))
+        .map(|r| {
+            let up = |class: &str| {
+                r.ancestors()
+                    .find(|n| n.attribute("class") == Some(class))
+                    .and_then(|n| {
+                        n.attribute(if class == "layer" {
+                            "data-layer"
+                        } else {
+                            "data-device"
+                        })
+                    })
+                    .map(str::to_string)
+            };
+            Rect {
+                class: r.attribute("class").unwrap_or("").to_string(),
+                layer: up("layer").unwrap_or_default(),
+                device: up("device"),
+                x: num(&r, "x"),
+                y: num(&r, "y"),
+                w: num(&r, "width"),
+                h: num(&r, "height"),
+            }
+        })
+        .collect()
 }
 
 fn expect(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
@@ -127,8 +181,9 @@ fn render(svg: &str) -> Option<u64> {
 }
 
 /// matmul, delinearized: grids. c's and b's ranges (linear hulls) are
-/// wider than their boxes when width > gs0: three hatched rows each (the
-/// partial first, the full middle, the partial last); a's are exact.
+/// wider than their boxes when width > gs0: the range less the box is
+/// columns gs0 .. width - 1 of every row but the box's last, one hatched
+/// rectangle each; a's are exact.
 #[test]
 fn grids_of_delinearized_arrays_with_waste() {
     let svg = analyze_svg(
@@ -141,17 +196,192 @@ fn grids_of_delinearized_arrays_with_waste() {
     for dev in ["0", "1"] {
         assert_eq!(
             c["c"][dev],
-            expect(&[("write", 1), ("waste", 3)]),
+            expect(&[("write", 1), ("waste", 1)]),
             "c {dev}"
         );
         assert_eq!(c["a"][dev], expect(&[("read", 1)]), "a {dev}");
-        assert_eq!(c["b"][dev], expect(&[("read", 1), ("waste", 3)]), "b {dev}");
+        assert_eq!(c["b"][dev], expect(&[("read", 1), ("waste", 1)]), "b {dev}");
+        // the waste is beside the box, never over it: columns 64 .. 79
+        for r in rects(&svg, "c")
+            .iter()
+            .filter(|r| r.class == "waste" && r.device.as_deref() == Some(dev))
+        {
+            assert_eq!((r.x, r.w), (20.0 + 64.0 * 10.0, 16.0 * 10.0), "{r:?}");
+        }
     }
     assert!(svg.contains("grid 48 x 80"), "c is a 48 x 80 grid");
     // equal slices of the analysis, which no device ran
     assert!(svg.contains(">slice 0 (work-groups [0, 3))<"), "{svg}");
     assert!(!svg.contains(">device "), "{svg}");
     assert!(render(&svg).is_none_or(|n| n > 1000));
+}
+
+/// Drawing order: every slice's edges after every fill and hatching, the
+/// halo after all; no white rectangle that could hide another slice's.
+fn assert_layered(r: &[Rect]) {
+    let last = |layer: &str| r.iter().rposition(|x| x.layer == layer);
+    let first = |layer: &str| r.iter().position(|x| x.layer == layer);
+    if let (Some(w), Some(f)) = (last("waste"), first("fill")) {
+        assert!(w < f, "hatching over a fill: {r:?}");
+    }
+    if let (Some(f), Some(e)) = (last("fill"), first("edge")) {
+        assert!(f < e, "a fill over an edge: {r:?}");
+    }
+    if let (Some(e), Some(h)) = (last("edge"), first("halo")) {
+        assert!(e < h, "an edge over a halo: {r:?}");
+    }
+    assert!(r.iter().all(|x| !x.class.contains("background")), "{r:?}");
+}
+
+/// A 2-D stencil split in two: each slice reads one row beyond its own
+/// on each side, so rows 31 and 32 of 64 are read by both. Both slices'
+/// reads stay visible there (edges over fills) and the two rows are
+/// marked as a halo; the written array, split exactly, has none.
+#[test]
+fn a_stencils_halo_rows_are_marked_and_both_slices_reads_stay_visible() {
+    let svg = analyze_svg(
+        "kernels/stencil2d.cl",
+        "gs0=64,gs1=64,ls0=16,ls1=16,width=64,height=64",
+        "2",
+    );
+    let r = rects(&svg, "in");
+    assert_layered(&r);
+    let read = |dev: &str, class: &str| {
+        r.iter()
+            .find(|x| x.class == class && x.device.as_deref() == Some(dev))
+            .unwrap_or_else(|| panic!("no {class} of slice {dev}: {r:?}"))
+            .clone()
+    };
+    let row = 480.0 / 64.0;
+    let top = read("0", "read").y;
+    // slice 0 reads rows 0 .. 32, slice 1 rows 31 .. 63, both edged
+    for (dev, first, n_rows) in [("0", 0.0, 33.0), ("1", 31.0, 33.0)] {
+        for class in ["read", "read-edge"] {
+            let x = read(dev, class);
+            assert_eq!((x.y - top, x.h), (first * row, n_rows * row), "{x:?}");
+        }
+    }
+    let halos: Vec<&Rect> = r.iter().filter(|x| x.class == "halo").collect();
+    assert_eq!(halos.len(), 1, "{halos:?}");
+    assert_eq!(
+        (halos[0].y - top, halos[0].h, halos[0].w),
+        (31.0 * row, 2.0 * row, 800.0)
+    );
+    let out = rects(&svg, "out");
+    assert_layered(&out);
+    assert!(out.iter().all(|x| x.class != "halo"), "{out:?}");
+    assert!(render(&svg).is_none_or(|n| n > 1000));
+}
+
+/// A 1-D convolution in three slices: each reads `radius` elements past
+/// its own on each side, so the strip of `in` has two halos of
+/// 2 * radius elements, at the slices' borders, in the read lane.
+#[test]
+fn a_strips_halos_are_the_elements_two_slices_read() {
+    let svg = analyze_svg("kernels/conv1d.cl", "gs0=1024,ls0=64,n=1024,radius=3", "3");
+    let r = rects(&svg, "in");
+    assert_layered(&r);
+    let px = 800.0 / 1024.0;
+    let mut halos: Vec<(f64, f64)> = r
+        .iter()
+        .filter(|x| x.class == "halo")
+        .map(|x| ((x.x - 20.0) / px, x.w / px))
+        .collect();
+    halos.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // slices of 5, 5 and 6 work-groups of 64: borders at 320 and 640
+    let round = |v: f64| (v * 100.0).round() / 100.0;
+    let halos: Vec<(f64, f64)> = halos.iter().map(|&(a, w)| (round(a), round(w))).collect();
+    assert_eq!(halos, [(317.0, 6.0), (637.0, 6.0)], "{r:?}");
+    // in the read lane, as tall as the reads
+    let read = r.iter().find(|x| x.class == "read").unwrap();
+    for h in r.iter().filter(|x| x.class == "halo") {
+        assert_eq!((h.y, h.h), (read.y, read.h), "{h:?}");
+    }
+    // nothing written twice: no halo on out
+    assert!(rects(&svg, "out").iter().all(|x| x.class != "halo"));
+}
+
+/// A transpose writes columns: each slice's written box is half the
+/// columns, and its range (the rows it spans) covers the other's box.
+/// The hatching of one slice's waste is drawn under the other's box and
+/// both boxes' edges over it: both slices' writes stay visible.
+#[test]
+fn a_transposes_two_written_boxes_both_stay_visible() {
+    let svg = analyze_svg(
+        "kernels/transpose.cl",
+        "gs0=64,gs1=64,ls0=16,ls1=16,width=64,height=64",
+        "2",
+    );
+    let out = rects(&svg, "out");
+    assert_layered(&out);
+    let edges: Vec<&Rect> = out.iter().filter(|x| x.class == "write-edge").collect();
+    assert_eq!(edges.len(), 2, "{out:?}");
+    // the left and the right half, every row
+    let mut halves: Vec<(f64, f64, f64)> = edges.iter().map(|e| (e.x, e.w, e.h)).collect();
+    halves.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(halves, [(20.0, 400.0, 480.0), (420.0, 400.0, 480.0)]);
+    // each slice's waste is the other's half
+    for (dev, x) in [("0", 420.0), ("1", 20.0)] {
+        let w: Vec<&Rect> = out
+            .iter()
+            .filter(|r| r.class == "waste" && r.device.as_deref() == Some(dev))
+            .collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!((w[0].x, w[0].w), (x, 400.0), "{w:?}");
+    }
+    assert!(render(&svg).is_none_or(|n| n > 1000));
+}
+
+/// The drawn size: a run's buffer gives the true shape (a 64 x 64 grid
+/// whose last row the kernel never writes is still 64 x 64); analyze,
+/// without buffers, draws to the last element used and says so.
+#[test]
+fn grids_have_the_buffers_shape_and_analyze_says_where_it_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.svg");
+    let o = clpart(&[
+        "run",
+        "kernels/conv3x3_interior.cl",
+        "--global",
+        "64,64",
+        "--local",
+        "16,16",
+        "--arg",
+        "in=rand:64x64:1",
+        "--arg",
+        "out=zeros:64x64",
+        "--arg",
+        "f=rand:9:3",
+        "--arg",
+        "w=64",
+        "--arg",
+        "h=64",
+        "--split",
+        "0:0.5,1:0.5",
+        "--svg",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        svg.contains("array out (float, mode w): grid 64 x 64<"),
+        "{svg}"
+    );
+    assert!(!svg.contains("last element used"), "{svg}");
+    let svg = analyze_svg(
+        "kernels/conv3x3_interior.cl",
+        "gs0=64,gs1=64,ls0=16,ls1=16,w=64,h=64",
+        "2",
+    );
+    assert!(
+        svg.contains("array out (float, mode w): grid 63 x 64 (to its last element used)<"),
+        "{svg}"
+    );
 }
 
 /// A 1-D array: a strip; `a[i]` read where `i % 3 == 0` touches every

@@ -494,4 +494,44 @@ impl ClangType {
         let s = unsafe { clang_Type_getSizeOf(self.raw) };
         (s > 0).then_some(s as u64)
     }
+
+    /// A struct's or union's fields in declaration order: name, byte
+    /// offset (`None` for a bit-field or where clang cannot tell) and
+    /// type; empty for any other type.
+    pub fn fields(&self) -> Vec<(String, Option<u32>, ClangType)> {
+        // SAFETY: the declaration of a type of a live translation unit; its
+        // children are collected while it lives.
+        let decl = unsafe { clang_getTypeDeclaration(self.raw) };
+        if unsafe { clang_Cursor_isNull(decl) } != 0 {
+            return Vec::new();
+        }
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_visitChildren(
+                decl,
+                collect_children,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter()
+            .filter(|c| unsafe { clang_getCursorKind(*c) } == CXCursor_FieldDecl)
+            .map(|c| {
+                let offset = if unsafe { clang_Cursor_isBitField(c) } != 0 {
+                    None
+                } else {
+                    let bits = unsafe { clang_Cursor_getOffsetOfField(c) };
+                    (bits >= 0 && bits % 8 == 0)
+                        .then(|| u32::try_from(bits / 8).ok())
+                        .flatten()
+                };
+                (
+                    unsafe { cxstring(clang_getCursorSpelling(c)) },
+                    offset,
+                    ClangType {
+                        raw: unsafe { clang_getCursorType(c) },
+                    },
+                )
+            })
+            .collect()
+    }
 }

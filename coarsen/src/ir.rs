@@ -144,14 +144,27 @@ pub enum Type {
         elem: Box<Type>,
         len: u64,
     },
-    /// A struct or union: its name and its size in OpenCL C's layout (the
-    /// members are not modelled; member accesses are unsupported).
+    /// A struct or union: its name, its size in OpenCL C's layout and its
+    /// fields as laid out (for the element type of a `.npy` file; member
+    /// accesses are not modelled by the analysis).
     Struct {
         name: String,
         size: u32,
+        /// The fields in declaration order; empty where one's place is not
+        /// known (a bit-field) or the type is incomplete.
+        fields: Vec<StructField>,
     },
     /// A type outside the subset (images, structs, ...), with clang's spelling.
     Other(String),
+}
+
+/// A field of a [`Type::Struct`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructField {
+    pub name: String,
+    /// Byte offset in the struct.
+    pub offset: u32,
+    pub ty: Type,
 }
 
 impl Type {

@@ -290,11 +290,32 @@ pub(crate) fn convert_type(t: ClangType) -> Type {
             Some(size) => Type::Struct {
                 name: unqualified(&spelling),
                 size,
+                fields: struct_fields(c),
             },
             None => Type::Other(spelling),
         },
         _ => Type::Other(spelling),
     }
+}
+
+/// A record's fields as laid out, or none when one has no byte offset (a
+/// bit-field): the layout is then not one a `.npy` dtype can say.
+fn struct_fields(record: ClangType) -> Vec<crate::ir::StructField> {
+    let mut out = Vec::new();
+    for (name, offset, ty) in record.fields() {
+        let Some(offset) = offset else {
+            return Vec::new();
+        };
+        // a pointer field is its bytes (and a struct may point to its own
+        // type: its pointee is never followed)
+        let ty = if ty.canonical().kind() == CXType_Pointer {
+            Type::Other(ty.spelling())
+        } else {
+            convert_type(ty)
+        };
+        out.push(crate::ir::StructField { name, offset, ty });
+    }
+    out
 }
 
 fn is_expr_kind(k: CXCursorKind) -> bool {

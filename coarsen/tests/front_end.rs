@@ -11,35 +11,70 @@ fn pointee_of_first_param(src: &str) -> Type {
 
 #[test]
 fn struct_element_sizes_follow_opencl_layout() {
-    let cases = [
-        ("typedef struct { float x, y, z; } point;", "point", 12),
+    // each with its fields' names and byte offsets as laid out
+    type Case = (
+        &'static str,
+        &'static str,
+        u32,
+        &'static [(&'static str, u32)],
+    );
+    let cases: [Case; 5] = [
+        (
+            "typedef struct { float x, y, z; } point;",
+            "point",
+            12,
+            &[("x", 0), ("y", 4), ("z", 8)],
+        ),
         // float3 takes 16 bytes, aligned to 16: 16 + 4, padded to 32
         (
             "typedef struct { float3 v; int tag; } tagged;",
             "tagged",
             32,
+            &[("v", 0), ("tag", 16)],
         ),
-        ("typedef struct { char c; double d; } padded;", "padded", 16),
+        (
+            "typedef struct { char c; double d; } padded;",
+            "padded",
+            16,
+            &[("c", 0), ("d", 8)],
+        ),
         (
             "struct pair { int a; long b; }; typedef struct pair pair;",
             "pair",
             16,
+            &[("a", 0), ("b", 8)],
         ),
-        ("typedef union { float f; uint u; } bits;", "bits", 4),
+        (
+            "typedef union { float f; uint u; } bits;",
+            "bits",
+            4,
+            &[("f", 0), ("u", 0)],
+        ),
     ];
-    for (decl, name, size) in cases {
+    for (decl, name, size, laid_out) in cases {
         let src = format!("{decl}\n__kernel void k(__global {name} *p) {{ }}\n");
         let t = pointee_of_first_param(&src);
-        assert_eq!(
-            t,
-            Type::Struct {
-                name: name.to_string(),
-                size
-            },
-            "{decl}"
-        );
+        let Type::Struct {
+            name: n,
+            size: s,
+            fields,
+        } = &t
+        else {
+            panic!("{decl}: {t:?}");
+        };
+        assert_eq!((n.as_str(), *s), (name, size), "{decl}");
+        let got: Vec<(&str, u32)> = fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();
+        assert_eq!(got, laid_out, "{decl}");
         assert_eq!(t.size(), Some(size));
     }
+    // a struct that points to its own type: the pointer is its bytes
+    let t = pointee_of_first_param(
+        "typedef struct node { struct node *next; int v; } node;\n__kernel void k(__global node *p) { }\n",
+    );
+    let Type::Struct { fields, .. } = &t else {
+        panic!("{t:?}");
+    };
+    assert!(matches!(fields[0].ty, Type::Other(_)), "{fields:?}");
 }
 
 /// A struct passed by value is a parameter of the kernel (its

@@ -235,7 +235,7 @@ fn sorted_infos(kernel: &str, infos: &[ArgInfo]) -> Result<Vec<ArgInfo>> {
 }
 
 fn make_value(info: &ArgInfo, spec: &ArgSpec) -> Result<ArgValue> {
-    let elem = ElemType::parse(&info.elem_type, info.elem_size);
+    let elem = ElemType::of_arg(info);
     let mistyped = |message: String| LaunchError::MistypedArg {
         name: info.name.clone(),
         ty: describe(info),
@@ -321,6 +321,7 @@ mod tests {
             kind,
             elem_type: ty.into(),
             elem_size: size,
+            fields: Vec::new(),
         }
     }
 

@@ -251,6 +251,37 @@ fn split_vector_suffix(name: &str) -> (&str, u32) {
     (name, 1)
 }
 
+impl ElemType {
+    /// The element type of a kernel argument as the range file records
+    /// it, a struct's with its field layout ([`ElemType::with_fields`]).
+    pub fn of_arg(info: &ranges_format::ArgInfo) -> ElemType {
+        ElemType::parse(&info.elem_type, info.elem_size).with_fields(struct_fields(&info.fields))
+    }
+}
+
+/// The range file's fields as [`StructField`]s; a fixed-size array field
+/// (`float w[3]`) is its bytes, a type of its own without fields.
+fn struct_fields(fields: &[ranges_format::FieldInfo]) -> Vec<StructField> {
+    fields
+        .iter()
+        .map(|f| {
+            let elem = if f.count > 1 {
+                ElemType::parse(
+                    &format!("{}[{}]", f.elem_type, f.count),
+                    f.elem_size.saturating_mul(f.count),
+                )
+            } else {
+                ElemType::parse(&f.elem_type, f.elem_size).with_fields(struct_fields(&f.fields))
+            };
+            StructField {
+                name: f.name.clone(),
+                offset: f.offset,
+                elem,
+            }
+        })
+        .collect()
+}
+
 /// The integer value of a scalar kernel argument's bytes (as the
 /// application or the user set them), when the argument's type is an
 /// integer scalar and the value fits an `i64`.
@@ -260,6 +291,60 @@ pub fn int_arg_value(info: &ranges_format::ArgInfo, bytes: &[u8]) -> Option<i64>
 
 #[cfg(test)]
 mod tests {
+    /// A struct argument's fields from the range file: nested structs keep
+    /// theirs, an array field is its bytes.
+    #[test]
+    fn an_arguments_struct_layout_comes_from_the_range_file() {
+        let field = |name: &str, offset, ty: &str, size, count, fields| ranges_format::FieldInfo {
+            name: name.into(),
+            offset,
+            elem_type: ty.into(),
+            elem_size: size,
+            count,
+            fields,
+        };
+        let info = ranges_format::ArgInfo {
+            index: 0,
+            name: "p".into(),
+            kind: ranges_format::ArgKind::GlobalBuffer,
+            elem_type: "particle".into(),
+            elem_size: 28,
+            fields: vec![
+                field("w", 0, "float", 4, 3, vec![]),
+                field(
+                    "at",
+                    12,
+                    "point",
+                    8,
+                    1,
+                    vec![
+                        field("x", 0, "int", 4, 1, vec![]),
+                        field("y", 4, "int", 4, 1, vec![]),
+                    ],
+                ),
+                field("id", 20, "long", 8, 1, vec![]),
+            ],
+        };
+        let e = ElemType::of_arg(&info);
+        assert_eq!(e.size, 28);
+        let names: Vec<(&str, u32, u32)> = e
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.offset, f.elem.size))
+            .collect();
+        assert_eq!(names, [("w", 0, 12), ("at", 12, 8), ("id", 20, 8)]);
+        assert!(e.fields[0].elem.scalar.is_none() && e.fields[0].elem.fields.is_empty());
+        assert_eq!(e.fields[1].elem.fields.len(), 2);
+        assert_eq!(e.fields[2].elem.scalar, Some(ScalarKind::I64));
+        // a scalar argument keeps no fields
+        let float = ranges_format::ArgInfo {
+            elem_type: "float".into(),
+            elem_size: 4,
+            ..info
+        };
+        assert!(ElemType::of_arg(&float).fields.is_empty());
+    }
+
     use super::*;
 
     #[test]
@@ -286,6 +371,7 @@ mod tests {
             kind: ranges_format::ArgKind::Scalar,
             elem_type: ty.into(),
             elem_size: size,
+            fields: Vec::new(),
         };
         let v = |ty, size, bytes: &[u8]| int_arg_value(&info(ty, size), bytes);
         assert_eq!(v("int", 4, &(-3i32).to_le_bytes()), Some(-3));

@@ -536,6 +536,7 @@ mod tests {
                 kind: ArgKind::GlobalBuffer,
                 elem_type: "float".into(),
                 elem_size: 4,
+                fields: Vec::new(),
             },
             ArgInfo {
                 index: 1,
@@ -543,6 +544,7 @@ mod tests {
                 kind: ArgKind::Scalar,
                 elem_type: "int".into(),
                 elem_size: 4,
+                fields: Vec::new(),
             },
         ];
         let mut a = KernelArgs::from_specs(

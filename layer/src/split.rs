@@ -1133,6 +1133,7 @@ mod tests {
             kind: ArgKind::Scalar,
             elem_type: "__read_only image2d_t".into(),
             elem_size: 8,
+            fields: Vec::new(),
         }];
         let k = kernel_with(vec![handle_arg(0x7999)]);
         assert!(slots(&k, &infos).err().unwrap().contains("image2d_t"));

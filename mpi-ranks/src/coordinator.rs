@@ -39,6 +39,9 @@ pub struct RankLaunch {
     pub rank: i32,
     /// Work-groups `[lo, hi)` of the split dimension.
     pub window: (u64, u64),
+    /// The work-groups of the window in all (every dimension), as
+    /// `clpart run` counts a device's: the window's length times the
+    /// work-groups of the other dimensions.
     pub work_groups: u64,
     /// Element bytes sent to the rank for this launch (what it lacked of
     /// its sets), and their elements per array (`name`, intervals).
@@ -429,6 +432,8 @@ impl<'w> Coordinator<'w> {
             .unwrap_or(0)
             .min(nd.work_dim().max(1) - 1);
         let windows = launcher::split_groups(nd.n_groups(split_dim), rank_shares);
+        // work-groups per step of the split dimension
+        let across = nd.n_groups_total() / nd.n_groups(split_dim).max(1);
         let local: Vec<(usize, f64)> = match local_shares {
             Some(s) => s.to_vec(),
             None => {
@@ -441,7 +446,7 @@ impl<'w> Coordinator<'w> {
             .map(|r| RankLaunch {
                 rank: r as i32,
                 window: windows[r],
-                work_groups: windows[r].1 - windows[r].0,
+                work_groups: (windows[r].1 - windows[r].0) * across,
                 ..Default::default()
             })
             .collect();
@@ -465,7 +470,7 @@ impl<'w> Coordinator<'w> {
                     rl.work_groups = 0;
                 }
                 ranks[0].window = (0, nd.n_groups(split_dim));
-                ranks[0].work_groups = ranks[0].window.1;
+                ranks[0].work_groups = nd.n_groups_total();
                 ranks[0].wall_ms = r.wall_ms;
                 return Ok(LaunchOutcome {
                     rank0: Some(r),

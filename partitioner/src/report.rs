@@ -141,19 +141,40 @@ fn tidy(v: &str) -> String {
     }
 }
 
-fn range_text(r: &Range) -> String {
-    format!(
-        "{} .. {}",
-        bound_form(&r.lower, false),
-        bound_form(&r.upper, true)
-    )
+/// An assumption's condition as people read it (`w > 0`), without isl's
+/// parameter list and braces; a text clpart cannot read, as it is.
+fn condition_text(condition: &str) -> String {
+    match ranges_format::Condition::parse(condition) {
+        Ok(c) => c.text(),
+        Err(_) => condition.to_string(),
+    }
+}
+
+/// `lo .. hi`, each bound as the whole report writes it, or as the short
+/// one does ([`BoundForm::brief`]: bounds by case as the values they take).
+fn range_text(r: &Range, brief: bool) -> String {
+    let (lo, hi) = (bound_form(&r.lower, false), bound_form(&r.upper, true));
+    if brief {
+        format!("{} .. {}", lo.brief(), hi.brief())
+    } else {
+        format!("{lo} .. {hi}")
+    }
 }
 
 /// `name[lo .. hi]`, or per dimension `name[lo1 .. hi1][lo0 .. hi0]`.
 fn indexed(name: &str, dims: &[&Range]) -> String {
+    indexed_as(name, dims, false)
+}
+
+/// [`indexed`] as the short report writes it.
+fn indexed_brief(name: &str, dims: &[&Range]) -> String {
+    indexed_as(name, dims, true)
+}
+
+fn indexed_as(name: &str, dims: &[&Range], brief: bool) -> String {
     let mut s = name.to_string();
     for r in dims {
-        write!(s, "[{}]", range_text(r)).unwrap();
+        write!(s, "[{}]", range_text(r, brief)).unwrap();
     }
     s
 }
@@ -372,8 +393,9 @@ pub fn human(k: &KernelRanges) -> String {
     for a in &k.assumptions {
         writeln!(
             s,
-            "  checked at launch: {} ({})",
-            a.description, a.condition
+            "  checked at launch: {}: holds if {}",
+            a.description,
+            condition_text(&a.condition)
         )
         .unwrap();
     }
@@ -418,11 +440,11 @@ pub fn brief(k: &KernelRanges) -> String {
         let boxes = a.boxes.as_ref();
         let per_dim = |which: Option<&Vec<Range>>, linear: &Option<Range>| -> Option<String> {
             match which {
-                Some(dims) => Some(indexed(&a.name, &dims.iter().collect::<Vec<_>>())),
+                Some(dims) => Some(indexed_brief(&a.name, &dims.iter().collect::<Vec<_>>())),
                 None => linear
                     .as_ref()
                     .or(a.slice.as_ref())
-                    .map(|r| indexed(&a.name, &[r])),
+                    .map(|r| indexed_brief(&a.name, &[r])),
             }
         };
         let mut parts = Vec::new();
@@ -463,11 +485,23 @@ pub fn brief(k: &KernelRanges) -> String {
         })
         .collect();
     s.push_str(&body);
-    if !used.is_empty() {
-        let width = used.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let one_of = body.contains(bound::ONE_OF);
+    if !used.is_empty() || one_of {
+        let mut width = used.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        let one_of_name = format!("{}..)", bound::ONE_OF);
+        if one_of {
+            width = width.max(one_of_name.len());
+        }
         writeln!(s, "  where:").unwrap();
         for p in used {
             writeln!(s, "    {:<width$}  {}", p.name, meaning(k, p)).unwrap();
+        }
+        if one_of {
+            writeln!(
+                s,
+                "    {one_of_name:<width$}  the bound takes one of these values, by case (the cases: --verbose)"
+            )
+            .unwrap();
         }
     }
     s

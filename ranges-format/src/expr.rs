@@ -412,6 +412,25 @@ impl Condition {
         &self.params
     }
 
+    /// The condition alone, as people read it (`w > 0`, `a = 0 or b > 1`):
+    /// no parameter list, no braces; `true` where it always holds.
+    pub fn text(&self) -> String {
+        if self.cond == Cond::True {
+            return "true".into();
+        }
+        struct C<'a>(&'a Condition);
+        impl fmt::Display for C<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let names = Names {
+                    params: &self.0.params,
+                    exist: &self.0.exist_names,
+                };
+                ast::write_cond(&self.0.cond, &names, f)
+            }
+        }
+        C(self).to_string()
+    }
+
     /// Resolves parameters to positions in `names` (see [`PwExpr::bind`]).
     pub fn bind(&self, names: &[&str]) -> Result<BoundCondition, ExprError> {
         let mut binder = ast::Binder::new(&self.params, names);

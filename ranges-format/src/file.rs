@@ -157,6 +157,31 @@ pub struct ArgInfo {
     pub elem_type: String,
     /// Size of one element in bytes.
     pub elem_size: u32,
+    /// A struct element's fields as OpenCL C lays them out, when known
+    /// (for a `.npy` file's structured dtype); empty for other types.
+    /// Absent from the file when empty, so older files load and keep
+    /// their checksums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldInfo>,
+}
+
+/// A field of a struct element type ([`ArgInfo::fields`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldInfo {
+    /// The field's name in the source.
+    pub name: String,
+    /// Its byte offset in the struct.
+    pub offset: u32,
+    /// Its type name (`float`, `int4`, a struct's name); a fixed-size
+    /// array field is its element type with `count` elements.
+    pub elem_type: String,
+    /// The size of one element of it in bytes.
+    pub elem_size: u32,
+    /// Elements of a fixed-size array field (1 otherwise).
+    pub count: u32,
+    /// A struct field's own fields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldInfo>,
 }
 
 /// The kind of a kernel argument.

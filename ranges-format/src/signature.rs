@@ -214,6 +214,7 @@ mod tests {
                     kind: ArgKind::GlobalBuffer,
                     elem_type: "float".into(),
                     elem_size: 4,
+                    fields: Vec::new(),
                 },
                 ArgInfo {
                     index: 1,
@@ -221,6 +222,7 @@ mod tests {
                     kind: ArgKind::Scalar,
                     elem_type: "uint".into(),
                     elem_size: 4,
+                    fields: Vec::new(),
                 },
             ],
         }

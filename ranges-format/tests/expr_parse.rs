@@ -26,6 +26,19 @@ fn cond(text: &str, names: &[&str], values: &[i64]) -> bool {
     let again = Condition::parse(&c.to_string())
         .unwrap_or_else(|err| panic!("reparse '{c}' (from '{text}'): {err}"));
     assert_eq!(again, c, "canonical text '{c}' of '{text}'");
+    // the text people read: no isl header or braces, the same condition
+    let plain = c.text();
+    assert!(
+        !plain.contains(['{', '}']) && !plain.contains("->"),
+        "{plain}"
+    );
+    let back = Condition::parse(if plain == "true" { "" } else { &plain })
+        .unwrap_or_else(|err| panic!("parse the text '{plain}' of '{text}': {err}"));
+    assert_eq!(
+        back.bind(names).unwrap().eval(values).unwrap(),
+        v,
+        "{plain}"
+    );
     v
 }
 

@@ -1027,6 +1027,7 @@ mod tests {
             kind,
             elem_type: ty.into(),
             elem_size: size,
+            fields: Vec::new(),
         }
     }
 

@@ -42,6 +42,7 @@ pub fn arg(index: u32, name: &str, kind: ArgKind, ty: &str, size: u32) -> ArgInf
         kind,
         elem_type: ty.into(),
         elem_size: size,
+        fields: Vec::new(),
     }
 }
 

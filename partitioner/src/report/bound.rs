@@ -144,6 +144,26 @@ fn proven(e: &PwExpr, pieces: &[(String, String)], extreme: Extreme) -> bool {
     true
 }
 
+/// How the short report writes a bound of several values by case (what
+/// its legend explains).
+pub const ONE_OF: &str = "one of(";
+
+impl BoundForm {
+    /// The bound as the short report writes it: as [`fmt::Display`] does,
+    /// but a bound by case as the values it takes, `one of(a, b)`, its
+    /// conditions left to the whole report (they can run to thousands of
+    /// characters: a 2-D stencil's halo at the array's edges).
+    pub fn brief(&self) -> String {
+        match self {
+            BoundForm::Cases(cases) if cases.len() <= MAX_PIECES => {
+                let values: Vec<&str> = cases.iter().map(|(v, _)| v.as_str()).collect();
+                format!("{ONE_OF}{})", values.join(", "))
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for BoundForm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -236,5 +256,8 @@ mod tests {
             "{form}"
         );
         assert_eq!(form.to_string(), "(2*a if a > 0; a + 5 if a <= 0)");
+        // the short report names the values only
+        assert_eq!(form.brief(), "one of(2*a, a + 5)");
+        assert_eq!(bound_form(upper, true).brief(), "max(a, -a)");
     }
 }
