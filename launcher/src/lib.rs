@@ -33,6 +33,7 @@ mod npy;
 mod plan;
 mod pool;
 mod ranks;
+mod reduce;
 mod resident;
 mod rounds;
 mod runs;

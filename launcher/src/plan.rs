@@ -238,6 +238,7 @@ impl Plan {
                     .as_ref()
                     .and_then(|s| s.aligned.iter().find(|(g, _)| *g == a.arg_index))
                     .map_or(1, |&(_, m)| u64::from(m.max(1))),
+                reduction: a.reduction,
             });
         }
 
@@ -579,7 +580,9 @@ fn static_unsplit_reason(
             )));
         }
     }
-    for a in arrays.iter().filter(|a| a.writes) {
+    // (an array merged as a reduction needs no verdict: every device
+    // updates a whole copy)
+    for a in arrays.iter().filter(|a| a.writes && a.reduction.is_none()) {
         match &a.verdict {
             None => {
                 return Ok(Some(format!(

@@ -518,6 +518,7 @@ fn local_buffers_and_group_ids() {
                 write: None,
                 boxes: None,
                 vertices_slice: None,
+                reduction: None,
             },
             ArrayRanges {
                 arg_index: 1,
@@ -543,6 +544,7 @@ fn local_buffers_and_group_ids() {
                 }),
                 boxes: None,
                 vertices_slice: None,
+                reduction: None,
             },
         ],
         assumptions: vec![],

@@ -129,6 +129,7 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 write,
                 boxes,
                 vertices_slice: None,
+                reduction: None,
             },
         )
 }
@@ -382,6 +383,7 @@ fn small_file() -> RangeFile {
             write: None,
             boxes: None,
             vertices_slice: None,
+            reduction: None,
         }],
         assumptions: vec![],
         subkernel: None,
@@ -817,6 +819,7 @@ fn boxed_file() -> RangeFile {
                 read_parts: vec![],
             }),
             vertices_slice: None,
+            reduction: None,
         }],
         assumptions: vec![],
         subkernel: Some(Subkernel {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use ranges_format::{ArgKind, BoundRange};
+use ranges_format::{ArgKind, BoundRange, Reduction};
 
 use super::setargs::local_sink_bytes;
 use super::LaunchOptions;
@@ -467,10 +467,14 @@ impl Plan {
             Run::Unsplit { reason, .. } => return Ok(RankSlices::Unsplit(reason)),
             Run::Split(s) => s,
         };
-        if let Some(ai) = split.glue.iter().position(|g| *g == Glue::DiffMerge) {
+        if let Some(ai) = split.glue.iter().position(|g| g.on_host()) {
             return Ok(RankSlices::Unsplit(format!(
-                "array '{}' would be glued element by element (diff-merge), which ranks do not do",
-                self.arrays[ai].name
+                "array '{}' would be glued element by element ({}), which ranks do not do",
+                self.arrays[ai].name,
+                match split.glue[ai] {
+                    Glue::Reduce(r) => format!("a {} of the copies", r.op),
+                    _ => "diff-merge".to_string(),
+                }
             )));
         }
         let empty = || {
@@ -520,8 +524,12 @@ fn split(
             disjoint &= !seen.overlaps(ws);
             seen = seen.union(ws);
         }
-        if any_whole || !disjoint {
+        if let Some(r) = a.reduction {
+            glue[ai] = Glue::Reduce(r);
+        } else if any_whole || !disjoint {
             glue[ai] = Glue::DiffMerge;
+        }
+        if glue[ai].on_host() {
             for w in works.iter_mut() {
                 let da = &mut w.arrays[ai];
                 if let Some((l, u)) = da.write_r {
@@ -557,11 +565,16 @@ fn split(
                 .notes
                 .push(format!("array '{}' is transferred whole: {r}", a.name));
         }
-        if glue[ai] == Glue::DiffMerge && a.writes {
-            footprint.notes.push(format!(
+        match glue[ai] {
+            Glue::DiffMerge if a.writes => footprint.notes.push(format!(
                 "array '{}' is glued element by element (diff-merge)",
                 a.name
-            ));
+            )),
+            Glue::Reduce(r) => footprint.notes.push(format!(
+                "array '{}' is glued as the {} of the devices' copies (atomics)",
+                a.name, r.op
+            )),
+            _ => {}
         }
     }
     Split {
@@ -666,6 +679,17 @@ pub(crate) enum Glue {
     Direct,
     /// Through staging, elements that differ from the original.
     DiffMerge,
+    /// Through staging, whole copies that each device updated from the
+    /// original by atomics, merged by the reduction ([`crate::reduce`]).
+    Reduce(Reduction),
+}
+
+impl Glue {
+    /// Merged on the host from staged copies (the devices' copies are
+    /// then distrusted).
+    pub(crate) fn on_host(self) -> bool {
+        self != Glue::Direct
+    }
 }
 
 /// Whether the launch's runs check their accesses (the guard is on and can

@@ -119,6 +119,7 @@ pub fn vadd_ranges() -> KernelRanges {
         }),
         boxes: None,
         vertices_slice: None,
+        reduction: None,
     };
     KernelRanges {
         name: "vadd".into(),
@@ -223,6 +224,7 @@ pub fn matmul_ranges() -> KernelRanges {
         }),
         boxes: None,
         vertices_slice: None,
+        reduction: None,
     };
     let p = "[lo, hi, l0, g1, wa, wb]";
     KernelRanges {

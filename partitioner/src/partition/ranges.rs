@@ -7,7 +7,8 @@ use access_analysis::ArrayAccesses;
 use coarsen::ir::Program;
 use isl_rs::Set;
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, KernelRanges, Mode, Param, WriteVerdict,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, KernelRanges, Mode, Param, Reduction,
+    WriteVerdict,
 };
 
 use super::bounds::{
@@ -48,6 +49,10 @@ pub(super) fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
+        if let Some(red) = a.reduction {
+            arrays.push(reduction_ranges(a, red));
+            continue;
+        }
         let shape = (d, ArrayShape::of(a));
         let memo = cx.same_shape.borrow().get(&shape).cloned();
         let (r, loosened) = match memo {
@@ -172,6 +177,35 @@ pub(super) fn partition_along(
     }
 }
 
+/// An array updated only by atomics that merge as a reduction: whole on
+/// every device, each copy starting from the original values, merged by
+/// the launcher (`ReduceOp`).
+fn reduction_ranges(a: &ArrayAccesses, red: Reduction) -> ArrayRanges {
+    ArrayRanges {
+        arg_index: a.arg_index,
+        name: a.name.clone(),
+        elem_type: a.elem_type.clone(),
+        elem_size: a.elem_size,
+        mode: a.mode,
+        status: ArrayStatus::Whole {
+            reason: format!(
+                "updated only by atomics whose values are unused: each device updates a whole copy; the copies merge by {}",
+                red.op
+            ),
+        },
+        total: None,
+        slice: None,
+        read_slice: None,
+        write_slice: None,
+        count_total: None,
+        count_slice: None,
+        write: None,
+        boxes: None,
+        vertices_slice: None,
+        reduction: Some(red),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn array_ranges(
     cx: &Ctx,
@@ -200,6 +234,7 @@ fn array_ranges(
         write: None,
         boxes: None,
         vertices_slice: None,
+        reduction: None,
     };
     let written = matches!(m, Mode::W | Mode::RW);
     if let Some(r) = &a.whole {
