@@ -236,6 +236,23 @@ fn fdtd2d_shares_changing_between_steps_bit_identical() {
     );
 }
 
+/// Bins updated by atomics merge as a sum launch after launch, with the
+/// data they count resident on the devices and changed in place between.
+#[test]
+fn histogram_two_devices_bit_identical() {
+    check_bit_identical("histogram", TWO, None);
+}
+
+#[test]
+fn histogram_three_devices_bit_identical() {
+    check_bit_identical("histogram", THREE, None);
+}
+
+#[test]
+fn histogram_shares_changing_between_steps_bit_identical() {
+    check_bit_identical("histogram", TWO, Some(&["0:0.8,1:0.2", "0:0.3,1:0.7"]));
+}
+
 #[test]
 fn lu_two_devices_bit_identical() {
     check_bit_identical("lu", TWO, None);
