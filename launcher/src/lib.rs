@@ -24,6 +24,7 @@ mod balance;
 mod binaries;
 mod buffer;
 mod coherence;
+mod conflict;
 mod elem;
 mod error;
 mod exec;

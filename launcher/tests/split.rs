@@ -519,6 +519,7 @@ fn local_buffers_and_group_ids() {
                 boxes: None,
                 vertices_slice: None,
                 reduction: None,
+                checked: false,
             },
             ArrayRanges {
                 arg_index: 1,
@@ -545,6 +546,7 @@ fn local_buffers_and_group_ids() {
                 boxes: None,
                 vertices_slice: None,
                 reduction: None,
+                checked: false,
             },
         ],
         assumptions: vec![],

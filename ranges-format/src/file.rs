@@ -329,6 +329,16 @@ pub struct ArrayRanges {
     /// the file when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<Reduction>,
+    /// Written where slices' writes cannot be proved disjoint (an indirect
+    /// subscript, one element written by every slice), and read, if at
+    /// all, only within [`ArrayRanges::read_slice`]: the launcher merges
+    /// the devices' copies element by element and checks at run time that
+    /// no two devices wrote different values to one element and that no
+    /// device changed an element another one read; else it discards the
+    /// launch's results and runs it unsplit. Absent from the file when
+    /// false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checked: bool,
 }
 
 /// How the copies of an array updated only by atomics merge: the result

@@ -533,6 +533,11 @@ impl KernelRanges {
                 ));
             }
         }
+        if a.checked && (!writes || a.reduction.is_some()) {
+            return Err(format!(
+                "{what}: a checked merge for an array that is not written or is merged as a reduction"
+            ));
+        }
         if a.mode == Mode::W && a.read_slice.is_some() {
             return Err(format!(
                 "{what}: a read_slice for an array that is not read"

@@ -130,6 +130,7 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 boxes,
                 vertices_slice: None,
                 reduction: None,
+                checked: false,
             },
         )
 }
@@ -384,6 +385,7 @@ fn small_file() -> RangeFile {
             boxes: None,
             vertices_slice: None,
             reduction: None,
+            checked: false,
         }],
         assumptions: vec![],
         subkernel: None,
@@ -820,6 +822,7 @@ fn boxed_file() -> RangeFile {
             }),
             vertices_slice: None,
             reduction: None,
+            checked: false,
         }],
         assumptions: vec![],
         subkernel: Some(Subkernel {

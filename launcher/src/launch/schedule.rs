@@ -473,6 +473,7 @@ impl Plan {
                 self.arrays[ai].name,
                 match split.glue[ai] {
                     Glue::Reduce(r) => format!("a {} of the copies", r.op),
+                    Glue::Checked => "checked for conflicting writes".to_string(),
                     _ => "diff-merge".to_string(),
                 }
             )));
@@ -526,6 +527,8 @@ fn split(
         }
         if let Some(r) = a.reduction {
             glue[ai] = Glue::Reduce(r);
+        } else if (any_whole || !disjoint) && a.checked {
+            glue[ai] = Glue::Checked;
         } else if any_whole || !disjoint {
             glue[ai] = Glue::DiffMerge;
         }
@@ -573,6 +576,10 @@ fn split(
             Glue::Reduce(r) => footprint.notes.push(format!(
                 "array '{}' is glued as the {} of the devices' copies (atomics)",
                 a.name, r.op
+            )),
+            Glue::Checked => footprint.notes.push(format!(
+                "array '{}' is glued element by element, checked for conflicting writes",
+                a.name
             )),
             _ => {}
         }
@@ -662,6 +669,9 @@ pub(crate) struct DevArray {
     /// guard does (`split_window`); the read and write sets are then the
     /// boxes' runs.
     pub(crate) boxes: Option<BoxWindow>,
+    /// For an array merged with the conflict check ([`Glue::Checked`]):
+    /// the elements the slice may read, which no other device may change.
+    pub(crate) checked_read: Runs,
 }
 
 /// One device's part of a split launch.
@@ -682,6 +692,9 @@ pub(crate) enum Glue {
     /// Through staging, whole copies that each device updated from the
     /// original by atomics, merged by the reduction ([`crate::reduce`]).
     Reduce(Reduction),
+    /// Through staging, elements that differ from the original, after the
+    /// run-time conflict check ([`crate::conflict`]).
+    Checked,
 }
 
 impl Glue {
@@ -928,6 +941,16 @@ fn device_work(
         } else {
             Runs::new()
         };
+        // What the conflict check compares with the other devices' changes:
+        // the slice's analyzed reads, also where the array is whole here.
+        let checked_read = match (a.checked && a.reads, whole, &a.read) {
+            (false, ..) => Runs::new(),
+            (true, false, _) => read_set.clone(),
+            (true, true, Some(r)) => {
+                range_runs(eval_range(plan, r, "the read range", &a.name, &params)?)
+            }
+            (true, true, None) => range_runs((len > 0).then_some(whole_range)),
+        };
         arrays.push(DevArray {
             cover,
             whole,
@@ -938,6 +961,7 @@ fn device_work(
             prefill,
             staging: None,
             boxes,
+            checked_read,
         });
     }
     Ok(DevWork {

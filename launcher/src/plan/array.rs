@@ -36,6 +36,9 @@ pub(crate) struct ArrayPlan {
     /// How the devices' copies merge, for an array updated only by atomics
     /// ([`ranges_format::ArrayRanges::reduction`]): whole on every device.
     pub(crate) reduction: Option<Reduction>,
+    /// Writes that may overlap between slices, merged element by element
+    /// with the run-time conflict check ([`ranges_format::ArrayRanges::checked`]).
+    pub(crate) checked: bool,
 }
 
 impl ArrayPlan {
@@ -274,6 +277,7 @@ pub(super) mod tests {
             literal_strides: false,
             align: 1,
             reduction: None,
+            checked: false,
             boxes: Some(BoundBoxes {
                 strides: strides.iter().map(|s| e(s)).collect(),
                 read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),

@@ -106,6 +106,7 @@ pub(super) fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
             boxes: None,
             vertices_slice: None,
             reduction: None,
+            checked: false,
         });
     }
     cx.isl.reset();

@@ -145,6 +145,56 @@ pub(super) fn take_early_reads(
     Ok(())
 }
 
+/// Before anything reaches the host: the first conflict between the
+/// devices' copies of an array merged with the conflict check
+/// ([`crate::conflict`]), compared with the host's original; `None` when
+/// every such array merges exactly.
+pub(super) fn conflict(
+    plan: &Plan,
+    args: &KernelArgs,
+    works: &[DevWork],
+    glue: &[Glue],
+    staging: &[Vec<u8>],
+) -> Option<String> {
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if glue[ai] != Glue::Checked {
+            continue;
+        }
+        let es = a.elem_size as usize;
+        let host = args
+            .buffer_at(a.arg_index)
+            .expect("checked: array arguments are buffers")
+            .as_bytes();
+        let parts: Vec<crate::conflict::CopyPart<'_>> = works
+            .iter()
+            .filter_map(|w| {
+                let da = &w.arrays[ai];
+                let (l, u) = da.write_r?;
+                Some(crate::conflict::CopyPart {
+                    device: w.device,
+                    lo: l,
+                    staged: &staging[da.staging?],
+                    written: da.write_set.intersect(&Runs::interval(l, u)),
+                    read: da.checked_read.clone(),
+                })
+            })
+            .collect();
+        let Some(gl) = parts.iter().map(|p| p.lo).min() else {
+            continue;
+        };
+        let gu = works
+            .iter()
+            .filter_map(|w| w.arrays[ai].write_r.map(|r| r.1))
+            .max()
+            .unwrap_or(gl);
+        let original = &host[gl as usize * es..(gu as usize + 1) * es];
+        if let Some(c) = crate::conflict::first_conflict(&a.name, es, gl, original, &parts) {
+            return Some(c);
+        }
+    }
+    None
+}
+
 /// Merges on the host what each device wrote of a diff-merged array: an
 /// element a device changed (its staged value differs from the host's
 /// original) takes that value; of a reduced one, each element folds in
