@@ -79,3 +79,38 @@ fn checked_merges_are_bit_exact_on_three_devices_with_and_without_the_guard() {
         &[(0, 0.7), (1, 0.2), (2, 0.1)],
     ]);
 }
+
+/// Breadth-first search's expand kernel over a random graph: a node's
+/// neighbour in another slice gets its level from a device that is not
+/// the one whose slice reads it (`cost[tid]`); the check cannot tell that
+/// the read never happens (a frontier node is visited, so never updated),
+/// finds a device changing an element of another slice's read range, and
+/// the launch runs unsplit with the same result.
+#[test]
+fn a_change_in_another_slices_read_range_runs_the_launch_unsplit() {
+    pocl_env(Some("pthread basic"));
+    let rt = launcher::Runtime::new().unwrap();
+    let mut k = kernels()
+        .into_iter()
+        .find(|k| k.name == "bfs_expand")
+        .unwrap();
+    let args = "--global 4096 --local 128 --arg starts=seq:4001 --arg edges=rand:4000:1 \
+                --arg frontier=rand:4000:2 --arg visited=rand:4000:2 --arg cost=zeros:4000 \
+                --arg updating=zeros:4000 --arg nnodes=4000";
+    k.runs = vec![args.split_whitespace().map(String::from).collect()];
+    for unchecked in [false, true] {
+        let options = launcher::LaunchOptions {
+            verify: true,
+            unchecked,
+            ..Default::default()
+        };
+        let r = &split_runs(&rt, &k, 0, &[&[(0, 0.5), (1, 0.5)]], &options).unwrap()[0];
+        assert_eq!(r.verified, Some(true), "{:?}", r.mismatch);
+        assert!(!r.split);
+        let why = r.reason.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("of 'cost', which device") && why.contains("may have read"),
+            "{why}"
+        );
+    }
+}
