@@ -132,6 +132,18 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
     ),
     // a CL_MEM_USE_HOST_PTR buffer updated in place and mapped
     ("scale_map", &[("scale", Verdict::Splits)]),
+    // a ring written through an index array: one value per slot merges, two
+    // values per slot are a conflict found at run time (run unsplit)
+    (
+        "scatter",
+        &[
+            ("ring_same", Verdict::Splits),
+            (
+                "ring_overwrite",
+                Verdict::Whole("a write conflict between slices"),
+            ),
+        ],
+    ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
     ("histogram", &[("histogram", Verdict::Splits)]),
