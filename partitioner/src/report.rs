@@ -276,7 +276,7 @@ pub fn human(k: &KernelRanges) -> String {
         )
         .unwrap();
         if let ArrayStatus::Whole { reason } = &a.status {
-            writeln!(s, "whole: {reason}").unwrap();
+            writeln!(s, "whole: {reason}{}", checked_note(a)).unwrap();
             continue;
         }
         writeln!(s, "bounded").unwrap();
@@ -349,6 +349,8 @@ pub fn human(k: &KernelRanges) -> String {
                 "    writes: {}; {}{}",
                 if w.disjoint_across_slices {
                     "disjoint across slices"
+                } else if a.checked {
+                    "may overlap across slices (merged with the run-time conflict check)"
                 } else {
                     "may overlap across slices"
                 },
@@ -412,7 +414,7 @@ pub fn brief(k: &KernelRanges) -> String {
             a.mode.as_str()
         );
         if let ArrayStatus::Whole { reason } = &a.status {
-            writeln!(body, "{head}whole: {reason}").unwrap();
+            writeln!(body, "{head}whole: {reason}{}", checked_note(a)).unwrap();
             continue;
         }
         let boxes = a.boxes.as_ref();
@@ -435,6 +437,9 @@ pub fn brief(k: &KernelRanges) -> String {
             if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice) {
                 let how = match &a.write {
                     Some(w) if w.disjoint_across_slices => ", disjoint across slices",
+                    Some(_) if a.checked => {
+                        ", may overlap across slices (merged with the run-time conflict check)"
+                    }
                     Some(_) => ", may overlap across slices",
                     None => "",
                 };
@@ -594,5 +599,16 @@ mod tests {
         assert_eq!(tidy("(-1 + a) + (b + c)"), "(a - 1) + (b + c)");
         assert_eq!(tidy("(a + (-1 + b))"), "a + (b - 1)");
         assert_eq!(tidy("width*0 + 0"), "0");
+    }
+}
+
+/// For an array merged with the run-time conflict check
+/// ([`ranges_format::ArrayRanges::checked`]), what the report adds to its
+/// whole-array line.
+fn checked_note(a: &ranges_format::ArrayRanges) -> &'static str {
+    if a.checked {
+        "; written copies merged element by element with the run-time conflict check"
+    } else {
+        ""
     }
 }
