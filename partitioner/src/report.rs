@@ -573,6 +573,17 @@ pub fn table_at(
     Ok(s)
 }
 
+/// For an array merged with the run-time conflict check
+/// ([`ranges_format::ArrayRanges::checked`]), what the report adds to its
+/// whole-array line.
+fn checked_note(a: &ranges_format::ArrayRanges) -> &'static str {
+    if a.checked {
+        "; written copies merged element by element with the run-time conflict check"
+    } else {
+        ""
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::tidy;
@@ -599,16 +610,5 @@ mod tests {
         assert_eq!(tidy("(-1 + a) + (b + c)"), "(a - 1) + (b + c)");
         assert_eq!(tidy("(a + (-1 + b))"), "a + (b - 1)");
         assert_eq!(tidy("width*0 + 0"), "0");
-    }
-}
-
-/// For an array merged with the run-time conflict check
-/// ([`ranges_format::ArrayRanges::checked`]), what the report adds to its
-/// whole-array line.
-fn checked_note(a: &ranges_format::ArrayRanges) -> &'static str {
-    if a.checked {
-        "; written copies merged element by element with the run-time conflict check"
-    } else {
-        ""
     }
 }
