@@ -328,6 +328,18 @@ pub fn analyze_kernel_in(
         )
     };
 
+    let global_bufs: Vec<(u32, &str)> = buffers
+        .iter()
+        .filter(|b| !b.is_constant_space)
+        .map(|b| (b.arg_index, b.elem_type.as_str()))
+        .collect();
+    let (reductions, global_atomics) = crate::reduction::reductions(
+        &walker.atomic_uses,
+        &walker.recs,
+        &global_bufs,
+        &walker.buf_names,
+        &program.file,
+    );
     let mut arrays = Vec::new();
     for b in &buffers {
         let recs: Vec<&Rec> = walker
@@ -336,6 +348,9 @@ pub fn analyze_kernel_in(
             .filter(|rec| rec.buf == b.arg_index)
             .collect();
         let mut a = r.array(b, &recs, &context);
+        if reason.is_none() {
+            a.reduction = reductions.get(&b.arg_index).copied();
+        }
         if let Some(why) = &reason {
             r.force_whole(
                 &mut a,
@@ -357,7 +372,7 @@ pub fn analyze_kernel_in(
         arrays,
         analyzable: reason.is_none(),
         reason,
-        global_atomics: walker.atomics.clone(),
+        global_atomics,
         notes,
         assumptions: r.no_wrap_assumptions(&walker.no_wrap.borrow(), &context),
     };

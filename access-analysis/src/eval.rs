@@ -66,7 +66,14 @@ pub(crate) struct Walker<'a> {
     /// (path length at call entry, returned values with their local path).
     returns: Returns,
     pub recs: Vec<Rec>,
-    pub atomics: Vec<String>,
+    /// Every atomic update of a buffer, in the order met (see
+    /// `crate::reduction`).
+    pub atomic_uses: Vec<AtomicUse>,
+    /// The call of the expression statement being walked (`atomic_inc(&c[k]);`):
+    /// its value is discarded.
+    pub(crate) discarded: Option<coarsen::ir::Span>,
+    /// True while the accesses of an atomic are recorded.
+    pub(crate) in_atomic: bool,
     pub notes: Vec<String>,
     /// Pending note attached to the next records (e.g. loop approximations).
     loop_notes: Vec<String>,
@@ -105,6 +112,23 @@ pub(crate) struct Walker<'a> {
     /// an unsigned type is a [`NoWrap`] assumption): their values are at
     /// least 0 from then on.
     pub assumed_nonneg: std::cell::RefCell<std::collections::BTreeSet<String>>,
+}
+
+/// One atomic update of buffers (`atomic_inc(&bins[k])`), as
+/// `crate::reduction` decides whether its array merges as a reduction.
+#[derive(Debug, Clone)]
+pub(crate) struct AtomicUse {
+    /// The builtin's name (`atomic_inc`, `atom_add`).
+    pub name: String,
+    /// The buffers (argument indices) the pointer may point into.
+    pub bufs: Vec<u32>,
+    /// The element type the atomic updates (the pointer's pointee).
+    pub elem: Option<coarsen::ir::Scalar>,
+    /// Whether the returned value is used (not the whole of an expression
+    /// statement).
+    pub used: bool,
+    /// The source location, `file:line:col`.
+    pub loc: String,
 }
 
 /// An integer member of a struct argument read as a parameter
@@ -241,7 +265,9 @@ impl<'a> Walker<'a> {
             iters: Vec::new(),
             returns: Vec::new(),
             recs: Vec::new(),
-            atomics: Vec::new(),
+            atomic_uses: Vec::new(),
+            discarded: None,
+            in_atomic: false,
             notes: Vec::new(),
             loop_notes: Vec::new(),
             buf_names: Vec::new(),

@@ -97,6 +97,7 @@ mod budget;
 mod eval;
 pub mod isl;
 mod poly;
+mod reduction;
 mod render;
 
 use std::collections::BTreeMap;
@@ -271,6 +272,10 @@ pub struct ArrayAccesses {
     pub accesses: Vec<Access>,
     pub assumptions: Vec<Assumption>,
     pub notes: Vec<String>,
+    /// How devices' copies merge, for an array the kernel updates only
+    /// through atomics of one family whose returned values are unused
+    /// (see `reduction.rs`); `None` otherwise.
+    pub reduction: Option<ranges_format::Reduction>,
 }
 
 /// The analysis result of one kernel.
@@ -376,6 +381,14 @@ impl fmt::Display for KernelAccesses {
             match &a.whole {
                 None => writeln!(f, "  status bounded")?,
                 Some(r) => writeln!(f, "  status whole: {r}")?,
+            }
+            if let Some(r) = &a.reduction {
+                writeln!(
+                    f,
+                    "  reduction {} ({})",
+                    r.op,
+                    if r.signed { "signed" } else { "unsigned" }
+                )?;
             }
             writeln!(f, "  strides [{}]", a.strides.join(", "))?;
             writeln!(f, "  linearization {}", a.linearization)?;

@@ -305,6 +305,7 @@ impl<'a> Renderer<'a> {
             accesses: Vec::new(),
             assumptions: Vec::new(),
             notes: Vec::new(),
+            reduction: None,
         };
         if recs.is_empty() {
             a.notes.push("not accessed".into());

@@ -899,11 +899,13 @@ fn plans_run_concurrently_on_different_threads() {
     }
 }
 
+/// An atomic whose returned value is used does not merge: the kernel
+/// runs whole.
 #[test]
 fn an_unsplittable_kernel_runs_whole_and_says_why() {
     setup();
     let src = "__kernel void total(__global const int *a, __global int *sum)\n\
-               { atomic_add(sum, a[get_global_id(0)]); }\n";
+               { int old = atomic_add(sum, a[get_global_id(0)]); if (old == -1) sum[0] = 0; }\n";
     let plan = plan_from(src, None);
     let mut a: Vec<i32> = (1..=128).collect();
     let mut sum = [0i32; 1];
@@ -920,6 +922,26 @@ fn an_unsplittable_kernel_runs_whole_and_says_why() {
         "",
     );
     assert!(name_of(text).contains("ran whole:"), "{}", name_of(text));
+    expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
+}
+
+/// An atomic whose returned value is unused merges as a reduction: the
+/// kernel splits, each device adds into its own copy of the sum, and the
+/// copies merge as the original plus each device's change.
+#[test]
+fn an_unused_atomic_result_splits_as_a_sum() {
+    setup();
+    let src = "__kernel void total(__global const int *a, __global int *sum)\n\
+               { atomic_add(sum, a[get_global_id(0)]); }\n";
+    let plan = plan_from(src, None);
+    let mut a: Vec<i32> = (1..=128).collect();
+    let mut sum = [7i32; 1];
+    assert_eq!(set_buffer(plan, 0, &mut a), CLPART_SUCCESS);
+    assert_eq!(set_buffer(plan, 1, &mut sum), CLPART_SUCCESS);
+    expect(launch(plan, &[128], &[16], &[0.5, 0.5]), CLPART_SUCCESS, "");
+    assert_eq!(sum[0], 7 + 128 * 129 / 2);
+    let r = report(plan);
+    assert_eq!((r.split, r.n_devices), (1, 2));
     expect(unsafe { clpart_plan_release(plan) }, CLPART_SUCCESS, "");
 }
 

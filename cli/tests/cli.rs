@@ -674,7 +674,7 @@ fn a_kernel_that_needs_its_local_size_says_so() {
     assert!(out.contains("splits along dimension 0"), "{out}");
     assert!(!out.contains("splittable once"), "{out}");
     // a kernel no local size helps keeps the bare verdict
-    let o = clpart(&["analyze", "--no-counts", "kernels/scatter_conflict.cl"]);
+    let o = clpart(&["analyze", "--no-counts", "kernels/atomic_ticket.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): does not split\n"), "{out}");
     // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16

@@ -124,20 +124,34 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
         &[("axpb", Verdict::Splits), ("neighbor", Verdict::Splits)],
     ),
     // resident buffers written and read by every kind of command between
-    // split launches, and a kernel with atomics between them
+    // split launches, and a kernel with atomics between them (its counter
+    // merged as a sum)
     (
         "resident",
         &[
             ("axpb", Verdict::Splits),
             ("neighbor", Verdict::Splits),
             ("scale4", Verdict::Splits),
-            ("negate_above", Verdict::Whole("atomic")),
+            ("negate_above", Verdict::Splits),
         ],
     ),
     // a CL_MEM_USE_HOST_PTR buffer updated in place and mapped
     ("scale_map", &[("scale", Verdict::Splits)]),
-    // global atomics accumulating one set of bins
-    ("histogram", &[("histogram", Verdict::Whole("atomic"))]),
+    // a ring written through an index array: one value per slot merges, two
+    // values per slot are a conflict found at run time (run unsplit)
+    (
+        "scatter",
+        &[
+            ("ring_same", Verdict::Splits),
+            (
+                "ring_overwrite",
+                Verdict::Whole("a write conflict between slices"),
+            ),
+        ],
+    ),
+    // global atomics accumulating one set of bins over six launches, each
+    // merged as a sum of the devices' counts
+    ("histogram", &[("histogram", Verdict::Splits)]),
     // a native kernel and an image over buffers split launches wrote (the
     // launches over the buffer under the image run whole)
     ("native_image", &[("twice_image", Verdict::Whole("image"))]),

@@ -236,6 +236,63 @@ fn fdtd2d_shares_changing_between_steps_bit_identical() {
     );
 }
 
+/// Bins updated by atomics merge as a sum launch after launch, with the
+/// data they count resident on the devices and changed in place between.
+#[test]
+fn histogram_two_devices_bit_identical() {
+    check_bit_identical("histogram", TWO, None);
+}
+
+#[test]
+fn histogram_three_devices_bit_identical() {
+    check_bit_identical("histogram", THREE, None);
+}
+
+#[test]
+fn histogram_shares_changing_between_steps_bit_identical() {
+    check_bit_identical("histogram", TWO, Some(&["0:0.8,1:0.2", "0:0.3,1:0.7"]));
+}
+
+/// Scatters over resident buffers: the same-value scatter splits and
+/// merges, the conflicting one is caught at every repetition and runs
+/// unsplit after its split results are discarded (the ring, held only on
+/// the devices, restored), and every buffer equals one device's.
+fn check_scatter_steps(devices: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    for unchecked in [false, true] {
+        let extra: &[&str] = if unchecked {
+            &["--verify", "--unchecked"]
+        } else {
+            &["--verify"]
+        };
+        let (v, _) = run_steps(devices, &run_file_path("scatter"), extra, tmp.path());
+        assert_eq!(v["verified"], true, "--verify: {}", v["mismatch"]);
+        for l in v["launches"].as_array().unwrap() {
+            let at = format!("launch {}.{} ({})", l["repetition"], l["step"], l["kernel"]);
+            if l["kernel"] == "scatter_overwrite" {
+                assert_eq!(l["split"], false, "{at}");
+                let why = l["reason"].as_str().unwrap_or_default();
+                assert!(
+                    why.contains("wrote different values to element"),
+                    "{at}: {why}"
+                );
+            } else {
+                assert_eq!(l["split"], true, "{at} ran whole: {}", l["reason"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn scatter_conflicts_over_resident_buffers_run_unsplit_on_two_devices() {
+    check_scatter_steps(TWO);
+}
+
+#[test]
+fn scatter_conflicts_over_resident_buffers_run_unsplit_on_three_devices() {
+    check_scatter_steps(THREE);
+}
+
 #[test]
 fn lu_two_devices_bit_identical() {
     check_bit_identical("lu", TWO, None);

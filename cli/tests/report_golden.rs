@@ -49,11 +49,11 @@ fn reports_name_their_quantities() {
     ] {
         assert!(m.contains(needle), "'{needle}' missing from:\n{m}");
     }
-    let s = read("scatter");
+    let s = read("bitonic_merge");
     assert!(
         s.contains("not splittable")
             && s.contains("refused: ")
-            && s.contains("(kernels/scatter.cl:11:5)"),
+            && s.contains("(kernels/bitonic_merge.cl:15:13)"),
         "{s}"
     );
 }

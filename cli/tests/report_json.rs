@@ -411,7 +411,7 @@ fn refusals_and_fallbacks_carry_their_locations() {
             .unwrap();
         serde_json::from_slice(&o.stdout).unwrap()
     };
-    let r = run("kernels/scatter.cl");
+    let r = run("kernels/bitonic_merge.cl");
     let d = r.kernels[0]
         .diagnostics
         .iter()
@@ -419,7 +419,12 @@ fn refusals_and_fallbacks_carry_their_locations() {
         .expect("a refusal");
     assert_eq!(
         (d.file.as_deref(), d.line, d.column, d.array.as_deref()),
-        (Some("kernels/scatter.cl"), Some(11), Some(5), Some("out"))
+        (
+            Some("kernels/bitonic_merge.cl"),
+            Some(15),
+            Some(13),
+            Some("data")
+        )
     );
     let r = run("kernels/gather.cl");
     let d = r.kernels[0]

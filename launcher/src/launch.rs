@@ -331,6 +331,23 @@ fn launch_inner(
                 r.guard_fired = true;
                 r
             }
+            SplitOutcome::Conflict(what) => {
+                let why = format!(
+                    "{what}: the split results were discarded (a write conflict between slices)"
+                );
+                let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
+                run_unsplit_resident(
+                    plan,
+                    nd,
+                    args,
+                    res,
+                    main_device,
+                    whole_slice,
+                    why,
+                    footprint,
+                    options,
+                )?
+            }
         },
     };
     report.notes.splice(0..0, sched.notes.iter().cloned());

@@ -238,6 +238,8 @@ impl Plan {
                     .as_ref()
                     .and_then(|s| s.aligned.iter().find(|(g, _)| *g == a.arg_index))
                     .map_or(1, |&(_, m)| u64::from(m.max(1))),
+                reduction: a.reduction,
+                checked: a.checked,
             });
         }
 
@@ -579,7 +581,12 @@ fn static_unsplit_reason(
             )));
         }
     }
-    for a in arrays.iter().filter(|a| a.writes) {
+    // (an array merged as a reduction or with the conflict check needs no
+    // verdict: the merge does not rely on disjoint writes)
+    for a in arrays
+        .iter()
+        .filter(|a| a.writes && a.reduction.is_none() && !a.checked)
+    {
         match &a.verdict {
             None => {
                 return Ok(Some(format!(

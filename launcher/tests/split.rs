@@ -518,6 +518,8 @@ fn local_buffers_and_group_ids() {
                 write: None,
                 boxes: None,
                 vertices_slice: None,
+                reduction: None,
+                checked: false,
             },
             ArrayRanges {
                 arg_index: 1,
@@ -543,6 +545,8 @@ fn local_buffers_and_group_ids() {
                 }),
                 boxes: None,
                 vertices_slice: None,
+                reduction: None,
+                checked: false,
             },
         ],
         assumptions: vec![],

@@ -297,7 +297,7 @@ pub fn human(k: &KernelRanges) -> String {
         )
         .unwrap();
         if let ArrayStatus::Whole { reason } = &a.status {
-            writeln!(s, "whole: {reason}").unwrap();
+            writeln!(s, "whole: {reason}{}", checked_note(a)).unwrap();
             continue;
         }
         writeln!(s, "bounded").unwrap();
@@ -370,6 +370,8 @@ pub fn human(k: &KernelRanges) -> String {
                 "    writes: {}; {}{}",
                 if w.disjoint_across_slices {
                     "disjoint across slices"
+                } else if a.checked {
+                    "may overlap across slices (merged with the run-time conflict check)"
                 } else {
                     "may overlap across slices"
                 },
@@ -434,7 +436,7 @@ pub fn brief(k: &KernelRanges) -> String {
             a.mode.as_str()
         );
         if let ArrayStatus::Whole { reason } = &a.status {
-            writeln!(body, "{head}whole: {reason}").unwrap();
+            writeln!(body, "{head}whole: {reason}{}", checked_note(a)).unwrap();
             continue;
         }
         let boxes = a.boxes.as_ref();
@@ -457,6 +459,9 @@ pub fn brief(k: &KernelRanges) -> String {
             if let Some(t) = per_dim(boxes.and_then(|b| b.write.as_ref()), &a.write_slice) {
                 let how = match &a.write {
                     Some(w) if w.disjoint_across_slices => ", disjoint across slices",
+                    Some(_) if a.checked => {
+                        ", may overlap across slices (merged with the run-time conflict check)"
+                    }
                     Some(_) => ", may overlap across slices",
                     None => "",
                 };
@@ -600,6 +605,17 @@ pub fn table_at(
         }
     }
     Ok(s)
+}
+
+/// For an array merged with the run-time conflict check
+/// ([`ranges_format::ArrayRanges::checked`]), what the report adds to its
+/// whole-array line.
+fn checked_note(a: &ranges_format::ArrayRanges) -> &'static str {
+    if a.checked {
+        "; written copies merged element by element with the run-time conflict check"
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]

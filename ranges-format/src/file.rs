@@ -347,6 +347,90 @@ pub struct ArrayRanges {
     /// file when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertices_slice: Option<Vec<Vertex>>,
+    /// For an array that the kernel only updates through global atomics of
+    /// one family whose returned values are unused: how the devices'
+    /// copies merge (each device updates a whole copy that starts from the
+    /// original values). Such an array is transferred whole. Absent from
+    /// the file when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<Reduction>,
+    /// Written where slices' writes cannot be proved disjoint (an indirect
+    /// subscript, one element written by every slice), and read, if at
+    /// all, only within [`ArrayRanges::read_slice`]: the launcher merges
+    /// the devices' copies element by element and checks at run time that
+    /// no two devices wrote different values to one element and that no
+    /// device changed an element another one read; else it discards the
+    /// launch's results and runs it unsplit. Absent from the file when
+    /// false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checked: bool,
+}
+
+/// How the copies of an array updated only by atomics merge: the result
+/// is what one device gives, whatever the order of the updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Reduction {
+    /// The atomics' family.
+    pub op: ReduceOp,
+    /// Whether the elements are signed integers (`int`, `long`): min and
+    /// max compare them as such.
+    pub signed: bool,
+}
+
+/// A family of atomic updates that merge as a reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ReduceOp {
+    /// `atomic_add`, `atomic_sub`, `atomic_inc`, `atomic_dec`: the
+    /// original plus each device's change, wrapping.
+    Sum,
+    /// `atomic_min`: the least of the devices' copies.
+    Min,
+    /// `atomic_max`: the greatest of the devices' copies.
+    Max,
+    /// `atomic_and`: the AND of the devices' copies.
+    And,
+    /// `atomic_or`: the OR of the devices' copies.
+    Or,
+    /// `atomic_xor`: the original XOR each device's change.
+    Xor,
+}
+
+impl ReduceOp {
+    /// The family of an atomic builtin (`atomic_inc`, `atom_add`), `None`
+    /// for one that does not merge as a reduction (`atomic_xchg`,
+    /// `atomic_cmpxchg`) or is no atomic.
+    pub fn of_builtin(name: &str) -> Option<ReduceOp> {
+        let op = name
+            .strip_prefix("atomic_")
+            .or_else(|| name.strip_prefix("atom_"))?;
+        Some(match op {
+            "add" | "sub" | "inc" | "dec" => ReduceOp::Sum,
+            "min" => ReduceOp::Min,
+            "max" => ReduceOp::Max,
+            "and" => ReduceOp::And,
+            "or" => ReduceOp::Or,
+            "xor" => ReduceOp::Xor,
+            _ => return None,
+        })
+    }
+
+    /// How reports name the merge: `sum`, `min`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+            ReduceOp::And => "and",
+            ReduceOp::Or => "or",
+            ReduceOp::Xor => "xor",
+        }
+    }
+}
+
+impl std::fmt::Display for ReduceOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One parametric vertex of a footprint: where it is, as expressions of the

@@ -100,8 +100,8 @@ pub use expr::{BoundCondition, BoundExpr, Condition, PwExpr};
 pub use file::{
     eval_count, source_hash, ArgInfo, ArgKind, ArrayRanges, ArrayStatus, Assumption, BoundCount,
     BoundRange, Boxes, Chamber, Count, CutShort, ExtraArg, ExtraArgMeaning, FieldInfo,
-    KernelRanges, Mode, Param, ParamSource, Range, RangeFile, Subkernel, Vertex, WriteVerdict,
-    FORMAT_VERSION, OLDEST_FORMAT_VERSION,
+    KernelRanges, Mode, Param, ParamSource, Range, RangeFile, ReduceOp, Reduction, Subkernel,
+    Vertex, WriteVerdict, FORMAT_VERSION, OLDEST_FORMAT_VERSION,
 };
 pub use rational::Rat;
 pub use request::AnalysisRequest;

@@ -515,6 +515,29 @@ impl KernelRanges {
                 "{what}: a write_slice for an array that is not written"
             ));
         }
+        if let Some(red) = &a.reduction {
+            if !writes || !matches!(a.status, ArrayStatus::Whole { .. }) {
+                return Err(format!(
+                    "{what}: a reduction for an array that is not written and transferred whole"
+                ));
+            }
+            let integer = matches!(
+                a.elem_type.as_str(),
+                "int" | "uint" | "long" | "ulong" | "unsigned int" | "unsigned long"
+            );
+            if !integer || !matches!(a.elem_size, 4 | 8) {
+                return Err(format!(
+                    "{what}: a reduction ({}) over elements of type '{}', not a 4- or 8-byte integer",
+                    red.op,
+                    a.elem_type.escape_debug()
+                ));
+            }
+        }
+        if a.checked && (!writes || a.reduction.is_some()) {
+            return Err(format!(
+                "{what}: a checked merge for an array that is not written or is merged as a reduction"
+            ));
+        }
         if a.mode == Mode::W && a.read_slice.is_some() {
             return Err(format!(
                 "{what}: a read_slice for an array that is not read"

@@ -129,6 +129,8 @@ fn array() -> impl Strategy<Value = ArrayRanges> {
                 write,
                 boxes,
                 vertices_slice: None,
+                reduction: None,
+                checked: false,
             },
         )
 }
@@ -385,6 +387,8 @@ fn small_file() -> RangeFile {
             write: None,
             boxes: None,
             vertices_slice: None,
+            reduction: None,
+            checked: false,
         }],
         assumptions: vec![],
         subkernel: None,
@@ -822,6 +826,8 @@ fn boxed_file() -> RangeFile {
                 read_parts: vec![],
             }),
             vertices_slice: None,
+            reduction: None,
+            checked: false,
         }],
         assumptions: vec![],
         subkernel: Some(Subkernel {
@@ -1136,4 +1142,73 @@ fn what_cut_an_analysis_short_is_kept_and_checksummed() {
     assert_ne!(edited, text);
     let err = RangeFile::from_ron_str(&edited).unwrap_err().to_string();
     assert!(err.contains("cut short"), "{err}");
+}
+
+/// A reduction merge or a checked merge round-trips and is checksummed;
+/// the validation refuses one that cannot hold: a reduction over a
+/// bounded, unwritten or floating-point array, a checked merge of an array
+/// not written or also reduced.
+#[test]
+fn reductions_and_checked_merges_round_trip_and_are_checked() {
+    use ranges_format::{ReduceOp, Reduction};
+    let red = Reduction {
+        op: ReduceOp::Max,
+        signed: true,
+    };
+    let with = |elem: &str, mode: Mode, whole: bool, reduction, checked| {
+        let mut f = small_file();
+        f.kernels[0].args[0].elem_type = elem.into();
+        let a = &mut f.kernels[0].arrays[0];
+        a.elem_type = elem.into();
+        a.mode = mode;
+        if whole {
+            a.status = ArrayStatus::Whole {
+                reason: "indirect".into(),
+            };
+        }
+        a.reduction = reduction;
+        a.checked = checked;
+        f
+    };
+    for f in [
+        with("int", Mode::RW, true, Some(red), false),
+        with("float", Mode::W, true, None, true),
+        with("float", Mode::RW, false, None, true),
+    ] {
+        let text = f.to_ron_string().unwrap();
+        assert_eq!(RangeFile::from_ron_str(&text).unwrap(), f);
+        // the merge is part of its array's checksum
+        let flipped = if f.kernels[0].arrays[0].checked {
+            text.replace("checked: true", "checked: false")
+        } else {
+            text.replace("op: Max", "op: Min")
+        };
+        let err = RangeFile::from_ron_str(&flipped).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch"), "{err}");
+    }
+    for (f, want) in [
+        (
+            with("int", Mode::RW, false, Some(red), false),
+            "a reduction for an array that is not written and transferred whole",
+        ),
+        (
+            with("int", Mode::R, true, Some(red), false),
+            "a reduction for an array that is not written and transferred whole",
+        ),
+        (
+            with("float", Mode::RW, true, Some(red), false),
+            "a reduction (max) over elements of type 'float'",
+        ),
+        (
+            with("float", Mode::R, true, None, true),
+            "a checked merge for an array that is not written",
+        ),
+        (
+            with("int", Mode::RW, true, Some(red), true),
+            "or is merged as a reduction",
+        ),
+    ] {
+        let err = f.validate().unwrap_err().to_string();
+        assert!(err.contains(want), "want '{want}', got: {err}");
+    }
 }

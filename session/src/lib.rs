@@ -809,11 +809,15 @@ impl Session {
         // scalar, `i / stride`, becomes quasi-affine with the value known),
         // or a launch-time assumption fails at this launch's values (the
         // delinearization it came from is not needed with them known).
+        // (a kernel split with checked merges only may do better: each
+        // such array moves whole)
         let fails = assumption_fails(k, po.count_at.as_ref());
         let may_help = fails || writes_unproved(k);
-        if (k.splittable && !fails) || !may_help {
+        let n_checked = n_checked_merges(k);
+        if (k.splittable && !fails && n_checked == 0) || !may_help {
             return Ok(rf);
         }
+        let parametric_splits = k.splittable && !fails;
         for (d, g) in config.global.iter().take(3).enumerate() {
             po.analysis.specialize.insert(format!("gs{d}"), *g as i64);
             // and the number of work-groups: a loop over groups with the
@@ -838,11 +842,11 @@ impl Session {
             }
         }
         let mut special = self.analyze(Some(kernel), &po)?;
-        if special
-            .kernels
-            .first()
-            .is_some_and(|s| s.splittable && !assumption_fails(s, po.count_at.as_ref()))
-        {
+        if special.kernels.first().is_some_and(|s| {
+            s.splittable
+                && !assumption_fails(s, po.count_at.as_ref())
+                && (!parametric_splits || n_checked_merges(s) < n_checked)
+        }) {
             special.kernels[0].diagnostics.push(SPECIALIZED_NOTE.into());
             return Ok(special);
         }
@@ -961,6 +965,12 @@ pub fn load_libraries() {
 /// not proved disjoint across slices: what specializing on a launch's
 /// values (a division by a scalar becomes quasi-affine, a delinearization
 /// needs no assumption) may prove.
+/// How many arrays of `k` merge with the run-time conflict check
+/// ([`ranges_format::ArrayRanges::checked`]).
+fn n_checked_merges(k: &KernelRanges) -> usize {
+    k.arrays.iter().filter(|a| a.checked).count()
+}
+
 pub fn writes_unproved(k: &KernelRanges) -> bool {
     k.arrays.iter().any(|a| {
         let written = matches!(a.mode, ranges_format::Mode::W | ranges_format::Mode::RW);

@@ -409,7 +409,9 @@ pub fn check_split(
                 k.name, r.reason
             ));
         }
-        if !k.expect.splittable && r.split {
+        // (with one device working, a kernel the launch refuses to split
+        // at run time, after a write conflict, still runs as one slice)
+        if !k.expect.splittable && n_active > 1 && r.split {
             return Err(format!(
                 "{} run {run}: expected not splittable, but it ran split",
                 k.name

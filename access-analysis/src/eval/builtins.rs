@@ -98,14 +98,24 @@ impl<'a> Walker<'a> {
                     ExprKind::Unary(UnOp::AddrOf, inner) => inner.as_ref(),
                     _ => &args[0],
                 };
+                self.in_atomic = true;
                 self.record(&ts, AccessKind::Read, 1, elem);
                 self.record(&ts, write, 1, elem);
-                let bufs: Vec<String> = ts.iter().map(|t| self.buf_name(t.buf)).collect();
-                self.atomics.push(format!(
-                    "{name} on '{}' ({})",
-                    bufs.join("', '"),
-                    self.loc(&e.span)
-                ));
+                self.in_atomic = false;
+                let elem_ty = match &args[0].ty {
+                    coarsen::ir::Type::Pointer { pointee, .. } => match pointee.as_ref() {
+                        coarsen::ir::Type::Scalar(s) => Some(*s),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                self.atomic_uses.push(crate::eval::AtomicUse {
+                    name: name.to_string(),
+                    bufs: ts.iter().map(|t| t.buf).collect(),
+                    elem: elem_ty,
+                    used: self.discarded.as_ref() != Some(&e.span),
+                    loc: self.loc(&e.span),
+                });
                 for v in &vals[1..] {
                     if let Val::Ptr(o) = v {
                         let o = o.clone();
@@ -175,13 +185,6 @@ impl<'a> Walker<'a> {
         } else {
             Val::Other
         }
-    }
-
-    fn buf_name(&self, buf: u32) -> String {
-        self.buf_names
-            .get(buf as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("arg{buf}"))
     }
 }
 

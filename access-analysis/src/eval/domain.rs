@@ -261,6 +261,8 @@ pub(crate) struct Rec {
     pub text: String,
     /// Extra note for the array (e.g. over-approximation reasons).
     pub note: Option<String>,
+    /// Made by an atomic builtin.
+    pub atomic: bool,
 }
 
 /// Names of the NDRange parameters and dimensions for dimension `d`.

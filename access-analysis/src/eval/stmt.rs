@@ -70,7 +70,10 @@ impl<'a> Walker<'a> {
                 Cond::False
             }
             Stmt::Expr(e) => {
+                let outer = self.discarded.take();
+                self.discarded = Some(strip(e).span.clone());
                 self.eval(e);
+                self.discarded = outer;
                 Cond::False
             }
             Stmt::Block(b) => self.block(b),

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use ranges_format::{ArgKind, BoundRange};
+use ranges_format::{ArgKind, BoundRange, Reduction};
 
 use super::setargs::local_sink_bytes;
 use super::LaunchOptions;
@@ -467,10 +467,15 @@ impl Plan {
             Run::Unsplit { reason, .. } => return Ok(RankSlices::Unsplit(reason)),
             Run::Split(s) => s,
         };
-        if let Some(ai) = split.glue.iter().position(|g| *g == Glue::DiffMerge) {
+        if let Some(ai) = split.glue.iter().position(|g| g.on_host()) {
             return Ok(RankSlices::Unsplit(format!(
-                "array '{}' would be glued element by element (diff-merge), which ranks do not do",
-                self.arrays[ai].name
+                "array '{}' would be glued element by element ({}), which ranks do not do",
+                self.arrays[ai].name,
+                match split.glue[ai] {
+                    Glue::Reduce(r) => format!("a {} of the copies", r.op),
+                    Glue::Checked => "checked for conflicting writes".to_string(),
+                    _ => "diff-merge".to_string(),
+                }
             )));
         }
         let empty = || {
@@ -520,8 +525,14 @@ fn split(
             disjoint &= !seen.overlaps(ws);
             seen = seen.union(ws);
         }
-        if any_whole || !disjoint {
+        if let Some(r) = a.reduction {
+            glue[ai] = Glue::Reduce(r);
+        } else if (any_whole || !disjoint) && a.checked {
+            glue[ai] = Glue::Checked;
+        } else if any_whole || !disjoint {
             glue[ai] = Glue::DiffMerge;
+        }
+        if glue[ai].on_host() {
             for w in works.iter_mut() {
                 let da = &mut w.arrays[ai];
                 if let Some((l, u)) = da.write_r {
@@ -557,11 +568,20 @@ fn split(
                 .notes
                 .push(format!("array '{}' is transferred whole: {r}", a.name));
         }
-        if glue[ai] == Glue::DiffMerge && a.writes {
-            footprint.notes.push(format!(
+        match glue[ai] {
+            Glue::DiffMerge if a.writes => footprint.notes.push(format!(
                 "array '{}' is glued element by element (diff-merge)",
                 a.name
-            ));
+            )),
+            Glue::Reduce(r) => footprint.notes.push(format!(
+                "array '{}' is glued as the {} of the devices' copies (atomics)",
+                a.name, r.op
+            )),
+            Glue::Checked => footprint.notes.push(format!(
+                "array '{}' is glued element by element, checked for conflicting writes",
+                a.name
+            )),
+            _ => {}
         }
     }
     Split {
@@ -649,6 +669,9 @@ pub(crate) struct DevArray {
     /// guard does (`split_window`); the read and write sets are then the
     /// boxes' runs.
     pub(crate) boxes: Option<BoxWindow>,
+    /// For an array merged with the conflict check ([`Glue::Checked`]):
+    /// the elements the slice may read, which no other device may change.
+    pub(crate) checked_read: Runs,
 }
 
 /// One device's part of a split launch.
@@ -666,6 +689,20 @@ pub(crate) enum Glue {
     Direct,
     /// Through staging, elements that differ from the original.
     DiffMerge,
+    /// Through staging, whole copies that each device updated from the
+    /// original by atomics, merged by the reduction ([`crate::reduce`]).
+    Reduce(Reduction),
+    /// Through staging, elements that differ from the original, after the
+    /// run-time conflict check ([`crate::conflict`]).
+    Checked,
+}
+
+impl Glue {
+    /// Merged on the host from staged copies (the devices' copies are
+    /// then distrusted).
+    pub(crate) fn on_host(self) -> bool {
+        self != Glue::Direct
+    }
 }
 
 /// Whether the launch's runs check their accesses (the guard is on and can
@@ -904,6 +941,16 @@ fn device_work(
         } else {
             Runs::new()
         };
+        // What the conflict check compares with the other devices' changes:
+        // the slice's analyzed reads, also where the array is whole here.
+        let checked_read = match (a.checked && a.reads, whole, &a.read) {
+            (false, ..) => Runs::new(),
+            (true, false, _) => read_set.clone(),
+            (true, true, Some(r)) => {
+                range_runs(eval_range(plan, r, "the read range", &a.name, &params)?)
+            }
+            (true, true, None) => range_runs((len > 0).then_some(whole_range)),
+        };
         arrays.push(DevArray {
             cover,
             whole,
@@ -914,6 +961,7 @@ fn device_work(
             prefill,
             staging: None,
             boxes,
+            checked_read,
         });
     }
     Ok(DevWork {

@@ -27,7 +27,7 @@ use opencl3::memory::ClMem;
 
 use super::check_cap;
 use super::report::{add_gathered, RunReport};
-use super::schedule::{range_runs, DevArray, DevWork, Split};
+use super::schedule::{range_runs, DevArray, DevWork, Glue, Split};
 use super::setargs::{local_window, GUARD_FLAG_BYTES};
 use super::LaunchOptions;
 use crate::args::KernelArgs;
@@ -39,7 +39,7 @@ use crate::plan::{ExtraValue, Plan, Window, NO_WINDOW};
 use crate::resident::Residency;
 use crate::runtime::DeviceCtx;
 use guard::{guard_verdict, restore};
-use outputs::{merge, record, staged_reads, take_early_reads};
+use outputs::{conflict, merge, record, staged_reads, take_early_reads};
 use placement::{phase0, Fresh, Phase0};
 use streams::{phase1, Enqueued, Transfers};
 
@@ -50,6 +50,9 @@ pub(super) enum SplitOutcome {
     Done(RunReport),
     /// The run-time guard caught these accesses; nothing reached the host.
     GuardFired(Vec<String>),
+    /// Two devices' writes conflict ([`crate::conflict`]); nothing reached
+    /// the host.
+    Conflict(String),
 }
 
 /// Runs the subkernels of `split` on their devices over resident buffers,
@@ -122,7 +125,8 @@ pub(super) fn run_split(
         glue,
         &ctx_of,
         grow,
-        guarded,
+        // (a conflict discards the launch as the guard does)
+        guarded || glue.contains(&Glue::Checked),
         &mut gathered,
         &mut fresh,
     )?;
@@ -227,6 +231,11 @@ pub(super) fn run_split(
             exec::release((flag_bufs, kernel_events, backups));
             return Ok(SplitOutcome::GuardFired(fired));
         }
+    }
+    if let Some(c) = conflict(plan, args, works, glue, &staging) {
+        restore(plan, res, works, &ctx_of, &backups)?;
+        exec::release((flag_bufs, kernel_events, backups));
+        return Ok(SplitOutcome::Conflict(c));
     }
     exec::release(backups);
     if guarded {

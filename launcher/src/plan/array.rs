@@ -2,7 +2,7 @@
 //! ([`ArrayPlan`]) and its boxes for one slice ([`ArrayPlan::slice_boxes`]
 //! → [`BoxWindow`]), evaluated at a launch's parameters.
 
-use ranges_format::{BoundBoxes, BoundCount, BoundRange, ExprError, WriteVerdict};
+use ranges_format::{BoundBoxes, BoundCount, BoundRange, ExprError, Reduction, WriteVerdict};
 
 /// One array of the kernel with its bound expressions.
 pub(crate) struct ArrayPlan {
@@ -33,6 +33,12 @@ pub(crate) struct ArrayPlan {
     /// views the array through elements this many times wider
     /// ([`ranges_format::Subkernel::aligned`]); 1 otherwise.
     pub(crate) align: u64,
+    /// How the devices' copies merge, for an array updated only by atomics
+    /// ([`ranges_format::ArrayRanges::reduction`]): whole on every device.
+    pub(crate) reduction: Option<Reduction>,
+    /// Writes that may overlap between slices, merged element by element
+    /// with the run-time conflict check ([`ranges_format::ArrayRanges::checked`]).
+    pub(crate) checked: bool,
 }
 
 impl ArrayPlan {
@@ -270,6 +276,8 @@ pub(super) mod tests {
             verdict: None,
             literal_strides: false,
             align: 1,
+            reduction: None,
+            checked: false,
             boxes: Some(BoundBoxes {
                 strides: strides.iter().map(|s| e(s)).collect(),
                 read: Some(vec![r("0", "7"), r("lo", "hi - 1")]),

@@ -120,6 +120,8 @@ pub fn vadd_ranges() -> KernelRanges {
         }),
         boxes: None,
         vertices_slice: None,
+        reduction: None,
+        checked: false,
     };
     KernelRanges {
         name: "vadd".into(),
@@ -224,6 +226,8 @@ pub fn matmul_ranges() -> KernelRanges {
         }),
         boxes: None,
         vertices_slice: None,
+        reduction: None,
+        checked: false,
     };
     let p = "[lo, hi, l0, g1, wa, wb]";
     KernelRanges {

@@ -7,7 +7,8 @@ use access_analysis::ArrayAccesses;
 use coarsen::ir::Program;
 use isl_rs::Set;
 use ranges_format::{
-    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, KernelRanges, Mode, Param, WriteVerdict,
+    ArgKind, ArrayRanges, ArrayStatus, Assumption, Boxes, KernelRanges, Mode, Param, Reduction,
+    WriteVerdict,
 };
 
 use super::bounds::{
@@ -48,6 +49,10 @@ pub(super) fn partition_along(
     let mut assumptions = Vec::new();
     let mut diagnostics: Vec<String> = acc.notes.clone();
     for a in &acc.arrays {
+        if let Some(red) = a.reduction {
+            arrays.push(reduction_ranges(a, red));
+            continue;
+        }
         let shape = (d, ArrayShape::of(a));
         let memo = cx.same_shape.borrow().get(&shape).cloned();
         let (r, loosened) = match memo {
@@ -172,6 +177,77 @@ pub(super) fn partition_along(
     }
 }
 
+/// An array updated only by atomics that merge as a reduction: whole on
+/// every device, each copy starting from the original values, merged by
+/// the launcher (`ReduceOp`).
+fn reduction_ranges(a: &ArrayAccesses, red: Reduction) -> ArrayRanges {
+    ArrayRanges {
+        arg_index: a.arg_index,
+        name: a.name.clone(),
+        elem_type: a.elem_type.clone(),
+        elem_size: a.elem_size,
+        mode: a.mode,
+        status: ArrayStatus::Whole {
+            reason: format!(
+                "updated only by atomics whose values are unused: each device updates a whole copy; the copies merge by {}",
+                red.op
+            ),
+        },
+        total: None,
+        slice: None,
+        read_slice: None,
+        write_slice: None,
+        count_total: None,
+        count_slice: None,
+        write: None,
+        boxes: None,
+        vertices_slice: None,
+        reduction: Some(red),
+        checked: false,
+    }
+}
+
+/// Whether the values of a range expression (`[params] -> { [(v)] : c;
+/// ... }`, the pieces' `v`, not their conditions) name a slice bound
+/// (`sx_lo`, `sx_hi`).
+fn names_slice(expr: &str) -> bool {
+    expr.split("[(").skip(1).any(|piece| {
+        let value = piece.split(")]").next().unwrap_or(piece);
+        value
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|t| t == super::SX_LO || t == super::SX_HI)
+    })
+}
+
+/// Why an array written where slices may write the same elements is not
+/// split: its reads may see another slice's writes.
+const RACE: &str =
+    "it is also read where another slice may write it (a race), and the reads could not be bounded";
+
+/// The read range of a slice of an array whose writes cannot be bounded
+/// or may overlap between slices: `None` when the kernel does not read it;
+/// the launcher checks that no other device changes an element of it.
+/// Reads that cannot be bounded may read what another slice writes: a
+/// race, the reason not to split.
+fn checked_reads(
+    cx: &Ctx,
+    a: &ArrayAccesses,
+    slice: Option<&Set>,
+    ctx_slice: Option<&Set>,
+) -> Result<Option<ranges_format::Range>, String> {
+    if !matches!(a.mode, Mode::R | Mode::RW) {
+        return Ok(None);
+    }
+    cx.isl.reset();
+    let reads = match (cx.union_maps(&[&a.reads]), slice) {
+        (Some(Some(r)), Some(s)) => cx.footprint(&r, s),
+        (Some(None), _) => return Ok(None),
+        _ => None,
+    };
+    let range = reads.and_then(|f| super::bounds::linear_range(cx, &f, &a.strides, ctx_slice));
+    range.map(Some).ok_or_else(|| RACE.to_string())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn array_ranges(
     cx: &Ctx,
@@ -200,15 +276,25 @@ fn array_ranges(
         write: None,
         boxes: None,
         vertices_slice: None,
+        reduction: None,
+        checked: false,
     };
     let written = matches!(m, Mode::W | Mode::RW);
     if let Some(r) = &a.whole {
         out.status = ArrayStatus::Whole { reason: r.clone() };
         if written {
-            reasons.push(format!(
-                "array '{}' is written but cannot be bounded: {r}",
-                a.name
-            ));
+            // whole on every device that writes it, merged element by
+            // element with the run-time conflict check
+            match checked_reads(cx, a, slice, ctx_slice) {
+                Ok(read) => {
+                    out.checked = true;
+                    out.read_slice = read;
+                }
+                Err(race) => reasons.push(format!(
+                    "array '{}' is written but cannot be bounded: {r}, and {race}",
+                    a.name
+                )),
+            }
         }
         return out;
     }
@@ -353,9 +439,30 @@ fn array_ranges(
             _ => false,
         };
         let disjoint = overlap == Some(false);
-        if !disjoint {
+        // Writes that may overlap merge with the run-time conflict check
+        // when the reads are bounded (see `checked_reads`).
+        let race = reads.is_some() && out.read_slice.is_none();
+        // Where the overlap may come from the unknown work-group size
+        // (`out[get_group_id(0)]`), the analysis at the launch's size
+        // decides: its writes may well be disjoint.
+        let sized = !cx
+            .acc
+            .notes
+            .iter()
+            .any(|n| n == access_analysis::LOCAL_SIZE_UNKNOWN_NOTE);
+        // Only writes whose range is every slice's (`flag[0]`): where it
+        // moves with the slice, the overlap may be the analysis' (a
+        // grid-stride loop before its global size is known), and the
+        // analysis at the launch's values, which such a verdict would
+        // pre-empt, may prove the writes disjoint.
+        let shared = out
+            .write_slice
+            .as_ref()
+            .is_some_and(|r| !names_slice(&r.lower) && !names_slice(&r.upper));
+        out.checked = !disjoint && !race && sized && shared;
+        if !disjoint && !out.checked {
             reasons.push(format!(
-                "array '{}': work-groups in different slices along dimension {d} may write the same elements{}",
+                "array '{}': work-groups in different slices along dimension {d} may write the same elements{}{}",
                 a.name,
                 if overlap.is_some() {
                     String::new()
@@ -363,7 +470,8 @@ fn array_ranges(
                     format!(" (analysis time budget of {} ms exceeded)", cx.budget_ms)
                 } else {
                     " (isl could not decide)".to_string()
-                }
+                },
+                if race { format!(", and {RACE}") } else { String::new() },
             ));
         }
         let runs = if !fills && a.strides.len() == 2 {

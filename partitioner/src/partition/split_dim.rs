@@ -105,6 +105,8 @@ pub(super) fn estimated_cost(cx: &Ctx, params: &[Param], d: u32) -> i64 {
             write: None,
             boxes: None,
             vertices_slice: None,
+            reduction: None,
+            checked: false,
         });
     }
     cx.isl.reset();

@@ -1,5 +1,6 @@
 /* Counts values into bins with global atomics: every work-item may write
-   every bin, so the kernel cannot be split. */
+   every bin, and no atomic's value is used, so each device counts into a
+   whole copy of the bins and the copies merge as a sum. */
 __kernel void histogram(__global const uint *data, __global uint *bins, uint nbins, int n,
                         int shift)
 {

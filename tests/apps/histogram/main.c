@@ -1,5 +1,5 @@
 /* Histograms of the values shifted by 0..5 bits, accumulated into one set
-   of bins with global atomics (runs unsplit): ./histogram N. */
+   of bins with global atomics (merged as a sum when split): ./histogram N. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <CL/cl.h>

@@ -1,4 +1,5 @@
-/* A program whose kernels the layer never splits (global atomics), launched
+/* A program whose kernels the layer never splits (global atomics whose
+   returned values are used), launched
    many times in a loop with a read every 64 launches: what the layer costs
    when everything passes through. Prints the wall time of the first
    iteration and of the others;
@@ -59,12 +60,12 @@ int main(int argc, char **argv)
     CHECK(err, "clCreateBuffer data");
     cl_mem d_bins = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * nbins, NULL, &err);
     CHECK(err, "clCreateBuffer bins");
-    cl_mem d_calls = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    cl_mem d_calls = clCreateBuffer(context, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint), NULL, &err);
     CHECK(err, "clCreateBuffer calls");
-    cl_uint zero = 0;
+    cl_uint zero[2] = {0, 0};
     CHECK(clEnqueueWriteBuffer(queue, d_data, CL_TRUE, 0, sizeof(cl_uint) * n, data, 0, NULL, NULL), "write data");
     CHECK(clEnqueueWriteBuffer(queue, d_bins, CL_TRUE, 0, sizeof(cl_uint) * nbins, bins, 0, NULL, NULL), "write bins");
-    CHECK(clEnqueueWriteBuffer(queue, d_calls, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL), "write calls");
+    CHECK(clEnqueueWriteBuffer(queue, d_calls, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL), "write calls");
 
     size_t len;
     char *source = read_file("kernel.cl", &len);

@@ -22,8 +22,9 @@ __kernel void neighbor(__global const float *x, __global float *y, int n)
         y[i] = x[i] + (i > 0 ? x[i - 1] : 0.0f);
 }
 
-/* Negates the elements above a bound and counts them: global atomics, so
-   the layer passes it to the driver unsplit. */
+/* Negates the elements above a bound and counts them with a global atomic
+   whose value is unused: split, each device counts into its own copy of
+   count, and the copies merge as a sum. */
 __kernel void negate_above(__global float *x, __global int *count, float bound, int n)
 {
     int i = get_global_id(0);

@@ -1,6 +1,6 @@
 /* Buffers the layer keeps resident across split launches, read and written
    between launches by every kind of operation that goes to the driver: a
-   partial write, a copy, a map for writing, an unsplit kernel (atomics), a
+   partial write, a copy, a map for writing, a kernel with atomics, a
    partial fill, a kernel that sees floats as float4, a read through a sub-buffer, a rectangular read, a map for
    reading and a non-blocking read waiting on a launch's event. Each step is
    also done on the host; ./resident N (N a multiple of 64, at least 4096). */
@@ -134,7 +134,8 @@ int main(int argc, char **argv)
     CHECK(clEnqueueUnmapMemObject(queue, d_x, m, 0, NULL, NULL), "unmap");
     axpb(d_x, 1.0f, -2.0f, rx);
 
-    /* 5. An unsplit kernel (atomics) reads and writes x on the driver. */
+    /* 5. A kernel with atomics (its counter merged as a sum when split)
+       reads and writes x. */
     float bound = 1500.0f;
     CHECK(clSetKernelArg(k_negate, 0, sizeof(cl_mem), &d_x), "arg");
     CHECK(clSetKernelArg(k_negate, 1, sizeof(cl_mem), &d_count), "arg");

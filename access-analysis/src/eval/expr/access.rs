@@ -99,6 +99,7 @@ impl<'a> Walker<'a> {
                 span: e.span.clone(),
                 text: text.clone(),
                 note,
+                atomic: self.in_atomic,
             });
         }
     }
@@ -161,6 +162,7 @@ impl<'a> Walker<'a> {
                     span: e.span.clone(),
                     text: self.text(&e.span),
                     note: None,
+                    atomic: false,
                 });
             }
         }

@@ -32,7 +32,7 @@ pub(super) fn record(
             .expect("checked above");
         for w in works {
             let da = &w.arrays[ai];
-            if glue[ai] == Glue::DiffMerge {
+            if glue[ai].on_host() {
                 r.coh.invalidate(Holder::Device(w.device), &da.write_set);
             } else {
                 r.coh.written(Holder::Device(w.device), &da.write_set);
@@ -145,9 +145,61 @@ pub(super) fn take_early_reads(
     Ok(())
 }
 
+/// Before anything reaches the host: the first conflict between the
+/// devices' copies of an array merged with the conflict check
+/// ([`crate::conflict`]), compared with the host's original; `None` when
+/// every such array merges exactly.
+pub(super) fn conflict(
+    plan: &Plan,
+    args: &KernelArgs,
+    works: &[DevWork],
+    glue: &[Glue],
+    staging: &[Vec<u8>],
+) -> Option<String> {
+    for (ai, a) in plan.arrays.iter().enumerate() {
+        if glue[ai] != Glue::Checked {
+            continue;
+        }
+        let es = a.elem_size as usize;
+        let host = args
+            .buffer_at(a.arg_index)
+            .expect("checked: array arguments are buffers")
+            .as_bytes();
+        let parts: Vec<crate::conflict::CopyPart<'_>> = works
+            .iter()
+            .filter_map(|w| {
+                let da = &w.arrays[ai];
+                let (l, u) = da.write_r?;
+                Some(crate::conflict::CopyPart {
+                    device: w.device,
+                    lo: l,
+                    staged: &staging[da.staging?],
+                    written: da.write_set.intersect(&Runs::interval(l, u)),
+                    read: da.checked_read.clone(),
+                })
+            })
+            .collect();
+        let Some(gl) = parts.iter().map(|p| p.lo).min() else {
+            continue;
+        };
+        let gu = works
+            .iter()
+            .filter_map(|w| w.arrays[ai].write_r.map(|r| r.1))
+            .max()
+            .unwrap_or(gl);
+        let original = &host[gl as usize * es..(gu as usize + 1) * es];
+        if let Some(c) = crate::conflict::first_conflict(&a.name, es, gl, original, &parts) {
+            return Some(c);
+        }
+    }
+    None
+}
+
 /// Merges on the host what each device wrote of a diff-merged array: an
 /// element a device changed (its staged value differs from the host's
-/// original) takes that value (recorded at the end for a `replay`ed array).
+/// original) takes that value; of a reduced one, each element folds in
+/// every device's copy ([`crate::reduce::fold`]). Recorded at the end for
+/// a `replay`ed array.
 pub(super) fn merge(
     plan: &Plan,
     args: &mut KernelArgs,
@@ -164,7 +216,7 @@ pub(super) fn merge(
         let r = res[a.arg_index as usize]
             .as_deref_mut()
             .expect("checked above");
-        if glue[ai] != Glue::DiffMerge {
+        if !glue[ai].on_host() {
             continue;
         }
         let es = a.elem_size as usize;
@@ -195,13 +247,23 @@ pub(super) fn merge(
                 let orig = &original[(rl - gl) as usize * es..(ru - gl + 1) as usize * es];
                 let dst = &mut out[rl as usize * es..(ru as usize + 1) * es];
                 let src = &staging[si][(rl - l) as usize * es..(ru - l + 1) as usize * es];
-                for ((d, s), o) in dst
+                let elems = dst
                     .chunks_exact_mut(es)
                     .zip(src.chunks_exact(es))
-                    .zip(orig.chunks_exact(es))
-                {
-                    if s != o {
-                        d.copy_from_slice(s);
+                    .zip(orig.chunks_exact(es));
+                match glue[ai] {
+                    // `out` holds the original folded with the devices so far
+                    Glue::Reduce(red) => {
+                        for ((d, s), o) in elems {
+                            crate::reduce::fold(red, d, s, o);
+                        }
+                    }
+                    _ => {
+                        for ((d, s), o) in elems {
+                            if s != o {
+                                d.copy_from_slice(s);
+                            }
+                        }
                     }
                 }
             }

@@ -96,7 +96,7 @@ pub(super) fn phase0(
                 want = want.union(&missing);
                 to_device.push(missing);
             }
-            if glue[ai] == Glue::DiffMerge {
+            if glue[ai].on_host() {
                 for w in works {
                     want = want.union(&w.arrays[ai].write_set);
                 }

@@ -81,6 +81,30 @@ impl<'a> Guarder<'a> {
                     self.expr(a, Access::Read, depth + 1);
                 }
             }
+            ExprKind::Call(f, args)
+                if (f.starts_with("atomic_") || f.starts_with("atom_"))
+                    && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Var(n)) if n == self.name) =>
+            {
+                // `atomic_op(a, ...)` reads and writes element 0:
+                // `atomic_op(&a[check(0)], ...)`.
+                let p = &args[0];
+                if self.text(&p.span).map(str::trim) != Some(self.name) {
+                    return self.fail(e, "an atomic inside a macro expansion");
+                }
+                self.handled.push((p.span.start, p.span.end));
+                let c = self.check_call(Access::ReadWrite, None, group::Index::Zero);
+                let nm = self.name;
+                self.edits.push(Edit {
+                    at: p.span.start as usize,
+                    del: (p.span.end - p.span.start) as usize,
+                    text: format!("&{nm}[{}0{}]", c.head, c.tail),
+                    order: depth,
+                    fast: c.fast.map(|(h, t)| format!("&{nm}[{h}0{t}]")),
+                });
+                for a in &args[1..] {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
             ExprKind::Unary(UnOp::Deref, x) => {
                 let (p, k) = match &x.kind {
                     _ if self.param_use(x).is_some() => (self.param_use(x), None),

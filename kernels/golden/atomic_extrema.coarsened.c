@@ -1,0 +1,22 @@
+/* coarsened by clpart from kernels/atomic_extrema.cl: kernel 'atomic_extrema' */
+#include "clpart_coarsen.h"
+
+void atomic_extrema(const int * data, int * lo, uint * hi, int nbuckets, int n, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int i = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        if (i < n) {
+            int v = data[i] - (n / 2);
+            int b = i % nbuckets;
+            clpart_atomic_min(&lo[b], v);
+            clpart_atomic_max(&hi[b], (uint)v);
+        }
+        __clpart_next_wi_0: ;
+    }
+}

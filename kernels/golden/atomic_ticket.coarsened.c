@@ -1,0 +1,23 @@
+/* coarsened by clpart from kernels/atomic_ticket.cl: kernel 'atomic_ticket' */
+#include "clpart_coarsen.h"
+
+void atomic_ticket(const float * in, float * out, uint * count, int * done, int n, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int i = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        if (i < n) {
+            out[i] = (in[i] * 0.5f);
+            uint t = clpart_atomic_inc(&count[0]);
+            if (t == (((uint)n) - ((uint)1))) {
+                done[0] = 1;
+            }
+        }
+        __clpart_next_wi_0: ;
+    }
+}

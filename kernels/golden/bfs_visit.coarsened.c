@@ -1,0 +1,22 @@
+/* coarsened by clpart from kernels/bfs_visit.cl: kernel 'bfs_visit' */
+#include "clpart_coarsen.h"
+
+void bfs_visit(int * updating, int * frontier, int * visited, int * over, int nnodes, const clpart_wg *__wg)
+{
+    size_t __lid0, __lid1, __lid2, __wi;
+    const size_t __n_wi = __wg->local_size[0] * __wg->local_size[1] * __wg->local_size[2];
+    (void)__n_wi; (void)__wi;
+    for (__lid2 = 0; __lid2 < __wg->local_size[2]; __lid2++)
+    for (__lid1 = 0; __lid1 < __wg->local_size[1]; __lid1++)
+    for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {
+        __wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;
+        int tid = (int)(__wg->group_id[0] * __wg->local_size[0] + __lid0 + __wg->global_offset[0]);
+        if ((tid < nnodes) && updating[tid]) {
+            frontier[tid] = 1;
+            visited[tid] = 1;
+            over[0] = 1;
+            updating[tid] = 0;
+        }
+        __clpart_next_wi_0: ;
+    }
+}
