@@ -7,6 +7,7 @@
 // @run --global 1024 --local 64 --arg in=rand:1024:1 --arg idx=seq:1024 --arg out=zeros:512 --arg m=512
 // @run --global 1000 --local 8 --arg in=rand:1000:3 --arg idx=seq:1000 --arg out=rand:500:5 --arg m=500
 // @float
+// @order-dependent
 // @expect not-splittable whole=out
 __kernel void scatter_overwrite(__global const float *in, __global const int *idx,
                                 __global float *out, int m)

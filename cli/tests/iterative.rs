@@ -283,14 +283,16 @@ fn check_scatter_steps(devices: &str) {
     }
 }
 
+/// (devices that run their work-groups in one order: the conflicting
+/// scatter is a write race, of which only such devices give one result)
 #[test]
 fn scatter_conflicts_over_resident_buffers_run_unsplit_on_two_devices() {
-    check_scatter_steps(TWO);
+    check_scatter_steps("basic basic");
 }
 
 #[test]
 fn scatter_conflicts_over_resident_buffers_run_unsplit_on_three_devices() {
-    check_scatter_steps(THREE);
+    check_scatter_steps("basic basic basic");
 }
 
 #[test]

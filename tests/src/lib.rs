@@ -73,6 +73,11 @@ pub struct CorpusKernel {
     /// cannot express (it still runs, unsplit); coarsening must fail with
     /// MESSAGE, and the tests that run the coarsened C skip it.
     pub uncoarsenable: Option<String>,
+    /// `@order-dependent`: which value an element keeps depends on the
+    /// order the driver runs the work-groups in (a write race on purpose),
+    /// so only runs on devices that keep one order compare bit for bit; the
+    /// coarsened C oracle, whose order is its own, skips the kernel.
+    pub order_dependent: bool,
 }
 
 impl CorpusKernel {
@@ -156,6 +161,7 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
     let mut float = false;
     let mut build = Vec::new();
     let mut uncoarsenable = None;
+    let mut order_dependent = false;
     for line in source.lines() {
         let Some(rest) = line.strip_prefix("//") else {
             break;
@@ -178,6 +184,7 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
             "float" => float = true,
             "build" => build = val.split_whitespace().map(String::from).collect(),
             "uncoarsenable" => uncoarsenable = Some(val.trim().to_string()),
+            "order-dependent" => order_dependent = true,
             _ => {}
         }
     }
@@ -190,6 +197,7 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
         float,
         build,
         uncoarsenable,
+        order_dependent,
     }
 }
 
