@@ -361,20 +361,10 @@ impl KernelAnalyses {
         let Some(Entry::Ready(Verdict::Unbuilt(_))) = self.entries.get(key) else {
             return;
         };
-        let Some(Entry::Ready(Verdict::Unbuilt(mut plan))) = self.entries.remove(key) else {
+        let Some(Entry::Ready(Verdict::Unbuilt(plan))) = self.entries.remove(key) else {
             return;
         };
-        let verdict = {
-            let _in_driver = InDriver::enter();
-            match plan.prepare_split(&build_devices(plan.runtime())) {
-                Ok(()) => Verdict::Split(plan),
-                Err(e) => Verdict::Whole {
-                    why: format!("clpart cannot build the kernel: {e}"),
-                    may_help: false,
-                },
-            }
-        };
-        self.entries.insert(key.clone(), Entry::Ready(verdict));
+        self.entries.insert(key.clone(), Entry::Ready(built(plan)));
     }
 
     /// The plan of an analysis that splits.
@@ -736,7 +726,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
             }
         }
     };
-    let mut plan = match Plan::new(&runtime, file, kernel) {
+    let plan = match Plan::new(&runtime, file, kernel) {
         Ok(p) => p,
         Err(e) => {
             return Verdict::Whole {
@@ -754,25 +744,29 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
             may_help: false,
         };
     }
-    if !build {
-        return Verdict::Unbuilt(Box::new(plan));
+    let plan = Box::new(plan);
+    if build {
+        built(plan)
+    } else {
+        Verdict::Unbuilt(plan)
     }
-    let _in_driver = InDriver::enter();
-    if let Err(e) = plan.prepare_split(&build_devices(&runtime)) {
-        return Verdict::Whole {
-            why: format!("clpart cannot build the kernel: {e}"),
-            may_help: false,
-        };
-    }
-    Verdict::Split(Box::new(plan))
 }
 
-/// The devices a kernel's programs are built for: those the fixed shares
-/// name, else every device of clpart's.
-fn build_devices(runtime: &Runtime) -> Vec<usize> {
-    match &config().shares {
+/// The verdict of `plan` once its programs are built for the devices the
+/// fixed shares name, else for every device of clpart's: split, or why
+/// the kernel stays unsplit.
+fn built(mut plan: Box<Plan>) -> Verdict {
+    let devices: Vec<usize> = match &config().shares {
         Some(Ok(s)) => s.iter().map(|&(d, _)| d).collect(),
-        _ => (0..runtime.devices().len()).collect(),
+        _ => (0..plan.runtime().devices().len()).collect(),
+    };
+    let _in_driver = InDriver::enter();
+    match plan.prepare_split(&devices) {
+        Ok(()) => Verdict::Split(plan),
+        Err(e) => Verdict::Whole {
+            why: format!("clpart cannot build the kernel: {e}"),
+            may_help: false,
+        },
     }
 }
 
