@@ -383,6 +383,48 @@ pub fn split_runs(
     Ok(out)
 }
 
+/// The corpus kernels `names`, in the corpus's order (all of them must
+/// exist).
+pub fn corpus_named(names: &[&str]) -> Vec<CorpusKernel> {
+    let ks: Vec<CorpusKernel> = corpus()
+        .into_iter()
+        .filter(|k| names.contains(&k.name.as_str()))
+        .collect();
+    assert_eq!(ks.len(), names.len(), "corpus kernels {names:?}");
+    ks
+}
+
+/// Runs every `@run` of each of `kernels` split with each of `share_sets`,
+/// with the run-time guard on and then off, verified against the unsplit
+/// run: each report must be verified with no guard fired, then goes to
+/// `each` with the kernel and a label naming the launch.
+pub fn check_verified_splits(
+    kernels: &[CorpusKernel],
+    share_sets: &[&[(usize, f64)]],
+    mut each: impl FnMut(&CorpusKernel, &str, &launcher::RunReport),
+) {
+    let rt = launcher::Runtime::new().unwrap();
+    assert_eq!(rt.devices().len(), share_sets[0].len());
+    for unchecked in [false, true] {
+        let options = launcher::LaunchOptions {
+            verify: true,
+            unchecked,
+            ..Default::default()
+        };
+        for k in kernels {
+            for run in 0..k.runs.len() {
+                let reports = split_runs(&rt, k, run, share_sets, &options).unwrap();
+                for (r, s) in reports.iter().zip(share_sets) {
+                    let at = format!("{} run {run} {s:?} unchecked={unchecked}", k.name);
+                    assert_eq!(r.verified, Some(true), "{at}: {:?}", r.mismatch);
+                    assert!(!r.guard_fired, "{at}: {r}");
+                    each(k, &at, r);
+                }
+            }
+        }
+    }
+}
+
 /// Checks split runs: verified, and split exactly when the corpus expects it.
 pub fn check_split(
     rt: &launcher::Runtime,

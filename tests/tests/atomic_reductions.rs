@@ -4,61 +4,36 @@
 //! unsplit one bit for bit, and the report says how each array was glued;
 //! the kernel whose atomic's value is used runs whole, saying why.
 
-use clpart_tests::{corpus, pocl_env, split_runs, CorpusKernel};
+use clpart_tests::{check_verified_splits, corpus_named, pocl_env};
 
 /// The corpus kernels with global atomics.
-fn atomic_kernels() -> Vec<CorpusKernel> {
-    let names = [
-        "atomic_bitmask",
-        "atomic_extrema",
-        "atomic_ledger",
-        "atomic_ticket",
-        "histogram",
-        "scatter_conflict",
-    ];
-    let ks: Vec<CorpusKernel> = corpus()
-        .into_iter()
-        .filter(|k| names.contains(&k.name.as_str()))
-        .collect();
-    assert_eq!(ks.len(), names.len());
-    ks
-}
+const ATOMIC_KERNELS: &[&str] = &[
+    "atomic_bitmask",
+    "atomic_extrema",
+    "atomic_ledger",
+    "atomic_ticket",
+    "histogram",
+    "scatter_conflict",
+];
 
 fn check(shares: &[&[(usize, f64)]]) {
-    let rt = launcher::Runtime::new().unwrap();
-    assert_eq!(rt.devices().len(), shares[0].len());
-    for unchecked in [false, true] {
-        let options = launcher::LaunchOptions {
-            verify: true,
-            unchecked,
-            ..Default::default()
-        };
-        for k in atomic_kernels() {
-            for run in 0..k.runs.len() {
-                let reports = split_runs(&rt, &k, run, shares, &options).unwrap();
-                for (r, s) in reports.iter().zip(shares) {
-                    let at = format!("{} run {run} {s:?} unchecked={unchecked}", k.name);
-                    assert_eq!(r.verified, Some(true), "{at}: {:?}", r.mismatch);
-                    assert!(!r.guard_fired, "{at}: {r}");
-                    if k.name == "atomic_ticket" {
-                        assert!(!r.split, "{at}");
-                        let why = r.reason.as_deref().unwrap_or_default();
-                        assert!(why.contains("its returned value is used"), "{at}: {why}");
-                        continue;
-                    }
-                    assert!(r.split, "{at}: {:?}", r.reason);
-                    for name in &k.expect.whole {
-                        let note = format!("array '{name}' is glued as the ");
-                        assert!(
-                            r.notes.iter().any(|n| n.starts_with(&note)),
-                            "{at}: {:?}",
-                            r.notes
-                        );
-                    }
-                }
-            }
+    check_verified_splits(&corpus_named(ATOMIC_KERNELS), shares, |k, at, r| {
+        if k.name == "atomic_ticket" {
+            assert!(!r.split, "{at}");
+            let why = r.reason.as_deref().unwrap_or_default();
+            assert!(why.contains("its returned value is used"), "{at}: {why}");
+            return;
         }
-    }
+        assert!(r.split, "{at}: {:?}", r.reason);
+        for name in &k.expect.whole {
+            let note = format!("array '{name}' is glued as the ");
+            assert!(
+                r.notes.iter().any(|n| n.starts_with(&note)),
+                "{at}: {:?}",
+                r.notes
+            );
+        }
+    });
 }
 
 #[test]

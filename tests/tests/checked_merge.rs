@@ -6,63 +6,38 @@
 //! values to one element the check finds it, the split results are
 //! discarded and the launch runs unsplit, with the same result.
 
-use clpart_tests::{corpus, pocl_env, split_runs, CorpusKernel};
+use clpart_tests::{check_verified_splits, corpus_named, pocl_env, split_runs};
 
-fn kernels() -> Vec<CorpusKernel> {
-    let names = [
-        "bfs_expand",
-        "bfs_visit",
-        "flag_write",
-        "scatter",
-        "scatter_overwrite",
-        "scatter_same_value",
-    ];
-    let ks: Vec<CorpusKernel> = corpus()
-        .into_iter()
-        .filter(|k| names.contains(&k.name.as_str()))
-        .collect();
-    assert_eq!(ks.len(), names.len());
-    ks
-}
+const KERNELS: &[&str] = &[
+    "bfs_expand",
+    "bfs_visit",
+    "flag_write",
+    "scatter",
+    "scatter_overwrite",
+    "scatter_same_value",
+];
 
 fn check(shares: &[&[(usize, f64)]]) {
-    let rt = launcher::Runtime::new().unwrap();
-    assert_eq!(rt.devices().len(), shares[0].len());
-    for unchecked in [false, true] {
-        let options = launcher::LaunchOptions {
-            verify: true,
-            unchecked,
-            ..Default::default()
-        };
-        for k in kernels() {
-            for run in 0..k.runs.len() {
-                let reports = split_runs(&rt, &k, run, shares, &options).unwrap();
-                for (r, s) in reports.iter().zip(shares) {
-                    let at = format!("{} run {run} {s:?} unchecked={unchecked}", k.name);
-                    assert_eq!(r.verified, Some(true), "{at}: {:?}", r.mismatch);
-                    assert!(!r.guard_fired, "{at}: {r}");
-                    if k.name == "scatter_overwrite" {
-                        assert!(!r.split, "{at}");
-                        let why = r.reason.as_deref().unwrap_or_default();
-                        assert!(
-                            why.contains("wrote different values to element")
-                                && why.contains("the split results were discarded"),
-                            "{at}: {why}"
-                        );
-                        continue;
-                    }
-                    assert!(r.split, "{at}: {:?}", r.reason);
-                    assert!(
-                        r.notes
-                            .iter()
-                            .any(|n| n.ends_with("checked for conflicting writes")),
-                        "{at}: {:?}",
-                        r.notes
-                    );
-                }
-            }
+    check_verified_splits(&corpus_named(KERNELS), shares, |k, at, r| {
+        if k.name == "scatter_overwrite" {
+            assert!(!r.split, "{at}");
+            let why = r.reason.as_deref().unwrap_or_default();
+            assert!(
+                why.contains("wrote different values to element")
+                    && why.contains("the split results were discarded"),
+                "{at}: {why}"
+            );
+            return;
         }
-    }
+        assert!(r.split, "{at}: {:?}", r.reason);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.ends_with("checked for conflicting writes")),
+            "{at}: {:?}",
+            r.notes
+        );
+    });
 }
 
 #[test]
@@ -97,10 +72,7 @@ fn checked_merges_are_bit_exact_on_three_devices_with_and_without_the_guard() {
 fn a_change_in_another_slices_read_range_runs_the_launch_unsplit() {
     pocl_env(Some("pthread basic"));
     let rt = launcher::Runtime::new().unwrap();
-    let mut k = kernels()
-        .into_iter()
-        .find(|k| k.name == "bfs_expand")
-        .unwrap();
+    let mut k = corpus_named(&["bfs_expand"]).remove(0);
     let args = "--global 4096 --local 128 --arg starts=seq:4001 --arg edges=rand:4000:1 \
                 --arg frontier=rand:4000:2 --arg visited=rand:4000:2 --arg cost=zeros:4000 \
                 --arg updating=zeros:4000 --arg nnodes=4000";
