@@ -308,47 +308,43 @@ fn launch_inner(
             r.assumption_failed = *assumption_failed;
             r
         }
-        Run::Split(split) => match run_split(plan, nd, args, res, split, sched.split_dim, options)?
-        {
-            SplitOutcome::Done(r) => r,
-            SplitOutcome::GuardFired(fired) => {
-                let why = format!(
-                    "the run-time guard caught {} (an analysis defect); the split results were discarded",
-                    fired.join(", ")
-                );
-                let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
-                let mut r = run_unsplit_resident(
-                    plan,
-                    nd,
-                    args,
-                    res,
-                    main_device,
-                    whole_slice,
-                    why,
-                    footprint,
-                    options,
-                )?;
-                r.guard_fired = true;
-                r
+        Run::Split(split) => {
+            // the split results kept, or discarded with the reason (and
+            // whether the guard caught them) and the launch run unsplit
+            let outcome = match run_split(plan, nd, args, res, split, sched.split_dim, options)? {
+                SplitOutcome::Done(r) => Ok(r),
+                SplitOutcome::GuardFired(fired) => Err((
+                    format!(
+                        "the run-time guard caught {} (an analysis defect); the split results were discarded",
+                        fired.join(", ")
+                    ),
+                    true,
+                )),
+                SplitOutcome::Conflict(what) => Err((
+                    format!("{what}: the split results were discarded (a write conflict between slices)"),
+                    false,
+                )),
+            };
+            match outcome {
+                Ok(r) => r,
+                Err((why, guard_fired)) => {
+                    let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
+                    let mut r = run_unsplit_resident(
+                        plan,
+                        nd,
+                        args,
+                        res,
+                        main_device,
+                        whole_slice,
+                        why,
+                        footprint,
+                        options,
+                    )?;
+                    r.guard_fired = guard_fired;
+                    r
+                }
             }
-            SplitOutcome::Conflict(what) => {
-                let why = format!(
-                    "{what}: the split results were discarded (a write conflict between slices)"
-                );
-                let footprint = Footprint::of(plan, args, &sched.base, options.exact_bytes);
-                run_unsplit_resident(
-                    plan,
-                    nd,
-                    args,
-                    res,
-                    main_device,
-                    whole_slice,
-                    why,
-                    footprint,
-                    options,
-                )?
-            }
-        },
+        }
     };
     report.notes.splice(0..0, sched.notes.iter().cloned());
     let wall = t0.elapsed().saturating_sub(verify_setup);
