@@ -467,6 +467,11 @@ impl<'a> Renderer<'a> {
             // modeled in one dimension, as if they had not been tried. So
             // are the choices of an ambiguous parameter stride, else the
             // first is modeled as it is.
+            // A choice whose dimensions nest by the kernel's own guards (no
+            // launch-time assumption: `b[i*nj*nk + j*nk + k]` as plane `i`
+            // of `nj` rows) is kept over an earlier one that needs one
+            // (as row `nj` of `i`-row planes, `0 <= j < i`).
+            let mut assumed = None;
             for (strides, ext, t) in konst {
                 if exported.is_some() {
                     break;
@@ -486,11 +491,20 @@ impl<'a> Renderer<'a> {
                         && (!strict || tried.assumptions.is_empty())
                         && self.assumptions_can_hold(&tried.assumptions, &t, context)
                     {
-                        a = tried;
-                        notes = notes_k;
-                        exported = Some(ex);
+                        if tried.assumptions.is_empty() {
+                            a = tried;
+                            notes = notes_k;
+                            exported = Some(ex);
+                        } else if assumed.is_none() {
+                            assumed = Some((tried, notes_k, ex));
+                        }
                     }
                 }
+            }
+            if let (None, Some((tried, notes_k, ex))) = (&exported, assumed) {
+                a = tried;
+                notes = notes_k;
+                exported = Some(ex);
             }
         }
         let n_out = a.strides.len();

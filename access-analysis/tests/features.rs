@@ -272,6 +272,30 @@ fn inconsistent_linearization_is_reported() {
     assert_eq!(a.mode, Mode::RW);
 }
 
+/// A plane given as a scalar argument, written as a product of parameters
+/// with no variable beside it (`i*nj*nk`, or `(i - 1)*(nk*nj)` with its
+/// `nj*nk` alone): the plane is `i` over `nj` rows of `nk`, the choice the
+/// kernel's own guards make hold (no launch-time assumption), not row `nj`
+/// of `i`-row planes.
+#[test]
+fn a_plane_index_argument_is_the_outer_dimension() {
+    let ka = inline(
+        "__kernel void k(__global const float *a, __global float *b, int ni, int nj, int nk, int i) {
+            int x = get_global_id(0);
+            int y = get_global_id(1);
+            if (i > 0 && i < ni - 1 && y > 0 && y < nj - 1 && x > 0 && x < nk - 1)
+                b[i * nj * nk + y * nk + x] = a[(i - 1) * (nk * nj) + y * nk + x];
+        }",
+        &opts(),
+    );
+    for name in ["a", "b"] {
+        let a = ka.array(name).unwrap();
+        assert!(a.whole.is_none(), "{ka}");
+        assert_eq!(a.strides, ["nj*nk", "nk", "1"], "{name}: {ka}");
+        assert!(a.assumptions.is_empty(), "{name}: {:?}", a.assumptions);
+    }
+}
+
 #[test]
 fn delinearization_can_be_disabled() {
     let options = AnalysisOptions {

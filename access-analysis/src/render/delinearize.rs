@@ -50,6 +50,28 @@ pub(super) fn delinearize<'r>(
             }
         }
     }
+    // The strides chosen for products of parameters that match no stride
+    // of a variable (`nj*nk` for `i*nj*nk`, `i` left out): a product that
+    // is one of them alone (`-nj*nk` in `(i - 1)*(nk*nj)`) is a step of
+    // that stride, not rows of the one below.
+    let mut product_strides: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (_, ps) in shaped {
+        for (_, p) in ps {
+            for m in p.terms.keys() {
+                let (params, vars) = split_mono(m);
+                if vars.is_empty() && params.len() > 1 && !var_strides.contains(&params) {
+                    let matched = var_strides
+                        .iter()
+                        .any(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params));
+                    if !matched {
+                        let left_out = &left_out_order(&params, &var_strides)[pick % params.len()];
+                        product_strides
+                            .insert(multiset_minus(&params, std::slice::from_ref(left_out)));
+                    }
+                }
+            }
+        }
+    }
     let mut grouped: Vec<(&Rec, Vec<(Cond, BTreeMap<Vec<String>, Poly>)>)> = Vec::new();
     let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
     for (r, ps) in shaped {
@@ -71,6 +93,8 @@ pub(super) fn delinearize<'r>(
                     }
                 } else if params.len() == 1 {
                     (Vec::new(), mono_poly(m, *coef))
+                } else if product_strides.contains(&params) {
+                    (params, Poly::konst(*coef))
                 } else {
                     // A parameter-only product: factor out the largest stride.
                     let best = var_strides
@@ -80,7 +104,7 @@ pub(super) fn delinearize<'r>(
                         .cloned();
                     let s = best.unwrap_or_else(|| {
                         n_choices = n_choices.max(params.len());
-                        let left_out = &params[params.len() - 1 - pick % params.len()];
+                        let left_out = &left_out_order(&params, &var_strides)[pick % params.len()];
                         multiset_minus(&params, std::slice::from_ref(left_out))
                     });
                     let rest = multiset_minus(&params, &s);
@@ -353,4 +377,23 @@ fn multiset_minus(big: &[String], small: &[String]) -> Vec<String> {
         }
     }
     rest
+}
+
+/// The parameters of a parameter-only product (`i*nj*nk`, sorted by name)
+/// in the order they are tried as its coordinate (the stride being the
+/// product of the others): first those whose stride sits directly on a
+/// stride of a variable (`nj*nk` over `nk` in `b[i*nj*nk + j*nk + k]`, so
+/// the strides nest and `i` is the plane), then the rest, the last by name
+/// first.
+fn left_out_order(params: &[String], var_strides: &BTreeSet<Vec<String>>) -> Vec<String> {
+    let mut order: Vec<String> = params.iter().rev().cloned().collect();
+    let nests = |left_out: &String| {
+        let s = multiset_minus(params, std::slice::from_ref(left_out));
+        var_strides
+            .iter()
+            .any(|v| v.len() + 1 == s.len() && is_sub_multiset(v, &s))
+    };
+    // (a stable sort: among equals, the order by name stays)
+    order.sort_by_key(|p| !nests(p));
+    order
 }
