@@ -735,9 +735,7 @@ impl Cx {
         } else {
             None
         };
-        if let (Type::Other(s) | Type::Struct { name: s, .. }, false) =
-            (&ty, ty.is_image_or_sampler())
-        {
+        if let (Type::Other(s), false) = (&ty, ty.is_image_or_sampler()) {
             self.unsupported(
                 &span,
                 format!("variable '{}' has unsupported type '{}'", d.spelling(), s),
