@@ -247,6 +247,23 @@ impl Coherence {
         only
     }
 
+    /// [`Coherence::exclusive`] within `window`: clipped first, so that a
+    /// holder of many runs (the rows a device wrote over many launches)
+    /// costs only those in the window.
+    pub fn exclusive_within(&self, h: Holder, window: &Runs) -> Runs {
+        let Some(valid) = self.valid_ref(h) else {
+            return Runs::new();
+        };
+        let mut only = window.intersect(valid);
+        for other in self.holders() {
+            if other != h && !only.is_empty() {
+                let theirs = only.intersect(self.valid_ref(other).expect("listed holder"));
+                only = only.subtract(&theirs);
+            }
+        }
+        only
+    }
+
     /// Forgets device `dev` entirely. `Err` with the elements only it holds,
     /// and nothing changes, when there are some: the caller copies them to
     /// the host first (and records it with [`Coherence::copied`]).

@@ -420,6 +420,14 @@ fn check_state(c: &Coherence, m: &Model) -> Result<(), TestCaseError> {
     for h in holders() {
         prop_assert_eq!(c.valid(h), m.valid(h), "valid on {}", h);
         prop_assert_eq!(c.exclusive(h), m.exclusive(h), "exclusive to {}", h);
+        let window = Runs::interval(3, 40);
+        prop_assert_eq!(
+            c.exclusive_within(h, &window),
+            m.exclusive(h).intersect(&window),
+            "exclusive to {} within {:?}",
+            h,
+            window
+        );
     }
     prop_assert_eq!(c.lost(), &m.lost());
     let devices: Vec<usize> = (0..N_DEVICES)

@@ -165,11 +165,9 @@ pub(super) fn phase0(
                 };
                 let arg = a.arg_index as usize;
                 let r = res[arg].as_deref().expect("checked above");
-                let only = r.coh.exclusive(Holder::Device(w.device));
-                if only.is_empty() {
-                    continue;
-                }
-                let kept = Runs::interval(l, u).intersect(&only);
+                let kept = r
+                    .coh
+                    .exclusive_within(Holder::Device(w.device), &Runs::interval(l, u));
                 let Some((kl, ku)) = kept.hull() else {
                     continue;
                 };
@@ -201,6 +199,10 @@ pub(super) fn phase0(
     })
 }
 
+/// An array of at most this fraction of a device's global memory is
+/// allocated whole on its first use there (see [`ensure_alloc`]).
+const WHOLE_ALLOC_FRACTION: u64 = 16;
+
 /// Makes `res`'s allocation on the device of `ctx` hold elements
 /// `[lo, hi]` (and the guard's sink) from a first element that is a
 /// multiple of `align`: kept when it does, otherwise replaced by one over
@@ -208,6 +210,8 @@ pub(super) fn phase0(
 /// the elements the device already holds, with as much again of slack
 /// towards the growth. Valid elements the new allocation keeps are copied on the device;
 /// those it drops that no other holder has are gathered to the host first.
+/// With `grow`, an array small beside the device's memory
+/// ([`WHOLE_ALLOC_FRACTION`]) is allocated whole.
 fn ensure_alloc(
     res: &mut Residency,
     ctx: &std::sync::Arc<DeviceCtx>,
@@ -235,6 +239,19 @@ fn ensure_alloc(
     // launch (a plane of a 3-D grid, a column of LU) is reallocated and
     // copied O(log n) times, not at every launch (O(n^2) bytes copied).
     let n = (host.len() as u64 / es.max(1)) as i64;
+    // An array small beside the device's memory is allocated whole at
+    // once: untouched memory costs a CPU device nothing, and a window
+    // moving one step per launch is then never reallocated nor copied.
+    let whole_bytes = (n as u64 + GUARD_SINK) * es;
+    let (lo, hi) = if grow
+        && n > 0
+        && whole_bytes <= ctx.info.global_mem_bytes / WHOLE_ALLOC_FRACTION
+        && whole_bytes <= ctx.info.max_alloc_bytes
+    {
+        (0, n - 1)
+    } else {
+        (lo, hi)
+    };
     let (lo, hi) = match (grow, res.allocs.get(&dev)) {
         (true, Some(old)) => {
             let (old_lo, old_hi) = (old.base, old.base + old.extent as i64 - 1);
