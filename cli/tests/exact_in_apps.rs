@@ -9,6 +9,7 @@
 //! do, the others say why. So do programs that order their commands by
 //! events alone (an out-of-order queue), migrate,
 //! map or write buffers that split launches left on clpart's devices,
+//! keep data in private variables of a struct type (a CFD solver),
 //! hand them to a native kernel or an image, or use atomics, `__local`
 //! tiles and barriers; and programs whose kernel objects or programs are
 //! made the less common ways (all kernels of a program at once, a clone,
@@ -147,6 +148,17 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
                 "ring_overwrite",
                 Verdict::Whole("a write conflict between slices"),
             ),
+        ],
+    ),
+    // an unstructured-mesh solver's three kernels over FLOAT3 private
+    // variables, neighbours read through an index array, a stage index
+    // changing every launch and a device-side copy every iteration
+    (
+        "cfd",
+        &[
+            ("step_factor", Verdict::Splits),
+            ("compute_flux", Verdict::Splits),
+            ("time_step", Verdict::Splits),
         ],
     ),
     // global atomics accumulating one set of bins over six launches, each
