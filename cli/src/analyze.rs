@@ -55,7 +55,8 @@ pub struct AnalyzeArgs {
     /// Analyze as `clpart run` and `clpart exec` would for one launch, and
     /// print its verdict and ranges at its values: `gs=X[,Y[,Z]]`, optionally
     /// `ls=X[,Y[,Z]]` (default: as `clpart run` picks) and integer scalar
-    /// arguments `NAME=VALUE`; one kernel (choose it with --kernel).
+    /// arguments `NAME=VALUE`, as separate words or as one quoted word; one
+    /// kernel (choose it with --kernel).
     #[arg(
         long,
         value_name = "gs=.. [ls=..] [NAME=VALUE..]",
@@ -211,7 +212,8 @@ fn launch_config(
     };
     let (mut global, mut local) = (None, None);
     let mut scalars = std::collections::BTreeMap::new();
-    for item in items {
+    // (the entries may also come as one quoted word: "gs=64,64 ls=8,8")
+    for item in items.iter().flat_map(|i| i.split_whitespace()) {
         let (n, v) = item
             .split_once('=')
             .with_context(|| format!("--launch entry '{item}' must be NAME=VALUE"))?;

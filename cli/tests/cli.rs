@@ -855,6 +855,16 @@ fn analyze_at_one_launch_says_what_that_launch_does() {
         text.contains("x            total            [261632, 262143]"),
         "{text}"
     );
+    // the same launch as one quoted word
+    let one_word = clpart(&[
+        "analyze",
+        "tests/apps/adi/kernel.cl",
+        "--kernel",
+        "adi_col_last",
+        "--launch",
+        "gs=512 ls=64 n=512",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&one_word.stdout), text);
     // bad launches: one line each, exit 2
     let adi = ["analyze", "tests/apps/adi/kernel.cl", "--launch"];
     for (launch, needle) in [
