@@ -470,7 +470,9 @@ impl<'a> Renderer<'a> {
             // A choice whose dimensions nest by the kernel's own guards (no
             // launch-time assumption: `b[i*nj*nk + j*nk + k]` as plane `i`
             // of `nj` rows) is kept over an earlier one that needs one
-            // (as row `nj` of `i`-row planes, `0 <= j < i`).
+            // (as row `nj` of `i`-row planes, `0 <= j < i`); among those
+            // that need some, the first with the fewest (fewer ways for a
+            // launch to fall back).
             let mut assumed = None;
             for (strides, ext, t) in konst {
                 if exported.is_some() {
@@ -495,7 +497,11 @@ impl<'a> Renderer<'a> {
                             a = tried;
                             notes = notes_k;
                             exported = Some(ex);
-                        } else if assumed.is_none() {
+                        } else if assumed.as_ref().is_none_or(
+                            |(kept, _, _): &(ArrayAccesses, _, _)| {
+                                tried.assumptions.len() < kept.assumptions.len()
+                            },
+                        ) {
                             assumed = Some((tried, notes_k, ex));
                         }
                     }
