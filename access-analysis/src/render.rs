@@ -473,11 +473,10 @@ impl<'a> Renderer<'a> {
             // (as row `nj` of `i`-row planes, `0 <= j < i`); among those
             // that need some, the first with the fewest (fewer ways for a
             // launch to fall back).
-            let mut assumed = None;
+            // (the array, its notes and its exported relations)
+            type Kept = (ArrayAccesses, Vec<String>, (String, String, String));
+            let mut kept: Option<Kept> = None;
             for (strides, ext, t) in konst {
-                if exported.is_some() {
-                    break;
-                }
                 let mut tried = a.clone();
                 tried.strides = strides;
                 tried.linearization = if any_specialized && !any_nonaffine {
@@ -492,22 +491,19 @@ impl<'a> Renderer<'a> {
                     if whole_k.is_none()
                         && (!strict || tried.assumptions.is_empty())
                         && self.assumptions_can_hold(&tried.assumptions, &t, context)
+                        && kept
+                            .as_ref()
+                            .is_none_or(|k| tried.assumptions.len() < k.0.assumptions.len())
                     {
-                        if tried.assumptions.is_empty() {
-                            a = tried;
-                            notes = notes_k;
-                            exported = Some(ex);
-                        } else if assumed.as_ref().is_none_or(
-                            |(kept, _, _): &(ArrayAccesses, _, _)| {
-                                tried.assumptions.len() < kept.assumptions.len()
-                            },
-                        ) {
-                            assumed = Some((tried, notes_k, ex));
+                        let done = tried.assumptions.is_empty();
+                        kept = Some((tried, notes_k, ex));
+                        if done {
+                            break;
                         }
                     }
                 }
             }
-            if let (None, Some((tried, notes_k, ex))) = (&exported, assumed) {
+            if let Some((tried, notes_k, ex)) = kept {
                 a = tried;
                 notes = notes_k;
                 exported = Some(ex);

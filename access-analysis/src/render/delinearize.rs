@@ -50,28 +50,29 @@ pub(super) fn delinearize<'r>(
             }
         }
     }
-    // The strides chosen for products of parameters that match no stride
-    // of a variable (`nj*nk` for `i*nj*nk`, `i` left out): a product that
-    // is one of them alone (`-nj*nk` in `(i - 1)*(nk*nj)`) is a step of
-    // that stride, not rows of the one below.
-    let mut product_strides: BTreeSet<Vec<String>> = BTreeSet::new();
+    // The stride each product of parameters that matches no stride of a
+    // variable is given (`nj*nk` for `i*nj*nk`, `i` left out; `pick`
+    // selects among the choices): a product that is one of them alone
+    // (`-nj*nk` in `(i - 1)*(nk*nj)`) is a step of that stride, not rows
+    // of the one below.
+    let mut chosen: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
     for (_, ps) in shaped {
         for (_, p) in ps {
             for m in p.terms.keys() {
                 let (params, vars) = split_mono(m);
-                if vars.is_empty() && params.len() > 1 && !var_strides.contains(&params) {
-                    let matched = var_strides
-                        .iter()
-                        .any(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params));
-                    if !matched {
-                        let left_out = &left_out_order(&params, &var_strides)[pick % params.len()];
-                        product_strides
-                            .insert(multiset_minus(&params, std::slice::from_ref(left_out)));
-                    }
+                if vars.is_empty()
+                    && params.len() > 1
+                    && !var_strides.contains(&params)
+                    && var_stride_under(&params, &var_strides).is_none()
+                {
+                    let left_out = &left_out_order(&params, &var_strides)[pick % params.len()];
+                    let stride = multiset_minus(&params, std::slice::from_ref(left_out));
+                    chosen.insert(params, stride);
                 }
             }
         }
     }
+    let product_strides: BTreeSet<&Vec<String>> = chosen.values().collect();
     let mut grouped: Vec<(&Rec, Vec<(Cond, BTreeMap<Vec<String>, Poly>)>)> = Vec::new();
     let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
     for (r, ps) in shaped {
@@ -97,16 +98,13 @@ pub(super) fn delinearize<'r>(
                     (params, Poly::konst(*coef))
                 } else {
                     // A parameter-only product: factor out the largest stride.
-                    let best = var_strides
-                        .iter()
-                        .filter(|s| s.len() + 1 == params.len() && is_sub_multiset(s, &params))
-                        .max_by_key(|s| s.len())
-                        .cloned();
-                    let s = best.unwrap_or_else(|| {
-                        n_choices = n_choices.max(params.len());
-                        let left_out = &left_out_order(&params, &var_strides)[pick % params.len()];
-                        multiset_minus(&params, std::slice::from_ref(left_out))
-                    });
+                    let s = match var_stride_under(&params, &var_strides) {
+                        Some(s) => s.clone(),
+                        None => {
+                            n_choices = n_choices.max(params.len());
+                            chosen[&params].clone()
+                        }
+                    };
                     let rest = multiset_minus(&params, &s);
                     (s, Poly::param(&rest[0]).scale(*coef).unwrap_or_default())
                 };
@@ -388,12 +386,25 @@ fn multiset_minus(big: &[String], small: &[String]) -> Vec<String> {
 fn left_out_order(params: &[String], var_strides: &BTreeSet<Vec<String>>) -> Vec<String> {
     let mut order: Vec<String> = params.iter().rev().cloned().collect();
     let nests = |left_out: &String| {
-        let s = multiset_minus(params, std::slice::from_ref(left_out));
-        var_strides
-            .iter()
-            .any(|v| v.len() + 1 == s.len() && is_sub_multiset(v, &s))
+        var_stride_under(
+            &multiset_minus(params, std::slice::from_ref(left_out)),
+            var_strides,
+        )
+        .is_some()
     };
     // (a stable sort: among equals, the order by name stays)
     order.sort_by_key(|p| !nests(p));
     order
+}
+
+/// The stride of a variable that `product` (of parameters) is one
+/// parameter above (`nk` under `nj*nk`), the largest when several.
+fn var_stride_under<'v>(
+    product: &[String],
+    var_strides: &'v BTreeSet<Vec<String>>,
+) -> Option<&'v Vec<String>> {
+    var_strides
+        .iter()
+        .filter(|s| s.len() + 1 == product.len() && is_sub_multiset(s, product))
+        .max_by_key(|s| s.len())
 }
