@@ -383,6 +383,18 @@ pub fn split_runs(
     Ok(out)
 }
 
+/// The corpus kernels whose output does not depend on the order the
+/// work-groups run in: all but the `@order-dependent` ones, which keep
+/// whichever value the last work-group wrote, so that their unsplit runs
+/// on a pthread device of several threads differ from one another
+/// (`checked_merge.rs` runs them on devices that keep one order).
+pub fn corpus_order_independent() -> Vec<CorpusKernel> {
+    corpus()
+        .into_iter()
+        .filter(|k| !k.order_dependent)
+        .collect()
+}
+
 /// The corpus kernels `names`, in the corpus's order (all of them must
 /// exist).
 pub fn corpus_named(names: &[&str]) -> Vec<CorpusKernel> {

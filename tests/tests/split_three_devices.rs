@@ -1,7 +1,7 @@
 //! End-to-end on three PoCL devices: every corpus kernel split three ways,
 //! evenly and unevenly, equals the unsplit output bit for bit.
 
-use clpart_tests::{check_split, corpus, pocl_env};
+use clpart_tests::{check_split, corpus_order_independent, pocl_env};
 
 #[test]
 fn every_corpus_kernel_splits_bit_exact_on_three_devices() {
@@ -9,11 +9,7 @@ fn every_corpus_kernel_splits_bit_exact_on_three_devices() {
     let rt = launcher::Runtime::new().unwrap();
     assert_eq!(rt.devices().len(), 3, "POCL_DEVICES gives three devices");
     let mut failures = Vec::new();
-    // `@order-dependent` kernels keep whichever value the last work-group
-    // wrote, so their unsplit runs on a pthread device of several threads
-    // differ from one another; `checked_merge.rs` runs them on devices
-    // that keep one work-group order
-    for k in corpus().into_iter().filter(|k| !k.order_dependent) {
+    for k in corpus_order_independent() {
         for run in 0..k.runs.len() {
             if let Err(e) = check_split(
                 &rt,

@@ -3,7 +3,7 @@
 //! thesis's 0.86/0.14) and one-sided shares, equals the unsplit output bit for
 //! bit; kernels the corpus marks not splittable run whole and still match.
 
-use clpart_tests::{check_split, corpus, pocl_env, split_runs};
+use clpart_tests::{check_split, corpus, corpus_order_independent, pocl_env, split_runs};
 
 #[test]
 fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
@@ -11,11 +11,7 @@ fn every_corpus_kernel_splits_bit_exact_on_two_devices() {
     let rt = launcher::Runtime::new().unwrap();
     assert_eq!(rt.devices().len(), 2, "POCL_DEVICES gives two devices");
     let mut failures = Vec::new();
-    // `@order-dependent` kernels keep whichever value the last work-group
-    // wrote, so their unsplit runs on a pthread device of several threads
-    // differ from one another; `checked_merge.rs` runs them on devices
-    // that keep one work-group order
-    for k in corpus().into_iter().filter(|k| !k.order_dependent) {
+    for k in corpus_order_independent() {
         for run in 0..k.runs.len() {
             if let Err(e) = check_split(
                 &rt,
