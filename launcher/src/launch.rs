@@ -275,6 +275,7 @@ fn launch_inner(
     check_devices(plan, nd, args, shares, options)?;
     let sched = Schedules::get(plan, nd, args, shares, options)?;
     let main_device = sched.main_device;
+    let share_devices: Vec<usize> = shares.iter().map(|s| s.0).collect();
     let whole_slice = (0, sched.n_groups);
 
     let verify_device = options.verify_device.unwrap_or(main_device);
@@ -299,7 +300,7 @@ fn launch_inner(
                 nd,
                 args,
                 res,
-                main_device,
+                (main_device, &share_devices),
                 whole_slice,
                 reason.clone(),
                 footprint.clone(),
@@ -334,7 +335,7 @@ fn launch_inner(
                         nd,
                         args,
                         res,
-                        main_device,
+                        (main_device, &share_devices),
                         whole_slice,
                         why,
                         footprint,

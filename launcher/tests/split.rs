@@ -838,3 +838,109 @@ fn a_fresh_buffers_bookkeeping_is_replayed_exactly() {
         }
     }
 }
+
+/// An unsplit launch among split ones over buffers kept on the devices
+/// runs on the device that holds them: only what it lacks moves there (and
+/// what only the other device holds, through the host), nothing moves when
+/// it holds everything, and the results are the unsplit kernel's.
+#[test]
+fn an_unsplit_launch_runs_where_its_buffers_are_kept() {
+    // an accumulation, so that running it twice or on stale inputs shows
+    const ACC: &str = r#"
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
+    int i = get_global_id(0);
+    if (i < n) c[i] = 0.5f * c[i] + a[i] * b[i];
+}
+"#;
+    let rt = two_devices();
+    // (the hand-written subkernel has no guard)
+    let opts = LaunchOptions {
+        unchecked: true,
+        ..Default::default()
+    };
+    let halves = [(0, 0.5), (1, 0.5)];
+    let nd = NdRange::new(&[1000], &[8]).unwrap();
+    let mut split = Plan::from_kernel(&rt, vadd_ranges(), VADD, &[]).unwrap();
+    let mut unsplittable = vadd_ranges();
+    unsplittable.splittable = false;
+    unsplittable.reason = Some("made up: the kernel is not splittable".into());
+    let mut unsplit = Plan::from_kernel(&rt, unsplittable, ACC, &[]).unwrap();
+    let input = vadd_args(&split, 1000);
+    let kept = |name: &str| launcher::DeviceBuffer::new(input.buffer(name).unwrap().clone());
+    let (mut a, mut b, mut c) = (kept("a"), kept("b"), kept("c"));
+    let mut args = input.clone();
+
+    let r = launcher::launch_resident(
+        &mut split,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+        &halves,
+        &opts,
+    )
+    .unwrap();
+    assert!(r.split, "{r}");
+    let mut expect = whole_reference(&rt, VADD, "vadd", &nd, &input);
+
+    // each device holds half of every array: the kernel runs on the first,
+    // sent the other halves (c's through the host)
+    let r = launcher::launch_resident(
+        &mut unsplit,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+        &halves,
+        &opts,
+    )
+    .unwrap();
+    assert!(!r.split, "{r}");
+    let ran: Vec<_> = r.devices.iter().filter(|d| d.work_groups > 0).collect();
+    assert_eq!(ran.len(), 1, "{r}");
+    // the other device's part of each of the three arrays, and of `c`
+    // (which only it held) the same again through the host
+    let other_half: u64 = r.devices.iter().map(|d| d.bytes_from_device).sum();
+    assert!(other_half > 0 && other_half < 4000, "{r}");
+    assert_eq!(ran[0].bytes_to_device, 3 * other_half, "{r}");
+    assert_eq!(r.bytes_total, 4 * other_half, "{r}");
+    expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
+
+    // again: the device holds everything, nothing moves
+    let r = launcher::launch_resident(
+        &mut unsplit,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+        &halves,
+        &opts,
+    )
+    .unwrap();
+    assert!(!r.split, "{r}");
+    assert_eq!(r.bytes_total, 0, "{r}");
+    expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
+
+    // split again: the other device fetches its half back
+    let r = launcher::launch_resident(
+        &mut split,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+        &halves,
+        &opts,
+    )
+    .unwrap();
+    assert!(r.split, "{r}");
+    expect = whole_reference(&rt, VADD, "vadd", &nd, &expect);
+    let r = launcher::launch_resident(
+        &mut unsplit,
+        &nd,
+        &mut args,
+        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+        &halves,
+        &opts,
+    )
+    .unwrap();
+    assert!(!r.split, "{r}");
+    expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
+    assert_eq!(c.read_all().unwrap(), expect.buffer("c").unwrap());
+    assert_eq!(a.read_all().unwrap(), input.buffer("a").unwrap());
+}

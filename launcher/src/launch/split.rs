@@ -40,6 +40,7 @@ use crate::resident::Residency;
 use crate::runtime::DeviceCtx;
 use guard::{guard_verdict, restore};
 use outputs::{conflict, merge, record, staged_reads, take_early_reads};
+pub(super) use placement::ensure_alloc;
 use placement::{phase0, Fresh, Phase0};
 use streams::{phase1, Enqueued, Transfers};
 

@@ -13,6 +13,7 @@ use super::schedule::Footprint;
 use super::setargs::{
     guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES,
 };
+use super::split::ensure_alloc;
 use super::{check_cap, LaunchOptions};
 use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
@@ -22,7 +23,7 @@ use crate::exec::{self, ArgMemo, Finisher, HostRegion, SetArg};
 use crate::ndrange::NdRange;
 use crate::plan::{ExtraValue, Plan, Window, GUARD_SINK, NO_WINDOW};
 use crate::resident::Residency;
-use crate::runs::Runs;
+use crate::runs::{Rect, Runs, COST_MODEL};
 use crate::runtime::{DeviceCtx, Runtime};
 use std::sync::Mutex;
 
@@ -437,22 +438,48 @@ fn run_unsplit(
     })
 }
 
-/// [`run_unsplit`] over resident buffers: an unsplit run moves every
-/// buffer whole, so the host first gathers what it lacks, and afterwards
-/// the host holds the results (device copies of `__global` buffers are
-/// stale).
+/// [`run_unsplit`] over resident buffers. Buffers kept across launches
+/// (none gathered right after the launch) run in place
+/// ([`run_unsplit_in_place`]) on whichever of `devices` lacks the fewest
+/// of their bytes, `device` first among equals. Otherwise every buffer
+/// moves whole: the host first gathers what it lacks, and afterwards the
+/// host holds the results (device copies of `__global` buffers are stale).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_unsplit_resident(
     plan: &mut Plan,
     nd: &NdRange,
     args: &mut KernelArgs,
     res: &mut [Option<&mut Residency>],
-    device: usize,
+    (device, devices): (usize, &[usize]),
     slice: (u64, u64),
     reason: String,
     footprint: Footprint,
     options: &LaunchOptions,
 ) -> Result<RunReport> {
+    let kept = (0..args.infos().len()).all(|i| {
+        args.buffer_at(i as u32).is_none() || res[i].as_deref().is_some_and(|r| !r.gather_after)
+    });
+    if kept && args.infos().iter().any(|i| i.kind == ArgKind::GlobalBuffer) {
+        let lacking = |d: usize| -> u64 {
+            res.iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    let host = args.buffer_at(i as u32)?;
+                    let r = r.as_deref()?;
+                    let all = Runs::interval(0, host.len() as i64 - 1);
+                    let lacks = all.subtract(&r.coh.valid(Holder::Device(d)));
+                    Some(lacks.n_elems() * host.elem().size.max(1) as u64)
+                })
+                .sum()
+        };
+        let mut best = (lacking(device), device);
+        for &d in devices {
+            best = best.min((lacking(d), d));
+        }
+        return run_unsplit_in_place(
+            plan, nd, args, res, best.1, slice, reason, footprint, options,
+        );
+    }
     let mut gathered = Vec::new();
     for (i, r) in res.iter_mut().enumerate() {
         if let (Some(r), Some(host)) = (r.as_deref_mut(), args.buffer_at_mut(i as u32)) {
@@ -468,6 +495,259 @@ pub(super) fn run_unsplit_resident(
                 .written(Holder::Host, &Runs::interval(0, n as i64 - 1));
         }
     }
+    add_gathered(&mut report, &gathered);
+    Ok(report)
+}
+
+/// [`run_unsplit`] where the buffers are kept: the kernel runs on
+/// `device` over allocations of its buffers whole there, sent only the
+/// elements the device lacks (gathered first from the devices that hold
+/// them); afterwards each `__global` buffer is valid on that device only.
+/// An application with one unsplit kernel among split ones then moves only
+/// what changed hands between the devices, never whole arrays through the
+/// host at every step.
+///
+/// Unless the launch is unchecked (or the guard cannot check the kernel),
+/// the guarded subkernel runs, every window whole: an access past a buffer
+/// goes to the sink and fails the launch, with the device's copies of its
+/// buffers dropped. Every `__global` buffer then counts as written (the
+/// windows do not show which are not); an unchecked launch trusts the
+/// analysis's modes, as [`run_unsplit`] does.
+#[allow(clippy::too_many_arguments)]
+fn run_unsplit_in_place(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    device: usize,
+    slice: (u64, u64),
+    reason: String,
+    footprint: Footprint,
+    options: &LaunchOptions,
+) -> Result<RunReport> {
+    let needed: u64 = (0..args.infos().len() as u32)
+        .filter_map(|i| args.buffer_at(i))
+        .map(|b| b.as_bytes().len() as u64)
+        .sum();
+    check_cap(plan, device, needed, options)?;
+    let guarded = match (&plan.guard, options.unchecked) {
+        (Ok(g), false) => Some(g.clone()),
+        _ => None,
+    };
+    match guarded {
+        Some(_) => exec::cl_timed(|| plan.sub_kernel(device, false))?,
+        None => exec::cl_timed(|| plan.whole_kernel(device))?,
+    }
+    let ctx = plan.kernels[&device].ctx.clone();
+    let infos = args.infos().to_vec();
+    let mut gathered = Vec::new();
+    let (mut to, mut commands) = (0u64, 0u64);
+    // Phase 0 (host): what the device lacks, gathered and placed whole
+    // (the allocations keep the guard's sink after the elements).
+    let mut sends: Vec<Vec<Rect>> = vec![Vec::new(); infos.len()];
+    for i in 0..infos.len() {
+        let (Some(r), Some(host)) = (res[i].as_deref_mut(), args.buffer_at_mut(i as u32)) else {
+            continue;
+        };
+        let (es, n) = (host.elem().size.max(1) as u64, host.len() as i64);
+        let all = Runs::interval(0, n - 1);
+        let lacks = all.subtract(&r.coh.valid(Holder::Device(device)));
+        gathered.extend(r.gather(host.as_bytes_mut(), es, &lacks)?);
+        let whole = (0, n - 1);
+        gathered.extend(ensure_alloc(
+            r,
+            &ctx,
+            host.as_bytes_mut(),
+            (es, 1),
+            whole,
+            false,
+        )?);
+        let fill = r.coh.valid(Holder::Host).intersect(&all);
+        sends[i] = lacks.transfers(&fill, es, COST_MODEL);
+    }
+    // the guard's windows: every element of every array, read and written
+    let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+    let windows: Vec<Window> = (0..infos.len() as u32)
+        .map(|i| match args.buffer_at(i) {
+            Some(b) if plan.arrays.iter().any(|a| a.arg_index == i) => {
+                let len = b.len() as i64;
+                Window {
+                    base: 0,
+                    read: (0, len),
+                    write: (0, len),
+                    extent: len,
+                    boxes: None,
+                }
+            }
+            _ => local_window(args, i),
+        })
+        .collect();
+    let extras = plan.extra_values(nd, split_dim, 0, |i| {
+        windows.get(i as usize).unwrap_or(&NO_WINDOW)
+    });
+    // Phase 1 (the device): the sends, the kernel, the flags.
+    let dk = &plan.kernels[&device];
+    let (kernel, memo) = match guarded {
+        Some(_) => (dk.sub.as_ref(), &dk.sub_args),
+        None => (dk.whole.as_ref(), &dk.whole_args),
+    };
+    let kernel = kernel.expect("built above");
+    let scalars = scalar_values(args);
+    let sink = if guarded.is_some() { GUARD_SINK } else { 0 };
+    let mut mems: Vec<Option<opencl3::types::cl_mem>> = vec![None; infos.len()];
+    let mut regions: Vec<Option<HostRegion>> = vec![None; infos.len()];
+    for i in 0..infos.len() {
+        if let (Some(r), Some(host)) = (res[i].as_deref(), args.buffer_at_mut(i as u32)) {
+            mems[i] = Some(r.allocs[&device].mem.get());
+            regions[i] = Some(HostRegion::of(host.as_bytes_mut()));
+        }
+    }
+    let mut flags = vec![0u8; GUARD_FLAG_BYTES];
+    let _busy = ctx.take();
+    let mut fin = Finisher::new();
+    fin.add(&ctx);
+    for (i, rects) in sends.iter().enumerate() {
+        let (Some(r), Some(region)) = (res[i].as_deref(), regions[i]) else {
+            continue;
+        };
+        let es = infos[i].elem_size.max(1) as u64;
+        let alloc = &r.allocs[&device];
+        for rect in rects {
+            // SAFETY: bounds-checked against both sides; the host copy is
+            // borrowed for this call and the queue finished before it
+            // returns (Finisher).
+            exec::release(unsafe {
+                exec::write_rect(&ctx, &alloc.mem, alloc.base, region, rect, es)?
+            });
+            to += rect.n_elems() * es;
+            commands += 1;
+        }
+    }
+    let flag_buf = match guarded {
+        Some(_) => Some(exec::zero_flags(&ctx, GUARD_FLAG_BYTES)?),
+        None => None,
+    };
+    let mut set: Vec<(&str, SetArg<'_>)> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let arg = guarded_arg(&scalars[i], mems[i], sink, info.elem_size);
+            (info.name.as_str(), arg)
+        })
+        .collect();
+    if guarded.is_some() {
+        push_extra_args(&mut set, plan.extra_names(), &extras, flag_buf.as_ref());
+    }
+    exec::set_args_memo(&ctx, kernel, &set, memo)?;
+    let offsets: Vec<usize> = nd.offset.iter().map(|&v| v as usize).collect();
+    let global: Vec<usize> = nd.global.iter().map(|&v| v as usize).collect();
+    let local: Vec<usize> = nd.local.iter().map(|&v| v as usize).collect();
+    let ev = exec::run_kernel(&ctx, kernel, &offsets, &global, &local)?;
+    if let Some(fb) = &flag_buf {
+        // SAFETY: `flags` outlives the queue (declared before the Finisher).
+        exec::release(unsafe { exec::read(&ctx, fb, 0, flags.as_mut_ptr(), flags.len())? });
+    }
+    fin.finish()?;
+    let kernel_ms = exec::kernel_ms(&ctx, &ev)?;
+    exec::release(ev);
+    // What the device holds now: everything sent, and what it wrote.
+    for i in 0..infos.len() {
+        if let Some(r) = res[i].as_deref_mut() {
+            r.coh
+                .copied(Holder::Device(device), &Rect::union_of(&sends[i]));
+        }
+    }
+    let raised = guarded.as_ref().and_then(|g| {
+        g.iter()
+            .enumerate()
+            .map(|(slot, &ai)| (ai, guard_bits(&flags, slot)))
+            .find(|&(_, f)| f != 0)
+    });
+    if let Some((ai, _)) = raised {
+        // what the kernel wrote before the access past the end stays in
+        // none of the buffers
+        for (i, info) in infos.iter().enumerate() {
+            if let (Some(r), Some(b), ArgKind::GlobalBuffer) =
+                (res[i].as_deref_mut(), args.buffer_at(i as u32), info.kind)
+            {
+                r.coh.invalidate(
+                    Holder::Device(device),
+                    &Runs::interval(0, b.len() as i64 - 1),
+                );
+            }
+        }
+        let info = &infos[ai as usize];
+        let (what, len) = match args.value(ai) {
+            Some(ArgValue::Local { bytes }) => {
+                ("__local argument", bytes / info.elem_size.max(1) as u64)
+            }
+            _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
+        };
+        return Err(LaunchError::GuardOutOfBounds {
+            kernel: plan.kernel.name.clone(),
+            what,
+            array: info.name.clone(),
+            len,
+        });
+    }
+    if let (Some(fb), true) = (flag_buf, flags.iter().all(|&b| b == 0)) {
+        exec::give_zero_flags(&ctx, fb);
+    }
+    for (i, info) in infos.iter().enumerate() {
+        let (Some(r), Some(host)) = (res[i].as_deref_mut(), args.buffer_at(i as u32)) else {
+            continue;
+        };
+        let written = info.kind == ArgKind::GlobalBuffer
+            && (!options.unchecked
+                || plan
+                    .arrays
+                    .iter()
+                    .find(|a| a.arg_index == info.index)
+                    .is_none_or(|a| a.writes));
+        if written {
+            r.coh.written(
+                Holder::Device(device),
+                &Runs::interval(0, host.len() as i64 - 1),
+            );
+        }
+    }
+    let Footprint {
+        whole_bytes,
+        exact,
+        mut notes,
+    } = footprint;
+    notes.push(format!(
+        "ran unsplit on device {device}, over the buffers kept there: {to} bytes sent to it"
+    ));
+    let mut report = RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: false,
+        splittable: plan.kernel.splittable,
+        split_dim: plan.kernel.split_dim,
+        reason: Some(reason),
+        devices: vec![DeviceReport {
+            index: device,
+            name: ctx.info.name.clone(),
+            work_groups: nd.n_groups_total(),
+            slice,
+            bytes_to_device: to,
+            bytes_from_device: 0,
+            commands,
+            kernel_ms,
+            busy_ms: 0.0,
+        }],
+        bytes_total: to,
+        bytes_whole_buffers: whole_bytes,
+        bytes_exact: exact,
+        wall_ms: 0.0,
+        host_us: 0.0,
+        verified: None,
+        mismatch: None,
+        notes,
+        guard_fired: false,
+        assumption_failed: false,
+    };
     add_gathered(&mut report, &gathered);
     Ok(report)
 }

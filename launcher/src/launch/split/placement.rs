@@ -212,7 +212,7 @@ const WHOLE_ALLOC_FRACTION: u64 = 16;
 /// those it drops that no other holder has are gathered to the host first.
 /// With `grow`, an array small beside the device's memory
 /// ([`WHOLE_ALLOC_FRACTION`]) is allocated whole.
-fn ensure_alloc(
+pub(in crate::launch) fn ensure_alloc(
     res: &mut Residency,
     ctx: &std::sync::Arc<DeviceCtx>,
     host: &mut [u8],
