@@ -152,9 +152,10 @@ pub fn launch_halves(
     Ok((r, pristine, rep))
 }
 
-/// Runs this binary as a worker: `--worker NAME --param JSON` with `env`
-/// set (PoCL reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per
-/// process), and parses the JSON it prints.
+/// Runs this binary as a worker: `--worker NAME` with `env` set (PoCL
+/// reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per process) and
+/// `param` as JSON on its standard input (an argument is limited to 128
+/// KiB, which the corpus's sources pass), and parses the JSON it prints.
 pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(
     name: &str,
     param: &P,
@@ -163,16 +164,29 @@ pub fn spawn_worker<P: Serialize, R: DeserializeOwned>(
 ) -> Result<R> {
     let exe = std::env::current_exe().context("cannot find the bench executable")?;
     let mut cmd = Command::new(exe);
-    cmd.args(["--worker", name, "--param", &serde_json::to_string(param)?])
+    cmd.args(["--worker", name])
         .current_dir(root)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd
-        .output()
+    let param = serde_json::to_vec(param)?;
+    let mut child = cmd
+        .spawn()
         .with_context(|| format!("cannot start worker '{name}'"))?;
+    // written from a thread: a worker printing much before it has read all
+    // of its parameters cannot block this side
+    let mut stdin = child.stdin.take().expect("piped");
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &param));
+    let out = child
+        .wait_with_output()
+        .with_context(|| format!("worker '{name}' could not be waited for"))?;
+    writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer of worker '{name}' panicked"))?
+        .with_context(|| format!("cannot pass worker '{name}' its parameters"))?;
     if !out.status.success() {
         bail!("worker '{name}' ({env:?}) exited with {}", out.status);
     }

@@ -17,7 +17,8 @@
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
-//! runs in a subprocess of this binary (`--worker NAME --param JSON`): PoCL
+//! runs in a subprocess of this binary (`--worker NAME`, its parameters as
+//! JSON on standard input, which has no length limit as an argument does): PoCL
 //! reads `POCL_DEVICES` and `POCL_MAX_PTHREAD_COUNT` once per process.
 //!
 //! This file is the command line and the dispatch; each item's
@@ -107,12 +108,10 @@ struct Cli {
     /// memory, and show it as `memory`.
     #[arg(long, default_value_t = 8, value_name = "GIB")]
     apps_memory_limit: u64,
-    /// Internal: run as a worker subprocess.
+    /// Internal: run as a worker subprocess, its parameters (JSON) on
+    /// standard input.
     #[arg(long, hide = true)]
     worker: Option<String>,
-    /// Internal: the worker's parameters (JSON).
-    #[arg(long, hide = true)]
-    param: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -155,7 +154,12 @@ fn main() {
     // children started while the process is small and has one thread.
     partitioner::ehrhart::start_warm_children();
     let r = match &cli.worker {
-        Some(w) => worker(w, cli.param.as_deref().unwrap_or("null")),
+        Some(w) => {
+            let mut param = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut param)
+                .context("cannot read the worker's parameters")
+                .and_then(|_| worker(w, &param))
+        }
         None => bench(&cli),
     };
     if let Err(e) = r {

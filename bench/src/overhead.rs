@@ -52,8 +52,8 @@ pub struct Param {
     pub n_launches: usize,
     /// Only this figure (`vadd/1`, `vadd/2`, `args8/1`, `args8/2`: kernel
     /// and devices; or `tiny`), for profiling one launch path (`perf`,
-    /// valgrind's callgrind) by hand: `clpart-bench --worker launch --param
-    /// '{..., "only": "vadd/1"}'`. `None` (the bench): every figure.
+    /// valgrind's callgrind) by hand: `echo '{..., "only": "vadd/1"}' |
+    /// clpart-bench --worker launch`. `None` (the bench): every figure.
     #[serde(default)]
     pub only: Option<String>,
 }
