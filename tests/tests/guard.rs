@@ -856,3 +856,67 @@ fn the_guard_checks_accesses_through_views_and_catches_a_short_window() {
         }
     }
 }
+
+/// An unsplit launch over kept buffers runs the guarded subkernel in
+/// place on one device: a write the analysis did not see (here it is told
+/// `c` is only read) goes to the sink, the written arrays get back what
+/// only that device held, and the original kernel runs again there; the
+/// result is the unsplit kernel's and nothing is lost.
+#[test]
+fn an_unseen_write_in_place_is_caught_and_run_again() {
+    const ACC: &str = "__kernel void acc(__global const int *a, __global int *b, __global int *c) {
+    int i = get_global_id(0);
+    b[i] = b[i] * 3 + a[i];
+    c[i] = c[i] * 2 + b[i];
+}";
+    let rt = runtime();
+    let mut session = session::Session::from_source("acc.cl", ACC, &[]).unwrap();
+    let config = session::LaunchConfig::new(&[1024], &[64]);
+    let file = session.ranges_for_launch("acc", &config).unwrap();
+    let mut ranges = file.kernels[0].clone();
+    let plan_from_ranges = |r, src| Plan::from_kernel(&rt, r, src, &[]).unwrap();
+    let splittable = plan_from_ranges(ranges.clone(), ACC);
+    let mut reference = plan_from_ranges(ranges.clone(), ACC);
+    ranges.splittable = false;
+    ranges.reason = Some("made up: runs unsplit".into());
+    for a in ranges.arrays.iter_mut().filter(|a| a.name == "c") {
+        a.mode = ranges_format::Mode::R;
+        a.write = None;
+        a.write_slice = None;
+        if a.read_slice.is_none() {
+            a.read_slice = a.slice.clone();
+        }
+    }
+    let mut blind = plan_from_ranges(ranges, ACC);
+    assert!(blind.guard_status().is_ok(), "{:?}", blind.guard_status());
+    let nd = NdRange::new(&[1024], &[64]).unwrap();
+    let input = args(&blind, &["a=rand:1024:1", "b=rand:1024:2", "c=rand:1024:3"]);
+    let kept = |n: &str| launcher::DeviceBuffer::new(input.buffer(n).unwrap().clone());
+    let (mut a, mut b, mut c) = (kept("a"), kept("b"), kept("c"));
+    let mut want = input.clone();
+    let mut got = input.clone();
+    let halves = [(0, 0.5), (1, 0.5)];
+    let opts = LaunchOptions::default();
+    // a split launch leaves `b` and `c` on the devices only, then the
+    // blind plan runs unsplit in place, twice
+    let mut splittable = splittable;
+    for i in 0..3 {
+        let p = if i == 0 { &mut splittable } else { &mut blind };
+        let r = launcher::launch_resident(
+            p,
+            &nd,
+            &mut got,
+            &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
+            &halves,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(r.split, i == 0, "{r}");
+        if i > 0 {
+            assert!(r.notes.iter().any(|n| n.contains("caught a write")), "{r}");
+        }
+        reference.run_whole(0, &nd, &mut want).unwrap();
+    }
+    assert_eq!(b.read_all().unwrap(), want.buffer("b").unwrap());
+    assert_eq!(c.read_all().unwrap(), want.buffer("c").unwrap());
+}

@@ -502,17 +502,22 @@ pub(super) fn run_unsplit_resident(
 /// [`run_unsplit`] where the buffers are kept: the kernel runs on
 /// `device` over allocations of its buffers whole there, sent only the
 /// elements the device lacks (gathered first from the devices that hold
-/// them); afterwards each `__global` buffer is valid on that device only.
-/// An application with one unsplit kernel among split ones then moves only
+/// them); afterwards what it wrote is valid on that device only. An
+/// application with one unsplit kernel among split ones then moves only
 /// what changed hands between the devices, never whole arrays through the
 /// host at every step.
 ///
 /// Unless the launch is unchecked (or the guard cannot check the kernel),
-/// the guarded subkernel runs, every window whole: an access past a buffer
-/// goes to the sink and fails the launch, with the device's copies of its
-/// buffers dropped. Every `__global` buffer then counts as written (the
-/// windows do not show which are not); an unchecked launch trusts the
-/// analysis's modes, as [`run_unsplit`] does.
+/// the guarded subkernel runs with every array's read window whole and
+/// the write window whole for the arrays the analysis says are written: an
+/// access past a buffer goes to the sink and fails the launch (the
+/// device's copies of its `__global` buffers dropped); a write the
+/// analysis did not see goes to the sink too, and then what only the
+/// device held of the written arrays is restored from copies taken before
+/// (as a split launch's guard does) and the original kernel runs again,
+/// every `__global` buffer counted as written. Unguarded, the original
+/// kernel runs and every `__global` buffer counts as written; an unchecked
+/// launch trusts the analysis's modes, as [`run_unsplit`] does.
 #[allow(clippy::too_many_arguments)]
 fn run_unsplit_in_place(
     plan: &mut Plan,
@@ -530,20 +535,99 @@ fn run_unsplit_in_place(
         .map(|b| b.as_bytes().len() as u64)
         .sum();
     check_cap(plan, device, needed, options)?;
-    let guarded = match (&plan.guard, options.unchecked) {
-        (Ok(g), false) => Some(g.clone()),
-        _ => None,
+    let Footprint {
+        whole_bytes,
+        exact,
+        mut notes,
+    } = footprint;
+    let mut gathered = Vec::new();
+    let guarded = !options.unchecked && plan.guard.is_ok();
+    let mut moved = in_place(plan, nd, args, res, device, guarded, options, &mut gathered)?;
+    if let Err(names) = moved {
+        notes.push(format!(
+            "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran on the same device",
+            names.join(", ")
+        ));
+        moved = in_place(plan, nd, args, res, device, false, options, &mut gathered)?;
+    }
+    let Ok(Moved {
+        kernel_ms,
+        to,
+        commands,
+        ..
+    }) = moved
+    else {
+        unreachable!("no guard, no flags")
     };
+    notes.push(format!(
+        "ran unsplit on device {device}, over the buffers kept there: {to} bytes sent to it"
+    ));
+    let mut report = RunReport {
+        kernel: plan.kernel.name.clone(),
+        ndrange: nd.clone(),
+        split: false,
+        splittable: plan.kernel.splittable,
+        split_dim: plan.kernel.split_dim,
+        reason: Some(reason),
+        devices: vec![DeviceReport {
+            index: device,
+            name: plan.kernels[&device].ctx.info.name.clone(),
+            work_groups: nd.n_groups_total(),
+            slice,
+            bytes_to_device: to,
+            bytes_from_device: 0,
+            commands,
+            kernel_ms,
+            busy_ms: 0.0,
+        }],
+        bytes_total: to,
+        bytes_whole_buffers: whole_bytes,
+        bytes_exact: exact,
+        wall_ms: 0.0,
+        host_us: 0.0,
+        verified: None,
+        mismatch: None,
+        notes,
+        guard_fired: false,
+        assumption_failed: false,
+    };
+    add_gathered(&mut report, &gathered);
+    Ok(report)
+}
+
+/// One run of [`run_unsplit_in_place`], guarded or not: the sends, the
+/// kernel, what the device holds afterwards. With the guard, a write the
+/// analysis did not see returns the names of the arguments it caught, the
+/// device's copies as they were before (or dropped where another holder
+/// has the elements). `gathered` gets the device-to-host bytes.
+#[allow(clippy::too_many_arguments)]
+fn in_place(
+    plan: &mut Plan,
+    nd: &NdRange,
+    args: &mut KernelArgs,
+    res: &mut [Option<&mut Residency>],
+    device: usize,
+    guarded: bool,
+    options: &LaunchOptions,
+    gathered: &mut Vec<(usize, u64, u64)>,
+) -> Result<std::result::Result<Moved, Vec<String>>> {
     match guarded {
-        Some(_) => exec::cl_timed(|| plan.sub_kernel(device, false))?,
-        None => exec::cl_timed(|| plan.whole_kernel(device))?,
+        true => exec::cl_timed(|| plan.sub_kernel(device, false))?,
+        false => exec::cl_timed(|| plan.whole_kernel(device))?,
     }
     let ctx = plan.kernels[&device].ctx.clone();
     let infos = args.infos().to_vec();
-    let mut gathered = Vec::new();
-    let (mut to, mut commands) = (0u64, 0u64);
+    let len_of = |args: &KernelArgs, i: usize| args.buffer_at(i as u32).map_or(0, |b| b.len());
+    // What the analysis says the kernel writes (the guard checks it).
+    let writes = |i: usize| {
+        plan.arrays
+            .iter()
+            .find(|a| a.arg_index == i as u32)
+            .is_some_and(|a| a.writes)
+    };
     // Phase 0 (host): what the device lacks, gathered and placed whole
     // (the allocations keep the guard's sink after the elements).
+    let (mut to, mut commands) = (0u64, 0u64);
     let mut sends: Vec<Vec<Rect>> = vec![Vec::new(); infos.len()];
     for i in 0..infos.len() {
         let (Some(r), Some(host)) = (res[i].as_deref_mut(), args.buffer_at_mut(i as u32)) else {
@@ -565,35 +649,56 @@ fn run_unsplit_in_place(
         let fill = r.coh.valid(Holder::Host).intersect(&all);
         sends[i] = lacks.transfers(&fill, es, COST_MODEL);
     }
-    // the guard's windows: every element of every array, read and written
+    // With the guard: the windows, and copies of what only the device
+    // holds of the arrays it writes.
     let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-    let windows: Vec<Window> = (0..infos.len() as u32)
-        .map(|i| match args.buffer_at(i) {
-            Some(b) if plan.arrays.iter().any(|a| a.arg_index == i) => {
+    let windows: Vec<Window> = (0..infos.len())
+        .map(|i| match args.buffer_at(i as u32) {
+            Some(b) if plan.arrays.iter().any(|a| a.arg_index == i as u32) => {
                 let len = b.len() as i64;
                 Window {
                     base: 0,
                     read: (0, len),
-                    write: (0, len),
+                    write: if writes(i) { (0, len) } else { (0, 0) },
                     extent: len,
                     boxes: None,
                 }
             }
-            _ => local_window(args, i),
+            _ => local_window(args, i as u32),
         })
         .collect();
     let extras = plan.extra_values(nd, split_dim, 0, |i| {
         windows.get(i as usize).unwrap_or(&NO_WINDOW)
     });
+    let mut backups: Vec<(usize, Runs, Buffer<u8>)> = Vec::new();
+    if guarded {
+        for (i, info) in infos.iter().enumerate() {
+            let Some(r) = res[i].as_deref() else {
+                continue;
+            };
+            let all = Runs::interval(0, len_of(args, i) as i64 - 1);
+            let kept = r.coh.exclusive_within(Holder::Device(device), &all);
+            let (Some((lo, hi)), true) = (kept.hull(), writes(i)) else {
+                continue;
+            };
+            let es = info.elem_size.max(1) as u64;
+            let bytes = ((hi - lo + 1) as u64 * es) as usize;
+            let mem = exec::alloc(&ctx, bytes)?;
+            let alloc = &r.allocs[&device];
+            let at = ((lo - alloc.base) as u64 * es) as usize;
+            exec::release(exec::copy(&ctx, &alloc.mem, at, &mem, 0, bytes)?);
+            backups.push((i, kept, mem));
+        }
+    }
     // Phase 1 (the device): the sends, the kernel, the flags.
     let dk = &plan.kernels[&device];
     let (kernel, memo) = match guarded {
-        Some(_) => (dk.sub.as_ref(), &dk.sub_args),
-        None => (dk.whole.as_ref(), &dk.whole_args),
+        true => (dk.sub.as_ref(), &dk.sub_args),
+        false => (dk.whole.as_ref(), &dk.whole_args),
     };
     let kernel = kernel.expect("built above");
     let scalars = scalar_values(args);
-    let sink = if guarded.is_some() { GUARD_SINK } else { 0 };
+    let sink = if guarded { GUARD_SINK } else { 0 };
     let mut mems: Vec<Option<opencl3::types::cl_mem>> = vec![None; infos.len()];
     let mut regions: Vec<Option<HostRegion>> = vec![None; infos.len()];
     for i in 0..infos.len() {
@@ -616,16 +721,15 @@ fn run_unsplit_in_place(
             // SAFETY: bounds-checked against both sides; the host copy is
             // borrowed for this call and the queue finished before it
             // returns (Finisher).
-            exec::release(unsafe {
-                exec::write_rect(&ctx, &alloc.mem, alloc.base, region, rect, es)?
-            });
+            let ev = unsafe { exec::write_rect(&ctx, &alloc.mem, alloc.base, region, rect, es)? };
+            exec::release(ev);
             to += rect.n_elems() * es;
             commands += 1;
         }
     }
     let flag_buf = match guarded {
-        Some(_) => Some(exec::zero_flags(&ctx, GUARD_FLAG_BYTES)?),
-        None => None,
+        true => Some(exec::zero_flags(&ctx, GUARD_FLAG_BYTES)?),
+        false => None,
     };
     let mut set: Vec<(&str, SetArg<'_>)> = infos
         .iter()
@@ -635,7 +739,7 @@ fn run_unsplit_in_place(
             (info.name.as_str(), arg)
         })
         .collect();
-    if guarded.is_some() {
+    if guarded {
         push_extra_args(&mut set, plan.extra_names(), &extras, flag_buf.as_ref());
     }
     exec::set_args_memo(&ctx, kernel, &set, memo)?;
@@ -650,30 +754,28 @@ fn run_unsplit_in_place(
     fin.finish()?;
     let kernel_ms = exec::kernel_ms(&ctx, &ev)?;
     exec::release(ev);
-    // What the device holds now: everything sent, and what it wrote.
     for i in 0..infos.len() {
         if let Some(r) = res[i].as_deref_mut() {
             r.coh
                 .copied(Holder::Device(device), &Rect::union_of(&sends[i]));
         }
     }
-    let raised = guarded.as_ref().and_then(|g| {
-        g.iter()
+    let raised: Vec<(u32, i32)> = match &plan.guard {
+        Ok(g) if guarded => g
+            .iter()
             .enumerate()
             .map(|(slot, &ai)| (ai, guard_bits(&flags, slot)))
-            .find(|&(_, f)| f != 0)
-    });
-    if let Some((ai, _)) = raised {
-        // what the kernel wrote before the access past the end stays in
-        // none of the buffers
+            .filter(|&(_, f)| f != 0)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(&(ai, _)) = raised.iter().find(|(_, f)| f & 1 != 0) {
+        // what the kernel wrote before the access past the end is trusted
+        // nowhere
         for (i, info) in infos.iter().enumerate() {
-            if let (Some(r), Some(b), ArgKind::GlobalBuffer) =
-                (res[i].as_deref_mut(), args.buffer_at(i as u32), info.kind)
-            {
-                r.coh.invalidate(
-                    Holder::Device(device),
-                    &Runs::interval(0, b.len() as i64 - 1),
-                );
+            if let (Some(r), ArgKind::GlobalBuffer) = (res[i].as_deref_mut(), info.kind) {
+                let all = Runs::interval(0, len_of(args, i) as i64 - 1);
+                r.coh.invalidate(Holder::Device(device), &all);
             }
         }
         let info = &infos[ai as usize];
@@ -681,7 +783,7 @@ fn run_unsplit_in_place(
             Some(ArgValue::Local { bytes }) => {
                 ("__local argument", bytes / info.elem_size.max(1) as u64)
             }
-            _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
+            _ => ("array", len_of(args, ai as usize)),
         };
         return Err(LaunchError::GuardOutOfBounds {
             kernel: plan.kernel.name.clone(),
@@ -690,64 +792,62 @@ fn run_unsplit_in_place(
             len,
         });
     }
-    if let (Some(fb), true) = (flag_buf, flags.iter().all(|&b| b == 0)) {
+    if !raised.is_empty() {
+        // the written arrays back as they were where only the device held
+        // them; the rest of them is valid elsewhere
+        let mut fin = Finisher::new();
+        fin.add(&ctx);
+        for (i, kept, mem) in &backups {
+            let r = res[*i].as_deref().expect("backed up above");
+            let (lo, hi) = kept.hull().expect("backed up above");
+            let es = infos[*i].elem_size.max(1) as u64;
+            let bytes = ((hi - lo + 1) as u64 * es) as usize;
+            let alloc = &r.allocs[&device];
+            let at = ((lo - alloc.base) as u64 * es) as usize;
+            exec::release(exec::copy(&ctx, mem, 0, &alloc.mem, at, bytes)?);
+        }
+        fin.finish()?;
+        for i in (0..infos.len()).filter(|&i| writes(i)) {
+            let kept = backups
+                .iter()
+                .find(|b| b.0 == i)
+                .map_or_else(Runs::new, |b| b.1.clone());
+            if let Some(r) = res[i].as_deref_mut() {
+                let all = Runs::interval(0, len_of(args, i) as i64 - 1);
+                r.coh
+                    .invalidate(Holder::Device(device), &all.subtract(&kept));
+            }
+        }
+        let names = raised
+            .iter()
+            .map(|&(ai, _)| infos[ai as usize].name.clone())
+            .collect();
+        return Ok(Err(names));
+    }
+    if let (Some(fb), true) = (flag_buf, guarded) {
         exec::give_zero_flags(&ctx, fb);
     }
+    // What it wrote: what the analysis says where the guard checked it,
+    // every `__global` buffer where nothing did (unless unchecked).
     for (i, info) in infos.iter().enumerate() {
-        let (Some(r), Some(host)) = (res[i].as_deref_mut(), args.buffer_at(i as u32)) else {
+        let Some(r) = res[i].as_deref_mut() else {
             continue;
         };
         let written = info.kind == ArgKind::GlobalBuffer
-            && (!options.unchecked
-                || plan
-                    .arrays
-                    .iter()
-                    .find(|a| a.arg_index == info.index)
-                    .is_none_or(|a| a.writes));
+            && if guarded || options.unchecked {
+                writes(i) || !plan.arrays.iter().any(|a| a.arg_index == i as u32) && !guarded
+            } else {
+                true
+            };
         if written {
-            r.coh.written(
-                Holder::Device(device),
-                &Runs::interval(0, host.len() as i64 - 1),
-            );
+            let all = Runs::interval(0, len_of(args, i) as i64 - 1);
+            r.coh.written(Holder::Device(device), &all);
         }
     }
-    let Footprint {
-        whole_bytes,
-        exact,
-        mut notes,
-    } = footprint;
-    notes.push(format!(
-        "ran unsplit on device {device}, over the buffers kept there: {to} bytes sent to it"
-    ));
-    let mut report = RunReport {
-        kernel: plan.kernel.name.clone(),
-        ndrange: nd.clone(),
-        split: false,
-        splittable: plan.kernel.splittable,
-        split_dim: plan.kernel.split_dim,
-        reason: Some(reason),
-        devices: vec![DeviceReport {
-            index: device,
-            name: ctx.info.name.clone(),
-            work_groups: nd.n_groups_total(),
-            slice,
-            bytes_to_device: to,
-            bytes_from_device: 0,
-            commands,
-            kernel_ms,
-            busy_ms: 0.0,
-        }],
-        bytes_total: to,
-        bytes_whole_buffers: whole_bytes,
-        bytes_exact: exact,
-        wall_ms: 0.0,
-        host_us: 0.0,
-        verified: None,
-        mismatch: None,
-        notes,
-        guard_fired: false,
-        assumption_failed: false,
-    };
-    add_gathered(&mut report, &gathered);
-    Ok(report)
+    Ok(Ok(Moved {
+        kernel_ms,
+        to,
+        from: 0,
+        commands,
+    }))
 }
