@@ -341,7 +341,7 @@ fn launch_inner(
                         footprint,
                         options,
                     )?;
-                    r.guard_fired = guard_fired;
+                    r.guard_fired |= guard_fired;
                     r
                 }
             }

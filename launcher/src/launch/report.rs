@@ -94,7 +94,10 @@ pub struct RunReport {
     /// Remarks: failed assumptions, devices left without work, ...
     pub notes: Vec<String>,
     /// Whether the run-time guard caught an access outside a slice's range
-    /// (the launch then re-ran unsplit; see `reason`).
+    /// (the launch then re-ran unsplit; see `reason`), or, unsplit, a write
+    /// to an array the analysis says is only read (the original kernel
+    /// re-ran; see `notes`): the analysis's modes are then not to be
+    /// trusted for this launch.
     pub guard_fired: bool,
     /// Whether the kernel ran whole because a launch-time assumption of
     /// its analysis did not hold at this launch's values (an analysis

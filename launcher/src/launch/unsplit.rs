@@ -433,7 +433,7 @@ fn run_unsplit(
         verified: None,
         mismatch: None,
         notes,
-        guard_fired: false,
+        guard_fired: guard_caught,
         assumption_failed: false,
     })
 }
@@ -543,6 +543,7 @@ fn run_unsplit_in_place(
     let mut gathered = Vec::new();
     let guarded = !options.unchecked && plan.guard.is_ok();
     let mut moved = in_place(plan, nd, args, res, device, guarded, options, &mut gathered)?;
+    let guard_fired = moved.is_err();
     if let Err(names) = moved {
         notes.push(format!(
             "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran on the same device",
@@ -588,7 +589,7 @@ fn run_unsplit_in_place(
         verified: None,
         mismatch: None,
         notes,
-        guard_fired: false,
+        guard_fired,
         assumption_failed: false,
     };
     add_gathered(&mut report, &gathered);
