@@ -97,7 +97,18 @@ pub(crate) enum Verdict {
         why: String,
         /// Specializing on the launch's values may prove what this did not.
         may_help: bool,
+        /// What runs the kernel unsplit on clpart's devices, where its
+        /// buffers are kept ([`KernelAnalyses::in_place`]): the analysis
+        /// found the kernel but it does not split.
+        in_place: Option<InPlace>,
     },
+}
+
+/// A kernel's unsplit launches on clpart's devices: its range file until
+/// a launch needs them, then the plan (programs built at that launch).
+pub(crate) enum InPlace {
+    File(Box<ranges_format::RangeFile>),
+    Plan(Box<Plan>),
 }
 
 enum Entry {
@@ -174,9 +185,10 @@ pub(crate) struct KernelAnalyses {
 pub(crate) enum Choice {
     /// The analysis that splits it ([`KernelAnalyses::plan`]).
     Split(LaunchConfig),
-    /// Unsplit: why, and whether no later launch of the kernel can split
-    /// (every analysis it may have was made).
-    Whole(String, bool),
+    /// Unsplit: why, whether no later launch of the kernel can split
+    /// (every analysis it may have was made), and the analysis that can run
+    /// it unsplit on clpart's devices ([`KernelAnalyses::in_place`]).
+    Whole(String, bool, Option<LaunchConfig>),
     /// Unsplit while its analysis is made in the background ([`PENDING`]).
     Pending,
 }
@@ -274,14 +286,19 @@ impl KernelAnalyses {
                 Some(Entry::Ready(Verdict::Split(_) | Verdict::Unbuilt(_))) => {
                     return Choice::Split(keys.swap_remove(i))
                 }
-                Some(Entry::Ready(Verdict::Whole { why: w, may_help })) => {
+                Some(Entry::Ready(Verdict::Whole {
+                    why: w,
+                    may_help,
+                    in_place,
+                })) => {
                     why = w.clone();
                     // the next candidate: the launch's own work-group
                     // size after a parametric one, then specialized values
                     let next_may_help =
                         i + 1 < keys.len() && (keys[i].local.is_empty() || *may_help);
                     if !next_may_help {
-                        return Choice::Whole(why, self.n_analyses >= MAX_ANALYSES);
+                        let in_place = in_place.is_some().then(|| keys.swap_remove(i));
+                        return Choice::Whole(why, self.n_analyses >= MAX_ANALYSES, in_place);
                     }
                     i += 1;
                 }
@@ -309,6 +326,7 @@ impl KernelAnalyses {
                         "{why} (not analyzed again: {MAX_ANALYSES} analyses of this kernel made)"
                     ),
                         true,
+                        None,
                     )
                 }
                 None => {
@@ -335,7 +353,9 @@ impl KernelAnalyses {
                     if let Some(made) = here {
                         match run(&mut local_sessions(), made, None) {
                             Some(done) => self.take(done),
-                            None => return Choice::Whole("the process is exiting".into(), true),
+                            None => {
+                                return Choice::Whole("the process is exiting".into(), true, None)
+                            }
                         }
                     }
                     // looked at again: ready when made here
@@ -343,7 +363,7 @@ impl KernelAnalyses {
             }
         }
         // (not reached: a candidate is followed only where a next one is)
-        Choice::Whole(why, false)
+        Choice::Whole(why, false, None)
     }
 
     /// Records that the analysis `key` split but its launch-time
@@ -371,6 +391,39 @@ impl KernelAnalyses {
     pub(crate) fn plan(&mut self, key: &LaunchConfig) -> Option<&mut Plan> {
         match self.entries.get_mut(key) {
             Some(Entry::Ready(Verdict::Split(plan))) => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// The plan that runs the kernel of an analysis that does not split
+    /// unsplit on clpart's devices, made from its range file at the first
+    /// launch that asks (clpart's devices are open then: it holds some of
+    /// the kernel's buffers); `None` where it cannot be made (the reason
+    /// goes to the verbose log once).
+    pub(crate) fn in_place(&mut self, key: &LaunchConfig) -> Option<&mut Plan> {
+        let Some(Entry::Ready(Verdict::Whole { in_place, .. })) = self.entries.get_mut(key) else {
+            return None;
+        };
+        if let Some(InPlace::File(file)) = in_place {
+            let kernel = file.kernels.first().map(|k| k.name.clone());
+            let made = kernel.ok_or_else(|| "no kernel".to_string()).and_then(|k| {
+                let rt = runtime()?;
+                Plan::new(&rt, file, &k).map_err(|e| e.to_string())
+            });
+            *in_place = match made {
+                Ok(plan) => Some(InPlace::Plan(Box::new(plan))),
+                Err(why) => {
+                    if config().verbose {
+                        eprintln!(
+                            "clpart: the kernel cannot run unsplit on clpart's devices: {why}"
+                        );
+                    }
+                    None
+                }
+            };
+        }
+        match in_place {
+            Some(InPlace::Plan(plan)) => Some(plan),
             _ => None,
         }
     }
@@ -510,6 +563,7 @@ fn run(
         (Err(why), _) | (_, Err(why)) => Verdict::Whole {
             why: why.clone(),
             may_help: false,
+            in_place: None,
         },
         (_, Ok((file, cached))) => {
             if *cached && config().verbose {
@@ -704,6 +758,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
         return Verdict::Whole {
             why: "the analysis found no kernel".into(),
             may_help: false,
+            in_place: None,
         };
     };
     if !k.splittable {
@@ -713,6 +768,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
                 .clone()
                 .unwrap_or_else(|| "the kernel is not splittable".into()),
             may_help: session::writes_unproved(k),
+            in_place: Some(InPlace::File(Box::new(file.clone()))),
         };
     }
     // clpart's own devices are opened for the first kernel that splits, so
@@ -723,6 +779,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
             return Verdict::Whole {
                 why,
                 may_help: false,
+                in_place: None,
             }
         }
     };
@@ -732,6 +789,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
             return Verdict::Whole {
                 why: format!("clpart cannot prepare the kernel: {e}"),
                 may_help: false,
+                in_place: None,
             }
         }
     };
@@ -742,6 +800,7 @@ fn plan(file: &ranges_format::RangeFile, kernel: &str, build: bool) -> Verdict {
         return Verdict::Whole {
             why: why.to_string(),
             may_help: false,
+            in_place: Some(InPlace::File(Box::new(file.clone()))),
         };
     }
     let plan = Box::new(plan);
@@ -766,6 +825,7 @@ fn built(mut plan: Box<Plan>) -> Verdict {
         Err(e) => Verdict::Whole {
             why: format!("clpart cannot build the kernel: {e}"),
             may_help: false,
+            in_place: None,
         },
     }
 }

@@ -256,15 +256,21 @@ pub(crate) fn sync_out(queue: cl_command_queue, mems: &[usize]) -> Result<(), cl
 
 /// The roots of `mems` whose application copy is stale.
 fn stale_roots(s: &state::State, mems: &[usize]) -> Vec<usize> {
+    roots_where(s, mems, AppCopy::Stale)
+}
+
+/// The roots of `mems` whose application copy is `app`.
+fn roots_where(s: &state::State, mems: &[usize], app: AppCopy) -> Vec<usize> {
     mems.iter()
         .filter_map(|&m| s.root(m))
-        .filter(|r| s.buffers.get(r).is_some_and(|b| b.app == AppCopy::Stale))
+        .filter(|r| s.buffers.get(r).is_some_and(|b| b.app == app))
         .collect()
 }
 
-/// The bytes a sync of `mems` would move: their stale roots, each once.
-pub(crate) fn stale_bytes(s: &state::State, mems: &[usize]) -> u64 {
-    let mut roots = stale_roots(s, mems);
+/// The bytes of the roots of `mems` whose application copy is `app`,
+/// each once.
+fn bytes_where(s: &state::State, mems: &[usize], app: AppCopy) -> u64 {
+    let mut roots = roots_where(s, mems, app);
     roots.sort_unstable();
     roots.dedup();
     roots
@@ -272,6 +278,23 @@ pub(crate) fn stale_bytes(s: &state::State, mems: &[usize]) -> u64 {
         .filter_map(|r| s.buffers.get(r))
         .map(|b| b.size as u64)
         .sum()
+}
+
+/// The bytes a sync of `mems` would move: their stale roots, each once.
+pub(crate) fn stale_bytes(s: &state::State, mems: &[usize]) -> u64 {
+    bytes_where(s, mems, AppCopy::Stale)
+}
+
+/// Whether a launch over `mems` that cannot split moves less on clpart's
+/// devices, where the buffers clpart holds newer are, than on the
+/// application's: the bytes a pass-through would sync out (the stale
+/// roots) against those a launch on clpart's devices would read in (the
+/// roots the application holds newer, or of which clpart holds no copy).
+/// A kernel whose own small outputs stay on clpart's devices then does not
+/// pull the arrays the application wrote back to them at every launch.
+pub(crate) fn unsplit_where_kept(s: &state::State, mems: &[usize]) -> bool {
+    let stale = bytes_where(s, mems, AppCopy::Stale);
+    stale > 0 && stale > bytes_where(s, mems, AppCopy::Newer)
 }
 
 /// [`sync_held`] for stale roots (nothing to do, and no lock taken, for

@@ -147,6 +147,19 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         if !unsafe { u.matches(launch.work_dim, launch.global, launch.local) } {
             return None;
         }
+        // clpart holds more of its buffers newer than the application
+        // does: the layer decides again (the launch may run where they are)
+        if u.until_stale {
+            let handles: Vec<usize> = k.args.iter().flatten().filter_map(RawArg::handle).collect();
+            if resident::unsplit_where_kept(s, &handles) {
+                if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
+                    k.unsplit = None;
+                }
+                return None;
+            }
+        }
+        let k = s.kernels.get_mut(&(launch.kernel as usize))?;
+        let u = k.unsplit.as_mut()?;
         // a stretch ended (its launches made, or an analysis in progress
         // finished, this one or another): the layer decides again
         if let Some(left) = u.left {
@@ -295,15 +308,26 @@ fn split_with(
         .flatten()
         .filter_map(RawArg::handle)
         .collect();
-    let stale_bytes = state::with(|s| resident::stale_bytes(s, &handles));
+    let (stale_bytes, where_kept) = state::with(|s| {
+        let kept = resident::unsplit_where_kept(s, &handles);
+        (resident::stale_bytes(s, &handles), kept)
+    });
     let wait = std::time::Duration::from_secs_f64(2.0 * home::sync_ms(stale_bytes) / 1e3);
     // (read before: a job finished while choosing ends the stretch below)
     let finished = crate::analyses::finished_jobs();
-    let key = match kernel.choose(job, nd, !launch.local.is_null(), &ints, wait) {
-        Choice::Split(key) => key,
-        Choice::Whole(why, for_good) => {
+    let (key, in_place) = match kernel.choose(job, nd, !launch.local.is_null(), &ints, wait) {
+        Choice::Split(key) => (key, false),
+        // clpart holds more of its buffers newer than the application does:
+        // the launch runs unsplit on clpart's devices, where they are,
+        // rather than move them back (and the next split launch move them
+        // again)
+        Choice::Whole(_, _, Some(key)) if where_kept && kernel.in_place(&key).is_some() => {
+            (key, true)
+        }
+        Choice::Whole(why, for_good, in_place) => {
             if for_good {
-                remember_unsplit(launch, &rec.name, &why, None);
+                let until_stale = in_place.is_some();
+                keep_unsplit(launch, &rec.name, &why, None, None, until_stale);
             }
             return Err(why);
         }
@@ -337,7 +361,11 @@ fn split_with(
         return Err("the kernel's argument list is not known".into());
     };
     let slots = slots(rec, &infos)?;
-    let Some(plan) = kernel.plan(&key) else {
+    let plan = match in_place {
+        true => kernel.in_place(&key),
+        false => kernel.plan(&key),
+    };
+    let Some(plan) = plan else {
         return Err("no plan".into());
     };
     // the driver chooses the work-group size of a launch without one, and
@@ -523,11 +551,14 @@ fn split_with(
     }
     // What the kernel may write is now newer in clpart's copy.
     for &(i, mem) in &bound {
-        let read_only = plan
-            .kernel()
-            .arrays
-            .iter()
-            .any(|a| a.arg_index == i && a.mode == ranges_format::Mode::R);
+        // (where the guard caught a write the analysis did not see, the
+        // kernel re-ran writing what it writes: none is read only)
+        let read_only = !report.guard_fired
+            && plan
+                .kernel()
+                .arrays
+                .iter()
+                .any(|a| a.arg_index == i && a.mode == ranges_format::Mode::R);
         if !read_only {
             if let Some(r) = held.get_mut(&mem) {
                 r.launched();
@@ -902,7 +933,7 @@ fn carried_stretch(launch: &Launch) -> Option<u32> {
 /// (`why`) whatever its scalar arguments: for good, or for the next
 /// `left` launches.
 fn remember_unsplit(launch: &Launch, name: &str, why: &str, left: Option<u32>) {
-    keep_unsplit(launch, name, why, left, None);
+    keep_unsplit(launch, name, why, left, None, false);
 }
 
 /// [`remember_unsplit`], the stretch also ending once the worker has
@@ -913,6 +944,7 @@ fn keep_unsplit(
     why: &str,
     left: Option<u32>,
     until_finished: Option<u64>,
+    until_stale: bool,
 ) {
     let dims = launch.work_dim as usize;
     let read = |p: *const usize| -> Vec<usize> {
@@ -927,6 +959,7 @@ fn keep_unsplit(
         left,
         length: left.unwrap_or(0),
         until_finished,
+        until_stale,
     };
     state::with(|s| {
         if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
@@ -947,6 +980,7 @@ fn remember_pending(launch: &Launch, name: &str, finished: u64, length: u32) {
         crate::analyses::PENDING,
         Some(length),
         Some(finished),
+        false,
     );
 }
 

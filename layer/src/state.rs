@@ -126,6 +126,11 @@ pub(crate) struct Unsplit {
     /// until the worker has finished other than `n` jobs
     /// ([`crate::analyses::finished_jobs`]).
     pub(crate) until_finished: Option<u64>,
+    /// The launches pass through until clpart holds more of the kernel's
+    /// buffers newer than the application does
+    /// ([`crate::resident::unsplit_where_kept`]): such a launch runs
+    /// unsplit on clpart's devices, where they are.
+    pub(crate) until_stale: bool,
 }
 
 impl Unsplit {
@@ -617,6 +622,7 @@ mod tests {
             left: None,
             length: 0,
             until_finished: None,
+            until_stale: false,
         };
         let (g, l, other) = ([1024usize, 8], [64usize, 1], [32usize, 1]);
         // SAFETY: arrays of `work_dim` entries.
