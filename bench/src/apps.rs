@@ -120,6 +120,15 @@ pub const PROGRAMS: &[Program] = &[
         quick_args: &["256", "256"],
         compute_bound: true,
     },
+    // a relaxation that splits and a reduction that does not (its last
+    // work-group draws a ticket), launched in turn: the reduction runs
+    // where the relaxation left the grids
+    Program {
+        name: "residual",
+        args: &["1024", "100"],
+        quick_args: &["256", "20"],
+        compute_bound: false,
+    },
     // a kernel the guard cannot check (a subscript macro): it stays on the
     // application's device and nothing may move
     Program {
@@ -474,13 +483,22 @@ fn run_limited(
             .filter(|l| l.contains("mismatches"))
             .map(String::from)
             .collect(),
-        device_ms: stdout.lines().find_map(|l| {
-            l.strip_prefix("device section: ")?
-                .strip_suffix(" ms")?
-                .trim()
-                .parse()
-                .ok()
-        }),
+        // (on standard output, or on standard error where a program keeps
+        // its output the same from run to run)
+        device_ms: stdout
+            .lines()
+            .chain(
+                std::fs::read_to_string(&err_path)
+                    .unwrap_or_default()
+                    .lines(),
+            )
+            .find_map(|l| {
+                l.strip_prefix("device section: ")?
+                    .strip_suffix(" ms")?
+                    .trim()
+                    .parse()
+                    .ok()
+            }),
         wall_ms,
     })
 }

@@ -161,6 +161,16 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
             ("time_step", Verdict::Splits),
         ],
     ),
+    // a relaxation that splits and, at every step, a reduction finished by
+    // the work-group that draws the last ticket, which does not: it runs
+    // unsplit where the relaxation left the grids
+    (
+        "residual",
+        &[
+            ("relax", Verdict::Splits),
+            ("change", Verdict::Whole("its returned value is used")),
+        ],
+    ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
     ("histogram", &[("histogram", Verdict::Splits)]),
