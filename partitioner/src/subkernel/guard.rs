@@ -571,6 +571,29 @@ impl<'a> Guarder<'a> {
         });
     }
 
+    /// [`Self::wrap_index`] for a subscript that is one macro's whole
+    /// expansion `e` (index `i`): `name[check(&(EXPANSION) - name)]`, the
+    /// expansion left as written (its own subscript only takes an address).
+    fn wrap_expansion(&mut self, e: &Expr, i: &Expr, access: Access, depth: u32) {
+        let c = self.check_call(access, None, group::Index::Expr(i));
+        let nm = self.name;
+        let (fh, ft) = c.fast_parts();
+        self.edits.push(Edit {
+            at: e.span.start as usize,
+            del: 0,
+            text: format!("{nm}[{}(&(", c.head),
+            order: depth,
+            fast: fh.map(|h| format!("{nm}[{h}(&(")),
+        });
+        self.edits.push(Edit {
+            at: e.span.end as usize,
+            del: 0,
+            text: format!(") - {nm}){}]", c.tail),
+            order: 1000 - depth,
+            fast: ft.map(|t| format!(") - {nm}){t}]")),
+        });
+    }
+
     fn stmts(&mut self, body: &'a [Stmt], depth: u32) {
         let known = self.conds.len();
         for s in body {

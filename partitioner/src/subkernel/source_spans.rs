@@ -192,3 +192,155 @@ pub(super) fn body_open_brace(src: &str, k: &Function) -> Option<usize> {
 pub(super) fn span_inside(inner: &Span, outer: &Span) -> bool {
     inner.start >= outer.start && inner.end <= outer.end
 }
+
+/// Whether the text of `span` is one expansion of a macro defined in `src`
+/// whose whole body is a subscript of `name` (`#define SCORE(i, j)
+/// score[(i) * cols + (j)]`, or an object-like `#define AT score[k]`),
+/// its arguments not mentioning `name`: then `&(EXPANSION) - name` is the
+/// subscript's index, and the expansion site can be guarded as a
+/// subscript of its own. A macro defined more than once (under
+/// conditionals), outside `src` (a header, a `-D` option) or whose body is
+/// more than the subscript is not.
+pub(super) fn macro_subscript(src: &str, span: &Span, name: &str) -> bool {
+    let Some(text) = src.get(span.start as usize..span.end as usize) else {
+        return false;
+    };
+    let ident_end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    let (macro_name, args) = text.split_at(ident_end);
+    let args = args.trim();
+    if macro_name.is_empty()
+        || macro_name.starts_with(|c: char| c.is_ascii_digit())
+        || !(args.is_empty() || args.starts_with('(') && closes_at_end(args, '(', ')'))
+        || mentions_word(args, name)
+    {
+        return false;
+    }
+    let mut bodies = defines(src, macro_name);
+    let Some(body) = bodies.next() else {
+        return false;
+    };
+    if bodies.next().is_some() {
+        return false;
+    }
+    // `NAME(params) body` for a function-like macro, `NAME body` otherwise
+    let body = match (args.is_empty(), body.strip_prefix('(')) {
+        (false, Some(rest)) => match rest.find(')') {
+            Some(close) => &rest[close + 1..],
+            None => return false,
+        },
+        (true, None) => body,
+        _ => return false,
+    };
+    let mut body = body.trim();
+    while body.starts_with('(') && closes_at_end(body, '(', ')') {
+        body = body[1..body.len() - 1].trim();
+    }
+    match body.strip_prefix(name).map(str::trim_start) {
+        Some(rest) => rest.starts_with('[') && closes_at_end(rest, '[', ']'),
+        None => false,
+    }
+}
+
+/// Whether the bracket `open` at the start of `text` is closed by the
+/// last character of `text`.
+fn closes_at_end(text: &str, open: char, close: char) -> bool {
+    let mut depth = 0i32;
+    for (at, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return at + c.len_utf8() == text.len();
+            }
+        }
+    }
+    false
+}
+
+/// Whether `text` mentions the identifier `name` as a whole word.
+fn mentions_word(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices(name).any(|(at, _)| {
+        (at == 0 || !word(b[at - 1])) && b.get(at + name.len()).is_none_or(|&c| !word(c))
+    })
+}
+
+/// The texts after `#define NAME` of each definition of macro `name` in
+/// `src` (continuation lines joined), starting at the parameter list's `(`
+/// or after the blank that ends the name.
+fn defines<'s>(src: &'s str, name: &'s str) -> impl Iterator<Item = &'s str> + 's {
+    let mut lines = src.lines().peekable();
+    std::iter::from_fn(move || {
+        for line in lines.by_ref() {
+            let t = line.trim_start();
+            let Some(rest) = t.strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("define") else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let Some(after) = rest.strip_prefix(name) else {
+                continue;
+            };
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            // (a body continued on the next lines is not followed: such a
+            // macro is not guarded)
+            if line.trim_end().ends_with('\\') {
+                return Some("");
+            }
+            return Some(after);
+        }
+        None
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(src: &str, site: &str, name: &str) -> bool {
+        let start = src.rfind(site).expect("the site is in the source") as u32;
+        let span = Span {
+            line: 0,
+            col: 0,
+            start,
+            end: start + site.len() as u32,
+        };
+        macro_subscript(src, &span, name)
+    }
+
+    #[test]
+    fn a_macro_whose_body_is_the_subscript_is_guarded_at_its_site() {
+        let src = "#define SCORE(i, j) score[(i) * n + (j)]\n#define C (score[k])\nx = SCORE(a - 1, b) + C;";
+        assert!(at(src, "SCORE(a - 1, b)", "score"));
+        assert!(at(src, "C", "score"));
+        // another buffer's name, or the buffer in the arguments
+        assert!(!at(src, "SCORE(a - 1, b)", "other"));
+        let src2 = "#define SCORE(i, j) score[(i) * n + (j)]\nx = SCORE(score[0], b);";
+        assert!(!at(src2, "SCORE(score[0], b)", "score"));
+    }
+
+    #[test]
+    fn a_macro_that_is_more_than_the_subscript_is_not() {
+        for src in [
+            // more than the subscript
+            "#define GET(i) (1 + score[i])\nx = GET(k);",
+            "#define GET(i) score[i] + score[0]\nx = GET(k);",
+            // defined twice (under conditionals)
+            "#ifdef A\n#define GET(i) score[i]\n#else\n#define GET(i) score[i + 1]\n#endif\nx = GET(k);",
+            // continued on the next line
+            "#define GET(i) \\\n score[i]\nx = GET(k);",
+        ] {
+            assert!(!at(src, "GET(k)", "score"), "{src}");
+        }
+        // defined elsewhere (a header, a -D option)
+        assert!(!at("x = GET(k);", "GET(k)", "score"));
+    }
+}

@@ -8,7 +8,7 @@ use coarsen::ir::*;
 use super::{Access, Guarder};
 use crate::subkernel::edit::Edit;
 use crate::subkernel::group;
-use crate::subkernel::source_spans::apart;
+use crate::subkernel::source_spans::{apart, macro_subscript};
 
 impl<'a> Guarder<'a> {
     /// Visits `e`, an expression used as `access` (an lvalue context for
@@ -22,6 +22,18 @@ impl<'a> Guarder<'a> {
                 if let Some(view) = self.view_use(b) {
                     self.view_access(e, view, i, access, depth);
                 } else if let Some(v) = self.param_use(b) {
+                    // the whole subscript is one macro's expansion
+                    // (`#define SCORE(i, j) score[...]`): guarded at the
+                    // expansion site, its address giving the index
+                    if b.span == e.span
+                        && i.span == e.span
+                        && matches!(&b.kind, ExprKind::Var(_))
+                        && macro_subscript(self.src, &e.span, self.name)
+                    {
+                        self.handled.push((v.span.start, v.span.end));
+                        self.wrap_expansion(e, i, access, depth);
+                        return;
+                    }
                     if self.text(&v.span).map(str::trim) != Some(self.name)
                         || self.text(&i.span).is_none()
                         || !apart(&b.span, &i.span)
