@@ -129,8 +129,8 @@ pub const PROGRAMS: &[Program] = &[
         quick_args: &["256", "20"],
         compute_bound: false,
     },
-    // a kernel the guard cannot check (a subscript macro): it stays on the
-    // application's device and nothing may move
+    // an anti-diagonal at each launch, every access through a subscript
+    // macro (the guard checks each expansion at its site)
     Program {
         name: "wavefront",
         args: &["2048", "500"],
