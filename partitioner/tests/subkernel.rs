@@ -930,13 +930,29 @@ __kernel void k(__global const float *a, __global float *b, int n) {
         "{}",
         s.source
     );
-    // two buffers passed as pointers still are not
+    // two buffers passed as pointers: one clone guards both (each with
+    // its window), the call renamed once with both windows' arguments
     let p = parse(
         "void cp(__global float *b, __global const float *a, int i) { b[i] = a[i]; }
 __kernel void k(__global const float *a, __global float *b) {
     cp(b, a, get_global_id(0));
+    cp(b, a, get_global_id(0) + 1);
 }",
     );
     let s = rewrite(&p, "k", &[0, 1]).unwrap();
-    assert_eq!(s.unguarded.len(), 2, "{:?}", s.unguarded);
+    reparse(&s.source);
+    assert!(s.unguarded.is_empty(), "{:?}", s.unguarded);
+    assert_eq!(
+        s.source.matches("void cp__clpart_a_b(").count(),
+        1,
+        "one clone for both calls: {}",
+        s.source
+    );
+    assert!(
+        s.source
+            .contains("cp__clpart_a_b(b, a, get_global_id(0), __clpart_base_a")
+            && s.source.contains("__clpart_len_b, &__clpart_bad)"),
+        "{}",
+        s.source
+    );
 }

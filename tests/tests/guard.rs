@@ -128,6 +128,47 @@ fn the_guard_checks_subscripts_written_through_macros() {
     assert_eq!(got.buffer("grid"), want.buffer("grid"));
 }
 
+/// A helper taking two buffers (as particle filters and alignment codes
+/// write them): one clone guards both, each access with its buffer's
+/// window.
+const SHARED_HELPER: &str =
+    "static void blend(__global const float *src, __global float *dst, int i, int w) {
+    dst[i] = 0.5f * src[i] + 0.25f * (src[i - 1] + src[i + 1]) + (i % w == 0 ? dst[i] : 0.0f);
+}
+__kernel void smooth2(__global const float *in, __global float *out, int w) {
+    int i = get_global_id(0) + 1;
+    blend(in, out, i, w);
+}";
+
+#[test]
+fn the_guard_checks_a_helper_taking_several_buffers() {
+    let rt = runtime();
+    let mut p = plan(&rt, "smooth2", SHARED_HELPER, &[1024], &[64], &[("w", 32)]);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(&[1024], &[64]).unwrap();
+    let pristine = args(&p, &["in=rand:1026:1", "out=rand:1026:2", "w=32"]);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+    for short in ["in", "out"] {
+        let opts = LaunchOptions {
+            test_underapproximate: Some(short.into()),
+            ..Default::default()
+        };
+        let mut got = pristine.clone();
+        let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+        assert!(
+            r.guard_fired && !r.split,
+            "{short}: the guard must fire: {r}"
+        );
+        assert_eq!(got.buffer("out"), want.buffer("out"), "{short}");
+    }
+}
+
 const SCRATCH: &str =
     "__kernel void scratch(__global const float *in, __global float *out, __local float *tmp) {
     int l = get_local_id(0);

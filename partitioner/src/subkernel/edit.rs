@@ -19,6 +19,7 @@ pub(super) fn apply(src: &str, edits: &[Edit], fast: bool) -> String {
     out
 }
 
+#[derive(Clone)]
 pub(super) struct Edit {
     pub(super) at: usize,
     pub(super) del: usize,

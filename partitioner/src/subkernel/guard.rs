@@ -5,6 +5,8 @@
 mod expr;
 mod helper;
 
+pub(super) use helper::{shared_clones, SharedCall};
+
 use std::cell::RefCell;
 
 use coarsen::ir::*;
@@ -42,6 +44,9 @@ pub(super) struct Guarder<'a> {
     pub(super) buffers: &'a [String],
     /// Guarded clones of helpers (name, text).
     pub(super) clones: Vec<(String, String)>,
+    /// Calls of helpers that take other buffers too: what this buffer's
+    /// guard adds to their shared clones.
+    pub(super) shared: Vec<helper::SharedCall>,
     /// The parameter's element type spelling (implicit pointer conversions
     /// to the same element type are looked through).
     pub(super) pointee: Option<String>,

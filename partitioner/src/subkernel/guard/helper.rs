@@ -46,11 +46,8 @@ impl<'a> Guarder<'a> {
             }
             any
         });
-        if positions.len() != 1 || others {
-            return self.fail(
-                e,
-                &format!("passed to helper '{f}' together with other buffers"),
-            );
+        if positions.len() != 1 {
+            return self.fail(e, &format!("passed to helper '{f}' twice"));
         }
         let pos = positions[0];
         let Some(hp) = helper.params.get(pos) else {
@@ -71,6 +68,7 @@ impl<'a> Guarder<'a> {
             );
         }
         let mut nested = Guarder {
+            shared: Vec::new(),
             boxes: self.boxes.clone(),
             name: &hp.name,
             tag: self.tag,
@@ -102,22 +100,54 @@ impl<'a> Guarder<'a> {
         }
         self.align = lcm(self.align, nested.align);
         self.viewed |= nested.viewed;
+        let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
+            box_args(self.tag, b, 0)
+                .iter()
+                .map(|(n, _)| format!(", long {n}"))
+                .collect()
+        });
+        let t = self.tag;
+        let window_args = format!(
+            ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}"
+        );
+        let box_call = self.boxes.as_ref().map_or(String::new(), |b| {
+            box_args(t, b, 0)
+                .iter()
+                .map(|(n, _)| format!(", {n}"))
+                .collect()
+        });
+        if others {
+            // other buffers passed too: one clone guards them all, made
+            // once every buffer's guard is known ([`shared_clones`])
+            if clone_text(self.src, helper, f, "", nested.edits.clone()).is_none() {
+                return self.fail(
+                    e,
+                    &format!("passed to helper '{f}', whose definition cannot be copied"),
+                );
+            }
+            self.shared.push(SharedCall {
+                call: (e.span.start as usize, e.span.end as usize),
+                helper: f.to_string(),
+                tag: t.to_string(),
+                edits: nested.edits,
+                params: format!("{}{box_params}", window_params(t)),
+                args: format!("{window_args}{box_call}"),
+            });
+            self.handled.push((p.span.start, p.span.end));
+            for (i, a) in args.iter().enumerate() {
+                if i != pos {
+                    self.expr(a, Access::Read, depth + 1);
+                }
+            }
+            return;
+        }
         let clone_name = format!("{f}__clpart_{}", self.tag);
         if !self.clones.iter().any(|(n, _)| n == &clone_name) {
-            let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
-                box_args(self.tag, b, 0)
-                    .iter()
-                    .map(|(n, _)| format!(", long {n}"))
-                    .collect()
-            });
-            let Some(text) = clone_text(
-                self.src,
-                helper,
-                &clone_name,
-                self.tag,
-                &box_params,
-                nested.edits,
-            ) else {
+            let extra = format!(
+                "{}, ulong *__clpart_badp{box_params}",
+                window_params(self.tag)
+            );
+            let Some(text) = clone_text(self.src, helper, &clone_name, &extra, nested.edits) else {
                 return self.fail(
                     e,
                     &format!("passed to helper '{f}', whose definition cannot be copied"),
@@ -126,7 +156,6 @@ impl<'a> Guarder<'a> {
             self.clones.push((clone_name.clone(), text));
         }
         self.handled.push((p.span.start, p.span.end));
-        let t = self.tag;
         self.edits.push(Edit {
             at: e.span.start as usize,
             del: f.len(),
@@ -137,10 +166,7 @@ impl<'a> Guarder<'a> {
         self.edits.push(Edit {
             at: e.span.end as usize - 1,
             del: 0,
-            text: format!(
-                ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}, &__clpart_bad{}",
-                self.boxes.as_ref().map_or(String::new(), |b| box_args(t, b, 0).iter().map(|(n, _)| format!(", {n}")).collect())
-            ),
+            text: format!("{window_args}, &__clpart_bad{box_call}"),
             order: 1000 - depth,
             fast: None,
         });
@@ -152,15 +178,86 @@ impl<'a> Guarder<'a> {
     }
 }
 
+/// A call of a helper that takes the guarded buffer together with other
+/// buffers: what this buffer's guard adds to the one clone that guards
+/// them all ([`shared_clones`]).
+pub(in crate::subkernel) struct SharedCall {
+    /// The call's span (start, end) in the source.
+    pub(in crate::subkernel) call: (usize, usize),
+    pub(in crate::subkernel) helper: String,
+    /// The kernel parameter guarded.
+    pub(in crate::subkernel) tag: String,
+    /// Its accesses in the helper, guarded (absolute source positions).
+    pub(in crate::subkernel) edits: Vec<Edit>,
+    /// Its window's parameters of the clone, and their arguments at the call.
+    pub(in crate::subkernel) params: String,
+    pub(in crate::subkernel) args: String,
+}
+
+/// The clones and the call edits of the helper calls several guarded
+/// buffers share: per call, one clone of the helper (named after the
+/// buffers, made once per helper and set of buffers) whose accesses
+/// through each of them are guarded with that buffer's window, and the
+/// call renamed to it with every window's arguments appended. `program`
+/// holds the helpers; a clone that cannot be made is `Err` with the reason.
+pub(in crate::subkernel) fn shared_clones(
+    src: &str,
+    program: &Program,
+    mut shared: Vec<SharedCall>,
+) -> Result<(Vec<(String, String)>, Vec<Edit>), String> {
+    shared.sort_by(|a, b| a.call.cmp(&b.call).then(a.tag.cmp(&b.tag)));
+    let mut clones: Vec<(String, String)> = Vec::new();
+    let mut edits = Vec::new();
+    for call in shared.chunk_by(|a, b| a.call == b.call) {
+        let f = &call[0].helper;
+        let helper = program
+            .function(f)
+            .ok_or_else(|| format!("helper '{f}': not in the program"))?;
+        let tags: Vec<&str> = call.iter().map(|c| c.tag.as_str()).collect();
+        let name = format!("{f}__clpart_{}", tags.join("_"));
+        if !clones.iter().any(|(n, _)| n == &name) {
+            let params: String = call.iter().map(|c| c.params.as_str()).collect();
+            let extra = format!("{}, ulong *__clpart_badp", &params[2..]);
+            let nested: Vec<Edit> = call.iter().flat_map(|c| c.edits.iter().cloned()).collect();
+            let text = clone_text(src, helper, &name, &extra, nested)
+                .ok_or_else(|| format!("helper '{f}', whose definition cannot be copied"))?;
+            clones.push((name.clone(), text));
+        }
+        let (start, end) = call[0].call;
+        let args: String = call.iter().map(|c| c.args.as_str()).collect();
+        edits.push(Edit {
+            at: start,
+            del: f.len(),
+            text: name,
+            order: 0,
+            fast: None,
+        });
+        edits.push(Edit {
+            at: end - 1,
+            del: 0,
+            text: format!("{args}, &__clpart_bad"),
+            order: 1000,
+            fast: None,
+        });
+    }
+    Ok((clones, edits))
+}
+
+/// A clone's parameters of the window of kernel parameter `tag`.
+fn window_params(tag: &str) -> String {
+    format!(
+        ", long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}"
+    )
+}
+
 /// The text of helper `h` renamed to `name`, with `edits` (absolute source
-/// positions inside its span) applied and the guard's parameters for `tag`
+/// positions inside its span) applied and the guard's parameters `extra`
 /// appended.
 fn clone_text(
     src: &str,
     h: &Function,
     name: &str,
-    tag: &str,
-    box_params: &str,
+    extra: &str,
     mut edits: Vec<Edit>,
 ) -> Option<String> {
     let (start, end) = (h.span.start as usize, h.span.end as usize);
@@ -186,9 +283,7 @@ fn clone_text(
         order: 0,
         fast: None,
     });
-    let extra = format!(
-        "long __clpart_base_{tag}, long __clpart_rlo_{tag}, long __clpart_rhi_{tag}, long __clpart_wlo_{tag}, long __clpart_whi_{tag}, long __clpart_len_{tag}, ulong *__clpart_badp{box_params}"
-    );
+    let extra = extra.trim_start_matches(", ");
     let last = h.params.last()?;
     edits.push(Edit {
         at: last.span.end as usize,
