@@ -171,6 +171,13 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
             ("change", Verdict::Whole("its returned value is used")),
         ],
     ),
+    // Needleman-Wunsch by blocks of an anti-diagonal per launch, a helper
+    // taking the score matrix and the substitution scores together, local
+    // tiles through subscript macros, built with -DBS=16
+    (
+        "nw",
+        &[("nw_upper", Verdict::Splits), ("nw_lower", Verdict::Splits)],
+    ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
     ("histogram", &[("histogram", Verdict::Splits)]),
