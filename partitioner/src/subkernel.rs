@@ -586,7 +586,23 @@ pub fn rewrite_with_boxes(
             .then(b.order.cmp(&a.order))
     });
     let group = group.borrow();
-    let out = match versioned(src, k, &mut edits, &group) {
+    // Helper clones called in a kernel with barriers: only the checked
+    // copy. In two copies, each a region between barriers under the
+    // prologue's (uniform) branch, a call passing a private's address
+    // (the guard's accumulator) to a helper was miscompiled by PoCL 3.1:
+    // a blocked alignment kernel wrote wrong scores with no flag raised,
+    // and a reduced kernel crashed its compiler.
+    let barriers = contains_barrier(&k.body)
+        || program
+            .functions
+            .iter()
+            .any(|f| !f.is_kernel && contains_barrier(&f.body));
+    let versions = if barriers && !clones.is_empty() {
+        None
+    } else {
+        versioned(src, k, &mut edits, &group)
+    };
+    let out = match versions {
         Some(out) => out,
         None => apply(src, &edits, false),
     };
