@@ -870,29 +870,17 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
     let (mut a, mut b, mut c) = (kept("a"), kept("b"), kept("c"));
     let mut args = input.clone();
 
-    let r = launcher::launch_resident(
-        &mut split,
-        &nd,
-        &mut args,
-        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
-        &halves,
-        &opts,
-    )
-    .unwrap();
+    let mut launch = |plan: &mut Plan| {
+        let bufs = &mut [(0, &mut a), (1, &mut b), (2, &mut c)];
+        launcher::launch_resident(plan, &nd, &mut args, bufs, &halves, &opts).unwrap()
+    };
+    let r = launch(&mut split);
     assert!(r.split, "{r}");
     let mut expect = whole_reference(&rt, VADD, "vadd", &nd, &input);
 
     // each device holds half of every array: the kernel runs on the first,
     // sent the other halves (c's through the host)
-    let r = launcher::launch_resident(
-        &mut unsplit,
-        &nd,
-        &mut args,
-        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
-        &halves,
-        &opts,
-    )
-    .unwrap();
+    let r = launch(&mut unsplit);
     assert!(!r.split, "{r}");
     let ran: Vec<_> = r.devices.iter().filter(|d| d.work_groups > 0).collect();
     assert_eq!(ran.len(), 1, "{r}");
@@ -905,40 +893,16 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
     expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
 
     // again: the device holds everything, nothing moves
-    let r = launcher::launch_resident(
-        &mut unsplit,
-        &nd,
-        &mut args,
-        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
-        &halves,
-        &opts,
-    )
-    .unwrap();
+    let r = launch(&mut unsplit);
     assert!(!r.split, "{r}");
     assert_eq!(r.bytes_total, 0, "{r}");
     expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
 
     // split again: the other device fetches its half back
-    let r = launcher::launch_resident(
-        &mut split,
-        &nd,
-        &mut args,
-        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
-        &halves,
-        &opts,
-    )
-    .unwrap();
+    let r = launch(&mut split);
     assert!(r.split, "{r}");
     expect = whole_reference(&rt, VADD, "vadd", &nd, &expect);
-    let r = launcher::launch_resident(
-        &mut unsplit,
-        &nd,
-        &mut args,
-        &mut [(0, &mut a), (1, &mut b), (2, &mut c)],
-        &halves,
-        &opts,
-    )
-    .unwrap();
+    let r = launch(&mut unsplit);
     assert!(!r.split, "{r}");
     expect = whole_reference(&rt, ACC, "vadd", &nd, &expect);
     assert_eq!(c.read_all().unwrap(), expect.buffer("c").unwrap());
