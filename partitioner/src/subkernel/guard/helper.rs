@@ -204,9 +204,9 @@ pub(in crate::subkernel) fn shared_clones(
     src: &str,
     program: &Program,
     mut shared: Vec<SharedCall>,
-) -> Result<(Vec<(String, String)>, Vec<Edit>), String> {
+) -> Result<(Vec<HelperClone>, Vec<Edit>), String> {
     shared.sort_by(|a, b| a.call.cmp(&b.call).then(a.tag.cmp(&b.tag)));
-    let mut clones: Vec<(String, String)> = Vec::new();
+    let mut clones: Vec<HelperClone> = Vec::new();
     let mut edits = Vec::new();
     for call in shared.chunk_by(|a, b| a.call == b.call) {
         let f = &call[0].helper;
@@ -242,6 +242,9 @@ pub(in crate::subkernel) fn shared_clones(
     }
     Ok((clones, edits))
 }
+
+/// A helper's guarded clone: its name and text.
+pub(in crate::subkernel) type HelperClone = (String, String);
 
 /// A clone's parameters of the window of kernel parameter `tag`.
 fn window_params(tag: &str) -> String {
