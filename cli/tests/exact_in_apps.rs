@@ -178,6 +178,13 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
         "nw",
         &[("nw_upper", Verdict::Splits), ("nw_lower", Verdict::Splits)],
     ),
+    // a dynamic program over rows, `iteration` rows per launch in blocks
+    // with halos in local memory; its subscripts inside `MIN(prev[w],
+    // prev[tx])` (a macro's arguments) are not followed by the guard yet
+    (
+        "pathfinder",
+        &[("dynproc", Verdict::Whole("a subscript inside a macro expansion"))],
+    ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
     ("histogram", &[("histogram", Verdict::Splits)]),
