@@ -305,27 +305,7 @@ fn run_unsplit(
     if let (false, Ok(guarded)) = (options.unchecked, &plan.guard) {
         let guarded = guarded.clone();
         exec::cl_timed(|| plan.sub_kernel(device, false))?;
-        let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-        let windows: Vec<Window> = (0..args.infos().len() as u32)
-            .map(
-                |arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
-                    Some(a) => {
-                        let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
-                        Window {
-                            base: 0,
-                            read: (0, len),
-                            write: if a.writes { (0, len) } else { (0, 0) },
-                            extent: len,
-                            boxes: None,
-                        }
-                    }
-                    None => local_window(args, arg_index),
-                },
-            )
-            .collect();
-        let extras = plan.extra_values(nd, split_dim, 0, |i| {
-            windows.get(i as usize).unwrap_or(&NO_WINDOW)
-        });
+        let extras = whole_extras(plan, nd, args);
         let names = plan.extra_names();
         let dk = &plan.kernels[&device];
         let kernel = dk.sub.as_ref().expect("built above");
@@ -350,19 +330,7 @@ fn run_unsplit(
             Ok(r) => result = Some(r),
             Err(raised) => {
                 if let Some(&(ai, _)) = raised.iter().find(|(_, f)| f & 1 != 0) {
-                    let info = &args.infos()[ai as usize];
-                    let (what, len) = match args.value(ai) {
-                        Some(ArgValue::Local { bytes }) => {
-                            ("__local argument", bytes / info.elem_size.max(1) as u64)
-                        }
-                        _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
-                    };
-                    return Err(LaunchError::GuardOutOfBounds {
-                        kernel: plan.kernel.name.clone(),
-                        what,
-                        array: info.name.clone(),
-                        len,
-                    });
+                    return Err(out_of_bounds(plan, args, ai));
                 }
                 let names: Vec<&str> = raised
                     .iter()
@@ -406,8 +374,47 @@ fn run_unsplit(
             )?
         }
     };
-    let dk = &plan.kernels[&device];
-    Ok(RunReport {
+    let moved = Moved {
+        kernel_ms,
+        to,
+        from,
+        commands,
+    };
+    let footprint = Footprint {
+        whole_bytes,
+        exact,
+        notes,
+    };
+    Ok(one_device_report(
+        plan,
+        nd,
+        (device, slice),
+        reason,
+        moved,
+        footprint,
+        guard_caught,
+    ))
+}
+
+/// The report of a run of the whole NDRange on `device` (its work-groups
+/// `slice` along the split dimension): what it moved, the footprint's
+/// counts and notes, whether the guard caught a write.
+fn one_device_report(
+    plan: &Plan,
+    nd: &NdRange,
+    (device, slice): (usize, (u64, u64)),
+    reason: String,
+    moved: Moved,
+    footprint: Footprint,
+    guard_fired: bool,
+) -> RunReport {
+    let Moved {
+        kernel_ms,
+        to,
+        from,
+        commands,
+    } = moved;
+    RunReport {
         kernel: plan.kernel.name.clone(),
         ndrange: nd.clone(),
         split: false,
@@ -416,7 +423,7 @@ fn run_unsplit(
         reason: Some(reason),
         devices: vec![DeviceReport {
             index: device,
-            name: dk.ctx.info.name.clone(),
+            name: plan.kernels[&device].ctx.info.name.clone(),
             work_groups: nd.n_groups_total(),
             slice,
             bytes_to_device: to,
@@ -426,16 +433,61 @@ fn run_unsplit(
             busy_ms: 0.0,
         }],
         bytes_total: to + from,
-        bytes_whole_buffers: whole_bytes,
-        bytes_exact: exact,
+        bytes_whole_buffers: footprint.whole_bytes,
+        bytes_exact: footprint.exact,
         wall_ms: 0.0,
         host_us: 0.0,
         verified: None,
         mismatch: None,
-        notes,
-        guard_fired: guard_caught,
+        notes: footprint.notes,
+        guard_fired,
         assumption_failed: false,
+    }
+}
+
+/// The guarded subkernel's extra arguments for a run of the whole NDRange
+/// with whole buffers: every array's read window whole, its write window
+/// whole where the analysis says it is written.
+fn whole_extras(plan: &Plan, nd: &NdRange, args: &KernelArgs) -> Vec<ExtraValue> {
+    let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
+    let windows: Vec<Window> = (0..args.infos().len() as u32)
+        .map(
+            |arg_index| match plan.arrays.iter().find(|a| a.arg_index == arg_index) {
+                Some(a) => {
+                    let len = args.buffer_at(arg_index).map_or(0, |b| b.len()) as i64;
+                    Window {
+                        base: 0,
+                        read: (0, len),
+                        write: if a.writes { (0, len) } else { (0, 0) },
+                        extent: len,
+                        boxes: None,
+                    }
+                }
+                None => local_window(args, arg_index),
+            },
+        )
+        .collect();
+    plan.extra_values(nd, split_dim, 0, |i| {
+        windows.get(i as usize).unwrap_or(&NO_WINDOW)
     })
+}
+
+/// The error of a guarded run that caught an access past argument `ai`
+/// (a buffer or a `__local` argument too small for the kernel).
+fn out_of_bounds(plan: &Plan, args: &KernelArgs, ai: u32) -> LaunchError {
+    let info = &args.infos()[ai as usize];
+    let (what, len) = match args.value(ai) {
+        Some(ArgValue::Local { bytes }) => {
+            ("__local argument", bytes / info.elem_size.max(1) as u64)
+        }
+        _ => ("array", args.buffer_at(ai).map_or(0, |b| b.len())),
+    };
+    LaunchError::GuardOutOfBounds {
+        kernel: plan.kernel.name.clone(),
+        what,
+        array: info.name.clone(),
+        len,
+    }
 }
 
 /// [`run_unsplit`] over resident buffers. Buffers kept across launches
@@ -535,63 +587,27 @@ fn run_unsplit_in_place(
         .map(|b| b.as_bytes().len() as u64)
         .sum();
     check_cap(plan, device, needed, options)?;
-    let Footprint {
-        whole_bytes,
-        exact,
-        mut notes,
-    } = footprint;
+    let mut footprint = footprint;
     let mut gathered = Vec::new();
     let guarded = !options.unchecked && plan.guard.is_ok();
     let mut moved = in_place(plan, nd, args, res, device, guarded, options, &mut gathered)?;
     let guard_fired = moved.is_err();
     if let Err(names) = moved {
-        notes.push(format!(
+        footprint.notes.push(format!(
             "the run-time guard caught a write the analysis did not see (arguments {}); the original kernel re-ran on the same device",
             names.join(", ")
         ));
         moved = in_place(plan, nd, args, res, device, false, options, &mut gathered)?;
     }
-    let Ok(Moved {
-        kernel_ms,
-        to,
-        commands,
-        ..
-    }) = moved
-    else {
+    let Ok(moved) = moved else {
         unreachable!("no guard, no flags")
     };
-    notes.push(format!(
-        "ran unsplit on device {device}, over the buffers kept there: {to} bytes sent to it"
+    footprint.notes.push(format!(
+        "ran unsplit on device {device}, over the buffers kept there: {} bytes sent to it",
+        moved.to
     ));
-    let mut report = RunReport {
-        kernel: plan.kernel.name.clone(),
-        ndrange: nd.clone(),
-        split: false,
-        splittable: plan.kernel.splittable,
-        split_dim: plan.kernel.split_dim,
-        reason: Some(reason),
-        devices: vec![DeviceReport {
-            index: device,
-            name: plan.kernels[&device].ctx.info.name.clone(),
-            work_groups: nd.n_groups_total(),
-            slice,
-            bytes_to_device: to,
-            bytes_from_device: 0,
-            commands,
-            kernel_ms,
-            busy_ms: 0.0,
-        }],
-        bytes_total: to,
-        bytes_whole_buffers: whole_bytes,
-        bytes_exact: exact,
-        wall_ms: 0.0,
-        host_us: 0.0,
-        verified: None,
-        mismatch: None,
-        notes,
-        guard_fired,
-        assumption_failed: false,
-    };
+    let slot = (device, slice);
+    let mut report = one_device_report(plan, nd, slot, reason, moved, footprint, guard_fired);
     add_gathered(&mut report, &gathered);
     Ok(report)
 }
@@ -652,25 +668,7 @@ fn in_place(
     }
     // With the guard: the windows, and copies of what only the device
     // holds of the arrays it writes.
-    let split_dim = plan.kernel.split_dim.unwrap_or(0).min(nd.work_dim() - 1);
-    let windows: Vec<Window> = (0..infos.len())
-        .map(|i| match args.buffer_at(i as u32) {
-            Some(b) if plan.arrays.iter().any(|a| a.arg_index == i as u32) => {
-                let len = b.len() as i64;
-                Window {
-                    base: 0,
-                    read: (0, len),
-                    write: if writes(i) { (0, len) } else { (0, 0) },
-                    extent: len,
-                    boxes: None,
-                }
-            }
-            _ => local_window(args, i as u32),
-        })
-        .collect();
-    let extras = plan.extra_values(nd, split_dim, 0, |i| {
-        windows.get(i as usize).unwrap_or(&NO_WINDOW)
-    });
+    let extras = whole_extras(plan, nd, args);
     let mut backups: Vec<(usize, Runs, Buffer<u8>)> = Vec::new();
     if guarded {
         for (i, info) in infos.iter().enumerate() {
@@ -779,19 +777,7 @@ fn in_place(
                 r.coh.invalidate(Holder::Device(device), &all);
             }
         }
-        let info = &infos[ai as usize];
-        let (what, len) = match args.value(ai) {
-            Some(ArgValue::Local { bytes }) => {
-                ("__local argument", bytes / info.elem_size.max(1) as u64)
-            }
-            _ => ("array", len_of(args, ai as usize)),
-        };
-        return Err(LaunchError::GuardOutOfBounds {
-            kernel: plan.kernel.name.clone(),
-            what,
-            array: info.name.clone(),
-            len,
-        });
+        return Err(out_of_bounds(plan, args, ai));
     }
     if !raised.is_empty() {
         // the written arrays back as they were where only the device held
@@ -825,20 +811,23 @@ fn in_place(
             .collect();
         return Ok(Err(names));
     }
-    if let (Some(fb), true) = (flag_buf, guarded) {
+    if let Some(fb) = flag_buf {
         exec::give_zero_flags(&ctx, fb);
     }
-    // What it wrote: what the analysis says where the guard checked it,
-    // every `__global` buffer where nothing did (unless unchecked).
+    // What it wrote: what the analysis says where the guard checked it
+    // (an array it does not list was never touched), what it says or any
+    // buffer it does not list where the launch is unchecked, every
+    // `__global` buffer where nothing checked.
     for (i, info) in infos.iter().enumerate() {
         let Some(r) = res[i].as_deref_mut() else {
             continue;
         };
+        let listed = plan.arrays.iter().any(|a| a.arg_index == i as u32);
         let written = info.kind == ArgKind::GlobalBuffer
-            && if guarded || options.unchecked {
-                writes(i) || !plan.arrays.iter().any(|a| a.arg_index == i as u32) && !guarded
-            } else {
-                true
+            && match (guarded, options.unchecked) {
+                (true, _) => writes(i),
+                (false, true) => writes(i) || !listed,
+                (false, false) => true,
             };
         if written {
             let all = Runs::interval(0, len_of(args, i) as i64 - 1);
