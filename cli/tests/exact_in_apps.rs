@@ -183,7 +183,10 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
     // prev[tx])` (a macro's arguments) are not followed by the guard yet
     (
         "pathfinder",
-        &[("dynproc", Verdict::Whole("a subscript inside a macro expansion"))],
+        &[(
+            "dynproc",
+            Verdict::Whole("a subscript inside a macro expansion"),
+        )],
     ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
