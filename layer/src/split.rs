@@ -150,8 +150,8 @@ pub(crate) unsafe fn try_split(launch: &Launch) -> Outcome {
         // clpart holds more of its buffers newer than the application
         // does: the layer decides again (the launch may run where they are)
         if u.until_stale {
-            let handles: Vec<usize> = k.args.iter().flatten().filter_map(RawArg::handle).collect();
-            if resident::unsplit_where_kept(s, &handles) {
+            let buffers = k.buffers();
+            if resident::unsplit_where_kept(s, &buffers) {
                 if let Some(k) = s.kernels.get_mut(&(launch.kernel as usize)) {
                     k.unsplit = None;
                 }
@@ -302,12 +302,7 @@ fn split_with(
     // through would move them back (and the next split one again), so it
     // waits for its analysis in progress instead, as long as twice those
     // syncs would take (an analysis may take seconds, 1 MiB moves in 1 ms)
-    let handles: Vec<usize> = rec
-        .args
-        .iter()
-        .flatten()
-        .filter_map(RawArg::handle)
-        .collect();
+    let handles = rec.buffers();
     let (stale_bytes, where_kept) = state::with(|s| {
         let kept = resident::unsplit_where_kept(s, &handles);
         (resident::stale_bytes(s, &handles), kept)

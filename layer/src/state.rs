@@ -107,6 +107,17 @@ pub(crate) struct KernelRec {
     refs: u32,
 }
 
+impl KernelRec {
+    /// The buffers its arguments are set to (each as often as it is set).
+    pub(crate) fn buffers(&self) -> Vec<usize> {
+        self.args
+            .iter()
+            .flatten()
+            .filter_map(RawArg::handle)
+            .collect()
+    }
+}
+
 /// A launch size at which a kernel's verdict is unsplit whatever its
 /// scalar arguments, as the application gives it (the verdict depends on
 /// nothing else the application can change: source, name and build
