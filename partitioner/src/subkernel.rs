@@ -82,7 +82,7 @@ use ranges_format::{ExtraArg, ExtraArgMeaning, Subkernel};
 use boxes::{box_args, extent_names, BoxSpec};
 use declarations::{param_c_type, pointee_name, pointee_size, shadowing};
 use edit::{apply, Edit};
-use guard::{shared_clones, Guarder, SharedCall};
+use guard::{helper_clones, Guarder, HelperCall};
 use guard_header::{box_header, BOX_BIN, GUARD_HEADER, VIEW_FNS};
 use rebase::rebase_uses;
 use source_spans::{
@@ -104,8 +104,8 @@ pub enum SubkernelError {
     },
     #[error("kernel '{0}' not found")]
     NoKernel(String),
-    /// A helper taking several guarded buffers whose guarded clone cannot
-    /// be made (each buffer's part could).
+    /// A helper taking guarded buffers whose guarded clone cannot be made
+    /// (each buffer's part could).
     #[error("the run-time guard's clone of {0}")]
     HelperClone(String),
     #[error("kernel '{0}': the braces of its body are not in the source (a macro), so the run-time guard cannot be placed")]
@@ -233,8 +233,7 @@ pub fn rewrite_with_boxes(
         })
         .map(|p| p.name.clone())
         .collect();
-    let mut clones: Vec<(String, String)> = Vec::new();
-    let mut shared: Vec<SharedCall> = Vec::new();
+    let mut helper_calls: Vec<HelperCall> = Vec::new();
     // Builtins used through macros are rewritten by `#define`s (below).
     let macro_use = REWRITTEN.iter().any(|w| uses_in_macro(&k.body, *w, src));
     let group = RefCell::new(group::GroupCheck::new(k, macro_use, specialized));
@@ -266,13 +265,12 @@ pub fn rewrite_with_boxes(
                 }),
         };
         let mut g = Guarder {
-            shared: Vec::new(),
+            helper_calls: Vec::new(),
             boxes: boxes.clone(),
             name: &p.name,
             tag: &p.name,
             program: Some(program),
             buffers: &buffer_names,
-            clones: Vec::new(),
             pointee: pointee_name(&p.ty),
             elem_size: pointee_size(&p.ty),
             views: Vec::new(),
@@ -292,8 +290,7 @@ pub fn rewrite_with_boxes(
             None => {
                 guarded.push(idx);
                 guard_edits.append(&mut g.edits);
-                clones.append(&mut g.clones);
-                shared.append(&mut g.shared);
+                helper_calls.append(&mut g.helper_calls);
                 if g.align > 1 {
                     aligned.push((idx, g.align));
                 }
@@ -337,15 +334,11 @@ pub fn rewrite_with_boxes(
         }
     }
     edits.append(&mut guard_edits);
-    // helpers taking several guarded buffers: one clone per call guards
-    // them all
-    match shared_clones(src, program, shared) {
-        Ok((mut made, mut calls)) => {
-            clones.append(&mut made);
-            edits.append(&mut calls);
-        }
-        Err(why) => return Err(SubkernelError::HelperClone(why)),
-    }
+    // helpers taking guarded buffers: one clone per helper and set of
+    // buffers guards them all
+    let (clones, mut calls) =
+        helper_clones(src, program, helper_calls).map_err(SubkernelError::HelperClone)?;
+    edits.append(&mut calls);
     if !clones.is_empty() {
         let text: String = clones.iter().map(|(_, t)| format!("{t}\n\n")).collect();
         edits.push(Edit {

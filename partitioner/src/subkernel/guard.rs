@@ -5,7 +5,7 @@
 mod expr;
 mod helper;
 
-pub(super) use helper::{shared_clones, SharedCall};
+pub(super) use helper::{helper_clones, HelperCall};
 
 use std::cell::RefCell;
 
@@ -42,11 +42,9 @@ pub(super) struct Guarder<'a> {
     pub(super) program: Option<&'a Program>,
     /// Every buffer parameter of the kernel.
     pub(super) buffers: &'a [String],
-    /// Guarded clones of helpers (name, text).
-    pub(super) clones: Vec<(String, String)>,
-    /// Calls of helpers that take other buffers too: what this buffer's
-    /// guard adds to their shared clones.
-    pub(super) shared: Vec<helper::SharedCall>,
+    /// Calls of helpers taking the buffer: what this buffer's guard adds
+    /// to their clones.
+    pub(super) helper_calls: Vec<helper::HelperCall>,
     /// The parameter's element type spelling (implicit pointer conversions
     /// to the same element type are looked through).
     pub(super) pointee: Option<String>,

@@ -1,6 +1,7 @@
-//! Helpers taking a guarded buffer ([`Guarder::helper_call`]): the call
-//! goes to a clone of the helper ([`clone_text`]) whose accesses through
-//! that parameter are guarded with the kernel parameter's window.
+//! Helpers taking guarded buffers ([`Guarder::helper_call`]): the call
+//! goes to a clone of the helper ([`helper_clones`], [`clone_text`]) whose
+//! accesses through each such parameter are guarded with its kernel
+//! parameter's window.
 
 use coarsen::ir::*;
 
@@ -34,18 +35,6 @@ impl<'a> Guarder<'a> {
         let positions: Vec<usize> = (0..args.len())
             .filter(|&i| self.param_use(&args[i]).is_some())
             .collect();
-        // another buffer passed as a pointer (a value read from one, `b[i]`,
-        // is an access its own guard checks)
-        let others = args.iter().enumerate().any(|(i, a)| {
-            let mut any = false;
-            if !positions.contains(&i) && matches!(a.ty, Type::Pointer { .. } | Type::Array { .. })
-            {
-                visit_expr(a, &mut |x| {
-                    any |= matches!(&x.kind, ExprKind::Var(m) if self.buffers.contains(m))
-                });
-            }
-            any
-        });
         if positions.len() != 1 {
             return self.fail(e, &format!("passed to helper '{f}' twice"));
         }
@@ -68,13 +57,12 @@ impl<'a> Guarder<'a> {
             );
         }
         let mut nested = Guarder {
-            shared: Vec::new(),
+            helper_calls: Vec::new(),
             boxes: self.boxes.clone(),
             name: &hp.name,
             tag: self.tag,
             program: None,
             buffers: self.buffers,
-            clones: Vec::new(),
             pointee: pointee_name(&hp.ty),
             elem_size: pointee_size(&hp.ty),
             views: Vec::new(),
@@ -100,76 +88,40 @@ impl<'a> Guarder<'a> {
         }
         self.align = lcm(self.align, nested.align);
         self.viewed |= nested.viewed;
-        let box_params = self.boxes.as_ref().map_or(String::new(), |b| {
-            box_args(self.tag, b, 0)
+        let t = self.tag;
+        let box_params: String = self.boxes.as_ref().map_or(String::new(), |b| {
+            box_args(t, b, 0)
                 .iter()
                 .map(|(n, _)| format!(", long {n}"))
                 .collect()
         });
-        let t = self.tag;
-        let window_args = format!(
-            ", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}"
-        );
-        let box_call = self.boxes.as_ref().map_or(String::new(), |b| {
+        let box_call: String = self.boxes.as_ref().map_or(String::new(), |b| {
             box_args(t, b, 0)
                 .iter()
                 .map(|(n, _)| format!(", {n}"))
                 .collect()
         });
-        if others {
-            // other buffers passed too: one clone guards them all, made
-            // once every buffer's guard is known ([`shared_clones`])
-            if clone_text(self.src, helper, f, "", nested.edits.clone()).is_none() {
-                return self.fail(
-                    e,
-                    &format!("passed to helper '{f}', whose definition cannot be copied"),
-                );
-            }
-            self.shared.push(SharedCall {
-                call: (e.span.start as usize, e.span.end as usize),
-                helper: f.to_string(),
-                tag: t.to_string(),
-                edits: nested.edits,
-                params: format!("{}{box_params}", window_params(t)),
-                args: format!("{window_args}{box_call}"),
-            });
-            self.handled.push((p.span.start, p.span.end));
-            for (i, a) in args.iter().enumerate() {
-                if i != pos {
-                    self.expr(a, Access::Read, depth + 1);
-                }
-            }
-            return;
-        }
-        let clone_name = format!("{f}__clpart_{}", self.tag);
-        if !self.clones.iter().any(|(n, _)| n == &clone_name) {
-            let extra = format!(
-                "{}, ulong *__clpart_badp{box_params}",
-                window_params(self.tag)
+        if clone_text(self.src, helper, f, "", nested.edits.clone()).is_none() {
+            return self.fail(
+                e,
+                &format!("passed to helper '{f}', whose definition cannot be copied"),
             );
-            let Some(text) = clone_text(self.src, helper, &clone_name, &extra, nested.edits) else {
-                return self.fail(
-                    e,
-                    &format!("passed to helper '{f}', whose definition cannot be copied"),
-                );
-            };
-            self.clones.push((clone_name.clone(), text));
         }
+        // the clone is made once every buffer's guard is known: one per
+        // helper and set of buffers passed to it ([`helper_clones`])
+        self.helper_calls.push(HelperCall {
+            call: (e.span.start as usize, e.span.end as usize),
+            depth,
+            helper: f.to_string(),
+            tag: t.to_string(),
+            edits: nested.edits,
+            params: (window_params(t), box_params),
+            args: (
+                format!(", __clpart_base_{t}, __clpart_rlo_{t}, __clpart_rhi_{t}, __clpart_wlo_{t}, __clpart_whi_{t}, __clpart_len_{t}"),
+                box_call,
+            ),
+        });
         self.handled.push((p.span.start, p.span.end));
-        self.edits.push(Edit {
-            at: e.span.start as usize,
-            del: f.len(),
-            text: clone_name,
-            order: depth,
-            fast: None,
-        });
-        self.edits.push(Edit {
-            at: e.span.end as usize - 1,
-            del: 0,
-            text: format!("{window_args}, &__clpart_bad{box_call}"),
-            order: 1000 - depth,
-            fast: None,
-        });
         for (i, a) in args.iter().enumerate() {
             if i != pos {
                 self.expr(a, Access::Read, depth + 1);
@@ -178,37 +130,41 @@ impl<'a> Guarder<'a> {
     }
 }
 
-/// A call of a helper that takes the guarded buffer together with other
-/// buffers: what this buffer's guard adds to the one clone that guards
-/// them all ([`shared_clones`]).
-pub(in crate::subkernel) struct SharedCall {
+/// A call of a helper that takes the guarded buffer (with other buffers
+/// or not): what this buffer's guard adds to the one clone that guards
+/// them all ([`helper_clones`]).
+pub(in crate::subkernel) struct HelperCall {
     /// The call's span (start, end) in the source.
     pub(in crate::subkernel) call: (usize, usize),
+    /// Its nesting depth in the walk (orders its edits among others at
+    /// the same position).
+    pub(in crate::subkernel) depth: u32,
     pub(in crate::subkernel) helper: String,
     /// The kernel parameter guarded.
     pub(in crate::subkernel) tag: String,
     /// Its accesses in the helper, guarded (absolute source positions).
     pub(in crate::subkernel) edits: Vec<Edit>,
-    /// Its window's parameters of the clone, and their arguments at the call.
-    pub(in crate::subkernel) params: String,
-    pub(in crate::subkernel) args: String,
+    /// Its window's and its boxes' parameters of the clone, and their
+    /// arguments at the call.
+    pub(in crate::subkernel) params: (String, String),
+    pub(in crate::subkernel) args: (String, String),
 }
 
-/// The clones and the call edits of the helper calls several guarded
-/// buffers share: per call, one clone of the helper (named after the
-/// buffers, made once per helper and set of buffers) whose accesses
-/// through each of them are guarded with that buffer's window, and the
-/// call renamed to it with every window's arguments appended. `program`
-/// holds the helpers; a clone that cannot be made is `Err` with the reason.
-pub(in crate::subkernel) fn shared_clones(
+/// The clones and the call edits of the helper calls taking guarded
+/// buffers: per call, one clone of the helper (named after the buffers,
+/// made once per helper and set of buffers) whose accesses through each
+/// of them are guarded with that buffer's window, and the call renamed to
+/// it with every window's arguments appended. `program` holds the
+/// helpers; a clone that cannot be made is `Err` with the reason.
+pub(in crate::subkernel) fn helper_clones(
     src: &str,
     program: &Program,
-    mut shared: Vec<SharedCall>,
+    mut calls: Vec<HelperCall>,
 ) -> Result<(Vec<HelperClone>, Vec<Edit>), String> {
-    shared.sort_by(|a, b| a.call.cmp(&b.call).then(a.tag.cmp(&b.tag)));
+    calls.sort_by(|a, b| a.call.cmp(&b.call).then(a.tag.cmp(&b.tag)));
     let mut clones: Vec<HelperClone> = Vec::new();
     let mut edits = Vec::new();
-    for call in shared.chunk_by(|a, b| a.call == b.call) {
+    for call in calls.chunk_by(|a, b| a.call == b.call) {
         let f = &call[0].helper;
         let helper = program
             .function(f)
@@ -216,31 +172,44 @@ pub(in crate::subkernel) fn shared_clones(
         let tags: Vec<&str> = call.iter().map(|c| c.tag.as_str()).collect();
         let name = format!("{f}__clpart_{}", tags.join("_"));
         if !clones.iter().any(|(n, _)| n == &name) {
-            let params: String = call.iter().map(|c| c.params.as_str()).collect();
-            let extra = format!("{}, ulong *__clpart_badp", &params[2..]);
+            let params = extras(call, |c| &c.params, ", ulong *__clpart_badp");
+            let extra = &params[2..];
             let nested: Vec<Edit> = call.iter().flat_map(|c| c.edits.iter().cloned()).collect();
-            let text = clone_text(src, helper, &name, &extra, nested)
+            let text = clone_text(src, helper, &name, extra, nested)
                 .ok_or_else(|| format!("helper '{f}', whose definition cannot be copied"))?;
             clones.push((name.clone(), text));
         }
-        let (start, end) = call[0].call;
-        let args: String = call.iter().map(|c| c.args.as_str()).collect();
+        let ((start, end), depth) = (call[0].call, call[0].depth);
+        let args = extras(call, |c| &c.args, ", &__clpart_bad");
         edits.push(Edit {
             at: start,
             del: f.len(),
             text: name,
-            order: 0,
+            order: depth,
             fast: None,
         });
         edits.push(Edit {
             at: end - 1,
             del: 0,
-            text: format!("{args}, &__clpart_bad"),
-            order: 1000,
+            text: args,
+            order: 1000 - depth,
             fast: None,
         });
     }
     Ok((clones, edits))
+}
+
+/// The parameters (or arguments) a call's clone takes after the helper's
+/// own: every buffer's window, the accumulator `bad`, then every buffer's
+/// boxes.
+fn extras(
+    call: &[HelperCall],
+    part: impl Fn(&HelperCall) -> &(String, String),
+    bad: &str,
+) -> String {
+    let windows = call.iter().map(|c| part(c).0.as_str());
+    let boxes = call.iter().map(|c| part(c).1.as_str());
+    windows.chain(std::iter::once(bad)).chain(boxes).collect()
 }
 
 /// A helper's guarded clone: its name and text.
