@@ -38,6 +38,8 @@ fn cxstring(s: CXString) -> String {
 pub struct TranslationUnit {
     index: CXIndex,
     tu: CXTranslationUnit,
+    /// The main file (null until parsed).
+    main: CXFile,
 }
 
 impl Drop for TranslationUnit {
@@ -131,10 +133,15 @@ impl TranslationUnit {
                 CXTranslationUnit_None,
                 &mut tu,
             );
-            let out = TranslationUnit { index, tu };
+            let mut out = TranslationUnit {
+                index,
+                tu,
+                main: std::ptr::null_mut(),
+            };
             if err != CXError_Success || tu.is_null() {
                 return Err(ParseFailure::Failed);
             }
+            out.main = clang_getFile(tu, c_name.as_ptr());
             Ok(out)
         }
     }
@@ -276,6 +283,11 @@ pub struct Extent {
     pub start: u32,
     pub end: u32,
     pub in_main_file: bool,
+    /// Where its first and last tokens were written when they come from a
+    /// macro's arguments (libclang's file location: for a token of a
+    /// macro argument the argument's text, for one of a macro's body the
+    /// expansion): `(line, col, start, end)`, both ends in the main file.
+    pub written: Option<(u32, u32, u32, u32)>,
 }
 
 extern "C" fn collect_children(
@@ -413,12 +425,24 @@ impl<'tu> Cursor<'tu> {
             let (mut el, mut ec, mut eoff): (c_uint, c_uint, c_uint) = (0, 0, 0);
             clang_getExpansionLocation(end, &mut efile, &mut el, &mut ec, &mut eoff);
             let in_main = clang_Location_isFromMainFile(start) != 0;
+            let (mut wfile, mut wline, mut wcol, mut woff): (CXFile, c_uint, c_uint, c_uint) =
+                (std::ptr::null_mut(), 0, 0, 0);
+            clang_getFileLocation(start, &mut wfile, &mut wline, &mut wcol, &mut woff);
+            let mut wefile: CXFile = std::ptr::null_mut();
+            let (mut wel, mut wec, mut weoff): (c_uint, c_uint, c_uint) = (0, 0, 0);
+            clang_getFileLocation(end, &mut wefile, &mut wel, &mut wec, &mut weoff);
+            let main = self.tu.main;
+            let main_file =
+                !wfile.is_null() && !main.is_null() && clang_File_isEqual(wfile, main) != 0;
+            let written = (main_file && clang_File_isEqual(wfile, wefile) != 0 && woff < weoff)
+                .then_some((wline, wcol, woff, weoff));
             Extent {
                 line,
                 col,
                 start: off,
                 end: eoff.max(off),
                 in_main_file: in_main,
+                written,
             }
         }
     }

@@ -139,6 +139,7 @@ fn parse_with(
         }
     }
     let mut cx = Cx {
+        source,
         file: file.to_string(),
         diags: diagnostics,
         function: String::new(),
@@ -187,7 +188,9 @@ fn parse_with(
     })
 }
 
-struct Cx {
+struct Cx<'s> {
+    /// The main file's text.
+    source: &'s str,
     file: String,
     diags: Vec<Diagnostic>,
     function: String,
@@ -203,6 +206,34 @@ fn span_of(c: &Cursor) -> Span {
         start: e.start,
         end: e.end,
     }
+}
+
+/// Whether `text` (where a macro argument writes an expression) is one
+/// argument's text or part of one: brackets balanced and never closing
+/// more than they opened, no comma outside them (the one between two
+/// arguments), no comment, nothing of a statement, a directive or a
+/// literal. A range from one argument into another, or from the macro's
+/// name into an argument, fails.
+fn stands_alone(text: &str) -> bool {
+    if text.contains("/*") || text.contains("//") {
+        return false; // a comment could hide a bracket or a comma
+    }
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            ',' if depth == 0 => return false,
+            ';' | '{' | '}' | '#' | '"' | '\'' => return false,
+            _ => {}
+        }
+    }
+    depth == 0 && !text.trim().is_empty()
 }
 
 /// Address space named in a type spelling such as `const __global float`.
@@ -395,7 +426,7 @@ fn is_loop_hint(c: &Cursor) -> bool {
             .any(|t| *t == "unroll" || *t == "opencl_unroll_hint" || *t == "nounroll")
 }
 
-impl Cx {
+impl Cx<'_> {
     fn unsupported(&mut self, span: &Span, message: String) {
         self.diags.push(Diagnostic {
             kind: DiagKind::Unsupported,
@@ -829,8 +860,33 @@ impl Cx {
         }
     }
 
+    /// An expression's span: its expansion range, or, for one written
+    /// wholly inside one argument of a macro (whose expansion range is
+    /// empty: every token comes from the argument), where the argument
+    /// writes it. An edit there reaches every expansion of the argument.
+    fn expr_span(&self, c: &Cursor) -> Span {
+        let e = c.extent();
+        match e.written {
+            Some((line, col, start, end))
+                if e.end <= e.start
+                    && self
+                        .source
+                        .get(start as usize..end as usize)
+                        .is_some_and(stands_alone) =>
+            {
+                Span {
+                    line,
+                    col,
+                    start,
+                    end,
+                }
+            }
+            _ => span_of(c),
+        }
+    }
+
     fn expr(&mut self, c: &Cursor) -> Expr {
-        let span = span_of(c);
+        let span = self.expr_span(c);
         let ty = convert_type(c.ty());
         let ch = c.children();
         let mk = |kind: ExprKind, ty: Type, span: Span| Expr { kind, ty, span };

@@ -276,3 +276,51 @@ fn switch_cases_may_end_in_continue() {
         p.diagnostics
     );
 }
+
+/// The texts of a kernel's subscripts, as their spans give them.
+fn subscript_texts(src: &str) -> Vec<String> {
+    let p = coarsen::parse_program("m.cl", src, &Default::default()).unwrap();
+    let mut out = Vec::new();
+    coarsen::ir::visit_exprs(&p.functions[0].body, &mut |e| {
+        if matches!(e.kind, coarsen::ir::ExprKind::Index(..)) {
+            out.push(src[e.span.start as usize..e.span.end as usize].to_string());
+        }
+    });
+    out
+}
+
+#[test]
+fn an_expression_written_in_a_macro_argument_spans_its_text_there() {
+    let src = "#define MIN(a, b) ((a) <= (b) ? (a) : (b))\n\
+               #define AT(i) v[(i) + 1]\n\
+               #define ADD(a, b) a + b\n\
+               __kernel void k(__global const int *v, __global int *o) {\n\
+               int w = get_global_id(0);\n\
+               o[w] = MIN(v[w], v[w + 2]) + AT(w) + v[ADD(w, 1)];\n}\n";
+    let texts = subscript_texts(src);
+    // each argument twice (two expansions), the macro-body subscript at
+    // its whole expansion, the index built from two arguments not alone
+    for t in ["v[w]", "v[w + 2]", "AT(w)", "v[ADD(w, 1)]", "o[w]"] {
+        assert!(texts.iter().any(|x| x == t), "{t} not in {texts:?}");
+    }
+    assert_eq!(
+        texts.iter().filter(|x| *x == "v[w]").count(),
+        2,
+        "{texts:?}"
+    );
+    let p = coarsen::parse_program("m.cl", src, &Default::default()).unwrap();
+    let mut sums = Vec::new();
+    coarsen::ir::visit_exprs(&p.functions[0].body, &mut |e| {
+        if let coarsen::ir::ExprKind::Index(_, i) = &e.kind {
+            if matches!(
+                i.kind,
+                coarsen::ir::ExprKind::Binary(coarsen::ir::BinOp::Add, ..)
+            ) {
+                sums.push((i.span.start, i.span.end));
+            }
+        }
+    });
+    // `w, 1` is no expression's text: the sum from two arguments keeps
+    // the expansion's (empty) span
+    assert!(sums.iter().any(|(s, e)| s == e), "{sums:?}");
+}
