@@ -283,6 +283,7 @@ pub fn rewrite_with_boxes(
             handled: Vec::new(),
             group: Some(&group),
             conds: Vec::new(),
+            seen: Vec::new(),
         };
         let before = group.borrow().snapshot();
         let failure = g.guard_body(&k.body, &hidden, &program.file);
@@ -578,6 +579,20 @@ pub fn rewrite_with_boxes(
             .then(b.del.cmp(&a.del))
             .then(b.order.cmp(&a.order))
     });
+    // A macro argument expanded twice (`MIN(get_global_id(0), n)`) gives
+    // two nodes with one span, and their edits twice: applied once.
+    let mut once: Vec<Edit> = Vec::with_capacity(edits.len());
+    for e in edits {
+        if !once
+            .iter()
+            .rev()
+            .take_while(|k| k.at == e.at)
+            .any(|k| (k.del, k.order, &k.text, &k.fast) == (e.del, e.order, &e.text, &e.fast))
+        {
+            once.push(e);
+        }
+    }
+    let mut edits = once;
     let group = group.borrow();
     // Helper clones called in a kernel with barriers: only the checked
     // copy. In two copies, each a region between barriers under the

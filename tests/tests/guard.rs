@@ -128,6 +128,55 @@ fn the_guard_checks_subscripts_written_through_macros() {
     assert_eq!(got.buffer("grid"), want.buffer("grid"));
 }
 
+/// Subscripts inside a macro's arguments, each argument expanded twice
+/// (`MIN(row[l], row[x])`), and the work-item's index as an argument.
+const MACRO_ARGUMENTS: &str = "#define MIN(a, b) ((a) <= (b) ? (a) : (b))
+#define MAX(a, b) ((a) >= (b) ? (a) : (b))
+__kernel void min_step(__global const int *row, __global int *out, int n) {
+    int x = (int)MAX(get_global_id(0), (size_t)0);
+    int l = MAX(x - 1, 0), r = MIN(x + 1, n - 1);
+    out[x] = MIN(row[l], MIN(row[x], row[r]));
+}";
+
+#[test]
+fn the_guard_checks_subscripts_inside_macro_arguments() {
+    let rt = runtime();
+    let mut p = plan(&rt, "min_step", MACRO_ARGUMENTS, &[1024], &[64], &[("n", 1024)]);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(&[1024], &[64]).unwrap();
+    let pristine = args(&p, &["row=rand:1024:1", "out=zeros:1024", "n=1024"]);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+    // 'row''s read range one element short: the guard catches a read
+    // written in a macro argument and the launch re-runs unsplit
+    let opts = LaunchOptions {
+        test_underapproximate: Some("row".into()),
+        ..Default::default()
+    };
+    let mut got = pristine.clone();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+}
+
+#[test]
+fn a_macro_argument_both_read_and_written_is_not_guarded() {
+    let rt = runtime();
+    let src = "#define KEEP_MAX(a, v) if ((v) > (a)) (a) = (v)
+__kernel void peak(__global const int *in, __global int *out) {
+    int i = get_global_id(0);
+    KEEP_MAX(out[i], in[i]);
+}";
+    let p = plan(&rt, "peak", src, &[256], &[32], &[]);
+    let why = p.guard_status().expect_err("one text read and written");
+    assert!(why.contains("both read and written"), "{why}");
+}
+
 /// A helper taking two buffers (as particle filters and alignment codes
 /// write them): one clone guards both, each access with its buffer's
 /// window.

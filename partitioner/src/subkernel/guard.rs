@@ -21,7 +21,7 @@ use super::views::{lcm, scale_of, Scale, View};
 
 /// How an access uses the element.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
+pub(super) enum Access {
     Read,
     Write,
     ReadWrite,
@@ -69,6 +69,10 @@ pub(super) struct Guarder<'a> {
     pub(super) group: Option<&'a RefCell<group::GroupCheck<'a>>>,
     /// Conditions known to hold (true) or not (false) where the walk is.
     pub(super) conds: Vec<(bool, &'a Expr)>,
+    /// The accesses and calls visited, by span and use: a macro argument
+    /// (`MIN(a[i], a[j])`) expands to several nodes with one span, which
+    /// one edit of the argument's text guards.
+    pub(super) seen: Vec<(u32, u32, Access)>,
 }
 
 /// The block always leaves by `return`, `continue` or `break` at its end.

@@ -17,6 +17,21 @@ impl<'a> Guarder<'a> {
         if self.failure.is_some() {
             return;
         }
+        if matches!(
+            &e.kind,
+            ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Call(..)
+        ) && e.span.start < e.span.end
+        {
+            // the same text met again: one macro argument's expansions
+            let key = (e.span.start, e.span.end);
+            match self.seen.iter().find(|s| (s.0, s.1) == key) {
+                Some(s) if s.2 == access => return,
+                Some(_) => {
+                    return self.fail(e, "a macro argument both read and written");
+                }
+                None => self.seen.push((key.0, key.1, access)),
+            }
+        }
         match &e.kind {
             ExprKind::Index(b, i) => {
                 if let Some(view) = self.view_use(b) {

@@ -75,6 +75,7 @@ impl<'a> Guarder<'a> {
             handled: Vec::new(),
             group: None,
             conds: Vec::new(),
+            seen: Vec::new(),
         };
         if nested.pointee != self.pointee {
             return self.fail(
