@@ -454,12 +454,14 @@ fn array_ranges(
         // moves with the slice, the overlap may be the analysis' (a
         // grid-stride loop before its global size is known), and the
         // analysis at the launch's values, which such a verdict would
-        // pre-empt, may prove the writes disjoint.
+        // pre-empt, may prove the writes disjoint. An analysis at the
+        // launch's global size is that analysis: its overlap stays.
         let shared = out
             .write_slice
             .as_ref()
             .is_some_and(|r| !names_slice(&r.lower) && !names_slice(&r.upper));
-        out.checked = !disjoint && !race && sized && shared;
+        let at_launch_size = cx.specialize.contains_key(&format!("gs{d}"));
+        out.checked = !disjoint && !race && sized && (shared || at_launch_size);
         if !disjoint && !out.checked {
             reasons.push(format!(
                 "array '{}': work-groups in different slices along dimension {d} may write the same elements{}{}",
