@@ -321,6 +321,9 @@ fn schedule_run(
         p
     };
 
+    // A range past its buffer (with the guard, see above) sends that array
+    // whole, merged element by element where written, as a slice's range
+    // past it does (`device_work`): the other arrays' ranges still hold.
     // Launch-time assumptions: one that fails sends its array whole (every
     // array where it names none); a written array's runs the kernel unsplit.
     let mut all_whole = false;
@@ -329,18 +332,15 @@ fn schedule_run(
     let mut assumption_failed = false;
     for b in beyond {
         let a = b.array;
-        let what = format!(
-            "the analyzed range of array '{}', {}..={}, passes its {} elements",
-            a.name, b.lower, b.upper, b.len
-        );
-        if a.writes {
-            notes.push(format!("{what}; every array is transferred whole"));
-            all_whole = true;
-            failed.get_or_insert(what);
-        } else {
-            notes.push(format!("{what}; it is transferred whole"));
-            whole_arrays.push(a.arg_index);
-        }
+        notes.push(format!(
+            "the analyzed range of array '{}', {}..={}, passes its {} elements; it is transferred whole{}",
+            a.name,
+            b.lower,
+            b.upper,
+            b.len,
+            if a.writes { " and merged element by element" } else { "" }
+        ));
+        whole_arrays.push(a.arg_index);
     }
     for (desc, text, cond, array) in &plan.assumptions {
         let mut holds = true;
