@@ -179,14 +179,36 @@ const APPS: &[(&str, &[(&str, Verdict)])] = &[
         &[("nw_upper", Verdict::Splits), ("nw_lower", Verdict::Splits)],
     ),
     // a dynamic program over rows, `iteration` rows per launch in blocks
-    // with halos in local memory; its subscripts inside `MIN(prev[w],
-    // prev[tx])` (a macro's arguments) are not followed by the guard yet
+    // with halos in local memory, subscripts inside a macro's arguments
+    // (`MIN(prev[w], prev[tx])`): the launches at the analysis' values
+    // split; the first fails the parametric analysis' assumptions and the
+    // last, shorter, would need a fourth analysis
     (
         "pathfinder",
-        &[(
-            "dynproc",
-            Verdict::Whole("a subscript inside a macro expansion"),
-        )],
+        &[("dynproc", Verdict::Partly("not analyzed again"))],
+    ),
+    // breadth-first search, two kernels per level and a flag read back:
+    // the expansion's indirect cost writes change elements another slice
+    // may have read (its reads are the slice's frontier), so most of its
+    // launches are discarded and run again unsplit
+    (
+        "bfs",
+        &[
+            (
+                "bfs_expand",
+                Verdict::Partly("a write conflict between slices"),
+            ),
+            ("bfs_update", Verdict::Splits),
+        ],
+    ),
+    // a thermal pyramid built with -DBLOCK_SIZE=16, halos shrinking per
+    // step in local tiles, the temperature buffers swapped per launch
+    ("hotspot", &[("hotspot", Verdict::Splits)]),
+    // particles in boxes, each box's neighbour list an array member of its
+    // struct, structs passed by value
+    (
+        "lavamd",
+        &[("kernel_gpu_opencl", Verdict::Whole("struct member 'nei'"))],
     ),
     // global atomics accumulating one set of bins over six launches, each
     // merged as a sum of the devices' counts
