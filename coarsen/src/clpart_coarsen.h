@@ -4,6 +4,7 @@
 #define CLPART_COARSEN_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <string.h>
 #include <math.h>
 

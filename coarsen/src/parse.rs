@@ -1054,13 +1054,11 @@ impl Cx<'_> {
                     }
                 }
                 if c.kind() == CXCursor_MemberRefExpr {
-                    // `p[i].m` / `p->m`: an access to part of the element.
-                    // Members that are arrays or pointers would be bases of
-                    // further accesses the analysis cannot follow.
-                    if matches!(
-                        ty,
-                        Type::Array { .. } | Type::Pointer { .. } | Type::Other(_)
-                    ) {
+                    // `p[i].m` / `p->m`: an access to part of the element
+                    // (`p[i].m[k]` too, `m` an array). Members that are
+                    // pointers would be bases of further accesses the
+                    // analysis cannot follow.
+                    if matches!(ty, Type::Pointer { .. } | Type::Other(_)) {
                         self.unsupported(
                             &span,
                             format!(

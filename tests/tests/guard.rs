@@ -177,6 +177,40 @@ __kernel void peak(__global const int *in, __global int *out) {
     assert!(why.contains("both read and written"), "{why}");
 }
 
+/// A struct whose member is an array, updated in place through it
+/// (`bins[i].sums[k] += ...`): the guard checks element `i` as read and
+/// written.
+const ARRAY_MEMBER: &str = "typedef struct { int count; float sums[4]; } bin_t;
+__kernel void accumulate(__global const float *in, __global bin_t *bins) {
+    int i = get_global_id(0);
+    for (int k = 0; k < 4; k++)
+        bins[i].sums[k] += in[4 * i + k];
+}";
+
+#[test]
+fn the_guard_checks_accesses_through_array_members() {
+    let rt = runtime();
+    let mut p = plan(&rt, "accumulate", ARRAY_MEMBER, &[256], &[32], &[]);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(&[256], &[32]).unwrap();
+    let pristine = args(&p, &["in=rand:1024:1", "bins=zeros:256"]);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer("bins"), want.buffer("bins"));
+    let opts = LaunchOptions {
+        test_underapproximate: Some("bins".into()),
+        ..Default::default()
+    };
+    let mut got = pristine.clone();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
+    assert_eq!(got.buffer("bins"), want.buffer("bins"));
+}
+
 /// A helper taking two buffers (as particle filters and alignment codes
 /// write them): one clone guards both, each access with its buffer's
 /// window.

@@ -233,6 +233,17 @@ impl<'a> Walker<'a> {
             ExprKind::Unsupported(m) => {
                 Val::Int(IntVal::unknown(format!("unsupported expression: {m}")))
             }
+            // an array member used as a pointer (not subscripted, which
+            // `mem_ref` follows): into a buffer, a pointer the analysis
+            // does not follow; of a private or local struct, no buffer's
+            ExprKind::Member(..) if matches!(e.ty, Type::Array { .. }) => match self.mem_ref(e) {
+                Some(_) => self.any_buffer(format!(
+                    "the array member '{}' ({}) is used as a pointer",
+                    self.text(&e.span),
+                    self.loc(&e.span)
+                )),
+                None => Val::Other,
+            },
             // a member of a buffer element: a read of (part of) the element
             ExprKind::Member(..) => match self.mem_ref(e) {
                 Some((targets, _)) => {

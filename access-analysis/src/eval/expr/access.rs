@@ -39,6 +39,13 @@ impl<'a> Walker<'a> {
 
     fn mem_ref_raw(&mut self, e: &Expr) -> Option<(Vec<PtrTarget>, bool)> {
         match &e.kind {
+            // `p[i].m[k]`, `m` an array member: part of element `i`
+            // (an index past the member's array is undefined in C)
+            ExprKind::Index(base, idx) if array_member(base).is_some() => {
+                self.eval_int(idx);
+                let m = array_member(base).expect("matched");
+                self.mem_ref_raw(m).map(|(t, _)| (t, true))
+            }
             ExprKind::Index(base, idx) => {
                 let b = self.eval(base);
                 let i = self.eval_int(idx);
@@ -166,5 +173,15 @@ impl<'a> Walker<'a> {
                 });
             }
         }
+    }
+}
+
+/// The struct member of array type `e` is, through its conversions (the
+/// array's decay to a pointer), if it is one.
+pub(super) fn array_member(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Cast(a) => array_member(a),
+        ExprKind::Member(..) if matches!(e.ty, Type::Array { .. }) => Some(e),
+        _ => None,
     }
 }

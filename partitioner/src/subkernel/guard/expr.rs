@@ -59,7 +59,12 @@ impl<'a> Guarder<'a> {
                     self.wrap_index(i, access, depth);
                     self.expr(i, Access::Read, depth + 1);
                 } else {
-                    self.expr(b, Access::Read, depth + 1);
+                    // `a[i].m[k]`, `m` an array member: the access is to
+                    // `a[i]` as the whole subscript uses it
+                    match array_member(b) {
+                        Some(m) => self.expr(m, access, depth + 1),
+                        None => self.expr(b, Access::Read, depth + 1),
+                    }
                     self.expr(i, Access::Read, depth + 1);
                 }
             }
@@ -323,5 +328,15 @@ impl<'a> Guarder<'a> {
             | ExprKind::Var(_)
             | ExprKind::Unsupported(_) => {}
         }
+    }
+}
+
+/// The struct member of array type `e` is, through its conversions (the
+/// array's decay to a pointer), if it is one.
+fn array_member(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Cast(a) => array_member(a),
+        ExprKind::Member(..) if matches!(e.ty, Type::Array { .. }) => Some(e),
+        _ => None,
     }
 }
