@@ -200,6 +200,9 @@ struct Emitter<'p> {
     indent: usize,
     out: String,
     in_kernel: bool,
+    /// The kernel's parameters its body assigns (`A += c`): each work-item
+    /// starts from the argument's value, kept under another name.
+    stepped: Vec<(String, Type)>,
     trace: bool,
     /// Access mode of the subscript being emitted: 0 read, 1 write, 2 read-write.
     lvalue: u8,
@@ -223,6 +226,7 @@ impl<'p> Emitter<'p> {
             indent: 0,
             out: String::new(),
             in_kernel: false,
+            stepped: Vec::new(),
             trace: false,
             lvalue: 0,
         }
@@ -267,7 +271,32 @@ impl<'p> Emitter<'p> {
 
     fn kernel(&mut self, k: &Function) -> Result<(), CoarsenError> {
         self.in_kernel = true;
-        let ps = self.params(k);
+        self.stepped = k
+            .params
+            .iter()
+            .filter(|p| assigns_var(&k.body, &p.name))
+            .map(|p| (p.name.clone(), p.ty.clone()))
+            .collect();
+        if !self.stepped.is_empty() && contains_barrier(&k.body) {
+            return Err(self.err(
+                &k.span,
+                "a parameter assigned in a kernel with barriers (its value per work-item across barriers)",
+            ));
+        }
+        let ps = k
+            .params
+            .iter()
+            .map(|p| {
+                let stepped = self.stepped.iter().any(|(n, _)| *n == p.name);
+                let name = if stepped {
+                    format!("__clpart_param_{}", p.name)
+                } else {
+                    p.name.clone()
+                };
+                c_decl(&p.ty, &name, "")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
         let sep = if ps.is_empty() { "" } else { ", " };
         self.line(&format!("void {}({ps}{sep}const clpart_wg *__wg)", k.name));
         self.line("{");
@@ -387,6 +416,9 @@ impl<'p> Emitter<'p> {
         self.line("for (__lid0 = 0; __lid0 < __wg->local_size[0]; __lid0++) {");
         self.indent += 1;
         self.line("__wi = (__lid2 * __wg->local_size[1] + __lid1) * __wg->local_size[0] + __lid0;");
+        for (n, ty) in &self.stepped.clone() {
+            self.line(&format!("{} = __clpart_param_{n};", c_decl(ty, n, "")));
+        }
         let old = self.return_label.replace(label.clone());
         let was_uniform = std::mem::replace(&mut self.uniform, false);
         for s in stmts {
@@ -428,8 +460,19 @@ impl<'p> Emitter<'p> {
         })
     }
 
-    /// An initializer: array initializers `{a, b}` are brace lists.
+    /// An initializer: array initializers `{a, b}` are brace lists; a
+    /// pointer initialized with an element's address (`p = &a[k]`) takes
+    /// the address, which the trace does not count as an access (the
+    /// accesses through `p` are traced).
     fn init_expr(&mut self, e: &Expr, ty: &Type) -> Result<String, CoarsenError> {
+        if let (Type::Pointer { .. }, ExprKind::Unary(UnOp::AddrOf, x)) = (ty, &e.kind) {
+            if let ExprKind::Index(b, i) = &x.kind {
+                if self.trace && is_traced_ptr(&b.ty) {
+                    let (b, i) = (self.expr(b)?, self.expr(i)?);
+                    return Ok(format!("({b} + ({}))", strip(&i)));
+                }
+            }
+        }
         if let (Type::Array { .. }, ExprKind::VectorLit(parts)) = (ty, &e.kind) {
             let ps = parts
                 .iter()
@@ -1033,4 +1076,20 @@ fn collect_decls(body: &[Stmt], out: &mut Vec<VarDecl>) {
             _ => {}
         }
     }
+}
+
+/// Whether `body` assigns variable `name` (`=`, `op=`, `++`, `--`).
+fn assigns_var(body: &[Stmt], name: &str) -> bool {
+    let is = |x: &Expr| matches!(&x.kind, ExprKind::Var(n) if n == name);
+    let mut found = false;
+    visit_exprs(body, &mut |e| {
+        found |= match &e.kind {
+            ExprKind::Assign(_, l, _) => is(l),
+            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, x) => {
+                is(x)
+            }
+            _ => false,
+        }
+    });
+    found
 }

@@ -274,6 +274,8 @@ pub fn rewrite_with_boxes(
             pointee: pointee_name(&p.ty),
             elem_size: pointee_size(&p.ty),
             views: Vec::new(),
+            aliases: Vec::new(),
+            stepped: false,
             align: 1,
             viewed: false,
             slot,
@@ -297,6 +299,12 @@ pub fn rewrite_with_boxes(
                 }
                 viewed |= g.viewed;
                 let n = &p.name;
+                if g.stepped {
+                    // the stepped parameter's value at the start (see
+                    // `guard::aliases`)
+                    let ty = param_c_type(&p.ty);
+                    prologue.push_str(&format!("    {ty} const __clpart_orig_{n} = {n};\n"));
+                }
                 extra_args.push(ExtraArg {
                     name: format!("__clpart_base_{n}"),
                     meaning: ExtraArgMeaning::ArrayBase { arg_index: idx },

@@ -195,8 +195,24 @@ fn guard_clones_helpers_and_checks_pointer_chains() {
 /// A pointer the guard cannot follow is reported with its reason
 /// (a copy of the pointer itself, `q = a`, is a view).
 #[test]
-fn guard_reports_pointers_it_cannot_check() {
+fn guard_checks_accesses_through_a_pointer_into_a_buffer() {
     let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
+    let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
+    let s = rewrite(&p, "k", &[]).unwrap();
+    reparse(&s.source);
+    assert_eq!(s.guarded, vec![0, 1], "{:?}", s.unguarded);
+    // the access's address, less the parameter, is the checked index
+    assert!(
+        s.source
+            .contains("a[__clpart_r((long)((&(q[get_global_id(0)]) - a))"),
+        "{}",
+        s.source
+    );
+}
+
+#[test]
+fn guard_reports_pointers_it_cannot_check() {
+    let src = "__kernel void k(__global float *a, __global float *b) {\n    __global float *q = get_global_id(0) > 3 ? a : a + 1;\n    b[get_global_id(0)] = q[get_global_id(0)];\n}\n";
     let p = coarsen::parse_program("k.cl", src, &Default::default()).unwrap();
     let s = rewrite(&p, "k", &[]).unwrap();
     reparse(&s.source);

@@ -141,7 +141,14 @@ __kernel void min_step(__global const int *row, __global int *out, int n) {
 #[test]
 fn the_guard_checks_subscripts_inside_macro_arguments() {
     let rt = runtime();
-    let mut p = plan(&rt, "min_step", MACRO_ARGUMENTS, &[1024], &[64], &[("n", 1024)]);
+    let mut p = plan(
+        &rt,
+        "min_step",
+        MACRO_ARGUMENTS,
+        &[1024],
+        &[64],
+        &[("n", 1024)],
+    );
     assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
     let nd = NdRange::new(&[1024], &[64]).unwrap();
     let pristine = args(&p, &["row=rand:1024:1", "out=zeros:1024", "n=1024"]);
@@ -209,6 +216,101 @@ fn the_guard_checks_accesses_through_array_members() {
     let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
     assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
     assert_eq!(got.buffer("bins"), want.buffer("bins"));
+}
+
+/// Local pointers into the buffers at an offset (`row = a + r * n`,
+/// `dst = &out[r * n]`), read and written through subscripts and
+/// dereferences.
+const POINTERS_INTO: &str =
+    "__kernel void rows(__global const float *a, __global float *out, int n) {
+    int r = get_global_id(0);
+    __global const float *row = a + r * n;
+    __global float *dst = &out[r * n];
+    for (int j = 0; j < n - 1; j++)
+        dst[j] = row[j] + *(row + j + 1);
+    *(dst + n - 1) = row[0];
+}";
+
+#[test]
+fn the_guard_checks_accesses_through_pointers_into_a_buffer() {
+    let rt = runtime();
+    let mut p = plan(&rt, "rows", POINTERS_INTO, &[64], &[8], &[("n", 16)]);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(&[64], &[8]).unwrap();
+    let pristine = args(&p, &["a=rand:1024:1", "out=zeros:1024", "n=16"]);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+    let opts = LaunchOptions {
+        test_underapproximate: Some("a".into()),
+        ..Default::default()
+    };
+    let mut got = pristine.clone();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+}
+
+/// The pointer argument itself stepped (`A += c`, `A += lda` in a loop).
+const STEPPED: &str =
+    "__kernel void sweep(__global const float *A, int lda, __global float *out, int n) {
+    int c = get_global_id(0);
+    A += c;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) {
+        s += A[0];
+        A += lda;
+    }
+    out[c] = s;
+}";
+
+#[test]
+fn the_guard_checks_accesses_through_a_stepped_argument() {
+    let rt = runtime();
+    let mut p = plan(
+        &rt,
+        "sweep",
+        STEPPED,
+        &[64],
+        &[8],
+        &[("lda", 64), ("n", 16)],
+    );
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(&[64], &[8]).unwrap();
+    let pristine = args(&p, &["A=rand:1024:1", "lda=64", "out=zeros:64", "n=16"]);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+    let opts = LaunchOptions {
+        test_underapproximate: Some("A".into()),
+        ..Default::default()
+    };
+    let mut got = pristine.clone();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
+    assert_eq!(got.buffer("out"), want.buffer("out"));
+}
+
+#[test]
+fn a_pointer_into_a_buffer_passed_on_is_not_guarded() {
+    let rt = runtime();
+    let src = "static float first(__global const float *p) { return p[0]; }
+__kernel void pass_on(__global const float *a, __global float *out, int n) {
+    int r = get_global_id(0);
+    __global const float *row = a + r * n;
+    out[r] = first(row);
+}";
+    let p = plan(&rt, "pass_on", src, &[64], &[8], &[("n", 16)]);
+    let why = p.guard_status().expect_err("the pointer goes to a helper");
+    assert!(why.contains("a pointer into 'a'"), "{why}");
 }
 
 /// A helper taking two buffers (as particle filters and alignment codes

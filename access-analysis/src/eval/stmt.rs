@@ -4,7 +4,7 @@
 //! and condition), `return`, `break` and `continue` as early exits.
 
 use super::domain::{
-    int_range, is_int, is_ndrange_offset, is_ndrange_size, IntVal, PtrTarget, Val,
+    int_range, is_int, is_ndrange_offset, is_ndrange_size, offset_targets, IntVal, PtrTarget, Val,
 };
 use super::expr::{strip, var_name};
 use super::Walker;
@@ -276,11 +276,18 @@ impl<'a> Walker<'a> {
                 let others: Vec<String> = assigned.iter().filter(|n| *n != name).cloned().collect();
                 // Induction variables (`idx += stride` once per iteration):
                 // their values at the loop's entry, before they are forgotten.
-                let inductions: Vec<(String, IntVal, i128, Option<&Expr>)> =
+                // A pointer stepped so (`A += lda`) keeps its buffers, each
+                // target moved by the steps made.
+                let inductions: Vec<(String, Val, i128, Option<&Expr>)> =
                     induction_steps(body, &extra, &others, &assigned)
                         .into_iter()
                         .filter_map(|(v, sign, amount)| match self.lookup(&v) {
-                            Some(Val::Int(x @ IntVal::Known(_))) => {
+                            Some(x @ Val::Int(IntVal::Known(_))) => {
+                                Some((v, x.clone(), sign, amount))
+                            }
+                            Some(x @ Val::Ptr(ts))
+                                if ts.iter().all(|t| matches!(t.off, IntVal::Known(_))) =>
+                            {
                                 Some((v, x.clone(), sign, amount))
                             }
                             _ => None,
@@ -428,6 +435,22 @@ impl<'a> Walker<'a> {
                                 Val::Int(x) => x,
                                 _ => continue,
                             },
+                        };
+                        let v0 = match v0 {
+                            Val::Int(x) => x,
+                            Val::Ptr(ts) => {
+                                // `t` steps of `e` elements (the pointer's)
+                                let moved = step_val.lift2(&IntVal::poly(t.clone()), &|a, b| {
+                                    a.mul(b, &self.ndr.rules)
+                                        .and_then(|q| q.scale(*sign))
+                                        .map(|q| vec![(Cond::True, q)])
+                                        .ok_or_else(|| Why::other("overflow"))
+                                });
+                                let value = offset_targets(ts, &moved, &self.ndr.rules);
+                                self.declare(v, Val::Ptr(value));
+                                continue;
+                            }
+                            _ => continue,
                         };
                         let Some(ty) = self.var_types.get(v.as_str()).copied() else {
                             continue;

@@ -2,6 +2,7 @@
 //! every access of it, or of a view of it, wrapped in its check, or the
 //! reason it cannot be guarded.
 
+mod aliases;
 mod expr;
 mod helper;
 
@@ -54,6 +55,13 @@ pub(super) struct Guarder<'a> {
     /// (`__global float4 *x4 = (__global float4 *)x;`), found by
     /// [`Guarder::find_views`] when the walk starts.
     pub(super) views: Vec<View>,
+    /// Local pointers into the parameter's buffer at an offset
+    /// (`row = a + r * n`), found by [`Guarder::find_aliases`].
+    pub(super) aliases: Vec<String>,
+    /// The kernel steps the parameter itself ([`Guarder::param_stepped`]):
+    /// its accesses are checked against its value at the start, which the
+    /// prologue keeps.
+    pub(super) stepped: bool,
     /// The multiple of elements the device buffer must start at: the
     /// least common multiple of the wider views' scales (1 without one).
     pub(super) align: u32,
@@ -114,6 +122,8 @@ impl<'a> Guarder<'a> {
         file: &str,
     ) -> Option<String> {
         self.views = self.find_views(body);
+        self.aliases = self.find_aliases(body);
+        self.stepped = self.param_stepped(body);
         self.stmts(body, 0);
         if let Some(f) = self.failure.take() {
             return Some(f);
@@ -134,12 +144,18 @@ impl<'a> Guarder<'a> {
                         "'{n}', a view of '{}', is used other than by subscript at {file}:{}:{}",
                         self.name, e.span.line, e.span.col
                     ));
+                } else if self.aliases.contains(n) {
+                    other = Some(format!(
+                        "'{n}', a pointer into '{}', is used other than by subscript at {file}:{}:{}",
+                        self.name, e.span.line, e.span.col
+                    ));
                 }
             }
         });
         other.or_else(|| {
-            let names =
-                std::iter::once(self.name).chain(self.views.iter().map(|v| v.name.as_str()));
+            let names = std::iter::once(self.name)
+                .chain(self.views.iter().map(|v| v.name.as_str()))
+                .chain(self.aliases.iter().map(String::as_str));
             let names: Vec<&str> = names.collect();
             hidden.iter().find_map(|(t, sp)| {
                 names.iter().find(|n| mentions(t, n)).map(|n| {
@@ -625,6 +641,8 @@ impl<'a> Guarder<'a> {
     fn stmt(&mut self, s: &'a Stmt, depth: u32) {
         match s {
             Stmt::Decl(d) => match &d.init {
+                // an alias's declaration: an offset into the buffer
+                Some(e) if self.aliases.contains(&d.name) => self.alias_decl(e, depth),
                 // a view's declaration: the buffer's pointer, not an access
                 Some(e) if self.views.iter().any(|v| v.name == d.name) => {
                     let p = self.param_through_casts(e).expect("a view's initializer");

@@ -5,6 +5,7 @@
 
 use coarsen::ir::*;
 
+use super::aliases::chain_offsets;
 use super::{Access, Guarder};
 use crate::subkernel::edit::Edit;
 use crate::subkernel::group;
@@ -32,7 +33,26 @@ impl<'a> Guarder<'a> {
                 None => self.seen.push((key.0, key.1, access)),
             }
         }
+        if self.param_step(e, depth) {
+            return;
+        }
+        // a stepped parameter given to a call (a helper, an atomic on its
+        // first element, `vloadN`): the offsets there are from its current
+        // value, which the checks do not know
+        if let ExprKind::Call(_, args) = &e.kind {
+            if self.stepped && args.iter().any(|a| self.offset_chain(a).is_some()) {
+                return self.fail(e, "the stepped pointer is passed to a call");
+            }
+        }
         match &e.kind {
+            ExprKind::Index(b, i) if self.stepped && self.param_use(b).is_some() => {
+                let v = self.param_use(b).expect("matched");
+                self.alias_access(e, v, &[&**i], access, depth);
+            }
+            ExprKind::Unary(UnOp::Deref, x) if self.stepped && self.offset_chain(x).is_some() => {
+                let v = self.offset_chain(x).expect("matched");
+                self.alias_access(e, v, &chain_offsets(x), access, depth);
+            }
             ExprKind::Index(b, i) => {
                 if let Some(view) = self.view_use(b) {
                     self.view_access(e, view, i, access, depth);
@@ -58,6 +78,8 @@ impl<'a> Guarder<'a> {
                     self.handled.push((v.span.start, v.span.end));
                     self.wrap_index(i, access, depth);
                     self.expr(i, Access::Read, depth + 1);
+                } else if let Some(v) = self.alias_use(b) {
+                    self.alias_access(e, v, &[&**i], access, depth);
                 } else {
                     // `a[i].m[k]`, `m` an array member: the access is to
                     // `a[i]` as the whole subscript uses it
@@ -136,6 +158,10 @@ impl<'a> Guarder<'a> {
                 for a in &args[1..] {
                     self.expr(a, Access::Read, depth + 1);
                 }
+            }
+            ExprKind::Unary(UnOp::Deref, x) if self.alias_chain(x).is_some() => {
+                let v = self.alias_chain(x).expect("matched");
+                self.alias_access(e, v, &chain_offsets(x), access, depth);
             }
             ExprKind::Unary(UnOp::Deref, x) => {
                 let (p, k) = match &x.kind {

@@ -66,6 +66,8 @@ impl<'a> Guarder<'a> {
             pointee: pointee_name(&hp.ty),
             elem_size: pointee_size(&hp.ty),
             views: Vec::new(),
+            aliases: Vec::new(),
+            stepped: false,
             align: 1,
             viewed: false,
             slot: self.slot,
