@@ -232,6 +232,9 @@ pub(crate) struct NoWrap {
     pub above: bool,
     /// What is assumed, for messages (`'x * 16' stays within int (k.cl:3:9)`).
     pub what: String,
+    /// The largest value of each loop iterator of `value` (from its
+    /// loop's condition), for a monotone value's largest value.
+    pub maxima: Vec<(String, crate::poly::Poly)>,
 }
 
 /// isl keywords (matched case-insensitively by isl's lexer).

@@ -140,6 +140,11 @@ impl<'a> Renderer<'a> {
             let mut t = Poly::konst(*c);
             for a in m {
                 let largest = match a {
+                    // a loop iterator, at its loop's bound
+                    Atom::Dim(d) if nw.maxima.iter().any(|(n, _)| n == d) => {
+                        let (_, m) = nw.maxima.iter().find(|(n, _)| n == d)?;
+                        self.subst(m)?
+                    }
                     Atom::Dim(d) => {
                         let (k, rest) = d.split_at(1);
                         let dd: u32 = rest.parse().ok()?;

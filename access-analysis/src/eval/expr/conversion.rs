@@ -108,6 +108,36 @@ impl<'a> Walker<'a> {
                     hi,
                     above: true,
                     what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
+                    maxima: Vec::new(),
+                });
+                out.push((c, p));
+                continue;
+            }
+            // A sum of products of non-negative ids, loop iterators (each
+            // bounded above by its loop's condition) and integer scalar
+            // arguments (`i * npoints + tid` into a `uint`, `i` counting to
+            // `nfeatures`): kept under the assumptions, checked at launch,
+            // that the scalars are not negative and that its value with
+            // every id and iterator at its largest stays in range.
+            if let Some((maxima, scalars)) = self.monotone_in_loops(&p, lo) {
+                for n in scalars {
+                    self.assume_no_wrap(NoWrap {
+                        value: Poly::param(&n),
+                        lo: 0,
+                        hi,
+                        above: false,
+                        what: format!("'{n}' is not negative ({})", self.loc(span)),
+                        maxima: Vec::new(),
+                    });
+                    self.assumed_nonneg.borrow_mut().insert(n);
+                }
+                self.assume_no_wrap(NoWrap {
+                    value: p.clone(),
+                    lo,
+                    hi,
+                    above: true,
+                    what: format!("'{text}' stays within '{}' ({})", ty.name(), self.loc(span)),
+                    maxima,
                 });
                 out.push((c, p));
                 continue;
@@ -132,6 +162,7 @@ impl<'a> Walker<'a> {
                             ty.name(),
                             self.loc(span)
                         ),
+                        maxima: Vec::new(),
                     });
                     self.assumed_nonneg.borrow_mut().insert(n);
                     out.push((c, p));
@@ -162,6 +193,7 @@ impl<'a> Walker<'a> {
                     hi,
                     above,
                     what,
+                    maxima: Vec::new(),
                 });
                 out.push((c, p));
                 continue;
@@ -228,6 +260,79 @@ impl<'a> Walker<'a> {
                 to.name()
             )),
         }
+    }
+
+    /// For a non-affine sum `p` of products with positive coefficients of
+    /// ids, loop iterators that start at 0 or above and are bounded above
+    /// by their loop's condition, NDRange values and integer scalar
+    /// arguments, and a constant of at least `lo`: each iterator's largest
+    /// value, and the scalars not yet known to be non-negative.
+    fn monotone_in_loops(&self, p: &Poly, lo: i128) -> Option<(Vec<(String, Poly)>, Vec<String>)> {
+        if p.is_affine() {
+            return None;
+        }
+        let (mut maxima, mut scalars): (Vec<(String, Poly)>, Vec<String>) =
+            (Vec::new(), Vec::new());
+        for (m, c) in &p.terms {
+            if m.is_empty() {
+                if *c < lo {
+                    return None;
+                }
+                continue;
+            }
+            if *c <= 0 {
+                return None;
+            }
+            for a in m {
+                match a {
+                    Atom::Dim(d) if is_id_dim(d) => {}
+                    Atom::Dim(d) => {
+                        if self.dim_bounds.get(d).is_none_or(|(low, _)| *low < 0) {
+                            return None;
+                        }
+                        if !maxima.iter().any(|(n, _)| n == d) {
+                            maxima.push((d.clone(), self.loop_max(d)?));
+                        }
+                    }
+                    Atom::Param(n) if self.is_nd_param(n) => {}
+                    Atom::Param(n) => match self.atom_range(a) {
+                        Some((low, _)) if low >= 0 => {}
+                        _ if self.spec.contains_key(n) => return None,
+                        Some(_) => {
+                            if !scalars.contains(n) {
+                                scalars.push(n.clone())
+                            }
+                        }
+                        None => return None,
+                    },
+                    Atom::Div(..) => return None,
+                }
+            }
+        }
+        Some((maxima, scalars))
+    }
+
+    /// The largest value of loop iterator `d` where the walk is: from a
+    /// condition of the path `e - d >= 0` (`d < n`, `d <= n - 1`) whose
+    /// `e` holds no dimension.
+    fn loop_max(&self, d: &str) -> Option<Poly> {
+        fn find(c: &Cond, d: &str) -> Option<Poly> {
+            match c {
+                Cond::Ge(q) if q.coeff_of_dim(d) == -1 => {
+                    let e = q.add(&Poly::dim(d))?;
+                    let mut atoms = Vec::new();
+                    e.atoms(&mut atoms);
+                    (e.is_affine()
+                        && !atoms
+                            .iter()
+                            .any(|a| matches!(a, Atom::Dim(_) | Atom::Div(..))))
+                    .then_some(e)
+                }
+                Cond::And(cs) => cs.iter().find_map(|c| find(c, d)),
+                _ => None,
+            }
+        }
+        self.path.iter().find_map(|c| find(c, d))
     }
 
     /// Records `nw` (each value and range once).

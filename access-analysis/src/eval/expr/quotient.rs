@@ -201,6 +201,7 @@ impl<'a> Walker<'a> {
                     self.text(&q.num.span),
                     self.loc(&e.span)
                 ),
+                maxima: Vec::new(),
             });
         }
         let single = |v: Option<Poly>| v.map(|v| vec![(Cond::True, v)]).ok_or_else(overflow);
