@@ -3,7 +3,6 @@
 //! from a thread of their own at a lower priority, while this process finds
 //! the ranges; only their successes are kept.
 
-use crate::ehrhart;
 use ranges_format::Count;
 
 use super::count_input::{CountForm, CountInput, CountSlot};
@@ -29,7 +28,7 @@ pub(super) struct Ahead {
     pub(super) counts: std::collections::HashMap<(String, CountForm), Count>,
     /// PolyLib's vertices, per input text and context.
     pub(super) vertices:
-        std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+        std::collections::HashMap<(String, Option<String>), Vec<Vec<counting::ParamVertex>>>,
 }
 
 /// Counts the inputs made ahead and finds the vertices of the slice
@@ -43,10 +42,10 @@ pub(super) fn count_ahead(
     max_ops: u64,
 ) -> (
     std::collections::HashMap<(String, CountForm), Count>,
-    std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+    std::collections::HashMap<(String, Option<String>), Vec<Vec<counting::ParamVertex>>>,
 ) {
-    ehrhart::at_low_priority(|| {
-        let _ = ehrhart::barvinok_available();
+    counting::at_low_priority(|| {
+        let _ = counting::barvinok_available();
         let slices: Vec<(&str, Option<&str>, std::time::Duration)> = inputs
             .iter()
             .filter(|(slot, _)| *slot == CountSlot::Slice)
@@ -56,7 +55,9 @@ pub(super) fn count_ahead(
         let all: Vec<CountInput> = inputs.iter().map(|(_, i)| i.clone()).collect();
         let (counts, vertices) = std::thread::scope(|s| {
             let search = (!distinct.is_empty() && !vertex_limit.is_zero()).then(|| {
-                s.spawn(|| ehrhart::at_low_priority(|| ehrhart::vertices_many(&distinct, deadline)))
+                s.spawn(|| {
+                    counting::at_low_priority(|| counting::vertices_many(&distinct, deadline))
+                })
             });
             // (what fails here is counted again after the ranges: only
             // that second count's failures cut the analysis short)

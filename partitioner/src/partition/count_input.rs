@@ -2,7 +2,6 @@
 //! simplified against the context, how barvinok counts it (whole, by
 //! disjoint parts, or decomposed: [`CountForm`]) and the time left to it.
 
-use crate::ehrhart;
 use isl_rs::{DimType, Set};
 use ranges_format::CutShort;
 
@@ -13,7 +12,7 @@ use super::Ctx;
 pub(super) fn out_of_time() -> String {
     format!(
         "counting ran out of time (at most {} s per count)",
-        ehrhart::POLYLIB_TIME_LIMIT.as_secs()
+        counting::POLYLIB_TIME_LIMIT.as_secs()
     )
 }
 
@@ -48,7 +47,7 @@ pub(super) enum CountForm {
     /// As the sum of the counts of these disjoint parts (isl texts).
     Parts(Vec<String>),
     /// The union of these sets (isl texts), cut into disjoint parts by
-    /// barvinok's isl and counted part by part ([`ehrhart::card_parts_many`]).
+    /// barvinok's isl and counted part by part ([`counting::card_parts_many`]).
     Decompose(Vec<String>),
 }
 
@@ -84,7 +83,7 @@ pub(super) fn count_input(
     // the chosen dimension): their inputs are made with at most the
     // engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
-    let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
+    let mut limit = counting::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.counts_deadline {
         limit = limit.min(
             d.checked_duration_since(now)
@@ -223,11 +222,11 @@ pub(super) fn basic_sets(s: &Set) -> Option<Vec<Set>> {
         .collect()
 }
 
-/// The basic sets of `s` when there are at most [`ehrhart::MAX_PARTS`]
+/// The basic sets of `s` when there are at most [`counting::MAX_PARTS`]
 /// and no two meet within `context` (a union of bands); `None` otherwise.
 fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
     let pieces = basic_sets(s)?;
-    if pieces.len() < 2 || pieces.len() > ehrhart::MAX_PARTS {
+    if pieces.len() < 2 || pieces.len() > counting::MAX_PARTS {
         return None;
     }
     for (i, a) in pieces.iter().enumerate() {

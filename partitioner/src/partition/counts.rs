@@ -3,7 +3,6 @@
 //! inputs made and counted in one batch, counts at the launch's values
 //! where no parametric one was had, and the vertices beside them.
 
-use crate::ehrhart;
 use access_analysis::{AccessKind, ArrayAccesses};
 use isl_rs::Set;
 use ranges_format::{ArrayStatus, Count, KernelRanges};
@@ -170,8 +169,8 @@ pub(super) fn add_counts(
     };
     let limit = vertex_limit(cx);
     // No child is forked while barvinok's libraries are being loaded
-    // ([`ehrhart::preload_barvinok`]): the counts wait for them anyway.
-    let _ = ehrhart::barvinok_available();
+    // ([`counting::preload_barvinok`]): the counts wait for them anyway.
+    let _ = counting::barvinok_available();
     let (counts, vertices) = std::thread::scope(|s| {
         let deadline = cx.counts_deadline;
         let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
@@ -189,7 +188,7 @@ pub(super) fn add_counts(
             s.spawn(move || {
                 // Equal footprints (arrays accessed alike) are searched once.
                 let (distinct, which) = distinct_by(&missing, |&(t, c, _)| (t, c));
-                let found = ehrhart::vertices_many(&distinct, deadline);
+                let found = counting::vertices_many(&distinct, deadline);
                 which
                     .into_iter()
                     .map(|k| (found[k].0.clone(), false))
@@ -325,7 +324,7 @@ pub(super) fn add_counts(
         }
     }
     if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
-        if let Err(why) = ehrhart::barvinok_available() {
+        if let Err(why) = counting::barvinok_available() {
             notes.push(format!(
                 "counts from polylib (barvinok is unavailable: {why})"
             ));

@@ -3,7 +3,6 @@
 //! in a child of its own, then PolyLib where barvinok gave no count; equal
 //! inputs counted once.
 
-use crate::ehrhart;
 use ranges_format::{Count, CutShort};
 
 use super::count_input::{out_of_time, CountForm, CountInput};
@@ -94,7 +93,7 @@ fn distinct_counts_of(
     polylib: Fallback,
     cut: &Cut,
 ) -> Vec<Result<Count, String>> {
-    use ehrhart::EhrhartError as E;
+    use counting::EhrhartError as E;
     let whole: Vec<usize> = (0..inputs.len())
         .filter(|&k| matches!(inputs[k].form, CountForm::Whole))
         .collect();
@@ -104,7 +103,7 @@ fn distinct_counts_of(
         .collect();
     // Per input, barvinok's count or error and the time it took.
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
-    for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, deadline)) {
+    for (&k, (card, took)) in whole.iter().zip(counting::card_many(&batch, deadline)) {
         cards[k] = Some((card.map(|c| c.count), took));
     }
     for (k, input) in inputs.iter().enumerate() {
@@ -112,7 +111,7 @@ fn distinct_counts_of(
         let card = match &input.form {
             CountForm::Whole => continue,
             CountForm::Decompose(union) => {
-                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], deadline)
+                counting::card_parts_many(&[(union.as_slice(), input.left)], deadline)
                     .pop()
                     .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count))
             }
@@ -125,7 +124,7 @@ fn distinct_counts_of(
                     parts.iter().map(|p| (p.as_str(), input.left)).collect();
                 let mut terms = Vec::new();
                 let mut failed = None;
-                for (card, _) in ehrhart::card_many(&parts, Some(until)) {
+                for (card, _) in counting::card_many(&parts, Some(until)) {
                     match card {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
@@ -190,7 +189,7 @@ fn distinct_counts_of(
         .collect();
     for ((k, _, by_barvinok), (e, _)) in fallback
         .into_iter()
-        .zip(ehrhart::enumerate_many(&polylib_batch, deadline))
+        .zip(counting::enumerate_many(&polylib_batch, deadline))
     {
         if let Err(e) = &e {
             cut.saw_error(e);

@@ -1,5 +1,22 @@
-//! Ehrhart counting: how many integer points a parametric set has, as
-//! quasi-polynomials of the parameters.
+//! `counting`: Ehrhart counting, how many integer points a parametric set
+//! has, as quasi-polynomials of the parameters.
+//!
+//! The partitioner's count engines, a crate of their own: they take isl
+//! text and give counts in the range file's form ([`ranges_format::Count`]),
+//! knowing nothing of kernels, arrays or slices (which counts a kernel gets
+//! and where they go is `partitioner::partition`'s). Start with this file
+//! (the engines' entry points and limits), then `sandbox.rs` (the forked
+//! children, warm or fresh) and `wire.rs` (the words a child reads and
+//! answers, one home for both sides).
+//!
+//! **Invariant:** an engine runs only in a forked child with its output
+//! silenced and a time limit; whatever it does (abort, print, run long) is
+//! an [`EhrhartError`] here, never a crash or output of the caller. Warm
+//! children are started only by programs of their own
+//! ([`start_warm_children`]). **Boundary:** isl text in, [`Card`],
+//! [`Enumeration`], [`ParamVertex`] or [`EhrhartError`] out; PolyLib (FFI,
+//! `ffi.rs`, built by `build.rs`) and barvinok (`barvinok-sys`) are reached
+//! only from here.
 //!
 //! Two engines. [`card_within`] asks barvinok (module `barvinok`, crate
 //! `barvinok-sys`, loaded at run time when its libraries are there): exact
@@ -51,7 +68,7 @@ pub use barvinok::{
 };
 use evalue::QPoly;
 use ranges_format::{Chamber, Rat};
-pub(crate) use sandbox::at_low_priority;
+pub use sandbox::at_low_priority;
 
 /// Most set dimensions (after lifting integer divisions) plus parameters
 /// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.
