@@ -5,8 +5,9 @@
 //! text and give counts in the range file's form ([`ranges_format::Count`]),
 //! knowing nothing of kernels, arrays or slices (which counts a kernel gets
 //! and where they go is `partitioner::partition`'s). Start with this file
-//! (the engines' entry points and limits), then `sandbox.rs` (the forked
-//! children, warm or fresh) and `wire.rs` (the words a child reads and
+//! (the engines' entry points and limits), `batch.rs` (which engine counts
+//! what, a batch at a time), then `sandbox.rs` (the forked children, warm
+//! or fresh) and `wire.rs` (the words a child reads and
 //! answers, one home for both sides).
 //!
 //! **Invariant:** an engine runs only in a forked child with its output
@@ -52,6 +53,7 @@
 //! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
 
 mod barvinok;
+mod batch;
 mod evalue;
 mod ffi;
 mod isl_input;
@@ -66,8 +68,9 @@ use std::time::{Duration, Instant};
 pub use barvinok::{
     available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS,
 };
+pub use batch::{counts_of, distinct_by, out_of_time, CountForm, CountInput, Fallback};
 use evalue::QPoly;
-use ranges_format::{Chamber, Rat};
+use ranges_format::{Chamber, CutShort, Rat};
 pub use sandbox::at_low_priority;
 
 /// Most set dimensions (after lifting integer divisions) plus parameters
@@ -183,6 +186,23 @@ pub enum EhrhartError {
         /// The parameter values.
         values: Vec<i64>,
     },
+}
+
+impl EhrhartError {
+    /// What the error says cut a count short: a time limit met
+    /// ([`CutShort::CountTime`]), or a counting process that failed
+    /// ([`CutShort::CountProcess`]); `None` for the others.
+    pub fn cut_short(&self) -> Option<CutShort> {
+        match self {
+            EhrhartError::TimedOut { .. }
+            | EhrhartError::BarvinokTimedOut { .. }
+            | EhrhartError::DeadlinePassed => Some(CutShort::CountTime),
+            EhrhartError::PolyLib { .. } | EhrhartError::Barvinok { .. } => {
+                Some(CutShort::CountProcess)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The Ehrhart counts of a parametric set: per disjoint piece (term), a list

@@ -54,7 +54,6 @@ mod ahead;
 mod bounds;
 mod count_input;
 mod counts;
-mod engines;
 mod launch_point;
 mod ranges;
 mod read_parts;
@@ -180,13 +179,8 @@ impl Cut {
     /// Records what an engine's error says of the count: a time limit
     /// met, or a process that failed.
     fn saw_error(&self, e: &counting::EhrhartError) {
-        use counting::EhrhartError as E;
-        match e {
-            E::TimedOut { .. } | E::BarvinokTimedOut { .. } | E::DeadlinePassed => {
-                self.saw(CutShort::CountTime)
-            }
-            E::PolyLib { .. } | E::Barvinok { .. } => self.saw(CutShort::CountProcess),
-            _ => {}
+        if let Some(c) = e.cut_short() {
+            self.saw(c);
         }
     }
 

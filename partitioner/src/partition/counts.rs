@@ -4,12 +4,12 @@
 //! where no parametric one was had, and the vertices beside them.
 
 use access_analysis::{AccessKind, ArrayAccesses};
+use counting::{counts_of, distinct_by, CountInput, Fallback};
 use isl_rs::Set;
 use ranges_format::{ArrayStatus, Count, KernelRanges};
 
-use super::ahead::Ahead;
-use super::count_input::{count_input, CountInput, CountSlot};
-use super::engines::{counts_of, distinct_by, fill_known, split_known, Fallback};
+use super::ahead::{fill_known, split_known, Ahead};
+use super::count_input::{count_input, CountSlot};
 use super::launch_point::{counts_at_points, point_input, PointInput};
 use super::verdicts::has_may_writes;
 use super::vertices::{add_vertices, vertex_limit, VertexResults};
@@ -201,7 +201,7 @@ pub(super) fn add_counts(
         });
         let counts = fill_known(
             known_counts,
-            counts_of(&missing, deadline, Fallback::PolyLib, &cx.cut),
+            counts_of(&missing, deadline, Fallback::PolyLib, &|c| cx.cut.saw(c)),
         );
         let vertices = match search {
             Some(h) => Some(h.join().map(|rest| fill_known(known_vertices, rest))),

@@ -3,10 +3,10 @@
 //! context ([`DomainGist`]).
 
 use access_analysis::isl::Isl;
+use counting::CountInput;
 use isl_rs::Set;
 use ranges_format::{CutShort, KernelRanges};
 
-use super::count_input::CountInput;
 use super::Ctx;
 
 /// PolyLib's time limit for the vertices of one footprint ([`add_vertices`]):
