@@ -540,6 +540,7 @@ fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::buffer::ArgValue;
     use ranges_format::{ArgInfo, ArgKind};
 
     fn args(out: &[f32], n: i32) -> KernelArgs {
@@ -561,12 +562,16 @@ mod tests {
                 fields: Vec::new(),
             },
         ];
-        let mut a = KernelArgs::from_specs(
-            "k",
-            &infos,
-            &[format!("out=zeros:{}", out.len()), format!("n={n}")],
-        )
-        .unwrap();
+        let values = vec![
+            ArgValue::Buffer(
+                HostBuffer::zeros(ElemType::of_arg(&infos[0]), out.len() as u64).unwrap(),
+            ),
+            ArgValue::Scalar {
+                bytes: n.to_le_bytes().to_vec(),
+                int: Some(n.into()),
+            },
+        ];
+        let mut a = KernelArgs::from_values("k", &infos, values).unwrap();
         let b = a.buffer_at_mut(0).unwrap().as_bytes_mut();
         for (i, v) in out.iter().enumerate() {
             b[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
