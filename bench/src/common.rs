@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
+use host_data::PlanArgs;
 use launcher::{KernelArgs, NdRange, Plan, Runtime};
 use ranges_format::RangeFile;
 use serde::de::DeserializeOwned;

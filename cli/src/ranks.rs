@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use host_data::PlanArgs;
 use launcher::{BufferSet, DeviceBuffer, KernelArgs, LaunchOptions, NdRange, Runtime};
 use mpi_ranks::{Coordinator, RankLaunch, RanksError, World};
 use serde::Serialize;
@@ -239,7 +240,7 @@ pub fn run(args: RunArgs, coord: &mut Coordinator) -> Result<u8> {
     if mismatch.is_none() || args.out_on_mismatch {
         for (name, id) in &outs {
             let b = result.buffer(name).expect("checked above");
-            files.write(*id, |w| launcher::write_npy_to(w, b))?;
+            files.write(*id, |w| host_data::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
         crate::terminal::note(

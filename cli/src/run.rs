@@ -3,6 +3,7 @@
 use crate::analyze::{parse_size3, read_source};
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use host_data::PlanArgs;
 use launcher::{KernelArgs, LaunchOptions, NdRange, RunReport, Runtime};
 use ranges_format::RangeFile;
 use session::{Counts, LaunchConfig, Session};
@@ -312,7 +313,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     if !mismatch || args.out_on_mismatch {
         for (name, id) in &outs {
             let b = kargs.buffer(name).expect("checked above");
-            files.write(*id, |w| launcher::write_npy_to(w, b))?;
+            files.write(*id, |w| host_data::write_npy_to(w, b))?;
         }
     } else if !outs.is_empty() {
         crate::terminal::note(

@@ -13,9 +13,10 @@ use std::time::Instant;
 use crate::output_files::OutputFiles;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use host_data::{ArgSpec, FromSpecs, Shape};
 use launcher::{
-    ArgSpec, BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs, LaunchOptions, NdRange,
-    RunReport, Runtime,
+    BufferId, BufferSet, DeviceBuffer, ElemType, KernelArgs, LaunchOptions, NdRange, RunReport,
+    Runtime,
 };
 use ranges_format::output::OutputId;
 use ranges_format::run_file::STEP_COUNTER;
@@ -175,7 +176,7 @@ impl Prepared {
                 let spec = match v {
                     Bound::Fixed(s) => s.clone(),
                     Bound::Counter => ArgSpec::Literal(rep.to_string()),
-                    Bound::Buffer(_) => ArgSpec::Zeros(launcher::Shape::of(1)),
+                    Bound::Buffer(_) => ArgSpec::Zeros(Shape::of(1)),
                 };
                 (info.name.clone(), spec)
             })
@@ -748,7 +749,7 @@ fn make_buffer(
             }
             s => s,
         },
-        (None, Some(n)) => ArgSpec::Zeros(launcher::Shape::of(n)),
+        (None, Some(n)) => ArgSpec::Zeros(Shape::of(n)),
         (None, None) => unreachable!("RunFile::parse checks that a buffer has a size or an init"),
     };
     let info = ArgInfo {
@@ -853,7 +854,7 @@ fn write_outs(
     for (b, id) in outs {
         // already gathered: nothing moves again
         let host = set.get_mut(ids[*b]).expect("added above").read_all()?;
-        files.write(*id, |w| launcher::write_npy_to(w, host))?;
+        files.write(*id, |w| host_data::write_npy_to(w, host))?;
     }
     Ok(())
 }

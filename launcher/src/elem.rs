@@ -72,7 +72,7 @@ impl ScalarKind {
     }
 
     /// Smallest and largest value of an integer kind (as i128).
-    pub(crate) fn int_bounds(self) -> (i128, i128) {
+    pub fn int_bounds(self) -> (i128, i128) {
         match self {
             ScalarKind::I8 => (i8::MIN as i128, i8::MAX as i128),
             ScalarKind::U8 => (0, u8::MAX as i128),
@@ -87,13 +87,13 @@ impl ScalarKind {
     }
 
     /// Writes an integer value (already range-checked) in little-endian.
-    pub(crate) fn put_int(self, v: i128, out: &mut Vec<u8>) {
+    pub fn put_int(self, v: i128, out: &mut Vec<u8>) {
         let bytes = (v as u128).to_le_bytes();
         out.extend_from_slice(&bytes[..self.size() as usize]);
     }
 
     /// Writes a float value in little-endian (`F32` or `F64`).
-    pub(crate) fn put_float(self, v: f64, out: &mut Vec<u8>) {
+    pub fn put_float(self, v: f64, out: &mut Vec<u8>) {
         match self {
             ScalarKind::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
             ScalarKind::F64 => out.extend_from_slice(&v.to_le_bytes()),

@@ -2,7 +2,8 @@
 //! over resident buffers, which checks the launch, takes its schedule and
 //! runs it split or unsplit, then verifies it when asked.
 //!
-//! The submodules: `schedule` (the pure part: slices, ranges, read, write
+//! The submodules: `options` ([`LaunchOptions`] and the memory cap they
+//! set), `schedule` (the pure part: slices, ranges, read, write
 //! and prefill sets, gluing, no OpenCL), `split` (the split run: phase 0,
 //! phase 1 with its staged reads, the guard's verdict, record, the early
 //! reads and the merge),
@@ -21,12 +22,14 @@ use crate::ndrange::NdRange;
 use crate::plan::Plan;
 use crate::resident::{gather_all_and_free, with_host_copies, DeviceBuffer, Residency};
 
+mod options;
 mod report;
 mod schedule;
 mod setargs;
 mod split;
 mod unsplit;
 
+pub use options::LaunchOptions;
 pub use report::{DeviceReport, Mismatch, RunReport, WholeRun};
 pub(crate) use schedule::Schedules;
 pub(crate) use setargs::{local_sink_bytes, push_extra_args, GUARD_FLAG_BYTES};
@@ -36,64 +39,6 @@ pub(crate) use report::add_gathered;
 use schedule::{Footprint, Run};
 use split::{run_split, SplitOutcome};
 use unsplit::run_unsplit_resident;
-
-/// Options of one launch.
-#[derive(Clone, Debug)]
-pub struct LaunchOptions {
-    /// Also run the unsplit kernel on one device and compare every output
-    /// byte ([`RunReport::verified`], [`RunReport::mismatch`]).
-    pub verify: bool,
-    /// The device that runs the verification (default: the device with the
-    /// largest share).
-    pub verify_device: Option<usize>,
-    /// Most bytes of buffers one device may hold for its slice; a launch
-    /// that needs more fails before any device runs.
-    pub mem_cap_bytes: Option<u64>,
-    /// Turns the run-time guard off: subkernels run without checking their
-    /// accesses against their ranges (`--unchecked`). With the guard on (the
-    /// default), an access outside the analyzed range is skipped, the
-    /// launch's device results are discarded and the kernel re-runs
-    /// unsplit; kernels whose buffers the guard cannot check run unsplit.
-    pub unchecked: bool,
-    /// Test-only: the read range of this array is made one element shorter
-    /// at its top on every device (after its buffer is sized), as an analysis
-    /// that under-approximates would; the guard must catch it.
-    #[doc(hidden)]
-    pub test_underapproximate: Option<String>,
-    /// Test-only: the read box of this (delinearized) array loses its last
-    /// column (the top of its last dimension) on every device, as an
-    /// analysis that under-approximates a box would; the guard's box check
-    /// must catch it.
-    #[doc(hidden)]
-    pub test_shrink_box: Option<String>,
-    /// Test-only: the read part of this array with the most rows (its
-    /// outermost dimension) loses its last row on every device, while the
-    /// read box and the windows stay whole, as an analysis that
-    /// under-approximates one part would; the guard's part check must catch
-    /// it.
-    #[doc(hidden)]
-    pub test_shrink_part: Option<String>,
-    /// Evaluate the Ehrhart counts of every slice for
-    /// [`RunReport::bytes_exact`] (on by default). Callers that never read
-    /// it (the layer, the launch-overhead bench) turn it off; `bytes_exact`
-    /// is then `None`.
-    pub exact_bytes: bool,
-}
-
-impl Default for LaunchOptions {
-    fn default() -> LaunchOptions {
-        LaunchOptions {
-            verify: false,
-            verify_device: None,
-            mem_cap_bytes: None,
-            unchecked: false,
-            test_underapproximate: None,
-            test_shrink_box: None,
-            test_shrink_part: None,
-            exact_bytes: true,
-        }
-    }
-}
 
 /// Runs `plan`'s kernel over `nd` split across devices by `shares`
 /// (`(device index, fraction)` pairs summing to 1).
@@ -524,22 +469,10 @@ fn differing(got: &KernelArgs, refs: &[(usize, KernelArgs)]) -> String {
     parts.join(", ")
 }
 
-fn check_cap(plan: &Plan, device: usize, needed: u64, options: &LaunchOptions) -> Result<()> {
-    if let Some(cap) = options.mem_cap_bytes {
-        if needed > cap {
-            return Err(LaunchError::MemoryCap {
-                device: plan.runtime.device(device)?.label(),
-                needed,
-                cap,
-            });
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::buffer::ArgValue;
     use ranges_format::{ArgInfo, ArgKind};
 
     fn args(out: &[f32], n: i32) -> KernelArgs {
@@ -561,12 +494,16 @@ mod tests {
                 fields: Vec::new(),
             },
         ];
-        let mut a = KernelArgs::from_specs(
-            "k",
-            &infos,
-            &[format!("out=zeros:{}", out.len()), format!("n={n}")],
-        )
-        .unwrap();
+        let values = vec![
+            ArgValue::Buffer(
+                HostBuffer::zeros(ElemType::of_arg(&infos[0]), out.len() as u64).unwrap(),
+            ),
+            ArgValue::Scalar {
+                bytes: n.to_le_bytes().to_vec(),
+                int: Some(n.into()),
+            },
+        ];
+        let mut a = KernelArgs::from_values("k", &infos, values).unwrap();
         let b = a.buffer_at_mut(0).unwrap().as_bytes_mut();
         for (i, v) in out.iter().enumerate() {
             b[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());

@@ -6,8 +6,9 @@
 //! moves to each device only those ranges, runs the rewritten subkernel
 //! there, and glues the outputs back bit-for-bit ([`launch`]). It also runs
 //! kernels whole ([`run_whole`]) for verification and unsplittable kernels,
-//! lists devices ([`devices`]) and turns `NAME=SPEC` strings into kernel
-//! arguments ([`KernelArgs`]) and `.npy` files into buffers and back.
+//! lists devices ([`devices`]) and checks kernel arguments against the
+//! kernel's argument list ([`KernelArgs`]; `NAME=SPEC` strings and `.npy`
+//! files are the `host-data` crate's).
 //!
 //! Main types: [`Runtime`] (devices, per-device context and queue, program
 //! cache), [`Plan`] (a kernel with expressions bound once and programs
@@ -30,7 +31,6 @@ mod error;
 mod exec;
 mod launch;
 mod ndrange;
-mod npy;
 mod plan;
 mod pool;
 mod ranks;
@@ -39,7 +39,6 @@ mod resident;
 mod rounds;
 mod runs;
 mod runtime;
-mod spec;
 
 pub use args::KernelArgs;
 pub use balance::{launch_key, Balancer, Choice, MIN_KERNEL_MS};
@@ -50,7 +49,6 @@ pub use elem::{int_arg_value, ElemType, ScalarKind, StructField};
 pub use error::{LaunchError, Result};
 pub use launch::{launch, run_whole, DeviceReport, LaunchOptions, Mismatch, RunReport, WholeRun};
 pub use ndrange::{check_shares, parse_shares, split_groups, NdRange};
-pub use npy::{read_npy, write_npy, write_npy_to};
 pub use plan::Plan;
 pub use pool::PoolCounts;
 pub use ranks::{RankSlices, SliceSets};
@@ -58,4 +56,3 @@ pub use resident::{launch_resident, BufferId, BufferSet, DeviceBuffer};
 pub use rounds::{launch_in_rounds, launch_resident_in_rounds, probe_window};
 pub use runs::{CostModel, Rect, Runs, COMMAND_COST_BYTES, COST_MODEL, MAX_EXTRA_PERCENT};
 pub use runtime::{devices, DeviceInfo, DeviceType, Runtime};
-pub use spec::{parse_assignment, ArgSpec, Shape, SplitMix64, SPEC_KINDS};

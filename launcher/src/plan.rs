@@ -334,11 +334,6 @@ impl Plan {
         self.unsplit_reason.as_deref()
     }
 
-    /// Builds the arguments of this kernel from `NAME=SPEC` strings.
-    pub fn args_from_specs<S: AsRef<str>>(&self, specs: &[S]) -> Result<KernelArgs> {
-        KernelArgs::from_specs(&self.kernel.name, &self.kernel.args, specs)
-    }
-
     /// Whether the run-time guard checks every buffer of this kernel's
     /// subkernel (`Err(why)` when it cannot).
     pub fn guard_status(&self) -> std::result::Result<&[u32], &str> {

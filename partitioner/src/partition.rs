@@ -13,7 +13,7 @@
 //! the linear bounds `sum_k stride_k * bound_k` — exact for the lexicographic
 //! corners of box-shaped footprints and sound in general, given the launch-time
 //! assumption `0 <= x < w`. Counts of distinct elements are Ehrhart
-//! quasi-polynomials from barvinok, or PolyLib without it ([`crate::ehrhart`]),
+//! quasi-polynomials from barvinok, or PolyLib without it ([`counting`]),
 //! made for the chosen split dimension only.
 //!
 //! **Work shared.** Arrays accessed alike (the same mode, strides, element
@@ -54,7 +54,6 @@ mod ahead;
 mod bounds;
 mod count_input;
 mod counts;
-mod engines;
 mod launch_point;
 mod ranges;
 mod read_parts;
@@ -66,7 +65,6 @@ mod vertices;
 pub use launch_point::LaunchPoint;
 pub use split_dim::sample_values;
 
-use crate::ehrhart;
 use access_analysis::isl::Isl;
 use access_analysis::{AccessKind, AnalysisOptions, ArrayAccesses, KernelAccesses};
 use coarsen::ir::Program;
@@ -180,14 +178,9 @@ impl Cut {
 
     /// Records what an engine's error says of the count: a time limit
     /// met, or a process that failed.
-    fn saw_error(&self, e: &ehrhart::EhrhartError) {
-        use ehrhart::EhrhartError as E;
-        match e {
-            E::TimedOut { .. } | E::BarvinokTimedOut { .. } | E::DeadlinePassed => {
-                self.saw(CutShort::CountTime)
-            }
-            E::PolyLib { .. } | E::Barvinok { .. } => self.saw(CutShort::CountProcess),
-            _ => {}
+    fn saw_error(&self, e: &counting::EhrhartError) {
+        if let Some(c) = e.cut_short() {
+            self.saw(c);
         }
     }
 

@@ -6,6 +6,7 @@
 
 use std::sync::{Once, OnceLock};
 
+use host_data::PlanArgs;
 use launcher::{DeviceBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
 use session::{Buffers, Door, LaunchConfig, Session, Shares};
 

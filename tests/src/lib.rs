@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use host_data::PlanArgs;
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -12,6 +12,7 @@
 
 use clpart_tests::cdriver::{run_coarsened, DriverOptions};
 use clpart_tests::{corpus, pocl_env};
+use host_data::FromSpecs;
 use launcher::{ArgValue, KernelArgs, NdRange, Runtime, ScalarKind};
 
 /// Float tolerance for kernels using inexact math builtins.

@@ -15,6 +15,7 @@
 //! setup) makes the absence a failure.
 
 use clpart_tests::corpus;
+use host_data::PlanArgs;
 use ranges_format::{ArgKind, ArrayStatus};
 
 #[test]

@@ -7,6 +7,7 @@
 //! anything runs. Two PoCL devices (`pthread basic`).
 
 use clpart_tests::{plan_from_source, shared_runtime};
+use host_data::PlanArgs;
 use launcher::{KernelArgs, LaunchError, LaunchOptions, NdRange, Plan, Runtime};
 
 fn runtime() -> Runtime {

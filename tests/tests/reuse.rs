@@ -5,6 +5,7 @@
 //! PoCL devices (`pthread basic`), guarded subkernels from the analysis.
 
 use clpart_tests::{plan_from_source, shared_runtime};
+use host_data::PlanArgs;
 use launcher::{DeviceBuffer, KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
 
 fn runtime() -> Runtime {

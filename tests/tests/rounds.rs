@@ -6,6 +6,7 @@
 //! that report the same resources start even, in one round.
 
 use clpart_tests::{plan_from_source, shared_runtime, workspace_root};
+use host_data::PlanArgs;
 use launcher::{launch, launch_in_rounds, launch_key, Balancer, LaunchOptions, NdRange};
 
 struct Case {

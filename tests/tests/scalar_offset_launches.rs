@@ -11,6 +11,7 @@
 //!   and splits. Either way the result is one device's.
 
 use clpart_tests::shared_runtime;
+use host_data::PlanArgs;
 use launcher::{KernelArgs, LaunchOptions, NdRange, Plan, Runtime};
 use partitioner::PartitionOptions;
 use ranges_format::RangeFile;

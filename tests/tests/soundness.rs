@@ -7,6 +7,7 @@
 
 use clpart_tests::cdriver::{run_coarsened, DriverOptions, Traced};
 use clpart_tests::{corpus, CorpusKernel};
+use host_data::FromSpecs;
 use launcher::NdRange;
 use ranges_format::{ArrayStatus, KernelRanges, ParamSource};
 use std::collections::BTreeSet;

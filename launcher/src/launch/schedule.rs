@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use ranges_format::{ArgKind, BoundRange, Reduction};
 
+use super::options::LaunchOptions;
 use super::setargs::local_sink_bytes;
-use super::LaunchOptions;
 use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::error::{LaunchError, Result};

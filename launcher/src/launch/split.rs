@@ -25,11 +25,10 @@ use std::sync::Arc;
 
 use opencl3::memory::ClMem;
 
-use super::check_cap;
+use super::options::{check_cap, LaunchOptions};
 use super::report::{add_gathered, RunReport};
 use super::schedule::{range_runs, DevArray, DevWork, Glue, Split};
 use super::setargs::{local_window, GUARD_FLAG_BYTES};
-use super::LaunchOptions;
 use crate::args::KernelArgs;
 use crate::coherence::Holder;
 use crate::error::{LaunchError, Result};

@@ -8,13 +8,13 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
 use ranges_format::ArgKind;
 
+use super::options::{check_cap, LaunchOptions};
 use super::report::{add_gathered, DeviceReport, RunReport, WholeRun};
 use super::schedule::Footprint;
 use super::setargs::{
     guard_bits, guarded_arg, local_window, push_extra_args, scalar_values, GUARD_FLAG_BYTES,
 };
 use super::split::ensure_alloc;
-use super::{check_cap, LaunchOptions};
 use crate::args::KernelArgs;
 use crate::buffer::ArgValue;
 use crate::coherence::Holder;

@@ -1,15 +1,14 @@
 //! Counts made ahead ([`Ahead`]): with every count wanted, the counts and
 //! vertices of the first candidate split dimension are made in children,
 //! from a thread of their own at a lower priority, while this process finds
-//! the ranges; only their successes are kept.
+//! the ranges; only their successes are kept. What was made ahead and what
+//! is made after join per item ([`split_known`], [`fill_known`]).
 
-use crate::ehrhart;
+use counting::{counts_of, distinct_by, CountForm, CountInput, Fallback};
 use ranges_format::Count;
 
-use super::count_input::{CountForm, CountInput, CountSlot};
-use super::engines::{counts_of, distinct_by, Fallback};
+use super::count_input::CountSlot;
 use super::vertices::DomainGist;
-use super::Cut;
 
 /// Counts made ahead of the ranges ([`partition_kernel_in`](super::partition_kernel_in) with every
 /// count wanted): the inputs of the counts along split dimension `d`,
@@ -29,7 +28,7 @@ pub(super) struct Ahead {
     pub(super) counts: std::collections::HashMap<(String, CountForm), Count>,
     /// PolyLib's vertices, per input text and context.
     pub(super) vertices:
-        std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+        std::collections::HashMap<(String, Option<String>), Vec<Vec<counting::ParamVertex>>>,
 }
 
 /// Counts the inputs made ahead and finds the vertices of the slice
@@ -43,10 +42,10 @@ pub(super) fn count_ahead(
     max_ops: u64,
 ) -> (
     std::collections::HashMap<(String, CountForm), Count>,
-    std::collections::HashMap<(String, Option<String>), Vec<Vec<ehrhart::ParamVertex>>>,
+    std::collections::HashMap<(String, Option<String>), Vec<Vec<counting::ParamVertex>>>,
 ) {
-    ehrhart::at_low_priority(|| {
-        let _ = ehrhart::barvinok_available();
+    counting::at_low_priority(|| {
+        let _ = counting::barvinok_available();
         let slices: Vec<(&str, Option<&str>, std::time::Duration)> = inputs
             .iter()
             .filter(|(slot, _)| *slot == CountSlot::Slice)
@@ -56,11 +55,13 @@ pub(super) fn count_ahead(
         let all: Vec<CountInput> = inputs.iter().map(|(_, i)| i.clone()).collect();
         let (counts, vertices) = std::thread::scope(|s| {
             let search = (!distinct.is_empty() && !vertex_limit.is_zero()).then(|| {
-                s.spawn(|| ehrhart::at_low_priority(|| ehrhart::vertices_many(&distinct, deadline)))
+                s.spawn(|| {
+                    counting::at_low_priority(|| counting::vertices_many(&distinct, deadline))
+                })
             });
             // (what fails here is counted again after the ranges: only
             // that second count's failures cut the analysis short)
-            let counts = counts_of(&all, deadline, Fallback::No, &Cut::default());
+            let counts = counts_of(&all, deadline, Fallback::No, &|_| {});
             let vertices = search.and_then(|h| h.join().ok()).unwrap_or_default();
             (counts, vertices)
         });
@@ -91,4 +92,34 @@ pub(super) fn count_ahead(
             .collect();
         (counts, vertices)
     })
+}
+
+/// Per item of `items`, what `known` has for it, and the items it has
+/// nothing for (in order): those [`fill_known`] takes the results of.
+pub(super) fn split_known<T: Clone, R>(
+    items: &[T],
+    known: impl Fn(&T) -> Option<R>,
+) -> (Vec<Option<R>>, Vec<T>) {
+    let mut missing = Vec::new();
+    let found = items
+        .iter()
+        .map(|x| {
+            let r = known(x);
+            if r.is_none() {
+                missing.push(x.clone());
+            }
+            r
+        })
+        .collect();
+    (found, missing)
+}
+
+/// The results of [`split_known`]'s items: the known ones, and the others'
+/// from `rest` in order.
+pub(super) fn fill_known<R>(known: Vec<Option<R>>, rest: Vec<R>) -> Vec<R> {
+    let mut rest = rest.into_iter();
+    known
+        .into_iter()
+        .filter_map(|r| r.or_else(|| rest.next()))
+        .collect()
 }

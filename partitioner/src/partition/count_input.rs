@@ -2,20 +2,11 @@
 //! simplified against the context, how barvinok counts it (whole, by
 //! disjoint parts, or decomposed: [`CountForm`]) and the time left to it.
 
-use crate::ehrhart;
+use counting::{out_of_time, CountForm, CountInput};
 use isl_rs::{DimType, Set};
 use ranges_format::CutShort;
 
 use super::Ctx;
-
-/// Why a count is missing when time ran out, whichever step it was in (the
-/// same text whatever the machine's load, so that range files compare).
-pub(super) fn out_of_time() -> String {
-    format!(
-        "counting ran out of time (at most {} s per count)",
-        ehrhart::POLYLIB_TIME_LIMIT.as_secs()
-    )
-}
 
 /// Footprints with at least this many basic sets, or one basic set with
 /// more constraints than [`PARTS_MAX_CONSTRAINTS`], are counted by parts
@@ -25,32 +16,6 @@ const PARTS_MIN_BASIC_SETS: usize = 5;
 
 /// See [`PARTS_MIN_BASIC_SETS`].
 const PARTS_MAX_CONSTRAINTS: usize = 40;
-
-/// The Ehrhart input of a footprint ([`count_input`]).
-#[derive(Debug, Clone)]
-pub(super) struct CountInput {
-    /// The footprint, whole (isl text).
-    pub(super) text: String,
-    /// How barvinok counts it.
-    pub(super) form: CountForm,
-    /// The context over the footprint's parameters (isl text), for its
-    /// vertices: PolyLib keeps only the vertices valid within it.
-    pub(super) context: Option<String>,
-    /// The time left to count it.
-    pub(super) left: std::time::Duration,
-}
-
-/// How barvinok counts a footprint ([`count_input`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) enum CountForm {
-    /// Whole (`CountInput::text`).
-    Whole,
-    /// As the sum of the counts of these disjoint parts (isl texts).
-    Parts(Vec<String>),
-    /// The union of these sets (isl texts), cut into disjoint parts by
-    /// barvinok's isl and counted part by part ([`ehrhart::card_parts_many`]).
-    Decompose(Vec<String>),
-}
 
 /// The Ehrhart input of a footprint: its isl text, its parts where it is
 /// counted by parts, and the time left to count it, or why there is none.
@@ -84,7 +49,7 @@ pub(super) fn count_input(
     // the chosen dimension): their inputs are made with at most the
     // engines' limit each and what is left of the kernel's budget.
     let now = std::time::Instant::now();
-    let mut limit = ehrhart::POLYLIB_TIME_LIMIT;
+    let mut limit = counting::POLYLIB_TIME_LIMIT;
     if let Some(d) = cx.counts_deadline {
         limit = limit.min(
             d.checked_duration_since(now)
@@ -136,7 +101,7 @@ fn count_input_in(
         s.drop_unused_params().ok()
     };
     // Without the array's name: arrays accessed alike have the same
-    // footprint text, counted once ([`counts_of`](super::engines::counts_of)).
+    // footprint text, counted once ([`counts_of`](counting::counts_of)).
     let whole = &fp.copy().ok()?.reset_tuple_id().ok()?;
     let fp = simplify(whole.copy().ok()?)?;
     // The Ehrhart input is isl text (the engines run in a child process).
@@ -223,11 +188,11 @@ pub(super) fn basic_sets(s: &Set) -> Option<Vec<Set>> {
         .collect()
 }
 
-/// The basic sets of `s` when there are at most [`ehrhart::MAX_PARTS`]
+/// The basic sets of `s` when there are at most [`counting::MAX_PARTS`]
 /// and no two meet within `context` (a union of bands); `None` otherwise.
 fn disjoint_basic_sets(s: &Set, context: Option<&Set>) -> Option<Vec<Set>> {
     let pieces = basic_sets(s)?;
-    if pieces.len() < 2 || pieces.len() > ehrhart::MAX_PARTS {
+    if pieces.len() < 2 || pieces.len() > counting::MAX_PARTS {
         return None;
     }
     for (i, a) in pieces.iter().enumerate() {

@@ -3,14 +3,13 @@
 //! inputs made and counted in one batch, counts at the launch's values
 //! where no parametric one was had, and the vertices beside them.
 
-use crate::ehrhart;
 use access_analysis::{AccessKind, ArrayAccesses};
+use counting::{counts_of, distinct_by, CountInput, Fallback};
 use isl_rs::Set;
 use ranges_format::{ArrayStatus, Count, KernelRanges};
 
-use super::ahead::Ahead;
-use super::count_input::{count_input, CountInput, CountSlot};
-use super::engines::{counts_of, distinct_by, fill_known, split_known, Fallback};
+use super::ahead::{fill_known, split_known, Ahead};
+use super::count_input::{count_input, CountSlot};
 use super::launch_point::{counts_at_points, point_input, PointInput};
 use super::verdicts::has_may_writes;
 use super::vertices::{add_vertices, vertex_limit, VertexResults};
@@ -170,8 +169,8 @@ pub(super) fn add_counts(
     };
     let limit = vertex_limit(cx);
     // No child is forked while barvinok's libraries are being loaded
-    // ([`ehrhart::preload_barvinok`]): the counts wait for them anyway.
-    let _ = ehrhart::barvinok_available();
+    // ([`counting::preload_barvinok`]): the counts wait for them anyway.
+    let _ = counting::barvinok_available();
     let (counts, vertices) = std::thread::scope(|s| {
         let deadline = cx.counts_deadline;
         let batch: Vec<(&str, Option<&str>, std::time::Duration)> = todo
@@ -189,7 +188,7 @@ pub(super) fn add_counts(
             s.spawn(move || {
                 // Equal footprints (arrays accessed alike) are searched once.
                 let (distinct, which) = distinct_by(&missing, |&(t, c, _)| (t, c));
-                let found = ehrhart::vertices_many(&distinct, deadline);
+                let found = counting::vertices_many(&distinct, deadline);
                 which
                     .into_iter()
                     .map(|k| (found[k].0.clone(), false))
@@ -202,7 +201,7 @@ pub(super) fn add_counts(
         });
         let counts = fill_known(
             known_counts,
-            counts_of(&missing, deadline, Fallback::PolyLib, &cx.cut),
+            counts_of(&missing, deadline, Fallback::PolyLib, &|c| cx.cut.saw(c)),
         );
         let vertices = match search {
             Some(h) => Some(h.join().map(|rest| fill_known(known_vertices, rest))),
@@ -325,7 +324,7 @@ pub(super) fn add_counts(
         }
     }
     if k.arrays.iter().any(|a| a.status == ArrayStatus::Bounded) {
-        if let Err(why) = ehrhart::barvinok_available() {
+        if let Err(why) = counting::barvinok_available() {
             notes.push(format!(
                 "counts from polylib (barvinok is unavailable: {why})"
             ));

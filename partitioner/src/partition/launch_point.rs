@@ -3,7 +3,6 @@
 //! slice's bounds fixed at them (`point_input`, `counts_at_points`), for
 //! where no parametric count can be had and for `Counts::AtLaunch`.
 
-use crate::ehrhart;
 use access_analysis::isl::Isl;
 use access_analysis::{AccessKind, ArrayAccesses};
 use isl_rs::{DimType, Set};
@@ -183,7 +182,7 @@ pub(super) fn point_input(
         .and_then(|u| u.drop_unused_params())
         .map_err(|_| failed("fixing the footprint's parameters"))?;
     let texts = basic_sets(&union)
-        .filter(|b| b.len() <= ehrhart::MAX_PARTS)
+        .filter(|b| b.len() <= counting::MAX_PARTS)
         .ok_or_else(|| failed("cutting the footprint into parts"))?
         .iter()
         .map(|b| sub.set_str(b).map_err(|_| failed("printing the footprint")))
@@ -220,7 +219,7 @@ pub(super) fn counts_at_points(
         .filter(|(texts, _)| !texts.is_empty())
         .map(|(texts, _)| (texts.as_slice(), POINT_COUNT_TIME_LIMIT))
         .collect();
-    let mut cards = ehrhart::card_parts_many(&todo, Some(deadline)).into_iter();
+    let mut cards = counting::card_parts_many(&todo, Some(deadline)).into_iter();
     inputs
         .iter()
         .map(|(texts, point)| {
@@ -234,8 +233,8 @@ pub(super) fn counts_at_points(
                 .map_err(|e| {
                     cut.saw_error(&e);
                     match e {
-                        ehrhart::EhrhartError::BarvinokTimedOut { .. }
-                        | ehrhart::EhrhartError::DeadlinePassed => out_of_point_time(),
+                        counting::EhrhartError::BarvinokTimedOut { .. }
+                        | counting::EhrhartError::DeadlinePassed => out_of_point_time(),
                         e => format!("no count at the launch's values: {e}"),
                     }
                 })?

@@ -2,12 +2,11 @@
 //! PolyLib ([`add_vertices`]), with their domains simplified against the
 //! context ([`DomainGist`]).
 
-use crate::ehrhart;
 use access_analysis::isl::Isl;
+use counting::CountInput;
 use isl_rs::Set;
 use ranges_format::{CutShort, KernelRanges};
 
-use super::count_input::CountInput;
 use super::Ctx;
 
 /// PolyLib's time limit for the vertices of one footprint ([`add_vertices`]):
@@ -23,11 +22,11 @@ pub(super) fn vertex_limit(cx: &Ctx) -> std::time::Duration {
     }
 }
 
-/// PolyLib's vertices of each footprint (`ehrhart::vertices_many`), or why
+/// PolyLib's vertices of each footprint (`counting::vertices_many`), or why
 /// there are none, and whether their domains are simplified already
 /// ([`DomainGist`], made ahead: [`count_ahead`](super::ahead::count_ahead)).
 pub(super) type VertexResults = Vec<(
-    Result<Vec<Vec<ehrhart::ParamVertex>>, ehrhart::EhrhartError>,
+    Result<Vec<Vec<counting::ParamVertex>>, counting::EhrhartError>,
     bool,
 )>;
 
@@ -117,8 +116,8 @@ pub(super) fn add_vertices(
             Err(e) => {
                 cx.cut.saw_error(&e);
                 let why = match e {
-                    ehrhart::EhrhartError::TimedOut { .. }
-                    | ehrhart::EhrhartError::DeadlinePassed => {
+                    counting::EhrhartError::TimedOut { .. }
+                    | counting::EhrhartError::DeadlinePassed => {
                         format!(
                             "polylib ran out of time (at most {} ms)",
                             VERTEX_TIME_LIMIT.as_millis()

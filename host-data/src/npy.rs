@@ -14,11 +14,8 @@ mod tests;
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 
+use launcher::{ElemType, HostBuffer, LaunchError, Result};
 use ranges_format::input;
-
-use crate::buffer::HostBuffer;
-use crate::elem::ElemType;
-use crate::error::{LaunchError, Result};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use host_data::PlanArgs;
 use launcher::{launch, run_whole, KernelArgs, LaunchOptions, NdRange, Plan};
 use ranges_format::Assumption;
 

@@ -1,4 +1,4 @@
-//! Builds the PolyLib bindings used by `ehrhart`.
+//! Builds the PolyLib bindings of `src/ffi.rs`.
 //!
 //! - compiles `csrc/polylib_shim.c` (exception-safe wrappers, see its header);
 //! - runs bindgen over `csrc/polylib_shim.h`, which includes
@@ -21,7 +21,7 @@ fn main() {
 
     if !std::path::Path::new(POLYLIB_HEADER).exists() {
         panic!(
-            "partitioner: {POLYLIB_HEADER} not found; install PolyLib \
+            "counting: {POLYLIB_HEADER} not found; install PolyLib \
              (Debian: apt-get install libpolylib64-dev)"
         );
     }
@@ -55,9 +55,9 @@ fn main() {
         .derive_debug(false)
         .generate_comments(false)
         .generate()
-        .unwrap_or_else(|e| panic!("partitioner: bindgen over {POLYLIB_HEADER} failed: {e}"));
+        .unwrap_or_else(|e| panic!("counting: bindgen over {POLYLIB_HEADER} failed: {e}"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     bindings
         .write_to_file(out.join("polylib_bindings.rs"))
-        .expect("partitioner: cannot write polylib_bindings.rs");
+        .expect("counting: cannot write polylib_bindings.rs");
 }

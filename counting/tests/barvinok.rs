@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use partitioner::ehrhart::{
+use counting::{
     barvinok_available, card_many, card_within, enumerate_many, enumerate_within, Card, Enumeration,
 };
 use proptest::prelude::*;
@@ -184,7 +184,7 @@ proptest! {
 #[test]
 fn wide_linearized_band_is_counted_exactly() {
     let set = "[N, lo, hi] -> { [k] : exists (i, j : k = 1000i + j and lo <= j < hi and 0 <= i < N and 0 <= j < 1000) }";
-    let polylib = enumerate_within(set, None, partitioner::ehrhart::POLYLIB_TIME_LIMIT);
+    let polylib = enumerate_within(set, None, counting::POLYLIB_TIME_LIMIT);
     eprintln!(
         "polylib: {}",
         polylib

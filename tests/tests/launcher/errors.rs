@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use host_data::PlanArgs;
 use launcher::{launch, run_whole, KernelArgs, LaunchError, LaunchOptions, NdRange, Plan};
 
 fn setup_vadd() -> (launcher::Runtime, Plan, NdRange, KernelArgs) {

@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use host_data::PlanArgs;
 use launcher::{launch, LaunchOptions, NdRange, Plan};
 use proptest::prelude::*;
 

@@ -9,7 +9,7 @@
 
 use npyz::{DType, Endianness, Field, TypeChar, TypeStr};
 
-use crate::elem::{ElemType, ScalarKind};
+use launcher::{ElemType, ScalarKind};
 
 /// The dtype a buffer of `elem` is written with, and how many of its items
 /// make one element (a vector type's storage lanes, which become the last

@@ -1,4 +1,4 @@
-/* Exception-safe entry points into PolyLib for partitioner::ehrhart.
+/* Exception-safe entry points into PolyLib for the counting crate.
  *
  * PolyLib reports arithmetic overflow and some internal errors by
  * THROW (longjmp); without a matching CATCH it aborts the process. Each

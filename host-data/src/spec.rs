@@ -16,9 +16,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::buffer::{ArgValue, HostBuffer};
-use crate::elem::{ElemType, ScalarKind};
-use crate::error::{LaunchError, Result};
+use launcher::{ArgValue, ElemType, HostBuffer, LaunchError, Result, ScalarKind};
+
 /// The spec kinds, for error messages.
 pub const SPEC_KINDS: &str =
     "a literal, bytes:HEX, rand:N[:SEED], zeros:N, seq:N, file:PATH.npy, local:N";

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 
 use super::*;
-use crate::elem::{ScalarKind, StructField};
+use launcher::{ScalarKind, StructField};
 
 /// A `.npy` file: this header text (padded as numpy pads it) and data, in
 /// version 1.0 where the header fits, else 2.0.

@@ -61,9 +61,9 @@ thread_local! {
 }
 
 /// Runs `f` with the children this thread forks in it at a lower priority
-/// (niceness [`LOW_PRIORITY_NICENESS`]): work made ahead while this
+/// (niceness `LOW_PRIORITY_NICENESS`): work made ahead while this
 /// process does other work, which it must not slow down.
-pub(crate) fn at_low_priority<T>(f: impl FnOnce() -> T) -> T {
+pub fn at_low_priority<T>(f: impl FnOnce() -> T) -> T {
     let before = LOW_PRIORITY.with(|p| p.replace(true));
     let r = f();
     LOW_PRIORITY.with(|p| p.set(before));

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 
-use partitioner::ehrhart::{enumerate, EhrhartError};
+use counting::{enumerate, EhrhartError};
 
 /// Runs `f` with fd `target` pointed at an in-memory file; returns what was written.
 fn capture_fd<T>(target: i32, f: impl FnOnce() -> T) -> (T, String) {

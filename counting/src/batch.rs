@@ -1,27 +1,62 @@
 //! The count engines over a batch of inputs ([`counts_of`]): barvinok
 //! first, all whole inputs in one sandboxed child and each input by parts
 //! in a child of its own, then PolyLib where barvinok gave no count; equal
-//! inputs counted once.
+//! inputs counted once. What is counted ([`CountInput`]) and how barvinok
+//! counts it ([`CountForm`]) is the caller's choice (the partitioner's
+//! `count_input`); which engine counts it is this module's.
 
-use crate::ehrhart;
 use ranges_format::{Count, CutShort};
 
-use super::count_input::{out_of_time, CountForm, CountInput};
-use super::Cut;
+/// Why a count is missing when time ran out, whichever step it was in (the
+/// same text whatever the machine's load, so that range files compare).
+pub fn out_of_time() -> String {
+    format!(
+        "counting ran out of time (at most {} s per count)",
+        crate::POLYLIB_TIME_LIMIT.as_secs()
+    )
+}
 
-/// The Ehrhart counts of the inputs (see [`count_input`]: each with the time
-/// left to it), or why each is missing. barvinok counts first, all inputs
+/// The Ehrhart input of a set (the partitioner's `count_input` makes one
+/// per footprint).
+#[derive(Debug, Clone)]
+pub struct CountInput {
+    /// The set, whole (isl text).
+    pub text: String,
+    /// How barvinok counts it.
+    pub form: CountForm,
+    /// The context over the set's parameters (isl text), for its
+    /// vertices: PolyLib keeps only the vertices valid within it.
+    pub context: Option<String>,
+    /// The time left to count it.
+    pub left: std::time::Duration,
+}
+
+/// How barvinok counts a set ([`CountInput::form`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CountForm {
+    /// Whole (`CountInput::text`).
+    Whole,
+    /// As the sum of the counts of these disjoint parts (isl texts).
+    Parts(Vec<String>),
+    /// The union of these sets (isl texts), cut into disjoint parts by
+    /// barvinok's isl and counted part by part ([`crate::card_parts_many`]).
+    Decompose(Vec<String>),
+}
+
+/// The Ehrhart counts of the inputs (each with the time left to it), or
+/// why each is missing; `cut` hears what cut a count short
+/// ([`EhrhartError::cut_short`](crate::EhrhartError::cut_short)). barvinok counts first, all inputs
 /// counted whole in one sandboxed child (exact for any bounded set,
 /// existentials included), then each input counted by parts in a child of
 /// its own (its parts' counts are the terms of its count, all within its
 /// time); PolyLib counts, also in one child, the whole footprints barvinok
 /// could not count (it is unavailable or failed) within what is left of
 /// their time.
-pub(super) fn counts_of(
+pub fn counts_of(
     inputs: &[CountInput],
     deadline: Option<std::time::Instant>,
     polylib: Fallback,
-    cut: &Cut,
+    cut: &dyn Fn(CutShort),
 ) -> Vec<Result<Count, String>> {
     // Equal inputs (arrays accessed alike) are counted once.
     let (distinct, which) = distinct_by(inputs, |i| (i.text.clone(), i.form.clone()));
@@ -31,7 +66,7 @@ pub(super) fn counts_of(
 
 /// The distinct items of `items` by `key` (the first of each) and, per
 /// item, the index of its distinct one.
-pub(super) fn distinct_by<T: Clone, K: Eq + std::hash::Hash>(
+pub fn distinct_by<T: Clone, K: Eq + std::hash::Hash>(
     items: &[T],
     key: impl Fn(&T) -> K,
 ) -> (Vec<T>, Vec<usize>) {
@@ -49,41 +84,13 @@ pub(super) fn distinct_by<T: Clone, K: Eq + std::hash::Hash>(
     (distinct, which)
 }
 
-/// Per item of `items`, what `known` has for it, and the items it has
-/// nothing for (in order): those [`fill_known`] takes the results of.
-pub(super) fn split_known<T: Clone, R>(
-    items: &[T],
-    known: impl Fn(&T) -> Option<R>,
-) -> (Vec<Option<R>>, Vec<T>) {
-    let mut missing = Vec::new();
-    let found = items
-        .iter()
-        .map(|x| {
-            let r = known(x);
-            if r.is_none() {
-                missing.push(x.clone());
-            }
-            r
-        })
-        .collect();
-    (found, missing)
-}
-
-/// The results of [`split_known`]'s items: the known ones, and the others'
-/// from `rest` in order.
-pub(super) fn fill_known<R>(known: Vec<Option<R>>, rest: Vec<R>) -> Vec<R> {
-    let mut rest = rest.into_iter();
-    known
-        .into_iter()
-        .filter_map(|r| r.or_else(|| rest.next()))
-        .collect()
-}
-
 /// Whether [`counts_of`] counts with PolyLib where barvinok gave no count
 /// (not ahead: which engine counted must not depend on the timing).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Fallback {
+pub enum Fallback {
+    /// PolyLib counts where barvinok gave no count.
     PolyLib,
+    /// barvinok's counts alone.
     No,
 }
 
@@ -92,9 +99,9 @@ fn distinct_counts_of(
     inputs: &[CountInput],
     deadline: Option<std::time::Instant>,
     polylib: Fallback,
-    cut: &Cut,
+    cut: &dyn Fn(CutShort),
 ) -> Vec<Result<Count, String>> {
-    use ehrhart::EhrhartError as E;
+    use crate::EhrhartError as E;
     let whole: Vec<usize> = (0..inputs.len())
         .filter(|&k| matches!(inputs[k].form, CountForm::Whole))
         .collect();
@@ -104,7 +111,7 @@ fn distinct_counts_of(
         .collect();
     // Per input, barvinok's count or error and the time it took.
     let mut cards: Vec<Option<(Result<Count, E>, std::time::Duration)>> = vec![None; inputs.len()];
-    for (&k, (card, took)) in whole.iter().zip(ehrhart::card_many(&batch, deadline)) {
+    for (&k, (card, took)) in whole.iter().zip(crate::card_many(&batch, deadline)) {
         cards[k] = Some((card.map(|c| c.count), took));
     }
     for (k, input) in inputs.iter().enumerate() {
@@ -112,7 +119,7 @@ fn distinct_counts_of(
         let card = match &input.form {
             CountForm::Whole => continue,
             CountForm::Decompose(union) => {
-                ehrhart::card_parts_many(&[(union.as_slice(), input.left)], deadline)
+                crate::card_parts_many(&[(union.as_slice(), input.left)], deadline)
                     .pop()
                     .map_or(Err(E::DeadlinePassed), |(c, _)| c.map(|c| c.count))
             }
@@ -125,7 +132,7 @@ fn distinct_counts_of(
                     parts.iter().map(|p| (p.as_str(), input.left)).collect();
                 let mut terms = Vec::new();
                 let mut failed = None;
-                for (card, _) in ehrhart::card_many(&parts, Some(until)) {
+                for (card, _) in crate::card_many(&parts, Some(until)) {
                     match card {
                         Ok(c) => terms.extend(c.count.terms),
                         // A part whose turn came after the count's time: its time ran out.
@@ -158,7 +165,9 @@ fn distinct_counts_of(
             left = left.min(d.saturating_duration_since(std::time::Instant::now()));
         }
         if let Err(e) = &card {
-            cut.saw_error(e);
+            if let Some(c) = e.cut_short() {
+                cut(c);
+            }
         }
         let by_barvinok = match card {
             Ok(count) => {
@@ -175,7 +184,7 @@ fn distinct_counts_of(
         };
         if left.is_zero() || polylib == Fallback::No {
             if by_barvinok.is_none() {
-                cut.saw(CutShort::CountTime);
+                cut(CutShort::CountTime);
             }
             out.push(Err(by_barvinok.unwrap_or_else(out_of_time)));
             continue;
@@ -190,10 +199,12 @@ fn distinct_counts_of(
         .collect();
     for ((k, _, by_barvinok), (e, _)) in fallback
         .into_iter()
-        .zip(ehrhart::enumerate_many(&polylib_batch, deadline))
+        .zip(crate::enumerate_many(&polylib_batch, deadline))
     {
         if let Err(e) = &e {
-            cut.saw_error(e);
+            if let Some(c) = e.cut_short() {
+                cut(c);
+            }
         }
         out[k] = match e {
             Ok(e) => Ok(Count::parametric(

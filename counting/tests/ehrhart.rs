@@ -3,11 +3,11 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use isl_rs::{Context, DimType, Set};
-use partitioner::ehrhart::{
+use counting::{
     enumerate, enumerate_many, enumerate_within, vertices_many, EhrhartError, Enumeration,
     POLYLIB_TIME_LIMIT,
 };
+use isl_rs::{Context, DimType, Set};
 use proptest::prelude::*;
 
 /// isl's exact number of points of `set ∩ context` at the given parameter values.

@@ -1,5 +1,23 @@
-//! Ehrhart counting: how many integer points a parametric set has, as
-//! quasi-polynomials of the parameters.
+//! `counting`: Ehrhart counting, how many integer points a parametric set
+//! has, as quasi-polynomials of the parameters.
+//!
+//! The partitioner's count engines, a crate of their own: they take isl
+//! text and give counts in the range file's form ([`ranges_format::Count`]),
+//! knowing nothing of kernels, arrays or slices (which counts a kernel gets
+//! and where they go is `partitioner::partition`'s). Start with this file
+//! (the engines' entry points and limits), `batch.rs` (which engine counts
+//! what, a batch at a time), then `sandbox.rs` (the forked children, warm
+//! or fresh) and `wire.rs` (the words a child reads and
+//! answers, one home for both sides).
+//!
+//! **Invariant:** an engine runs only in a forked child with its output
+//! silenced and a time limit; whatever it does (abort, print, run long) is
+//! an [`EhrhartError`] here, never a crash or output of the caller. Warm
+//! children are started only by programs of their own
+//! ([`start_warm_children`]). **Boundary:** isl text in, [`Card`],
+//! [`Enumeration`], [`ParamVertex`] or [`EhrhartError`] out; PolyLib (FFI,
+//! `ffi.rs`, built by `build.rs`) and barvinok (`barvinok-sys`) are reached
+//! only from here.
 //!
 //! Two engines. [`card_within`] asks barvinok (module `barvinok`, crate
 //! `barvinok-sys`, loaded at run time when its libraries are there): exact
@@ -35,6 +53,7 @@
 //! - [`ParamVertex::coords`]: affine with rational coefficients, `1/2 * N - 1/2`.
 
 mod barvinok;
+mod batch;
 mod evalue;
 mod ffi;
 mod isl_input;
@@ -49,9 +68,10 @@ use std::time::{Duration, Instant};
 pub use barvinok::{
     available as barvinok_available, card_many, card_parts_many, card_within, Card, MAX_PARTS,
 };
+pub use batch::{counts_of, distinct_by, out_of_time, CountForm, CountInput, Fallback};
 use evalue::QPoly;
-use ranges_format::{Chamber, Rat};
-pub(crate) use sandbox::at_low_priority;
+use ranges_format::{Chamber, CutShort, Rat};
+pub use sandbox::at_low_priority;
 
 /// Most set dimensions (after lifting integer divisions) plus parameters
 /// that [`enumerate`] accepts; beyond it PolyLib's cost explodes.
@@ -166,6 +186,23 @@ pub enum EhrhartError {
         /// The parameter values.
         values: Vec<i64>,
     },
+}
+
+impl EhrhartError {
+    /// What the error says cut a count short: a time limit met
+    /// ([`CutShort::CountTime`]), or a counting process that failed
+    /// ([`CutShort::CountProcess`]); `None` for the others.
+    pub fn cut_short(&self) -> Option<CutShort> {
+        match self {
+            EhrhartError::TimedOut { .. }
+            | EhrhartError::BarvinokTimedOut { .. }
+            | EhrhartError::DeadlinePassed => Some(CutShort::CountTime),
+            EhrhartError::PolyLib { .. } | EhrhartError::Barvinok { .. } => {
+                Some(CutShort::CountProcess)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The Ehrhart counts of a parametric set: per disjoint piece (term), a list
