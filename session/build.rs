@@ -1,5 +1,5 @@
 //! Embeds `CLPART_ANALYSIS_BUILD_ID`: a hash of the sources the analysis
-//! depends on (this crate, `coarsen`, `access-analysis`, `partitioner`,
+//! depends on (this crate, `coarsen`, `access-analysis`, `partitioner`, `counting`,
 //! `ranges-format`, `barvinok-sys`), part of every analysis cache key
 //! (`cache.rs`), so that a clpart built from changed analysis code never
 //! reads entries an older build wrote. Outside the workspace (a folder is
@@ -15,6 +15,7 @@ const DIRS: &[&str] = &[
     "../partitioner/src",
     "../ranges-format/src",
     "../barvinok-sys/src",
+    "../counting/src",
     "../Cargo.lock",
 ];
 
