@@ -8,6 +8,9 @@ use crate::eval::{NoWrap, Walker};
 use crate::poly::{Atom, Cond, Poly, Why};
 use coarsen::ir::{Span, Type};
 
+/// Each loop iterator's largest value, by name.
+type LoopMaxima = Vec<(String, Poly)>;
+
 impl<'a> Walker<'a> {
     /// Converts a value to the declared type of a variable.
     /// `from` is the C type of the stored value (see [`Walker::wrap`]).
@@ -267,7 +270,7 @@ impl<'a> Walker<'a> {
     /// by their loop's condition, NDRange values and integer scalar
     /// arguments, and a constant of at least `lo`: each iterator's largest
     /// value, and the scalars not yet known to be non-negative.
-    fn monotone_in_loops(&self, p: &Poly, lo: i128) -> Option<(Vec<(String, Poly)>, Vec<String>)> {
+    fn monotone_in_loops(&self, p: &Poly, lo: i128) -> Option<(LoopMaxima, Vec<String>)> {
         if p.is_affine() {
             return None;
         }
