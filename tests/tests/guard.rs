@@ -81,6 +81,44 @@ fn guard_catches_an_under_approximated_range_and_reruns_unsplit() {
     );
 }
 
+/// The guard on `kernel` of `src` (launched over `global`/`local` with
+/// `scalars` and the buffers of `specs`): a correct analysis splits with
+/// the guard quiet; with `array`'s read range one element short, the
+/// guard catches the access and the launch re-runs unsplit. Both give
+/// `output` as one device does.
+#[allow(clippy::too_many_arguments)]
+fn quiet_then_caught(
+    kernel: &str,
+    src: &str,
+    global: &[u64],
+    local: &[u64],
+    scalars: &[(&str, i64)],
+    specs: &[&str],
+    array: &str,
+    output: &str,
+) {
+    let rt = runtime();
+    let mut p = plan(&rt, kernel, src, global, local, scalars);
+    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
+    let nd = NdRange::new(global, local).unwrap();
+    let pristine = args(&p, specs);
+    let mut want = pristine.clone();
+    p.run_whole(0, &nd, &mut want).unwrap();
+    let mut got = pristine.clone();
+    let opts = LaunchOptions::default();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.split && !r.guard_fired, "{r}");
+    assert_eq!(got.buffer(output), want.buffer(output));
+    let opts = LaunchOptions {
+        test_underapproximate: Some(array.into()),
+        ..Default::default()
+    };
+    let mut got = pristine.clone();
+    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
+    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
+    assert_eq!(got.buffer(output), want.buffer(output));
+}
+
 /// Subscripts written through macros, as public suites write them: a
 /// function-like macro whose whole body is the subscript, read and written
 /// (`#define AT(i, j) ...`), and an object-like one.
@@ -97,36 +135,17 @@ __kernel void smooth(__global const float *in, __global float *grid, int n) {
 
 #[test]
 fn the_guard_checks_subscripts_written_through_macros() {
-    let rt = runtime();
-    let mut p = plan(
-        &rt,
+    // the macro's read of 'grid' one element short is caught
+    quiet_then_caught(
         "smooth",
         MACRO_SUBSCRIPTS,
         &[1024],
         &[64],
         &[("n", 32)],
+        &["in=rand:1024:1", "grid=rand:1024:2", "n=32"],
+        "grid",
+        "grid",
     );
-    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[1024], &[64]).unwrap();
-    let pristine = args(&p, &["in=rand:1024:1", "grid=rand:1024:2", "n=32"]);
-    let mut want = pristine.clone();
-    p.run_whole(0, &nd, &mut want).unwrap();
-    // a correct analysis: split, the guard quiet
-    let mut got = pristine.clone();
-    let opts = LaunchOptions::default();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.split && !r.guard_fired, "{r}");
-    assert_eq!(got.buffer("grid"), want.buffer("grid"));
-    // 'grid''s read range one element short: the guard catches the
-    // macro's read and the launch re-runs unsplit
-    let opts = LaunchOptions {
-        test_underapproximate: Some("grid".into()),
-        ..Default::default()
-    };
-    let mut got = pristine.clone();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
-    assert_eq!(got.buffer("grid"), want.buffer("grid"));
 }
 
 /// Subscripts inside a macro's arguments, each argument expanded twice
@@ -141,35 +160,17 @@ __kernel void min_step(__global const int *row, __global int *out, int n) {
 
 #[test]
 fn the_guard_checks_subscripts_inside_macro_arguments() {
-    let rt = runtime();
-    let mut p = plan(
-        &rt,
+    // a read of 'row' written in a macro argument is caught
+    quiet_then_caught(
         "min_step",
         MACRO_ARGUMENTS,
         &[1024],
         &[64],
         &[("n", 1024)],
+        &["row=rand:1024:1", "out=zeros:1024", "n=1024"],
+        "row",
+        "out",
     );
-    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[1024], &[64]).unwrap();
-    let pristine = args(&p, &["row=rand:1024:1", "out=zeros:1024", "n=1024"]);
-    let mut want = pristine.clone();
-    p.run_whole(0, &nd, &mut want).unwrap();
-    let mut got = pristine.clone();
-    let opts = LaunchOptions::default();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.split && !r.guard_fired, "{r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
-    // 'row''s read range one element short: the guard catches a read
-    // written in a macro argument and the launch re-runs unsplit
-    let opts = LaunchOptions {
-        test_underapproximate: Some("row".into()),
-        ..Default::default()
-    };
-    let mut got = pristine.clone();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
 }
 
 #[test]
@@ -197,26 +198,16 @@ __kernel void accumulate(__global const float *in, __global bin_t *bins) {
 
 #[test]
 fn the_guard_checks_accesses_through_array_members() {
-    let rt = runtime();
-    let mut p = plan(&rt, "accumulate", ARRAY_MEMBER, &[256], &[32], &[]);
-    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[256], &[32]).unwrap();
-    let pristine = args(&p, &["in=rand:1024:1", "bins=zeros:256"]);
-    let mut want = pristine.clone();
-    p.run_whole(0, &nd, &mut want).unwrap();
-    let mut got = pristine.clone();
-    let opts = LaunchOptions::default();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.split && !r.guard_fired, "{r}");
-    assert_eq!(got.buffer("bins"), want.buffer("bins"));
-    let opts = LaunchOptions {
-        test_underapproximate: Some("bins".into()),
-        ..Default::default()
-    };
-    let mut got = pristine.clone();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
-    assert_eq!(got.buffer("bins"), want.buffer("bins"));
+    quiet_then_caught(
+        "accumulate",
+        ARRAY_MEMBER,
+        &[256],
+        &[32],
+        &[],
+        &["in=rand:1024:1", "bins=zeros:256"],
+        "bins",
+        "bins",
+    );
 }
 
 /// Local pointers into the buffers at an offset (`row = a + r * n`,
@@ -234,26 +225,16 @@ const POINTERS_INTO: &str =
 
 #[test]
 fn the_guard_checks_accesses_through_pointers_into_a_buffer() {
-    let rt = runtime();
-    let mut p = plan(&rt, "rows", POINTERS_INTO, &[64], &[8], &[("n", 16)]);
-    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[64], &[8]).unwrap();
-    let pristine = args(&p, &["a=rand:1024:1", "out=zeros:1024", "n=16"]);
-    let mut want = pristine.clone();
-    p.run_whole(0, &nd, &mut want).unwrap();
-    let mut got = pristine.clone();
-    let opts = LaunchOptions::default();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.split && !r.guard_fired, "{r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
-    let opts = LaunchOptions {
-        test_underapproximate: Some("a".into()),
-        ..Default::default()
-    };
-    let mut got = pristine.clone();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
+    quiet_then_caught(
+        "rows",
+        POINTERS_INTO,
+        &[64],
+        &[8],
+        &[("n", 16)],
+        &["a=rand:1024:1", "out=zeros:1024", "n=16"],
+        "a",
+        "out",
+    );
 }
 
 /// The pointer argument itself stepped (`A += c`, `A += lda` in a loop).
@@ -271,33 +252,16 @@ const STEPPED: &str =
 
 #[test]
 fn the_guard_checks_accesses_through_a_stepped_argument() {
-    let rt = runtime();
-    let mut p = plan(
-        &rt,
+    quiet_then_caught(
         "sweep",
         STEPPED,
         &[64],
         &[8],
         &[("lda", 64), ("n", 16)],
+        &["A=rand:1024:1", "lda=64", "out=zeros:64", "n=16"],
+        "A",
+        "out",
     );
-    assert!(p.guard_status().is_ok(), "{:?}", p.guard_status());
-    let nd = NdRange::new(&[64], &[8]).unwrap();
-    let pristine = args(&p, &["A=rand:1024:1", "lda=64", "out=zeros:64", "n=16"]);
-    let mut want = pristine.clone();
-    p.run_whole(0, &nd, &mut want).unwrap();
-    let mut got = pristine.clone();
-    let opts = LaunchOptions::default();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.split && !r.guard_fired, "{r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
-    let opts = LaunchOptions {
-        test_underapproximate: Some("A".into()),
-        ..Default::default()
-    };
-    let mut got = pristine.clone();
-    let r = launcher::launch(&mut p, &nd, &mut got, &[(0, 0.5), (1, 0.5)], &opts).unwrap();
-    assert!(r.guard_fired && !r.split, "the guard must fire: {r}");
-    assert_eq!(got.buffer("out"), want.buffer("out"));
 }
 
 #[test]
