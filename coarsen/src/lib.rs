@@ -14,6 +14,7 @@ mod group_size;
 pub mod ir;
 mod parse;
 mod snapshot;
+mod spans;
 
 pub use driver_macros::driver_conditional;
 pub use emit::{emit_c, emit_c_with, EmitOptions, C_HEADER};

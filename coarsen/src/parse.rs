@@ -26,6 +26,7 @@
 
 use crate::clang::{ClangType, Cursor, EvalValue, TranslationUnit};
 use crate::ir::*;
+use crate::spans::{expr_span, span_of};
 use crate::{CoarsenError, ParseOptions};
 use clang_sys::*;
 
@@ -196,44 +197,6 @@ struct Cx<'s> {
     function: String,
     /// `switch` statements lowered so far (names their temporaries).
     switches: u32,
-}
-
-fn span_of(c: &Cursor) -> Span {
-    let e = c.extent();
-    Span {
-        line: e.line,
-        col: e.col,
-        start: e.start,
-        end: e.end,
-    }
-}
-
-/// Whether `text` (where a macro argument writes an expression) is one
-/// argument's text or part of one: brackets balanced and never closing
-/// more than they opened, no comma outside them (the one between two
-/// arguments), no comment, nothing of a statement, a directive or a
-/// literal. A range from one argument into another, or from the macro's
-/// name into an argument, fails.
-fn stands_alone(text: &str) -> bool {
-    if text.contains("/*") || text.contains("//") {
-        return false; // a comment could hide a bracket or a comma
-    }
-    let mut depth = 0i32;
-    for c in text.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            ',' if depth == 0 => return false,
-            ';' | '{' | '}' | '#' | '"' | '\'' => return false,
-            _ => {}
-        }
-    }
-    depth == 0 && !text.trim().is_empty()
 }
 
 /// Address space named in a type spelling such as `const __global float`.
@@ -860,33 +823,8 @@ impl Cx<'_> {
         }
     }
 
-    /// An expression's span: its expansion range, or, for one written
-    /// wholly inside one argument of a macro (whose expansion range is
-    /// empty: every token comes from the argument), where the argument
-    /// writes it. An edit there reaches every expansion of the argument.
-    fn expr_span(&self, c: &Cursor) -> Span {
-        let e = c.extent();
-        match e.written {
-            Some((line, col, start, end))
-                if e.end <= e.start
-                    && self
-                        .source
-                        .get(start as usize..end as usize)
-                        .is_some_and(stands_alone) =>
-            {
-                Span {
-                    line,
-                    col,
-                    start,
-                    end,
-                }
-            }
-            _ => span_of(c),
-        }
-    }
-
     fn expr(&mut self, c: &Cursor) -> Expr {
-        let span = self.expr_span(c);
+        let span = expr_span(c, self.source);
         let ty = convert_type(c.ty());
         let ch = c.children();
         let mk = |kind: ExprKind, ty: Type, span: Span| Expr { kind, ty, span };
