@@ -127,31 +127,6 @@ impl<'a> Walker<'a> {
         Some(acc)
     }
 
-    /// Whether `p` is a non-affine sum of products of NDRange ids and sizes
-    /// and non-negative integer scalar arguments, with positive
-    /// coefficients and a constant of at least `lo`: never below `lo`, and
-    /// largest where every id is (`Renderer::no_wrap_assumptions`).
-    pub(super) fn monotone_nonneg(&self, p: &Poly, lo: i128) -> bool {
-        if p.is_affine() {
-            return false;
-        }
-        p.terms.iter().all(|(m, c)| {
-            if m.is_empty() {
-                return *c >= lo;
-            }
-            *c > 0
-                && m.iter().all(|a| match a {
-                    Atom::Dim(d) => is_id_dim(d),
-                    Atom::Param(n) => {
-                        self.is_nd_param(n)
-                            || self.atom_range(a).is_some_and(|(low, _)| low >= 0)
-                                && !self.spec.contains_key(n)
-                    }
-                    Atom::Div(..) => false,
-                })
-        })
-    }
-
     pub(super) fn nonneg_atom(&self, a: &Atom) -> bool {
         match a {
             Atom::Dim(d) => is_id_dim(d),

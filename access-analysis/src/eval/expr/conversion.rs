@@ -97,14 +97,11 @@ impl<'a> Walker<'a> {
             // (see `NoWrap`): a value of the NDRange alone that stays in
             // range on every NDRange of up to 2^24 work-items and
             // work-groups per dimension (one that wraps on ordinary
-            // launches, `i + 4294967295u`, keeps its wrap-around), and a
-            // sum of products of non-negative NDRange values and scalar
-            // arguments (`get_global_id(1) * width + get_global_id(0)`,
-            // `width` not negative), largest at the NDRange's largest ids.
+            // launches, `i + 4294967295u`, keeps its wrap-around).
             let ordinary = self
                 .ordinary_range(&p)
                 .is_some_and(|(a, b)| a >= lo && b <= hi);
-            if ordinary && self.of_ndrange_alone(&p) || self.monotone_nonneg(&p, lo) {
+            if ordinary && self.of_ndrange_alone(&p) {
                 self.assume_no_wrap(NoWrap {
                     value: p.clone(),
                     lo,
@@ -116,12 +113,14 @@ impl<'a> Walker<'a> {
                 out.push((c, p));
                 continue;
             }
-            // A sum of products of non-negative ids, loop iterators (each
-            // bounded above by its loop's condition) and integer scalar
-            // arguments (`i * npoints + tid` into a `uint`, `i` counting to
-            // `nfeatures`): kept under the assumptions, checked at launch,
-            // that the scalars are not negative and that its value with
-            // every id and iterator at its largest stays in range.
+            // A sum of products of non-negative ids, NDRange values, loop
+            // iterators (each bounded above by its loop's condition) and
+            // integer scalar arguments (`get_global_id(1) * width +
+            // get_global_id(0)`; `i * npoints + tid` into a `uint`, `i`
+            // counting to `nfeatures`): kept under the assumptions, checked
+            // at launch, that the scalars are not negative and that its
+            // value with every id and iterator at its largest stays in
+            // range.
             if let Some((maxima, scalars)) = self.monotone_in_loops(&p, lo) {
                 for n in scalars {
                     self.assume_no_wrap(NoWrap {
