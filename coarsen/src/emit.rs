@@ -274,7 +274,7 @@ impl<'p> Emitter<'p> {
         self.stepped = k
             .params
             .iter()
-            .filter(|p| assigns_var(&k.body, &p.name))
+            .filter(|p| assigns(&k.body, &p.name))
             .map(|p| (p.name.clone(), p.ty.clone()))
             .collect();
         if !self.stepped.is_empty() && contains_barrier(&k.body) {
@@ -1076,20 +1076,4 @@ fn collect_decls(body: &[Stmt], out: &mut Vec<VarDecl>) {
             _ => {}
         }
     }
-}
-
-/// Whether `body` assigns variable `name` (`=`, `op=`, `++`, `--`).
-fn assigns_var(body: &[Stmt], name: &str) -> bool {
-    let is = |x: &Expr| matches!(&x.kind, ExprKind::Var(n) if n == name);
-    let mut found = false;
-    visit_exprs(body, &mut |e| {
-        found |= match &e.kind {
-            ExprKind::Assign(_, l, _) => is(l),
-            ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, x) => {
-                is(x)
-            }
-            _ => false,
-        }
-    });
-    found
 }

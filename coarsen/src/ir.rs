@@ -557,6 +557,30 @@ pub fn callees(body: &[Stmt]) -> Vec<String> {
     out
 }
 
+/// The variable `e` itself assigns (`=`, `op=`, `++`, `--`), through
+/// conversions, if any.
+pub fn assigned_var(e: &Expr) -> Option<&str> {
+    fn var(x: &Expr) -> Option<&str> {
+        match &x.kind {
+            ExprKind::Cast(a) => var(a),
+            ExprKind::Var(n) => Some(n),
+            _ => None,
+        }
+    }
+    match &e.kind {
+        ExprKind::Assign(_, l, _) => var(l),
+        ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => var(a),
+        _ => None,
+    }
+}
+
+/// Whether `body` assigns variable `name` anywhere ([`assigned_var`]).
+pub fn assigns(body: &[Stmt], name: &str) -> bool {
+    let mut found = false;
+    visit_exprs(body, &mut |e| found |= assigned_var(e) == Some(name));
+    found
+}
+
 /// Calls `f` on every expression (pre-order, including sub-expressions) in `body`.
 pub fn visit_exprs(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     for s in body {

@@ -9,7 +9,7 @@ use super::domain::{
 use super::expr::{strip, var_name};
 use super::Walker;
 use crate::poly::{Atom, Cond, Poly, Why};
-use coarsen::ir::{BinOp, Expr, ExprKind, Span, Stmt, Type, UnOp};
+use coarsen::ir::{assigned_var, BinOp, Expr, ExprKind, Span, Stmt, Type, UnOp};
 use std::collections::HashMap;
 
 /// Exit status of a statement: the condition (given that it was reached)
@@ -652,17 +652,6 @@ fn assignments_in(e: &Expr, name: &str) -> usize {
 /// Whether `e` itself assigns `name`.
 fn assigns(e: &Expr, name: &str) -> bool {
     assigned_var(e) == Some(name)
-}
-
-/// The variable `e` itself assigns (`=`, `op=`, `++`, `--`), if any.
-fn assigned_var(e: &Expr) -> Option<&str> {
-    match &e.kind {
-        ExprKind::Assign(_, l, _) => var_name(l),
-        ExprKind::Unary(UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec, a) => {
-            var_name(a)
-        }
-        _ => None,
-    }
 }
 
 /// Whether `body` declares a variable `name`, at any depth.

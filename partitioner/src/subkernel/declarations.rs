@@ -45,18 +45,11 @@ pub(super) fn pointee_size(t: &Type) -> Option<u32> {
 /// Variable `name` is assigned, stepped or has its address taken in `body`.
 pub(super) fn changed_or_addressed(body: &[Stmt], name: &str) -> bool {
     let is = |x: &Expr| matches!(&x.kind, ExprKind::Var(n) if n == name);
-    let mut found = false;
+    let mut addressed = false;
     visit_exprs(body, &mut |e| {
-        found |= match &e.kind {
-            ExprKind::Assign(_, l, _) => is(l),
-            ExprKind::Unary(
-                UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec | UnOp::AddrOf,
-                x,
-            ) => is(x),
-            _ => false,
-        }
+        addressed |= matches!(&e.kind, ExprKind::Unary(UnOp::AddrOf, x) if is(x))
     });
-    found
+    addressed || assigns(body, name)
 }
 
 /// A declaration in `f`'s body of a variable named like one of its
