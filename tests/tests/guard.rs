@@ -264,6 +264,49 @@ fn the_guard_checks_accesses_through_a_stepped_argument() {
     );
 }
 
+/// A pointer taken into the argument after the argument was stepped
+/// (`A += c; row = A + 1;`): its accesses are checked against the
+/// argument's value at the start, not its stepped value.
+const STEPPED_THEN_ALIASED: &str =
+    "__kernel void sweep_row(__global const float *A, int lda, __global float *out, int n) {
+    int c = get_global_id(0);
+    A += c;
+    __global const float *row = A + 1;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += row[i * lda];
+    out[c] = s;
+}";
+
+#[test]
+fn the_guard_checks_a_pointer_into_a_stepped_argument() {
+    quiet_then_caught(
+        "sweep_row",
+        STEPPED_THEN_ALIASED,
+        &[64],
+        &[8],
+        &[("lda", 64), ("n", 15)],
+        &["A=rand:1024:1", "lda=64", "out=zeros:64", "n=15"],
+        "A",
+        "out",
+    );
+}
+
+/// A view of the argument taken after it was stepped would check its
+/// accesses from the wrong start: the guard refuses it.
+#[test]
+fn a_view_of_a_stepped_argument_is_not_guarded() {
+    let rt = runtime();
+    let src = "__kernel void step_view(__global const float *a, __global float *out) {
+    int i = get_global_id(0);
+    a += 4;
+    __global const float4 *v = (__global const float4 *)a;
+    out[i] = v[i].x;
+}";
+    let p = plan(&rt, "step_view", src, &[64], &[8], &[]);
+    assert!(p.guard_status().is_err(), "{:?}", p.guard_status());
+}
+
 #[test]
 fn a_pointer_into_a_buffer_passed_on_is_not_guarded() {
     let rt = runtime();

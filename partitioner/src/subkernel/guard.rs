@@ -599,21 +599,27 @@ impl<'a> Guarder<'a> {
     /// expansion left as written (its own subscript only takes an address).
     fn wrap_expansion(&mut self, e: &Expr, i: &Expr, access: Access, depth: u32) {
         let c = self.check_call(access, None, group::Index::Expr(i));
-        let nm = self.name;
+        self.wrap_address(e, self.name, &c, depth);
+    }
+
+    /// Checks the access `e` by its address: `base[check(&(e) - base)]`,
+    /// `e`'s text left as written (it only takes the address), `base` the
+    /// buffer's start.
+    fn wrap_address(&mut self, e: &Expr, base: &str, c: &Check, depth: u32) {
         let (fh, ft) = c.fast_parts();
         self.edits.push(Edit {
             at: e.span.start as usize,
             del: 0,
-            text: format!("{nm}[{}(&(", c.head),
+            text: format!("{base}[{}(&(", c.head),
             order: depth,
-            fast: fh.map(|h| format!("{nm}[{h}(&(")),
+            fast: fh.map(|h| format!("{base}[{h}(&(")),
         });
         self.edits.push(Edit {
             at: e.span.end as usize,
             del: 0,
-            text: format!(") - {nm}){}]", c.tail),
+            text: format!(") - {base}){}]", c.tail),
             order: 1000 - depth,
-            fast: ft.map(|t| format!(") - {nm}){t}]")),
+            fast: ft.map(|t| format!(") - {base}){t}]")),
         });
     }
 

@@ -17,7 +17,6 @@ use coarsen::ir::*;
 
 use super::{Access, Guarder};
 use crate::subkernel::declarations::{changed_or_addressed, decls};
-use crate::subkernel::edit::Edit;
 use crate::subkernel::group;
 
 impl<'a> Guarder<'a> {
@@ -75,10 +74,12 @@ impl<'a> Guarder<'a> {
         }
     }
 
-    /// `e` names an alias (through same-type conversions).
+    /// `e` names an alias, or the stepped parameter, which is checked the
+    /// same way (through same-type conversions).
     pub(super) fn alias_use<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
         match &e.kind {
             ExprKind::Var(n) if self.aliases.contains(n) => Some(e),
+            ExprKind::Var(n) if self.stepped && n == self.name => Some(e),
             ExprKind::Cast(inner) => match (&e.ty, &self.pointee) {
                 (Type::Pointer { pointee, .. }, Some(p)) if &pointee.name() == p => {
                     self.alias_use(inner)
@@ -105,10 +106,13 @@ impl<'a> Guarder<'a> {
 
     /// Whether the kernel steps the parameter itself, and only so: every
     /// assignment to it is `p += k`, `p -= k`, `p++`, `p--` or `p = p +
-    /// k`, its address is never taken, and the walk is in the kernel (not
-    /// a helper's clone, which has no prologue).
+    /// k`, its address is never taken, no view is taken of it, and the
+    /// walk is in the kernel (not a helper's clone, which has no
+    /// prologue).
     pub(super) fn param_stepped(&self, body: &[Stmt]) -> bool {
-        if self.program.is_none() {
+        // (a view assumes the argument's start: a view of a stepped one
+        // is refused as a use of the pointer)
+        if self.program.is_none() || !self.views.is_empty() {
             return false;
         }
         let is = |x: &Expr| self.param_use(x).is_some();
@@ -196,26 +200,14 @@ impl<'a> Guarder<'a> {
         let group = self.group.take();
         let c = self.check_call(access, None, group::Index::Zero);
         self.group = group;
-        // the stepped parameter against its value at the start
-        let nm = if self.stepped && self.param_use(v).is_some() {
+        // once the parameter is stepped, its value at the start is the
+        // buffer's (for its own accesses and for pointers taken from it)
+        let base = if self.stepped {
             self.orig_name()
         } else {
             self.name.to_string()
         };
-        self.edits.push(Edit {
-            at: e.span.start as usize,
-            del: 0,
-            text: format!("{nm}[{}(&(", c.head),
-            order: depth,
-            fast: None,
-        });
-        self.edits.push(Edit {
-            at: e.span.end as usize,
-            del: 0,
-            text: format!(") - {nm}){}]", c.tail),
-            order: 1000 - depth,
-            fast: None,
-        });
+        self.wrap_address(e, &base, &c, depth);
         for p in parts {
             self.expr(p, Access::Read, depth + 1);
         }

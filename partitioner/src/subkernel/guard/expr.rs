@@ -45,12 +45,13 @@ impl<'a> Guarder<'a> {
             }
         }
         match &e.kind {
-            ExprKind::Index(b, i) if self.stepped && self.param_use(b).is_some() => {
-                let v = self.param_use(b).expect("matched");
+            // through a pointer into the buffer, or the stepped parameter
+            ExprKind::Index(b, i) if self.alias_use(b).is_some() => {
+                let v = self.alias_use(b).expect("matched");
                 self.alias_access(e, v, &[&**i], access, depth);
             }
-            ExprKind::Unary(UnOp::Deref, x) if self.stepped && self.offset_chain(x).is_some() => {
-                let v = self.offset_chain(x).expect("matched");
+            ExprKind::Unary(UnOp::Deref, x) if self.alias_chain(x).is_some() => {
+                let v = self.alias_chain(x).expect("matched");
                 self.alias_access(e, v, &chain_offsets(x), access, depth);
             }
             ExprKind::Index(b, i) => {
@@ -78,8 +79,6 @@ impl<'a> Guarder<'a> {
                     self.handled.push((v.span.start, v.span.end));
                     self.wrap_index(i, access, depth);
                     self.expr(i, Access::Read, depth + 1);
-                } else if let Some(v) = self.alias_use(b) {
-                    self.alias_access(e, v, &[&**i], access, depth);
                 } else {
                     // `a[i].m[k]`, `m` an array member: the access is to
                     // `a[i]` as the whole subscript uses it
@@ -158,10 +157,6 @@ impl<'a> Guarder<'a> {
                 for a in &args[1..] {
                     self.expr(a, Access::Read, depth + 1);
                 }
-            }
-            ExprKind::Unary(UnOp::Deref, x) if self.alias_chain(x).is_some() => {
-                let v = self.alias_chain(x).expect("matched");
-                self.alias_access(e, v, &chain_offsets(x), access, depth);
             }
             ExprKind::Unary(UnOp::Deref, x) => {
                 let (p, k) = match &x.kind {
