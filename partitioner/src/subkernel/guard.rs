@@ -192,12 +192,7 @@ impl<'a> Guarder<'a> {
             let (Some(init), Type::Pointer { pointee, .. }) = (&d.init, &d.ty) else {
                 continue;
             };
-            if self.param_through_casts(init).is_none()
-                || d.name == self.name
-                || self.buffers.contains(&d.name)
-                || all.iter().filter(|o| o.name == d.name).count() != 1
-                || changed_or_addressed(body, &d.name)
-            {
+            if self.param_through_casts(init).is_none() || !self.fixed_local(&all, d, body) {
                 continue;
             }
             if let Some(scale) = pointee.size().and_then(|q| scale_of(param_size, q)) {
@@ -209,6 +204,16 @@ impl<'a> Guarder<'a> {
             }
         }
         views
+    }
+
+    /// `d` (of the declarations `all` of `body`) is a local of its own:
+    /// not the parameter or another buffer, declared once, never assigned,
+    /// stepped or addressed (views and aliases must be).
+    pub(super) fn fixed_local(&self, all: &[&VarDecl], d: &VarDecl, body: &[Stmt]) -> bool {
+        d.name != self.name
+            && !self.buffers.contains(&d.name)
+            && all.iter().filter(|o| o.name == d.name).count() == 1
+            && !changed_or_addressed(body, &d.name)
     }
 
     /// `b`, the pointer of a subscript, is a view of the parameter: the

@@ -16,7 +16,7 @@
 use coarsen::ir::*;
 
 use super::{Access, Guarder};
-use crate::subkernel::declarations::{changed_or_addressed, decls};
+use crate::subkernel::declarations::decls;
 use crate::subkernel::group;
 
 impl<'a> Guarder<'a> {
@@ -33,10 +33,7 @@ impl<'a> Guarder<'a> {
                     && Some(pointee.name()) == self.pointee
                     && self.alias_init(init).is_some()
                     && self.param_use(init).is_none()
-                    && d.name != self.name
-                    && !self.buffers.contains(&d.name)
-                    && all.iter().filter(|o| o.name == d.name).count() == 1
-                    && !changed_or_addressed(body, &d.name)
+                    && self.fixed_local(&all, d, body)
             })
             .map(|d| d.name.clone())
             .collect()
