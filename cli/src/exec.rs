@@ -41,6 +41,11 @@ pub struct ExecArgs {
     /// sync of an application's buffer (`launch_log`, `programs`; at most 20000 events).
     #[arg(long, requires = "report")]
     pub report_launches: bool,
+    /// Under mpirun: the longest wait, in seconds, for one answer of another rank; a rank that
+    /// takes longer is named, the application's next calls that need it fail, and the job
+    /// stops.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub rank_timeout: u64,
     /// A launch whose kernel is not analyzed yet waits for the analysis and
     /// splits, instead of running unsplit on the application's device while
     /// the analysis runs in the background (the default). For runs whose split
@@ -124,8 +129,76 @@ fn shares(args: &ExecArgs) -> Result<Option<String>> {
 }
 
 pub fn exec(args: ExecArgs) -> Result<u8> {
+    // under mpirun: rank 0 runs the application, the others serve it
+    #[cfg(feature = "mpi")]
+    if let Some((rank, n_ranks)) = mpi_ranks::World::place_from_env() {
+        return over_ranks(args, rank, n_ranks);
+    }
     let layer = find_layer()?;
     let shares = shares(&args)?;
+    let mut cmd = command(&args, &layer)?;
+    match shares {
+        Some(s) => cmd.env("CLPART_LAYER_SPLIT", s),
+        None => cmd.env_remove("CLPART_LAYER_SPLIT"),
+    };
+    run(&args, &mut cmd)
+}
+
+/// `clpart exec` as one rank of `mpirun -n N`: rank 0 runs the
+/// application, whose layer starts MPI and splits launches across the
+/// ranks (`--split` names ranks); every other rank serves it
+/// (`mpi_ranks::serve`) until it says finish.
+#[cfg(feature = "mpi")]
+fn over_ranks(args: ExecArgs, rank: u32, n_ranks: u32) -> Result<u8> {
+    if rank != 0 {
+        let world =
+            mpi_ranks::World::from_env().context("this rank of the job cannot start MPI")?;
+        return Ok(mpi_ranks::serve(&world).clamp(0, 255) as u8);
+    }
+    if args.devices.is_some() {
+        bail!("under mpirun, --split names ranks (IDX:SHARE,... or auto); --devices is not used");
+    }
+    let layer = find_layer()?;
+    mpi_ranks::rank_shares(args.split.as_deref(), n_ranks as usize).map_err(anyhow::Error::msg)?;
+    let mut cmd = command(&args, &layer)?;
+    // the shares name ranks; rank 0's window divides evenly over its devices
+    cmd.env_remove("CLPART_LAYER_SPLIT");
+    cmd.env("CLPART_LAYER_RANKS", n_ranks.to_string());
+    cmd.env(
+        "CLPART_LAYER_RANK_SPLIT",
+        args.split.as_deref().unwrap_or("auto"),
+    );
+    cmd.env("CLPART_LAYER_RANK_TIMEOUT", args.rank_timeout.to_string());
+    let mark = tempfile::tempdir().context("cannot make a temporary folder")?;
+    let started = mark.path().join("started");
+    cmd.env("CLPART_LAYER_RANKS_STARTED", &started);
+    // the application ends with this process (mpirun stops a job by
+    // signalling the processes it started: this one)
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        })
+    };
+    let code = run(&args, &mut cmd);
+    if !started.exists() {
+        // the application never started MPI (it never used OpenCL, or the
+        // layer was built without MPI): the other ranks are told to finish
+        if let Some(world) = mpi_ranks::World::from_env() {
+            mpi_ranks::Coordinator::new(&world).finish();
+        }
+        crate::terminal::note(
+            "the application never started MPI through clpart's layer: nothing ran on the other ranks",
+        );
+    }
+    code
+}
+
+/// The application's command with the layer and its configuration (all
+/// but the shares).
+fn command(args: &ExecArgs, layer: &Path) -> Result<std::process::Command> {
     let (program, rest) = args.command.split_first().context("no program given")?;
     let mut cmd = std::process::Command::new(program);
     cmd.args(rest);
@@ -137,13 +210,9 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
             v.push(old);
             v
         }
-        None => layer.clone().into_os_string(),
+        None => layer.as_os_str().to_os_string(),
     };
     cmd.env("OPENCL_LAYERS", layers);
-    match shares {
-        Some(s) => cmd.env("CLPART_LAYER_SPLIT", s),
-        None => cmd.env_remove("CLPART_LAYER_SPLIT"),
-    };
     match &args.report {
         Some(r) => cmd.env("CLPART_LAYER_REPORT", writable(r)?),
         None => cmd.env_remove("CLPART_LAYER_REPORT"),
@@ -163,10 +232,16 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         "CLPART_LAYER_WAIT",
         if args.wait_for_analysis { "1" } else { "0" },
     );
+    Ok(cmd)
+}
+
+/// Runs the application and returns its exit code as clpart's.
+fn run(args: &ExecArgs, cmd: &mut std::process::Command) -> Result<u8> {
+    let program = Path::new(cmd.get_program()).to_path_buf();
     // (file times come from a coarser clock: a second's margin)
     let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
-    let status = run_forwarding_signals(&mut cmd)
-        .with_context(|| format!("cannot run '{}'", Path::new(program).display()))?;
+    let status = run_forwarding_signals(cmd)
+        .with_context(|| format!("cannot run '{}'", program.display()))?;
     if let Some(r) = &args.report {
         // the layer writes the report when the program's OpenCL ends: none
         // (or an older one) means the program never loaded the layer
@@ -176,7 +251,7 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
         if !written {
             crate::terminal::note(&format!(
                 "'{}' never used OpenCL through clpart's layer (nothing to split): no report written to '{}'",
-                Path::new(program).display(),
+                program.display(),
                 r.display()
             ));
         }
@@ -191,7 +266,7 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     if sig != libc::SIGPIPE {
         crate::terminal::error(&format!(
             "'{}' was killed by signal {sig}",
-            Path::new(program).display()
+            program.display()
         ));
     }
     Ok((128 + sig).clamp(0, 255) as u8)

@@ -47,40 +47,10 @@ pub fn over_ranks(
 
 /// The rank shares: `--split` over ranks, `auto` (even at first), or even.
 pub fn rank_shares(split: Option<&str>, n_ranks: usize) -> Result<(Vec<f64>, bool)> {
-    match split.map(str::trim) {
-        Some("auto") | None => Ok((vec![1.0 / n_ranks as f64; n_ranks], split.is_some())),
-        Some(s) => {
-            let sh = launcher::parse_shares(s).map_err(|e| anyhow::anyhow!("--split {e}"))?;
-            let mut v = vec![0.0; n_ranks];
-            for (r, x) in sh {
-                if r >= n_ranks {
-                    bail!("--split '{s}': rank {r} does not exist (ranks: 0 to {}; under mpirun shares name ranks)", n_ranks - 1);
-                }
-                v[r] += x;
-            }
-            Ok((v, false))
-        }
-    }
+    mpi_ranks::rank_shares(split, n_ranks).map_err(anyhow::Error::msg)
 }
 
-/// `auto` across ranks: each rank's share in proportion to the
-/// work-groups per ms of its last window (ranks without a measurement keep
-/// their share).
-pub fn rebalance(shares: &mut [f64], ranks: &[RankLaunch]) {
-    let rates: Vec<Option<f64>> = ranks
-        .iter()
-        .map(|r| (r.work_groups > 0 && r.wall_ms > 0.0).then(|| r.work_groups as f64 / r.wall_ms))
-        .collect();
-    if rates.iter().any(Option::is_none) {
-        return;
-    }
-    let total: f64 = rates.iter().flatten().sum();
-    if total > 0.0 {
-        for (s, r) in shares.iter_mut().zip(&rates) {
-            *s = r.unwrap_or(0.0) / total;
-        }
-    }
-}
+pub use mpi_ranks::rebalance;
 
 /// Version of the report below (`clpart run --json` under mpirun); a
 /// change that adds, removes or retypes a field bumps it.

@@ -492,6 +492,20 @@ impl BufferSet {
         self.items.get_mut(id.0 as usize)?.take()
     }
 
+    /// Puts `buf` back as buffer `id` (one [`BufferSet::remove`] took out,
+    /// or one [`BufferSet::add`] gave): a host that keeps its buffers
+    /// elsewhere lends them to the set for one call. Returns the buffer
+    /// that held the id, if any; an id the set never gave is an error.
+    pub fn put(&mut self, id: BufferId, buf: DeviceBuffer) -> Result<Option<DeviceBuffer>> {
+        let slot = self
+            .items
+            .get_mut(id.0 as usize)
+            .ok_or_else(|| LaunchError::Buffer {
+                message: format!("buffer {} was never added to the set", id.0),
+            })?;
+        Ok(slot.replace(buf))
+    }
+
     /// Launches `plan`'s kernel with the buffer arguments `bindings`
     /// (`(argument index, buffer)`) taken from this set; see
     /// [`launch_resident`]. A buffer bound to two arguments is an error.

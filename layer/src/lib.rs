@@ -39,6 +39,7 @@ mod events;
 mod history;
 mod home;
 mod intercept;
+mod ranks;
 mod report;
 mod resident;
 mod split;
@@ -126,6 +127,8 @@ pub unsafe extern "C" fn clInitLayer(
     };
     let below = *TARGET.get_or_init(|| below);
     let table = LAYER.get_or_init(|| intercept::layer_table(below));
+    // under `mpirun`, MPI starts with the application's first OpenCL call
+    let _ = std::panic::catch_unwind(ranks::start);
     // SAFETY: checked not NULL (the caller's contract).
     unsafe {
         *num_entries_ret = n as cl_uint;
@@ -145,4 +148,5 @@ extern "C" fn at_exit() {
     analyses::stop();
     let _ = std::panic::catch_unwind(split::save_history);
     let _ = std::panic::catch_unwind(report::finish);
+    let _ = std::panic::catch_unwind(ranks::finish);
 }

@@ -101,6 +101,9 @@ struct KernelStats {
     bytes_from_devices: u64,
     bytes_whole_buffers: u64,
     bytes_app_sync: u64,
+    /// Element bytes over MPI for this kernel's launches (under `mpirun`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes_mpi: Option<u64>,
     /// Analyses made for this kernel (the analysis cache's reads count).
     analyses: u64,
 }
@@ -144,6 +147,10 @@ struct Report<'a> {
     launch_log: Option<&'a [LogEvent]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     launch_log_truncated: Option<bool>,
+    /// Under `mpirun`: `n_ranks`, `bytes_mpi`, `bytes_mpi_whole_buffers`,
+    /// `ranks` (per rank) and `ranks_error` ([`crate::ranks::summary`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    mpi: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// Most events the launch log keeps.
@@ -185,6 +192,11 @@ struct LoggedLaunch {
     bytes_to_devices: u64,
     bytes_from_devices: u64,
     args: Vec<LoggedArg>,
+    /// Under `mpirun`: each rank's part and the element bytes over MPI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranks: Option<Vec<crate::ranks::RankPart>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes_mpi: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -261,6 +273,7 @@ pub(crate) fn log_launch(
     r: &RunReport,
     rounds: u32,
     wall: std::time::Duration,
+    ranks: Option<(&[crate::ranks::RankPart], u64)>,
 ) {
     if !logging() {
         return;
@@ -316,6 +329,8 @@ pub(crate) fn log_launch(
             bytes_to_devices: r.devices.iter().map(|d| d.bytes_to_device).sum(),
             bytes_from_devices: r.devices.iter().map(|d| d.bytes_from_device).sum(),
             args,
+            ranks: ranks.map(|(p, _)| p.to_vec()),
+            bytes_mpi: ranks.map(|(_, b)| b),
         }))
     });
 }
@@ -462,8 +477,11 @@ pub(crate) fn panicked(kernel_handle: usize) {
 
 /// A launch clpart ran: split, or whole on one of its devices when the
 /// launcher decided so (its report says why).
-pub(crate) fn launched(kernel: &str, r: &RunReport, app_sync: u64) {
+pub(crate) fn launched(kernel: &str, r: &RunReport, app_sync: u64, bytes_mpi: Option<u64>) {
     with_kernel(kernel, |k| {
+        if let Some(b) = bytes_mpi {
+            *k.bytes_mpi.get_or_insert(0) += b;
+        }
         k.launches += 1;
         if r.split {
             k.split_launches += 1;
@@ -542,6 +560,10 @@ pub(crate) fn finish() {
             _ => Vec::new(),
         },
         kernels,
+        mpi: crate::ranks::summary().and_then(|v| match v {
+            serde_json::Value::Object(m) => Some(m),
+            _ => None,
+        }),
     };
     if let Some(path) = &cfg.report {
         let written = ranges_format::output::write_file(path, |w: &mut dyn Write| {

@@ -214,6 +214,13 @@ pub(crate) fn sync_held(
             return Err(CL_OUT_OF_RESOURCES);
         };
         let started = std::time::Instant::now();
+        // what only other MPI ranks hold comes to rank 0 first
+        if let Err(why) = crate::ranks::gather(root, r) {
+            report::sync_failed(&format!(
+                "a buffer the application reads cannot be gathered from the other ranks: {why}"
+            ));
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         let before = r.buf.bytes_gathered();
         let host = match r.buf.read_all() {
             Ok(h) => h,
@@ -427,6 +434,9 @@ pub(crate) fn gone(recs: Vec<(usize, BufferRec)>) {
     let _inside = Inside::enter();
     let dropped: Vec<Resident> = {
         let mut held = hold();
+        for &h in &handles {
+            crate::ranks::forget(h);
+        }
         handles.iter().filter_map(|h| held.remove(h)).collect()
     };
     drop(dropped);
@@ -452,6 +462,11 @@ pub(crate) fn bring_in(
             // Both cover it all: clpart's copy is seen with the new
             // elements in place (what the devices hold whole of them stays
             // there; only elements split between holders are gathered).
+            // (the other ranks' copies count elements of the old type)
+            crate::ranks::gather(mem, r).map_err(|why| {
+                format!("a buffer argument cannot be gathered from the other ranks: {why}")
+            })?;
+            crate::ranks::forget(mem);
             let before = r.buf.bytes_gathered();
             r.buf.retype(elem.clone()).map_err(|e| {
                 format!(
@@ -469,6 +484,7 @@ pub(crate) fn bring_in(
                 moved += size as u64;
             }
             held.remove(&mem);
+            crate::ranks::forget(mem);
             state::with(|s| {
                 if let Some(b) = s.buffers.get_mut(&mem) {
                     b.resident = false;
@@ -484,9 +500,10 @@ pub(crate) fn bring_in(
             let started = std::time::Instant::now();
             let bytes = read_app(queue, mem, size)?;
             moved += size as u64;
-            let changed = refresh(r, &bytes).map_err(|e| {
+            let (written, changed) = refresh(r, &bytes).map_err(|e| {
                 format!("clpart's copy of a buffer argument cannot be updated: {e}")
             })?;
+            crate::ranks::host_wrote(mem, written.as_deref());
             report::synced_in(size as u64, started.elapsed());
             report::log_sync_in(mem, size as u64, changed);
         }
@@ -508,19 +525,23 @@ pub(crate) fn bring_in(
     Ok(moved)
 }
 
+/// What [`refresh`] wrote into clpart's copy: element runs `[lo, hi)`, or
+/// `None` for every element.
+type Written = Option<Vec<(usize, usize)>>;
+
 /// Puts the application's contents `bytes` into `r`: only the elements
 /// that differ from a complete host copy (what clpart's devices hold of the
-/// others stays valid), else all of them. Returns, for the launch log, the
-/// byte ranges that differed (every byte when the host copy was not
-/// complete; nothing when the log is not kept).
-fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<Vec<(u64, u64)>> {
+/// others stays valid), else all of them. Returns the elements written
+/// and, for the launch log, the byte ranges that differed (every byte when
+/// the host copy was not complete; nothing when the log is not kept).
+fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<(Written, Vec<(u64, u64)>)> {
     let es = r.buf.elem().size.max(1) as usize;
     let n = r.buf.len() as usize * es;
     let bytes = &bytes[..n.min(bytes.len())];
     if !r.host_whole {
         r.buf.write(0, bytes)?;
         r.host_whole = true;
-        return Ok(vec![(0, bytes.len() as u64)]);
+        return Ok((None, vec![(0, bytes.len() as u64)]));
     }
     // Complete: nothing is gathered.
     let old = r.buf.read_all()?.as_bytes();
@@ -533,10 +554,10 @@ fn refresh(r: &mut Resident, bytes: &[u8]) -> launcher::Result<Vec<(u64, u64)>> 
         Vec::new()
     };
     let runs = differing(old, bytes, es);
-    for (lo, hi) in runs {
+    for &(lo, hi) in &runs {
         r.buf.write(lo as u64, &bytes[lo * es..hi * es])?;
     }
-    Ok(changed)
+    Ok((Some(runs), changed))
 }
 
 /// Most element runs [`refresh`] writes one by one; beyond, one write of

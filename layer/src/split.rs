@@ -316,7 +316,11 @@ fn split_with(
         // the launch runs unsplit on clpart's devices, where they are,
         // rather than move them back (and the next split launch move them
         // again)
-        Choice::Whole(_, _, Some(key)) if where_kept && kernel.in_place(&key).is_some() => {
+        // (across MPI ranks, an unsplit launch runs on the application's
+        // device after the ranks' elements are gathered)
+        Choice::Whole(_, _, Some(key))
+            if where_kept && kernel.in_place(&key).is_some() && !crate::ranks::active() =>
+        {
             (key, true)
         }
         Choice::Whole(why, for_good, in_place) => {
@@ -439,6 +443,10 @@ fn split_with(
     // application wrote it since; the others are read whole.
     let mut held = resident::hold();
     let mut app_sync = 0u64;
+    let ranks = crate::ranks::active();
+    // across ranks: the buffers kept off the resident path, as copies for
+    // this launch
+    let mut temps: Vec<(u32, usize, resident::Resident)> = Vec::new();
     let mut contents: HashMap<usize, Vec<u8>> = HashMap::new();
     let mut bound: Vec<(u32, usize)> = Vec::new();
     let mut values = Vec::with_capacity(slots.len());
@@ -465,7 +473,19 @@ fn split_with(
                     report::synced_in(*size as u64, t.elapsed());
                     app_sync += *size as u64;
                     contents.insert(*mem, bytes.clone());
-                    ArgValue::Buffer(HostBuffer::from_bytes(elem, bytes))
+                    if ranks {
+                        // across ranks every buffer is a held one: this one
+                        // for the launch only
+                        let placeholder = vec![0; elem.size.max(1) as usize];
+                        temps.push((
+                            info.index,
+                            *mem,
+                            resident::Resident::new(elem.clone(), bytes),
+                        ));
+                        ArgValue::Buffer(HostBuffer::from_bytes(elem, placeholder))
+                    } else {
+                        ArgValue::Buffer(HostBuffer::from_bytes(elem, bytes))
+                    }
                 }
             }
         });
@@ -485,7 +505,14 @@ fn split_with(
             .iter()
             .filter_map(|&(i, mem)| held.remove(&mem).map(|r| (i, mem, r)))
             .collect();
-        let result = {
+        let result = if ranks {
+            let mut all: Vec<(u32, usize, &mut resident::Resident)> = taken
+                .iter_mut()
+                .chain(temps.iter_mut())
+                .map(|(i, mem, r)| (*i, *mem, r))
+                .collect();
+            across_ranks(plan, nd, &mut kargs, &mut all, &balance_key)
+        } else {
             let mut refs: Vec<(u32, &mut launcher::DeviceBuffer)> =
                 taken.iter_mut().map(|(i, _, r)| (*i, &mut r.buf)).collect();
             // the layer's report has no exact footprint: no counts
@@ -494,24 +521,49 @@ fn split_with(
                 ..Default::default()
             };
             let on_devices = session::Buffers::Resident(&mut refs);
-            engine.door.launch(
-                plan,
-                nd,
-                &mut kargs,
-                on_devices,
-                &choice,
-                &balance_key,
-                &options,
-            )
+            engine
+                .door
+                .launch(
+                    plan,
+                    nd,
+                    &mut kargs,
+                    on_devices,
+                    &choice,
+                    &balance_key,
+                    &options,
+                )
+                .map(|l| (l, None))
+                .map_err(|e| Failed::Launch(e.to_string()))
         };
         for (_, mem, r) in taken {
             held.insert(mem, r);
         }
+        // the copies for this launch: their contents back into the
+        // arguments (step 4 writes back what changed)
+        let result = result.and_then(|l| {
+            for (i, mem, mut r) in temps.drain(..) {
+                let host = crate::ranks::gather(mem, &mut r)
+                    .map_err(Failed::Rank)
+                    .and_then(|_| r.buf.into_host().map_err(|e| Failed::Launch(e.to_string())));
+                crate::ranks::forget(mem);
+                *kargs.buffer_at_mut(i).expect("a buffer argument") = host?;
+            }
+            Ok(l)
+        });
+        for (_, mem, _) in temps.drain(..) {
+            crate::ranks::forget(mem);
+        }
         result
     };
-    let (report, rounds) = match result {
-        Ok(l) => (l.report, l.rounds),
-        Err(e) => {
+    let (report, rounds, mpi) = match result {
+        Ok((l, mpi)) => (l.report, l.rounds, mpi),
+        Err(Failed::Rank(why)) => {
+            // the elements only a rank held are lost: the application gets
+            // an error, never wrong data
+            report::failed(&rec.name, &why);
+            return Ok(Outcome::Done(opencl_sys::CL_OUT_OF_RESOURCES));
+        }
+        Err(Failed::Launch(e)) => {
             // The launcher leaves each buffer as it was before the launch,
             // or with elements lost: what the application's copy holds is
             // taken again next time, and a stale one is synced (or its loss
@@ -637,9 +689,45 @@ fn split_with(
         &report,
         rounds,
         started.elapsed(),
+        mpi.as_ref().map(|(p, b)| (p.as_slice(), *b)),
     );
-    report::launched(&rec.name, &report, app_sync);
+    report::launched(&rec.name, &report, app_sync, mpi.map(|(_, b)| b));
     Ok(Outcome::Done(CL_SUCCESS))
+}
+
+/// Why a launch through the door or across ranks did not run.
+enum Failed {
+    /// A rank failed: what only the ranks held is lost.
+    Rank(String),
+    /// The launch did not run (the launcher's error).
+    Launch(String),
+}
+
+/// Each rank's part and the element bytes over MPI of a launch across
+/// ranks.
+type RanksPart = Option<(Vec<crate::ranks::RankPart>, u64)>;
+
+/// The launch across MPI ranks ([`crate::ranks`]), as the door's.
+fn across_ranks(
+    plan: &mut launcher::Plan,
+    nd: &NdRange,
+    kargs: &mut KernelArgs,
+    bound: &mut [(u32, usize, &mut resident::Resident)],
+    key: &str,
+) -> Result<(session::Launched, RanksPart), Failed> {
+    use crate::ranks::Failure;
+    match crate::ranks::launch(plan, nd, kargs, bound, key) {
+        Ok((report, parts, bytes)) => Ok((
+            session::Launched {
+                report,
+                shares: Vec::new(),
+                rounds: 1,
+            },
+            Some((parts, bytes)),
+        )),
+        Err(Failure::Rank(why)) => Err(Failed::Rank(why)),
+        Err(Failure::Launch(why)) => Err(Failed::Launch(why)),
+    }
 }
 
 /// With automatic shares, whether the launch runs at home (`Some`: a

@@ -324,6 +324,36 @@ impl<'w> Coordinator<'w> {
         Ok(data.len() as u64)
     }
 
+    /// Rank 0's copy of buffer `b` was written at `elems` (by its owner):
+    /// the other ranks' copies of them are out of date.
+    pub fn host_wrote(&mut self, b: usize, elems: &Runs) {
+        self.bufs[b].coh.written(Holder::Host, elems);
+    }
+
+    /// Rank 0's copy of buffer `b` was written whole.
+    pub fn host_wrote_all(&mut self, b: usize) {
+        let all = self.bufs[b].coh.all();
+        self.host_wrote(b, &all);
+    }
+
+    /// Whether rank 0 holds every element of buffer `b` (nothing to gather).
+    pub fn on_host(&self, b: usize) -> bool {
+        let c = &self.bufs[b].coh;
+        c.valid(Holder::Host).n_elems() == c.len()
+    }
+
+    /// Forgets buffer `b` on every rank that allocated it (its owner
+    /// released it); its index is not reused.
+    pub fn forget(&mut self, b: usize) {
+        for r in 1..self.n_ranks() {
+            if std::mem::take(&mut self.bufs[b].allocated[r]) {
+                self.send(r, &Cmd::Free { id: b as u32 }, None);
+            }
+        }
+        self.bufs[b].coh = Coherence::host_valid(0);
+        self.bufs[b].len = 0;
+    }
+
     /// Makes rank 0 hold every element of buffer `b`, fetching from the
     /// ranks only what it lacks; returns the bytes moved.
     pub fn gather(&mut self, set: &mut BufferSet, b: usize) -> Result<u64> {

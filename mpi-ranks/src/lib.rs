@@ -38,10 +38,12 @@
 #![cfg(feature = "mpi")]
 
 mod coordinator;
+mod shares;
 mod wire;
 mod worker;
 
 pub use coordinator::{Coordinator, LaunchOutcome, RankLaunch, RankTotals};
+pub use shares::{rank_shares, rebalance};
 pub use worker::serve;
 
 use mpi::traits::*;
@@ -96,18 +98,46 @@ impl World {
     /// `OMPI_COMM_WORLD_SIZE` or PMI's `PMI_SIZE` above 1); `None` otherwise,
     /// and MPI is not initialized.
     pub fn from_env() -> Option<World> {
-        let size = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
-            .iter()
-            .find_map(|v| std::env::var(v).ok()?.trim().parse::<u32>().ok())?;
-        if size < 2 {
-            return None;
-        }
+        Self::place_from_env()?;
         let universe = mpi::initialize()?;
         let world = universe.world();
         Some(World {
             _universe: universe,
             world,
         })
+    }
+
+    /// [`World::from_env`] for a process whose calls into MPI may come from
+    /// any of its threads, one at a time (`MPI_THREAD_SERIALIZED`): the
+    /// OpenCL layer inside an application, whose launches and reads come
+    /// from the application's threads. `None` also where the MPI library
+    /// cannot give that level.
+    pub fn from_env_serialized() -> Option<World> {
+        Self::place_from_env()?;
+        let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)?;
+        if level < mpi::Threading::Serialized {
+            return None;
+        }
+        let world = universe.world();
+        Some(World {
+            _universe: universe,
+            world,
+        })
+    }
+
+    /// This process's rank and the number of ranks, as the launcher
+    /// (`mpirun`, or PMI) tells it in the environment, without starting
+    /// MPI: `None` outside a job of more than one rank. A process may read
+    /// it and leave MPI to a child it runs (`clpart exec` on rank 0).
+    pub fn place_from_env() -> Option<(u32, u32)> {
+        let var = |names: [&str; 2]| {
+            names
+                .iter()
+                .find_map(|v| std::env::var(v).ok()?.trim().parse::<u32>().ok())
+        };
+        let size = var(["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"])?;
+        let rank = var(["OMPI_COMM_WORLD_RANK", "PMI_RANK"]).unwrap_or(0);
+        (size >= 2).then_some((rank, size))
     }
 
     /// This process's rank.

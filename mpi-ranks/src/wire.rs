@@ -27,6 +27,8 @@ pub(crate) enum Cmd {
     },
     /// Forget every buffer and plan.
     Clear,
+    /// Forget buffer `id` (its owner released it).
+    Free { id: u32 },
     /// Store the elements (the data message follows, in this order).
     Put {
         items: Vec<(u32, Intervals)>,

@@ -52,6 +52,11 @@ pub fn serve(world: &World) -> i32 {
                 ids.clear();
                 plans.clear();
             }
+            Cmd::Free { id } => {
+                if let Some(b) = ids.remove(&id) {
+                    set.remove(b);
+                }
+            }
             Cmd::Alloc {
                 id,
                 elem_type,
