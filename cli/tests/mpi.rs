@@ -17,6 +17,12 @@
 //!   instead under `CLPART_REQUIRE_NETNS=1`).
 //! - `rank_*`: a rank that fails, dies or hangs: rank 0 (or mpirun)
 //!   names it, the job exits non-zero within a bounded time, no output file.
+//! - `exec_*`: `mpirun -n N clpart exec -- ./app` over host programs of
+//!   `tests/apps/` (a 2-D Jacobi, an FDTD-2D, a chained matrix product):
+//!   their own check passes, every launch divides across the ranks, a time
+//!   loop's steps move its halo rows only (within 1.25x of the halo model)
+//!   and at most a tenth of what a whole-buffer remote driver would move;
+//!   a rank that stops answering ends the application with an error.
 
 #![cfg(feature = "mpi")]
 
@@ -49,6 +55,11 @@ fn mpirun_args(n: usize) -> Vec<String> {
 /// `mpirun -n N clpart ARGS` with `POCL_DEVICES=devices` on every rank and
 /// extra environment `env`.
 fn mpirun(n: usize, devices: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
+    mpirun_in(&root(), n, devices, env, args)
+}
+
+/// [`mpirun`] in the folder `dir`.
+fn mpirun_in(dir: &Path, n: usize, devices: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut c = Command::new("mpirun");
     c.args(mpirun_args(n));
     for (k, _) in env {
@@ -57,7 +68,7 @@ fn mpirun(n: usize, devices: &str, env: &[(&str, &str)], args: &[&str]) -> Outpu
     c.args(["-x", "POCL_DEVICES"])
         .arg(env!("CARGO_BIN_EXE_clpart"))
         .args(args);
-    c.current_dir(root()).env("POCL_DEVICES", devices);
+    c.current_dir(dir).env("POCL_DEVICES", devices);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -469,60 +480,12 @@ fn sh(cmd: &str) -> Result<(), String> {
 
 #[test]
 fn two_ranks_in_network_namespaces() {
-    if let Err(why) = netns_available() {
-        // CLPART_REQUIRE_NETNS=1 (where the machine is known to allow it)
-        // makes the skip a failure
-        assert!(
-            std::env::var_os("CLPART_REQUIRE_NETNS").is_none_or(|v| v != "1"),
-            "two_ranks_in_network_namespaces: CLPART_REQUIRE_NETNS=1 but {why}"
-        );
-        eprintln!("two_ranks_in_network_namespaces: skipped: {why}");
+    let Some(netns) = Netns::make("two_ranks_in_network_namespaces") else {
         return;
-    }
-    // names unique to this run
-    let tag = std::process::id() % 100000;
-    let (a, b) = (format!("clpa{tag}"), format!("clpb{tag}"));
-    let (va, vb) = (format!("cva{tag}"), format!("cvb{tag}"));
-    let cleanup = || {
-        let _ = sh(&format!("ip netns del {a}"));
-        let _ = sh(&format!("ip netns del {b}"));
     };
-    cleanup();
-    let setup = (|| -> Result<(), String> {
-        sh(&format!("ip netns add {a}"))?;
-        sh(&format!("ip netns add {b}"))?;
-        sh(&format!("ip link add {va} type veth peer name {vb}"))?;
-        sh(&format!("ip link set {va} netns {a}"))?;
-        sh(&format!("ip link set {vb} netns {b}"))?;
-        sh(&format!("ip -n {a} addr add 10.218.0.1/24 dev {va}"))?;
-        sh(&format!("ip -n {b} addr add 10.218.0.2/24 dev {vb}"))?;
-        sh(&format!(
-            "ip -n {a} link set {va} up && ip -n {a} link set lo up"
-        ))?;
-        sh(&format!(
-            "ip -n {b} link set {vb} up && ip -n {b} link set lo up"
-        ))?;
-        Ok(())
-    })();
-    if let Err(e) = setup {
-        cleanup();
-        panic!("netns setup failed: {e}");
-    }
-    // mpirun in namespace a; its daemon for "host" 10.218.0.2 starts in
-    // namespace b through an rsh agent; out-of-band and MPI traffic over
-    // the veth only
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("c.npy");
     let whole = dir.path().join("w.npy");
-    let agent = dir.path().join("agent.sh");
-    std::fs::write(
-        &agent,
-        format!("#!/bin/sh\nshift\nexec ip netns exec {b} sh -c \"$*\"\n"),
-    )
-    .unwrap();
-    sh(&format!("chmod +x {}", agent.display())).unwrap();
-    let hosts = dir.path().join("hosts");
-    std::fs::write(&hosts, "10.218.0.1 slots=1\n10.218.0.2 slots=1\n").unwrap();
     let run = [
         "run",
         "kernels/vadd.cl",
@@ -538,44 +501,9 @@ fn two_ranks_in_network_namespaces() {
         "c=zeros:4096",
         "--json",
     ];
-    let bin = env!("CARGO_BIN_EXE_clpart");
-    let mut c = Command::new("ip");
-    c.args([
-        "netns",
-        "exec",
-        &a,
-        "mpirun",
-        "--allow-run-as-root",
-        "--hostfile",
-    ])
-    .arg(&hosts);
-    c.args(["--mca", "plm_rsh_agent"]).arg(&agent);
-    c.args([
-        "--mca",
-        "oob_tcp_if_include",
-        "10.218.0.0/24",
-        "--mca",
-        "btl",
-        "tcp,self",
-        "--mca",
-        "btl_tcp_if_include",
-        "10.218.0.0/24",
-        "-x",
-        "POCL_DEVICES",
-        "-n",
-        "2",
-        bin,
-    ]);
-    c.args(run).args(["--out", &format!("c={}", out.display())]);
-    c.current_dir(root())
-        .env("POCL_DEVICES", "pthread")
-        .stdin(Stdio::null());
-    let o = c.output().expect("mpirun runs");
-    let stats = Command::new("ip")
-        .args(["-n", &a, "-s", "-j", "link", "show", &va])
-        .output()
-        .unwrap();
-    cleanup();
+    let out_arg = format!("c={}", out.display());
+    let args = [&run[..], &["--out", &out_arg]].concat();
+    let (o, crossed) = netns.mpirun(&root(), &[], &args);
     let r = json(&o);
     assert_eq!(r["divided"], true);
     ok(&clpart(
@@ -587,15 +515,178 @@ fn two_ranks_in_network_namespaces() {
         "across namespaces differs from one process"
     );
     // the elements really crossed the veth: its tx+rx bytes exceed what MPI moved
-    let s: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
-    let st = &s[0]["stats64"];
-    let crossed = st["tx"]["bytes"].as_u64().unwrap() + st["rx"]["bytes"].as_u64().unwrap();
     let moved = r["bytes_mpi"].as_u64().unwrap();
     assert!(
         moved > 0 && crossed >= moved,
         "veth carried {crossed} B, mpi moved {moved} B"
     );
     eprintln!("netns: mpi moved {moved} B of elements; the veth carried {crossed} B");
+}
+
+#[test]
+fn exec_across_network_namespaces() {
+    let Some(netns) = Netns::make("exec_across_network_namespaces") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let layer = layer();
+    let exe = app("jacobi2d");
+    let env = [
+        ("POCL_MAX_PTHREAD_COUNT", "1"),
+        ("CLPART_LAYER", layer.to_str().unwrap()),
+        ("CLPART_CACHE_DIR", dir.path().to_str().unwrap()),
+    ];
+    let args = [
+        "exec",
+        "--wait-for-analysis",
+        "--split",
+        "0:0.5,1:0.5",
+        "--report",
+        report.to_str().unwrap(),
+        "--report-launches",
+        "--",
+        exe.to_str().unwrap(),
+        "96",
+        "12",
+    ];
+    let (o, crossed) = netns.mpirun(&root().join("tests/apps/jacobi2d"), &env, &args);
+    let out = ok(&o);
+    assert!(out.contains(" 0 mismatches"), "{out}");
+    let r: serde_json::Value = serde_json::from_slice(&read(&report)).unwrap();
+    assert_eq!(r["rank_launches_divided"], 12);
+    halo_only(&r, 2, 1, 2 * 96 * 4);
+    let moved = r["bytes_mpi"].as_u64().unwrap();
+    assert!(
+        crossed >= moved,
+        "veth carried {crossed} B, mpi moved {moved} B"
+    );
+    eprintln!("netns exec: mpi moved {moved} B of elements; the veth carried {crossed} B");
+}
+
+/// Two network namespaces joined by a veth pair, removed when dropped.
+struct Netns {
+    a: String,
+    b: String,
+    va: String,
+}
+
+impl Netns {
+    /// The namespaces, or `None` (the test skips, saying why) where this
+    /// machine cannot make them; `CLPART_REQUIRE_NETNS=1` (where the
+    /// machine is known to allow it) makes the skip a failure.
+    fn make(test: &str) -> Option<Netns> {
+        if let Err(why) = netns_available() {
+            assert!(
+                std::env::var_os("CLPART_REQUIRE_NETNS").is_none_or(|v| v != "1"),
+                "{test}: CLPART_REQUIRE_NETNS=1 but {why}"
+            );
+            eprintln!("{test}: skipped: {why}");
+            return None;
+        }
+        // names unique to this run and test
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let tag = (std::process::id() % 10000) * 10
+            + NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = Netns {
+            a: format!("clpa{tag}"),
+            b: format!("clpb{tag}"),
+            va: format!("cva{tag}"),
+        };
+        let (a, b, va) = (&n.a, &n.b, &n.va);
+        let vb = format!("cvb{tag}");
+        let setup = (|| -> Result<(), String> {
+            sh(&format!("ip netns add {a}"))?;
+            sh(&format!("ip netns add {b}"))?;
+            sh(&format!("ip link add {va} type veth peer name {vb}"))?;
+            sh(&format!("ip link set {va} netns {a}"))?;
+            sh(&format!("ip link set {vb} netns {b}"))?;
+            sh(&format!("ip -n {a} addr add 10.218.0.1/24 dev {va}"))?;
+            sh(&format!("ip -n {b} addr add 10.218.0.2/24 dev {vb}"))?;
+            sh(&format!(
+                "ip -n {a} link set {va} up && ip -n {a} link set lo up"
+            ))?;
+            sh(&format!(
+                "ip -n {b} link set {vb} up && ip -n {b} link set lo up"
+            ))?;
+            Ok(())
+        })();
+        if let Err(e) = setup {
+            drop(n);
+            panic!("netns setup failed: {e}");
+        }
+        Some(n)
+    }
+
+    /// `mpirun -n 2 clpart ARGS` in folder `dir`, rank 0 in namespace a,
+    /// rank 1 in b (its daemon started through an rsh agent), out-of-band
+    /// and MPI traffic over the veth only; returns the job's output and the
+    /// bytes the veth carried.
+    fn mpirun(&self, dir: &Path, env: &[(&str, &str)], args: &[&str]) -> (Output, u64) {
+        let tmp = tempfile::tempdir().unwrap();
+        let agent = tmp.path().join("agent.sh");
+        std::fs::write(
+            &agent,
+            format!(
+                "#!/bin/sh\nshift\nexec ip netns exec {} sh -c \"$*\"\n",
+                self.b
+            ),
+        )
+        .unwrap();
+        sh(&format!("chmod +x {}", agent.display())).unwrap();
+        let hosts = tmp.path().join("hosts");
+        std::fs::write(&hosts, "10.218.0.1 slots=1\n10.218.0.2 slots=1\n").unwrap();
+        let mut c = Command::new("ip");
+        c.args([
+            "netns",
+            "exec",
+            &self.a,
+            "mpirun",
+            "--allow-run-as-root",
+            "--hostfile",
+        ])
+        .arg(&hosts);
+        c.args(["--mca", "plm_rsh_agent"]).arg(&agent);
+        c.args([
+            "--mca",
+            "oob_tcp_if_include",
+            "10.218.0.0/24",
+            "--mca",
+            "btl",
+            "tcp,self",
+            "--mca",
+            "btl_tcp_if_include",
+            "10.218.0.0/24",
+            "-x",
+            "POCL_DEVICES",
+        ]);
+        for (k, _) in env {
+            c.args(["-x", k]);
+        }
+        c.args(["-n", "2", env!("CARGO_BIN_EXE_clpart")]).args(args);
+        c.current_dir(dir)
+            .env("POCL_DEVICES", "pthread")
+            .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().expect("mpirun runs");
+        let stats = Command::new("ip")
+            .args(["-n", &self.a, "-s", "-j", "link", "show", &self.va])
+            .output()
+            .unwrap();
+        let s: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+        let st = &s[0]["stats64"];
+        let crossed = st["tx"]["bytes"].as_u64().unwrap() + st["rx"]["bytes"].as_u64().unwrap();
+        (o, crossed)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = sh(&format!("ip netns del {}", self.a));
+        let _ = sh(&format!("ip netns del {}", self.b));
+    }
 }
 
 /// Under mpirun, as in one process, every `--out` is reserved before the
@@ -621,4 +712,203 @@ fn outputs_under_mpirun_are_all_written_or_none() {
         std::fs::read_dir(dir.path()).unwrap().next().is_none(),
         "an output was written: {err}"
     );
+}
+
+/// The layer cargo built for this test run with the feature `mpi` (a
+/// dev-dependency: it lands in `target/<profile>/deps`, beside the test).
+fn layer() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe.parent().unwrap().join("libclpart_layer.so");
+    assert!(p.is_file(), "{} is missing", p.display());
+    p
+}
+
+/// `tests/apps/<app>` built once per test run.
+fn app(name: &str) -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
+    let exe = dir.join(name);
+    let mut built = BUILT.lock().unwrap();
+    if !built.iter().any(|b| b == name) {
+        let src = root().join("tests/apps").join(name);
+        let o = Command::new("gcc")
+            .args(["-O1", "-std=c99", "-DCL_TARGET_OPENCL_VERSION=120"])
+            .args(["-Wno-deprecated-declarations", "-o"])
+            .arg(&exe)
+            .arg(src.join("main.c"))
+            .args(["-lOpenCL", "-lm"])
+            .output()
+            .expect("gcc runs");
+        assert!(
+            o.status.success(),
+            "gcc {name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        built.push(name.to_string());
+    }
+    exe
+}
+
+/// `mpirun -n N clpart exec --split split -- tests/apps/<name> args` on one
+/// single-core PoCL device per rank, in the program's folder, waiting for
+/// each kernel's analysis, with the launch log; returns the job's output
+/// and the report.
+fn exec_ranks(
+    n: usize,
+    name: &str,
+    args: &[&str],
+    split: &str,
+    env: &[(&str, &str)],
+    rank_timeout_s: u32,
+) -> (Output, Option<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let layer = layer();
+    let exe = app(name);
+    let mut all_env = vec![
+        ("POCL_MAX_PTHREAD_COUNT", "1"),
+        ("CLPART_LAYER", layer.to_str().unwrap()),
+        ("CLPART_CACHE_DIR", dir.path().to_str().unwrap()),
+    ];
+    all_env.extend_from_slice(env);
+    let mut cmd = vec!["exec", "--wait-for-analysis", "--split", split];
+    cmd.extend(["--report", report.to_str().unwrap(), "--report-launches"]);
+    let timeout = rank_timeout_s.to_string();
+    cmd.extend(["--rank-timeout", &timeout, "--", exe.to_str().unwrap()]);
+    cmd.extend(args);
+    let o = mpirun_in(
+        &root().join("tests/apps").join(name),
+        n,
+        "pthread",
+        &all_env,
+        &cmd,
+    );
+    let r = std::fs::read(&report)
+        .ok()
+        .map(|b| serde_json::from_slice(&b).expect("a json report"));
+    (o, r)
+}
+
+/// Runs `name` across `n` ranks at even shares: its own check passes and
+/// every launch divides across the ranks. Returns the report.
+fn exec_divides(n: usize, name: &str, args: &[&str]) -> serde_json::Value {
+    let even = (0..n)
+        .map(|r| format!("{r}:{}", 1.0 / n as f64))
+        .collect::<Vec<_>>()
+        .join(",");
+    let (o, r) = exec_ranks(n, name, args, &even, &[], 120);
+    let out = ok(&o);
+    assert!(out.contains(" 0 mismatches"), "{name} on {n} ranks:\n{out}");
+    let r = r.expect("a report");
+    assert_eq!(r["n_ranks"], n as u64);
+    for k in r["kernels"].as_array().unwrap() {
+        assert!(k["launches"].as_u64().unwrap() > 0, "{k}");
+        assert_eq!(k["split_launches"], k["launches"], "{name}: {k}");
+    }
+    assert_eq!(r["rank_launches"], r["rank_launches_divided"], "{name}");
+    for rank in r["ranks"].as_array().unwrap() {
+        assert!(rank["work_groups"].as_u64().unwrap() > 0, "{name}: {rank}");
+        assert_eq!(rank["devices"], 1, "{name}: {rank}");
+    }
+    let moved = r["bytes_mpi"].as_u64().unwrap();
+    let whole = r["bytes_mpi_whole_buffers"].as_u64().unwrap();
+    assert!(moved > 0, "{name}: nothing crossed");
+    eprintln!("{name} on {n} ranks: {moved} B over mpi, whole buffers {whole} B");
+    r
+}
+
+/// The element bytes over MPI of each launch in the launch log.
+fn mpi_per_launch(r: &serde_json::Value) -> Vec<u64> {
+    r["launch_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "launch")
+        .map(|e| e["bytes_mpi"].as_u64().expect("a launch across ranks"))
+        .collect()
+}
+
+/// A time loop: after its first `skip` launches (the first scatter), the
+/// bytes over MPI per `per_step` launches stay within 1.25x of
+/// `halo_per_step`, and the whole run moves at most a tenth of what a
+/// whole-buffer driver would.
+fn halo_only(r: &serde_json::Value, skip: usize, per_step: usize, halo_per_step: u64) {
+    let per = mpi_per_launch(r);
+    assert!(per.len() > skip + per_step, "{per:?}");
+    for step in per[skip..].chunks(per_step) {
+        let b: u64 = step.iter().sum();
+        assert!(
+            b * 4 <= halo_per_step * 5,
+            "a step moved {b} B, the halo model {halo_per_step} B: {per:?}"
+        );
+    }
+    let moved = r["bytes_mpi"].as_u64().unwrap();
+    let whole = r["bytes_mpi_whole_buffers"].as_u64().unwrap();
+    assert!(
+        moved * 10 <= whole,
+        "{moved} B over mpi against {whole} B whole"
+    );
+}
+
+#[test]
+fn exec_jacobi2d_across_ranks_moves_halos() {
+    // 96 x 96 floats split by rows: each boundary's halo is one row each
+    // way (the interior columns, 94 floats; the model counts 96)
+    for n in [2, 3] {
+        let r = exec_divides(n, "jacobi2d", &["96", "12"]);
+        // (the first two launches bring both grids: the scatter)
+        halo_only(&r, 2, 1, (n as u64 - 1) * 2 * 96 * 4);
+    }
+}
+
+#[test]
+fn exec_fdtd2d_across_ranks_moves_halos() {
+    // 64 x 80 fields split by rows: per step and boundary, one row of hz
+    // (for ey) and one of ey (for hz), 80 floats each
+    for n in [2, 3] {
+        let r = exec_divides(n, "fdtd2d", &["64", "80", "8"]);
+        halo_only(&r, 3, 3, (n as u64 - 1) * 2 * 80 * 4);
+    }
+}
+
+#[test]
+fn exec_chained_matrix_product_across_ranks() {
+    for n in [2, 3] {
+        let r = exec_divides(n, "2mm", &[]);
+        assert_eq!(r["kernels"][0]["launches"], 2);
+    }
+}
+
+#[test]
+fn exec_rank_that_stops_answering_ends_the_application() {
+    let t0 = Instant::now();
+    let (o, _) = exec_ranks(
+        2,
+        "jacobi2d",
+        &["96", "12"],
+        "0:0.5,1:0.5",
+        &[("CLPART_TEST_RANK_FAULT", "1:hang")],
+        10,
+    );
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "the job succeeded");
+    assert!(took < Duration::from_secs(90), "took {took:?}");
+    assert!(
+        err.contains("rank 1 did not answer within 10 s"),
+        "stderr does not name rank 1:\n{err}"
+    );
+    // the application saw an OpenCL error at its launch (its own message)
+    assert!(err.contains("launch failed: -5"), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("0 mismatches"));
+}
+
+#[test]
+fn exec_an_application_without_opencl_ends_every_rank() {
+    // the other ranks wait for rank 0's application, which never starts MPI
+    let t0 = Instant::now();
+    let o = mpirun_in(&root(), 2, "pthread", &[], &["exec", "--", "true"]);
+    ok(&o);
+    assert!(t0.elapsed() < Duration::from_secs(60));
 }

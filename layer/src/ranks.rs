@@ -45,6 +45,7 @@ pub(crate) struct RankPart {
     pub(crate) devices: usize,
     pub(crate) bytes_to_rank: u64,
     pub(crate) bytes_from_rank: u64,
+    pub(crate) bytes_to_peers: u64,
 }
 
 /// What went wrong in a launch across ranks.
@@ -347,6 +348,7 @@ mod with_mpi {
                 devices: r.n_devices,
                 bytes_to_rank: r.bytes_to_rank,
                 bytes_from_rank: r.bytes_from_rank,
+                bytes_to_peers: r.bytes_to_peers,
             })
             .collect();
         for p in &parts {
@@ -461,6 +463,7 @@ mod with_mpi {
                     "work_groups": ranks.work_groups[i],
                     "bytes_to_rank": t.bytes_to_rank,
                     "bytes_from_rank": t.bytes_from_rank,
+                    "bytes_to_peers": t.bytes_to_peers,
                     "launches": t.launches,
                 })
             })

@@ -21,10 +21,13 @@ use crate::{RanksError, Result, World};
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RankTotals {
     pub rank: i32,
-    /// Element bytes rank 0 sent to this rank.
+    /// Element bytes this rank received (from rank 0 or another rank).
     pub bytes_to_rank: u64,
     /// Element bytes this rank sent to rank 0.
     pub bytes_from_rank: u64,
+    /// Element bytes this rank sent straight to other ranks (counted in
+    /// their `bytes_to_rank` too).
+    pub bytes_to_peers: u64,
     /// Bytes of the JSON headers both ways (commands, replies, range file entries).
     pub header_bytes: u64,
     /// Messages both ways.
@@ -46,9 +49,12 @@ pub struct RankLaunch {
     /// Element bytes sent to the rank for this launch (what it lacked of
     /// its sets), and their elements per array (`name`, intervals).
     pub bytes_to_rank: u64,
-    /// Element bytes fetched from the rank during this launch (what
-    /// another rank or rank 0 needed of what it held).
+    /// Element bytes fetched from the rank into rank 0 during this launch
+    /// (what rank 0 needed, or another rank before it could go straight).
     pub bytes_from_rank: u64,
+    /// Element bytes the rank sent straight to other ranks (their halos;
+    /// counted in their `bytes_to_rank` too).
+    pub bytes_to_peers: u64,
     /// Elements sent, per array: `(name, inclusive intervals)`.
     pub sent: Vec<(String, Vec<(i64, i64)>)>,
     /// Elements the window writes, per array (they stay on the rank).
@@ -354,6 +360,51 @@ impl<'w> Coordinator<'w> {
         self.bufs[b].len = 0;
     }
 
+    /// Sends `items` (buffer index, elements valid on rank `from`) from
+    /// rank `from` straight to rank `to` and records it; returns the bytes
+    /// moved. Nothing waits here: both ranks take their command in the
+    /// order rank 0 issued it.
+    fn peer(&mut self, set: &BufferSet, from: usize, to: usize, items: Vec<(usize, Runs)>) -> u64 {
+        let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
+        if items.is_empty() {
+            return 0;
+        }
+        for (b, _) in &items {
+            self.ensure_alloc(set, to, *b);
+        }
+        let bytes: u64 = items
+            .iter()
+            .map(|(b, r)| r.n_elems() * self.bufs[*b].elem_size)
+            .sum();
+        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
+            .iter()
+            .map(|(b, r)| (*b as u32, intervals(r)))
+            .collect();
+        self.send(
+            from,
+            &Cmd::SendTo {
+                to: to as i32,
+                items: wire.clone(),
+            },
+            None,
+        );
+        self.send(
+            to,
+            &Cmd::RecvFrom {
+                from: from as i32,
+                items: wire,
+                bytes,
+            },
+            None,
+        );
+        self.totals[from].bytes_to_peers += bytes;
+        self.totals[to].bytes_to_rank += bytes;
+        for (b, runs) in &items {
+            self.bufs[*b].coh.copied(holder(to), runs);
+        }
+        bytes
+    }
+
     /// Makes rank 0 hold every element of buffer `b`, fetching from the
     /// ranks only what it lacks; returns the bytes moved.
     pub fn gather(&mut self, set: &mut BufferSet, b: usize) -> Result<u64> {
@@ -521,8 +572,42 @@ impl<'w> Coordinator<'w> {
                 .map(|b| b.1)
                 .expect("checked above")
         };
-        // 1. what each rank lacks: first into rank 0, then out to the ranks
+        // 1. what each rank lacks: what only another rank holds straight
+        // from it (halos between neighbours), then from rank 0, which
+        // first fetches what it lacks itself
         let mut bytes_mpi = 0;
+        for r in 1..n {
+            if ranks[r].work_groups == 0 {
+                continue;
+            }
+            let mut from: Vec<Vec<(usize, Runs)>> = vec![Vec::new(); n];
+            for s in &sets[r] {
+                let b = buf_of(s.arg_index);
+                let need =
+                    self.bufs[b]
+                        .coh
+                        .plan_need(r, &s.need)
+                        .map_err(|l| RanksError::Protocol {
+                            rank: 0,
+                            message: format!("array '{}': {l}", s.name),
+                        })?;
+                for (src, runs) in need.to_host {
+                    from[src].push((b, runs));
+                }
+            }
+            for (src, items) in from.into_iter().enumerate() {
+                let sent: Vec<(String, Vec<(i64, i64)>)> = items
+                    .iter()
+                    .filter(|(_, x)| !x.is_empty())
+                    .map(|(b, x)| (name_of(&sets[r], bindings, *b), intervals(x)))
+                    .collect();
+                let m = self.peer(set, src, r, items);
+                ranks[src].bytes_to_peers += m;
+                ranks[r].bytes_to_rank += m;
+                ranks[r].sent.extend(sent);
+                bytes_mpi += m;
+            }
+        }
         for r in 0..n {
             if ranks[r].work_groups == 0 {
                 continue;
@@ -553,10 +638,15 @@ impl<'w> Coordinator<'w> {
                 bytes_mpi += m;
             }
             if r > 0 {
-                ranks[r].sent = to_rank
-                    .iter()
-                    .filter(|(_, x)| !x.is_empty())
-                    .map(|(b, x)| (name_of(&sets[r], bindings, *b), intervals(x)))
+                let from_peers = std::mem::take(&mut ranks[r].sent);
+                ranks[r].sent = from_peers
+                    .into_iter()
+                    .chain(
+                        to_rank
+                            .iter()
+                            .filter(|(_, x)| !x.is_empty())
+                            .map(|(b, x)| (name_of(&sets[r], bindings, *b), intervals(x))),
+                    )
                     .collect();
                 let m = self.store(set, r, to_rank)?;
                 ranks[r].bytes_to_rank += m;

@@ -11,6 +11,8 @@ pub(crate) const TAG_CMD_DATA: i32 = 12;
 pub(crate) const TAG_REPLY: i32 = 21;
 /// Tag of a reply's element bytes.
 pub(crate) const TAG_REPLY_DATA: i32 = 22;
+/// Tag of element bytes one rank sends another (`SendTo`, `RecvFrom`).
+pub(crate) const TAG_PEER_DATA: i32 = 31;
 
 /// Inclusive element intervals of one buffer.
 pub(crate) type Intervals = Vec<(i64, i64)>;
@@ -36,6 +38,20 @@ pub(crate) enum Cmd {
     },
     /// Send these elements back (reply `Data`).
     Get { items: Vec<(u32, Intervals)> },
+    /// Send these elements to rank `to` (one data message, no reply): a
+    /// rank's halo goes straight to the rank that needs it. Rank 0 orders
+    /// every `SendTo` and `RecvFrom` of a launch the same way on every rank,
+    /// so each pair's blocking send and receive meet.
+    SendTo {
+        to: i32,
+        items: Vec<(u32, Intervals)>,
+    },
+    /// Store the elements rank `from` sends (`bytes` of them).
+    RecvFrom {
+        from: i32,
+        items: Vec<(u32, Intervals)>,
+        bytes: u64,
+    },
     /// A kernel's range file entry (RON), its program's source and build
     /// options, known from now on as plan `idx`.
     Plan {

@@ -9,7 +9,8 @@ use launcher::{
 use mpi::traits::*;
 
 use crate::wire::{
-    Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_REPLY, TAG_REPLY_DATA,
+    Cmd, LaunchCmd, LaunchedReply, Reply, WireArg, TAG_CMD, TAG_CMD_DATA, TAG_PEER_DATA, TAG_REPLY,
+    TAG_REPLY_DATA,
 };
 use crate::{World, TEST_FAULT_VAR};
 
@@ -77,6 +78,38 @@ pub fn serve(world: &World) -> i32 {
                 // a failed store is remembered by the buffer being absent:
                 // the launch that needs it fails and says so
                 if let Err(why) = put(&mut set, &ids, &items, &data) {
+                    for (id, _) in &items {
+                        if let Some(b) = ids.remove(id) {
+                            set.remove(b);
+                        }
+                    }
+                    eprintln!("clpart: rank {}: {why}", comm.rank());
+                }
+            }
+            Cmd::SendTo { to, items } => {
+                // the receiver waits for one message whatever happens: an
+                // empty one when the elements cannot be read (its store then
+                // fails and its launch says so)
+                let data = get(&mut set, &ids, &items).unwrap_or_else(|why| {
+                    eprintln!("clpart: rank {}: {why}", comm.rank());
+                    Vec::new()
+                });
+                comm.process_at_rank(to)
+                    .send_with_tag(&data[..], TAG_PEER_DATA);
+            }
+            Cmd::RecvFrom { from, items, bytes } => {
+                let (data, _) = comm
+                    .process_at_rank(from)
+                    .receive_vec_with_tag::<u8>(TAG_PEER_DATA);
+                let stored = if data.len() as u64 != bytes {
+                    Err(format!(
+                        "rank {from} sent {} bytes, {bytes} were expected",
+                        data.len()
+                    ))
+                } else {
+                    put(&mut set, &ids, &items, &data)
+                };
+                if let Err(why) = stored {
                     for (id, _) in &items {
                         if let Some(b) = ids.remove(id) {
                             set.remove(b);
