@@ -104,6 +104,8 @@ pub struct Plan {
     /// split dimension (an MPI rank's slice), divided among the
     /// devices by the shares; see [`Plan::set_group_window`].
     pub(crate) group_window: Option<(u64, u64)>,
+    /// This plan among the process's plans ([`Plan::uid`]).
+    uid: u64,
 }
 
 impl std::fmt::Debug for Plan {
@@ -117,6 +119,13 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
+    /// A number no other plan of this process has: a plan's kernel entry,
+    /// source and build options never change, so what was derived from
+    /// them (the MPI ranks' copy of the plan) can be keyed by it.
+    pub fn uid(&self) -> u64 {
+        self.uid
+    }
+
     /// The plan for kernel `kernel` of a range file.
     pub fn new(runtime: &Runtime, file: &RangeFile, kernel: &str) -> Result<Plan> {
         let Some(k) = file.kernel(kernel) else {
@@ -291,6 +300,10 @@ impl Plan {
             schedules: Schedules::default(),
             extra_names,
             group_window: None,
+            uid: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
         })
     }
 

@@ -506,6 +506,44 @@ impl BufferSet {
         Ok(slot.replace(buf))
     }
 
+    /// Runs `f` with `args` whose buffer arguments at `bindings` are the
+    /// bound buffers' host copies (their lengths right, their contents as
+    /// the host holds them), put back afterwards: what a schedule needs of
+    /// a launch over the set, without a copy of any buffer.
+    pub fn with_shapes<T>(
+        &mut self,
+        args: &mut KernelArgs,
+        bindings: &[(u32, BufferId)],
+        f: impl FnOnce(&KernelArgs) -> T,
+    ) -> Result<T> {
+        let mut taken: Vec<(u32, BufferId, DeviceBuffer)> = Vec::with_capacity(bindings.len());
+        for &(a, id) in bindings {
+            match self.items.get_mut(id.0 as usize).and_then(Option::take) {
+                Some(b) => taken.push((a, id, b)),
+                None => {
+                    for (_, id, b) in taken {
+                        self.items[id.0 as usize] = Some(b);
+                    }
+                    return Err(LaunchError::Buffer {
+                        message: format!(
+                            "argument {a} is bound to buffer {} which does not exist",
+                            id.0
+                        ),
+                    });
+                }
+            }
+        }
+        let out = {
+            let mut refs: Vec<(u32, &mut DeviceBuffer)> =
+                taken.iter_mut().map(|(a, _, b)| (*a, b)).collect();
+            with_host_copies(args, &mut refs, |args, _| Ok(f(args)))
+        };
+        for (_, id, b) in taken {
+            self.items[id.0 as usize] = Some(b);
+        }
+        out
+    }
+
     /// Launches `plan`'s kernel with the buffer arguments `bindings`
     /// (`(argument index, buffer)`) taken from this set; see
     /// [`launch_resident`]. A buffer bound to two arguments is an error.

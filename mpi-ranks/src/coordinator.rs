@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use launcher::{
-    ArgValue, BufferId, BufferSet, Coherence, Holder, HostBuffer, KernelArgs, LaunchOptions,
-    NdRange, Plan, RankSlices, RunReport, Runs,
+    ArgValue, BufferId, BufferSet, Coherence, Holder, KernelArgs, LaunchOptions, NdRange, Plan,
+    RankSlices, RunReport, Runs,
 };
 use mpi::traits::*;
 use ranges_format::{ArgKind, Mode};
@@ -112,8 +112,15 @@ pub struct Coordinator<'w> {
     plans: HashMap<u64, u32>,
     /// `(plan key, rank)` pairs already sent.
     plans_sent: std::collections::HashSet<(u64, usize)>,
+    /// Plan keys by `Plan::uid`.
+    plan_keys: HashMap<u64, u64>,
     totals: Vec<RankTotals>,
 }
+
+/// Longest sleep between two looks for a reply: a reply waits at most
+/// this long to be seen (a launch's windows take a few ms), while a rank
+/// 0 that waits long costs little of the core it shares.
+const MAX_PAUSE: Duration = Duration::from_micros(100);
 
 fn holder(rank: usize) -> Holder {
     if rank == 0 {
@@ -137,6 +144,7 @@ impl<'w> Coordinator<'w> {
             bufs: Vec::new(),
             plans: HashMap::new(),
             plans_sent: Default::default(),
+            plan_keys: HashMap::new(),
             totals: (0..n)
                 .map(|r| RankTotals {
                     rank: r as i32,
@@ -204,7 +212,7 @@ impl<'w> Coordinator<'w> {
                 });
             }
             std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(2));
+            pause = (pause * 2).min(MAX_PAUSE);
         }
     }
 
@@ -435,13 +443,21 @@ impl<'w> Coordinator<'w> {
 
     /// Sends a plan to `rank` once.
     fn plan_idx(&mut self, plan: &Plan, rank: usize) -> Result<u32> {
-        let ron = ron::to_string(plan.kernel()).map_err(|e| RanksError::Protocol {
-            rank: 0,
-            message: format!("range file entry: {e}"),
-        })?;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        std::hash::Hash::hash(&(&ron, plan.source(), plan.build_options()), &mut h);
-        let key = std::hash::Hasher::finish(&h);
+        // (a plan's entry never changes: its text is made once)
+        let (key, ron) = match self.plan_keys.get(&plan.uid()) {
+            Some(&k) if self.plans_sent.contains(&(k, rank)) => return Ok(self.plans[&k]),
+            _ => {
+                let ron = ron::to_string(plan.kernel()).map_err(|e| RanksError::Protocol {
+                    rank: 0,
+                    message: format!("range file entry: {e}"),
+                })?;
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                std::hash::Hash::hash(&(&ron, plan.source(), plan.build_options()), &mut h);
+                let key = std::hash::Hasher::finish(&h);
+                self.plan_keys.insert(plan.uid(), key);
+                (key, ron)
+            }
+        };
         let n = self.plans.len() as u32;
         let idx = *self.plans.entry(key).or_insert(n);
         if self.plans_sent.insert((key, rank)) {
@@ -495,18 +511,6 @@ impl<'w> Coordinator<'w> {
             .iter()
             .map(|&(a, b)| (a, self.bufs[b].id))
             .collect();
-        // the launch's shape: buffers of the bound lengths (zero pages)
-        let mut shape = args.clone();
-        for &(a, b) in bindings {
-            let elem = set
-                .get(self.bufs[b].id)
-                .expect("a buffer of the set")
-                .elem()
-                .clone();
-            *shape.buffer_at_mut(a).expect("a buffer argument") =
-                HostBuffer::zeros(elem, self.bufs[b].len)
-                    .map_err(|message| launcher::LaunchError::Buffer { message })?;
-        }
         let split_dim = plan
             .kernel()
             .split_dim
@@ -522,7 +526,13 @@ impl<'w> Coordinator<'w> {
                 (0..nd_).map(|d| (d, 1.0 / nd_ as f64)).collect()
             }
         };
-        let slices = plan.rank_slices(nd, &shape, &windows, options.unchecked)?;
+        // the schedule sees rank 0's copies (their lengths; it reads no
+        // element)
+        let slices = set
+            .with_shapes(args, &set_bindings, |shape| {
+                plan.rank_slices(nd, shape, &windows, options.unchecked)
+            })
+            .and_then(|r| r)?;
         let mut ranks: Vec<RankLaunch> = (0..n)
             .map(|r| RankLaunch {
                 rank: r as i32,
@@ -786,6 +796,7 @@ impl<'w> Coordinator<'w> {
         self.bufs.clear();
         self.plans.clear();
         self.plans_sent.clear();
+        self.plan_keys.clear();
     }
 }
 

@@ -298,6 +298,36 @@ fn binding_errors_are_reported() {
     assert!(e.to_string().contains("outside the buffer"), "{e}");
 }
 
+/// A set lends its buffers' host copies as a launch's shape: the
+/// arguments see their lengths for the call and get their placeholders
+/// back; an id the set does not hold is an error and leaves the set whole.
+#[test]
+fn a_set_lends_its_host_copies_as_a_launchs_shape() {
+    let mut s = setup();
+    let (plan, _) = s.session.plan(&s.rt, "jacobi1d", &s.config).unwrap();
+    let mut args = placeholder_args(plan);
+    let f = ElemType::parse("float", 4);
+    let mut set = BufferSet::new();
+    let a = set.add(DeviceBuffer::zeros(f.clone(), N).unwrap());
+    let b = set.add(DeviceBuffer::zeros(f.clone(), N + 8).unwrap());
+    let lens = set
+        .with_shapes(&mut args, &[(0, a), (1, b)], |shape| {
+            (shape.buffer_at(0).unwrap().len(), shape.buffer_at(1).unwrap().len())
+        })
+        .unwrap();
+    assert_eq!(lens, (N, N + 8));
+    assert_eq!(args.buffer_at(0).unwrap().len(), 1, "the placeholder is back");
+    assert_eq!(set.get(b).unwrap().len(), N + 8, "the buffer is back");
+    let gone = set.remove(b).unwrap();
+    let e = set
+        .with_shapes(&mut args, &[(0, a), (1, b)], |_| ())
+        .unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    assert!(set.get(a).is_some(), "a buffer taken before the error is back");
+    assert!(set.put(b, gone).unwrap().is_none());
+    assert_eq!(set.get(b).unwrap().len(), N + 8);
+}
+
 const SCALES: &str = r#"
 __kernel void scale(__global float *x, int n) {
     int i = get_global_id(0);
