@@ -353,7 +353,7 @@ pub fn run(clpart: &Path, root: &Path, o: &Options) -> Result<Vec<AppResult>> {
     Ok(results)
 }
 
-fn compile(dir: &Path, exe: &Path) -> Result<()> {
+pub(crate) fn compile(dir: &Path, exe: &Path) -> Result<()> {
     let out = Command::new("gcc")
         .args([
             "-O2",

@@ -13,7 +13,10 @@
 //! 8. `clpart steps` across MPI ranks (`mpi.rs`; only when named:
 //!    `--only mpi`, with `clpart` built with the feature `mpi`),
 //! 11. real applications under `clpart exec` (`apps.rs`; only when named:
-//!     `--only apps`).
+//!     `--only apps`),
+//! 12. an application across MPI ranks, `mpirun -n N clpart exec`
+//!     (`mpi_exec.rs`; only when named: `--only mpi-exec`, with `clpart`
+//!     and the layer built with the feature `mpi`).
 //!
 //! Figures are medians over repeated runs; every ratio compares two things
 //! measured in the same run. Anything that needs its own PoCL configuration
@@ -38,6 +41,7 @@ mod layer;
 mod machine;
 mod memory;
 mod mpi;
+mod mpi_exec;
 mod overhead;
 mod run;
 mod stats;
@@ -70,6 +74,8 @@ use table::markdown;
 ///   cargo build --release -p clpart -p clpart-bench -p layer
 ///   target/release/clpart-bench --only apps --apps-time-limit 120
 ///   target/release/clpart-bench --only apps --apps gemm,lu_shrinking --apps-args 'gemm=256 256 256'
+///   cargo build --release -p clpart -p clpart-bench -p layer --features clpart/mpi,layer/mpi
+///   target/release/clpart-bench --only mpi-exec
 #[derive(Parser)]
 #[command(name = "clpart-bench", verbatim_doc_comment)]
 struct Cli {
@@ -140,6 +146,10 @@ enum Item {
     /// 11: real host programs of `tests/apps/` plain and under `clpart
     /// exec` (needs the release layer; runs only when named).
     Apps,
+    /// 12: a host program across MPI ranks, `mpirun -n N clpart exec`
+    /// (needs mpirun, `clpart` and the layer built with the feature `mpi`;
+    /// runs only when named).
+    MpiExec,
 }
 
 fn main() {
@@ -208,7 +218,8 @@ fn bench(cli: &Cli) -> Result<()> {
     }
     let scale = if cli.quick { &QUICK } else { &FULL };
     let wants = |i: Item| {
-        (cli.only.is_empty() && i != Item::Mpi && i != Item::Apps) || cli.only.contains(&i)
+        (cli.only.is_empty() && !matches!(i, Item::Mpi | Item::Apps | Item::MpiExec))
+            || cli.only.contains(&i)
     };
     let corpus = clpart_tests::corpus();
     let s = Settings {
@@ -260,6 +271,9 @@ fn bench(cli: &Cli) -> Result<()> {
     }
     if wants(Item::Apps) {
         apps::report(&s, &mut out)?;
+    }
+    if wants(Item::MpiExec) {
+        mpi_exec::report(&s, &mut out)?;
     }
     let Report {
         rows,

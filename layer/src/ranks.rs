@@ -46,6 +46,8 @@ pub(crate) struct RankPart {
     pub(crate) bytes_to_rank: u64,
     pub(crate) bytes_from_rank: u64,
     pub(crate) bytes_to_peers: u64,
+    /// The rank's run of its window, ms.
+    pub(crate) wall_ms: f64,
 }
 
 /// What went wrong in a launch across ranks.
@@ -349,6 +351,7 @@ mod with_mpi {
                 bytes_to_rank: r.bytes_to_rank,
                 bytes_from_rank: r.bytes_from_rank,
                 bytes_to_peers: r.bytes_to_peers,
+                wall_ms: r.wall_ms,
             })
             .collect();
         for p in &parts {
