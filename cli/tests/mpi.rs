@@ -912,3 +912,44 @@ fn exec_an_application_without_opencl_ends_every_rank() {
     ok(&o);
     assert!(t0.elapsed() < Duration::from_secs(60));
 }
+
+#[test]
+fn exec_launches_that_do_not_divide_run_on_rank_0_after_a_gather() {
+    // residual: the relaxation divides across the ranks; the convergence
+    // reduction (an atomic ticket) does not and runs on the application's
+    // device, after what the ranks wrote is gathered; histogram's atomic
+    // sums would be glued element by element, which ranks do not do: its
+    // launches run whole on rank 0 and say so
+    let (o, r) = exec_ranks(2, "residual", &["64", "12"], "0:0.5,1:0.5", &[], 120);
+    assert!(ok(&o).contains(" 0 mismatches"));
+    let r = r.expect("a report");
+    let kernel = |name: &str| {
+        r["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == name)
+            .unwrap_or_else(|| panic!("no kernel {name}: {r}"))
+            .clone()
+    };
+    let relax = kernel("relax");
+    assert_eq!(relax["split_launches"], relax["launches"], "{relax}");
+    assert!(relax["bytes_mpi"].as_u64().unwrap() > 0);
+    let change = kernel("change");
+    assert_eq!(change["split_launches"], 0);
+    assert!(
+        change["reason"].as_str().unwrap().contains("atomic"),
+        "{change}"
+    );
+    let (o, r) = exec_ranks(2, "histogram", &[], "0:0.5,1:0.5", &[], 120);
+    assert!(ok(&o).contains(" 0 mismatches"));
+    let h = &r.expect("a report")["kernels"][0];
+    assert_eq!(h["split_launches"], 0, "{h}");
+    assert!(
+        h["reason"]
+            .as_str()
+            .unwrap()
+            .contains("which ranks do not do"),
+        "{h}"
+    );
+}

@@ -381,8 +381,13 @@ mod with_mpi {
         if out.divided {
             report.split = true;
             report.reason = None;
-        } else if report.reason.is_none() {
-            report.reason = out.reason.clone();
+        } else {
+            // whole on rank 0: split only where rank 0's own devices shared it
+            let shared = report.devices.iter().filter(|d| d.work_groups > 0).count() > 1;
+            report.split &= shared;
+            if !shared {
+                report.reason = out.reason.clone().or(report.reason.take());
+            }
         }
         report.bytes_whole_buffers += out.bytes_whole_buffers;
         Ok((report, parts, out.bytes_mpi))
