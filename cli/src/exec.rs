@@ -8,6 +8,15 @@
 //! layer in `CLPART_LAYER_SPLIT`, `CLPART_LAYER_REPORT`,
 //! `CLPART_LAYER_LAUNCH_LOG`, `CLPART_LAYER_VERBOSE` and `CLPART_LAYER_WAIT` (see the layer
 //! crate).
+//!
+//! Under `mpirun` (feature `mpi`), rank 0 runs the application and leaves
+//! MPI to it: the layer starts MPI at the application's first OpenCL call
+//! (`CLPART_LAYER_RANKS`, `CLPART_LAYER_RANK_SPLIT`,
+//! `CLPART_LAYER_RANK_TIMEOUT`; the layer's `ranks` module), and the
+//! application dies with rank 0's `clpart` (`PR_SET_PDEATHSIG`), which is
+//! the process mpirun signals. Every other rank serves it
+//! (`mpi_ranks::serve`). An application that never started MPI (it used no
+//! OpenCL) leaves rank 0 to tell the other ranks to finish.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;

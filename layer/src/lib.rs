@@ -24,6 +24,9 @@
 //! the driver untouched, with the reason recorded for the report
 //! ([`report`]) written at exit.
 //!
+//! Under `mpirun -n N clpart exec` (feature `mpi`), the split launches go
+//! across the ranks instead ([`ranks`]).
+//!
 //! Every entry point catches panics: the application never sees one.
 //! clpart's own OpenCL calls re-enter the layer through the loader; a
 //! thread-local flag ([`state::Inside`]) sends them straight to the driver.

@@ -9,7 +9,12 @@
 //! rank's sets ([`launcher::Plan::rank_slices`]: the same schedule that
 //! divides a launch among devices), and sends each rank the elements of its
 //! sets that it lacks (runs packed into one message per rank), with the
-//! kernel's range file entry the first time. Each rank runs its window on
+//! kernel's range file entry the first time; what only another rank holds
+//! (a halo) goes straight from that rank (`SendTo`, `RecvFrom`: rank 0
+//! issues every such pair in one order, which each rank keeps, so every
+//! blocking send meets its receive). Under `mpirun -n N clpart exec`, rank 0
+//! is the OpenCL layer inside the application (its resident copies are
+//! rank 0's buffers). Each rank runs its window on
 //! its own devices with the single-process launcher
 //! ([`launcher::Plan::set_group_window`], `BufferSet::launch`), and keeps
 //! what it wrote. Which rank holds valid values of which elements is a
