@@ -143,6 +143,15 @@ pub fn exec(args: ExecArgs) -> Result<u8> {
     if let Some((rank, n_ranks)) = mpi_ranks::World::place_from_env() {
         return over_ranks(args, rank, n_ranks);
     }
+    #[cfg(not(feature = "mpi"))]
+    if ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"].iter().any(|v| {
+        std::env::var(v)
+            .ok()
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .is_some_and(|n| n > 1)
+    }) {
+        bail!("this clpart was built without the feature `mpi`: under mpirun every rank would run the application on its own (build with `cargo build --release -p clpart -p layer --features clpart/mpi,layer/mpi`)");
+    }
     let layer = find_layer()?;
     let shares = shares(&args)?;
     let mut cmd = command(&args, &layer)?;

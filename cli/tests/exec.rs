@@ -1464,3 +1464,19 @@ fn a_program_without_opencl_gets_a_word_instead_of_a_report() {
     );
     assert!(!report.exists());
 }
+
+/// Under mpirun, a clpart built without the feature `mpi` refuses rather
+/// than let every rank run the application on its own.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn under_mpirun_without_mpi_exec_refuses() {
+    let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
+        .args(["exec", "--", "true"])
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .env("OMPI_COMM_WORLD_RANK", "0")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("without the feature `mpi`"), "{err}");
+}

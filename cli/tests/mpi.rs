@@ -528,40 +528,45 @@ fn exec_across_network_namespaces() {
     let Some(netns) = Netns::make("exec_across_network_namespaces") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let layer = layer();
-    let exe = app("jacobi2d");
-    let env = [
-        ("POCL_MAX_PTHREAD_COUNT", "1"),
-        ("CLPART_LAYER", layer.to_str().unwrap()),
-        ("CLPART_CACHE_DIR", dir.path().to_str().unwrap()),
-    ];
-    let args = [
-        "exec",
-        "--wait-for-analysis",
-        "--split",
-        "0:0.5,1:0.5",
-        "--report",
-        report.to_str().unwrap(),
-        "--report-launches",
-        "--",
-        exe.to_str().unwrap(),
-        "96",
-        "12",
-    ];
-    let (o, crossed) = netns.mpirun(&root().join("tests/apps/jacobi2d"), &env, &args);
-    let out = ok(&o);
-    assert!(out.contains(" 0 mismatches"), "{out}");
-    let r: serde_json::Value = serde_json::from_slice(&read(&report)).unwrap();
-    assert_eq!(r["rank_launches_divided"], 12);
-    halo_only(&r, 2, 1, 2 * 96 * 4);
-    let moved = r["bytes_mpi"].as_u64().unwrap();
-    assert!(
-        crossed >= moved,
-        "veth carried {crossed} B, mpi moved {moved} B"
-    );
-    eprintln!("netns exec: mpi moved {moved} B of elements; the veth carried {crossed} B");
+    // the three programs of the exec tests, each once, rank 1 in namespace b
+    for (name, args, skip, per_step, halo) in [
+        ("jacobi2d", &["96", "12"][..], 2, 1, Some(2 * 96 * 4)),
+        ("fdtd2d", &["64", "80", "8"][..], 3, 3, Some(2 * 80 * 4)),
+        ("2mm", &[][..], 0, 1, None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("r.json");
+        let layer = layer();
+        let exe = app(name);
+        let env = [
+            ("POCL_MAX_PTHREAD_COUNT", "1"),
+            ("CLPART_LAYER", layer.to_str().unwrap()),
+            ("CLPART_CACHE_DIR", dir.path().to_str().unwrap()),
+        ];
+        let mut cmd = vec!["exec", "--wait-for-analysis", "--split", "0:0.5,1:0.5"];
+        cmd.extend([
+            "--report",
+            report.to_str().unwrap(),
+            "--report-launches",
+            "--",
+        ]);
+        cmd.push(exe.to_str().unwrap());
+        cmd.extend(args);
+        let (o, crossed) = netns.mpirun(&root().join("tests/apps").join(name), &env, &cmd);
+        let out = ok(&o);
+        assert!(out.contains(" 0 mismatches"), "{name}: {out}");
+        let r: serde_json::Value = serde_json::from_slice(&read(&report)).unwrap();
+        assert_eq!(r["rank_launches_divided"], r["rank_launches"], "{name}");
+        if let Some(h) = halo {
+            halo_only(&r, skip, per_step, h);
+        }
+        let moved = r["bytes_mpi"].as_u64().unwrap();
+        assert!(
+            moved > 0 && crossed >= moved,
+            "{name}: the veth carried {crossed} B in all, mpi moved {moved} B"
+        );
+        eprintln!("netns exec {name}: mpi moved {moved} B of elements; the veth carried {crossed} B so far");
+    }
 }
 
 /// Two network namespaces joined by a veth pair, removed when dropped.
@@ -901,6 +906,33 @@ fn exec_rank_that_stops_answering_ends_the_application() {
     );
     // the application saw an OpenCL error at its launch (its own message)
     assert!(err.contains("launch failed: -5"), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("0 mismatches"));
+}
+
+#[test]
+fn exec_rank_that_dies_ends_the_job() {
+    // rank 1 aborts at its first launch: mpirun names it and stops the
+    // job, rank 0's clpart and the application with it
+    let t0 = Instant::now();
+    let (o, _) = exec_ranks(
+        2,
+        "jacobi2d",
+        &["96", "12"],
+        "0:0.5,1:0.5",
+        &[("CLPART_TEST_RANK_FAULT", "1:abort")],
+        10,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "the job succeeded");
+    assert!(
+        t0.elapsed() < Duration::from_secs(90),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert!(
+        err.contains("rank 1"),
+        "stderr does not name rank 1:\n{err}"
+    );
     assert!(!String::from_utf8_lossy(&o.stdout).contains("0 mismatches"));
 }
 
