@@ -312,18 +312,28 @@ fn a_set_lends_its_host_copies_as_a_launchs_shape() {
     let b = set.add(DeviceBuffer::zeros(f.clone(), N + 8).unwrap());
     let lens = set
         .with_shapes(&mut args, &[(0, a), (1, b)], |shape| {
-            (shape.buffer_at(0).unwrap().len(), shape.buffer_at(1).unwrap().len())
+            (
+                shape.buffer_at(0).unwrap().len(),
+                shape.buffer_at(1).unwrap().len(),
+            )
         })
         .unwrap();
     assert_eq!(lens, (N, N + 8));
-    assert_eq!(args.buffer_at(0).unwrap().len(), 1, "the placeholder is back");
+    assert_eq!(
+        args.buffer_at(0).unwrap().len(),
+        1,
+        "the placeholder is back"
+    );
     assert_eq!(set.get(b).unwrap().len(), N + 8, "the buffer is back");
     let gone = set.remove(b).unwrap();
     let e = set
         .with_shapes(&mut args, &[(0, a), (1, b)], |_| ())
         .unwrap_err();
     assert!(e.to_string().contains("does not exist"), "{e}");
-    assert!(set.get(a).is_some(), "a buffer taken before the error is back");
+    assert!(
+        set.get(a).is_some(),
+        "a buffer taken before the error is back"
+    );
     assert!(set.put(b, gone).unwrap().is_none());
     assert_eq!(set.get(b).unwrap().len(), N + 8);
 }
