@@ -154,7 +154,7 @@ impl TranslationUnit {
                 let d = clang_getDiagnostic(self.tu, i);
                 let sev = clang_getDiagnosticSeverity(d);
                 let loc = clang_getDiagnosticLocation(d);
-                let (file, line, col) = spelling_location(loc);
+                let (file, line, col) = presumed_location(loc);
                 let message = cxstring(clang_getDiagnosticSpelling(d));
                 out.push(ClangDiag {
                     is_error: sev >= CXDiagnostic_Error,
@@ -253,19 +253,16 @@ fn expansion_location(loc: CXSourceLocation) -> (String, u32) {
     }
 }
 
-fn spelling_location(loc: CXSourceLocation) -> (String, u32, u32) {
+/// Where `loc` is as the source says, honouring `#line` directives (a
+/// program with its includes written in says where each line came from):
+/// file, line and column for messages; offsets stay physical.
+fn presumed_location(loc: CXSourceLocation) -> (String, u32, u32) {
     unsafe {
-        let mut file: CXFile = std::ptr::null_mut();
+        let mut name: CXString = std::mem::zeroed();
         let mut line: c_uint = 0;
         let mut col: c_uint = 0;
-        let mut offset: c_uint = 0;
-        clang_getSpellingLocation(loc, &mut file, &mut line, &mut col, &mut offset);
-        let name = if file.is_null() {
-            String::new()
-        } else {
-            cxstring(clang_getFileName(file))
-        };
-        (name, line, col)
+        clang_getPresumedLocation(loc, &mut name, &mut line, &mut col);
+        (cxstring(name), line, col)
     }
 }
 
@@ -434,8 +431,17 @@ impl<'tu> Cursor<'tu> {
             let main = self.tu.main;
             let main_file =
                 !wfile.is_null() && !main.is_null() && clang_File_isEqual(wfile, main) != 0;
+            // the line a message names: as `#line` says (a column is a
+            // column); a macro argument's text is in the same stretch of
+            // lines as its expansion
+            let (_, pline, _) = presumed_location(start);
+            let shift = |l: c_uint| match pline {
+                0 => l,
+                p => (l as i64 + p as i64 - line as i64).max(1) as c_uint,
+            };
             let written = (main_file && clang_File_isEqual(wfile, wefile) != 0 && woff < weoff)
-                .then_some((wline, wcol, woff, weoff));
+                .then_some((shift(wline), wcol, woff, weoff));
+            let line = shift(line);
             Extent {
                 line,
                 col,

@@ -159,6 +159,26 @@ mod tests {
     }
 
     #[test]
+    fn lines_after_a_header_written_in_keep_their_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("box.h"),
+            "typedef struct { float x, y, z; } box_t;\n#define N 4\n\n\n",
+        )
+        .unwrap();
+        let src = "#include \"box.h\"\n\n__kernel void k(__global box_t* b)\n{\n    if (get_global_id(0) < N)\n        b[0].x = 1.0f;\n}\n";
+        let text = with_includes_written_in("p.cl", src, &options(dir.path())).unwrap();
+        let p = crate::parse_program("p.cl", &text, &ParseOptions::default()).unwrap();
+        let k = p.function("k").unwrap();
+        // the `if` is on line 5 of p.cl, column 5, whatever the header's length
+        match &k.body[0] {
+            crate::ir::Stmt::If { span, .. } => assert_eq!((span.line, span.col), (5, 5), "{text}"),
+            s => panic!("not an if: {s:?}"),
+        }
+        assert_eq!(k.span.line, 3);
+    }
+
+    #[test]
     fn a_missing_header_is_an_error_with_its_place() {
         let dir = tempfile::tempdir().unwrap();
         let src = "\n#include \"absent.h\"\n__kernel void k(__global int* a) { a[0] = 1; }\n";
