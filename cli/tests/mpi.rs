@@ -985,3 +985,25 @@ fn exec_launches_that_do_not_divide_run_on_rank_0_after_a_gather() {
         "{h}"
     );
 }
+
+#[test]
+fn exec_auto_shares_follow_the_ranks_rates() {
+    // automatic shares keep every launch divided and the result exact
+    // while they move with what each rank's windows measured
+    let (o, r) = exec_ranks(2, "fdtd2d", &["64", "80", "8"], "auto", &[], 120);
+    assert!(ok(&o).contains(" 0 mismatches"));
+    let r = r.expect("a report");
+    assert_eq!(r["rank_launches_divided"], r["rank_launches"]);
+    for k in r["kernels"].as_array().unwrap() {
+        assert_eq!(k["split_launches"], k["launches"], "{k}");
+    }
+    let windows: Vec<u64> = r["launch_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "launch" && e["kernel"] == "fdtd_hz")
+        .map(|e| e["ranks"][0]["window"][1].as_u64().unwrap())
+        .collect();
+    assert_eq!(windows.len(), 8);
+    eprintln!("fdtd_hz: rank 0's windows end at {windows:?}");
+}
