@@ -29,7 +29,7 @@ impl LaunchSpec {
     /// Run `run` of a corpus kernel.
     pub fn corpus(k: &clpart_tests::CorpusKernel, run: usize) -> LaunchSpec {
         LaunchSpec {
-            file: format!("kernels/{}.cl", k.name),
+            file: k.file(),
             source: k.source.clone(),
             build: k.build.clone(),
             kernel: k.name.clone(),

@@ -330,13 +330,7 @@ fn check(name: &str, r: &Report) -> Vec<String> {
 /// range-file test below).
 #[test]
 fn every_corpus_kernels_json_report_has_the_documented_fields_and_types() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("kernels"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
-        .collect();
-    files.sort();
+    let files: Vec<PathBuf> = clpart_tests::corpus_files(&root().join("kernels"));
     assert!(files.len() > 20, "the corpus");
     let mut bad = Vec::new();
     for f in &files {

@@ -35,7 +35,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
             continue;
         };
         let _ = global;
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let mut session = session::Session::from_source(&file, &k.source, &k.build)
             .unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let rf = session
