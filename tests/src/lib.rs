@@ -17,7 +17,7 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The arguments of `clpart run kernels/vadd.cl` the CLI tests share: a
+/// The arguments of `clpart run kernels/basics/vadd.cl` the CLI tests share: a
 /// 1000-element vadd in work-groups of 8 over seeded inputs.
 pub const VADD_RUN_ARGS: &[&str] = &[
     "--global",
@@ -86,7 +86,7 @@ pub struct CorpusKernel {
 }
 
 impl CorpusKernel {
-    /// The file relative to the workspace root (`kernels/vadd.cl`), as messages name it.
+    /// The file relative to the workspace root (`kernels/basics/vadd.cl`), as messages name it.
     pub fn file(&self) -> String {
         let root = workspace_root();
         self.path

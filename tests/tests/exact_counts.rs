@@ -111,7 +111,8 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
         .find(|k| k.name == "stencil3d")
         .expect("stencil3d in the corpus");
     let session =
-        session::Session::from_source("kernels/stencil3d.cl", &k.source, &k.build).unwrap();
+        session::Session::from_source("kernels/stencils/stencil3d.cl", &k.source, &k.build)
+            .unwrap();
     let kr = session
         .analyze_kernel("stencil3d", &Default::default())
         .unwrap();

@@ -151,7 +151,7 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
 fn devices_alike_start_even_in_one_round() {
     let rt = shared_runtime("pthread pthread");
     assert!(rt.alike(&[0, 1]));
-    let source = std::fs::read_to_string(workspace_root().join("kernels/vadd.cl")).unwrap();
+    let source = std::fs::read_to_string(workspace_root().join("kernels/basics/vadd.cl")).unwrap();
     let n = 8192;
     let mut plan = plan_from_source(&rt, "vadd", &source, &[n], &[64], &[]);
     let nd = NdRange::new(&[n], &[64]).unwrap();
