@@ -38,10 +38,11 @@ cp -a "$r/usr/lib/llvm-15/lib/clang/15.0.6/include" "$b/sys/usr/lib/llvm-15/lib/
 cp "$r/usr/bin/clinfo" "$b/bin/"
 strip -o "$b/bin/clpart" target/release/clpart
 # Range files: analysis here, launches there.
-for k in matmul mdh vadd stencil2d; do
-    target/release/clpart analyze "kernels/$k.cl" --kernel "$k" -o "$b/ron/$k.ron" >/dev/null
+for f in linear_algebra/matmul basics/mdh basics/vadd stencils/stencil2d; do
+    k=${f#*/}
+    target/release/clpart analyze "kernels/$f.cl" --kernel "$k" -o "$b/ron/$k.ron" >/dev/null
 done
-target/release/clpart analyze kernels/random_walk.cl --local 32 -o "$b/ron/random_walk.ron" >/dev/null
+target/release/clpart analyze kernels/work_groups/random_walk.cl --local 32 -o "$b/ron/random_walk.ron" >/dev/null
 mkdir -p .gpu
 tar -C "$b" -cf - . | xz -9 -T2 > .gpu/bundle.tar.xz.part
 mv .gpu/bundle.tar.xz.part .gpu/bundle.tar.xz

@@ -1,6 +1,10 @@
 //! `cargo bench -p access-analysis`: analysis time per corpus kernel (median
 //! of several runs, parsing excluded), as a table on stdout.
 
+#[allow(dead_code)]
+#[path = "../../tests/src/corpus_files.rs"]
+mod corpus_files;
+
 use access_analysis::{analyze_kernel, AnalysisOptions};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -9,12 +13,7 @@ const RUNS: usize = 7;
 
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("kernels/ exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let files = corpus_files::corpus_files(&dir);
     println!(
         "{:<20} {:>7} {:>7} {:>12}",
         "kernel", "arrays", "whole", "median"

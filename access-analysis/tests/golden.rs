@@ -2,12 +2,11 @@
 //! compared to `tests/golden/<kernel>.access.txt`. Run with `CLPART_BLESS=1`
 //! to rewrite the golden files.
 
-use access_analysis::{analyze_kernel, AnalysisOptions};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels")
-}
+use access_analysis::{analyze_kernel, AnalysisOptions};
+use common::{corpus_files::corpus_files, kernels_dir};
+use std::path::{Path, PathBuf};
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
@@ -37,12 +36,7 @@ fn diff(expected: &str, actual: &str) -> String {
 #[test]
 fn golden_access_relations_of_corpus_kernels() {
     let bless = std::env::var("CLPART_BLESS").is_ok_and(|v| v == "1");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
-        .expect("kernels/ exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let files: Vec<PathBuf> = corpus_files(&kernels_dir());
     assert!(files.len() >= 30, "corpus kernels not found");
     let mut failures = Vec::new();
     for path in &files {

@@ -1,6 +1,6 @@
 //! Item 1: analysis time per corpus kernel, in-process
 //! (`session::Session::from_source` + `analyze`, what `clpart analyze` calls) and as a
-//! cold process (`clpart analyze kernels/X.cl --json`, spawned and waited
+//! cold process (`clpart analyze kernels/<folder>/X.cl --json`, spawned and waited
 //! for). Also in-process: the analysis a launch makes (the layer, the C
 //! API: only the written counts gluing needs, `Counts::Written`), and the
 //! analysis without counts (`Counts::None`); counting time is the in-process

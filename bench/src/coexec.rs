@@ -271,19 +271,18 @@ pub(crate) fn coexec_specs(
     corpus: &[clpart_tests::CorpusKernel],
     s: &Scale,
 ) -> Result<Vec<LaunchSpec>> {
-    let src = |name: &str| -> Result<String> {
-        Ok(corpus
+    let find = |name: &str| -> Result<&clpart_tests::CorpusKernel> {
+        corpus
             .iter()
             .find(|k| k.name == name)
-            .with_context(|| format!("kernels/{name}.cl"))?
-            .source
-            .clone())
+            .with_context(|| format!("corpus kernel '{name}'"))
     };
     let spec =
         |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| -> Result<LaunchSpec> {
+            let k = find(name)?;
             Ok(LaunchSpec {
-                file: format!("kernels/{name}.cl"),
-                source: src(name)?,
+                file: k.file(),
+                source: k.source.clone(),
                 build: vec![],
                 kernel: name.into(),
                 global,

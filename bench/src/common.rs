@@ -15,7 +15,7 @@ use session::{LaunchConfig, Session};
 /// One launch's kernel, sizes and `NAME=SPEC` arguments.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct LaunchSpec {
-    /// Source name (`kernels/X.cl`, or a name for an inline source).
+    /// Source name (`kernels/<folder>/X.cl`, or a name for an inline source).
     pub file: String,
     pub source: String,
     pub build: Vec<String>,
@@ -29,7 +29,7 @@ impl LaunchSpec {
     /// Run `run` of a corpus kernel.
     pub fn corpus(k: &clpart_tests::CorpusKernel, run: usize) -> LaunchSpec {
         LaunchSpec {
-            file: format!("kernels/{}.cl", k.name),
+            file: k.file(),
             source: k.source.clone(),
             build: k.build.clone(),
             kernel: k.name.clone(),

@@ -112,7 +112,7 @@ pub fn large_specs(quick: bool) -> Vec<LaunchSpec> {
     let spec = |name: &str, global: Vec<u64>, local: Vec<u64>, args: Vec<String>| {
         let k = find(name);
         LaunchSpec {
-            file: format!("kernels/{name}.cl"),
+            file: k.file(),
             source: k.source.clone(),
             build: k.build.clone(),
             kernel: name.to_string(),

@@ -28,7 +28,7 @@ pub struct Peak {
     pub peak_bytes: u64,
 }
 
-/// Runs `clpart run kernels/vadd.cl` with `n` ints per buffer and returns
+/// Runs `clpart run kernels/basics/vadd.cl` with `n` ints per buffer and returns
 /// its peak resident set.
 pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> Result<Peak> {
     let local = if n.is_multiple_of(256) { 256 } else { 1 };
@@ -36,7 +36,7 @@ pub fn peak(clpart: &Path, root: &Path, n: u64, devices: &str, split: &str) -> R
     child
         .args([
             "run",
-            "kernels/vadd.cl",
+            "kernels/basics/vadd.cl",
             "--global",
             &n.to_string(),
             "--local",

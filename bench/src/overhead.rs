@@ -107,7 +107,7 @@ pub struct Output {
 
 fn vadd_spec(source: &str, n: u64) -> LaunchSpec {
     LaunchSpec {
-        file: "kernels/vadd.cl".into(),
+        file: "kernels/basics/vadd.cl".into(),
         source: source.into(),
         build: vec![],
         kernel: "vadd".into(),
@@ -388,7 +388,7 @@ pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<String> {
     let vadd = corpus
         .iter()
         .find(|k| k.name == "vadd")
-        .context("kernels/vadd.cl")?;
+        .context("kernels/basics/vadd.cl")?;
     let p = Param {
         vadd_source: vadd.source.clone(),
         n_launches: scale.n_launches,

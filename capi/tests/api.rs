@@ -645,7 +645,7 @@ fn close(got: &[f32], want: &[f32]) {
     }
 }
 
-const MATMUL: &str = include_str!("../../kernels/matmul.cl");
+const MATMUL: &str = include_str!("../../kernels/linear_algebra/matmul.cl");
 
 #[test]
 fn matmul_splits_caches_its_analysis_and_verifies() {

@@ -97,7 +97,7 @@ fn tempdir() -> tempfile::TempDir {
 }
 
 fn matmul() -> PathBuf {
-    root().join("kernels/matmul.cl")
+    root().join("kernels/linear_algebra/matmul.cl")
 }
 
 #[test]

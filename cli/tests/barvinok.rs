@@ -43,7 +43,7 @@ fn barvinok_count_and_isl_range_in_one_analyze() {
         &[
             "analyze",
             "-v",
-            "kernels/stencil2d.cl",
+            "kernels/stencils/stencil2d.cl",
             "--at",
             "gs0=64,gs1=32,ls0=16,ls1=8,width=64,height=32",
         ],
@@ -76,7 +76,7 @@ fn split_stencil_run_has_bytes_exact() {
     let o = clpart(
         &[
             "run",
-            "kernels/stencil2d.cl",
+            "kernels/stencils/stencil2d.cl",
             "--global",
             "64,32",
             "--local",
@@ -104,7 +104,7 @@ fn split_stencil_run_has_bytes_exact() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verified"], true);
-    let a = clpart(&["analyze", "kernels/stencil2d.cl"], &[]);
+    let a = clpart(&["analyze", "kernels/stencils/stencil2d.cl"], &[]);
     if barvinok_missing(&String::from_utf8_lossy(&a.stdout)) {
         return;
     }
@@ -115,7 +115,7 @@ fn split_stencil_run_has_bytes_exact() {
 #[test]
 fn without_barvinok_counts_come_from_polylib_with_the_reason() {
     let o = clpart(
-        &["analyze", "-v", "kernels/vadd.cl"],
+        &["analyze", "-v", "kernels/basics/vadd.cl"],
         &[("CLPART_BARVINOK_DIR", "/nonexistent/clpart-barvinok")],
     );
     let out = String::from_utf8_lossy(&o.stdout).into_owned();

@@ -57,7 +57,7 @@ fn a_device_file_is_refused_as_source_run_file_range_file_and_data() {
     let mut a = VADD_ARGS.to_vec();
     a[5] = "a=file:/dev/zero";
     assert_input_error(
-        &run_with("kernels/vadd.cl", &a),
+        &run_with("kernels/basics/vadd.cl", &a),
         "/dev/zero: not a regular file",
     );
 }
@@ -110,7 +110,7 @@ fn a_npy_header_cannot_claim_more_data_than_can_exist() {
         let spec = format!("a=file:{}", file.display());
         let mut a = VADD_ARGS.to_vec();
         a[5] = &spec;
-        run_with("kernels/vadd.cl", &a)
+        run_with("kernels/basics/vadd.cl", &a)
     };
     // 2^62 x 8 overflows 64 bits: "too large", never "empty"
     let huge = dir.path().join("huge.npy");

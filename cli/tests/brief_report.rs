@@ -45,12 +45,12 @@ fn stderr_with_stdout_on_a_terminal(args: &[&str]) -> Option<String> {
 
 #[test]
 fn the_default_report_says_what_decides_the_split_and_verbose_says_all() {
-    let (brief, err) = analyze(&["kernels/matmul.cl"]);
+    let (brief, err) = analyze(&["kernels/linear_algebra/matmul.cl"]);
     for line in [
         "kernel matmul (work_dim 2): splits along dimension 1",
         "  array c (float, w): writes c[go1 + sx_lo .. go1 + sx_hi - 1][go0 .. gs0 + go0 - 1], disjoint across slices",
         "  array a (float, r): a slice reads a[go1 + sx_lo .. go1 + sx_hi - 1][0 .. width - 1]",
-        "  checked at launch: array 'c': 0 <= x0 < width in c[y * width + x] (kernels/matmul.cl:16:5)",
+        "  checked at launch: array 'c': 0 <= x0 < width in c[y * width + x] (kernels/linear_algebra/matmul.cl:16:5)",
         "    width  kernel argument 3 'width' (int)",
     ] {
         assert!(brief.lines().any(|l| l == line), "{line}\n{brief}");
@@ -62,10 +62,10 @@ fn the_default_report_says_what_decides_the_split_and_verbose_says_all() {
     assert!(brief.lines().count() < 20, "{brief}");
     // the hint to add --verbose is for a terminal: none on a pipe
     assert!(!err.contains("add --verbose"), "{err}");
-    if let Some(tty) = stderr_with_stdout_on_a_terminal(&["kernels/matmul.cl"]) {
+    if let Some(tty) = stderr_with_stdout_on_a_terminal(&["kernels/linear_algebra/matmul.cl"]) {
         assert!(tty.contains("add --verbose"), "{tty}");
     }
-    let (whole, _) = analyze(&["-v", "kernels/matmul.cl"]);
+    let (whole, _) = analyze(&["-v", "kernels/linear_algebra/matmul.cl"]);
     assert!(whole.contains("elements, slice"), "{whole}");
     assert!(whole.contains("legend:"), "{whole}");
     assert!(whole.lines().count() > brief.lines().count(), "{whole}");
@@ -243,12 +243,12 @@ fn histograms_bound_is_stated_as_a_minimum() {
         assert_eq!(o.status.code(), Some(0), "{args:?}");
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
-    let brief = report(&["kernels/histogram.cl"]);
+    let brief = report(&["kernels/atomics/histogram.cl"]);
     assert!(
         brief.contains("a slice reads data[go0 + sx_lo .. min(n - 1, go0 + sx_hi - 1)]"),
         "{brief}"
     );
-    let whole = report(&["-v", "kernels/histogram.cl"]);
+    let whole = report(&["-v", "kernels/atomics/histogram.cl"]);
     assert!(
         whole.contains("whole NDRange: data[go0 .. min(gs0 + go0 - 1, n - 1)]"),
         "{whole}"

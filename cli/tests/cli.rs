@@ -16,7 +16,7 @@ fn clpart(args: &[&str]) -> Output {
 const VADD_RUN: &[&str] = clpart_tests::VADD_RUN_ARGS;
 
 fn run_vadd(extra: &[&str]) -> Output {
-    let mut a = vec!["run", "kernels/vadd.cl"];
+    let mut a = vec!["run", "kernels/basics/vadd.cl"];
     a.extend_from_slice(VADD_RUN);
     a.extend_from_slice(extra);
     clpart(&a)
@@ -49,7 +49,7 @@ fn missing_file_is_refused() {
 #[test]
 fn unknown_kernel_lists_the_valid_ones() {
     assert_input_error(
-        &clpart(&["analyze", "kernels/vadd.cl", "--kernel", "nope"]),
+        &clpart(&["analyze", "kernels/basics/vadd.cl", "--kernel", "nope"]),
         "no kernel named 'nope' (kernels: vadd)",
     );
 }
@@ -112,7 +112,7 @@ fn a_trailing_dimension_of_one_group_is_not_the_split_one() {
     let run = |global: &str, local: &str, a: &str, k: &str| -> serde_json::Value {
         let o = clpart(&[
             "run",
-            "kernels/trailing_one_linear.cl",
+            "kernels/work_groups/trailing_one_linear.cl",
             "--global",
             global,
             "--local",
@@ -184,7 +184,7 @@ fn image_kernels_are_analyzed_and_run_unsplit_with_the_reason() {
 
 #[test]
 fn analyze_json_has_the_documented_fields() {
-    let o = clpart(&["analyze", "kernels/gather.cl", "--json"]);
+    let o = clpart(&["analyze", "kernels/indirect/gather.cl", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let k = &v["kernels"][0];
@@ -211,7 +211,12 @@ fn analyze_json_has_the_documented_fields() {
 fn range_file_round_trip_then_run_without_reanalysis() {
     let dir = tempfile::tempdir().unwrap();
     let rf = dir.path().join("vadd.ranges.ron");
-    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", rf.to_str().unwrap()]);
+    let o = clpart(&[
+        "analyze",
+        "kernels/basics/vadd.cl",
+        "-o",
+        rf.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let mut a = vec!["run", rf.to_str().unwrap()];
     a.extend_from_slice(VADD_RUN);
@@ -228,9 +233,14 @@ fn corrupt_or_newer_range_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.ranges.ron");
     assert_eq!(
-        clpart(&["analyze", "kernels/vadd.cl", "-o", good.to_str().unwrap()])
-            .status
-            .code(),
+        clpart(&[
+            "analyze",
+            "kernels/basics/vadd.cl",
+            "-o",
+            good.to_str().unwrap()
+        ])
+        .status
+        .code(),
         Some(0)
     );
     let text = std::fs::read_to_string(&good).unwrap();
@@ -260,7 +270,7 @@ fn run_errors_are_clear() {
     assert_input_error(&run_vadd(&["--split", "0:0.5,1:0.4"]), "sum");
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "1000",
         "--local",
@@ -273,7 +283,7 @@ fn run_errors_are_clear() {
     assert_input_error(&o, "'c'");
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "1000",
         "--local",
@@ -288,7 +298,7 @@ fn run_errors_are_clear() {
     assert_input_error(&o, "c");
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "1000",
         "--local",
@@ -358,7 +368,7 @@ fn a_struct_buffers_out_file_has_its_fields() {
     let run = |input: &str, to: &std::path::Path| {
         let o = clpart(&[
             "run",
-            "kernels/struct_buffer.cl",
+            "kernels/structs/struct_buffer.cl",
             "--global",
             "64",
             "--local",
@@ -397,7 +407,7 @@ fn a_struct_buffers_out_file_has_its_fields() {
 /// every subcommand that needs a device says so in one line, with a hint.
 #[test]
 fn no_device_is_one_line_with_a_hint() {
-    let mut run = vec!["run", "kernels/vadd.cl"];
+    let mut run = vec!["run", "kernels/basics/vadd.cl"];
     run.extend_from_slice(VADD_RUN);
     for args in [&["devices"][..], &run] {
         let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
@@ -458,7 +468,7 @@ fn the_first_launchs_compile_time_is_noted() {
 fn a_first_automatic_launch_runs_in_two_rounds_after_unmeasured_warm_ups() {
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "4096",
         "--local",
@@ -488,7 +498,7 @@ fn a_first_automatic_launch_runs_in_two_rounds_after_unmeasured_warm_ups() {
 fn automatic_shares_are_reported_and_verified() {
     let o = clpart(&[
         "run",
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "--global",
         "64,48",
         "--local",
@@ -523,7 +533,7 @@ fn automatic_shares_are_reported_and_verified() {
     // text form names the shares and the measured rates
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "1024",
         "--local",
@@ -554,7 +564,7 @@ fn automatic_shares_are_reported_and_verified() {
 fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
     let o = clpart(&[
         "run",
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "--global",
         "64x48",
         "--local",
@@ -579,7 +589,7 @@ fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
     );
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "1000",
         "--arg",
@@ -596,7 +606,12 @@ fn local_sizes_like_global_ones_a_useful_default_and_exit_codes() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    let o = clpart(&["analyze", "kernels/matmul.cl", "--local", "16x8"]);
+    let o = clpart(&[
+        "analyze",
+        "kernels/linear_algebra/matmul.cl",
+        "--local",
+        "16x8",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         clpart(&["analyze", "kernels/invalid/uses_goto.cl"])
@@ -616,7 +631,7 @@ fn the_analysis_budget_falls_back_and_says_why() {
         "--json",
         "--budget-ms",
         "1",
-        "kernels/stencil2d.cl",
+        "kernels/stencils/stencil2d.cl",
     ]);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
@@ -632,12 +647,12 @@ fn the_analysis_budget_falls_back_and_says_why() {
         "--json",
         "--budget-ms",
         "0",
-        "kernels/stencil2d.cl",
+        "kernels/stencils/stencil2d.cl",
     ]);
     assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
     let full = String::from_utf8_lossy(&full.stdout);
     assert!(!full.contains("budget"), "no budget, no fallback: {full}");
-    let bad = clpart(&["analyze", "--budget-ms", "soon", "kernels/vadd.cl"]);
+    let bad = clpart(&["analyze", "--budget-ms", "soon", "kernels/basics/vadd.cl"]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(
         stderr(&bad).contains("'soon' for '--budget-ms <MS>'"),
@@ -651,7 +666,11 @@ fn the_analysis_budget_falls_back_and_says_why() {
 /// bare "not splittable"; with `--local` it splits.
 #[test]
 fn a_kernel_that_needs_its_local_size_says_so() {
-    let o = clpart(&["analyze", "--no-counts", "kernels/group_id_write.cl"]);
+    let o = clpart(&[
+        "analyze",
+        "--no-counts",
+        "kernels/work_groups/group_id_write.cl",
+    ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(
@@ -667,18 +686,22 @@ fn a_kernel_that_needs_its_local_size_says_so() {
         "--no-counts",
         "--local",
         "64",
-        "kernels/group_id_write.cl",
+        "kernels/work_groups/group_id_write.cl",
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(out.contains("splits along dimension 0"), "{out}");
     assert!(!out.contains("splittable once"), "{out}");
     // a kernel no local size helps keeps the bare verdict
-    let o = clpart(&["analyze", "--no-counts", "kernels/atomic_ticket.cl"]);
+    let o = clpart(&["analyze", "--no-counts", "kernels/refused/atomic_ticket.cl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("): does not split\n"), "{out}");
     // a tile of 16 (`ls0 <= 16` checked at launch): the size tried is 16
-    let o = clpart(&["analyze", "--no-counts", "kernels/group_tile.cl"]);
+    let o = clpart(&[
+        "analyze",
+        "--no-counts",
+        "kernels/work_groups/group_tile.cl",
+    ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("note: splittable once the local size is known (pass --local): with --local 16 it splits along dimension 0"),
@@ -780,18 +803,33 @@ fn into_closed_pipe(args: &[&str], env: &[(&str, &std::path::Path)]) -> Output {
 /// exit 101), in every output form.
 #[test]
 fn a_closed_pipe_ends_every_subcommand_quietly() {
-    let mut run = vec!["run", "kernels/vadd.cl"];
+    let mut run = vec!["run", "kernels/basics/vadd.cl"];
     run.extend_from_slice(VADD_RUN);
     let mut run_json = run.clone();
     run_json.push("--json");
     let runs: [&[&str]; 16] = [
-        &["analyze", "kernels/matmul.cl"],
-        &["analyze", "kernels/matmul.cl", "-v"],
-        &["analyze", "kernels/matmul.cl", "--json"],
-        &["analyze", "kernels/matmul.cl", "--emit", "access"],
-        &["analyze", "kernels/matmul.cl", "--emit", "coarsened"],
-        &["analyze", "kernels/matmul.cl", "--emit", "ranges"],
-        &["analyze", "kernels/vadd.cl", "--at", "gs0=64,ls0=8"],
+        &["analyze", "kernels/linear_algebra/matmul.cl"],
+        &["analyze", "kernels/linear_algebra/matmul.cl", "-v"],
+        &["analyze", "kernels/linear_algebra/matmul.cl", "--json"],
+        &[
+            "analyze",
+            "kernels/linear_algebra/matmul.cl",
+            "--emit",
+            "access",
+        ],
+        &[
+            "analyze",
+            "kernels/linear_algebra/matmul.cl",
+            "--emit",
+            "coarsened",
+        ],
+        &[
+            "analyze",
+            "kernels/linear_algebra/matmul.cl",
+            "--emit",
+            "ranges",
+        ],
+        &["analyze", "kernels/basics/vadd.cl", "--at", "gs0=64,ls0=8"],
         &run,
         &run_json,
         &["steps", "kernels/iterative/jacobi1d.ron"],

@@ -10,7 +10,7 @@ fn run(global: &str, local: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clpart"))
         .args([
             "run",
-            "kernels/vadd.cl",
+            "kernels/basics/vadd.cl",
             "--global",
             global,
             "--local",

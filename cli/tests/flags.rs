@@ -67,7 +67,7 @@ fn the_man_page_is_roff_with_every_subcommand() {
 /// clap's errors read as clpart's: one line, `clpart: error:`, exit 2.
 #[test]
 fn usage_errors_are_one_clpart_error_line() {
-    let o = clpart(&["analyze", "--frob", "kernels/vadd.cl"]);
+    let o = clpart(&["analyze", "--frob", "kernels/basics/vadd.cl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
     let err = stderr(&o);
@@ -78,7 +78,7 @@ fn usage_errors_are_one_clpart_error_line() {
     );
     assert!(err.contains("usage: clpart analyze"), "{err}");
     // the message keeps what clap lists on the lines below it
-    let o = clpart(&["analyze", "kernels/vadd.cl", "--svg", "v.svg"]);
+    let o = clpart(&["analyze", "kernels/basics/vadd.cl", "--svg", "v.svg"]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -91,7 +91,13 @@ fn usage_errors_are_one_clpart_error_line() {
     // a stage's text form has no JSON: --json beside --emit is refused,
     // not ignored
     for stage in ["access", "coarsened", "ranges"] {
-        let o = clpart(&["analyze", "kernels/vadd.cl", "--emit", stage, "--json"]);
+        let o = clpart(&[
+            "analyze",
+            "kernels/basics/vadd.cl",
+            "--emit",
+            stage,
+            "--json",
+        ]);
         assert_eq!(o.status.code(), Some(2), "{stage}");
         assert!(o.stdout.is_empty(), "{stage}: {}", stdout(&o));
         assert!(
@@ -118,7 +124,7 @@ fn color_never_writes_no_escape_sequence() {
         &["--color", "never", "analyze", "--frob", "x.cl"][..],
         &["analyze", "kernels/nope.cl", "--color=never"],
         &["--color", "never", "--help"],
-        &["--color", "never", "analyze", "kernels/vadd.cl"],
+        &["--color", "never", "analyze", "kernels/basics/vadd.cl"],
     ] {
         let o = clpart(args);
         assert!(
@@ -145,10 +151,10 @@ fn quiet_silences_notes_on_every_subcommand() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("vadd.ranges.ron");
     let out = out.to_str().unwrap();
-    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", out]);
+    let o = clpart(&["analyze", "kernels/basics/vadd.cl", "-o", out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("wrote "), "{}", stderr(&o));
-    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", out, "--quiet"]);
+    let o = clpart(&["analyze", "kernels/basics/vadd.cl", "-o", out, "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
     assert!(stdout(&o).contains("kernel vadd"));
@@ -165,7 +171,7 @@ fn quiet_silences_notes_on_every_subcommand() {
 
 #[test]
 fn analyze_reads_the_kernel_from_standard_input() {
-    let source = std::fs::read(root().join("kernels/vadd.cl")).unwrap();
+    let source = std::fs::read(root().join("kernels/basics/vadd.cl")).unwrap();
     let o = clpart_with_stdin(&["analyze", "-", "--json"], Some(&source));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -174,7 +180,7 @@ fn analyze_reads_the_kernel_from_standard_input() {
     assert_eq!(v["kernels"][0]["splittable"], true);
     // the same report as from the file, but for the file's name
     let piped = clpart_with_stdin(&["analyze", "-", "--no-counts"], Some(&source));
-    let file = clpart(&["analyze", "kernels/vadd.cl", "--no-counts"]);
+    let file = clpart(&["analyze", "kernels/basics/vadd.cl", "--no-counts"]);
     assert_eq!(stdout(&piped), stdout(&file));
     // nothing on standard input is an empty file
     let o = clpart_with_stdin(&["analyze", "-"], Some(b""));
@@ -186,7 +192,7 @@ fn analyze_reads_the_kernel_from_standard_input() {
 fn an_unknown_at_name_is_refused_before_any_output() {
     let o = clpart(&[
         "analyze",
-        "kernels/histogram.cl",
+        "kernels/atomics/histogram.cl",
         "--at",
         "gs0=1024,ls0=64,nn=100",
     ]);
@@ -201,7 +207,7 @@ fn an_unknown_at_name_is_refused_before_any_output() {
     // the known names still give the table
     let o = clpart(&[
         "analyze",
-        "kernels/histogram.cl",
+        "kernels/atomics/histogram.cl",
         "--at",
         "gs0=1024,ls0=64,n=100",
     ]);

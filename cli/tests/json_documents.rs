@@ -47,7 +47,7 @@ fn check_document(args: &[&str], version: u64, fields: &[&str]) {
 #[test]
 fn analyze_json_declares_its_fields() {
     check_document(
-        &["analyze", "kernels/vadd.cl", "--json"],
+        &["analyze", "kernels/basics/vadd.cl", "--json"],
         1,
         &["schema_version", "file", "kernels"],
     );
@@ -78,7 +78,7 @@ const RUN_FIELDS: &[&str] = &[
 
 /// `clpart run` of the shared vadd launch, as JSON.
 fn vadd_run() -> Vec<&'static str> {
-    let mut a = vec!["run", "kernels/vadd.cl"];
+    let mut a = vec!["run", "kernels/basics/vadd.cl"];
     a.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
     a.push("--json");
     a

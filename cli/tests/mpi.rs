@@ -219,7 +219,7 @@ fn run_case(
 fn run_two_ranks_bit_exact() {
     let r = run_case(
         2,
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "1024",
         "64",
         &["a=rand:1024:1", "b=rand:1024:2", "c=zeros:1024"],
@@ -232,7 +232,7 @@ fn run_two_ranks_bit_exact() {
     assert_eq!(r1["bytes_from_rank"], 512 * 4);
     run_case(
         2,
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "64,48",
         "16,8",
         &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"],
@@ -245,7 +245,7 @@ fn run_two_ranks_bit_exact() {
 fn run_three_ranks_bit_exact() {
     run_case(
         3,
-        "kernels/conv1d.cl",
+        "kernels/stencils/conv1d.cl",
         "1024",
         "32",
         &[
@@ -260,7 +260,7 @@ fn run_three_ranks_bit_exact() {
     );
     run_case(
         3,
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "64,48",
         "16,8",
         &["c=zeros:3072", "a=rand:3072:1", "b=rand:4096:2", "width=64"],
@@ -275,7 +275,7 @@ fn run_matches_the_single_process_launcher_per_device() {
     // rank 1 is sent what device 1 is sent
     let args = [
         "run",
-        "kernels/conv1d.cl",
+        "kernels/stencils/conv1d.cl",
         "--global",
         "1024",
         "--local",
@@ -383,7 +383,7 @@ fn fault(kind: &str, expect: &str) {
         &[("CLPART_TEST_RANK_FAULT", &format!("1:{kind}"))],
         &[
             "run",
-            "kernels/vadd.cl",
+            "kernels/basics/vadd.cl",
             "--global",
             "1024",
             "--local",
@@ -488,7 +488,7 @@ fn two_ranks_in_network_namespaces() {
     let whole = dir.path().join("w.npy");
     let run = [
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "4096",
         "--local",
@@ -706,7 +706,7 @@ fn outputs_under_mpirun_are_all_written_or_none() {
         format!("c={}", ok.display()),
         format!("a={}", bad.display()),
     );
-    let mut args = vec!["run", "kernels/vadd.cl"];
+    let mut args = vec!["run", "kernels/basics/vadd.cl"];
     args.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
     args.extend_from_slice(&["--out", &c, "--out", &a]);
     let o = mpirun(2, "pthread", &[], &args);

@@ -18,7 +18,7 @@ fn clpart(args: &[&str]) -> Output {
 }
 
 fn run_vadd(extra: &[&str]) -> Output {
-    let mut a = vec!["run", "kernels/vadd.cl"];
+    let mut a = vec!["run", "kernels/basics/vadd.cl"];
     a.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
     a.extend_from_slice(extra);
     clpart(&a)
@@ -106,7 +106,7 @@ fn analyze_writes_its_range_file_and_picture_all_or_none() {
     let svg = dir.path().join("missing").join("v.svg");
     let o = clpart(&[
         "analyze",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "-o",
         ranges.to_str().unwrap(),
         "--at",

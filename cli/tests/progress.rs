@@ -11,7 +11,7 @@ fn no_progress_when_stderr_is_not_a_terminal() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let t = Instant::now();
     let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
-        .args(["analyze", "kernels/stencil2d.cl"])
+        .args(["analyze", "kernels/stencils/stencil2d.cl"])
         .current_dir(root)
         .output()
         .unwrap();
@@ -49,7 +49,7 @@ fn progress_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("tty.log");
     let cmd = format!(
-        "{} analyze kernels/stencil2d.cl > /dev/null",
+        "{} analyze kernels/stencils/stencil2d.cl > /dev/null",
         env!("CARGO_BIN_EXE_clpart")
     );
     let o = Command::new("script")
@@ -61,7 +61,7 @@ fn progress_on_a_terminal() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(
-        text.contains("analyzing kernels/stencil2d.cl"),
+        text.contains("analyzing kernels/stencils/stencil2d.cl"),
         "no progress on a terminal: {text:?}"
     );
 }

@@ -53,7 +53,7 @@ fn reports_name_their_quantities() {
     assert!(
         s.contains("not splittable")
             && s.contains("refused: ")
-            && s.contains("(kernels/bitonic_merge.cl:15:13)"),
+            && s.contains("(kernels/linearized/bitonic_merge.cl:15:13)"),
         "{s}"
     );
 }

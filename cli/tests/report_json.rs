@@ -330,13 +330,7 @@ fn check(name: &str, r: &Report) -> Vec<String> {
 /// range-file test below).
 #[test]
 fn every_corpus_kernels_json_report_has_the_documented_fields_and_types() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("kernels"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
-        .collect();
-    files.sort();
+    let files: Vec<PathBuf> = clpart_tests::corpus_files(&root().join("kernels"));
     assert!(files.len() > 20, "the corpus");
     let mut bad = Vec::new();
     for f in &files {
@@ -411,7 +405,7 @@ fn refusals_and_fallbacks_carry_their_locations() {
             .unwrap();
         serde_json::from_slice(&o.stdout).unwrap()
     };
-    let r = run("kernels/bitonic_merge.cl");
+    let r = run("kernels/linearized/bitonic_merge.cl");
     let d = r.kernels[0]
         .diagnostics
         .iter()
@@ -420,13 +414,13 @@ fn refusals_and_fallbacks_carry_their_locations() {
     assert_eq!(
         (d.file.as_deref(), d.line, d.column, d.array.as_deref()),
         (
-            Some("kernels/bitonic_merge.cl"),
+            Some("kernels/linearized/bitonic_merge.cl"),
             Some(15),
             Some(13),
             Some("data")
         )
     );
-    let r = run("kernels/gather.cl");
+    let r = run("kernels/indirect/gather.cl");
     let d = r.kernels[0]
         .diagnostics
         .iter()
@@ -434,7 +428,12 @@ fn refusals_and_fallbacks_carry_their_locations() {
         .expect("a fallback");
     assert_eq!(
         (d.file.as_deref(), d.line, d.column, d.array.as_deref()),
-        (Some("kernels/gather.cl"), Some(10), Some(12), Some("a"))
+        (
+            Some("kernels/indirect/gather.cl"),
+            Some(10),
+            Some(12),
+            Some("a")
+        )
     );
     assert!(
         d.message.contains("whole array is transferred"),
@@ -448,7 +447,12 @@ fn refusals_and_fallbacks_carry_their_locations() {
 #[test]
 fn bounds_are_typed_as_the_human_report_reads_them() {
     let o = Command::new(env!("CARGO_BIN_EXE_clpart"))
-        .args(["analyze", "kernels/histogram.cl", "--json", "--no-counts"])
+        .args([
+            "analyze",
+            "kernels/atomics/histogram.cl",
+            "--json",
+            "--no-counts",
+        ])
         .current_dir(root())
         .output()
         .unwrap();

@@ -187,7 +187,7 @@ fn render(svg: &str) -> Option<u64> {
 #[test]
 fn grids_of_delinearized_arrays_with_waste() {
     let svg = analyze_svg(
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "gs0=64,gs1=48,ls0=16,ls1=8,width=80",
         "2",
     );
@@ -240,7 +240,7 @@ fn assert_layered(r: &[Rect]) {
 #[test]
 fn a_stencils_halo_rows_are_marked_and_both_slices_reads_stay_visible() {
     let svg = analyze_svg(
-        "kernels/stencil2d.cl",
+        "kernels/stencils/stencil2d.cl",
         "gs0=64,gs1=64,ls0=16,ls1=16,width=64,height=64",
         "2",
     );
@@ -278,7 +278,11 @@ fn a_stencils_halo_rows_are_marked_and_both_slices_reads_stay_visible() {
 /// 2 * radius elements, at the slices' borders, in the read lane.
 #[test]
 fn a_strips_halos_are_the_elements_two_slices_read() {
-    let svg = analyze_svg("kernels/conv1d.cl", "gs0=1024,ls0=64,n=1024,radius=3", "3");
+    let svg = analyze_svg(
+        "kernels/stencils/conv1d.cl",
+        "gs0=1024,ls0=64,n=1024,radius=3",
+        "3",
+    );
     let r = rects(&svg, "in");
     assert_layered(&r);
     let px = 800.0 / 1024.0;
@@ -308,7 +312,7 @@ fn a_strips_halos_are_the_elements_two_slices_read() {
 #[test]
 fn a_transposes_two_written_boxes_both_stay_visible() {
     let svg = analyze_svg(
-        "kernels/transpose.cl",
+        "kernels/linear_algebra/transpose.cl",
         "gs0=64,gs1=64,ls0=16,ls1=16,width=64,height=64",
         "2",
     );
@@ -341,7 +345,7 @@ fn grids_have_the_buffers_shape_and_analyze_says_where_it_has_none() {
     let out = dir.path().join("run.svg");
     let o = clpart(&[
         "run",
-        "kernels/conv3x3_interior.cl",
+        "kernels/stencils/conv3x3_interior.cl",
         "--global",
         "64,64",
         "--local",
@@ -374,7 +378,7 @@ fn grids_have_the_buffers_shape_and_analyze_says_where_it_has_none() {
     );
     assert!(!svg.contains("last element used"), "{svg}");
     let svg = analyze_svg(
-        "kernels/conv3x3_interior.cl",
+        "kernels/stencils/conv3x3_interior.cl",
         "gs0=64,gs1=64,ls0=16,ls1=16,w=64,h=64",
         "2",
     );
@@ -411,7 +415,7 @@ fn strips_of_one_dimensional_arrays() {
 #[test]
 fn a_4096_square_array_is_a_small_picture() {
     let svg = analyze_svg(
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "gs0=4096,gs1=4096,ls0=16,ls1=16,width=4096",
         "4",
     );
@@ -429,7 +433,7 @@ fn a_4096_square_array_is_a_small_picture() {
 fn run_draws_each_devices_slice() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run.svg");
-    let mut args = vec!["run", "kernels/vadd.cl"];
+    let mut args = vec!["run", "kernels/basics/vadd.cl"];
     args.extend_from_slice(clpart_tests::VADD_RUN_ARGS);
     args.extend_from_slice(&["--split", "0:0.75,1:0.25", "--svg", out.to_str().unwrap()]);
     let o = clpart(&args);
@@ -458,7 +462,7 @@ fn bad_svg_requests_leave_no_partial_file() {
     std::fs::write(&out, "old").unwrap();
     let o = clpart(&[
         "analyze",
-        "kernels/matmul.cl",
+        "kernels/linear_algebra/matmul.cl",
         "--no-counts",
         "--at",
         "gs0=64,ls0=16,gs1=48,ls1=8",
@@ -480,7 +484,7 @@ fn bad_svg_requests_leave_no_partial_file() {
     let missing = dir.path().join("no/such/dir/p.svg");
     let o = clpart(&[
         "analyze",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--no-counts",
         "--at",
         "gs0=64,ls0=8",
@@ -506,7 +510,12 @@ fn bad_svg_requests_leave_no_partial_file() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--svg draws one kernel: choose it with --kernel (kernels: fdtd2d_ey, fdtd2d_ex, fdtd2d_hz)"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
-    let o = clpart(&["analyze", "kernels/vadd.cl", "--svg", out.to_str().unwrap()]);
+    let o = clpart(&[
+        "analyze",
+        "kernels/basics/vadd.cl",
+        "--svg",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(
         o.status.code(),
         Some(2),

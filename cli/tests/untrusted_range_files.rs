@@ -34,10 +34,15 @@ const RUN: &[&str] = &[
     "--verify",
 ];
 
-/// A fresh range file of kernels/vadd.cl in a temporary folder.
+/// A fresh range file of kernels/basics/vadd.cl in a temporary folder.
 fn vadd_ranges(dir: &Path) -> (PathBuf, String) {
     let path = dir.join("vadd.ranges.ron");
-    let o = clpart(&["analyze", "kernels/vadd.cl", "-o", path.to_str().unwrap()]);
+    let o = clpart(&[
+        "analyze",
+        "kernels/basics/vadd.cl",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&path).unwrap();
     (path, text)
@@ -242,7 +247,7 @@ fn failing_verify_writes_no_output() {
 fn dev_null_stays_a_device_and_dev_full_is_a_one_line_error() {
     let o = clpart(&[
         "run",
-        "kernels/vadd.cl",
+        "kernels/basics/vadd.cl",
         "--global",
         "64",
         "--local",
@@ -265,7 +270,7 @@ fn dev_null_stays_a_device_and_dev_full_is_a_one_line_error() {
     if Path::new("/dev/full").exists() {
         let o = clpart(&[
             "run",
-            "kernels/vadd.cl",
+            "kernels/basics/vadd.cl",
             "--global",
             "64",
             "--local",
@@ -284,7 +289,7 @@ fn dev_null_stays_a_device_and_dev_full_is_a_one_line_error() {
             .unwrap()
             .file_type()
             .is_char_device());
-        let o = clpart(&["analyze", "kernels/vadd.cl", "-o", "/dev/full"]);
+        let o = clpart(&["analyze", "kernels/basics/vadd.cl", "-o", "/dev/full"]);
         assert_refused(&o, "no space left on device");
     }
 }
@@ -300,7 +305,7 @@ fn a_signal_during_the_output_write_leaves_no_temporary() {
         let out = dir.path().join("c.npy");
         std::fs::write(&out, b"previous").unwrap();
         let spec = format!("c={}", out.display());
-        let mut args = vec!["run", "kernels/vadd.cl"];
+        let mut args = vec!["run", "kernels/basics/vadd.cl"];
         args.extend_from_slice(RUN);
         args.extend_from_slice(&["--out", &spec]);
         let mut child = Command::new(env!("CARGO_BIN_EXE_clpart"))

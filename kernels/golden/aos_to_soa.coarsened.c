@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/aos_to_soa.cl: kernel 'aos_to_soa' */
+/* coarsened by clpart from kernels/basics/aos_to_soa.cl: kernel 'aos_to_soa' */
 #include "clpart_coarsen.h"
 
 void aos_to_soa(const float * aos, float * soa, int npoints, const clpart_wg *__wg)

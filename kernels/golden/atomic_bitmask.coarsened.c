@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/atomic_bitmask.cl: kernel 'atomic_bitmask' */
+/* coarsened by clpart from kernels/atomics/atomic_bitmask.cl: kernel 'atomic_bitmask' */
 #include "clpart_coarsen.h"
 
 void atomic_bitmask(const uint * data, uint * seen, uint * mask, uint * parity, int n, const clpart_wg *__wg)

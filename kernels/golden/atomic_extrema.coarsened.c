@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/atomic_extrema.cl: kernel 'atomic_extrema' */
+/* coarsened by clpart from kernels/atomics/atomic_extrema.cl: kernel 'atomic_extrema' */
 #include "clpart_coarsen.h"
 
 void atomic_extrema(const int * data, int * lo, uint * hi, int nbuckets, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/atomic_ledger.cl: kernel 'atomic_ledger' */
+/* coarsened by clpart from kernels/atomics/atomic_ledger.cl: kernel 'atomic_ledger' */
 #include "clpart_coarsen.h"
 
 void atomic_ledger(const int * amount, const int * account, int * balance, uint * entries, long * total, int naccounts, int n, const clpart_wg *__wg)

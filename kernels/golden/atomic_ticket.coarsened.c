@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/atomic_ticket.cl: kernel 'atomic_ticket' */
+/* coarsened by clpart from kernels/refused/atomic_ticket.cl: kernel 'atomic_ticket' */
 #include "clpart_coarsen.h"
 
 void atomic_ticket(const float * in, float * out, uint * count, int * done, int n, const clpart_wg *__wg)

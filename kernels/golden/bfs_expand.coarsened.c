@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/bfs_expand.cl: kernel 'bfs_expand' */
+/* coarsened by clpart from kernels/indirect/bfs_expand.cl: kernel 'bfs_expand' */
 #include "clpart_coarsen.h"
 
 void bfs_expand(const int * starts, const int * edges, const int * frontier, const int * visited, int * cost, int * updating, int nnodes, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/bfs_visit.cl: kernel 'bfs_visit' */
+/* coarsened by clpart from kernels/indirect/bfs_visit.cl: kernel 'bfs_visit' */
 #include "clpart_coarsen.h"
 
 void bfs_visit(int * updating, int * frontier, int * visited, int * over, int nnodes, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/bicg.cl: kernel 'bicg' */
+/* coarsened by clpart from kernels/linear_algebra/bicg.cl: kernel 'bicg' */
 #include "clpart_coarsen.h"
 
 void bicg(const float * A, const float * r, float * s, int nx, int ny, const clpart_wg *__wg)

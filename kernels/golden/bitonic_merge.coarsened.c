@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/bitonic_merge.cl: kernel 'bitonic_merge' */
+/* coarsened by clpart from kernels/linearized/bitonic_merge.cl: kernel 'bitonic_merge' */
 #include "clpart_coarsen.h"
 
 void bitonic_merge(int * data, int size, int stride, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/brace_in_comment.cl: kernel 'brace_in_comment' */
+/* coarsened by clpart from kernels/syntax/brace_in_comment.cl: kernel 'brace_in_comment' */
 #include "clpart_coarsen.h"
 
 void brace_in_comment(const float * a, float * b, int n, const clpart_wg *__wg)

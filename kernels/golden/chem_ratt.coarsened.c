@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/chem_ratt.cl: kernel 'chem_ratt' */
+/* coarsened by clpart from kernels/linearized/chem_ratt.cl: kernel 'chem_ratt' */
 #include "clpart_coarsen.h"
 
 void chem_ratt(const float * t, float * rf, float * rb, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/chem_wdot.cl: kernel 'chem_wdot' */
+/* coarsened by clpart from kernels/linearized/chem_wdot.cl: kernel 'chem_wdot' */
 #include "clpart_coarsen.h"
 
 void chem_wdot(const float * rf, const float * rb, const float * c, float * wdot, int n, const clpart_wg *__wg)

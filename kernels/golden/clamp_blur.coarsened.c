@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/clamp_blur.cl: kernel 'clamp_blur' */
+/* coarsened by clpart from kernels/stencils/clamp_blur.cl: kernel 'clamp_blur' */
 #include "clpart_coarsen.h"
 
 void clamp_blur(const float * in, float * out, int n, float lo, float hi, const clpart_wg *__wg)

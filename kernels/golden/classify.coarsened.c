@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/classify.cl: kernel 'classify' */
+/* coarsened by clpart from kernels/indirect/classify.cl: kernel 'classify' */
 #include "clpart_coarsen.h"
 
 void classify(const float * v, char * label, float lo, float hi, int n, const clpart_wg *__wg)

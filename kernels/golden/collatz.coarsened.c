@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/collatz.cl: kernel 'collatz' */
+/* coarsened by clpart from kernels/loops/collatz.cl: kernel 'collatz' */
 #include "clpart_coarsen.h"
 
 void collatz(const uint * start, uint * steps, int n, const clpart_wg *__wg)

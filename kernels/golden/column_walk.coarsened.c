@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/column_walk.cl: kernel 'column_walk' */
+/* coarsened by clpart from kernels/linear_algebra/column_walk.cl: kernel 'column_walk' */
 #include "clpart_coarsen.h"
 
 void column_walk(const float * A, float * out, int m, int n, const clpart_wg *__wg)

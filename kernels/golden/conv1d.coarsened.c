@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/conv1d.cl: kernel 'conv1d' */
+/* coarsened by clpart from kernels/stencils/conv1d.cl: kernel 'conv1d' */
 #include "clpart_coarsen.h"
 
 void conv1d(const float * in, float * filt, float * out, int n, int radius, const clpart_wg *__wg)

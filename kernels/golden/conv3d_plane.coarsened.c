@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/conv3d_plane.cl: kernel 'conv3d_plane' */
+/* coarsened by clpart from kernels/stencils/conv3d_plane.cl: kernel 'conv3d_plane' */
 #include "clpart_coarsen.h"
 
 void conv3d_plane(float * A, float * B, int ni, int nj, int nk, int i, const clpart_wg *__wg)

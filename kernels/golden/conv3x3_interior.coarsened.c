@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/conv3x3_interior.cl: kernel 'conv3x3_interior' */
+/* coarsened by clpart from kernels/stencils/conv3x3_interior.cl: kernel 'conv3x3_interior' */
 #include "clpart_coarsen.h"
 
 void conv3x3_interior(const float * in, float * out, float * f, int w, int h, const clpart_wg *__wg)

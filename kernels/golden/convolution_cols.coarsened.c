@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/convolution_cols.cl: kernel 'convolution_cols' */
+/* coarsened by clpart from kernels/stencils/convolution_cols.cl: kernel 'convolution_cols' */
 #include "clpart_coarsen.h"
 
 void convolution_cols(const float * in, float * out, float * filt, int width, int height, const clpart_wg *__wg)

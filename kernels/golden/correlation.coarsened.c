@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/correlation.cl: kernel 'correlation' */
+/* coarsened by clpart from kernels/linear_algebra/correlation.cl: kernel 'correlation' */
 #include "clpart_coarsen.h"
 
 void correlation(float * symmat, float * data, int m, int n, const clpart_wg *__wg)

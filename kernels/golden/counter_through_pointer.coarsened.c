@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/counter_through_pointer.cl: kernel 'counter_through_pointer' */
+/* coarsened by clpart from kernels/pointers/counter_through_pointer.cl: kernel 'counter_through_pointer' */
 #include "clpart_coarsen.h"
 
 static void bump(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, int * p)

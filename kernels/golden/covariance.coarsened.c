@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/covariance.cl: kernel 'covariance' */
+/* coarsened by clpart from kernels/linear_algebra/covariance.cl: kernel 'covariance' */
 #include "clpart_coarsen.h"
 
 void covariance(float * symmat, float * data, int m, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/divmod_blur.cl: kernel 'divmod_blur' */
+/* coarsened by clpart from kernels/linearized/divmod_blur.cl: kernel 'divmod_blur' */
 #include "clpart_coarsen.h"
 
 void divmod_blur(const int * in, int * out, int width, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/divmod_transpose.cl: kernel 'divmod_transpose' */
+/* coarsened by clpart from kernels/linearized/divmod_transpose.cl: kernel 'divmod_transpose' */
 #include "clpart_coarsen.h"
 
 void divmod_transpose(const int * in, int * out, int width, int height, const clpart_wg *__wg)

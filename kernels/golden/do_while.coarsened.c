@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/do_while.cl: kernel 'do_while' */
+/* coarsened by clpart from kernels/loops/do_while.cl: kernel 'do_while' */
 #include "clpart_coarsen.h"
 
 void do_while(float * a, const float * b, int taps, const clpart_wg *__wg)

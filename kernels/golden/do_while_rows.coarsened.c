@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/do_while_rows.cl: kernel 'do_while_rows' */
+/* coarsened by clpart from kernels/loops/do_while_rows.cl: kernel 'do_while_rows' */
 #include "clpart_coarsen.h"
 
 void do_while_rows(float * out, const float * in, int w, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/fan1.cl: kernel 'fan1' */
+/* coarsened by clpart from kernels/linear_algebra/fan1.cl: kernel 'fan1' */
 #include "clpart_coarsen.h"
 
 void fan1(float * m_dev, float * a_dev, float * b_dev, int size, int t, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/fan2.cl: kernel 'fan2' */
+/* coarsened by clpart from kernels/linear_algebra/fan2.cl: kernel 'fan2' */
 #include "clpart_coarsen.h"
 
 void fan2(float * m_dev, float * a_dev, float * b_dev, int size, int t, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/flag_write.cl: kernel 'flag_write' */
+/* coarsened by clpart from kernels/indirect/flag_write.cl: kernel 'flag_write' */
 #include "clpart_coarsen.h"
 
 void flag_write(const float * in, float * out, int * flag, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/float_ceil_bound.cl: kernel 'float_ceil_bound' */
+/* coarsened by clpart from kernels/loops/float_ceil_bound.cl: kernel 'float_ceil_bound' */
 #include "clpart_coarsen.h"
 
 void float_ceil_bound(const float * in, float * sums, int width, int height, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/float_quotient.cl: kernel 'float_quotient' */
+/* coarsened by clpart from kernels/loops/float_quotient.cl: kernel 'float_quotient' */
 #include "clpart_coarsen.h"
 
 void float_quotient(const float * a, const float * b, float * lo, float * hi, int width, int height, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/gather.cl: kernel 'gather' */
+/* coarsened by clpart from kernels/indirect/gather.cl: kernel 'gather' */
 #include "clpart_coarsen.h"
 
 void gather(const float * a, const int * idx, float * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/gemm.cl: kernel 'gemm' */
+/* coarsened by clpart from kernels/linear_algebra/gemm.cl: kernel 'gemm' */
 #include "clpart_coarsen.h"
 
 void gemm(const float * a, const float * b, float * c, float alpha, float beta, int ni, int nj, int nk, const clpart_wg *__wg)

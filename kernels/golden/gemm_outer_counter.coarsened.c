@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/gemm_outer_counter.cl: kernel 'gemm_outer_counter' */
+/* coarsened by clpart from kernels/linear_algebra/gemm_outer_counter.cl: kernel 'gemm_outer_counter' */
 #include "clpart_coarsen.h"
 
 void gemm_outer_counter(float * a, float * b, float * c, float alpha, float beta, int ni, int nj, int nk, const clpart_wg *__wg)

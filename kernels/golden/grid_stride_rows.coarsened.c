@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/grid_stride_rows.cl: kernel 'grid_stride_rows' */
+/* coarsened by clpart from kernels/loops/grid_stride_rows.cl: kernel 'grid_stride_rows' */
 #include "clpart_coarsen.h"
 
 void grid_stride_rows(const int * in, int * out, int rows, int cols, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/grid_stride_saxpy.cl: kernel 'grid_stride_saxpy' */
+/* coarsened by clpart from kernels/loops/grid_stride_saxpy.cl: kernel 'grid_stride_saxpy' */
 #include "clpart_coarsen.h"
 
 void grid_stride_saxpy(int n, int a, const int * x, int * y, const clpart_wg *__wg)

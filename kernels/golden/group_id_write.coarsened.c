@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/group_id_write.cl: kernel 'group_id_write' */
+/* coarsened by clpart from kernels/work_groups/group_id_write.cl: kernel 'group_id_write' */
 #include "clpart_coarsen.h"
 
 void group_id_write(const int * in, int * out, int * firsts, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/group_stride.cl: kernel 'group_stride' */
+/* coarsened by clpart from kernels/work_groups/group_stride.cl: kernel 'group_stride' */
 #include "clpart_coarsen.h"
 
 void group_stride(float * out, const float * in, int rows, int w, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/group_tile.cl: kernel 'group_tile' */
+/* coarsened by clpart from kernels/work_groups/group_tile.cl: kernel 'group_tile' */
 #include "clpart_coarsen.h"
 
 void group_tile(const float * in, float * out, const clpart_wg *__wg)

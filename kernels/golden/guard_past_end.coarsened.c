@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/guard_past_end.cl: kernel 'guard_past_end' */
+/* coarsened by clpart from kernels/guard/guard_past_end.cl: kernel 'guard_past_end' */
 #include "clpart_coarsen.h"
 
 void guard_past_end(const float * a, float * b, int n, int m, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/guarded_scale.cl: kernel 'guarded_scale' */
+/* coarsened by clpart from kernels/basics/guarded_scale.cl: kernel 'guarded_scale' */
 #include "clpart_coarsen.h"
 
 void guarded_scale(float * y, const float * x, float alpha, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/heat3d_plane.cl: kernel 'heat3d_plane' */
+/* coarsened by clpart from kernels/stencils/heat3d_plane.cl: kernel 'heat3d_plane' */
 #include "clpart_coarsen.h"
 
 void heat3d_plane(const float * in, float * out, int nx, int ny, int nz, int z, const clpart_wg *__wg)

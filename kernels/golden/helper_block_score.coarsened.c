@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/helper_block_score.cl: kernel 'helper_block_score' */
+/* coarsened by clpart from kernels/guard/helper_block_score.cl: kernel 'helper_block_score' */
 #include "clpart_coarsen.h"
 
 static void sweep(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, int * score, const int * subst, int cols, int penalty, int row0, int col0, int * tile)

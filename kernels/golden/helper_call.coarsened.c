@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/helper_call.cl: kernel 'helper_call' */
+/* coarsened by clpart from kernels/basics/helper_call.cl: kernel 'helper_call' */
 #include "clpart_coarsen.h"
 
 static float blend(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, float x, float y, float w)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/helper_likelihood.cl: kernel 'helper_likelihood' */
+/* coarsened by clpart from kernels/guard/helper_likelihood.cl: kernel 'helper_likelihood' */
 #include "clpart_coarsen.h"
 
 static void likelihood(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, const float * frame, const int * ind, float * like, int k, int per)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/histogram.cl: kernel 'histogram' */
+/* coarsened by clpart from kernels/atomics/histogram.cl: kernel 'histogram' */
 #include "clpart_coarsen.h"
 
 void histogram(const uint * data, uint * bins, uint nbins, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/histogram256_merge.cl: kernel 'histogram256_merge' */
+/* coarsened by clpart from kernels/work_groups/histogram256_merge.cl: kernel 'histogram256_merge' */
 #include "clpart_coarsen.h"
 
 void histogram256_merge(const uint * partial, uint * hist, int n_partials, uint * scratch, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/histogram256_partial.cl: kernel 'histogram256_partial' */
+/* coarsened by clpart from kernels/work_groups/histogram256_partial.cl: kernel 'histogram256_partial' */
 #include "clpart_coarsen.h"
 
 void histogram256_partial(const uchar * data, uint * partial, int chunk, const clpart_wg *__wg)

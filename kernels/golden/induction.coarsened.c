@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/induction.cl: kernel 'induction' */
+/* coarsened by clpart from kernels/loops/induction.cl: kernel 'induction' */
 #include "clpart_coarsen.h"
 
 void induction(float * out, const float * a, const float * b, int w, int taps, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/int_index.cl: kernel 'int_index' */
+/* coarsened by clpart from kernels/integers/int_index.cl: kernel 'int_index' */
 #include "clpart_coarsen.h"
 
 void int_index(const float * in, float * out, int width, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/interleave.cl: kernel 'interleave' */
+/* coarsened by clpart from kernels/basics/interleave.cl: kernel 'interleave' */
 #include "clpart_coarsen.h"
 
 void interleave(const float * a, const float * b, float * out, const clpart_wg *__wg)

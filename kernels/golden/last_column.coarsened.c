@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/last_column.cl: kernel 'last_column' */
+/* coarsened by clpart from kernels/linearized/last_column.cl: kernel 'last_column' */
 #include "clpart_coarsen.h"
 
 void last_column(const float * B, float * X, int n, const clpart_wg *__wg)

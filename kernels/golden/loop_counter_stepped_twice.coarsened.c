@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/loop_counter_stepped_twice.cl: kernel 'loop_counter_stepped_twice' */
+/* coarsened by clpart from kernels/loops/loop_counter_stepped_twice.cl: kernel 'loop_counter_stepped_twice' */
 #include "clpart_coarsen.h"
 
 void loop_counter_stepped_twice(int * a, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/macro_argument_min.cl: kernel 'macro_argument_min' */
+/* coarsened by clpart from kernels/syntax/macro_argument_min.cl: kernel 'macro_argument_min' */
 #include "clpart_coarsen.h"
 
 void macro_argument_min(const int * cost, const int * row, int * out, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/macro_subscript_diagonal.cl: kernel 'macro_subscript_diagonal' */
+/* coarsened by clpart from kernels/syntax/macro_subscript_diagonal.cl: kernel 'macro_subscript_diagonal' */
 #include "clpart_coarsen.h"
 
 void macro_subscript_diagonal(int * score, const int * match, int cols, int d, int penalty, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/macro_subscript_stencil.cl: kernel 'macro_subscript_stencil' */
+/* coarsened by clpart from kernels/syntax/macro_subscript_stencil.cl: kernel 'macro_subscript_stencil' */
 #include "clpart_coarsen.h"
 
 void macro_subscript_stencil(const float * in, float * out, int w, int h, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/matmul.cl: kernel 'matmul' */
+/* coarsened by clpart from kernels/linear_algebra/matmul.cl: kernel 'matmul' */
 #include "clpart_coarsen.h"
 
 void matmul(float * c, const float * a, const float * b, int width, const clpart_wg *__wg)

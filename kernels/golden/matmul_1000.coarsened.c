@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/matmul_1000.cl: kernel 'matmul_1000' */
+/* coarsened by clpart from kernels/linear_algebra/matmul_1000.cl: kernel 'matmul_1000' */
 #include "clpart_coarsen.h"
 
 void matmul_1000(float * c, const float * a, const float * b, const clpart_wg *__wg)

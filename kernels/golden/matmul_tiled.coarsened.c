@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/matmul_tiled.cl: kernel 'matmul_tiled' */
+/* coarsened by clpart from kernels/linear_algebra/matmul_tiled.cl: kernel 'matmul_tiled' */
 #include "clpart_coarsen.h"
 
 void matmul_tiled(const float * a, const float * b, float * c, int width, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/matmul_tiled_guarded.cl: kernel 'matmul_tiled_guarded' */
+/* coarsened by clpart from kernels/linear_algebra/matmul_tiled_guarded.cl: kernel 'matmul_tiled_guarded' */
 #include "clpart_coarsen.h"
 
 void matmul_tiled_guarded(const float * a, const float * b, float * c, int m, int n, int k, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/matvec.cl: kernel 'matvec' */
+/* coarsened by clpart from kernels/linear_algebra/matvec.cl: kernel 'matvec' */
 #include "clpart_coarsen.h"
 
 void matvec(const float * A, const float * x, float * y, int nrows, int ncols, const clpart_wg *__wg)

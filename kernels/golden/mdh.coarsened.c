@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/mdh.cl: kernel 'mdh' */
+/* coarsened by clpart from kernels/basics/mdh.cl: kernel 'mdh' */
 #include "clpart_coarsen.h"
 
 void mdh(float * ax, float * ay, float * az, float * charge, float * size, float * gx, float * gy, float * gz, float * val, float pre1, float xkappa, int natoms, const clpart_wg *__wg)

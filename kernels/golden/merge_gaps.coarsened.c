@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/merge_gaps.cl: kernel 'merge_gaps' */
+/* coarsened by clpart from kernels/guard/merge_gaps.cl: kernel 'merge_gaps' */
 #include "clpart_coarsen.h"
 
 void merge_gaps(float * out, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/mm2_accumulate.cl: kernel 'mm2_accumulate' */
+/* coarsened by clpart from kernels/linear_algebra/mm2_accumulate.cl: kernel 'mm2_accumulate' */
 #include "clpart_coarsen.h"
 
 void mm2_accumulate(float * tmp, float * C, float * D, int ni, int nj, int nl, float beta, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/mm2_product.cl: kernel 'mm2_product' */
+/* coarsened by clpart from kernels/linear_algebra/mm2_product.cl: kernel 'mm2_product' */
 #include "clpart_coarsen.h"
 
 void mm2_product(float * tmp, float * A, float * B, int ni, int nj, int nk, float alpha, const clpart_wg *__wg)

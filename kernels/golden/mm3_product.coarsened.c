@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/mm3_product.cl: kernel 'mm3_product' */
+/* coarsened by clpart from kernels/linear_algebra/mm3_product.cl: kernel 'mm3_product' */
 #include "clpart_coarsen.h"
 
 void mm3_product(float * A, float * B, float * E, int ni, int nj, int nk, const clpart_wg *__wg)

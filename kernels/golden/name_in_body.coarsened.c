@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/name_in_body.cl: kernel 'name_in_body' */
+/* coarsened by clpart from kernels/syntax/name_in_body.cl: kernel 'name_in_body' */
 #include "clpart_coarsen.h"
 
 void name_in_body(const float * x, float * y, float a, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/odd_elements.cl: kernel 'odd_elements' */
+/* coarsened by clpart from kernels/basics/odd_elements.cl: kernel 'odd_elements' */
 #include "clpart_coarsen.h"
 
 void odd_elements(const float * a, float * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/plane_write.cl: kernel 'plane_write' */
+/* coarsened by clpart from kernels/linearized/plane_write.cl: kernel 'plane_write' */
 #include "clpart_coarsen.h"
 
 void plane_write(float * v, const float * img, int nx, int ny, int z, float s, const clpart_wg *__wg)

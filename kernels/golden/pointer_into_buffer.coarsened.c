@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/pointer_into_buffer.cl: kernel 'pointer_into_buffer' */
+/* coarsened by clpart from kernels/pointers/pointer_into_buffer.cl: kernel 'pointer_into_buffer' */
 #include "clpart_coarsen.h"
 
 void pointer_into_buffer(const float * m, const float * x, float * y, int n, const clpart_wg *__wg)

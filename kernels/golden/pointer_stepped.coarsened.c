@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/pointer_stepped.cl: kernel 'pointer_stepped' */
+/* coarsened by clpart from kernels/pointers/pointer_stepped.cl: kernel 'pointer_stepped' */
 #include "clpart_coarsen.h"
 
 void pointer_stepped(const float * __clpart_param_A, int lda, float * out, int n, const clpart_wg *__wg)

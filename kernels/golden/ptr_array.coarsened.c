@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ptr_array.cl: kernel 'ptr_array' */
+/* coarsened by clpart from kernels/refused/ptr_array.cl: kernel 'ptr_array' */
 #include "clpart_coarsen.h"
 
 void ptr_array(float * a, float * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ptr_cast_float4.cl: kernel 'ptr_cast_float4' */
+/* coarsened by clpart from kernels/pointers/ptr_cast_float4.cl: kernel 'ptr_cast_float4' */
 #include "clpart_coarsen.h"
 
 void ptr_cast_float4(const float * x, float * y, float a, int n4, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ptr_cast_uint.cl: kernel 'ptr_cast_uint' */
+/* coarsened by clpart from kernels/pointers/ptr_cast_uint.cl: kernel 'ptr_cast_uint' */
 #include "clpart_coarsen.h"
 
 void ptr_cast_uint(uint2 * pairs, int n, const clpart_wg *__wg)

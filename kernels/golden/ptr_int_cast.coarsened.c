@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ptr_int_cast.cl: kernel 'ptr_int_cast' */
+/* coarsened by clpart from kernels/refused/ptr_int_cast.cl: kernel 'ptr_int_cast' */
 #include "clpart_coarsen.h"
 
 void ptr_int_cast(int * a, const int * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ptr_swap.cl: kernel 'ptr_swap' */
+/* coarsened by clpart from kernels/refused/ptr_swap.cl: kernel 'ptr_swap' */
 #include "clpart_coarsen.h"
 
 void ptr_swap(int * a, int * b, int n, const clpart_wg *__wg)

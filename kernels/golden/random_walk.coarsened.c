@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/random_walk.cl: kernel 'random_walk' */
+/* coarsened by clpart from kernels/work_groups/random_walk.cl: kernel 'random_walk' */
 #include "clpart_coarsen.h"
 
 static uint lcg_next(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, uint s)

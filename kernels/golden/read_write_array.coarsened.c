@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/read_write_array.cl: kernel 'read_write_array' */
+/* coarsened by clpart from kernels/basics/read_write_array.cl: kernel 'read_write_array' */
 #include "clpart_coarsen.h"
 
 void read_write_array(float * a, const float * b, float s, int n, const clpart_wg *__wg)

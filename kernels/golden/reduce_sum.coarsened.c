@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/reduce_sum.cl: kernel 'reduce_sum' */
+/* coarsened by clpart from kernels/work_groups/reduce_sum.cl: kernel 'reduce_sum' */
 #include "clpart_coarsen.h"
 
 static int ilog2(const clpart_wg *__wg, size_t __lid0, size_t __lid1, size_t __lid2, int v)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/return_in_macro.cl: kernel 'return_in_macro' */
+/* coarsened by clpart from kernels/refused/return_in_macro.cl: kernel 'return_in_macro' */
 #include "clpart_coarsen.h"
 
 void return_in_macro(const float * a, float * b, int n, const clpart_wg *__wg)

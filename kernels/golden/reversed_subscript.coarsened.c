@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/reversed_subscript.cl: kernel 'reversed_subscript' */
+/* coarsened by clpart from kernels/syntax/reversed_subscript.cl: kernel 'reversed_subscript' */
 #include "clpart_coarsen.h"
 
 void reversed_subscript(const float * a, float * b, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/rgba_to_gray.cl: kernel 'rgba_to_gray' */
+/* coarsened by clpart from kernels/integers/rgba_to_gray.cl: kernel 'rgba_to_gray' */
 #include "clpart_coarsen.h"
 
 void rgba_to_gray(const uchar * rgba, uchar * gray, short * contrast, int npix, const clpart_wg *__wg)

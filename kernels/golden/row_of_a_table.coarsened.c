@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/row_of_a_table.cl: kernel 'row_of_a_table' */
+/* coarsened by clpart from kernels/linearized/row_of_a_table.cl: kernel 'row_of_a_table' */
 #include "clpart_coarsen.h"
 
 void row_of_a_table(float * out, const float * in, int w, int row, const clpart_wg *__wg)

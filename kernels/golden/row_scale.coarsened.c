@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/row_scale.cl: kernel 'row_scale' */
+/* coarsened by clpart from kernels/linearized/row_scale.cl: kernel 'row_scale' */
 #include "clpart_coarsen.h"
 
 void row_scale(float * a, int k, int n, const clpart_wg *__wg)

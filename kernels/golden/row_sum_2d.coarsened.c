@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/row_sum_2d.cl: kernel 'row_sum_2d' */
+/* coarsened by clpart from kernels/linear_algebra/row_sum_2d.cl: kernel 'row_sum_2d' */
 #include "clpart_coarsen.h"
 
 void row_sum_2d(const float * in, float * out, int width, int height, int count, const clpart_wg *__wg)

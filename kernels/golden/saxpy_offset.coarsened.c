@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/saxpy_offset.cl: kernel 'saxpy_offset' */
+/* coarsened by clpart from kernels/loops/saxpy_offset.cl: kernel 'saxpy_offset' */
 #include "clpart_coarsen.h"
 
 void saxpy_offset(const float * x, float * y, float a, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scalar_offset_gramschmidt.cl: kernel 'scalar_offset_gramschmidt' */
+/* coarsened by clpart from kernels/integers/scalar_offset_gramschmidt.cl: kernel 'scalar_offset_gramschmidt' */
 #include "clpart_coarsen.h"
 
 void scalar_offset_gramschmidt(float * a, float * r, float * q, int k, int ni, int nj, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scalar_offset_lu_scale.cl: kernel 'scalar_offset_lu_scale' */
+/* coarsened by clpart from kernels/integers/scalar_offset_lu_scale.cl: kernel 'scalar_offset_lu_scale' */
 #include "clpart_coarsen.h"
 
 void scalar_offset_lu_scale(float * a, int k, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scalar_offset_lu_update.cl: kernel 'scalar_offset_lu_update' */
+/* coarsened by clpart from kernels/integers/scalar_offset_lu_update.cl: kernel 'scalar_offset_lu_update' */
 #include "clpart_coarsen.h"
 
 void scalar_offset_lu_update(float * a, int k, int n, const clpart_wg *__wg)

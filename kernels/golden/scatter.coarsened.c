@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scatter.cl: kernel 'scatter' */
+/* coarsened by clpart from kernels/indirect/scatter.cl: kernel 'scatter' */
 #include "clpart_coarsen.h"
 
 void scatter(const float * in, const int * idx, float * out, const clpart_wg *__wg)

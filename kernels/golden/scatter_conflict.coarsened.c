@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scatter_conflict.cl: kernel 'scatter_conflict' */
+/* coarsened by clpart from kernels/atomics/scatter_conflict.cl: kernel 'scatter_conflict' */
 #include "clpart_coarsen.h"
 
 void scatter_conflict(const int * in, const int * idx, int * out, const clpart_wg *__wg)

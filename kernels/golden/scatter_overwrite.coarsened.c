@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scatter_overwrite.cl: kernel 'scatter_overwrite' */
+/* coarsened by clpart from kernels/refused/scatter_overwrite.cl: kernel 'scatter_overwrite' */
 #include "clpart_coarsen.h"
 
 void scatter_overwrite(const float * in, const int * idx, float * out, int m, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/scatter_same_value.cl: kernel 'scatter_same_value' */
+/* coarsened by clpart from kernels/indirect/scatter_same_value.cl: kernel 'scatter_same_value' */
 #include "clpart_coarsen.h"
 
 void scatter_same_value(const uint * keys, const float * weight, float * bucket_weight, uint nbuckets, int n, const clpart_wg *__wg)

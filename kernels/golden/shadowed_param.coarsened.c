@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/shadowed_param.cl: kernel 'shadowed_param' */
+/* coarsened by clpart from kernels/refused/shadowed_param.cl: kernel 'shadowed_param' */
 #include "clpart_coarsen.h"
 
 void shadowed_param(float * x, float * y, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/size_t_times_int.cl: kernel 'size_t_times_int' */
+/* coarsened by clpart from kernels/integers/size_t_times_int.cl: kernel 'size_t_times_int' */
 #include "clpart_coarsen.h"
 
 void size_t_times_int(const float * in, float * out, int width, const clpart_wg *__wg)

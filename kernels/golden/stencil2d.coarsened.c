@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/stencil2d.cl: kernel 'stencil2d' */
+/* coarsened by clpart from kernels/stencils/stencil2d.cl: kernel 'stencil2d' */
 #include "clpart_coarsen.h"
 
 void stencil2d(const float * in, float * out, int width, int height, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/stencil3d.cl: kernel 'stencil3d' */
+/* coarsened by clpart from kernels/stencils/stencil3d.cl: kernel 'stencil3d' */
 #include "clpart_coarsen.h"
 
 void stencil3d(const float * in, float * out, int nx, int ny, int nz, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/stencil3d_27pt.cl: kernel 'stencil3d_27pt' */
+/* coarsened by clpart from kernels/stencils/stencil3d_27pt.cl: kernel 'stencil3d_27pt' */
 #include "clpart_coarsen.h"
 
 void stencil3d_27pt(const float * in, float * out, int nx, int ny, int nz, const clpart_wg *__wg)

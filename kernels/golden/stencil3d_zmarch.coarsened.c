@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/stencil3d_zmarch.cl: kernel 'stencil3d_zmarch' */
+/* coarsened by clpart from kernels/stencils/stencil3d_zmarch.cl: kernel 'stencil3d_zmarch' */
 #include "clpart_coarsen.h"
 
 void stencil3d_zmarch(const float * in, float * out, int nx, int ny, int nz, const clpart_wg *__wg)

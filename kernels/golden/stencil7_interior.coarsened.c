@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/stencil7_interior.cl: kernel 'stencil7_interior' */
+/* coarsened by clpart from kernels/stencils/stencil7_interior.cl: kernel 'stencil7_interior' */
 #include "clpart_coarsen.h"
 
 void stencil7_interior(const float * in, float * out, int nx, int ny, int nz, float c0, float c1, const clpart_wg *__wg)

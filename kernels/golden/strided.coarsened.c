@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/strided.cl: kernel 'strided' */
+/* coarsened by clpart from kernels/basics/strided.cl: kernel 'strided' */
 #include "clpart_coarsen.h"
 
 void strided(const float * a, float * b, const clpart_wg *__wg)

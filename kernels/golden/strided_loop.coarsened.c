@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/strided_loop.cl: kernel 'strided_loop' */
+/* coarsened by clpart from kernels/loops/strided_loop.cl: kernel 'strided_loop' */
 #include "clpart_coarsen.h"
 
 void strided_loop(const float * in, float * out, int rows, const clpart_wg *__wg)

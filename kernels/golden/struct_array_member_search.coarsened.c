@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_array_member_search.cl: kernel 'struct_array_member_search' */
+/* coarsened by clpart from kernels/structs/struct_array_member_search.cl: kernel 'struct_array_member_search' */
 #include "clpart_coarsen.h"
 
 typedef struct knode {

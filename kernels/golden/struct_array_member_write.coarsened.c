@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_array_member_write.cl: kernel 'struct_array_member_write' */
+/* coarsened by clpart from kernels/structs/struct_array_member_write.cl: kernel 'struct_array_member_write' */
 #include "clpart_coarsen.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_buffer.cl: kernel 'struct_buffer' */
+/* coarsened by clpart from kernels/structs/struct_buffer.cl: kernel 'struct_buffer' */
 #include "clpart_coarsen.h"
 
 typedef struct { float x, y, z; } point;

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_members.cl: kernel 'struct_members' */
+/* coarsened by clpart from kernels/structs/struct_members.cl: kernel 'struct_members' */
 #include "clpart_coarsen.h"
 
 typedef struct { float x, y, z; } vec3;

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_members_as_params.cl: kernel 'struct_members_as_params' */
+/* coarsened by clpart from kernels/structs/struct_members_as_params.cl: kernel 'struct_members_as_params' */
 #include "clpart_coarsen.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_param.cl: kernel 'struct_param' */
+/* coarsened by clpart from kernels/structs/struct_param.cl: kernel 'struct_param' */
 #include "clpart_coarsen.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_private.cl: kernel 'struct_private' */
+/* coarsened by clpart from kernels/structs/struct_private.cl: kernel 'struct_private' */
 #include "clpart_coarsen.h"
 
 typedef struct { float x, y, z; } FLOAT3;

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/struct_private_subscript.cl: kernel 'struct_private_subscript' */
+/* coarsened by clpart from kernels/structs/struct_private_subscript.cl: kernel 'struct_private_subscript' */
 #include "clpart_coarsen.h"
 
 typedef struct { int row; int col; float w; } CELL;

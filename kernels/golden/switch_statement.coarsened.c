@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/switch_statement.cl: kernel 'switch_statement' */
+/* coarsened by clpart from kernels/syntax/switch_statement.cl: kernel 'switch_statement' */
 #include "clpart_coarsen.h"
 
 void switch_statement(float * out, const float * in, int mode, const clpart_wg *__wg)

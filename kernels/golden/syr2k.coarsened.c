@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/syr2k.cl: kernel 'syr2k' */
+/* coarsened by clpart from kernels/linear_algebra/syr2k.cl: kernel 'syr2k' */
 #include "clpart_coarsen.h"
 
 void syr2k(float * a, float * b, float * c, float alpha, float beta, int m, int n, const clpart_wg *__wg)

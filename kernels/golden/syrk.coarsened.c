@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/syrk.cl: kernel 'syrk' */
+/* coarsened by clpart from kernels/linear_algebra/syrk.cl: kernel 'syrk' */
 #include "clpart_coarsen.h"
 
 void syrk(float alpha, float beta, float * a, float * c, int m, int n, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/trailing_dim.cl: kernel 'trailing_dim' */
+/* coarsened by clpart from kernels/work_groups/trailing_dim.cl: kernel 'trailing_dim' */
 #include "clpart_coarsen.h"
 
 void trailing_dim(const float * in, float * out, const clpart_wg *__wg)

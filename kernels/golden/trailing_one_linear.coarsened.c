@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/trailing_one_linear.cl: kernel 'trailing_one_linear' */
+/* coarsened by clpart from kernels/work_groups/trailing_one_linear.cl: kernel 'trailing_one_linear' */
 #include "clpart_coarsen.h"
 
 void trailing_one_linear(float * a, float k, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/transpose.cl: kernel 'transpose' */
+/* coarsened by clpart from kernels/linear_algebra/transpose.cl: kernel 'transpose' */
 #include "clpart_coarsen.h"
 
 void transpose(const float * in, float * out, int width, int height, const clpart_wg *__wg)

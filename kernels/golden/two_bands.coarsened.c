@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/two_bands.cl: kernel 'two_bands' */
+/* coarsened by clpart from kernels/basics/two_bands.cl: kernel 'two_bands' */
 #include "clpart_coarsen.h"
 
 void two_bands(const float * in, float * out, int dist, const clpart_wg *__wg)

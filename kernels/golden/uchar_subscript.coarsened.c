@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/uchar_subscript.cl: kernel 'uchar_subscript' */
+/* coarsened by clpart from kernels/integers/uchar_subscript.cl: kernel 'uchar_subscript' */
 #include "clpart_coarsen.h"
 
 void uchar_subscript(int * a, const int * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/uint_product_loop.cl: kernel 'uint_product_loop' */
+/* coarsened by clpart from kernels/integers/uint_product_loop.cl: kernel 'uint_product_loop' */
 #include "clpart_coarsen.h"
 
 void uint_product_loop(const float * feature, float * feature_swap, int npoints, int nfeatures, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/uint_wrap.cl: kernel 'uint_wrap' */
+/* coarsened by clpart from kernels/integers/uint_wrap.cl: kernel 'uint_wrap' */
 #include "clpart_coarsen.h"
 
 void uint_wrap(int * a, const int * b, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/unused_buffer.cl: kernel 'unused_buffer' */
+/* coarsened by clpart from kernels/basics/unused_buffer.cl: kernel 'unused_buffer' */
 #include "clpart_coarsen.h"
 
 void unused_buffer(const float * a, float * spare, float * out, int w, int h, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/ushort_read.cl: kernel 'ushort_read' */
+/* coarsened by clpart from kernels/integers/ushort_read.cl: kernel 'ushort_read' */
 #include "clpart_coarsen.h"
 
 void ushort_read(int * a, const int * b, const clpart_wg *__wg)

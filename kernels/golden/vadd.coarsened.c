@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/vadd.cl: kernel 'vadd' */
+/* coarsened by clpart from kernels/basics/vadd.cl: kernel 'vadd' */
 #include "clpart_coarsen.h"
 
 void vadd(const int * a, const int * b, int * c, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/vec4_add.cl: kernel 'vec4_add' */
+/* coarsened by clpart from kernels/basics/vec4_add.cl: kernel 'vec4_add' */
 #include "clpart_coarsen.h"
 
 void vec4_add(const float * a, const float * b, float * c, const clpart_wg *__wg)

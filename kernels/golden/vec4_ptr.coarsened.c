@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/vec4_ptr.cl: kernel 'vec4_ptr' */
+/* coarsened by clpart from kernels/basics/vec4_ptr.cl: kernel 'vec4_ptr' */
 #include "clpart_coarsen.h"
 
 void vec4_ptr(const float4 * a, const float4 * b, float4 * c, float scale, const clpart_wg *__wg)

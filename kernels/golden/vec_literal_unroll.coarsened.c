@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/vec_literal_unroll.cl: kernel 'vec_literal_unroll' */
+/* coarsened by clpart from kernels/syntax/vec_literal_unroll.cl: kernel 'vec_literal_unroll' */
 #include "clpart_coarsen.h"
 
 void vec_literal_unroll(float4 * out, const float * in, int n, const clpart_wg *__wg)

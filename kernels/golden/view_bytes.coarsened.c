@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/view_bytes.cl: kernel 'view_bytes' */
+/* coarsened by clpart from kernels/pointers/view_bytes.cl: kernel 'view_bytes' */
 #include "clpart_coarsen.h"
 
 void view_bytes(int * a, const uint2 * p, int n, const clpart_wg *__wg)

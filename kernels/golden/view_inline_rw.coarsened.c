@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/view_inline_rw.cl: kernel 'view_inline_rw' */
+/* coarsened by clpart from kernels/pointers/view_inline_rw.cl: kernel 'view_inline_rw' */
 #include "clpart_coarsen.h"
 
 void view_inline_rw(float * y, const float * x, int n4, const clpart_wg *__wg)

@@ -1,4 +1,4 @@
-/* coarsened by clpart from kernels/view_misaligned.cl: kernel 'view_misaligned' */
+/* coarsened by clpart from kernels/pointers/view_misaligned.cl: kernel 'view_misaligned' */
 #include "clpart_coarsen.h"
 
 void view_misaligned(float * y, const float * x, int n4, const clpart_wg *__wg)

@@ -170,7 +170,7 @@ fn writes_that_leave_gaps_in_their_box_are_not_exact() {
 #[test]
 fn a_three_dimensional_stencil_gets_an_exact_interior_write_box() {
     let src = std::fs::read_to_string(format!(
-        "{}/../kernels/stencil3d.cl",
+        "{}/../kernels/stencils/stencil3d.cl",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();

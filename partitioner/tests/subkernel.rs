@@ -1,14 +1,11 @@
 //! Subkernel rewriting: the rewritten source parses as OpenCL C, has the extra
 //! arguments, and rebases subscripts.
 
+mod common;
+
+use common::{corpus_names, program};
 use partitioner::subkernel::rewrite;
 use ranges_format::ExtraArgMeaning;
-
-fn program(name: &str) -> coarsen::ir::Program {
-    let path = format!("{}/../kernels/{name}.cl", env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(&path).unwrap();
-    coarsen::parse_program(&format!("{name}.cl"), &src, &Default::default()).unwrap()
-}
 
 fn reparse(src: &str) {
     coarsen::parse_program("sub.cl", src, &Default::default())
@@ -65,13 +62,7 @@ fn group_id_and_sizes_return_unsplit_values() {
 
 #[test]
 fn every_corpus_kernel_rewrites_to_valid_opencl() {
-    let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
-    for e in std::fs::read_dir(dir).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "cl") {
-            continue;
-        }
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+    for name in corpus_names() {
         let p = program(&name);
         let k = p.kernel(None).unwrap();
         let ptrs: Vec<u32> = k
@@ -104,14 +95,8 @@ const COPIED_POINTERS: &[&str] = &["ptr_array", "ptr_int_cast", "ptr_swap"];
 
 #[test]
 fn guard_covers_every_corpus_buffer() {
-    let dir = format!("{}/../kernels", env!("CARGO_MANIFEST_DIR"));
     let mut unguarded = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "cl") {
-            continue;
-        }
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+    for name in corpus_names() {
         let p = program(&name);
         let k = p.kernel(None).unwrap();
         let Ok(s) = rewrite(&p, &k.name, &[]) else {

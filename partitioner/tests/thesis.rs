@@ -1,15 +1,12 @@
 //! The thesis's examples reproduce (section 4.3, tables 4.3 and 4.4): ranges
 //! evaluated at concrete parameters, Ehrhart counts, write verdicts.
 
+mod common;
+
+use common::program;
 use partitioner::PartitionOptions;
 use ranges_format::{eval_count, KernelRanges, Range};
 use std::collections::BTreeMap;
-
-fn program(name: &str) -> coarsen::ir::Program {
-    let path = format!("{}/../kernels/{name}.cl", env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(&path).unwrap();
-    coarsen::parse_program(&format!("{name}.cl"), &src, &Default::default()).unwrap()
-}
 
 /// The access analysis, then the partitioner, of one kernel (what the session does).
 fn partition_kernel(

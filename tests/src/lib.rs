@@ -1,10 +1,13 @@
 //! Shared helpers for clpart's end-to-end and corpus tests: the kernel corpus
-//! (`kernels/*.cl` and the directives in their header comments) and golden
-//! files (re-blessed with `CLPART_BLESS=1`).
+//! (`kernels/<folder>/*.cl` and the directives in their header comments) and
+//! golden files (re-blessed with `CLPART_BLESS=1`).
 
 use std::path::{Path, PathBuf};
 
 use host_data::PlanArgs;
+
+mod corpus_files;
+pub use corpus_files::{cl_files, corpus_file, corpus_files, NOT_CORPUS};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
@@ -14,7 +17,7 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The arguments of `clpart run kernels/vadd.cl` the CLI tests share: a
+/// The arguments of `clpart run kernels/basics/vadd.cl` the CLI tests share: a
 /// 1000-element vadd in work-groups of 8 over seeded inputs.
 pub const VADD_RUN_ARGS: &[&str] = &[
     "--global",
@@ -83,7 +86,7 @@ pub struct CorpusKernel {
 }
 
 impl CorpusKernel {
-    /// The file relative to the workspace root (`kernels/vadd.cl`), as messages name it.
+    /// The file relative to the workspace root (`kernels/basics/vadd.cl`), as messages name it.
     pub fn file(&self) -> String {
         let root = workspace_root();
         self.path
@@ -203,9 +206,10 @@ pub fn parse_corpus_file(path: &Path) -> CorpusKernel {
     }
 }
 
-/// Every corpus kernel (`kernels/*.cl`), sorted by name.
+/// Every corpus kernel (`kernels/<folder>/<name>.cl`, see [`corpus_files`]),
+/// sorted by name.
 pub fn corpus() -> Vec<CorpusKernel> {
-    corpus_in("kernels")
+    parse_corpus_files(&corpus_files(&kernels_dir()))
 }
 
 /// The slow-kernel set whose analysis still exceeds its time budget
@@ -213,18 +217,21 @@ pub fn corpus() -> Vec<CorpusKernel> {
 /// stage tests leave them out, since what a budget cuts short depends on the
 /// machine's load.
 pub fn slow_corpus() -> Vec<CorpusKernel> {
-    corpus_in("kernels/slow")
+    parse_corpus_files(&cl_files(&kernels_dir().join("slow"), &[]))
 }
 
-/// The kernels of one corpus folder (relative to the workspace root), sorted by name.
-pub fn corpus_in(folder: &str) -> Vec<CorpusKernel> {
-    let dir = workspace_root().join(folder);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("kernels/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+/// The path of corpus kernel `name` (the file stem), in whichever folder of
+/// `kernels/` it sits.
+pub fn corpus_path(name: &str) -> PathBuf {
+    corpus_file(&kernels_dir(), name)
+}
+
+/// The `kernels/` folder of the workspace.
+fn kernels_dir() -> PathBuf {
+    workspace_root().join("kernels")
+}
+
+fn parse_corpus_files(files: &[PathBuf]) -> Vec<CorpusKernel> {
     files.iter().map(|p| parse_corpus_file(p)).collect()
 }
 

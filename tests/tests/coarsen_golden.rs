@@ -5,7 +5,7 @@ use clpart_tests::{check_golden, corpus};
 use std::process::Command;
 
 fn coarsened(k: &clpart_tests::CorpusKernel) -> String {
-    let file = format!("kernels/{}.cl", k.name);
+    let file = k.file();
     let opts = coarsen::ParseOptions {
         clang_args: k.build.clone(),
     };
@@ -21,7 +21,7 @@ fn coarsened_c_matches_golden_files() {
     for k in &ks {
         if let Some(why) = &k.uncoarsenable {
             // the refusal, with its reason, is what is checked
-            let file = format!("kernels/{}.cl", k.name);
+            let file = k.file();
             let program = coarsen::parse_program(
                 &file,
                 &k.source,

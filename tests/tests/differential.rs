@@ -44,7 +44,7 @@ fn coarsened_c_equals_pocl_on_every_corpus_kernel() {
             continue; // the order of atomic updates or racing writes is not defined
         }
         let inexact = INEXACT_MATH.iter().any(|f| k.source.contains(f));
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let program = coarsen::parse_program(
             &file,
             &k.source,

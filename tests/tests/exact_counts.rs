@@ -35,7 +35,7 @@ fn bytes_exact_for_every_affine_corpus_kernel() {
             continue;
         };
         let _ = global;
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let mut session = session::Session::from_source(&file, &k.source, &k.build)
             .unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let rf = session
@@ -111,7 +111,8 @@ fn stencil3d_counts_by_parts_equal_enumeration() {
         .find(|k| k.name == "stencil3d")
         .expect("stencil3d in the corpus");
     let session =
-        session::Session::from_source("kernels/stencil3d.cl", &k.source, &k.build).unwrap();
+        session::Session::from_source("kernels/stencils/stencil3d.cl", &k.source, &k.build)
+            .unwrap();
     let kr = session
         .analyze_kernel("stencil3d", &Default::default())
         .unwrap();

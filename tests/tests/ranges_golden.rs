@@ -110,7 +110,7 @@ fn range_files_match_golden_files() {
     }
     let mut failures = Vec::new();
     for k in corpus() {
-        let file = format!("kernels/{}.cl", k.name);
+        let file = k.file();
         let rf = session::Session::from_source(&file, &k.source, &k.build)
             .and_then(|s| s.analyze(Some(&k.name), &Default::default()))
             .unwrap_or_else(|e| panic!("{}: {e}", k.name));

@@ -5,7 +5,7 @@
 //! written run as one ordinary launch; the plan is left as it was; devices
 //! that report the same resources start even, in one round.
 
-use clpart_tests::{plan_from_source, shared_runtime, workspace_root};
+use clpart_tests::{corpus_path, plan_from_source, shared_runtime, workspace_root};
 use host_data::PlanArgs;
 use launcher::{launch, launch_in_rounds, launch_key, Balancer, LaunchOptions, NdRange};
 
@@ -104,9 +104,7 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
     };
     let mut failures = Vec::new();
     for c in cases() {
-        let source =
-            std::fs::read_to_string(workspace_root().join(format!("kernels/{}.cl", c.name)))
-                .unwrap();
+        let source = std::fs::read_to_string(corpus_path(c.name)).unwrap();
         let mut plan = plan_from_source(&rt, c.name, &source, &c.global, &c.local, &c.scalars);
         let nd = NdRange::new(&c.global, &c.local).unwrap();
         let args = plan.args_from_specs(&c.args).unwrap();
@@ -153,7 +151,7 @@ fn a_launch_in_two_rounds_equals_the_unsplit_output_on_two_and_three_devices() {
 fn devices_alike_start_even_in_one_round() {
     let rt = shared_runtime("pthread pthread");
     assert!(rt.alike(&[0, 1]));
-    let source = std::fs::read_to_string(workspace_root().join("kernels/vadd.cl")).unwrap();
+    let source = std::fs::read_to_string(workspace_root().join("kernels/basics/vadd.cl")).unwrap();
     let n = 8192;
     let mut plan = plan_from_source(&rt, "vadd", &source, &[n], &[64], &[]);
     let nd = NdRange::new(&[n], &[64]).unwrap();

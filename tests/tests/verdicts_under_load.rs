@@ -28,7 +28,7 @@ const HEAVY: &[&str] = &[
 /// What decides a launch of `k`: everything of its analysis at its first
 /// `@run` but the counts.
 fn verdicts(k: &CorpusKernel) -> String {
-    let file = format!("kernels/{}.cl", k.name);
+    let file = k.file();
     let mut session = session::Session::from_source(&file, &k.source, &k.build)
         .unwrap_or_else(|e| panic!("{}: {e}", k.name));
     let rf = session

@@ -7,12 +7,21 @@ use access_analysis::{
 };
 use isl_rs::{Context, Map, Set};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+#[path = "../../../tests/src/corpus_files.rs"]
+pub mod corpus_files;
+
+/// The workspace's `kernels/` folder.
+pub fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels")
+}
+
+/// The accesses of the first kernel of corpus file `file` (`vadd.cl`, in
+/// whichever folder of `kernels/` it sits), parsed under that name.
 pub fn corpus(file: &str, options: &AnalysisOptions) -> KernelAccesses {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../kernels")
-        .join(file);
+    let stem = file.strip_suffix(".cl").unwrap_or(file);
+    let path = corpus_files::corpus_file(&kernels_dir(), stem);
     let source = std::fs::read_to_string(&path).unwrap();
     let program = coarsen::parse_program(file, &source, &coarsen::ParseOptions::default()).unwrap();
     let name = program.kernels().next().unwrap().name.clone();
