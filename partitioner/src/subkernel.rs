@@ -264,7 +264,7 @@ pub fn rewrite_with_boxes(
                     parts: b.read_parts,
                 }),
         };
-        let mut g = Guarder {
+        let make = |both: Vec<(u32, u32)>| Guarder {
             helper_calls: Vec::new(),
             boxes: boxes.clone(),
             name: &p.name,
@@ -286,9 +286,22 @@ pub fn rewrite_with_boxes(
             group: Some(&group),
             conds: Vec::new(),
             seen: Vec::new(),
+            both,
+            met_both: Vec::new(),
         };
+        let mut g = make(Vec::new());
         let before = group.borrow().snapshot();
-        let failure = g.guard_body(&k.body, &hidden, &program.file);
+        let mut failure = g.guard_body(&k.body, &hidden, &program.file);
+        // a macro argument read by one expansion and written by another:
+        // walked again, each such argument guarded once as both (a walk
+        // stops at the first it meets)
+        while failure.is_some() && !g.met_both.is_empty() {
+            group.borrow_mut().restore(before.clone());
+            let mut both = std::mem::take(&mut g.both);
+            both.append(&mut g.met_both);
+            g = make(both);
+            failure = g.guard_body(&k.body, &hidden, &program.file);
+        }
         match failure {
             None => {
                 guarded.push(idx);

@@ -81,6 +81,13 @@ pub(super) struct Guarder<'a> {
     /// (`MIN(a[i], a[j])`) expands to several nodes with one span, which
     /// one edit of the argument's text guards.
     pub(super) seen: Vec<(u32, u32, Access)>,
+    /// Macro arguments one expansion reads and another writes
+    /// (`#define INC(x) x = x + 1`), by span: guarded once as read and
+    /// written ([`Guarder::macro_both`]).
+    pub(super) both: Vec<(u32, u32)>,
+    /// Such arguments met by this walk (guarded as one use only, the walk
+    /// fails; a second walk given them in `both` succeeds).
+    pub(super) met_both: Vec<(u32, u32)>,
 }
 
 /// The block always leaves by `return`, `continue` or `break` at its end.

@@ -25,14 +25,29 @@ impl<'a> Guarder<'a> {
         {
             // the same text met again: one macro argument's expansions
             let key = (e.span.start, e.span.end);
+            if self.both.contains(&key) {
+                // read by one expansion, written by another: one check of
+                // both (the same text, the same element)
+                if self.seen.iter().any(|s| (s.0, s.1) == key) {
+                    return;
+                }
+                self.seen.push((key.0, key.1, Access::ReadWrite));
+                return self.expr_checked(e, Access::ReadWrite, depth);
+            }
             match self.seen.iter().find(|s| (s.0, s.1) == key) {
                 Some(s) if s.2 == access => return,
                 Some(_) => {
+                    self.met_both.push(key);
                     return self.fail(e, "a macro argument both read and written");
                 }
                 None => self.seen.push((key.0, key.1, access)),
             }
         }
+        self.expr_checked(e, access, depth);
+    }
+
+    /// [`Guarder::expr`] past the macro-argument bookkeeping.
+    fn expr_checked(&mut self, e: &Expr, access: Access, depth: u32) {
         if self.param_step(e, depth) {
             return;
         }

@@ -78,6 +78,8 @@ impl<'a> Guarder<'a> {
             group: None,
             conds: Vec::new(),
             seen: Vec::new(),
+            both: Vec::new(),
+            met_both: Vec::new(),
         };
         if nested.pointee != self.pointee {
             return self.fail(
