@@ -1007,3 +1007,14 @@ fn exec_auto_shares_follow_the_ranks_rates() {
     assert_eq!(windows.len(), 8);
     eprintln!("fdtd_hz: rank 0's windows end at {windows:?}");
 }
+
+#[test]
+fn exec_host_backed_buffers_across_ranks() {
+    // a CL_MEM_USE_HOST_PTR buffer is not resident: each launch lends a
+    // copy to the ranks and takes what they wrote back into it
+    let (o, r) = exec_ranks(2, "scale_map", &[], "0:0.5,1:0.5", &[], 120);
+    assert!(ok(&o).contains(" 0 mismatches"));
+    let k = &r.expect("a report")["kernels"][0];
+    assert_eq!(k["split_launches"], k["launches"], "{k}");
+    assert!(k["bytes_mpi"].as_u64().unwrap() > 0, "{k}");
+}
