@@ -903,6 +903,11 @@ fn vector_elem(t: &Type) -> Type {
 /// Removes one pair of outer parentheses if they enclose the whole string.
 fn strip(s: &str) -> String {
     let b = s.as_bytes();
+    // a statement expression `({ ... })` keeps its parentheses: without
+    // them it is a brace list
+    if s.starts_with("({") {
+        return s.to_string();
+    }
     if b.len() >= 2 && b[0] == b'(' && b[b.len() - 1] == b')' {
         let mut depth = 0;
         for (i, c) in b.iter().enumerate() {

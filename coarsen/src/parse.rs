@@ -975,10 +975,33 @@ impl Cx<'_> {
                 let inner_ext = ch[0].extent();
                 let ext = c.extent();
                 let inner_ty = convert_type(ch[0].ty());
-                let is_swizzle = matches!(inner_ty, Type::Vector(..)) && (inner_ext.end < ext.end);
+                // inside a macro argument every token's expansion is the
+                // macro's: the ends compared, and the component read, are
+                // where the argument wrote them (`MIN(v.x, v.y)`); a
+                // component in a macro's body is not seen (a conversion, as
+                // before: never an integer the analysis uses)
+                let written = match (inner_ext.written, ext.written) {
+                    (Some(i), Some(o)) if inner_ext.end >= ext.end => {
+                        let comp = self
+                            .source
+                            .get(o.2 as usize..o.3 as usize)
+                            .and_then(|t| t.rsplit_once('.'))
+                            .map(|(_, c)| c.trim().to_string())
+                            .filter(|c| swizzle_lanes(c).is_some());
+                        Some((i.3 < o.3, comp))
+                    }
+                    _ => None,
+                };
+                let is_swizzle = matches!(inner_ty, Type::Vector(..))
+                    && match &written {
+                        Some((shorter, comp)) => *shorter && comp.is_some(),
+                        None => inner_ext.end < ext.end,
+                    };
                 if is_swizzle {
-                    let toks = c.tokens();
-                    let comp = toks.last().cloned().unwrap_or_default();
+                    let comp = match written {
+                        Some((_, Some(comp))) => comp,
+                        _ => c.tokens().last().cloned().unwrap_or_default(),
+                    };
                     let base = self.expr(&ch[0]);
                     match swizzle_lanes(&comp) {
                         Some(l) => return mk(ExprKind::Swizzle(Box::new(base), l), ty, span),
