@@ -59,18 +59,31 @@ const MPIRUN: [&str; 13] = [
     "mpi_yield_when_idle",
 ];
 
+/// The files one configuration's runs use.
+struct Files<'a> {
+    clpart: &'a Path,
+    layer: &'a Path,
+    app_dir: &'a Path,
+    exe: &'a Path,
+    cache: &'a Path,
+    report: &'a Path,
+}
+
 /// One run of the program: (device section ms, process ms, check ok,
 /// report).
 fn once(
-    clpart: &Path,
-    layer: &Path,
-    app_dir: &Path,
-    exe: &Path,
+    f: &Files,
     args: &[String],
     n_ranks: usize,
-    cache: &Path,
-    report: &Path,
 ) -> Result<(f64, f64, bool, Option<serde_json::Value>)> {
+    let Files {
+        clpart,
+        layer,
+        app_dir,
+        exe,
+        cache,
+        report,
+    } = *f;
     let _ = std::fs::remove_file(report);
     let mut c = match n_ranks {
         0 => Command::new(exe),
@@ -168,8 +181,15 @@ pub fn run(
         let (mut dev, mut proc_, mut ok, mut last) = (Vec::new(), Vec::new(), true, None);
         // the first run warms the analysis and PoCL caches
         for rep in 0..=reps {
-            let (d, p, c, r) = once(clpart, layer, &app_dir, &exe, args, n, &cache, &report)
-                .with_context(|| label.to_string())?;
+            let files = Files {
+                clpart,
+                layer,
+                app_dir: &app_dir,
+                exe: &exe,
+                cache: &cache,
+                report: &report,
+            };
+            let (d, p, c, r) = once(&files, args, n).with_context(|| label.to_string())?;
             ok &= c;
             if rep > 0 {
                 dev.push(d);

@@ -51,6 +51,7 @@ pub(crate) struct RankPart {
 }
 
 /// What went wrong in a launch across ranks.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Failure {
     /// A rank failed or stopped answering: the elements it held are lost
     /// to the application (the reason).

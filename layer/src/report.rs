@@ -263,6 +263,16 @@ fn buffer_id(handle: usize) -> Option<u64> {
     state::with(|s| s.buffers.get(&s.root(handle)?).map(|b| b.id))
 }
 
+/// How a launch clpart ran went, for its log entry.
+pub(crate) struct HowRan<'p> {
+    /// 2 for a launch in two rounds, else 1.
+    pub(crate) rounds: u32,
+    /// As the application waited for it.
+    pub(crate) wall: std::time::Duration,
+    /// Across MPI ranks: each rank's part and the element bytes over MPI.
+    pub(crate) ranks: Option<(&'p [crate::ranks::RankPart], u64)>,
+}
+
 /// Logs a launch clpart ran (`slots`, `infos`: its arguments as the kernel
 /// declares them), when the log is kept.
 pub(crate) fn log_launch(
@@ -271,9 +281,7 @@ pub(crate) fn log_launch(
     slots: &[Slot],
     infos: &[ArgInfo],
     r: &RunReport,
-    rounds: u32,
-    wall: std::time::Duration,
-    ranks: Option<(&[crate::ranks::RankPart], u64)>,
+    how: &HowRan,
 ) {
     if !logging() {
         return;
@@ -316,8 +324,8 @@ pub(crate) fn log_launch(
             local: r.ndrange.local.clone(),
             offset: r.ndrange.offset.clone(),
             split_dim: r.split_dim,
-            rounds,
-            wall_us: wall.as_micros() as u64,
+            rounds: how.rounds,
+            wall_us: how.wall.as_micros() as u64,
             devices: r
                 .devices
                 .iter()
@@ -329,8 +337,8 @@ pub(crate) fn log_launch(
             bytes_to_devices: r.devices.iter().map(|d| d.bytes_to_device).sum(),
             bytes_from_devices: r.devices.iter().map(|d| d.bytes_from_device).sum(),
             args,
-            ranks: ranks.map(|(p, _)| p.to_vec()),
-            bytes_mpi: ranks.map(|(_, b)| b),
+            ranks: how.ranks.map(|(p, _)| p.to_vec()),
+            bytes_mpi: how.ranks.map(|(_, b)| b),
         }))
     });
 }

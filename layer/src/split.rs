@@ -687,9 +687,11 @@ fn split_with(
         &slots,
         &infos,
         &report,
-        rounds,
-        started.elapsed(),
-        mpi.as_ref().map(|(p, b)| (p.as_slice(), *b)),
+        &report::HowRan {
+            rounds,
+            wall: started.elapsed(),
+            ranks: mpi.as_ref().map(|(p, b)| (p.as_slice(), *b)),
+        },
     );
     report::launched(&rec.name, &report, app_sync, mpi.map(|(_, b)| b));
     Ok(Outcome::Done(CL_SUCCESS))
