@@ -57,7 +57,7 @@ pub struct Case {
 }
 
 /// The loopback flags of the MPI tests (`cli/tests/mpi.rs`).
-const LOOPBACK: [&str; 10] = [
+pub(crate) const LOOPBACK: [&str; 10] = [
     "--allow-run-as-root",
     "--oversubscribe",
     "--mca",
@@ -73,7 +73,7 @@ const LOOPBACK: [&str; 10] = [
 /// A rank waiting for a message yields the core instead of spinning on
 /// it: ranks share 2 cores with each other (and rank 0's PoCL threads).
 /// Open MPI turns this on by itself only when it sees more ranks than slots.
-const YIELD: [&str; 3] = ["--mca", "mpi_yield_when_idle", "1"];
+pub(crate) const YIELD: [&str; 3] = ["--mca", "mpi_yield_when_idle", "1"];
 
 /// The Jacobi program on an `n` x `n` grid, `repeat` x 2 launches, written
 /// to `dir` beside a copy of its kernel.

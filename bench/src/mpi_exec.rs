@@ -42,23 +42,6 @@ pub struct Case {
     pub check_ok: bool,
 }
 
-/// The loopback flags of the MPI tests, and ranks that yield their core.
-const MPIRUN: [&str; 13] = [
-    "--allow-run-as-root",
-    "--oversubscribe",
-    "--mca",
-    "btl",
-    "tcp,self",
-    "--mca",
-    "btl_tcp_if_include",
-    "lo",
-    "--mca",
-    "oob_tcp_if_include",
-    "lo",
-    "--mca",
-    "mpi_yield_when_idle",
-];
-
 /// The files one configuration's runs use.
 struct Files<'a> {
     clpart: &'a Path,
@@ -94,7 +77,10 @@ fn once(
         }
         n => {
             let mut c = Command::new("mpirun");
-            c.args(MPIRUN).arg("1");
+            // loopback, ranks that yield their core while they wait
+            c.args(crate::mpi::LOOPBACK)
+                .arg("lo")
+                .args(crate::mpi::YIELD);
             for v in [
                 "POCL_DEVICES",
                 "POCL_MAX_PTHREAD_COUNT",
@@ -309,7 +295,7 @@ pub(crate) fn report(s: &Settings, out: &mut Report) -> Result<()> {
             &[
                 "configuration",
                 "device section (ms)",
-                "vs plain",
+                "time vs plain",
                 "process (ms)",
                 "MPI B per step",
                 "whole buffers B per step",

@@ -397,23 +397,9 @@ mod tests {
 
     fn report(devices: Vec<DeviceReport>) -> RunReport {
         RunReport {
-            kernel: "k".into(),
-            ndrange: NdRange::new(&[1024], &[64]).unwrap(),
             split: true,
-            splittable: true,
-            split_dim: Some(0),
-            reason: None,
             devices,
-            bytes_total: 0,
-            bytes_whole_buffers: 0,
-            bytes_exact: None,
-            wall_ms: 0.0,
-            host_us: 0.0,
-            verified: None,
-            mismatch: None,
-            notes: Vec::new(),
-            guard_fired: false,
-            assumption_failed: false,
+            ..RunReport::nothing_ran("k", &NdRange::new(&[1024], &[64]).unwrap(), Some(0))
         }
     }
 

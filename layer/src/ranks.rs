@@ -361,23 +361,8 @@ mod with_mpi {
             ranks.devices[i] = ranks.devices[i].max(p.devices);
         }
         let mut report = out.rank0.clone().unwrap_or_else(|| RunReport {
-            kernel: plan.kernel().name.clone(),
-            ndrange: nd.clone(),
-            split: false,
-            splittable: true,
-            split_dim: plan.kernel().split_dim,
-            reason: None,
-            devices: Vec::new(),
-            bytes_total: 0,
-            bytes_whole_buffers: 0,
-            bytes_exact: None,
             wall_ms: out.wall_ms,
-            host_us: 0.0,
-            verified: None,
-            mismatch: None,
-            notes: Vec::new(),
-            guard_fired: false,
-            assumption_failed: false,
+            ..RunReport::nothing_ran(&plan.kernel().name, nd, plan.kernel().split_dim)
         });
         if out.divided {
             report.split = true;

@@ -107,6 +107,34 @@ pub struct RunReport {
     pub assumption_failed: bool,
 }
 
+impl RunReport {
+    /// The report of a launch of `kernel` over `nd` of which this process's
+    /// devices ran nothing (every count zero, no device, not split): the
+    /// start of a report a caller fills with what it knows (a launch whose
+    /// windows all ran on other MPI ranks; a simulated launch).
+    pub fn nothing_ran(kernel: &str, nd: &NdRange, split_dim: Option<u32>) -> RunReport {
+        RunReport {
+            kernel: kernel.to_string(),
+            ndrange: nd.clone(),
+            split: false,
+            splittable: true,
+            split_dim,
+            reason: None,
+            devices: Vec::new(),
+            bytes_total: 0,
+            bytes_whole_buffers: 0,
+            bytes_exact: None,
+            wall_ms: 0.0,
+            host_us: 0.0,
+            verified: None,
+            mismatch: None,
+            notes: Vec::new(),
+            guard_fired: false,
+            assumption_failed: false,
+        }
+    }
+}
+
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "kernel '{}', {}", self.kernel, self.ndrange)?;
