@@ -45,6 +45,7 @@ mod intercept;
 mod ranks;
 mod report;
 mod resident;
+mod slots;
 mod split;
 mod state;
 

@@ -84,7 +84,7 @@ use ranges_format::ArgInfo;
 use serde::Serialize;
 
 use crate::config::config;
-use crate::split::Slot;
+use crate::slots::Slot;
 use crate::state;
 
 #[derive(Clone, Debug, Default, Serialize)]
