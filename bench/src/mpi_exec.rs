@@ -58,6 +58,7 @@ fn once(
     f: &Files,
     args: &[String],
     n_ranks: usize,
+    auto: bool,
 ) -> Result<(f64, f64, bool, Option<serde_json::Value>)> {
     let Files {
         clpart,
@@ -98,7 +99,9 @@ fn once(
         c.args(["--wait-for-analysis", "--report"])
             .arg(report)
             .arg("--report-launches");
-        if n_ranks > 1 {
+        if auto {
+            c.args(["--split", "auto"]);
+        } else if n_ranks > 1 {
             let even = (0..n_ranks)
                 .map(|r| format!("{r}:{}", 1.0 / n_ranks as f64))
                 .collect::<Vec<_>>()
@@ -157,13 +160,14 @@ pub fn run(
     let cache = dir.path().join("cache");
     let report = dir.path().join("r.json");
     let configs = [
-        ("plain, 1 device (pthread, 1 thread)", 0),
-        ("clpart exec, 1 process, 1 device", 1),
-        ("mpirun -n 2 clpart exec, loopback, 1 device of 1 thread per rank", 2),
-        ("mpirun -n 3 clpart exec, loopback, 1 device of 1 thread per rank (3 processes, 2 cores)", 3),
+        ("plain, 1 device (pthread, 1 thread)", 0, false),
+        ("clpart exec, 1 process, 1 device", 1, false),
+        ("mpirun -n 2 clpart exec, loopback, 1 device of 1 thread per rank, even shares", 2, false),
+        ("mpirun -n 3 clpart exec, loopback, 1 device of 1 thread per rank (3 processes, 2 cores), even shares", 3, false),
+        ("mpirun -n 2 clpart exec, loopback, 1 device of 1 thread per rank, auto (the default)", 2, true),
     ];
     let mut cases = Vec::new();
-    for (label, n) in configs {
+    for (label, n, auto) in configs {
         let (mut dev, mut proc_, mut ok, mut last) = (Vec::new(), Vec::new(), true, None);
         // the first run warms the analysis and PoCL caches
         for rep in 0..=reps {
@@ -175,7 +179,7 @@ pub fn run(
                 cache: &cache,
                 report: &report,
             };
-            let (d, p, c, r) = once(&files, args, n).with_context(|| label.to_string())?;
+            let (d, p, c, r) = once(&files, args, n, auto).with_context(|| label.to_string())?;
             ok &= c;
             if rep > 0 {
                 dev.push(d);

@@ -179,8 +179,15 @@ fn over_ranks(args: ExecArgs, rank: u32, n_ranks: u32) -> Result<u8> {
     let layer = find_layer()?;
     mpi_ranks::rank_shares(args.split.as_deref(), n_ranks as usize).map_err(anyhow::Error::msg)?;
     let mut cmd = command(&args, &layer)?;
-    // the shares name ranks; rank 0's window divides evenly over its devices
-    cmd.env_remove("CLPART_LAYER_SPLIT");
+    // the shares name ranks; rank 0's window divides evenly over its
+    // devices. Automatic rank shares keep the layer's choice of home: a
+    // launch configuration that runs faster on the application's own
+    // device alone stays there
+    let auto = args.split.as_deref().is_none_or(|s| s.trim() == "auto");
+    match auto {
+        true => cmd.env("CLPART_LAYER_SPLIT", "auto"),
+        false => cmd.env_remove("CLPART_LAYER_SPLIT"),
+    };
     cmd.env("CLPART_LAYER_RANKS", n_ranks.to_string());
     cmd.env(
         "CLPART_LAYER_RANK_SPLIT",
