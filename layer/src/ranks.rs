@@ -328,8 +328,9 @@ mod with_mpi {
         }
         let out = match out {
             Ok(o) => o,
-            // rank 0's own launcher failed before anything moved to a rank
-            // that ran: nothing is lost beyond what the launcher says
+            // rank 0's own launcher failed, and no other rank ran a window
+            // (the coordinator calls that a rank failure): nothing is lost
+            // beyond what the launcher says
             Err(RanksError::Launch(e)) => return Err(Failure::Launch(e.to_string())),
             Err(e) => return Err(Failure::Rank(ranks.fail(&e))),
         };

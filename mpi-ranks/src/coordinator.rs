@@ -701,7 +701,21 @@ impl<'w> Coordinator<'w> {
             plan.set_group_window(Some(ranks[0].window));
             let r = set.launch(plan, nd, args, &set_bindings, &local, options);
             plan.set_group_window(None);
-            let r = r?;
+            // the other ranks run their windows meanwhile: a launch that
+            // stops here leaves their writes unrecorded, so what they hold
+            // can no longer be trusted (a rank failure, never a launch to
+            // try again)
+            let others_ran = ranks.iter().skip(1).any(|rk| rk.work_groups > 0);
+            let r = match r {
+                Ok(r) => r,
+                Err(e) if others_ran => {
+                    return Err(RanksError::RankFailed {
+                        rank: 0,
+                        why: format!("its window failed while the other ranks ran theirs: {e}"),
+                    })
+                }
+                Err(e) => return Err(e.into()),
+            };
             if r.guard_fired {
                 return Err(RanksError::RankFailed { rank: 0, why: "the run-time guard caught an access outside the analyzed ranges (an analysis defect)".into() });
             }
