@@ -1045,7 +1045,8 @@ fn one_device_passes_every_launch_through_untouched() {
 /// fails this test until the layer's report `schema_version` and this list
 /// are updated together. (`programs`, `launch_log` and
 /// `launch_log_truncated` come with `--report-launches`; `app_sync_errors`
-/// only when a sync failed.)
+/// only when a sync failed; version 2 added the fields of a run under
+/// mpirun, `cli/tests/mpi.rs` declares them.)
 #[test]
 fn the_report_declares_its_fields() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1053,7 +1054,7 @@ fn the_report_declares_its_fields() {
     let out = exec("vadd", &["--split", "0:0.5,1:0.5"], Some(&path), &[]);
     assert_own_check_passes(&out, "vadd");
     let r = report(&path);
-    assert_eq!(r["schema_version"], 1, "{r}");
+    assert_eq!(r["schema_version"], 2, "{r}");
     let got: std::collections::BTreeSet<&str> =
         r.as_object().unwrap().keys().map(String::as_str).collect();
     let want: std::collections::BTreeSet<&str> = [

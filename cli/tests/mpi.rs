@@ -816,6 +816,19 @@ fn exec_divides(n: usize, name: &str, args: &[&str]) -> serde_json::Value {
         assert!(rank["work_groups"].as_u64().unwrap() > 0, "{name}: {rank}");
         assert_eq!(rank["devices"], 1, "{name}: {rank}");
     }
+    // the fields a report under mpirun adds to one process's (schema 2)
+    assert_eq!(r["schema_version"], 2);
+    for field in [
+        "n_ranks",
+        "bytes_mpi",
+        "bytes_mpi_whole_buffers",
+        "rank_launches",
+        "rank_launches_divided",
+        "ranks",
+        "ranks_error",
+    ] {
+        assert!(r.get(field).is_some(), "{name}: no '{field}' in the report");
+    }
     let moved = r["bytes_mpi"].as_u64().unwrap();
     let whole = r["bytes_mpi_whole_buffers"].as_u64().unwrap();
     assert!(moved > 0, "{name}: nothing crossed");

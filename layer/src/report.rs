@@ -123,7 +123,7 @@ struct SyncStats {
 
 /// Version of the report's layout; a change that adds, removes or retypes
 /// a top-level field bumps it (`cli/tests/exec.rs` declares the fields).
-const SCHEMA_VERSION: u32 = 1;
+const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Serialize)]
 struct Report<'a> {
