@@ -953,7 +953,9 @@ fn exec_rank_that_dies_ends_the_job() {
 fn exec_an_application_without_opencl_ends_every_rank() {
     // the other ranks wait for rank 0's application, which never starts MPI
     let t0 = Instant::now();
-    let o = mpirun_in(&root(), 2, "pthread", &[], &["exec", "--", "true"]);
+    let layer = layer();
+    let env = [("CLPART_LAYER", layer.to_str().unwrap())];
+    let o = mpirun_in(&root(), 2, "pthread", &env, &["exec", "--", "true"]);
     ok(&o);
     assert!(t0.elapsed() < Duration::from_secs(60));
 }
