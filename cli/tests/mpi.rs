@@ -26,6 +26,8 @@
 
 #![cfg(feature = "mpi")]
 
+mod host_apps;
+
 use clpart_tests::workspace_root as root;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -719,40 +721,19 @@ fn outputs_under_mpirun_are_all_written_or_none() {
     );
 }
 
-/// The layer cargo built for this test run with the feature `mpi` (a
-/// dev-dependency: it lands in `target/<profile>/deps`, beside the test).
-fn layer() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe.parent().unwrap().join("libclpart_layer.so");
-    assert!(p.is_file(), "{} is missing", p.display());
-    p
-}
+use host_apps::layer;
 
 /// `tests/apps/<app>` built once per test run.
 fn app(name: &str) -> std::path::PathBuf {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
-    let exe = dir.join(name);
     let mut built = BUILT.lock().unwrap();
     if !built.iter().any(|b| b == name) {
-        let src = root().join("tests/apps").join(name);
-        let o = Command::new("gcc")
-            .args(["-O1", "-std=c99", "-DCL_TARGET_OPENCL_VERSION=120"])
-            .args(["-Wno-deprecated-declarations", "-o"])
-            .arg(&exe)
-            .arg(src.join("main.c"))
-            .args(["-lOpenCL", "-lm"])
-            .output()
-            .expect("gcc runs");
-        assert!(
-            o.status.success(),
-            "gcc {name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        host_apps::compile(name, dir);
         built.push(name.to_string());
     }
-    exe
+    dir.join(name)
 }
 
 /// `mpirun -n N clpart exec --split split -- tests/apps/<name> args` on one
