@@ -134,6 +134,19 @@ fn intervals(r: &Runs) -> Vec<(i64, i64)> {
     r.intervals().to_vec()
 }
 
+/// The items (buffer index, elements) that move some element.
+fn non_empty(items: Vec<(usize, Runs)>) -> Vec<(usize, Runs)> {
+    items.into_iter().filter(|(_, r)| !r.is_empty()).collect()
+}
+
+/// The items as a command names them.
+fn on_wire(items: &[(usize, Runs)]) -> Vec<(u32, Vec<(i64, i64)>)> {
+    items
+        .iter()
+        .map(|(b, r)| (*b as u32, intervals(r)))
+        .collect()
+}
+
 impl<'w> Coordinator<'w> {
     /// Rank 0's coordinator over `world` (this process must be rank 0).
     pub fn new(world: &'w World) -> Coordinator<'w> {
@@ -255,14 +268,11 @@ impl<'w> Coordinator<'w> {
         rank: usize,
         items: Vec<(usize, Runs)>,
     ) -> Result<u64> {
-        let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
+        let items = non_empty(items);
         if items.is_empty() {
             return Ok(0);
         }
-        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
-            .iter()
-            .map(|(b, r)| (*b as u32, intervals(r)))
-            .collect();
+        let wire = on_wire(&items);
         self.send(rank, &Cmd::Get { items: wire }, None);
         let Reply::Data { bytes } = self.reply(rank, "elements asked for")? else {
             return Err(RanksError::Protocol {
@@ -308,7 +318,7 @@ impl<'w> Coordinator<'w> {
         rank: usize,
         items: Vec<(usize, Runs)>,
     ) -> Result<u64> {
-        let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
+        let items = non_empty(items);
         if items.is_empty() {
             return Ok(0);
         }
@@ -320,10 +330,7 @@ impl<'w> Coordinator<'w> {
                 data.extend_from_slice(db.read(l as u64, (h - l + 1) as u64)?);
             }
         }
-        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
-            .iter()
-            .map(|(b, r)| (*b as u32, intervals(r)))
-            .collect();
+        let wire = on_wire(&items);
         self.send(
             rank,
             &Cmd::Put {
@@ -373,7 +380,7 @@ impl<'w> Coordinator<'w> {
     /// moved. Nothing waits here: both ranks take their command in the
     /// order rank 0 issued it.
     fn peer(&mut self, set: &BufferSet, from: usize, to: usize, items: Vec<(usize, Runs)>) -> u64 {
-        let items: Vec<(usize, Runs)> = items.into_iter().filter(|(_, r)| !r.is_empty()).collect();
+        let items = non_empty(items);
         if items.is_empty() {
             return 0;
         }
@@ -384,10 +391,7 @@ impl<'w> Coordinator<'w> {
             .iter()
             .map(|(b, r)| r.n_elems() * self.bufs[*b].elem_size)
             .sum();
-        let wire: Vec<(u32, Vec<(i64, i64)>)> = items
-            .iter()
-            .map(|(b, r)| (*b as u32, intervals(r)))
-            .collect();
+        let wire = on_wire(&items);
         self.send(
             from,
             &Cmd::SendTo {
